@@ -1,0 +1,246 @@
+//! Compares fstc with outlines-core and llguidance on the same regexes and tokenizers, in
+//! one process, and prints markdown tables.
+//!
+//! Run: `cargo bench --manifest-path benches/Cargo.toml --bench compare -- [--vocab NAME_OR_PATH ...] [--quick] [--steps N]`.
+//! See benches/README.md for what is measured.
+
+mod peers;
+mod report;
+mod samples;
+mod vocab;
+mod walk;
+
+#[cfg(feature = "fstc")]
+mod fstc;
+
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+
+use crate::peers::{Constraint, Llguidance, Outlines};
+use crate::report::{CaseResult, EngineResult, VocabResult};
+use crate::samples::CASES;
+use crate::vocab::LoadedVocab;
+use crate::walk::{percentiles, run, schedule, Event};
+
+/// Vocabularies above this many tokens skip outlines-core under `--quick`.
+const QUICK_OUTLINES_LIMIT: usize = 100_000;
+
+struct Options {
+    vocabs: Vec<String>,
+    quick: bool,
+    steps: usize,
+}
+
+fn parse_args() -> Result<Options> {
+    let mut options = Options {
+        vocabs: Vec::new(),
+        quick: false,
+        steps: 200,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--vocab" => options
+                .vocabs
+                .push(args.next().context("--vocab needs a name or a path")?),
+            "--quick" => options.quick = true,
+            "--steps" => {
+                options.steps = args
+                    .next()
+                    .context("--steps needs a number")?
+                    .parse()
+                    .context("--steps needs a positive number")?;
+                if options.steps == 0 {
+                    bail!("--steps needs a positive number");
+                }
+            }
+            // `cargo bench` passes `--bench` to every bench binary.
+            "--bench" => {}
+            "--help" | "-h" => {
+                println!(
+                    "compare [--vocab NAME_OR_PATH ...] [--quick] [--steps N]\n\
+                     --vocab   a name under ../shared/vocabs or benches/vocabs, a folder, or a tokenizer.json\n\
+                     --quick   skip outlines-core on vocabularies over {QUICK_OUTLINES_LIMIT} tokens\n\
+                     --steps   masks per walk (default 200)"
+                );
+                std::process::exit(0);
+            }
+            other => bail!("unknown argument {other:?} (try --help)"),
+        }
+    }
+    Ok(options)
+}
+
+fn main() {
+    if let Err(e) = real_main() {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn real_main() -> Result<()> {
+    let options = parse_args()?;
+    let dirs = if options.vocabs.is_empty() {
+        let found = vocab::default_vocabs();
+        if found.is_empty() {
+            bail!(
+                "no vocabulary found under {:?}; run benches/fetch_tokenizers.sh or pass --vocab PATH",
+                vocab::search_dirs()
+            );
+        }
+        found
+    } else {
+        options
+            .vocabs
+            .iter()
+            .map(|v| vocab::resolve(v))
+            .collect::<Result<Vec<_>>>()?
+    };
+
+    let mut results = Vec::new();
+    for dir in &dirs {
+        eprintln!("loading {}", dir.display());
+        let vocab = vocab::load(dir)?;
+        let result = bench_vocab(&vocab, &options)?;
+        report::print_vocab(&result);
+        results.push(result);
+    }
+    report::print_scaling(&results);
+    Ok(())
+}
+
+fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
+    let width = vocab.mask_words();
+    let run_outlines = !(options.quick && vocab.len() > QUICK_OUTLINES_LIMIT);
+
+    let started = std::time::Instant::now();
+    let outlines_vocab = if run_outlines {
+        Some(peers::outlines_vocabulary(vocab)?)
+    } else {
+        None
+    };
+    let outlines_vocab_time = started.elapsed();
+    let (factory, llg_setup) = peers::llguidance_factory(vocab)?;
+    #[cfg(feature = "fstc")]
+    let fstc_setup = {
+        let started = std::time::Instant::now();
+        let trie = fst_core::compose::VocabTrie::new(&vocab.detok);
+        drop(trie);
+        started.elapsed()
+    };
+
+    let mut cases = Vec::new();
+    for case in CASES {
+        eprintln!("  {} / {}", vocab.name, case.name);
+        let samples = case
+            .samples
+            .iter()
+            .map(|s| vocab.tokenize(s))
+            .collect::<Result<Vec<_>>>()?;
+        let events = schedule(&samples, options.steps);
+        let mut engines = Vec::new();
+
+        #[cfg(feature = "fstc")]
+        {
+            let (automaton, compile) = fstc::compile(case.pattern, &vocab.detok)?;
+            let artifact = Some(fstc::artifact_bytes(&automaton));
+            let mut engine = fstc::Fstc::new(&automaton);
+            engines.push(measure("fstc", &mut engine, compile, artifact, &events, width));
+        }
+
+        if let Some(ov) = &outlines_vocab {
+            let (mut engine, compile) = Outlines::compile(case.pattern, ov)?;
+            let artifact = Some(engine.artifact_bytes()?);
+            engines.push(measure(
+                "outlines-core",
+                &mut engine,
+                compile,
+                artifact,
+                &events,
+                width,
+            ));
+        }
+
+        let (mut engine, compile) = Llguidance::compile(case.pattern, &factory)?;
+        engines.push(measure(
+            "llguidance",
+            &mut engine,
+            compile,
+            None,
+            &events,
+            width,
+        ));
+
+        let mismatches = report::cross_check(vocab, &engines);
+        cases.push(CaseResult {
+            name: case.name,
+            pattern: case.pattern,
+            samples: samples.len(),
+            sample_tokens: samples.iter().map(Vec::len).sum(),
+            steps: events.iter().filter(|e| **e == Event::Mask).count(),
+            engines,
+            mismatches,
+        });
+    }
+    Ok(VocabResult {
+        name: vocab.name.clone(),
+        dir: vocab.dir.display().to_string(),
+        size: vocab.len(),
+        eos_ids: vocab.eos_ids.clone(),
+        reader_disagreements: vocab.reader_disagreements,
+        outlines_skipped: !run_outlines,
+        outlines_vocab_time,
+        llg_setup,
+        #[cfg(feature = "fstc")]
+        fstc_setup: Some(fstc_setup),
+        #[cfg(not(feature = "fstc"))]
+        fstc_setup: None,
+        cases,
+    })
+}
+
+/// Warm passes per walk; each step's warm time is its fastest pass, which filters out
+/// the other processes of a shared machine.
+const WARM_PASSES: usize = 5;
+
+/// A cold pass along the walk (right after compiling; its masks are kept for the
+/// cross-check), then `WARM_PASSES` passes from a restart, where whatever the engine
+/// cached stays.
+fn measure(
+    name: &'static str,
+    engine: &mut dyn Constraint,
+    compile: Duration,
+    artifact: Option<usize>,
+    events: &[Event],
+    width: usize,
+) -> EngineResult {
+    let cold = run(engine, events, width, true);
+    let mut fastest: Vec<Duration> = Vec::new();
+    for _ in 0..WARM_PASSES {
+        let pass = run(engine, events, width, false);
+        if pass.mask_times.len() != cold.mask_times.len() {
+            // The engine failed differently on this pass: keep the cold numbers only.
+            fastest.clear();
+            break;
+        }
+        if fastest.is_empty() {
+            fastest = pass.mask_times;
+        } else {
+            for (f, t) in fastest.iter_mut().zip(pass.mask_times) {
+                *f = (*f).min(t);
+            }
+        }
+    }
+    let warm = fastest;
+    EngineResult {
+        name,
+        compile,
+        artifact,
+        first_mask: cold.mask_times.first().copied(),
+        cold: percentiles(&cold.mask_times),
+        warm: percentiles(&warm),
+        errors: cold.errors,
+        masks: cold.masks,
+    }
+}

@@ -1,0 +1,182 @@
+//! The peers behind one interface: outlines-core and llguidance.
+//!
+//! Each engine is driven the way a decoder drives it: compile once per (regex,
+//! vocabulary), then per step write a full-width bitset of allowed tokens and consume the
+//! sampled token; after a complete match the constraint restarts.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context, Result};
+use llguidance::api::TopLevelGrammar;
+use llguidance::{Matcher, ParserFactory};
+use outlines_core::prelude::{Index, Vocabulary};
+use toktrie::{ApproximateTokEnv, TokEnv, TokRxInfo, TokTrie};
+
+use crate::vocab::LoadedVocab;
+
+/// A compiled constraint being walked.
+pub trait Constraint {
+    /// Writes the allowed next tokens into `mask` (cleared first), token `i` at bit
+    /// `i % 32` of word `i / 32`.
+    fn fill_mask(&mut self, mask: &mut [u32]) -> Result<()>;
+    /// Advances by `token`.
+    fn consume(&mut self, token: u32) -> Result<()>;
+    /// Back to the start state, keeping whatever was compiled or cached.
+    fn restart(&mut self) -> Result<()>;
+}
+
+/// Sets bit `t` of `mask`.
+#[inline]
+pub fn set_bit(mask: &mut [u32], t: u32) {
+    if let Some(w) = mask.get_mut((t / 32) as usize) {
+        *w |= 1 << (t % 32);
+    }
+}
+
+/// outlines-core's vocabulary: every text token by its bytes, plus one EOS id.
+pub fn outlines_vocabulary(vocab: &LoadedVocab) -> Result<Vocabulary> {
+    let eos = vocab.eos_ids[0];
+    let mut v = Vocabulary::new(eos);
+    for (id, bytes) in vocab.tokens.iter().enumerate() {
+        if let Some(bytes) = bytes {
+            if id as u32 != eos {
+                v.try_insert(bytes.clone(), id as u32)
+                    .map_err(|e| anyhow!("outlines-core rejects token {id}: {e}"))?;
+            }
+        }
+    }
+    Ok(v)
+}
+
+/// An outlines-core index and the current state.
+pub struct Outlines {
+    pub index: Index,
+    state: u32,
+}
+
+impl Outlines {
+    /// Builds the index (the timed part is `Index::new`).
+    pub fn compile(pattern: &str, vocabulary: &Vocabulary) -> Result<(Outlines, Duration)> {
+        let started = Instant::now();
+        let index = Index::new(pattern, vocabulary)
+            .map_err(|e| anyhow!("outlines-core cannot index {pattern:?}: {e}"))?;
+        let elapsed = started.elapsed();
+        let state = index.initial_state();
+        Ok((Outlines { index, state }, elapsed))
+    }
+
+    /// Size of the index serialized with bincode (its own `Encode` derive).
+    pub fn artifact_bytes(&self) -> Result<usize> {
+        let bytes = bincode::encode_to_vec(&self.index, bincode::config::standard())
+            .context("bincode cannot encode the outlines-core index")?;
+        Ok(bytes.len())
+    }
+}
+
+impl Constraint for Outlines {
+    fn fill_mask(&mut self, mask: &mut [u32]) -> Result<()> {
+        mask.fill(0);
+        // `allowed_tokens_iter` is `allowed_tokens` without the Vec it allocates.
+        if let Some(tokens) = self.index.allowed_tokens_iter(&self.state) {
+            for &t in tokens {
+                set_bit(mask, t);
+            }
+        }
+        Ok(())
+    }
+
+    fn consume(&mut self, token: u32) -> Result<()> {
+        self.state = self
+            .index
+            .next_state(&self.state, &token)
+            .ok_or_else(|| anyhow!("outlines-core: token {token} not allowed"))?;
+        Ok(())
+    }
+
+    fn restart(&mut self) -> Result<()> {
+        self.state = self.index.initial_state();
+        Ok(())
+    }
+}
+
+/// llguidance's token environment over the given bytes: its own trie, one EOS id.
+/// Special tokens get a `0xFF<...>` name, the marker llguidance uses for them.
+pub fn llguidance_factory(vocab: &LoadedVocab) -> Result<(ParserFactory, Duration)> {
+    let words: Vec<Vec<u8>> = vocab
+        .tokens
+        .iter()
+        .enumerate()
+        .map(|(id, t)| match t {
+            Some(bytes) => bytes.clone(),
+            None => {
+                let mut w = vec![TokTrie::SPECIAL_TOKEN_MARKER];
+                w.extend_from_slice(format!("<|special_{id}|>").as_bytes());
+                w
+            }
+        })
+        .collect();
+    let started = Instant::now();
+    let info = TokRxInfo::new(words.len() as u32, vocab.eos_ids[0]);
+    let trie = TokTrie::from(&info, &words);
+    let env: TokEnv = Arc::new(ApproximateTokEnv::new(trie));
+    let mut factory = ParserFactory::new_simple(&env)?;
+    factory.quiet();
+    Ok((factory, started.elapsed()))
+}
+
+/// An llguidance matcher for one regex.
+pub struct Llguidance {
+    matcher: Matcher,
+    /// A copy taken before any step, to restart from when a step put the matcher in its
+    /// (sticky) error state.
+    pristine: Matcher,
+}
+
+impl Llguidance {
+    /// Creates the parser. llguidance compiles lazily: this builds the grammar and the
+    /// lexer's start; lexer states are built by the first masks that need them.
+    pub fn compile(pattern: &str, factory: &ParserFactory) -> Result<(Llguidance, Duration)> {
+        let started = Instant::now();
+        let parser = factory
+            .create_parser(TopLevelGrammar::from_regex(pattern))
+            .map_err(|e| anyhow!("llguidance cannot compile {pattern:?}: {e}"))?;
+        let matcher = Matcher::new(Ok(parser));
+        let elapsed = started.elapsed();
+        if let Some(e) = matcher.get_error() {
+            return Err(anyhow!("llguidance cannot compile {pattern:?}: {e}"));
+        }
+        let pristine = matcher.deep_clone();
+        Ok((Llguidance { matcher, pristine }, elapsed))
+    }
+}
+
+impl Constraint for Llguidance {
+    fn fill_mask(&mut self, mask: &mut [u32]) -> Result<()> {
+        let vob = self
+            .matcher
+            .compute_mask_or_eos()
+            .map_err(|e| anyhow!("llguidance compute_mask: {e}"))?;
+        let words = vob.as_slice();
+        let n = words.len().min(mask.len());
+        mask[..n].copy_from_slice(&words[..n]);
+        mask[n..].fill(0);
+        Ok(())
+    }
+
+    fn consume(&mut self, token: u32) -> Result<()> {
+        self.matcher
+            .consume_token(token)
+            .map_err(|e| anyhow!("llguidance: token {token}: {e}"))
+    }
+
+    fn restart(&mut self) -> Result<()> {
+        if self.matcher.is_error() {
+            self.matcher = self.pristine.deep_clone();
+            return Ok(());
+        }
+        self.matcher
+            .reset()
+            .map_err(|e| anyhow!("llguidance reset: {e}"))
+    }
+}

@@ -1,0 +1,130 @@
+//! Walks: the token sequences every engine follows, and timing masks along them.
+
+use std::time::{Duration, Instant};
+
+use crate::peers::Constraint;
+
+/// One thing a decoder does at a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Fill the mask (timed).
+    Mask,
+    /// Take this token.
+    Consume(u32),
+    /// The text matched completely and EOS was taken: start the constraint again.
+    Restart,
+}
+
+/// The events of a walk with `steps` masks: each sample's tokens in turn, a mask before
+/// every token and one more in the accepting state after the last (where EOS is allowed),
+/// then a restart; the samples repeat until there are `steps` masks.
+pub fn schedule(samples: &[Vec<u32>], steps: usize) -> Vec<Event> {
+    let mut events = Vec::new();
+    let mut masks = 0;
+    if samples.is_empty() {
+        return events;
+    }
+    'outer: loop {
+        for sample in samples {
+            for &t in sample {
+                events.push(Event::Mask);
+                masks += 1;
+                if masks == steps {
+                    break 'outer;
+                }
+                events.push(Event::Consume(t));
+            }
+            events.push(Event::Mask);
+            masks += 1;
+            if masks == steps {
+                break 'outer;
+            }
+            events.push(Event::Restart);
+        }
+    }
+    events
+}
+
+/// What one pass of an engine along a walk gave.
+pub struct Pass {
+    /// Time of each mask, in walk order (failed steps left out).
+    pub mask_times: Vec<Duration>,
+    /// The mask of each step, `None` where the engine failed earlier in the same sample.
+    pub masks: Vec<Option<Vec<u32>>>,
+    /// Errors met (a token refused, a mask that failed), with the step they happened at.
+    pub errors: Vec<(usize, String)>,
+}
+
+/// Walks `events` with `engine` from its start state, timing every mask; keeps the masks
+/// when `keep_masks`.
+pub fn run(
+    engine: &mut dyn Constraint,
+    events: &[Event],
+    width: usize,
+    keep_masks: bool,
+) -> Pass {
+    let mut mask = vec![0u32; width];
+    let mut pass = Pass {
+        mask_times: Vec::new(),
+        masks: Vec::new(),
+        errors: Vec::new(),
+    };
+    if let Err(e) = engine.restart() {
+        pass.errors.push((0, e.to_string()));
+        return pass;
+    }
+    let mut failed = false;
+    for &event in events {
+        let step = pass.masks.len();
+        match event {
+            Event::Mask => {
+                if failed {
+                    pass.masks.push(None);
+                    continue;
+                }
+                let started = Instant::now();
+                let result = engine.fill_mask(&mut mask);
+                let elapsed = started.elapsed();
+                match result {
+                    Ok(()) => {
+                        pass.mask_times.push(elapsed);
+                        pass.masks.push(keep_masks.then(|| mask.clone()));
+                    }
+                    Err(e) => {
+                        pass.errors.push((step, e.to_string()));
+                        pass.masks.push(None);
+                        failed = true;
+                    }
+                }
+            }
+            Event::Consume(t) => {
+                if !failed {
+                    if let Err(e) = engine.consume(t) {
+                        pass.errors.push((step.saturating_sub(1), e.to_string()));
+                        failed = true;
+                    }
+                }
+            }
+            Event::Restart => {
+                if let Err(e) = engine.restart() {
+                    pass.errors.push((step, e.to_string()));
+                    failed = true;
+                } else {
+                    failed = false;
+                }
+            }
+        }
+    }
+    pass
+}
+
+/// p50, p99 and max of `times`, in microseconds.
+pub fn percentiles(times: &[Duration]) -> Option<(f64, f64, f64)> {
+    if times.is_empty() {
+        return None;
+    }
+    let mut us: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1e6).collect();
+    us.sort_by(f64::total_cmp);
+    let at = |q: f64| us[((q * us.len() as f64).ceil() as usize).clamp(1, us.len()) - 1];
+    Some((at(0.50), at(0.99), us[us.len() - 1]))
+}
