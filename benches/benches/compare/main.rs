@@ -131,6 +131,8 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
     };
 
     let mut cases = Vec::new();
+    #[allow(unused_mut)] // only the fstc feature adds to it
+    let mut tokenize_disagreements = Vec::new();
     for case in CASES {
         eprintln!("  {} / {}", vocab.name, case.name);
         let samples = case
@@ -138,6 +140,22 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
             .iter()
             .map(|s| vocab.tokenize(s))
             .collect::<Result<Vec<_>>>()?;
+        #[cfg(feature = "fstc")]
+        for (text, ours) in case.samples.iter().zip(&samples) {
+            match vocab.detok.tokenize(text) {
+                Ok(ids) if ids == *ours => {}
+                Ok(ids) => tokenize_disagreements.push((
+                    text.to_string(),
+                    format!("{ids:?}"),
+                    ours.clone(),
+                )),
+                Err(e) => tokenize_disagreements.push((
+                    text.to_string(),
+                    format!("an error ({e})"),
+                    ours.clone(),
+                )),
+            }
+        }
         let events = schedule(&samples, options.steps);
         let mut engines = Vec::new();
 
@@ -146,7 +164,14 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
             let (automaton, compile) = fstc::compile(case.pattern, &vocab.detok)?;
             let artifact = Some(fstc::artifact_bytes(&automaton));
             let mut engine = fstc::Fstc::new(&automaton);
-            engines.push(measure("fstc", &mut engine, compile, artifact, &events, width));
+            engines.push(measure(
+                "fstc",
+                &mut engine,
+                compile,
+                artifact,
+                &events,
+                width,
+            ));
         }
 
         if let Some(ov) = &outlines_vocab {
@@ -188,7 +213,8 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
         dir: vocab.dir.display().to_string(),
         size: vocab.len(),
         eos_ids: vocab.eos_ids.clone(),
-        reader_disagreements: vocab.reader_disagreements,
+        reader_disagreements: vocab.reader_disagreements.clone(),
+        tokenize_disagreements,
         outlines_skipped: !run_outlines,
         outlines_vocab_time,
         llg_setup,

@@ -51,7 +51,10 @@ pub struct VocabResult {
     pub dir: String,
     pub size: usize,
     pub eos_ids: Vec<u32>,
-    pub reader_disagreements: usize,
+    pub reader_disagreements: Vec<crate::vocab::Disagreement>,
+    /// Samples detok tokenizes differently from the `tokenizers` crate: (text, detok's
+    /// tokens or error, the crate's tokens).
+    pub tokenize_disagreements: Vec<(String, String, Vec<u32>)>,
     pub outlines_skipped: bool,
     pub outlines_vocab_time: Duration,
     pub llg_setup: Duration,
@@ -75,8 +78,7 @@ pub fn cross_check(vocab: &LoadedVocab, engines: &[EngineResult]) -> Vec<Mismatc
     let specials: Vec<usize> = (0..vocab.len())
         .filter(|&i| vocab.tokens[i].is_none() && !vocab.eos_ids.contains(&(i as u32)))
         .collect();
-    let eos_allowed =
-        |mask: &[u32]| vocab.eos_ids.iter().any(|&e| bit(mask, e as usize));
+    let eos_allowed = |mask: &[u32]| vocab.eos_ids.iter().any(|&e| bit(mask, e as usize));
     let mut out = Vec::new();
     for other in others {
         let mut m = Mismatch {
@@ -116,12 +118,8 @@ pub fn cross_check(vocab: &LoadedVocab, engines: &[EngineResult]) -> Vec<Mismatc
             }
             if let (Some((t, _)), true) = (example, m.examples.len() < 3) {
                 let bytes = vocab.tokens[t].as_deref().unwrap_or_default();
-                m.examples.push((
-                    step,
-                    t as u32,
-                    show_bytes(bytes),
-                    bit(a, t),
-                ));
+                m.examples
+                    .push((step, t as u32, show_bytes(bytes), bit(a, t)));
             }
             let eos_diff = eos_allowed(a) != eos_allowed(b);
             if specials.iter().any(|&t| bit(b, t)) {
@@ -207,11 +205,24 @@ pub fn print_vocab(v: &VocabResult) {
         );
     }
     println!("{setup}.");
-    if v.reader_disagreements > 0 {
+    if !v.reader_disagreements.is_empty() {
+        let show = |b: &Option<Vec<u8>>| b.as_deref().map_or("(special)".to_string(), show_bytes);
+        let examples: Vec<String> = v
+            .reader_disagreements
+            .iter()
+            .take(3)
+            .map(|(id, ours, theirs)| format!("{id}: detok {} vs {}", show(ours), show(theirs)))
+            .collect();
         println!(
-            "llguidance's tokenizer.json reader decodes {} token(s) to other bytes than detok; \
+            "llguidance's tokenizer.json reader decodes {} token(s) differently from detok ({}); \
              every engine is given detok's bytes.",
-            v.reader_disagreements
+            v.reader_disagreements.len(),
+            examples.join("; ")
+        );
+    }
+    for (text, detok, ours) in v.tokenize_disagreements.iter().take(3) {
+        println!(
+            "detok tokenizes {text:?} as {detok}, the tokenizers crate as {ours:?} (the walk uses the latter)."
         );
     }
     if v.outlines_skipped {
@@ -248,7 +259,10 @@ pub fn print_vocab(v: &VocabResult) {
     }
 
     println!();
-    println!("Walks: {} masks per regex; ", v.cases.first().map_or(0, |c| c.steps));
+    println!(
+        "Walks: {} masks per regex; ",
+        v.cases.first().map_or(0, |c| c.steps)
+    );
     for case in &v.cases {
         println!(
             "- `{}` `{}`: {} samples, {} tokens",
@@ -280,8 +294,16 @@ pub fn print_vocab(v: &VocabResult) {
             "| {} | {} | {} | {} |",
             case.name,
             compile,
-            if slow.is_nan() { "n/a".into() } else { ratio(slow, fp99) },
-            if fast.is_nan() { "n/a".into() } else { ratio(fast, fp99) },
+            if slow.is_nan() {
+                "n/a".into()
+            } else {
+                ratio(slow, fp99)
+            },
+            if fast.is_nan() {
+                "n/a".into()
+            } else {
+                ratio(fast, fp99)
+            },
         );
     }
 
@@ -347,7 +369,13 @@ pub fn print_scaling(results: &[VocabResult]) {
                         .unwrap_or_else(|| "-".into())
                 })
                 .collect();
-            println!("| {} | {} | {} | {} |", v.name, v.size, engine, cells.join(" | "));
+            println!(
+                "| {} | {} | {} | {} |",
+                v.name,
+                v.size,
+                engine,
+                cells.join(" | ")
+            );
         }
     }
 }

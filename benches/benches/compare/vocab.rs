@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
+/// A token two readers of one tokenizer decode differently: (id, bytes, other bytes).
+pub type Disagreement = (u32, Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// A tokenizer as the harness uses it.
 pub struct LoadedVocab {
     /// Short name (the folder name).
@@ -28,9 +31,9 @@ pub struct LoadedVocab {
     /// Tokenizes sample texts (with any "prepend a space" normalizer removed, as a
     /// constrained decoder continuing a prompt would see).
     pub tokenizer: tokenizers::Tokenizer,
-    /// How many text tokens llguidance's reader decodes to other bytes than the engines
-    /// get (0 when the bytes come from llguidance's reader itself).
-    pub reader_disagreements: usize,
+    /// Tokens llguidance's reader decodes to other bytes than the engines get, as (id,
+    /// engines' bytes, reader's bytes); empty when the bytes come from that reader itself.
+    pub reader_disagreements: Vec<Disagreement>,
     /// The fstc vocabulary.
     #[cfg(feature = "fstc")]
     pub detok: detok::Vocabulary,
@@ -141,9 +144,9 @@ pub fn load(dir: &Path) -> Result<LoadedVocab> {
         );
     };
 
-    let tokenizer = tokenizers::Tokenizer::from_bytes(
-        serde_json::to_vec(&without_prepend(tokenizer_json.clone()))?,
-    )
+    let tokenizer = tokenizers::Tokenizer::from_bytes(serde_json::to_vec(&without_prepend(
+        tokenizer_json.clone(),
+    ))?)
     .map_err(|e| anyhow::anyhow!("{name}: the tokenizers crate rejects the tokenizer: {e}"))?;
 
     let reader_tokens = llguidance_reader_tokens(&tokenizer_json)
@@ -153,7 +156,8 @@ pub fn load(dir: &Path) -> Result<LoadedVocab> {
     {
         let detok = crate::fstc::load_detok(dir)?;
         let (tokens, eos_ids) = crate::fstc::detok_tokens(&detok);
-        let reader_disagreements = count_disagreements(&tokens, &reader_tokens);
+        let _ = eos_names; // detok finds the EOS ids itself
+        let reader_disagreements = disagreements(&tokens, &reader_tokens);
         Ok(LoadedVocab {
             name,
             dir: dir.to_path_buf(),
@@ -182,32 +186,32 @@ pub fn load(dir: &Path) -> Result<LoadedVocab> {
             tokens: reader_tokens,
             eos_ids,
             tokenizer,
-            reader_disagreements: 0,
+            reader_disagreements: Vec::new(),
         })
     }
 }
 
-/// Text tokens whose bytes differ between two readings of the same tokenizer.
+/// Tokens whose bytes differ between two readings of the same tokenizer.
 #[cfg(feature = "fstc")]
-fn count_disagreements(a: &[Option<Vec<u8>>], b: &[Option<Vec<u8>>]) -> usize {
+fn disagreements(a: &[Option<Vec<u8>>], b: &[Option<Vec<u8>>]) -> Vec<Disagreement> {
     let n = a.len().max(b.len());
     (0..n)
-        .filter(|&i| {
+        .filter_map(|i| {
             let x = a.get(i).cloned().flatten();
             let y = b.get(i).cloned().flatten();
-            x != y
+            (x != y).then_some((i as u32, x, y))
         })
-        .count()
+        .collect()
 }
 
-/// Bytes per id as llguidance reads the tokenizer.json; its special tokens (marked with a
-/// leading 0xFF) become `None`.
+/// Bytes per id as llguidance reads the tokenizer.json; its special tokens (a 0xFF marker
+/// before the name) become `None`. A lone 0xFF is the byte token of byte 0xFF.
 fn llguidance_reader_tokens(json: &Value) -> Result<Vec<Option<Vec<u8>>>> {
     let raw = llguidance::token_bytes_from_tokenizer_json(json)?;
     Ok(raw
         .into_iter()
         .map(|b| {
-            if b.is_empty() || b[0] == toktrie::TokTrie::SPECIAL_TOKEN_MARKER {
+            if b.is_empty() || (b.len() > 1 && b[0] == toktrie::TokTrie::SPECIAL_TOKEN_MARKER) {
                 None
             } else {
                 Some(b)

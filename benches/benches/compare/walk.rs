@@ -57,12 +57,7 @@ pub struct Pass {
 
 /// Walks `events` with `engine` from its start state, timing every mask; keeps the masks
 /// when `keep_masks`.
-pub fn run(
-    engine: &mut dyn Constraint,
-    events: &[Event],
-    width: usize,
-    keep_masks: bool,
-) -> Pass {
+pub fn run(engine: &mut dyn Constraint, events: &[Event], width: usize, keep_masks: bool) -> Pass {
     let mut mask = vec![0u32; width];
     let mut pass = Pass {
         mask_times: Vec::new(),
