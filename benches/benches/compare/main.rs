@@ -163,28 +163,30 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
         {
             let (automaton, compile) = fstc::compile(case.pattern, &vocab.detok)?;
             let artifact = Some(fstc::artifact_bytes(&automaton));
-            let mut engine = fstc::Fstc::new(&automaton);
-            engines.push(measure(
-                "fstc",
-                &mut engine,
-                compile,
-                artifact,
-                &events,
-                width,
+            let shape = Some((
+                automaton.num_states() as usize,
+                automaton.num_edges() as usize,
             ));
+            let mut engine = fstc::Fstc::new(&automaton);
+            let mut result = measure("fstc", &mut engine, compile, artifact, &events, width);
+            result.shape = shape;
+            engines.push(result);
         }
 
         if let Some(ov) = &outlines_vocab {
             let (mut engine, compile) = Outlines::compile(case.pattern, ov)?;
             let artifact = Some(engine.artifact_bytes()?);
-            engines.push(measure(
+            let shape = Some(engine.shape());
+            let mut result = measure(
                 "outlines-core",
                 &mut engine,
                 compile,
                 artifact,
                 &events,
                 width,
-            ));
+            );
+            result.shape = shape;
+            engines.push(result);
         }
 
         let (mut engine, compile) = Llguidance::compile(case.pattern, &factory)?;
@@ -263,6 +265,7 @@ fn measure(
         name,
         compile,
         artifact,
+        shape: None,
         first_mask: cold.mask_times.first().copied(),
         cold: percentiles(&cold.mask_times),
         warm: percentiles(&warm),

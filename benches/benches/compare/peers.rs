@@ -66,6 +66,12 @@ impl Outlines {
         Ok((Outlines { index, state }, elapsed))
     }
 
+    /// States with transitions, and transitions (its EOS self-loops included).
+    pub fn shape(&self) -> (usize, usize) {
+        let t = self.index.transitions();
+        (t.len(), t.values().map(|m| m.len()).sum())
+    }
+
     /// Size of the index serialized with bincode (its own `Encode` derive).
     pub fn artifact_bytes(&self) -> Result<usize> {
         let bytes = bincode::encode_to_vec(&self.index, bincode::config::standard())

@@ -9,6 +9,8 @@ pub struct EngineResult {
     pub name: &'static str,
     pub compile: Duration,
     pub artifact: Option<usize>,
+    /// States and token edges of the compiled automaton, when the engine has one.
+    pub shape: Option<(usize, usize)>,
     pub first_mask: Option<Duration>,
     /// p50, p99, max in µs of the first pass (right after compiling).
     pub cold: Option<(f64, f64, f64)>,
@@ -264,9 +266,25 @@ pub fn print_vocab(v: &VocabResult) {
         v.cases.first().map_or(0, |c| c.steps)
     );
     for case in &v.cases {
+        let shapes: Vec<String> = case
+            .engines
+            .iter()
+            .filter_map(|e| {
+                e.shape
+                    .map(|(s, t)| format!("{} {s} states / {t} edges", e.name))
+            })
+            .collect();
         println!(
-            "- `{}` `{}`: {} samples, {} tokens",
-            case.name, case.pattern, case.samples, case.sample_tokens
+            "- `{}` `{}`: {} samples, {} tokens{}",
+            case.name,
+            case.pattern,
+            case.samples,
+            case.sample_tokens,
+            if shapes.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", shapes.join(", "))
+            }
         );
     }
 
