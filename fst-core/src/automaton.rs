@@ -264,7 +264,11 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             edges: (0..n)
                 .map(|s| {
                     let (tokens, targets) = self.edges(s);
-                    tokens.iter().copied().zip(targets.iter().copied()).collect()
+                    tokens
+                        .iter()
+                        .copied()
+                        .zip(targets.iter().copied())
+                        .collect()
                 })
                 .collect(),
         }

@@ -93,4 +93,40 @@ mod tests {
         assert_eq!(escape_bytes(&[0x0a, 0xff]), "\\\\x0A\\\\xFF");
         assert_eq!(escape_bytes(b"\\"), "\\\\");
     }
+
+    #[test]
+    fn draws_figure5_with_elided_long_edges() {
+        use crate::automaton::AutomatonParts;
+        let vocab: [&[u8]; 5] = [b"f", b"oo", b"foo", b"for", b"food"];
+        let a = TokenAutomaton::from_parts(AutomatonParts {
+            vocab_size: 20,
+            vocab_fingerprint: 0,
+            eos_ids: vec![19],
+            start: 0,
+            accepting: vec![false, false, true],
+            edges: vec![
+                vec![(4, 2), (0, 1), (2, 0)],
+                (1..=10).map(|t| (t, 0)).collect(),
+                vec![],
+            ],
+        })
+        .unwrap();
+        let text = |t: u32| vocab.get(t as usize).map(|b| b.to_vec());
+        let dot = to_dot(&a, &text);
+        let want = "digraph token_automaton {
+  rankdir=LR;
+  node [shape=circle];
+  start [shape=point, label=\"\"];
+  start -> 0;
+  0;
+  1;
+  2 [shape=doublecircle];
+  0 -> 0 [label=\"foo\"];
+  0 -> 1 [label=\"f\"];
+  0 -> 2 [label=\"food\"];
+  1 -> 0 [label=\"oo foo for food #5 #6 #7 #8 … 2 more\"];
+}
+";
+        assert_eq!(dot, want);
+    }
 }

@@ -374,9 +374,7 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
             if token >= vocab_size {
                 return Err(parts_error(
                     FormatErrorKind::EdgeLabel,
-                    format!(
-                        "state {state}: token {token} is not below vocab_size {vocab_size}"
-                    ),
+                    format!("state {state}: token {token} is not below vocab_size {vocab_size}"),
                 ));
             }
             if eos_ids.binary_search(&token).is_ok() {
@@ -431,7 +429,10 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
     let total32 = u32::try_from(total).map_err(|_| {
         parts_error(
             FormatErrorKind::Counts,
-            format!("the automaton needs {total} words; a file holds at most {}", u32::MAX),
+            format!(
+                "the automaton needs {total} words; a file holds at most {}",
+                u32::MAX
+            ),
         )
     })?;
 
@@ -466,7 +467,11 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
         running += list.len() as u32;
         words.push(running);
     }
-    words.extend(accepting.iter().map(|&a| if a { FLAG_ACCEPTING } else { 0 }));
+    words.extend(
+        accepting
+            .iter()
+            .map(|&a| if a { FLAG_ACCEPTING } else { 0 }),
+    );
     for list in &edges {
         words.extend(list.iter().map(|&(token, _)| token));
     }
@@ -482,7 +487,9 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
 pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
     let magic = magic_words();
     if words.len() < 2 || words[..2] != magic {
-        if words.len() >= 2 && words[0] == magic[0].swap_bytes() && words[1] == magic[1].swap_bytes()
+        if words.len() >= 2
+            && words[0] == magic[0].swap_bytes()
+            && words[1] == magic[1].swap_bytes()
         {
             return Err(err(
                 FormatErrorKind::ByteOrder,
@@ -542,7 +549,8 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         1 => {
             return Err(err(
                 FormatErrorKind::Kind,
-                "automaton file holds a token PDA (kind 1); this build loads token FSAs only".into(),
+                "automaton file holds a token PDA (kind 1); this build loads token FSAs only"
+                    .into(),
             ))
         }
         k => {

@@ -219,7 +219,12 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
                 WalkErrorKind::TokenNotAllowed,
                 format!(
                     "token {token} is not allowed in state {s} ({} tokens allowed there)",
-                    a.edges(s).0.len() + if a.is_accepting(s) { a.eos_ids().len() } else { 0 }
+                    a.edges(s).0.len()
+                        + if a.is_accepting(s) {
+                            a.eos_ids().len()
+                        } else {
+                            0
+                        }
                 ),
             )
         }
@@ -234,7 +239,10 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
                 let undo = self.history.len() - before;
                 // Cannot fail: we consumed exactly `undo` tokens above.
                 let _ = self.rollback(undo);
-                return Err(WalkError::new(e.kind, format!("tokens[{i}]: {}", e.message)));
+                return Err(WalkError::new(
+                    e.kind,
+                    format!("tokens[{i}]: {}", e.message),
+                ));
             }
         }
         Ok(())

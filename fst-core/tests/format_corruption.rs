@@ -96,7 +96,10 @@ fn every_truncation_is_an_error() {
     let bytes = a.to_bytes();
     for len in 0..bytes.len() {
         let cut = &bytes[..len];
-        assert!(TokenAutomaton::from_bytes_copied(cut).is_err(), "length {len}");
+        assert!(
+            TokenAutomaton::from_bytes_copied(cut).is_err(),
+            "length {len}"
+        );
         if len % 4 == 0 {
             let words: Vec<u32> = a.as_words()[..len / 4].to_vec();
             let e = TokenAutomaton::from_bytes(bytemuck::cast_slice(&words)).unwrap_err();
@@ -204,36 +207,142 @@ fn structural_error(edit: impl Fn(&mut Vec<u32>)) -> fst_core::format::FormatErr
     TokenAutomaton::from_words(words).unwrap_err()
 }
 
+/// A damage to apply, the error kind it must give, and a phrase its message must contain.
+type Case = (Box<dyn Fn(&mut Vec<u32>)>, FormatErrorKind, &'static str);
+
 #[test]
 fn structural_damage_is_named() {
     // Layout of this file: header 0..16, table 16..31 (EOS, offsets, flags, labels,
     // targets), EOS 31, offsets 32..36, flags 36..39, labels 39..43, targets 43..47.
     let section = |w: &Vec<u32>, id: u32| -> usize {
-        (0..5).map(|k| 16 + 3 * k).find(|&at| w[at] == id).map(|at| w[at + 1] as usize).unwrap()
+        (0..5)
+            .map(|k| 16 + 3 * k)
+            .find(|&at| w[at] == id)
+            .map(|at| w[at + 1] as usize)
+            .unwrap()
     };
-    let cases: Vec<(Box<dyn Fn(&mut Vec<u32>)>, FormatErrorKind, &str)> = vec![
-        (Box::new(|w| w[9] = 3), FormatErrorKind::StartState, "start state 3"),
-        (Box::new(|w| w[14] = 1), FormatErrorKind::Counts, "terminals"),
-        (Box::new(|w| w[12] = 2), FormatErrorKind::Counts, "accepting"),
-        (Box::new(|w| w[10] = 4), FormatErrorKind::Counts, "'state offsets'"),
-        (Box::new(|w| w[15] = 1000), FormatErrorKind::SectionTable, "section table"),
-        (Box::new(|w| w[16] = 9), FormatErrorKind::SectionTable, "unknown section id 9"),
-        (Box::new(|w| w[16] = 6), FormatErrorKind::SectionTable, "reserved"),
-        (Box::new(|w| w[16] = 2), FormatErrorKind::SectionTable, "twice"),
-        (Box::new(|w| w[17] = 33), FormatErrorKind::SectionTable, "overlap"),
-        (Box::new(|w| w[17] = 3), FormatErrorKind::SectionTable, "outside"),
-        (Box::new(move |w| { let o = section(w, 2); w[o + 1] = 5 }), FormatErrorKind::StateOffsets, "state offsets"),
-        (Box::new(move |w| { let o = section(w, 2); w[o] = 1 }), FormatErrorKind::StateOffsets, "must be 0"),
-        (Box::new(move |w| { let o = section(w, 3); w[o] = 2 }), FormatErrorKind::StateFlags, "unknown flag bits"),
-        (Box::new(move |w| { let o = section(w, 4); w[o] = 6 }), FormatErrorKind::EdgeLabel, "not below vocab_size"),
-        (Box::new(move |w| { let o = section(w, 4); w[o + 1] = 0 }), FormatErrorKind::EdgeLabel, "not strictly increasing"),
-        (Box::new(move |w| { let o = section(w, 4); w[o + 2] = 5 }), FormatErrorKind::EdgeLabel, "EOS id 5"),
-        (Box::new(move |w| { let o = section(w, 5); w[o + 3] = 3 }), FormatErrorKind::EdgeTarget, "target 3"),
-        (Box::new(move |w| { let o = section(w, 1); w[o] = 6 }), FormatErrorKind::EosIds, "EOS id 6"),
+    let cases: Vec<Case> = vec![
+        (
+            Box::new(|w| w[9] = 3),
+            FormatErrorKind::StartState,
+            "start state 3",
+        ),
+        (
+            Box::new(|w| w[14] = 1),
+            FormatErrorKind::Counts,
+            "terminals",
+        ),
+        (
+            Box::new(|w| w[12] = 2),
+            FormatErrorKind::Counts,
+            "accepting",
+        ),
+        (
+            Box::new(|w| w[10] = 4),
+            FormatErrorKind::Counts,
+            "'state offsets'",
+        ),
+        (
+            Box::new(|w| w[15] = 1000),
+            FormatErrorKind::SectionTable,
+            "section table",
+        ),
+        (
+            Box::new(|w| w[16] = 9),
+            FormatErrorKind::SectionTable,
+            "unknown section id 9",
+        ),
+        (
+            Box::new(|w| w[16] = 6),
+            FormatErrorKind::SectionTable,
+            "reserved",
+        ),
+        (
+            Box::new(|w| w[16] = 2),
+            FormatErrorKind::SectionTable,
+            "twice",
+        ),
+        (
+            Box::new(|w| w[17] = 33),
+            FormatErrorKind::SectionTable,
+            "overlap",
+        ),
+        (
+            Box::new(|w| w[17] = 3),
+            FormatErrorKind::SectionTable,
+            "outside",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 2);
+                w[o + 1] = 5
+            }),
+            FormatErrorKind::StateOffsets,
+            "state offsets",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 2);
+                w[o] = 1
+            }),
+            FormatErrorKind::StateOffsets,
+            "must be 0",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 3);
+                w[o] = 2
+            }),
+            FormatErrorKind::StateFlags,
+            "unknown flag bits",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 4);
+                w[o] = 6
+            }),
+            FormatErrorKind::EdgeLabel,
+            "not below vocab_size",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 4);
+                w[o + 1] = 0
+            }),
+            FormatErrorKind::EdgeLabel,
+            "not strictly increasing",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 4);
+                w[o + 2] = 5
+            }),
+            FormatErrorKind::EdgeLabel,
+            "EOS id 5",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 5);
+                w[o + 3] = 3
+            }),
+            FormatErrorKind::EdgeTarget,
+            "target 3",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 1);
+                w[o] = 6
+            }),
+            FormatErrorKind::EosIds,
+            "EOS id 6",
+        ),
     ];
     for (i, (edit, kind, needle)) in cases.into_iter().enumerate() {
         let e = structural_error(edit);
         assert_eq!(e.kind(), kind, "case {i}: {e}");
-        assert!(e.to_string().contains(needle), "case {i}: {e:?} lacks {needle:?}");
+        assert!(
+            e.to_string().contains(needle),
+            "case {i}: {e:?} lacks {needle:?}"
+        );
     }
 }

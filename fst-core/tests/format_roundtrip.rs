@@ -95,7 +95,11 @@ fn figure5_round_trips_through_both_loaders() {
     assert_eq!(owned.next_state(0, 2), Some(0));
     assert_eq!(owned.next_state(0, 3), None);
     assert_eq!(owned.next_state(2, 5), None, "EOS is not an edge");
-    assert_eq!(owned.next_state(99, 0), None, "out-of-range state has no edges");
+    assert_eq!(
+        owned.next_state(99, 0),
+        None,
+        "out-of-range state has no edges"
+    );
     assert!(!owned.is_accepting(99));
     assert_eq!(owned.edges(99), (&[][..], &[][..]));
     assert!(owned.is_eos(5) && !owned.is_eos(4));
@@ -161,17 +165,56 @@ fn random_automata_round_trip_with_identical_walks() {
     }
 }
 
+/// A damage to apply, the error kind it must give, and a phrase its message must contain.
+type Case = (Box<dyn Fn(&mut AutomatonParts)>, FormatErrorKind, &'static str);
+
 #[test]
 fn from_parts_rejects_what_is_not_an_automaton() {
-    let cases: Vec<(Box<dyn Fn(&mut AutomatonParts)>, FormatErrorKind, &str)> = vec![
-        (Box::new(|p| p.start = 3), FormatErrorKind::StartState, "start state 3"),
-        (Box::new(|p| p.accepting.pop().map(|_| ()).unwrap()), FormatErrorKind::Counts, "edge lists"),
-        (Box::new(|p| p.edges[1].push((6, 0))), FormatErrorKind::EdgeLabel, "token 6 is not below vocab_size 6"),
-        (Box::new(|p| p.edges[1].push((3, 7))), FormatErrorKind::EdgeTarget, "goes to state 7"),
-        (Box::new(|p| p.edges[0].push((2, 1))), FormatErrorKind::EdgeLabel, "two edges with token 2"),
-        (Box::new(|p| p.edges[2].push((5, 0))), FormatErrorKind::EdgeLabel, "EOS id 5 labels an edge"),
-        (Box::new(|p| p.eos_ids.push(6)), FormatErrorKind::EosIds, "EOS id 6"),
-        (Box::new(|p| { p.accepting.clear(); p.edges.clear(); p.start = 0; }), FormatErrorKind::StartState, "only 0 states"),
+    let cases: Vec<Case> = vec![
+        (
+            Box::new(|p| p.start = 3),
+            FormatErrorKind::StartState,
+            "start state 3",
+        ),
+        (
+            Box::new(|p| p.accepting.pop().map(|_| ()).unwrap()),
+            FormatErrorKind::Counts,
+            "edge lists",
+        ),
+        (
+            Box::new(|p| p.edges[1].push((6, 0))),
+            FormatErrorKind::EdgeLabel,
+            "token 6 is not below vocab_size 6",
+        ),
+        (
+            Box::new(|p| p.edges[1].push((3, 7))),
+            FormatErrorKind::EdgeTarget,
+            "goes to state 7",
+        ),
+        (
+            Box::new(|p| p.edges[0].push((2, 1))),
+            FormatErrorKind::EdgeLabel,
+            "two edges with token 2",
+        ),
+        (
+            Box::new(|p| p.edges[2].push((5, 0))),
+            FormatErrorKind::EdgeLabel,
+            "EOS id 5 labels an edge",
+        ),
+        (
+            Box::new(|p| p.eos_ids.push(6)),
+            FormatErrorKind::EosIds,
+            "EOS id 6",
+        ),
+        (
+            Box::new(|p| {
+                p.accepting.clear();
+                p.edges.clear();
+                p.start = 0;
+            }),
+            FormatErrorKind::StartState,
+            "only 0 states",
+        ),
     ];
     for (mutate, kind, needle) in cases {
         let mut parts = figure5();
@@ -201,14 +244,16 @@ fn misaligned_buffer_is_an_error_that_points_to_from_bytes_copied() {
 #[test]
 fn byte_swapped_file_says_so() {
     let a = TokenAutomaton::from_parts(figure5()).unwrap();
-    let swapped: Vec<u8> = a
-        .as_words()
-        .iter()
-        .flat_map(|w| w.to_be_bytes())
-        .collect();
+    let swapped: Vec<u8> = a.as_words().iter().flat_map(|w| w.to_be_bytes()).collect();
     for e in [
         TokenAutomaton::from_bytes_copied(&swapped).unwrap_err(),
-        TokenAutomaton::from_bytes(bytemuck::cast_slice(&a.as_words().iter().map(|w| w.swap_bytes()).collect::<Vec<_>>())).unwrap_err(),
+        TokenAutomaton::from_bytes(bytemuck::cast_slice(
+            &a.as_words()
+                .iter()
+                .map(|w| w.swap_bytes())
+                .collect::<Vec<_>>(),
+        ))
+        .unwrap_err(),
     ] {
         assert_eq!(e.kind(), FormatErrorKind::ByteOrder);
         assert!(e.to_string().contains("byte-swapped"), "{e}");
@@ -230,7 +275,10 @@ fn newer_version_and_reserved_kind_are_named() {
     assert_eq!(e.kind(), FormatErrorKind::Version);
     assert!(e.to_string().contains("newer fstc"), "{e}");
     words[3] = 0;
-    assert_eq!(TokenAutomaton::from_words(words).unwrap_err().kind(), FormatErrorKind::Version);
+    assert_eq!(
+        TokenAutomaton::from_words(words).unwrap_err().kind(),
+        FormatErrorKind::Version
+    );
 
     let mut words = a.as_words().to_vec();
     words[4] = 1;
