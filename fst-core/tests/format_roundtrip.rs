@@ -166,7 +166,11 @@ fn random_automata_round_trip_with_identical_walks() {
 }
 
 /// A damage to apply, the error kind it must give, and a phrase its message must contain.
-type Case = (Box<dyn Fn(&mut AutomatonParts)>, FormatErrorKind, &'static str);
+type Case = (
+    Box<dyn Fn(&mut AutomatonParts)>,
+    FormatErrorKind,
+    &'static str,
+);
 
 #[test]
 fn from_parts_rejects_what_is_not_an_automaton() {
