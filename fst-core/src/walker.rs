@@ -137,24 +137,20 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         if self.finished {
             return Ok(());
         }
-        // Tokens are sorted, so bits of one word arrive together: build each word in a
-        // register and store it once.
+        // Tokens are sorted, so the bits of one word arrive together: accumulate them in a
+        // register and store the running word on every token (a store, no load, no
+        // branch); the last store to each word holds all its bits.
         let (tokens, _) = self.automaton.edges(self.state);
         let mut word_index = usize::MAX;
         let mut bits = 0u32;
         for &t in tokens {
             let w = (t >> 5) as usize;
-            if w != word_index {
-                if let Some(slot) = mask.get_mut(word_index) {
-                    *slot = bits;
-                }
-                word_index = w;
-                bits = 0;
+            let keep = 0u32.wrapping_sub(u32::from(w == word_index));
+            bits = (bits & keep) | (1 << (t & 31));
+            word_index = w;
+            if let Some(slot) = mask.get_mut(w) {
+                *slot = bits;
             }
-            bits |= 1 << (t & 31);
-        }
-        if let Some(slot) = mask.get_mut(word_index) {
-            *slot = bits;
         }
         if self.is_accepting() {
             for &e in self.automaton.eos_ids() {
