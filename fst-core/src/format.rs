@@ -197,6 +197,12 @@ impl FormatError {
         self.kind
     }
 
+    /// The underlying I/O error of a [`FormatErrorKind::Io`] error (e.g. to tell "not
+    /// found" from "permission denied").
+    pub fn io_error(&self) -> Option<&std::io::Error> {
+        self.source.as_ref()
+    }
+
     fn in_file(mut self, path: &Path) -> FormatError {
         self.message = format!("{}: {}", path.display(), self.message);
         self
@@ -209,13 +215,9 @@ impl fmt::Display for FormatError {
     }
 }
 
-impl std::error::Error for FormatError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_ref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
-    }
-}
+/// The I/O error is part of the message (so a plain `{}` is actionable) and therefore not
+/// also reported as `source()`, which would print it twice in error chains.
+impl std::error::Error for FormatError {}
 
 fn err(kind: FormatErrorKind, message: String) -> FormatError {
     FormatError::new(kind, message)

@@ -1,15 +1,15 @@
 //! Token automata for constrained decoding.
 //!
-//! A regex (or, later, a grammar) is compiled into a [`TokenAutomaton`]: a deterministic
+//! A regex (or, later, a grammar) is compiled into a [`TokenAutomaton`](automaton::TokenAutomaton): a deterministic
 //! automaton whose edges are token ids of one vocabulary, so a decoder masks logits with
 //! one lookup per step instead of matching text (Koo, Liu & He, "Automata-based
 //! constraints for language model decoding"). EOS ids are allowed exactly in accepting
 //! states.
 //!
-//! The always-built half is what a decoder needs: [`automaton`] (the type), [`format`]
-//! (its validated, zero-copy file format) and [`walker`] (masks, consume, rollback,
-//! fast-forward), plus [`sample`] and [`dot`]. With default features off it depends on
-//! `bytemuck` only. Feature `compile` (default) adds the regex compiler.
+//! The always-built half is what a decoder needs: [`automaton`] (the type),
+//! [`format`](mod@format) (its validated, zero-copy file format) and [`walker`] (masks,
+//! consume, rollback, fast-forward), plus [`sample`] and [`dot`]. With default features
+//! off it depends on `bytemuck` only. Feature `compile` (default) adds the regex compiler.
 //!
 //! Build an automaton by hand (the paper's Figure 5, `/(foo)+d/` over the tokens `f`,
 //! `oo`, `foo`, `for`, `food`), save it, load it back and walk it:

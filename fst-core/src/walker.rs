@@ -55,7 +55,7 @@ impl fmt::Display for WalkError {
 impl std::error::Error for WalkError {}
 
 /// A position in a token automaton, with the history needed to roll back.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Walker<'a, W: AsRef<[u32]> = Vec<u32>> {
     automaton: &'a TokenAutomaton<W>,
     state: StateId,
@@ -63,6 +63,18 @@ pub struct Walker<'a, W: AsRef<[u32]> = Vec<u32>> {
     history: Vec<StateId>,
     /// Whether the last consumed token was EOS (it can only be the last).
     finished: bool,
+}
+
+// By hand: deriving would demand `W: Clone`, but only the reference is copied.
+impl<W: AsRef<[u32]>> Clone for Walker<'_, W> {
+    fn clone(&self) -> Self {
+        Walker {
+            automaton: self.automaton,
+            state: self.state,
+            history: self.history.clone(),
+            finished: self.finished,
+        }
+    }
 }
 
 impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
