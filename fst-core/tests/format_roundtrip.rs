@@ -110,6 +110,11 @@ fn figure5_round_trips_through_both_loaders() {
     assert_eq!(bytes.len(), owned.memory_bytes());
     let words = aligned_bytes(owned.as_words());
     let borrowed = TokenAutomaton::from_bytes(bytemuck::cast_slice(&words)).unwrap();
+    assert_eq!(
+        borrowed.as_words().as_ptr(),
+        words.as_ptr(),
+        "from_bytes borrows, it does not copy"
+    );
     let copied = TokenAutomaton::from_bytes_copied(&bytes).unwrap();
     assert_eq!(borrowed, owned);
     assert_eq!(copied, owned);
