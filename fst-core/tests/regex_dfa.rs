@@ -40,8 +40,16 @@ const CASES: &[(&str, &[&str], &str)] = &[
     ("x{2,}", &["xx", "xxxxxxx"], "xy"),
     ("(ab)?c", &["c", "abc"], "abc"),
     ("a?b?c?", &["", "a", "ac", "abc", "bc"], "abc"),
-    (r"[0-9]+(\.[0-9]+)?", &["0", "12", "3.14", "10.001"], "019.a"),
-    (r"\d{4}-\d{2}-\d{2}", &["2024-01-31", "٢٠٢٤-01-31"], "0129-٢x"),
+    (
+        r"[0-9]+(\.[0-9]+)?",
+        &["0", "12", "3.14", "10.001"],
+        "019.a",
+    ),
+    (
+        r"\d{4}-\d{2}-\d{2}",
+        &["2024-01-31", "٢٠٢٤-01-31"],
+        "0129-٢x",
+    ),
     ("[^abc]*", &["", "xyz", "é☃"], "abxyé"),
     (".", &["a", "é", "☃", "😀"], "a\né☃😀"),
     (".*x.*", &["x", "axb", "éxé"], "axé\n"),
@@ -51,7 +59,11 @@ const CASES: &[(&str, &[&str], &str)] = &[
     (r"\p{L}+", &["abc", "日本", "Ωé"], "a日1é "),
     (r"\p{Greek}{1,3}", &["α", "αβγ", "Ω"], "αβa"),
     ("(?i)hello", &["hello", "HeLLo", "HELLO"], "hHeElLoO"),
-    ("(?i)straße", &["straße", "STRAẞE", "Straße"], "sStTrRaAßẞeE"),
+    (
+        "(?i)straße",
+        &["straße", "STRAẞE", "Straße"],
+        "sStTrRaAßẞeE",
+    ),
     ("(?i)[a-z]+ö", &["abö", "ABÖ", "xÖ"], "aAbBöÖ"),
     ("é|e\u{301}", &["é", "e\u{301}"], "e\u{301}é"),
     ("[α-ω]+", &["αω", "λ"], "αωλa"),
@@ -72,7 +84,11 @@ const CASES: &[(&str, &[&str], &str)] = &[
         &["192.168.0.1", "255.255.255.255", "0.0.0.0", "10.2.34.199"],
         "0125.9",
     ),
-    (r#""([^"\\]|\\.)*""#, &[r#""""#, r#""a\"b""#, r#""é\\""#], "\"\\aé"),
+    (
+        r#""([^"\\]|\\.)*""#,
+        &[r#""""#, r#""a\"b""#, r#""é\\""#],
+        "\"\\aé",
+    ),
     (
         r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
         &["2024-01-31T12:34:56Z", "2024-01-31T12:34:56.789+02:00"],
@@ -80,17 +96,28 @@ const CASES: &[(&str, &[&str], &str)] = &[
     ),
     (
         r"Summary:(\n\* [^\n]+){3,5}",
-        &["Summary:\n* a\n* b\n* c", "Summary:\n* x y\n* é\n* 1\n* 2\n* 3"],
+        &[
+            "Summary:\n* a\n* b\n* c",
+            "Summary:\n* x y\n* é\n* 1\n* 2\n* 3",
+        ],
         "\n* ab",
     ),
     ("(a+?)(b*?)", &["a", "aab", "abbb"], "ab"),
     ("[[:alpha:]]+[[:digit:]]", &["a1", "abc9"], "a1b9é"),
     ("(?x) a b  # comment\n", &["ab"], "ab "),
     ("[a-z&&[^aeiou]]+", &["bcd", "xyz"], "abeiz"),
-    ("(a|ab)(c|bcd)(d*)", &["ac", "abcd", "abcdd", "acdd"], "abcd"),
+    (
+        "(a|ab)(c|bcd)(d*)",
+        &["ac", "abcd", "abcdd", "acdd"],
+        "abcd",
+    ),
     ("(?-u:[a-z])+", &["abc"], "abé"),
     ("(?i)ǅ", &["ǅ", "Ǆ", "ǆ"], "ǄǅǆD"),
-    (r"[\p{Han}\p{Hiragana}]{1,2}", &["日", "日本", "ひら"], "日ひaカ"),
+    (
+        r"[\p{Han}\p{Hiragana}]{1,2}",
+        &["日", "日本", "ひら"],
+        "日ひaカ",
+    ),
     ("", &[""], "a"),
     (r"[^\x00-\x7F]", &["é", "😀"], "aé😀"),
     (r"\s*x\s*", &["x", " x\t", "\u{3000}x\n"], " x\t\u{3000}a"),
@@ -99,7 +126,11 @@ const CASES: &[(&str, &[&str], &str)] = &[
     ("a{0}b", &["b"], "ab"),
     ("(?U)a+", &["a", "aaa"], "ab"),
     ("[^a]", &["b", "é", "\n"], "abé\n"),
-    (r"\x{10FFFF}|\x{FFFF}", &["\u{10FFFF}", "\u{FFFF}"], "\u{10FFFF}\u{FFFF}a"),
+    (
+        r"\x{10FFFF}|\x{FFFF}",
+        &["\u{10FFFF}", "\u{FFFF}"],
+        "\u{10FFFF}\u{FFFF}a",
+    ),
     ("(?i)k", &["k", "K", "\u{212A}"], "kK\u{212A}"),
     ("[ab]{3,5}c|a{2}", &["aaac", "aa", "ababac"], "abc"),
     (r"(?i)\p{Lu}{2}", &["ab", "ÉÈ", "Ωx"], "aBéΩ1"),
@@ -233,7 +264,11 @@ fn assert_trim(dfa: &ByteDfa, pattern: &str) {
     }
     assert!(seen.iter().all(|&x| x), "{pattern}: unreachable state");
     if n == 1 && !dfa.is_accepting(0) {
-        assert_eq!(dfa.num_transitions(), 0, "{pattern}: empty language has no edges");
+        assert_eq!(
+            dfa.num_transitions(),
+            0,
+            "{pattern}: empty language has no edges"
+        );
         return;
     }
     let mut live = vec![false; n];
@@ -341,7 +376,10 @@ fn byte_classes_index_the_table() {
     let classes = dfa.byte_classes();
     assert_eq!(classes[b'0' as usize], classes[b'9' as usize]);
     assert_ne!(classes[b'0' as usize], classes[b'x' as usize]);
-    assert_eq!(dfa.transitions().len(), dfa.num_states() * dfa.num_classes());
+    assert_eq!(
+        dfa.transitions().len(),
+        dfa.num_states() * dfa.num_classes()
+    );
     for s in 0..dfa.num_states() as u32 {
         for b in 0..=255u8 {
             let t =
@@ -373,7 +411,10 @@ fn builder_case_insensitive_and_limit() {
         .build("abc")
         .unwrap();
     assert!(dfa.is_match(b"AbC"));
-    let err = RegexBuilder::new().state_limit(3).build("abcdef").unwrap_err();
+    let err = RegexBuilder::new()
+        .state_limit(3)
+        .build("abcdef")
+        .unwrap_err();
     assert_eq!(err.kind(), &RegexErrorKind::TooManyStates { limit: 3 });
 }
 
@@ -394,14 +435,20 @@ fn timings_of_realistic_patterns() {
         (r"Summary:(\n\* [^\n]+){3,5}", "Summary:\n* a\n* b\n* c"),
         (r#""([^"\\]|\\.)*""#, r#""say \"hi\"""#),
     ];
+    // Best of five: the machine running the tests may be shared.
     for &(p, text) in cases {
-        let t = Instant::now();
-        let dfa = ByteDfa::from_regex(p, DEFAULT_DFA_STATE_LIMIT).unwrap();
-        let el = t.elapsed();
+        let mut best = std::time::Duration::MAX;
+        let mut dfa = None;
+        for _ in 0..5 {
+            let t = Instant::now();
+            dfa = Some(ByteDfa::from_regex(p, DEFAULT_DFA_STATE_LIMIT).unwrap());
+            best = best.min(t.elapsed());
+        }
+        let dfa = dfa.unwrap();
         assert!(dfa.is_match(text.as_bytes()), "{p}");
         eprintln!(
             "{:>8.3} ms  {:>4} states {:>3} classes  {p}",
-            el.as_secs_f64() * 1e3,
+            best.as_secs_f64() * 1e3,
             dfa.num_states(),
             dfa.num_classes()
         );

@@ -88,7 +88,8 @@ impl<'a> Closer<'a> {
                     }
                 }
                 State::Split { off, len } => {
-                    self.stack.extend_from_slice(self.nfa.split_targets(off, len));
+                    self.stack
+                        .extend_from_slice(self.nfa.split_targets(off, len));
                 }
                 State::Start(t) => {
                     if at_start {
@@ -119,7 +120,9 @@ impl<'a> Closer<'a> {
             self.seen[s as usize] = self.gen;
             match self.nfa.states[s as usize] {
                 State::Bytes { .. } => {}
-                State::Split { off, len } => stack.extend_from_slice(self.nfa.split_targets(off, len)),
+                State::Split { off, len } => {
+                    stack.extend_from_slice(self.nfa.split_targets(off, len))
+                }
                 State::Start(t) => {
                     if at_start {
                         stack.push(t);
@@ -238,8 +241,8 @@ pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
     let mut by_column: HashMap<Vec<u32>, u8> = HashMap::new();
     let mut kept: Vec<usize> = Vec::new();
     let mut classes = [0u8; 256];
-    for b in 0..256 {
-        let c = dfa.classes[b] as usize;
+    for (slot, &old) in classes.iter_mut().zip(dfa.classes.iter()) {
+        let c = old as usize;
         let id = match remap[c] {
             Some(id) => id,
             None => {
@@ -253,7 +256,7 @@ pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
                 id
             }
         };
-        classes[b] = id;
+        *slot = id;
     }
     let k2 = kept.len();
     let mut table = Vec::with_capacity(n * k2);
@@ -396,7 +399,11 @@ pub(crate) fn minimize(dfa: &TableDfa) -> TableDfa {
                     work.push(nb);
                     in_work[nb as usize] = true;
                 } else {
-                    let smaller = if marked <= end - start - marked { nb } else { b };
+                    let smaller = if marked <= end - start - marked {
+                        nb
+                    } else {
+                        b
+                    };
                     work.push(smaller);
                     in_work[smaller as usize] = true;
                 }

@@ -16,7 +16,7 @@ mod nfa;
 
 use std::fmt;
 
-use regex_syntax::ast::{self, Ast, AssertionKind, Flag, Flags, FlagsItemKind, GroupKind};
+use regex_syntax::ast::{self, AssertionKind, Ast, Flag, Flags, FlagsItemKind, GroupKind};
 use regex_syntax::hir::translate::TranslatorBuilder;
 use rustfst::fst_impls::VectorFst;
 use rustfst::fst_traits::MutableFst;
@@ -92,8 +92,9 @@ impl RegexError {
             format!(
                 "the pattern needs more than {limit} byte-DFA states (the state limit); raise it \
                  (RegexBuilder::state_limit, or the compiler's DFA state limit) or simplify the \
-                 pattern: a counted repetition after an unbounded or ambiguous part, like \
-                 `(a|b)*a(a|b){{20}}`, needs exponentially many states"
+                 pattern: counted repetitions of big Unicode classes (`\\w{{100}}` needs tens of \
+                 thousands of states) or after an ambiguous unbounded part (`(a|b)*a(a|b){{20}}` needs 2^21) \
+                 multiply states"
             ),
         )
     }
@@ -132,19 +133,16 @@ impl std::error::Error for RegexError {}
 
 /// The pattern text a span covers (empty when the span is not on char boundaries).
 fn fragment<'p>(pattern: &'p str, span: &ast::Span) -> &'p str {
-    pattern.get(span.start.offset..span.end.offset).unwrap_or("")
+    pattern
+        .get(span.start.offset..span.end.offset)
+        .unwrap_or("")
 }
 
 fn span_pair(span: &ast::Span) -> Option<(usize, usize)> {
     Some((span.start.offset, span.end.offset))
 }
 
-fn unsupported(
-    pattern: &str,
-    construct: &'static str,
-    span: &ast::Span,
-    why: &str,
-) -> RegexError {
+fn unsupported(pattern: &str, construct: &'static str, span: &ast::Span, why: &str) -> RegexError {
     RegexError::new(
         RegexErrorKind::Unsupported { construct },
         span_pair(span),
@@ -176,17 +174,18 @@ struct Checker<'p> {
 }
 
 impl Checker<'_> {
-    fn check_flags(&self, flags: &Flags) -> Result<(), RegexError> {
+    /// `context` is the text that sets the flags (`(?m)` or `(?m:`), for the message.
+    fn check_flags(&self, flags: &Flags, context: &str) -> Result<(), RegexError> {
         let mut negated = false;
         for item in &flags.items {
             match item.kind {
                 FlagsItemKind::Negation => negated = true,
                 // Turning a mode off is harmless; only enabling it changes ^ and $.
                 FlagsItemKind::Flag(Flag::MultiLine) if !negated => {
-                    return Err(self.flag_error("multi-line mode flag", 'm', item, flags));
+                    return Err(self.flag_error("multi-line mode flag", 'm', item, context));
                 }
                 FlagsItemKind::Flag(Flag::CRLF) if !negated => {
-                    return Err(self.flag_error("CRLF mode flag", 'R', item, flags));
+                    return Err(self.flag_error("CRLF mode flag", 'R', item, context));
                 }
                 FlagsItemKind::Flag(_) => {}
             }
@@ -199,18 +198,17 @@ impl Checker<'_> {
         construct: &'static str,
         flag: char,
         item: &ast::FlagsItem,
-        flags: &Flags,
+        context: &str,
     ) -> RegexError {
         RegexError::new(
             RegexErrorKind::Unsupported { construct },
             span_pair(&item.span),
             format!(
-                "unsupported {construct} `{flag}` at bytes {}..{} of the pattern (in `{}`): in \
-                 fstc, ^ and $ only match at the text's ends, so line modes have no meaning; \
+                "unsupported {construct} `{flag}` at bytes {}..{} of the pattern (in `{context}`): \
+                 in fstc, ^ and $ only match at the text's ends, so line modes have no meaning; \
                  remove the flag and match line breaks explicitly (e.g. `\\n`)",
                 item.span.start.offset,
                 item.span.end.offset,
-                fragment(self.pattern, &flags.span)
             ),
         )
     }
@@ -240,9 +238,14 @@ impl ast::Visitor for Checker<'_> {
                      `[^\\w]`) instead",
                 )),
             },
-            Ast::Flags(f) => self.check_flags(&f.flags),
+            Ast::Flags(f) => self.check_flags(&f.flags, fragment(self.pattern, &f.span)),
             Ast::Group(g) => match &g.kind {
-                GroupKind::NonCapturing(flags) => self.check_flags(flags),
+                GroupKind::NonCapturing(flags) => {
+                    // From `(` through the `:` that ends the flags.
+                    let end = (flags.span.end.offset + 1).min(g.span.end.offset);
+                    let context = self.pattern.get(g.span.start.offset..end).unwrap_or("");
+                    self.check_flags(flags, context)
+                }
                 _ => Ok(()),
             },
             _ => Ok(()),
@@ -263,12 +266,20 @@ fn parse(pattern: &str, case_insensitive: bool) -> Result<regex_syntax::hir::Hir
                 "look-ahead and look-behind are not supported; fold the condition into the \
                  pattern itself",
             ),
-            ast::ErrorKind::UnsupportedBackreference => unsupported(
-                pattern,
-                "backreference",
-                e.span(),
-                "backreferences do not describe a regular language; spell out the alternatives",
-            ),
+            // `\k<name>` is a named backreference in other engines; regex-syntax does not
+            // know the escape, but the user meant a backreference.
+            ast::ErrorKind::UnsupportedBackreference | ast::ErrorKind::EscapeUnrecognized
+                if matches!(e.kind(), ast::ErrorKind::UnsupportedBackreference)
+                    || fragment(pattern, e.span()) == "\\k" =>
+            {
+                unsupported(
+                    pattern,
+                    "backreference",
+                    e.span(),
+                    "backreferences do not describe a regular language; spell out the \
+                     alternatives",
+                )
+            }
             kind => syntax_error(pattern, kind, e.span()),
         })?;
     ast::visit(&ast, Checker { pattern })?;

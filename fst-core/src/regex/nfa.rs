@@ -106,7 +106,9 @@ impl Compiler {
                     None => u64::from(rep.min) + 1,
                     Some(max) => u64::from(max),
                 };
-                sub.saturating_add(1).saturating_mul(copies).saturating_add(1)
+                sub.saturating_add(1)
+                    .saturating_mul(copies)
+                    .saturating_add(1)
             }
             HirKind::Capture(cap) => self.estimate(&cap.sub),
             HirKind::Concat(subs) => subs
