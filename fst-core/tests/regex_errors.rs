@@ -183,3 +183,34 @@ fn huge_counted_repetitions_hit_a_limit_fast() {
     assert!(dfa.is_match(&[b'a'; 20_000]));
     assert!(!dfa.is_match(&[b'a'; 19_999]));
 }
+
+#[test]
+fn many_simultaneously_active_parts_hit_the_set_budget() {
+    let t = Instant::now();
+    let e = ByteDfa::from_regex("(a?){5000}a{5000}", DEFAULT_DFA_STATE_LIMIT).unwrap_err();
+    assert_fast("(a?){5000}a{5000}", DEFAULT_DFA_STATE_LIMIT, t);
+    assert_eq!(
+        e.kind(),
+        &RegexErrorKind::TooManyStates {
+            limit: DEFAULT_DFA_STATE_LIMIT
+        }
+    );
+    assert!(e.to_string().contains("raise the state limit"), "{e}");
+}
+
+#[test]
+fn deep_nesting_compiles_or_is_refused_without_overflow() {
+    // Within regex-syntax's nesting limit: compiles (on a test thread's small stack).
+    let pattern = format!("{}a{}", "(".repeat(120), ")*".repeat(120));
+    let dfa = ByteDfa::from_regex(&pattern, 100).unwrap();
+    assert!(dfa.is_match(b"aaa") && dfa.is_match(b""));
+    let pattern = format!("{}a{}", "(?:b|".repeat(120), ")".repeat(120));
+    let dfa = ByteDfa::from_regex(&pattern, 100).unwrap();
+    assert!(dfa.is_match(b"a") && dfa.is_match(b"b") && !dfa.is_match(b"ab"));
+    // Past it: a syntax error whose message stays one short line.
+    let pattern = format!("{}a{}", "(".repeat(300), ")".repeat(300));
+    let e = ByteDfa::from_regex(&pattern, 100).unwrap_err();
+    assert_eq!(e.kind(), &RegexErrorKind::Syntax);
+    assert!(e.to_string().contains("nested"), "{e}");
+    assert!(e.to_string().len() < 300, "{e}");
+}

@@ -177,9 +177,9 @@ pub(crate) fn determinize(
         if sets.len() >= state_limit {
             return Err(RegexError::too_many_states(state_limit));
         }
-        stored += 2 * kernel.len();
+        stored += kernel.len();
         if stored > set_budget {
-            return Err(RegexError::too_many_states(state_limit));
+            return Err(RegexError::state_sets_too_large(state_limit, set_budget));
         }
         let id = sets.len() as u32;
         ids.insert(key.as_slice().into(), id);

@@ -44,6 +44,11 @@ pub const DEFAULT_DFA_STATE_LIMIT: usize = 10_000;
 const NFA_STATES_PER_DFA_STATE: usize = 64;
 /// Floor for the NFA cap, so a tiny DFA limit still admits big Unicode classes.
 const MIN_NFA_STATE_LIMIT: usize = 1 << 17;
+/// Budget for the NFA-state sets the subset construction keeps (each entry is stored twice,
+/// 4 bytes each): per unit of the NFA cap, so the default allows ~2.6M entries (~20 MB).
+/// Patterns where thousands of NFA states stay active at once (`(a?){5000}`) hit it
+/// before the state limit, and would otherwise take quadratic time and memory.
+const SET_ENTRIES_PER_NFA_STATE: usize = 4;
 
 /// What went wrong when compiling a pattern.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,6 +104,20 @@ impl RegexError {
         )
     }
 
+    fn state_sets_too_large(limit: usize, entries: usize) -> RegexError {
+        RegexError::new(
+            RegexErrorKind::TooManyStates { limit },
+            None,
+            format!(
+                "the byte DFA grows too large: before reaching the state limit ({limit}) its \
+                 states already stand for more than {entries} NFA states in total, because many \
+                 parts of the pattern stay active at once (e.g. `(a?){{5000}}`); simplify the \
+                 pattern or raise the state limit (RegexBuilder::state_limit, or the compiler's \
+                 DFA state limit), which raises this budget in proportion"
+            ),
+        )
+    }
+
     fn too_many_nfa_states(limit: usize) -> RegexError {
         RegexError::new(
             RegexErrorKind::TooManyNfaStates { limit },
@@ -138,6 +157,17 @@ fn fragment<'p>(pattern: &'p str, span: &ast::Span) -> &'p str {
         .unwrap_or("")
 }
 
+/// A fragment for a one-line message: long ones (a whole over-nested group) are cut.
+fn shown(fragment: &str) -> String {
+    const MAX_CHARS: usize = 40;
+    if fragment.chars().count() <= MAX_CHARS {
+        return fragment.to_string();
+    }
+    let mut s: String = fragment.chars().take(MAX_CHARS).collect();
+    s.push('…');
+    s
+}
+
 fn span_pair(span: &ast::Span) -> Option<(usize, usize)> {
     Some((span.start.offset, span.end.offset))
 }
@@ -148,7 +178,7 @@ fn unsupported(pattern: &str, construct: &'static str, span: &ast::Span, why: &s
         span_pair(span),
         format!(
             "unsupported {construct} `{}` at bytes {}..{} of the pattern: {why}",
-            fragment(pattern, span),
+            shown(fragment(pattern, span)),
             span.start.offset,
             span.end.offset
         ),
@@ -163,7 +193,7 @@ fn syntax_error(pattern: &str, what: &dyn fmt::Display, span: &ast::Span) -> Reg
             "regex syntax error at bytes {}..{} (`{}`): {what}",
             span.start.offset,
             span.end.offset,
-            fragment(pattern, span)
+            shown(fragment(pattern, span))
         ),
     )
 }
@@ -346,7 +376,11 @@ impl RegexBuilder {
             return Err(RegexError::too_many_nfa_states(nfa_limit));
         }
         let nfa = compiler.compile(&hir)?;
-        let raw = dfa::determinize(&nfa, limit, nfa_limit.saturating_mul(8))?;
+        let raw = dfa::determinize(
+            &nfa,
+            limit,
+            nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE),
+        )?;
         drop(nfa);
         let min = dfa::merge_classes(dfa::minimize(&dfa::merge_classes(raw)));
         Ok(ByteDfa {
@@ -547,5 +581,35 @@ impl ByteAutomaton for ByteDfa {
     }
     fn next(&self, state: u32, byte: u8) -> Option<u32> {
         ByteDfa::next(self, state, byte)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_labels_are_readable_classes() {
+        assert_eq!(ranges_label(b"a"), "a");
+        assert_eq!(ranges_label(b"0123456789"), "[0-9]");
+        assert_eq!(ranges_label(b"ab"), "[ab]");
+        assert_eq!(ranges_label(b"-09"), "[\\\\-09]");
+        assert_eq!(ranges_label(&[0xC3]), "\\\\xC3");
+        assert_eq!(
+            ranges_label(&[0x80, 0x81, 0x82, 0xBF]),
+            "[\\\\x80-\\\\x82\\\\xBF]"
+        );
+    }
+
+    #[test]
+    fn long_fragments_are_cut() {
+        assert_eq!(shown("abc"), "abc");
+        assert_eq!(shown(&"x".repeat(100)).chars().count(), 41);
+    }
+
+    #[test]
+    fn zero_limit_is_treated_as_one() {
+        assert!(ByteDfa::from_regex("", 0).unwrap().is_match(b""));
+        assert!(ByteDfa::from_regex("a", 0).is_err());
     }
 }

@@ -337,3 +337,46 @@ fn share_suffixes(
     memo.insert(edges, id);
     id
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
+
+    fn graph(ranges: &[(char, char)]) -> ClassGraph {
+        let class = ClassUnicode::new(ranges.iter().map(|&(a, b)| ClassUnicodeRange::new(a, b)));
+        build_class_graph(&Class::Unicode(class))
+    }
+
+    #[test]
+    fn class_graphs_share_prefixes_and_suffixes() {
+        // All of Unicode: 1-4 byte sequences with shared continuation tails.
+        let any = graph(&[('\0', char::MAX)]);
+        assert!(any.nodes.len() <= 8, "{} nodes", any.nodes.len());
+        // Every node is deterministic: its ranges do not overlap.
+        for node in &any.nodes {
+            let mut r: Vec<(u8, u8)> = node.iter().map(|&(l, h, _)| (l, h)).collect();
+            r.sort();
+            assert!(r.windows(2).all(|w| w[0].1 < w[1].0));
+        }
+        // é and è share their lead byte C3: one root edge, one shared continuation node.
+        let g = graph(&[('è', 'é')]);
+        assert_eq!(g.nodes.len(), 2);
+        assert_eq!(g.nodes[g.entry as usize], vec![(0xC3, 0xC3, Dest::Node(0))]);
+    }
+
+    #[test]
+    fn estimate_bounds_the_built_size() {
+        for pattern in [r"\w{3}", "(ab|cd){2,5}", "x*y+z?", r"(\p{Greek}|[0-9]{2})*"] {
+            let hir = regex_syntax::parse(pattern).unwrap();
+            let mut c = Compiler::new(1 << 20);
+            let est = c.estimate(&hir);
+            let nfa = c.compile(&hir).unwrap();
+            assert!(
+                nfa.states.len() as u64 <= est + 1,
+                "{pattern}: {} > {est}",
+                nfa.states.len()
+            );
+        }
+    }
+}
