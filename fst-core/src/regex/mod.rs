@@ -32,11 +32,12 @@ pub const DEAD: u32 = u32::MAX;
 
 /// Default cap on byte-DFA states (counted before minimization, as they are created).
 ///
-/// Realistic constraint patterns need tens to a few thousand states (an ISO timestamp
-/// ~60, `\w{1,100}` ~500), while the composition with a 128k-token vocabulary costs
-/// time per DFA state, and the table costs up to 1 KiB per state. 10 000 leaves ample
-/// room for real patterns and stops exponential blow-ups (`(a|b)*a(a|b){n}` needs 2^(n+1)
-/// states) within a few milliseconds and ~10 MB.
+/// Realistic constraint patterns need tens to hundreds of states (with Unicode `\d` and
+/// `\w`: an ISO-8601 timestamp ~480, an IPv4 address ~220, an identifier `[^\W\d]\w*`
+/// ~380), while the composition with a 128k-token vocabulary costs time per DFA state and
+/// the table costs up to 1 KiB per state. 10 000 leaves room for patterns twenty times
+/// larger and stops blow-ups (`(a|b)*a(a|b){n}` needs 2^(n+1) states, `\w{100}` tens of
+/// thousands) within tens of milliseconds and ~10 MB.
 pub const DEFAULT_DFA_STATE_LIMIT: usize = 10_000;
 
 /// NFA states allowed per allowed DFA state. Counted repetitions multiply NFA size
@@ -44,11 +45,12 @@ pub const DEFAULT_DFA_STATE_LIMIT: usize = 10_000;
 const NFA_STATES_PER_DFA_STATE: usize = 64;
 /// Floor for the NFA cap, so a tiny DFA limit still admits big Unicode classes.
 const MIN_NFA_STATE_LIMIT: usize = 1 << 17;
-/// Budget for the NFA-state sets the subset construction keeps (each entry is stored twice,
-/// 4 bytes each): per unit of the NFA cap, so the default allows ~2.6M entries (~20 MB).
-/// Patterns where thousands of NFA states stay active at once (`(a?){5000}`) hit it
-/// before the state limit, and would otherwise take quadratic time and memory.
-const SET_ENTRIES_PER_NFA_STATE: usize = 4;
+/// Budget for the NFA-state sets the subset construction keeps, in entries per unit of
+/// the NFA cap: the default allows 640 000 entries (5 MB, as each is stored twice), an
+/// average of 64 NFA states per DFA state. Patterns where thousands of NFA states stay
+/// active at once (`(a?){5000}`) hit it before the state limit, and would otherwise take
+/// quadratic time and memory.
+const SET_ENTRIES_PER_NFA_STATE: usize = 1;
 
 /// What went wrong when compiling a pattern.
 #[derive(Clone, Debug, PartialEq, Eq)]
