@@ -58,7 +58,9 @@ const SET_ENTRIES_PER_NFA_STATE: usize = 1;
 pub enum RegexErrorKind {
     /// The pattern is not valid regex syntax (regex-syntax's own diagnosis).
     Syntax,
-    /// A construct fstc cannot turn into a byte DFA, e.g. `"word boundary"`.
+    /// A construct fstc cannot turn into a byte DFA: `"look-around"`, `"backreference"`,
+    /// `"word boundary"`, `"multi-line mode flag"`, `"CRLF mode flag"`,
+    /// `"non-UTF-8 construct"`.
     Unsupported {
         /// Short name of the construct.
         construct: &'static str,
@@ -354,7 +356,7 @@ impl RegexBuilder {
         }
     }
 
-    /// Caps byte-DFA states (and, in proportion, NFA states).
+    /// Caps byte-DFA states (and, in proportion, NFA states). 0 counts as 1.
     pub fn state_limit(&mut self, limit: usize) -> &mut RegexBuilder {
         self.state_limit = limit;
         self
@@ -369,10 +371,12 @@ impl RegexBuilder {
     /// Compiles `pattern` to a minimized, trimmed byte DFA with full-match semantics.
     pub fn build(&self, pattern: &str) -> Result<ByteDfa, RegexError> {
         let hir = parse(pattern, self.case_insensitive)?;
-        let limit = self.state_limit.max(1);
+        // State ids are u32 (DEAD = u32::MAX), so limits past that are clamped.
+        let max_ids = (u32::MAX / 2) as usize;
+        let limit = self.state_limit.clamp(1, max_ids);
         let nfa_limit = limit
             .saturating_mul(NFA_STATES_PER_DFA_STATE)
-            .max(MIN_NFA_STATE_LIMIT);
+            .clamp(MIN_NFA_STATE_LIMIT, max_ids);
         let mut compiler = nfa::Compiler::new(nfa_limit);
         if compiler.estimate(&hir) > nfa_limit as u64 {
             return Err(RegexError::too_many_nfa_states(nfa_limit));
@@ -610,8 +614,11 @@ mod tests {
     }
 
     #[test]
-    fn zero_limit_is_treated_as_one() {
+    fn extreme_limits_are_clamped() {
         assert!(ByteDfa::from_regex("", 0).unwrap().is_match(b""));
         assert!(ByteDfa::from_regex("a", 0).is_err());
+        assert!(ByteDfa::from_regex("a+", usize::MAX)
+            .unwrap()
+            .is_match(b"aa"));
     }
 }

@@ -176,7 +176,7 @@ impl Compiler {
                 Look::End => self.push(State::End(next)),
                 other => Err(RegexError::new(
                     RegexErrorKind::Unsupported {
-                        construct: "look-around assertion",
+                        construct: "look-around",
                     },
                     None,
                     format!(
