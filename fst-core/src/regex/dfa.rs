@@ -237,8 +237,16 @@ pub(crate) fn determinize(
 pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
     let k = dfa.num_classes;
     let n = dfa.accepting.len();
+    // Group classes by a cheap column hash, then confirm by comparing columns.
+    let column_hash = |c: usize| -> u64 {
+        (0..n).fold(0u64, |h, s| {
+            (h.rotate_left(5) ^ u64::from(dfa.table[s * k + c])).wrapping_mul(0x517C_C1B7_2722_0A95)
+        })
+    };
+    let same_column =
+        |a: usize, b: usize| (0..n).all(|s| dfa.table[s * k + a] == dfa.table[s * k + b]);
     let mut remap: Vec<Option<u8>> = vec![None; k];
-    let mut by_column: HashMap<Vec<u32>, u8> = HashMap::new();
+    let mut by_hash: HashMap<u64, Vec<u8>> = HashMap::new();
     let mut kept: Vec<usize> = Vec::new();
     let mut classes = [0u8; 256];
     for (slot, &old) in classes.iter_mut().zip(dfa.classes.iter()) {
@@ -246,12 +254,16 @@ pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
         let id = match remap[c] {
             Some(id) => id,
             None => {
-                let column: Vec<u32> = (0..n).map(|s| dfa.table[s * k + c]).collect();
-                let next = by_column.len() as u8;
-                let id = *by_column.entry(column).or_insert_with(|| {
-                    kept.push(c);
-                    next
-                });
+                let same = by_hash.entry(column_hash(c)).or_default();
+                let id = match same.iter().find(|&&id| same_column(kept[id as usize], c)) {
+                    Some(&id) => id,
+                    None => {
+                        let id = kept.len() as u8;
+                        kept.push(c);
+                        same.push(id);
+                        id
+                    }
+                };
                 remap[c] = Some(id);
                 id
             }
@@ -340,9 +352,15 @@ pub(crate) fn minimize(dfa: &TableDfa) -> TableDfa {
             for &s in &elems[start..end] {
                 blk[s as usize] = b;
             }
-            work.push(b);
-            in_work.push(true);
+            in_work.push(false);
         }
+    }
+    // Hopcroft: one of the two initial blocks suffices as a splitter; take the smaller
+    // (the other holds the sink, whose preimage is every missing transition).
+    if blocks.len() == 2 {
+        let smaller = if n_acc <= total - n_acc { 0 } else { 1 };
+        work.push(smaller);
+        in_work[smaller as usize] = true;
     }
 
     let mut touched: Vec<u32> = Vec::new();
