@@ -2,7 +2,7 @@
 //!
 //! Pipeline: regex-syntax parses the pattern to an AST (where unsupported constructs are
 //! found with their span), translates it to a HIR (UTF-8 mode: the language is a set of
-//! valid UTF-8 texts), [`nfa`] builds a Thompson byte NFA, and [`dfa`] runs the subset
+//! valid UTF-8 texts), `nfa` builds a Thompson byte NFA, and `dfa` runs the subset
 //! construction over byte classes, Hopcroft minimization and dead-state removal.
 //!
 //! Semantics are full match: the whole text must match, as with `\A(?:pattern)\z`.
