@@ -346,6 +346,12 @@ fn figure_5_has_five_states_and_no_dead_state() {
 }
 
 #[test]
+fn dot_of_a_utf8_pattern_is_stable() {
+    let dfa = ByteDfa::from_regex("[0-9]+|é|[α-γ]", 100).unwrap();
+    insta::assert_snapshot!("utf8_dot", dfa.to_dot());
+}
+
+#[test]
 fn equal_languages_give_equal_dfas() {
     let build = |p: &str| ByteDfa::from_regex(p, 1000).unwrap();
     assert_eq!(build("a|a"), build("a"));
