@@ -1,0 +1,435 @@
+//! Grammar analysis: resolves names, flattens literals into bytes, and proves that the PDA
+//! built from the grammar is deterministic with one byte of lookahead.
+//!
+//! The checks, in order: the start nonterminal has rules; every used nonterminal has rules;
+//! every reachable nonterminal can finish (productive); no nonterminal can call itself before
+//! reading a byte (left recursion, also through nullable symbols — the PDA would loop); and
+//! the LL(1) condition over bytes: the PREDICT sets (FIRST of the alternative, plus FOLLOW of
+//! the nonterminal when the alternative can be empty) of two alternatives never meet. Under
+//! these conditions the PDA of [`crate::Pda`] never has a choice: see that module.
+
+use std::collections::HashMap;
+
+use crate::error::{PdaError, PdaErrorKind};
+use crate::grammar::{fmt_rule, Grammar, Symbol};
+
+/// One element of a flattened right-hand side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Elem {
+    Byte(u8),
+    Nt(u32),
+}
+
+/// A rule with literals flattened into bytes and names resolved.
+#[derive(Clone, Debug)]
+pub(crate) struct CRule {
+    pub lhs: u32,
+    pub elems: Vec<Elem>,
+    /// The rule as the user wrote it, for messages.
+    pub text: String,
+}
+
+/// A set of bytes plus the end of the text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LookSet {
+    bytes: [u64; 4],
+    end: bool,
+}
+
+impl LookSet {
+    pub fn contains(&self, b: u8) -> bool {
+        self.bytes[usize::from(b >> 6)] >> (b & 63) & 1 == 1
+    }
+
+    fn insert(&mut self, b: u8) -> bool {
+        let word = &mut self.bytes[usize::from(b >> 6)];
+        let old = *word;
+        *word |= 1 << (b & 63);
+        *word != old
+    }
+
+    fn union(&mut self, other: &LookSet) -> bool {
+        let old = *self;
+        for (w, o) in self.bytes.iter_mut().zip(other.bytes) {
+            *w |= o;
+        }
+        self.end |= other.end;
+        *self != old
+    }
+
+    /// The first thing (a byte, or the end as `None`) in both sets, if any.
+    fn first_common(&self, other: &LookSet) -> Option<Option<u8>> {
+        if let Some(b) = (0..=255u8).find(|&b| self.contains(b) && other.contains(b)) {
+            return Some(Some(b));
+        }
+        (self.end && other.end).then_some(None)
+    }
+}
+
+/// A checked grammar, ready for the PDA construction.
+#[derive(Clone, Debug)]
+pub(crate) struct Cfg {
+    /// Nonterminal names; the last one is the synthetic start `<start>`.
+    pub names: Vec<String>,
+    /// Rule 0 is the synthetic `<start> -> S`; the others are the reachable user rules.
+    pub rules: Vec<CRule>,
+    pub by_lhs: Vec<Vec<u32>>,
+    pub nullable: Vec<bool>,
+    pub first: Vec<LookSet>,
+}
+
+/// The name shown for the synthetic start nonterminal.
+pub(crate) const START_NAME: &str = "<start>";
+
+/// How a byte (or the end) is shown in messages.
+fn fmt_look(look: Option<u8>) -> String {
+    match look {
+        Some(b) if b.is_ascii_graphic() => format!("byte `{}`", b as char),
+        Some(b) => format!("byte 0x{b:02X}"),
+        None => "the end of the text".to_string(),
+    }
+}
+
+impl Cfg {
+    /// Checks `grammar` and builds its flattened form.
+    pub fn new(grammar: &Grammar) -> Result<Cfg, PdaError> {
+        let mut index: HashMap<&str, u32> = HashMap::new();
+        let mut names: Vec<String> = Vec::new();
+        for (lhs, _) in grammar.rules() {
+            if !index.contains_key(lhs) {
+                index.insert(lhs, names.len() as u32);
+                names.push(lhs.to_string());
+            }
+        }
+        let Some(&start) = index.get(grammar.start()) else {
+            return Err(PdaError::new(
+                PdaErrorKind::EmptyGrammar,
+                format!(
+                    "the start nonterminal `{}` has no rules; add one with `{} -> ... ;`",
+                    grammar.start(),
+                    grammar.start()
+                ),
+            ));
+        };
+        let mut all: Vec<CRule> = Vec::new();
+        for (lhs, rhs) in grammar.rules() {
+            let mut elems = Vec::new();
+            for sym in rhs {
+                match sym {
+                    Symbol::Lit(bytes) => elems.extend(bytes.iter().map(|&b| Elem::Byte(b))),
+                    Symbol::Nt(name) => match index.get(name.as_str()) {
+                        Some(&n) => elems.push(Elem::Nt(n)),
+                        None => {
+                            return Err(PdaError::new(
+                                PdaErrorKind::UnknownNonterminal,
+                                format!(
+                                    "unknown nonterminal `{name}` in rule `{}`: no rule has it on the left of `->`",
+                                    fmt_rule(lhs, rhs)
+                                ),
+                            ))
+                        }
+                    },
+                }
+            }
+            all.push(CRule {
+                lhs: index[lhs],
+                elems,
+                text: fmt_rule(lhs, rhs),
+            });
+        }
+
+        // Keep the nonterminals reachable from the start, in first-definition order.
+        let mut reachable = vec![false; names.len()];
+        reachable[start as usize] = true;
+        let mut work = vec![start];
+        while let Some(n) = work.pop() {
+            for r in all.iter().filter(|r| r.lhs == n) {
+                for e in &r.elems {
+                    if let Elem::Nt(m) = *e {
+                        if !reachable[m as usize] {
+                            reachable[m as usize] = true;
+                            work.push(m);
+                        }
+                    }
+                }
+            }
+        }
+        let mut renumber = vec![u32::MAX; names.len()];
+        let mut kept_names = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            if reachable[i] {
+                renumber[i] = kept_names.len() as u32;
+                kept_names.push(name.clone());
+            }
+        }
+        let synthetic = kept_names.len() as u32;
+        kept_names.push(START_NAME.to_string());
+        let mut rules = vec![CRule {
+            lhs: synthetic,
+            elems: vec![Elem::Nt(renumber[start as usize])],
+            text: format!("{START_NAME} -> {}", grammar.start()),
+        }];
+        for r in all.into_iter().filter(|r| reachable[r.lhs as usize]) {
+            rules.push(CRule {
+                lhs: renumber[r.lhs as usize],
+                elems: r
+                    .elems
+                    .iter()
+                    .map(|e| match *e {
+                        Elem::Nt(m) => Elem::Nt(renumber[m as usize]),
+                        b => b,
+                    })
+                    .collect(),
+                text: r.text,
+            });
+        }
+        let mut by_lhs = vec![Vec::new(); kept_names.len()];
+        for (i, r) in rules.iter().enumerate() {
+            by_lhs[r.lhs as usize].push(i as u32);
+        }
+        let n = kept_names.len();
+        let mut cfg = Cfg {
+            names: kept_names,
+            rules,
+            by_lhs,
+            nullable: vec![false; n],
+            first: vec![LookSet::default(); n],
+        };
+        cfg.check_productive()?;
+        cfg.compute_nullable();
+        cfg.check_left_recursion()?;
+        cfg.compute_first();
+        let follow = cfg.follow();
+        cfg.check_conflicts(&follow)?;
+        Ok(cfg)
+    }
+
+    /// The nonterminal whose rules are the start alternatives.
+    pub fn synthetic_start(&self) -> u32 {
+        (self.names.len() - 1) as u32
+    }
+
+    fn check_productive(&self) -> Result<(), PdaError> {
+        let mut productive = vec![false; self.names.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for r in &self.rules {
+                if !productive[r.lhs as usize]
+                    && r.elems.iter().all(|e| match *e {
+                        Elem::Byte(_) => true,
+                        Elem::Nt(m) => productive[m as usize],
+                    })
+                {
+                    productive[r.lhs as usize] = true;
+                    changed = true;
+                }
+            }
+        }
+        if let Some(bad) = (0..self.names.len()).find(|&i| !productive[i]) {
+            // User nonterminals come before the synthetic start, so `bad` is a user one.
+            let rules: Vec<&str> = self.by_lhs[bad]
+                .iter()
+                .map(|&r| self.rules[r as usize].text.as_str())
+                .collect();
+            return Err(PdaError::new(
+                PdaErrorKind::NonProductive,
+                format!(
+                    "nonterminal `{}` can never finish: each of its rules needs a nonterminal that cannot finish (`{}`); add a rule that ends the recursion",
+                    self.names[bad],
+                    rules.join("`, `")
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn compute_nullable(&mut self) {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for r in &self.rules {
+                if !self.nullable[r.lhs as usize]
+                    && r.elems.iter().all(|e| match *e {
+                        Elem::Byte(_) => false,
+                        Elem::Nt(m) => self.nullable[m as usize],
+                    })
+                {
+                    self.nullable[r.lhs as usize] = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+
+    /// The nonterminals a rule calls before reading any byte (its left corners).
+    fn left_corners(&self, rule: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        for e in &self.rules[rule].elems {
+            match *e {
+                Elem::Byte(_) => break,
+                Elem::Nt(m) => {
+                    out.push(m);
+                    if !self.nullable[m as usize] {
+                        break;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn check_left_recursion(&self) -> Result<(), PdaError> {
+        // Depth-first search over "A calls B before reading a byte"; a back edge is a cycle.
+        #[derive(Clone, Copy, PartialEq)]
+        enum Mark {
+            New,
+            Open,
+            Done,
+        }
+        let n = self.names.len();
+        let mut mark = vec![Mark::New; n];
+        // Path of (nonterminal, rule that leads to the next one).
+        let mut path: Vec<(u32, usize)> = Vec::new();
+        fn visit(
+            cfg: &Cfg,
+            a: u32,
+            mark: &mut [Mark],
+            path: &mut Vec<(u32, usize)>,
+        ) -> Result<(), PdaError> {
+            mark[a as usize] = Mark::Open;
+            for &r in &cfg.by_lhs[a as usize] {
+                for b in cfg.left_corners(r as usize) {
+                    path.push((a, r as usize));
+                    match mark[b as usize] {
+                        Mark::Open => {
+                            let from = path.iter().position(|&(n, _)| n == b).unwrap_or(0);
+                            let chain: Vec<String> = path[from..]
+                                .iter()
+                                .map(|&(_, r)| format!("`{}`", cfg.rules[r].text))
+                                .collect();
+                            return Err(PdaError::new(
+                                PdaErrorKind::LeftRecursion,
+                                format!(
+                                    "left recursion: `{}` can call itself before reading any byte, through {}; the PDA would loop. Rewrite it with right recursion (e.g. `L -> \"x\" L | \"\"` instead of `L -> L \"x\" | \"\"`)",
+                                    cfg.names[b as usize],
+                                    chain.join(", then ")
+                                ),
+                            ));
+                        }
+                        Mark::New => visit(cfg, b, mark, path)?,
+                        Mark::Done => {}
+                    }
+                    path.pop();
+                }
+            }
+            mark[a as usize] = Mark::Done;
+            Ok(())
+        }
+        for a in 0..n as u32 {
+            if mark[a as usize] == Mark::New {
+                visit(self, a, &mut mark, &mut path)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn compute_first(&mut self) {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 0..self.rules.len() {
+                let lhs = self.rules[i].lhs as usize;
+                let set = self.first_of(&self.rules[i].elems);
+                changed |= self.first[lhs].union(&set);
+            }
+        }
+    }
+
+    /// FIRST of a sequence of elements (bytes only; `end` stays false).
+    pub fn first_of(&self, elems: &[Elem]) -> LookSet {
+        let mut set = LookSet::default();
+        for e in elems {
+            match *e {
+                Elem::Byte(b) => {
+                    set.insert(b);
+                    return set;
+                }
+                Elem::Nt(m) => {
+                    set.union(&self.first[m as usize]);
+                    if !self.nullable[m as usize] {
+                        return set;
+                    }
+                }
+            }
+        }
+        set
+    }
+
+    /// Whether a sequence of elements derives the empty string.
+    pub fn nullable_of(&self, elems: &[Elem]) -> bool {
+        elems.iter().all(|e| match *e {
+            Elem::Byte(_) => false,
+            Elem::Nt(m) => self.nullable[m as usize],
+        })
+    }
+
+    fn follow(&self) -> Vec<LookSet> {
+        let mut follow = vec![LookSet::default(); self.names.len()];
+        follow[self.synthetic_start() as usize].end = true;
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for r in &self.rules {
+                for (k, e) in r.elems.iter().enumerate() {
+                    if let Elem::Nt(b) = *e {
+                        let rest = &r.elems[k + 1..];
+                        let mut add = self.first_of(rest);
+                        if self.nullable_of(rest) {
+                            let lhs_follow = follow[r.lhs as usize];
+                            add.union(&lhs_follow);
+                        }
+                        changed |= follow[b as usize].union(&add);
+                    }
+                }
+            }
+        }
+        follow
+    }
+
+    fn check_conflicts(&self, follow: &[LookSet]) -> Result<(), PdaError> {
+        for (a, alts) in self.by_lhs.iter().enumerate() {
+            let predict: Vec<LookSet> = alts
+                .iter()
+                .map(|&r| {
+                    let elems = &self.rules[r as usize].elems;
+                    let mut set = self.first_of(elems);
+                    if self.nullable_of(elems) {
+                        set.union(&follow[a]);
+                    }
+                    set
+                })
+                .collect();
+            for i in 0..alts.len() {
+                for j in i + 1..alts.len() {
+                    let (ri, rj) = (&self.rules[alts[i] as usize], &self.rules[alts[j] as usize]);
+                    let why = if self.nullable_of(&ri.elems) && self.nullable_of(&rj.elems) {
+                        "both derive the empty string".to_string()
+                    } else if let Some(look) = predict[i].first_common(&predict[j]) {
+                        format!("{} can come first in both", fmt_look(look))
+                    } else {
+                        continue;
+                    };
+                    return Err(PdaError::new(
+                        PdaErrorKind::Conflict,
+                        format!(
+                            "nonterminal `{}` is not deterministic with one byte of lookahead: rules `{}` and `{}` conflict ({why}); rewrite them so that the next byte decides, e.g. by left-factoring the common prefix (`S -> \"a\" T ; T -> \"b\" | S \"b\"` instead of `S -> \"ab\" | \"a\" S \"b\"`)",
+                            self.names[a], ri.text, rj.text
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

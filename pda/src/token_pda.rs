@@ -1,0 +1,505 @@
+//! Composition of a byte PDA with a vocabulary into a token PDA (the paper's Figure 7), and
+//! the decode-time operations on it.
+//!
+//! For every byte-PDA state reachable at a token boundary, a depth-first walk over a byte
+//! trie of the vocabulary runs the deterministic PDA over each token's bytes with a
+//! *symbolic* stack: symbols the token pushes are tracked exactly; when the PDA needs to pop
+//! below them, the walk branches over the return addresses that could be there and records
+//! them as the edge's pops (the top-of-stack the token requires). A token edge is thus
+//! `(source, token, pops, target, pushes)` and may pop and push several symbols: tokens cross
+//! terminal and nonterminal boundaries. Tokens sharing a prefix share the walk.
+//!
+//! The end of the text is handled the same way: from each boundary state, the pops that lead
+//! to the accepting state (down to and including `[•]`) are recorded; EOS tokens are allowed
+//! exactly on those stacks and step to the accepting state over `[•]`.
+//!
+//! Returns the token must make without reading a byte are part of its edge, so the token PDA
+//! has no epsilon edges. The price: a grammar where one byte can make the PDA return through
+//! the same rule an unbounded number of times (a recursive call followed by a rest that can
+//! be empty, e.g. `L -> "x" L M ; M -> "" | "m"`) is rejected with `UnboundedPops`. Tail
+//! calls push nothing, so the common right-recursive lists (`L -> "" | X L`) are fine.
+
+use std::collections::{HashMap, VecDeque};
+
+use fst_core::dot::{escape_bytes, escape_str};
+use fst_core::{fingerprint, TokenVocabulary};
+
+use crate::byte_pda::{Pda, StackSym};
+use crate::error::{PdaError, PdaErrorKind};
+
+/// Limits on the size of a token PDA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComposeLimits {
+    /// Maximum number of token edges (EOS edges not counted).
+    pub max_token_edges: usize,
+}
+
+impl Default for ComposeLimits {
+    /// 10 million edges: room for a large grammar over a 150k-token vocabulary, while
+    /// stopping an exploding composition before it takes gigabytes.
+    fn default() -> ComposeLimits {
+        ComposeLimits {
+            max_token_edges: 10_000_000,
+        }
+    }
+}
+
+/// A token edge: reading `token` in `source` needs `pops` on top of the stack (top first),
+/// replaces them with `pushes` (push order, last on top) and goes to `target`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenEdge {
+    pub source: u32,
+    pub token: u32,
+    pub pops: Vec<StackSym>,
+    pub target: u32,
+    pub pushes: Vec<StackSym>,
+}
+
+/// A deterministic PDA over token ids.
+///
+/// A decoder keeps a state and a stack (starting at [`TokenPda::start`] and
+/// [`TokenPda::initial_stack`]), masks logits with [`TokenPda::allowed_tokens`] and advances
+/// with [`TokenPda::step`].
+#[derive(Clone, Debug)]
+pub struct TokenPda {
+    start: u32,
+    accept: u32,
+    /// CSR offsets into `edges`, which are sorted by (token, pops) within a state.
+    offsets: Vec<usize>,
+    edges: Vec<TokenEdge>,
+    /// Per state: the pops (top first, ending with `[•]`) on which the text may end here.
+    ends: Vec<Vec<Vec<StackSym>>>,
+    eos_ids: Vec<u32>,
+    vocab_size: u32,
+    vocab_fingerprint: u64,
+    state_names: Vec<String>,
+    stack_names: Vec<String>,
+}
+
+/// One possible run of the byte PDA over the bytes of a token read so far.
+#[derive(Clone, Debug)]
+struct Branch {
+    state: u32,
+    /// Symbols pushed by the token and still on the stack (push order).
+    own: Vec<StackSym>,
+    /// Symbols popped from below the token's own pushes (pop order).
+    pops: Vec<StackSym>,
+}
+
+#[derive(Default)]
+struct TrieNode {
+    children: Vec<(u8, usize)>,
+    tokens: Vec<u32>,
+}
+
+fn build_trie<V: TokenVocabulary + ?Sized>(vocab: &V) -> Vec<TrieNode> {
+    let mut nodes = vec![TrieNode::default()];
+    for id in 0..vocab.len() as u32 {
+        // Empty tokens would be epsilon moves; they are never allowed.
+        let Some(bytes) = vocab.token_bytes(id).filter(|b| !b.is_empty()) else {
+            continue;
+        };
+        let mut node = 0;
+        for &b in bytes {
+            node = match nodes[node].children.iter().find(|(c, _)| *c == b) {
+                Some(&(_, next)) => next,
+                None => {
+                    nodes.push(TrieNode::default());
+                    let next = nodes.len() - 1;
+                    nodes[node].children.push((b, next));
+                    next
+                }
+            };
+        }
+        nodes[node].tokens.push(id);
+    }
+    for n in &mut nodes {
+        n.children.sort_unstable();
+    }
+    nodes
+}
+
+fn unbounded(pda: &Pda, state: u32, look: Option<u8>) -> PdaError {
+    let what = match look {
+        Some(b) => format!("byte `{}`", escape_bytes(&[b])),
+        None => "the end of the text".to_string(),
+    };
+    PdaError::new(
+        PdaErrorKind::UnboundedPops,
+        format!(
+            "at `{}`, {what} makes the PDA return through the same rules an unbounded number of times, so one token would pop unboundedly many stack symbols; this comes from a recursive call followed by a rest that can be empty: make the recursive call the last symbol of its rule or follow it by a literal",
+            pda.state_name(state)
+        ),
+    )
+}
+
+/// Advances `br` over byte `b`; the surviving runs go to `out`. `seen` holds the states
+/// where this byte already popped from below (a repeat means unbounded pops).
+fn advance(
+    pda: &Pda,
+    mut br: Branch,
+    b: u8,
+    out: &mut Vec<Branch>,
+    seen: &mut Vec<u32>,
+) -> Result<(), PdaError> {
+    loop {
+        if let Some(e) = pda.byte_edge(br.state, b) {
+            br.own.extend_from_slice(&e.pushes);
+            br.state = e.target;
+            // Returns from a finished rule into the token's own pushes are forced: do them
+            // now so that edges push less and fewer states are boundary states.
+            while pda.is_complete(br.state) {
+                let Some(&top) = br.own.last() else { break };
+                let Some(e) = pda.eps_edges(br.state).iter().find(|e| e.pops[0] == top) else {
+                    return Ok(());
+                };
+                br.own.pop();
+                br.state = e.target;
+            }
+            out.push(br);
+            return Ok(());
+        }
+        if let Some(&top) = br.own.last() {
+            let Some(e) = pda.eps_edges(br.state).iter().find(|e| e.pops[0] == top) else {
+                return Ok(());
+            };
+            br.own.pop();
+            br.state = e.target;
+            continue;
+        }
+        // The PDA must pop a symbol the token did not push: branch over what it could be.
+        if seen.contains(&br.state) {
+            return Err(unbounded(pda, br.state, Some(b)));
+        }
+        seen.push(br.state);
+        for e in pda.eps_edges(br.state) {
+            // Popping `[•]` reaches the accepting state, where no byte can be read.
+            if e.pops[0] == StackSym::INITIAL {
+                continue;
+            }
+            let mut next = br.clone();
+            next.pops.push(e.pops[0]);
+            next.state = e.target;
+            advance(pda, next, b, out, seen)?;
+        }
+        seen.pop();
+        return Ok(());
+    }
+}
+
+/// The pops (top first, ending with `[•]`) that finish the text from `state`.
+fn finish(
+    pda: &Pda,
+    state: u32,
+    pops: &mut Vec<StackSym>,
+    out: &mut Vec<Vec<StackSym>>,
+    seen: &mut Vec<u32>,
+) -> Result<(), PdaError> {
+    if seen.contains(&state) {
+        return Err(unbounded(pda, state, None));
+    }
+    seen.push(state);
+    for e in pda.eps_edges(state) {
+        pops.push(e.pops[0]);
+        if e.pops[0] == StackSym::INITIAL {
+            out.push(pops.clone());
+        } else {
+            finish(pda, e.target, pops, out, seen)?;
+        }
+        pops.pop();
+    }
+    seen.pop();
+    Ok(())
+}
+
+/// Composes `pda` with `vocab` into a token PDA (see the module documentation).
+///
+/// Fails with `TokenEdgeLimit` when the result would exceed `limits`, and with
+/// `UnboundedPops` when a token would need unboundedly many pops.
+pub fn compose<V: TokenVocabulary + ?Sized>(
+    pda: &Pda,
+    vocab: &V,
+    limits: &ComposeLimits,
+) -> Result<TokenPda, PdaError> {
+    let trie = build_trie(vocab);
+    let mut number: HashMap<u32, u32> = HashMap::from([(pda.start(), 0)]);
+    let mut order: Vec<u32> = vec![pda.start()];
+    let mut queue = VecDeque::from([pda.start()]);
+    // Edges with byte-PDA targets, renumbered once all states are known.
+    let mut per_state: Vec<Vec<TokenEdge>> = Vec::new();
+    let mut ends: Vec<Vec<Vec<StackSym>>> = Vec::new();
+    let mut total = 0usize;
+    while let Some(q) = queue.pop_front() {
+        let source = per_state.len() as u32;
+        let mut edges = Vec::new();
+        // Depth-first over the trie; each frame holds the runs alive after its bytes.
+        let mut frames: Vec<(usize, Vec<Branch>)> = vec![(
+            0,
+            vec![Branch {
+                state: q,
+                own: Vec::new(),
+                pops: Vec::new(),
+            }],
+        )];
+        while let Some((node, branches)) = frames.pop() {
+            for &(b, child) in &trie[node].children {
+                let mut next = Vec::new();
+                let mut seen = Vec::new();
+                for br in &branches {
+                    advance(pda, br.clone(), b, &mut next, &mut seen)?;
+                }
+                if next.is_empty() {
+                    continue;
+                }
+                for &token in &trie[child].tokens {
+                    for br in &next {
+                        total += 1;
+                        if total > limits.max_token_edges {
+                            return Err(PdaError::new(
+                                PdaErrorKind::TokenEdgeLimit,
+                                format!(
+                                    "the token PDA needs more than {} token edges (reached while composing state `{}`); raise ComposeLimits::max_token_edges or simplify the grammar",
+                                    limits.max_token_edges,
+                                    pda.state_name(q)
+                                ),
+                            ));
+                        }
+                        if let std::collections::hash_map::Entry::Vacant(v) =
+                            number.entry(br.state)
+                        {
+                            v.insert(order.len() as u32);
+                            order.push(br.state);
+                            queue.push_back(br.state);
+                        }
+                        edges.push(TokenEdge {
+                            source,
+                            token,
+                            pops: br.pops.clone(),
+                            target: br.state,
+                            pushes: br.own.clone(),
+                        });
+                    }
+                }
+                if !trie[child].children.is_empty() {
+                    frames.push((child, next));
+                }
+            }
+        }
+        let mut state_ends = Vec::new();
+        finish(pda, q, &mut Vec::new(), &mut state_ends, &mut Vec::new())?;
+        state_ends.sort();
+        ends.push(state_ends);
+        per_state.push(edges);
+    }
+    let accept = order.len() as u32;
+    let mut offsets = vec![0];
+    let mut edges = Vec::with_capacity(total);
+    for mut list in per_state {
+        for e in &mut list {
+            e.target = number[&e.target];
+        }
+        list.sort_by(|a, b| (a.token, &a.pops).cmp(&(b.token, &b.pops)));
+        edges.extend(list);
+        offsets.push(edges.len());
+    }
+    offsets.push(edges.len());
+    ends.push(Vec::new());
+    let mut state_names: Vec<String> = order
+        .iter()
+        .map(|&s| pda.state_name(s).to_string())
+        .collect();
+    state_names.push(pda.state_name(pda.accept_state()).to_string());
+    let stack_names = (0..pda.num_stack_symbols() as u32)
+        .map(|i| pda.stack_symbol_name(StackSym::from_index(i)).to_string())
+        .collect();
+    let mut eos_ids = vocab.eos_ids().to_vec();
+    eos_ids.sort_unstable();
+    eos_ids.dedup();
+    Ok(TokenPda {
+        start: 0,
+        accept,
+        offsets,
+        edges,
+        ends,
+        eos_ids,
+        vocab_size: vocab.len() as u32,
+        vocab_fingerprint: fingerprint(vocab),
+        state_names,
+        stack_names,
+    })
+}
+
+/// Whether `pops` (top first) are on top of `stack` (top last).
+fn pops_match(pops: &[StackSym], stack: &[StackSym]) -> bool {
+    pops.len() <= stack.len() && pops.iter().zip(stack.iter().rev()).all(|(p, s)| p == s)
+}
+
+impl TokenPda {
+    /// The start state.
+    pub fn start(&self) -> u32 {
+        self.start
+    }
+
+    /// The stack at the start: just the initial symbol `[•]`.
+    pub fn initial_stack(&self) -> Vec<StackSym> {
+        vec![StackSym::INITIAL]
+    }
+
+    /// Number of states, the accepting state included.
+    pub fn num_states(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Number of token edges (EOS not counted).
+    pub fn num_edges(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// Whether `state` is the accepting state (entered by EOS).
+    pub fn is_final(&self, state: u32) -> bool {
+        state == self.accept
+    }
+
+    /// The token edges leaving `state`, sorted by token then pops.
+    pub fn edges(&self, state: u32) -> &[TokenEdge] {
+        &self.edges[self.offsets[state as usize]..self.offsets[state as usize + 1]]
+    }
+
+    /// The pop sequences (top first, ending with `[•]`) on which the text may end in
+    /// `state`: the whole stack must be exactly one of them.
+    pub fn ends(&self, state: u32) -> &[Vec<StackSym>] {
+        &self.ends[state as usize]
+    }
+
+    /// The EOS ids of the vocabulary, sorted.
+    pub fn eos_ids(&self) -> &[u32] {
+        &self.eos_ids
+    }
+
+    /// Number of token ids of the vocabulary.
+    pub fn vocab_size(&self) -> u32 {
+        self.vocab_size
+    }
+
+    /// `fst_core::fingerprint` of the vocabulary it was composed with.
+    pub fn vocab_fingerprint(&self) -> u64 {
+        self.vocab_fingerprint
+    }
+
+    /// The byte-PDA dotted rule a state stands for.
+    pub fn state_name(&self, state: u32) -> &str {
+        &self.state_names[state as usize]
+    }
+
+    /// The return address a stack symbol stands for.
+    pub fn stack_symbol_name(&self, sym: StackSym) -> &str {
+        &self.stack_names[sym.index() as usize]
+    }
+
+    /// Whether the text read so far is complete: EOS may follow.
+    pub fn can_end(&self, state: u32, stack: &[StackSym]) -> bool {
+        self.ends(state)
+            .iter()
+            .any(|pops| pops.len() == stack.len() && pops_match(pops, stack))
+    }
+
+    /// Whether generation is over: the accepting state over the initial stack.
+    pub fn is_accepting(&self, state: u32, stack: &[StackSym]) -> bool {
+        state == self.accept && stack == [StackSym::INITIAL]
+    }
+
+    /// Reads `token`: checks its pops against `stack`, applies them and its pushes, and
+    /// returns the new state; `None` (stack untouched) when the token is not allowed. EOS
+    /// ids step to the accepting state when [`TokenPda::can_end`] holds.
+    pub fn step(&self, state: u32, stack: &mut Vec<StackSym>, token: u32) -> Option<u32> {
+        if state as usize >= self.num_states() {
+            return None;
+        }
+        if self.eos_ids.binary_search(&token).is_ok() {
+            if self.can_end(state, stack) {
+                stack.clear();
+                stack.push(StackSym::INITIAL);
+                return Some(self.accept);
+            }
+            return None;
+        }
+        let edges = self.edges(state);
+        let from = edges.partition_point(|e| e.token < token);
+        let e = edges[from..]
+            .iter()
+            .take_while(|e| e.token == token)
+            .find(|e| pops_match(&e.pops, stack))?;
+        stack.truncate(stack.len() - e.pops.len());
+        stack.extend_from_slice(&e.pushes);
+        Some(e.target)
+    }
+
+    /// The tokens [`TokenPda::step`] accepts in this configuration, sorted (EOS ids included
+    /// when the text may end here).
+    pub fn allowed_tokens(&self, state: u32, stack: &[StackSym]) -> Vec<u32> {
+        if state as usize >= self.num_states() {
+            return Vec::new();
+        }
+        let mut out: Vec<u32> = Vec::new();
+        for e in self.edges(state) {
+            if out.last() != Some(&e.token) && pops_match(&e.pops, stack) {
+                out.push(e.token);
+            }
+        }
+        if self.can_end(state, stack) {
+            out.extend_from_slice(&self.eos_ids);
+            out.sort_unstable();
+            out.dedup();
+        }
+        out
+    }
+
+    /// Graphviz DOT: each edge shows the token's text, then its pops as `)X` and its pushes
+    /// as `(X`, as in the paper; EOS edges go to the accepting state.
+    pub fn to_dot<V: TokenVocabulary + ?Sized>(&self, vocab: &V) -> String {
+        let sym = |s: &StackSym| escape_str(self.stack_symbol_name(*s));
+        let mut out = String::from("digraph token_pda {\n  rankdir=LR;\n");
+        for s in 0..self.num_states() as u32 {
+            let shape = if self.is_final(s) {
+                "doublecircle"
+            } else {
+                "circle"
+            };
+            out.push_str(&format!(
+                "  {s} [shape={shape}, label=\"{s}\\n{}\"];\n",
+                escape_str(self.state_name(s))
+            ));
+        }
+        out.push_str(&format!("  init [shape=point];\n  init -> {};\n", self.start));
+        let stack_ops = |pops: &[StackSym], pushes: &[StackSym]| {
+            let mut label = String::new();
+            for p in pops {
+                label.push_str(&format!("\\n){}", sym(p)));
+            }
+            for p in pushes {
+                label.push_str(&format!("\\n({}", sym(p)));
+            }
+            label
+        };
+        for s in 0..self.num_states() as u32 {
+            for e in self.edges(s) {
+                let text = escape_bytes(vocab.token_bytes(e.token).unwrap_or_default());
+                out.push_str(&format!(
+                    "  {} -> {} [label=\"{text}{}\"];\n",
+                    e.source,
+                    e.target,
+                    stack_ops(&e.pops, &e.pushes)
+                ));
+            }
+            for pops in self.ends(s) {
+                out.push_str(&format!(
+                    "  {s} -> {} [label=\"EOS{}\"];\n",
+                    self.accept,
+                    stack_ops(pops, &[StackSym::INITIAL])
+                ));
+            }
+        }
+        out.push_str("}\n");
+        out
+    }
+}
