@@ -41,6 +41,10 @@ impl LookSet {
         self.bytes[usize::from(b >> 6)] >> (b & 63) & 1 == 1
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.bytes == [0; 4] && !self.end
+    }
+
     fn insert(&mut self, b: u8) -> bool {
         let word = &mut self.bytes[usize::from(b >> 6)];
         let old = *word;
@@ -372,6 +376,13 @@ impl Cfg {
             Elem::Byte(_) => false,
             Elem::Nt(m) => self.nullable[m as usize],
         })
+    }
+
+    /// Whether a call of the nonterminal at `pos` of `rule` is a tail call: what follows it
+    /// can only derive the empty string, so it needs no return address.
+    pub fn is_tail_call(&self, rule: usize, pos: usize) -> bool {
+        let rest = &self.rules[rule].elems[pos + 1..];
+        self.nullable_of(rest) && self.first_of(rest).is_empty()
     }
 
     fn follow(&self) -> Vec<LookSet> {

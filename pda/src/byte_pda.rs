@@ -10,8 +10,9 @@
 //!   merged with the first byte it reads: the edge reads `b`, pushes the return addresses of
 //!   the whole chain of calls that the byte selects (one alternative per nonterminal, by the
 //!   LL(1) condition; nullable nonterminals that `b` cannot start are skipped), and lands
-//!   just after `b`. A call in tail position (`β` empty) pushes nothing: `B` returns straight
-//!   to `A`'s caller, which keeps right-recursive lists at constant stack depth.
+//!   just after `b`. A call in tail position (`β` empty, or able to derive only the empty
+//!   string) pushes nothing: `B` returns straight to `A`'s caller, which keeps
+//!   right-recursive lists at constant stack depth.
 //! - Finishing `A` (the dot at the end, or before a rest that can be empty) pops a return
 //!   address `X -> γ • A δ` and goes to `X -> γ A • δ`; popping `[•]` finishes the start
 //!   nonterminal and goes to the accepting state (pushing `[•]` back, so the accepted
@@ -161,7 +162,7 @@ impl Pda {
         let mut item_of_sym: Vec<u32> = vec![u32::MAX];
         for (ri, r) in cfg.rules.iter().enumerate() {
             for (k, e) in r.elems.iter().enumerate() {
-                if matches!(e, Elem::Nt(_)) && k + 1 < r.elems.len() {
+                if matches!(e, Elem::Nt(_)) && !cfg.is_tail_call(ri, k) {
                     let item = items.id(ri, k);
                     sym_of_item.insert(item, StackSym(item_of_sym.len() as u32));
                     item_of_sym.push(item);
@@ -178,7 +179,7 @@ impl Pda {
             for (ri, r) in cfg.rules.iter().enumerate() {
                 for (k, e) in r.elems.iter().enumerate() {
                     if let Elem::Nt(b) = *e {
-                        let add: Vec<StackSym> = if k + 1 == r.elems.len() {
+                        let add: Vec<StackSym> = if cfg.is_tail_call(ri, k) {
                             ret[r.lhs as usize].iter().copied().collect()
                         } else {
                             vec![sym_of_item[&items.id(ri, k)]]
@@ -435,7 +436,7 @@ fn descend(
             Elem::Byte(c) => return (c == b).then(|| (pushes, items.id(rule, pos + 1))),
             Elem::Nt(n) => {
                 if cfg.first[n as usize].contains(b) {
-                    if pos + 1 < elems.len() {
+                    if !cfg.is_tail_call(rule, pos) {
                         pushes.push(sym_of_item[&items.id(rule, pos)]);
                     }
                     // The LL(1) check makes this alternative unique.

@@ -14,10 +14,10 @@
 //! exactly on those stacks and step to the accepting state over `[•]`.
 //!
 //! Returns the token must make without reading a byte are part of its edge, so the token PDA
-//! has no epsilon edges. The price: a grammar where one byte can make the PDA return through
-//! the same rule an unbounded number of times (a recursive call followed by a rest that can
-//! be empty, e.g. `L -> "x" L M ; M -> "" | "m"`) is rejected with `UnboundedPops`. Tail
-//! calls push nothing, so the common right-recursive lists (`L -> "" | X L`) are fine.
+//! has no epsilon edges. Their number is bounded: tail calls push nothing, and a return chain
+//! that could repeat (a recursive call followed by a rest that can be empty but need not be)
+//! is an LL(1) conflict that `Pda::from_grammar` already rejected. The walk still checks for
+//! such a repeat and fails with `UnboundedPops` rather than looping.
 
 use std::collections::{HashMap, VecDeque};
 
