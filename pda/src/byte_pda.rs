@@ -396,7 +396,10 @@ impl Pda {
                 escape_str(self.state_name(s))
             ));
         }
-        out.push_str(&format!("  init [shape=point];\n  init -> {};\n", self.start));
+        out.push_str(&format!(
+            "  init [shape=point];\n  init -> {};\n",
+            self.start
+        ));
         for e in &self.edges {
             let mut label = match e.input {
                 Some(b) => escape_bytes(&[b]),

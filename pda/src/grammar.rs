@@ -156,7 +156,10 @@ impl<'a> Parser<'a> {
     fn line_col(&self, offset: usize) -> (usize, usize) {
         let before = &self.text[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
         let col = String::from_utf8_lossy(&self.text[line_start..offset])
             .chars()
             .count()
@@ -408,10 +411,15 @@ mod tests {
 
     #[test]
     fn parses_alternatives_escapes_and_comments() {
-        let g = Grammar::parse("# comment\nS -> \"a\\x41\\n\" T | \"\" ;\nT -> S \"\\\"\" ; S -> \"z\";")
-            .unwrap();
+        let g = Grammar::parse(
+            "# comment\nS -> \"a\\x41\\n\" T | \"\" ;\nT -> S \"\\\"\" ; S -> \"z\";",
+        )
+        .unwrap();
         assert_eq!(g.start(), "S");
-        let rules: Vec<_> = g.rules().map(|(l, r)| (l.to_string(), r.to_vec())).collect();
+        let rules: Vec<_> = g
+            .rules()
+            .map(|(l, r)| (l.to_string(), r.to_vec()))
+            .collect();
         assert_eq!(
             rules,
             vec![
@@ -442,19 +450,33 @@ mod tests {
         );
         let e = err("S -> \"a\" ;\nT -> \"abc ;");
         assert_eq!(e.kind(), PdaErrorKind::Syntax);
-        assert!(e.to_string().starts_with("grammar line 2, column 6: unterminated string"));
+        assert!(e
+            .to_string()
+            .starts_with("grammar line 2, column 6: unterminated string"));
         let e = err("   # nothing\n");
         assert_eq!(e.kind(), PdaErrorKind::EmptyGrammar);
         let e = err("S -> \"a\" | ;");
-        assert!(e.to_string().contains("column 12: empty alternative"), "{e}");
+        assert!(
+            e.to_string().contains("column 12: empty alternative"),
+            "{e}"
+        );
         let e = err("S -> \"a\"\nT -> \"b\" ;");
-        assert!(e.to_string().contains("line 2, column 3: unexpected `->`"), "{e}");
+        assert!(
+            e.to_string().contains("line 2, column 3: unexpected `->`"),
+            "{e}"
+        );
         let e = err("S = \"a\" ;");
-        assert!(e.to_string().contains("expected `->` after `S`, found `=`"), "{e}");
+        assert!(
+            e.to_string().contains("expected `->` after `S`, found `=`"),
+            "{e}"
+        );
         let e = err("S -> \"a\" ");
         assert!(e.to_string().contains("expected `;`"), "{e}");
         let e = err("S -> \"\\q\" ;");
-        assert!(e.to_string().contains("column 7: unknown escape `\\q`"), "{e}");
+        assert!(
+            e.to_string().contains("column 7: unknown escape `\\q`"),
+            "{e}"
+        );
         let e = err("S -> \"\\x4\" ;");
         assert!(e.to_string().contains("two hexadecimal digits"), "{e}");
         let e = err("S -> 'a' ;");

@@ -264,8 +264,7 @@ pub fn compose<V: TokenVocabulary + ?Sized>(
                                 ),
                             ));
                         }
-                        if let std::collections::hash_map::Entry::Vacant(v) =
-                            number.entry(br.state)
+                        if let std::collections::hash_map::Entry::Vacant(v) = number.entry(br.state)
                         {
                             v.insert(order.len() as u32);
                             order.push(br.state);
@@ -470,7 +469,10 @@ impl TokenPda {
                 escape_str(self.state_name(s))
             ));
         }
-        out.push_str(&format!("  init [shape=point];\n  init -> {};\n", self.start));
+        out.push_str(&format!(
+            "  init [shape=point];\n  init -> {};\n",
+            self.start
+        ));
         let stack_ops = |pops: &[StackSym], pushes: &[StackSym]| {
             let mut label = String::new();
             for p in pops {
