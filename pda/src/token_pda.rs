@@ -453,6 +453,33 @@ impl TokenPda {
         out
     }
 
+    /// Writes the allowed tokens as a mask: bit `t % 32` of word `t / 32` is set exactly for
+    /// the tokens [`TokenPda::allowed_tokens`] lists (the workspace's mask layout). Returns
+    /// `false` and leaves `mask` alone when it has fewer than `vocab_size().div_ceil(32)`
+    /// words.
+    pub fn fill_mask(&self, state: u32, stack: &[StackSym], mask: &mut [u32]) -> bool {
+        if mask.len() < (self.vocab_size as usize).div_ceil(32) {
+            return false;
+        }
+        mask.fill(0);
+        let mut set = |t: u32| {
+            if let Some(word) = mask.get_mut(t as usize / 32) {
+                *word |= 1 << (t % 32);
+            }
+        };
+        if (state as usize) < self.num_states() {
+            for e in self.edges(state) {
+                if pops_match(&e.pops, stack) {
+                    set(e.token);
+                }
+            }
+            if self.can_end(state, stack) {
+                self.eos_ids.iter().for_each(|&t| set(t));
+            }
+        }
+        true
+    }
+
     /// Graphviz DOT: each edge shows the token's text, then its pops as `)X` and its pushes
     /// as `(X`, as in the paper; EOS edges go to the accepting state.
     pub fn to_dot<V: TokenVocabulary + ?Sized>(&self, vocab: &V) -> String {

@@ -42,3 +42,14 @@ fn figure7_walk_crosses_nonterminal_boundaries() {
     assert!(tpda.is_accepting(state, &stack));
     assert!(tpda.allowed_tokens(state, &stack).is_empty());
 }
+
+#[test]
+fn fill_mask_needs_a_wide_enough_mask() {
+    let vocab = figure7_vocab();
+    let tpda = token_pda(ANBN, &vocab);
+    let mut empty: [u32; 0] = [];
+    assert!(!tpda.fill_mask(tpda.start(), &tpda.initial_stack(), &mut empty));
+    let mut mask = [u32::MAX; 2];
+    assert!(tpda.fill_mask(tpda.start(), &tpda.initial_stack(), &mut mask));
+    assert_eq!(mask, [0b1001, 0]);
+}

@@ -42,11 +42,18 @@ pub fn token_pda(text: &str, vocab: &ByteVocabulary) -> TokenPda {
 }
 
 /// Runs `tokens` then EOS; `true` when the token PDA ends accepting. Also checks, at every
-/// step, that `allowed_tokens` says exactly what `step` does.
+/// step, that `allowed_tokens` says exactly what `step` does (for ids below `vocab_len`) and
+/// what `fill_mask` does.
 pub fn run_tokens(tpda: &TokenPda, vocab_len: u32, tokens: &[u32]) -> bool {
     let (mut state, mut stack) = (tpda.start(), tpda.initial_stack());
     for &t in tokens.iter().chain(tpda.eos_ids().first()) {
         let allowed = tpda.allowed_tokens(state, &stack);
+        let mut mask = vec![u32::MAX; (tpda.vocab_size() as usize).div_ceil(32) + 1];
+        assert!(tpda.fill_mask(state, &stack, &mut mask));
+        let from_mask: Vec<u32> = (0..mask.len() as u32 * 32)
+            .filter(|&t| mask[t as usize / 32] >> (t % 32) & 1 == 1)
+            .collect();
+        assert_eq!(from_mask, allowed, "fill_mask and allowed_tokens disagree");
         for probe in 0..vocab_len {
             let mut copy = stack.clone();
             assert_eq!(
