@@ -2,8 +2,9 @@
 //!
 //! States are Earley-style dotted rules `A -> α • β` (plus one accepting state), and stack
 //! symbols are return addresses: the dotted rule `A -> α • B β` a call of `B` came from, or
-//! the initial symbol `[•]`. The construction, for a grammar that passed
-//! [`crate::analysis`]'s checks:
+//! the initial symbol `[•]`. The construction, for a grammar that passed the
+//! checks of `Pda::from_grammar` (no unknown or unfinishable nonterminal, no left recursion,
+//! LL(1) over bytes):
 //!
 //! - Literals are byte chains: `A -> α • b β` reads `b` and goes to `A -> α b • β`.
 //! - Calling `B` from `A -> α • B β` pushes the return address `A -> α • B β`. The call is
