@@ -48,18 +48,25 @@ impl Default for ComposeLimits {
 /// replaces them with `pushes` (push order, last on top) and goes to `target`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenEdge {
+    /// The state the edge leaves.
     pub source: u32,
+    /// The token id read.
     pub token: u32,
+    /// Symbols that must be on top of the stack, top first; they are popped.
     pub pops: Vec<StackSym>,
+    /// The state the edge enters.
     pub target: u32,
+    /// Symbols pushed after the pops, in push order (the last one ends on top).
     pub pushes: Vec<StackSym>,
 }
 
 /// A deterministic PDA over token ids.
 ///
 /// A decoder keeps a state and a stack (starting at [`TokenPda::start`] and
-/// [`TokenPda::initial_stack`]), masks logits with [`TokenPda::allowed_tokens`] and advances
-/// with [`TokenPda::step`].
+/// [`TokenPda::initial_stack`]), masks logits with [`TokenPda::fill_mask`] (or
+/// [`TokenPda::allowed_tokens`]) and advances with [`TokenPda::step`]. These decode-time
+/// functions treat an unknown state as allowing nothing; the inspection accessors (`edges`,
+/// `ends`, `state_name`) panic on it, as slice indexing does.
 #[derive(Clone, Debug)]
 pub struct TokenPda {
     start: u32,
@@ -397,9 +404,10 @@ impl TokenPda {
 
     /// Whether the text read so far is complete: EOS may follow.
     pub fn can_end(&self, state: u32, stack: &[StackSym]) -> bool {
-        self.ends(state)
-            .iter()
-            .any(|pops| pops.len() == stack.len() && pops_match(pops, stack))
+        self.ends.get(state as usize).is_some_and(|ends| {
+            ends.iter()
+                .any(|pops| pops.len() == stack.len() && pops_match(pops, stack))
+        })
     }
 
     /// Whether generation is over: the accepting state over the initial stack.

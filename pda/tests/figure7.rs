@@ -53,3 +53,17 @@ fn fill_mask_needs_a_wide_enough_mask() {
     assert!(tpda.fill_mask(tpda.start(), &tpda.initial_stack(), &mut mask));
     assert_eq!(mask, [0b1001, 0]);
 }
+
+#[test]
+fn unknown_states_allow_nothing() {
+    let vocab = figure7_vocab();
+    let tpda = token_pda(ANBN, &vocab);
+    let (bad, mut stack) = (tpda.num_states() as u32 + 3, tpda.initial_stack());
+    assert!(tpda.allowed_tokens(bad, &stack).is_empty());
+    assert!(!tpda.can_end(bad, &stack) && !tpda.is_accepting(bad, &stack));
+    assert_eq!(tpda.step(bad, &mut stack, 0), None);
+    assert_eq!(tpda.step(bad, &mut stack, 4), None);
+    let mut mask = [u32::MAX];
+    assert!(tpda.fill_mask(bad, &stack, &mut mask));
+    assert_eq!(mask, [0]);
+}
