@@ -7,7 +7,9 @@
 //! below them, the walk branches over the return addresses that could be there and records
 //! them as the edge's pops (the top-of-stack the token requires). A token edge is thus
 //! `(source, token, pops, target, pushes)` and may pop and push several symbols: tokens cross
-//! terminal and nonterminal boundaries. Tokens sharing a prefix share the walk.
+//! terminal and nonterminal boundaries. Tokens sharing a prefix share the walk. Finally,
+//! states with the same future (same edges into equivalent states, same end stacks) are
+//! merged.
 //!
 //! The end of the text is handled the same way: from each boundary state, the pops that lead
 //! to the accepting state (down to and including `[•]`) are recorded; EOS tokens are allowed
@@ -30,7 +32,8 @@ use crate::error::{PdaError, PdaErrorKind};
 /// Limits on the size of a token PDA.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ComposeLimits {
-    /// Maximum number of token edges (EOS edges not counted).
+    /// Maximum number of token edges (EOS edges not counted), checked while composing,
+    /// before equivalent states are merged.
     pub max_token_edges: usize,
 }
 
@@ -321,7 +324,7 @@ pub fn compose<V: TokenVocabulary + ?Sized>(
     let mut eos_ids = vocab.eos_ids().to_vec();
     eos_ids.sort_unstable();
     eos_ids.dedup();
-    Ok(TokenPda {
+    Ok(minimize(TokenPda {
         start: 0,
         accept,
         offsets,
@@ -332,7 +335,89 @@ pub fn compose<V: TokenVocabulary + ?Sized>(
         vocab_fingerprint: fingerprint(vocab),
         state_names,
         stack_names,
-    })
+    }))
+}
+
+/// Numbers keys by first appearance: equal keys get equal numbers. Returns the numbers and
+/// how many distinct keys there were.
+fn number<K: std::hash::Hash + Eq>(keys: Vec<K>) -> (Vec<u32>, usize) {
+    let mut ids: HashMap<K, u32> = HashMap::new();
+    let class = keys
+        .into_iter()
+        .map(|k| {
+            let next = ids.len() as u32;
+            *ids.entry(k).or_insert(next)
+        })
+        .collect();
+    (class, ids.len())
+}
+
+/// Merges states that behave the same: same finality, same end stacks, and edges with the
+/// same tokens, pops and pushes into equivalent states (Moore-style partition refinement).
+/// Distinct dotted rules often lead to the same future, e.g. `T -> "b" •` and
+/// `T -> S "b" •` in Figure 7.
+fn minimize(t: TokenPda) -> TokenPda {
+    let n = t.num_states();
+    let (mut class, mut count) = number(
+        (0..n as u32)
+            .map(|s| (t.is_final(s), t.ends(s).to_vec()))
+            .collect(),
+    );
+    loop {
+        let keys: Vec<_> = (0..n as u32)
+            .map(|s| {
+                let edges: Vec<_> = t
+                    .edges(s)
+                    .iter()
+                    .map(|e| (e.token, &e.pops, &e.pushes, class[e.target as usize]))
+                    .collect();
+                (class[s as usize], edges)
+            })
+            .collect();
+        let (next, next_count) = number(keys);
+        class = next;
+        if next_count == count {
+            break;
+        }
+        count = next_count;
+    }
+    if count == n {
+        return t;
+    }
+    // Classes are numbered by first member, so the start (state 0) stays 0.
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); count];
+    for s in 0..n as u32 {
+        members[class[s as usize] as usize].push(s);
+    }
+    let mut offsets = vec![0];
+    let mut edges = Vec::new();
+    let mut ends = Vec::new();
+    let mut state_names = Vec::new();
+    for (c, group) in members.iter().enumerate() {
+        let rep = group[0];
+        for e in t.edges(rep) {
+            edges.push(TokenEdge {
+                source: c as u32,
+                token: e.token,
+                pops: e.pops.clone(),
+                target: class[e.target as usize],
+                pushes: e.pushes.clone(),
+            });
+        }
+        offsets.push(edges.len());
+        ends.push(t.ends(rep).to_vec());
+        let names: Vec<&str> = group.iter().map(|&s| t.state_name(s)).collect();
+        state_names.push(names.join(" | "));
+    }
+    TokenPda {
+        start: class[t.start as usize],
+        accept: class[t.accept as usize],
+        offsets,
+        edges,
+        ends,
+        state_names,
+        ..t
+    }
 }
 
 /// Whether `pops` (top first) are on top of `stack` (top last).
