@@ -60,14 +60,6 @@ impl LookSet {
         self.end |= other.end;
         *self != old
     }
-
-    /// The first thing (a byte, or the end as `None`) in both sets, if any.
-    fn first_common(&self, other: &LookSet) -> Option<Option<u8>> {
-        if let Some(b) = (0..=255u8).find(|&b| self.contains(b) && other.contains(b)) {
-            return Some(Some(b));
-        }
-        (self.end && other.end).then_some(None)
-    }
 }
 
 /// A checked grammar, ready for the PDA construction.
@@ -80,6 +72,8 @@ pub(crate) struct Cfg {
     pub by_lhs: Vec<Vec<u32>>,
     pub nullable: Vec<bool>,
     pub first: Vec<LookSet>,
+    /// Per nonterminal and byte, the alternative that byte starts (`u32::MAX`: none).
+    choice: Vec<Vec<u32>>,
 }
 
 /// The name shown for the synthetic start nonterminal.
@@ -198,6 +192,7 @@ impl Cfg {
             by_lhs,
             nullable: vec![false; n],
             first: vec![LookSet::default(); n],
+            choice: Vec::new(),
         };
         cfg.check_productive()?;
         cfg.compute_nullable();
@@ -408,39 +403,66 @@ impl Cfg {
         follow
     }
 
-    fn check_conflicts(&self, follow: &[LookSet]) -> Result<(), PdaError> {
+    /// LL(1) check in one pass per nonterminal: each lookahead (byte or end) may be claimed
+    /// by one alternative only, and only one alternative may derive the empty string.
+    fn check_conflicts(&mut self, follow: &[LookSet]) -> Result<(), PdaError> {
+        const END: usize = 256;
+        let conflict = |cfg: &Cfg, a: usize, i: u32, j: u32, why: String| {
+            PdaError::new(
+                PdaErrorKind::Conflict,
+                format!(
+                    "nonterminal `{}` is not deterministic with one byte of lookahead: rules `{}` and `{}` conflict ({why}); rewrite them so that the next byte decides, e.g. by left-factoring the common prefix (`S -> \"a\" T ; T -> \"b\" | S \"b\"` instead of `S -> \"ab\" | \"a\" S \"b\"`)",
+                    cfg.names[a], cfg.rules[i as usize].text, cfg.rules[j as usize].text
+                ),
+            )
+        };
+        let mut choice = Vec::with_capacity(self.by_lhs.len());
         for (a, alts) in self.by_lhs.iter().enumerate() {
-            let predict: Vec<LookSet> = alts
-                .iter()
-                .map(|&r| {
-                    let elems = &self.rules[r as usize].elems;
-                    let mut set = self.first_of(elems);
-                    if self.nullable_of(elems) {
-                        set.union(&follow[a]);
+            let mut owner = [u32::MAX; END + 1];
+            let mut empty_owner: Option<u32> = None;
+            for &r in alts {
+                let elems = &self.rules[r as usize].elems;
+                let mut predict = self.first_of(elems);
+                if self.nullable_of(elems) {
+                    if let Some(other) = empty_owner {
+                        let why = "both derive the empty string".to_string();
+                        return Err(conflict(self, a, other, r, why));
                     }
-                    set
-                })
-                .collect();
-            for i in 0..alts.len() {
-                for j in i + 1..alts.len() {
-                    let (ri, rj) = (&self.rules[alts[i] as usize], &self.rules[alts[j] as usize]);
-                    let why = if self.nullable_of(&ri.elems) && self.nullable_of(&rj.elems) {
-                        "both derive the empty string".to_string()
-                    } else if let Some(look) = predict[i].first_common(&predict[j]) {
-                        format!("{} can come first in both", fmt_look(look))
-                    } else {
-                        continue;
-                    };
-                    return Err(PdaError::new(
-                        PdaErrorKind::Conflict,
-                        format!(
-                            "nonterminal `{}` is not deterministic with one byte of lookahead: rules `{}` and `{}` conflict ({why}); rewrite them so that the next byte decides, e.g. by left-factoring the common prefix (`S -> \"a\" T ; T -> \"b\" | S \"b\"` instead of `S -> \"ab\" | \"a\" S \"b\"`)",
-                            self.names[a], ri.text, rj.text
-                        ),
-                    ));
+                    empty_owner = Some(r);
+                    predict.union(&follow[a]);
+                }
+                let looks = (0..=255u8)
+                    .filter(|&b| predict.contains(b))
+                    .map(usize::from)
+                    .chain(predict.end.then_some(END));
+                for look in looks {
+                    if owner[look] != u32::MAX {
+                        let shown = u8::try_from(look).ok();
+                        let why = format!("{} can come first in both", fmt_look(shown));
+                        return Err(conflict(self, a, owner[look], r, why));
+                    }
+                    owner[look] = r;
                 }
             }
+            // The alternative a byte selects when it starts a non-empty derivation.
+            let mut by_first = vec![u32::MAX; 256];
+            for &r in alts {
+                let first = self.first_of(&self.rules[r as usize].elems);
+                for b in 0..=255u8 {
+                    if first.contains(b) {
+                        by_first[usize::from(b)] = r;
+                    }
+                }
+            }
+            choice.push(by_first);
         }
+        self.choice = choice;
         Ok(())
+    }
+
+    /// The alternative of `nt` whose derivations can start with byte `b`, if any.
+    pub fn choice(&self, nt: u32, b: u8) -> Option<usize> {
+        let r = self.choice[nt as usize][usize::from(b)];
+        (r != u32::MAX).then_some(r as usize)
     }
 }

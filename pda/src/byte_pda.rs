@@ -444,10 +444,7 @@ fn descend(
                         pushes.push(sym_of_item[&items.id(rule, pos)]);
                     }
                     // The LL(1) check makes this alternative unique.
-                    rule = cfg.by_lhs[n as usize]
-                        .iter()
-                        .map(|&r| r as usize)
-                        .find(|&r| cfg.first_of(&cfg.rules[r].elems).contains(b))?;
+                    rule = cfg.choice(n, b)?;
                     pos = 0;
                 } else if cfg.nullable[n as usize] {
                     pos += 1;
