@@ -278,59 +278,63 @@ impl Cfg {
         out
     }
 
+    /// Finds a cycle in "A calls B before reading a byte", without recursion (grammars may
+    /// have long chains of nonterminals).
     fn check_left_recursion(&self) -> Result<(), PdaError> {
-        // Depth-first search over "A calls B before reading a byte"; a back edge is a cycle.
-        #[derive(Clone, Copy, PartialEq)]
-        enum Mark {
-            New,
-            Open,
-            Done,
-        }
         let n = self.names.len();
-        let mut mark = vec![Mark::New; n];
-        // Path of (nonterminal, rule that leads to the next one).
-        let mut path: Vec<(u32, usize)> = Vec::new();
-        fn visit(
-            cfg: &Cfg,
-            a: u32,
-            mark: &mut [Mark],
-            path: &mut Vec<(u32, usize)>,
-        ) -> Result<(), PdaError> {
-            mark[a as usize] = Mark::Open;
-            for &r in &cfg.by_lhs[a as usize] {
-                for b in cfg.left_corners(r as usize) {
-                    path.push((a, r as usize));
-                    match mark[b as usize] {
-                        Mark::Open => {
-                            let from = path.iter().position(|&(n, _)| n == b).unwrap_or(0);
-                            let chain: Vec<String> = path[from..]
-                                .iter()
-                                .map(|&(_, r)| format!("`{}`", cfg.rules[r].text))
-                                .collect();
-                            return Err(PdaError::new(
-                                PdaErrorKind::LeftRecursion,
-                                format!(
-                                    "left recursion: `{}` can call itself before reading any byte, through {}; the PDA would loop. Rewrite it with right recursion (e.g. `L -> \"x\" L | \"\"` instead of `L -> L \"x\" | \"\"`)",
-                                    cfg.names[b as usize],
-                                    chain.join(", then ")
-                                ),
-                            ));
-                        }
-                        Mark::New => visit(cfg, b, mark, path)?,
-                        Mark::Done => {}
-                    }
-                    path.pop();
+        // succ[a]: (b, rule) for each left corner b of a rule of a.
+        let mut succ: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
+        let mut pred: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (r, rule) in self.rules.iter().enumerate() {
+            for b in self.left_corners(r) {
+                succ[rule.lhs as usize].push((b, r));
+                pred[b as usize].push(rule.lhs);
+            }
+        }
+        // Peel off nonterminals whose left corners are all peeled: what remains reaches a cycle.
+        let mut out_left: Vec<usize> = succ.iter().map(Vec::len).collect();
+        let mut peeled = vec![false; n];
+        let mut work: Vec<u32> = (0..n as u32)
+            .filter(|&a| out_left[a as usize] == 0)
+            .collect();
+        while let Some(b) = work.pop() {
+            peeled[b as usize] = true;
+            for &a in &pred[b as usize] {
+                out_left[a as usize] -= 1;
+                if out_left[a as usize] == 0 {
+                    work.push(a);
                 }
             }
-            mark[a as usize] = Mark::Done;
-            Ok(())
         }
-        for a in 0..n as u32 {
-            if mark[a as usize] == Mark::New {
-                visit(self, a, &mut mark, &mut path)?;
+        let Some(first) = (0..n).find(|&a| !peeled[a]) else {
+            return Ok(());
+        };
+        // Walk unpeeled successors until a nonterminal repeats: that is a cycle.
+        let mut path: Vec<(u32, usize)> = Vec::new();
+        let mut a = first as u32;
+        let from = loop {
+            if let Some(i) = path.iter().position(|&(x, _)| x == a) {
+                break i;
             }
-        }
-        Ok(())
+            let &(b, r) = succ[a as usize]
+                .iter()
+                .find(|(b, _)| !peeled[*b as usize])
+                .expect("an unpeeled nonterminal has an unpeeled left corner");
+            path.push((a, r));
+            a = b;
+        };
+        let chain: Vec<String> = path[from..]
+            .iter()
+            .map(|&(_, r)| format!("`{}`", self.rules[r].text))
+            .collect();
+        Err(PdaError::new(
+            PdaErrorKind::LeftRecursion,
+            format!(
+                "left recursion: `{}` can call itself before reading any byte, through {}; the PDA would loop. Rewrite it with right recursion (e.g. `L -> \"x\" L | \"\"` instead of `L -> L \"x\" | \"\"`)",
+                self.names[a as usize],
+                chain.join(", then ")
+            ),
+        ))
     }
 
     fn compute_first(&mut self) {

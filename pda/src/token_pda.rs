@@ -143,83 +143,78 @@ fn unbounded(pda: &Pda, state: u32, look: Option<u8>) -> PdaError {
     )
 }
 
-/// Advances `br` over byte `b`; the surviving runs go to `out`. `seen` holds the states
-/// where this byte already popped from below (a repeat means unbounded pops).
-fn advance(
-    pda: &Pda,
-    mut br: Branch,
-    b: u8,
-    out: &mut Vec<Branch>,
-    seen: &mut Vec<u32>,
-) -> Result<(), PdaError> {
-    loop {
-        if let Some(e) = pda.byte_edge(br.state, b) {
-            br.own.extend_from_slice(&e.pushes);
-            br.state = e.target;
-            // Returns from a finished rule into the token's own pushes are forced: do them
-            // now so that edges push less and fewer states are boundary states.
-            while pda.is_complete(br.state) {
-                let Some(&top) = br.own.last() else { break };
+/// Advances `br` over byte `b`; the surviving runs go to `out`. Runs that pop from below
+/// the token's pushes branch over the possible symbols; each carries the states where it did
+/// so for this byte, and a repeat means unbounded pops.
+fn advance(pda: &Pda, br: Branch, b: u8, out: &mut Vec<Branch>) -> Result<(), PdaError> {
+    let mut work: Vec<(Branch, Vec<u32>)> = vec![(br, Vec::new())];
+    'runs: while let Some((mut br, mut seen)) = work.pop() {
+        loop {
+            if let Some(e) = pda.byte_edge(br.state, b) {
+                br.own.extend_from_slice(&e.pushes);
+                br.state = e.target;
+                // Returns from a finished rule into the token's own pushes are forced: do
+                // them now so that edges push less and fewer states are boundary states.
+                while pda.is_complete(br.state) {
+                    let Some(&top) = br.own.last() else { break };
+                    let Some(e) = pda.eps_edges(br.state).iter().find(|e| e.pops[0] == top) else {
+                        continue 'runs;
+                    };
+                    br.own.pop();
+                    br.state = e.target;
+                }
+                out.push(br);
+                continue 'runs;
+            }
+            if let Some(&top) = br.own.last() {
                 let Some(e) = pda.eps_edges(br.state).iter().find(|e| e.pops[0] == top) else {
-                    return Ok(());
+                    continue 'runs;
                 };
                 br.own.pop();
                 br.state = e.target;
-            }
-            out.push(br);
-            return Ok(());
-        }
-        if let Some(&top) = br.own.last() {
-            let Some(e) = pda.eps_edges(br.state).iter().find(|e| e.pops[0] == top) else {
-                return Ok(());
-            };
-            br.own.pop();
-            br.state = e.target;
-            continue;
-        }
-        // The PDA must pop a symbol the token did not push: branch over what it could be.
-        if seen.contains(&br.state) {
-            return Err(unbounded(pda, br.state, Some(b)));
-        }
-        seen.push(br.state);
-        for e in pda.eps_edges(br.state) {
-            // Popping `[•]` reaches the accepting state, where no byte can be read.
-            if e.pops[0] == StackSym::INITIAL {
                 continue;
             }
-            let mut next = br.clone();
-            next.pops.push(e.pops[0]);
-            next.state = e.target;
-            advance(pda, next, b, out, seen)?;
+            // The PDA must pop a symbol the token did not push: branch over what it could be.
+            if seen.contains(&br.state) {
+                return Err(unbounded(pda, br.state, Some(b)));
+            }
+            seen.push(br.state);
+            for e in pda.eps_edges(br.state) {
+                // Popping `[•]` reaches the accepting state, where no byte can be read.
+                if e.pops[0] != StackSym::INITIAL {
+                    let mut next = br.clone();
+                    next.pops.push(e.pops[0]);
+                    next.state = e.target;
+                    work.push((next, seen.clone()));
+                }
+            }
+            continue 'runs;
         }
-        seen.pop();
-        return Ok(());
     }
+    Ok(())
 }
 
 /// The pops (top first, ending with `[•]`) that finish the text from `state`.
-fn finish(
-    pda: &Pda,
-    state: u32,
-    pops: &mut Vec<StackSym>,
-    out: &mut Vec<Vec<StackSym>>,
-    seen: &mut Vec<u32>,
-) -> Result<(), PdaError> {
-    if seen.contains(&state) {
-        return Err(unbounded(pda, state, None));
-    }
-    seen.push(state);
-    for e in pda.eps_edges(state) {
-        pops.push(e.pops[0]);
-        if e.pops[0] == StackSym::INITIAL {
-            out.push(pops.clone());
-        } else {
-            finish(pda, e.target, pops, out, seen)?;
+fn finish(pda: &Pda, state: u32) -> Result<Vec<Vec<StackSym>>, PdaError> {
+    let mut out = Vec::new();
+    let mut work: Vec<(u32, Vec<StackSym>, Vec<u32>)> = vec![(state, Vec::new(), Vec::new())];
+    while let Some((state, pops, mut seen)) = work.pop() {
+        if seen.contains(&state) {
+            return Err(unbounded(pda, state, None));
         }
-        pops.pop();
+        seen.push(state);
+        for e in pda.eps_edges(state) {
+            let mut pops = pops.clone();
+            pops.push(e.pops[0]);
+            if e.pops[0] == StackSym::INITIAL {
+                out.push(pops);
+            } else {
+                work.push((e.target, pops, seen.clone()));
+            }
+        }
     }
-    seen.pop();
-    Ok(())
+    out.sort();
+    Ok(out)
 }
 
 /// Composes `pda` with `vocab` into a token PDA (see the module documentation).
@@ -254,9 +249,8 @@ pub fn compose<V: TokenVocabulary + ?Sized>(
         while let Some((node, branches)) = frames.pop() {
             for &(b, child) in &trie[node].children {
                 let mut next = Vec::new();
-                let mut seen = Vec::new();
                 for br in &branches {
-                    advance(pda, br.clone(), b, &mut next, &mut seen)?;
+                    advance(pda, br.clone(), b, &mut next)?;
                 }
                 if next.is_empty() {
                     continue;
@@ -294,10 +288,7 @@ pub fn compose<V: TokenVocabulary + ?Sized>(
                 }
             }
         }
-        let mut state_ends = Vec::new();
-        finish(pda, q, &mut Vec::new(), &mut state_ends, &mut Vec::new())?;
-        state_ends.sort();
-        ends.push(state_ends);
+        ends.push(finish(pda, q)?);
         per_state.push(edges);
     }
     let accept = order.len() as u32;

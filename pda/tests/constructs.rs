@@ -154,3 +154,41 @@ fn token_pda_agrees_with_byte_pda_under_random_tokenizations() {
     }
     assert!(members > 700, "{members}");
 }
+
+#[test]
+fn long_chains_of_nonterminals_do_not_overflow_the_stack() {
+    // A0 -> "(" A1 ")" ... : deep nesting of distinct nonterminals, then a cycle closing it.
+    let n = 3000;
+    let mut g = Grammar::new("A0");
+    for i in 0..n {
+        let next = pda::Symbol::nt(&format!("A{}", i + 1));
+        g.add_rule(
+            &format!("A{i}"),
+            &[pda::Symbol::lit("("), next, pda::Symbol::lit(")")],
+        );
+    }
+    g.add_rule(&format!("A{n}"), &[pda::Symbol::lit("x")]);
+    let pda = Pda::from_grammar(&g).unwrap();
+    let text = [vec![b'('; n], vec![b'x'], vec![b')'; n]].concat();
+    assert!(pda.accepts(&text));
+    assert!(!pda.accepts(&text[1..]));
+    let vocab = ByteVocabulary::from_strs(&["(", ")", "x", "((", "x)", "))"]);
+    let tpda = pda::compose(&pda, &vocab, &Default::default()).unwrap();
+    // "((" x 1500, "x)", "))" x 1499, ")": 3000 of each parenthesis.
+    let mut tokens = vec![3; 1500];
+    tokens.push(4);
+    tokens.extend([5; 1499]);
+    assert!(!run_tokens(&tpda, 0, &tokens));
+    tokens.push(1);
+    assert!(run_tokens(&tpda, 0, &tokens));
+
+    // The same chain of unit rules closed into a cycle is left recursion.
+    let mut g = Grammar::new("B0");
+    for i in 0..n {
+        g.add_rule(&format!("B{i}"), &[pda::Symbol::nt(&format!("B{}", i + 1))]);
+    }
+    g.add_rule(&format!("B{n}"), &[pda::Symbol::nt("B0")]);
+    g.add_rule(&format!("B{n}"), &[pda::Symbol::lit("y")]);
+    let e = Pda::from_grammar(&g).unwrap_err();
+    assert_eq!(e.kind(), pda::PdaErrorKind::LeftRecursion);
+}
