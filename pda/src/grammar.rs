@@ -25,7 +25,7 @@
 //!
 //! Errors name the line and column (both from 1) and what is wrong.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fmt;
 
 use crate::error::{PdaError, PdaErrorKind};
@@ -302,7 +302,7 @@ impl<'a> Parser<'a> {
         let mut grammar: Option<Grammar> = None;
         // First use of every referenced nonterminal, for the unknown-nonterminal error.
         let mut uses: Vec<(String, usize)> = Vec::new();
-        let mut defined: HashMap<String, ()> = HashMap::new();
+        let mut defined: HashSet<String> = HashSet::new();
         while self.peek().is_some() {
             let at = self.pos;
             let Some((lhs, _)) = self.name() else {
@@ -330,7 +330,7 @@ impl<'a> Parser<'a> {
                 ));
             }
             self.pos += 2;
-            defined.insert(lhs.clone(), ());
+            defined.insert(lhs.clone());
             let g = grammar.get_or_insert_with(|| Grammar::new(&lhs));
             let mut rhs: Vec<Symbol> = Vec::new();
             loop {
@@ -393,7 +393,7 @@ impl<'a> Parser<'a> {
             ));
         };
         for (name, at) in uses {
-            if !defined.contains_key(&name) {
+            if !defined.contains(&name) {
                 return Err(self.error(
                     at,
                     PdaErrorKind::UnknownNonterminal,

@@ -8,6 +8,20 @@
 //! as a [`PdaError`] naming the nonterminal, rules and byte at fault, as the paper does
 //! ("detect non-deterministic grammars and signal an error").
 //!
+//! What to expect:
+//!
+//! - **Grammars** are rules over nonterminals and byte-string literals, built with
+//!   [`Grammar::add_rule`] or parsed from a small text syntax ([`grammar`] documents it).
+//! - **Determinism.** Every choice must be decided by the next byte: no left recursion
+//!   (direct, indirect or through symbols that can be empty), and the alternatives of a
+//!   nonterminal may not share a possible first byte (FOLLOW counts for empty ones). Common
+//!   prefixes must be left-factored: `S -> "a" T ; T -> "b" | S "b"`, not
+//!   `S -> "ab" | "a" S "b"`.
+//! - **Stack.** Stack symbols are return addresses (dotted rules). Tail calls push nothing,
+//!   so right-recursive lists do not grow the stack.
+//! - **Token PDA.** Edges carry whole pop and push sequences, EOS is allowed exactly when the
+//!   text may end, there are no epsilon edges, and equivalent states are merged.
+//!
 //! ```
 //! use fst_core::ByteVocabulary;
 //! use pda::{compose, ComposeLimits, Grammar, Pda};
