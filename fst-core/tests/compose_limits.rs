@@ -168,4 +168,8 @@ fn a_trie_serves_many_patterns() {
     let dfa = TableDfa::new(2, &[1], &[(0, b'a', 1), (0, b'b', 1)]);
     let second = fst_core::compose::compose_with_trie(&dfa, &trie, &limits).unwrap();
     assert_eq!(second.edges, [vec![(0, 1), (1, 1)], vec![]]);
+    // Trait objects work too.
+    let dyn_dfa: &(dyn ByteAutomaton + Sync) = &dfa;
+    let dyn_vocab: &dyn fst_core::TokenVocabulary = &vocab;
+    assert_eq!(compose(dyn_dfa, dyn_vocab, &limits).unwrap(), second);
 }

@@ -270,6 +270,16 @@ fn date() -> TableDfa {
     dfa
 }
 
+/// `[a-z]{1,30}`: a chain of 31 states, all but the first accepting.
+fn bounded_word() -> TableDfa {
+    let accepting: Vec<u32> = (1..=30).collect();
+    let mut dfa = TableDfa::new(31, &accepting, &[]);
+    for s in 0..30 {
+        dfa = dfa.with_range(s, b'a'..=b'z', s + 1);
+    }
+    dfa
+}
+
 fn count_tokens(vocab: &ByteVocabulary, keep: impl Fn(&[u8]) -> bool) -> usize {
     (0..vocab.len() as u32)
         .filter_map(|id| vocab.token_bytes(id))
@@ -292,6 +302,7 @@ fn measure(name: &str, vocab: &ByteVocabulary) {
         ("[0-9]+", digits()),
         ("[a-z ]*", lower_and_space()),
         ("date", date()),
+        ("[a-z]{1,30}", bounded_word()),
         ("(any byte)*", any_bytes()),
     ];
     let best_of_5 = |run: &mut dyn FnMut()| {
