@@ -228,18 +228,8 @@ impl Partition {
 /// the (partial) transitions. The automaton must be trimmed.
 fn coarsest_partition(accepting: &[bool], edges: &[Vec<(u32, StateId)>]) -> Vec<u32> {
     let n = accepting.len();
-    let m: usize = edges.iter().map(Vec::len).sum();
-    // Transition t: tail[t] --label[t]--> head[t].
-    let mut tail = Vec::with_capacity(m);
-    let mut label = Vec::with_capacity(m);
-    let mut head = Vec::with_capacity(m);
-    for (s, list) in edges.iter().enumerate() {
-        for &(tok, t) in list {
-            tail.push(s as u32);
-            label.push(tok);
-            head.push(t);
-        }
-    }
+    let (tail, class, head, num_classes) = class_transitions(edges);
+    let m = tail.len();
 
     let mut blocks = Partition::new(n);
     for s in (0..n).filter(|&s| accepting[s]) {
@@ -247,24 +237,17 @@ fn coarsest_partition(accepting: &[bool], edges: &[Vec<(u32, StateId)>]) -> Vec<
     }
     blocks.split();
 
-    // Initial cords: transitions grouped by label.
+    // Initial cords: transitions grouped by token class (they come grouped).
     let mut cords = Partition::new(m);
-    cords.elems.sort_unstable_by_key(|&t| label[t as usize]);
     if m > 0 {
-        let mut set = 0usize;
-        cords.first[0] = 0;
-        for i in 0..m {
-            let t = cords.elems[i] as usize;
-            if i > 0 && label[t] != label[cords.elems[i - 1] as usize] {
-                cords.past[set] = i as u32;
-                set += 1;
-                cords.first[set] = i as u32;
+        cords.sets = num_classes;
+        for t in 0..m {
+            cords.set_of[t] = class[t];
+            if t == 0 || class[t] != class[t - 1] {
+                cords.first[class[t] as usize] = t as u32;
             }
-            cords.set_of[t] = set as u32;
-            cords.loc[t] = i as u32;
+            cords.past[class[t] as usize] = t as u32 + 1;
         }
-        cords.past[set] = m as u32;
-        cords.sets = set + 1;
     }
 
     // Incoming transitions of each state, as a CSR.
@@ -304,6 +287,113 @@ fn coarsest_partition(accepting: &[bool], edges: &[Vec<(u32, StateId)>]) -> Vec<
         }
     }
     blocks.set_of
+}
+
+/// The transitions to refine with, as `(tail, class, head, number of classes)`, grouped
+/// by class.
+///
+/// Tokens whose columns are identical (the same target from every state, the same
+/// states without an edge) cannot tell states apart any differently, so only one
+/// token per class of such tokens is kept. Token automata have many: every digit token
+/// acts alike in `[0-9]+`, every lowercase token of one length in `[a-z]{1,30}`. This
+/// shrinks the refinement from all edges to a handful on typical patterns.
+fn class_transitions(edges: &[Vec<(u32, StateId)>]) -> (Vec<u32>, Vec<u32>, Vec<u32>, usize) {
+    let m: usize = edges.iter().map(Vec::len).sum();
+    // All transitions t: tail[t] --label[t]--> head[t], in state order.
+    let mut tail = Vec::with_capacity(m);
+    let mut label = Vec::with_capacity(m);
+    let mut head = Vec::with_capacity(m);
+    for (s, list) in edges.iter().enumerate() {
+        for &(tok, t) in list {
+            tail.push(s as u32);
+            label.push(tok);
+            head.push(t);
+        }
+    }
+    // Grouped by label, in state order within a label: one column per token.
+    let mut order: Vec<u32> = (0..m as u32).collect();
+    sort_by_label(&mut order, &label);
+    let mut columns: Vec<(u64, u32, u32)> = Vec::new();
+    let mut i = 0;
+    while i < m {
+        let tok = label[order[i] as usize];
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut j = i;
+        while j < m && label[order[j] as usize] == tok {
+            let t = order[j] as usize;
+            for word in [tail[t], head[t]] {
+                hash = (hash ^ u64::from(word)).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+            j += 1;
+        }
+        columns.push((hash, i as u32, j as u32));
+        i = j;
+    }
+    let same = |a: (u32, u32), b: (u32, u32)| {
+        a.1 - a.0 == b.1 - b.0
+            && (a.0..a.1).zip(b.0..b.1).all(|(x, y)| {
+                let (x, y) = (order[x as usize] as usize, order[y as usize] as usize);
+                tail[x] == tail[y] && head[x] == head[y]
+            })
+    };
+    // Equal columns have equal hashes and lengths: compare only within such runs.
+    columns.sort_unstable_by_key(|&(hash, lo, hi)| (hash, hi - lo, lo));
+    let mut representatives: Vec<(u32, u32)> = Vec::new();
+    let mut run_start = 0;
+    for (k, &(hash, lo, hi)) in columns.iter().enumerate() {
+        let prev = k
+            .checked_sub(1)
+            .map(|p| (columns[p].0, columns[p].2 - columns[p].1));
+        if prev != Some((hash, hi - lo)) {
+            run_start = representatives.len();
+        }
+        if !representatives[run_start..]
+            .iter()
+            .any(|&rep| same(rep, (lo, hi)))
+        {
+            representatives.push((lo, hi));
+        }
+    }
+    let kept: usize = representatives
+        .iter()
+        .map(|&(lo, hi)| (hi - lo) as usize)
+        .sum();
+    let (mut c_tail, mut c_class, mut c_head) = (
+        Vec::with_capacity(kept),
+        Vec::with_capacity(kept),
+        Vec::with_capacity(kept),
+    );
+    for (c, &(lo, hi)) in representatives.iter().enumerate() {
+        for k in lo..hi {
+            let t = order[k as usize] as usize;
+            c_tail.push(tail[t]);
+            c_class.push(c as u32);
+            c_head.push(head[t]);
+        }
+    }
+    (c_tail, c_class, c_head, representatives.len())
+}
+
+/// Orders the transition numbers `elems` (`0..len` in order) by `label`, stably. Token labels are dense (below the
+/// vocabulary size), so a counting sort beats a comparison sort by far on large inputs.
+fn sort_by_label(elems: &mut [u32], label: &[u32]) {
+    let max = label.iter().copied().max().unwrap_or(0) as usize;
+    if max > 4 * elems.len() + (1 << 20) {
+        // Stable, like the counting sort.
+        elems.sort_by_key(|&t| label[t as usize]);
+        return;
+    }
+    let mut start = vec![0u32; max + 2];
+    for &l in label {
+        start[l as usize + 1] += 1;
+    }
+    for i in 0..=max {
+        start[i + 1] += start[i];
+    }
+    for (t, &l) in label.iter().enumerate() {
+        elems[start[l as usize] as usize] = t as u32;
+        start[l as usize] += 1;
+    }
 }
 
 /// The quotient automaton by `block`, numbered breadth-first from the block of state 0
@@ -398,6 +488,23 @@ mod tests {
         assert_eq!(out.edges, [Vec::<(u32, u32)>::new()]);
         let none = minimize(parts(0, &[], vec![]));
         assert_eq!(none.accepting, [false]);
+    }
+
+    #[test]
+    fn sparse_huge_labels_take_the_comparison_sort() {
+        let big = u32::MAX - 1;
+        let input = parts(
+            0,
+            &[false, true, true],
+            vec![vec![(big, 1), (3, 2)], vec![], vec![]],
+        );
+        let out = minimize(input);
+        assert_eq!(out.edges, [vec![(3, 1), (big, 1)], vec![]]);
+        let mut elems = vec![0, 1, 2];
+        sort_by_label(&mut elems, &[big, 3, 7]);
+        assert_eq!(elems, [1, 2, 0]);
+        sort_by_label(&mut elems, &[9, 3, 7]);
+        assert_eq!(elems, [1, 2, 0]);
     }
 
     #[test]
