@@ -152,9 +152,10 @@ impl VocabTrie {
     /// Builds the trie of `vocab`'s text tokens and records its size, fingerprint and EOS ids.
     pub fn new<V: TokenVocabulary + ?Sized>(vocab: &V) -> VocabTrie {
         let vocab_size = vocab.len();
-        let mut tokens: Vec<(&[u8], u32)> = (0..vocab_size.min(u32::MAX as usize + 1))
+        // Ids past u32 cannot exist; `compose_with_trie` reports such a vocabulary.
+        let mut tokens: Vec<(&[u8], u32)> = (0..vocab_size)
+            .map_while(|id| u32::try_from(id).ok())
             .filter_map(|id| {
-                let id = id as u32;
                 vocab
                     .token_bytes(id)
                     .filter(|b| !b.is_empty())
@@ -367,7 +368,7 @@ where
     while frontier_start < order.len() {
         let frontier: Vec<u32> = order[frontier_start..].to_vec();
         frontier_start = order.len();
-        // A small frontier is split by trie chunks so that both cores stay busy.
+        // A small frontier is split by trie chunks so that every thread has work.
         let chunks: &[(u32, u32)] = if frontier.len() >= 4 * rayon::current_num_threads() {
             &whole
         } else {
@@ -458,10 +459,11 @@ fn state_limit_error(limit: usize) -> ComposeError {
     )
 }
 
-/// Keeps the states (all reachable from state 0) that can reach an accepting state,
-/// renumbered in their old order; fails when state 0 cannot.
+/// Accepting flags and edge lists of a trimmed automaton.
 type Trimmed = (Vec<bool>, Vec<Vec<(u32, StateId)>>);
 
+/// Keeps the states (all reachable from state 0) that can reach an accepting state,
+/// renumbered in their old order; fails when state 0 cannot.
 fn trim(accepting: Vec<bool>, edges: Vec<Vec<(u32, StateId)>>) -> Result<Trimmed, ComposeError> {
     let n = accepting.len();
     // Incoming edges of each state, as a CSR of source states.
