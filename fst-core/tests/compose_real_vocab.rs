@@ -9,9 +9,10 @@ mod compose_support;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use compose_support::TableDfa;
+use compose_support::{detokenizer, TableDfa};
 use fst_core::compose::{compose_trimmed_with_trie, compose_with_trie, ComposeLimits, VocabTrie};
 use fst_core::minimize::minimize;
+use fst_core::reference::compose_reference;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 
 /// `../shared/vocabs` next to the workspace, or `$FSTC_VOCABS_DIR` (for worktrees that
@@ -379,4 +380,62 @@ fn llama3_vocabulary() {
     assert_eq!(vocab.len(), 128256);
     assert_eq!(vocab.eos_ids(), [128001]);
     measure("llama3", &vocab);
+}
+
+#[test]
+fn gpt2_subset_agrees_with_reference() {
+    let Some(dir) = vocabs_dir() else {
+        println!("skipped: no shared/vocabs next to the workspace");
+        return;
+    };
+    // The first 700 ids: every single byte and the earliest merges (" t", "he", "in", ...).
+    let full = gpt2(&dir);
+    let tokens = (0..700)
+        .map(|id| full.token_bytes(id).map(<[u8]>::to_vec))
+        .collect();
+    let vocab = ByteVocabulary::new(tokens, vec![]);
+    let tv = detokenizer(&vocab);
+    let limits = ComposeLimits::default();
+    for (name, dfa) in [
+        ("[0-9]+", digits()),
+        ("[a-z ]*", lower_and_space()),
+        ("date", date()),
+        ("[a-z]{1,30}", bounded_word()),
+    ] {
+        let started = Instant::now();
+        let reference = compose_reference(&dfa.to_fst(), &tv, &vocab).unwrap();
+        let reference_time = started.elapsed();
+        let fast = fst_core::compose::compose(&dfa, &vocab, &limits).unwrap();
+        assert_eq!(fast, reference, "{name}");
+        println!(
+            "gpt2[..700] {name}: reference path {:.1} ms, {} states",
+            reference_time.as_secs_f64() * 1e3,
+            fast.accepting.len()
+        );
+    }
+}
+
+#[test]
+fn full_gpt2_agrees_with_reference() {
+    let Some(dir) = vocabs_dir() else {
+        println!("skipped: no shared/vocabs next to the workspace");
+        return;
+    };
+    let vocab = gpt2(&dir);
+    let tv = detokenizer(&vocab);
+    for (name, dfa) in [
+        ("[0-9]+", digits()),
+        ("date", date()),
+        ("[a-z ]*", lower_and_space()),
+    ] {
+        let started = Instant::now();
+        let reference = compose_reference(&dfa.to_fst(), &tv, &vocab).unwrap();
+        let reference_time = started.elapsed();
+        let fast = fst_core::compose::compose(&dfa, &vocab, &ComposeLimits::default()).unwrap();
+        assert_eq!(fast, reference, "{name}");
+        println!(
+            "gpt2 {name}: reference path {:.1} ms",
+            reference_time.as_secs_f64() * 1e3
+        );
+    }
 }
