@@ -162,7 +162,7 @@ impl VocabTrie {
                     .map(|b| (b, id))
             })
             .collect();
-        tokens.sort_unstable();
+        tokens.par_sort_unstable();
 
         let mut trie = VocabTrie {
             vocab_size,
