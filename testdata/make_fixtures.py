@@ -88,8 +88,9 @@ BL_ADDED = [
     ("<|begin_of_text|>", BL_KEEP_BELOW, True),
     ("<|end_of_text|>", BL_KEEP_BELOW + 1, True),
     ("<|eot_id|>", BL_KEEP_BELOW + 2, True),
-    # Id BL_KEEP_BELOW + 3 is left as a hole; this one is marked non-special on purpose.
-    ("<|reserved_special_token_0|>", BL_KEEP_BELOW + 4, False),
+    # Marked non-special on purpose, to exercise added tokens that are not special. (No hole
+    # here: the tokenizers crate renumbers added tokens to be consecutive after the model's.)
+    ("<|reserved_special_token_0|>", BL_KEEP_BELOW + 3, False),
 ]
 
 
