@@ -13,10 +13,14 @@ pub fn testdata(rel: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata")).join(rel)
 }
 
-/// A real vocabulary under ../shared/vocabs (beside the workspace), or `None` (with a line
+/// A real vocabulary under ../shared/vocabs (beside the workspace root), or under
+/// `$FSTC_SHARED_VOCABS` when set (for worktrees that live elsewhere), or `None` (with a line
 /// saying the test is skipped) when it is absent.
 pub fn shared(rel: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vocabs")).join(rel);
+    let root = std::env::var_os("FSTC_SHARED_VOCABS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vocabs")));
+    let path = root.join(rel);
     if path.exists() {
         Some(path)
     } else {
