@@ -27,7 +27,10 @@ fn figure4_shape() {
     // Root plus the trie nodes "f", "fo", "foo" and "o".
     assert_eq!(fst.num_states(), 5);
     assert_eq!(fst.start(), Some(0));
-    let finals: Vec<StateId> = fst.states_iter().filter(|&s| fst.is_final(s).unwrap()).collect();
+    let finals: Vec<StateId> = fst
+        .states_iter()
+        .filter(|&s| fst.is_final(s).unwrap())
+        .collect();
     assert_eq!(finals, [0]);
     // One token edge per token (the EOS token has none) and 4 ε-input edges.
     let trs: Vec<Tr<TropicalWeight>> = fst
@@ -50,19 +53,32 @@ fn transduce(t_v: &VectorFst<TropicalWeight>, tokens: &[u32]) -> Vec<u8> {
     input.set_start(s).unwrap();
     for &t in tokens {
         let next = input.add_state();
-        input.add_tr(s, Tr::new(token_label(t), token_label(t), TropicalWeight::one(), next)).unwrap();
+        input
+            .add_tr(
+                s,
+                Tr::new(token_label(t), token_label(t), TropicalWeight::one(), next),
+            )
+            .unwrap();
         s = next;
     }
     input.set_final(s, TropicalWeight::one()).unwrap();
     let mut out: VectorFst<TropicalWeight> = compose(input, t_v.clone()).unwrap();
     connect(&mut out).unwrap();
     let paths: Vec<FstPath<TropicalWeight>> = out.paths_iter().collect();
-    assert_eq!(paths.len(), 1, "T_V is functional: one output for {tokens:?}");
+    assert_eq!(
+        paths.len(),
+        1,
+        "T_V is functional: one output for {tokens:?}"
+    );
     assert_eq!(
         paths[0].ilabels,
         tokens.iter().map(|&t| token_label(t)).collect::<Vec<_>>()
     );
-    paths[0].olabels.iter().map(|&l| label_byte(l).unwrap()).collect()
+    paths[0]
+        .olabels
+        .iter()
+        .map(|&l| label_byte(l).unwrap())
+        .collect()
 }
 
 #[test]
@@ -85,7 +101,12 @@ fn figure4_maps_tokens_to_their_bytes() {
     let (a, b) = (input.add_state(), input.add_state());
     input.set_start(a).unwrap();
     input.set_final(b, TropicalWeight::one()).unwrap();
-    input.add_tr(a, Tr::new(token_label(5), token_label(5), TropicalWeight::one(), b)).unwrap();
+    input
+        .add_tr(
+            a,
+            Tr::new(token_label(5), token_label(5), TropicalWeight::one(), b),
+        )
+        .unwrap();
     let mut out: VectorFst<TropicalWeight> = compose(input, t_v).unwrap();
     connect(&mut out).unwrap();
     assert_eq!(out.paths_iter().count(), 0);
@@ -105,17 +126,27 @@ fn fixture_t_v_maps_random_sequences_to_their_bytes() {
         }
     }
     assert_eq!(t_v.num_states(), 1 + prefixes.len());
-    let text_ids: Vec<u32> = (0..vocab.len() as u32).filter(|&i| vocab.token_bytes(i).is_some()).collect();
+    let text_ids: Vec<u32> = (0..vocab.len() as u32)
+        .filter(|&i| vocab.token_bytes(i).is_some())
+        .collect();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..50 {
         let len = (seed % 6) as usize;
         let mut tokens = Vec::new();
         for _ in 0..len {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             tokens.push(text_ids[(seed >> 33) as usize % text_ids.len()]);
         }
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        assert_eq!(transduce(&t_v, &tokens), common::spell(&vocab, &tokens), "{tokens:?}");
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        assert_eq!(
+            transduce(&t_v, &tokens),
+            common::spell(&vocab, &tokens),
+            "{tokens:?}"
+        );
     }
 }
 
@@ -124,7 +155,12 @@ fn duplicate_spellings_share_their_path() {
     // Two ids with the same bytes (like Llama 2's "<0x41>" and "A") are two edges from the
     // same trie node; an empty token is a root loop writing nothing.
     let vocab = ByteVocabulary::new(
-        vec![Some(b"ab".to_vec()), Some(b"ab".to_vec()), Some(Vec::new()), None],
+        vec![
+            Some(b"ab".to_vec()),
+            Some(b"ab".to_vec()),
+            Some(Vec::new()),
+            None,
+        ],
         vec![3],
     );
     let t_v = detokenizing_fst(&vocab);

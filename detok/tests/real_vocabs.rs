@@ -9,7 +9,9 @@ use fst_core::TokenVocabulary;
 
 #[test]
 fn gpt2() {
-    let Some(path) = shared("gpt2/encoder.json") else { return };
+    let Some(path) = shared("gpt2/encoder.json") else {
+        return;
+    };
     let vocab = Vocabulary::from_file(&path).unwrap();
     assert_eq!(vocab.family(), Family::ByteLevelBpe);
     assert_eq!(vocab.len(), 50257);
@@ -22,7 +24,9 @@ fn gpt2() {
 
 #[test]
 fn llama2() {
-    let Some(path) = shared("llama2/tokenizer.json") else { return };
+    let Some(path) = shared("llama2/tokenizer.json") else {
+        return;
+    };
     let vocab = Vocabulary::from_file(&path).unwrap();
     assert_eq!(vocab.family(), Family::SentencePiece);
     assert_eq!(vocab.len(), 32000);
@@ -44,7 +48,9 @@ fn llama2() {
 
 #[test]
 fn llama3() {
-    let Some(path) = shared("llama3/tokenizer.json") else { return };
+    let Some(path) = shared("llama3/tokenizer.json") else {
+        return;
+    };
     let vocab = Vocabulary::from_file(&path).unwrap();
     assert_eq!(vocab.family(), Family::ByteLevelBpe);
     assert_eq!(vocab.len(), 128256);
@@ -63,7 +69,9 @@ fn llama3() {
 
 #[test]
 fn qwen3() {
-    let Some(path) = shared("qwen3/tokenizer.json") else { return };
+    let Some(path) = shared("qwen3/tokenizer.json") else {
+        return;
+    };
     let vocab = Vocabulary::from_file(&path).unwrap();
     assert_eq!(vocab.family(), Family::ByteLevelBpe);
     assert_eq!(vocab.len(), 151669);

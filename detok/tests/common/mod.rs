@@ -19,7 +19,9 @@ pub fn testdata(rel: &str) -> PathBuf {
 pub fn shared(rel: &str) -> Option<PathBuf> {
     let root = std::env::var_os("FSTC_SHARED_VOCABS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vocabs")));
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vocabs"))
+        });
     let path = root.join(rel);
     if path.exists() {
         Some(path)
