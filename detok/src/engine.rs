@@ -35,7 +35,7 @@ pub(crate) enum Source {
 
 pub(crate) enum Engine {
     Hf(Box<Tokenizer>),
-    Ranks(RankEncoder),
+    Ranks(Box<RankEncoder>),
 }
 
 fn build_error(vocab: &Vocabulary, msg: String) -> VocabError {
@@ -102,7 +102,9 @@ impl Engine {
                 tokenizer.with_decoder(Some(ByteLevel::default()));
                 Ok(Engine::Hf(Box::new(tokenizer)))
             }
-            Source::Tiktoken { splitter } => Ok(Engine::Ranks(RankEncoder::new(vocab, splitter))),
+            Source::Tiktoken { splitter } => {
+                Ok(Engine::Ranks(Box::new(RankEncoder::new(vocab, splitter))))
+            }
         }
     }
 
