@@ -14,20 +14,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let vocab = detok::Vocabulary::from_file(&path)?;
     let load = t.elapsed();
-    let text_tokens = (0..vocab.len() as u32).filter(|&id| vocab.token_bytes(id).is_some()).count();
-    println!("{path}: {:?}, {} ids, {text_tokens} text tokens", vocab.family(), vocab.len());
-    println!("  loaded in {load:.2?}, fingerprint {:016x}", vocab.fingerprint());
-    println!("  specials: {}, EOS: {:?}", vocab.special_tokens().count(), vocab.eos_ids());
+    let text_tokens = (0..vocab.len() as u32)
+        .filter(|&id| vocab.token_bytes(id).is_some())
+        .count();
+    println!(
+        "{path}: {:?}, {} ids, {text_tokens} text tokens",
+        vocab.family(),
+        vocab.len()
+    );
+    println!(
+        "  loaded in {load:.2?}, fingerprint {:016x}",
+        vocab.fingerprint()
+    );
+    println!(
+        "  specials: {}, EOS: {:?}",
+        vocab.special_tokens().count(),
+        vocab.eos_ids()
+    );
 
     let t = Instant::now();
     let t_v = detok::detokenizing_fst(&vocab);
     use rustfst::prelude::*;
-    println!("  T_V: {} states, built in {:.2?}", t_v.num_states(), t.elapsed());
+    println!(
+        "  T_V: {} states, built in {:.2?}",
+        t_v.num_states(),
+        t.elapsed()
+    );
 
     if let Some(text) = text {
         let t = Instant::now();
         let ids = vocab.tokenize(&text)?;
-        println!("  tokenize (first call, builds the tokenizer): {:.2?}", t.elapsed());
+        println!(
+            "  tokenize (first call, builds the tokenizer): {:.2?}",
+            t.elapsed()
+        );
         let t = Instant::now();
         vocab.tokenize(&text)?;
         println!("  tokenize (second call): {:.2?}", t.elapsed());

@@ -194,3 +194,58 @@ impl RankEncoder {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encoder(tokens: &[(&[u8], u32)]) -> RankEncoder {
+        let splitter = Split::new(
+            SplitPattern::Regex(CL100K_PATTERN.to_string()),
+            SplitDelimiterBehavior::Isolated,
+            false,
+        )
+        .unwrap();
+        RankEncoder {
+            ranks: tokens.iter().map(|&(b, r)| (b.to_vec(), r)).collect(),
+            splitter,
+        }
+    }
+
+    fn piece(enc: &RankEncoder, text: &[u8]) -> std::result::Result<Vec<u32>, usize> {
+        let mut out = Vec::new();
+        enc.encode_piece(text, &mut out).map(|()| out)
+    }
+
+    #[test]
+    fn merges_the_lowest_rank_pair_first() {
+        let enc = encoder(&[(b"a", 0), (b"b", 1), (b"c", 2), (b"bc", 3), (b"ab", 4)]);
+        // "bc" (rank 3) beats "ab" (rank 4), although "ab" comes first.
+        assert_eq!(piece(&enc, b"abc"), Ok(vec![0, 3]));
+        assert_eq!(piece(&enc, b"abab"), Ok(vec![4, 4]));
+        assert_eq!(piece(&enc, b"cab"), Ok(vec![2, 4]));
+        // A byte that is no token: its offset.
+        assert_eq!(piece(&enc, b"abzc"), Err(2));
+    }
+
+    #[test]
+    fn a_whole_piece_token_wins_without_merges() {
+        // "abc" is a token although no pair merge leads to it.
+        let enc = encoder(&[(b"a", 0), (b"b", 1), (b"c", 2), (b"abc", 3)]);
+        assert_eq!(piece(&enc, b"abc"), Ok(vec![3]));
+        assert_eq!(piece(&enc, b"abca"), Ok(vec![0, 1, 2, 0]));
+    }
+
+    #[test]
+    fn splits_like_cl100k() {
+        let enc = encoder(&[]);
+        let mut pre = PreTokenizedString::from("Hello world's  42\n");
+        enc.splitter.pre_tokenize(&mut pre).unwrap();
+        let pieces: Vec<&str> = pre
+            .get_splits(OffsetReferential::Original, OffsetType::Byte)
+            .into_iter()
+            .map(|(s, _, _)| s)
+            .collect();
+        assert_eq!(pieces, ["Hello", " world", "'s", " ", " ", "42", "\n"]);
+    }
+}

@@ -113,7 +113,7 @@ impl fmt::Debug for Vocabulary {
 }
 
 impl Vocabulary {
-    /// Loads any supported tokenizer file, telling the format from the content:
+    /// Loads any supported tokenizer file, telling the format from the content (not the name):
     /// a JSON object with a `"model": {...}` member is a HuggingFace tokenizer.json (see
     /// [`Vocabulary::from_tokenizer_json`]), any other JSON object is a GPT-2 encoder.json
     /// ([`Vocabulary::from_gpt2_encoder`]), anything else is read as a tiktoken rank file
@@ -121,8 +121,11 @@ impl Vocabulary {
     pub fn from_file(path: impl AsRef<Path>) -> Result<Vocabulary> {
         let path = path.as_ref();
         let data = read(path)?;
-        let start = data.iter().position(|b| !b.is_ascii_whitespace());
-        if start.map(|i| data[i]) == Some(b'{') {
+        let first = data.iter().copied().find(|b| !b.is_ascii_whitespace());
+        if first == Some(b'[') {
+            // Neither JSON format is an array; let the tokenizer.json parser say so.
+            crate::hf::load(path, data)
+        } else if first == Some(b'{') {
             if has_model_object(&data) {
                 crate::hf::load(path, data)
             } else {
@@ -430,4 +433,27 @@ fn has_model_object(data: &[u8]) -> bool {
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tells_tokenizer_json_from_encoder_json() {
+        assert!(has_model_object(
+            br#"{"version": "1.0", "model" : { "type": "BPE" }}"#
+        ));
+        // GPT-2 has a token spelled "model"; its value is a number.
+        assert!(!has_model_object(
+            r#"{"model": 19849, "Ġmodel": 2746}"#.as_bytes()
+        ));
+        assert!(!has_model_object(br#"{"a\"model\"": 1}"#));
+    }
+
+    #[test]
+    fn vocabulary_can_be_shared_across_threads() {
+        fn check<T: Send + Sync + Clone>() {}
+        check::<Vocabulary>();
+    }
 }
