@@ -156,11 +156,9 @@ pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Vocabulary> {
         }
     }
     let mut vocab = Vocabulary::assemble(parts)?;
-    match eos_name {
-        Some(name) => {
-            let id = vocab.token_id(&name).expect("made special above");
-            vocab.set_eos_unchecked(vec![id]);
-        }
+    // ensure_special made the name a special token, so it has an id.
+    match eos_name.and_then(|name| vocab.token_id(&name)) {
+        Some(id) => vocab.set_eos_unchecked(vec![id]),
         None => vocab.set_well_known_eos(),
     }
     Ok(vocab)
