@@ -253,3 +253,47 @@ fn fingerprints_tell_the_fixtures_apart() {
         }
     }
 }
+
+#[test]
+fn metaspace_form_of_the_sentencepiece_fixture() {
+    // Newer SentencePiece conversions put ▁ handling in a Metaspace pre-tokenizer and
+    // decoder instead of Prepend/Replace normalizers. Same pieces, same bytes, same spelling.
+    let path = testdata("sentencepiece/tokenizer.json");
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    json["normalizer"] = serde_json::Value::Null;
+    json["pre_tokenizer"] = serde_json::json!({
+        "type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "first", "split": false
+    });
+    json["decoder"] = serde_json::json!({
+        "type": "Sequence",
+        "decoders": [
+            {"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "first", "split": false},
+            {"type": "ByteFallback"},
+            {"type": "Fuse"}
+        ]
+    });
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("detok-metaspace");
+    std::fs::create_dir_all(&dir).unwrap();
+    let meta_path = dir.join("tokenizer.json");
+    std::fs::write(&meta_path, serde_json::to_vec(&json).unwrap()).unwrap();
+
+    let meta = Vocabulary::from_file(&meta_path).unwrap();
+    let orig = Vocabulary::from_file(&path).unwrap();
+    assert_eq!(meta.family(), Family::SentencePiece);
+    assert_eq!(meta.len(), orig.len());
+    for id in 0..orig.len() as u32 {
+        assert_eq!(meta.token_bytes(id), orig.token_bytes(id), "id {id}");
+    }
+    // No config beside it: EOS from the well-known names.
+    assert_eq!(meta.eos_ids(), &[2]);
+    check_against_tokenizers(&meta, &meta_path);
+    check_round_trips(&meta, &[]);
+    for text in TEXTS {
+        assert_eq!(
+            meta.tokenize(text).unwrap(),
+            orig.tokenize(text).unwrap(),
+            "{text:?}"
+        );
+    }
+}
