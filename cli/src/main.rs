@@ -89,16 +89,29 @@ struct InfoArgs {
 }
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["file", "regex", "vocab"])))]
+#[command(group(
+    clap::ArgGroup::new("what")
+        .required(true)
+        .multiple(true)
+        .args(["file", "regex", "vocab"])
+))]
 struct DotArgs {
     /// A token automaton file (with --vocab, edges show token text instead of ids).
     file: Option<PathBuf>,
     /// Draw the byte automaton of this regular expression.
-    #[arg(long, value_name = "PATTERN", conflicts_with = "file")]
+    #[arg(long, value_name = "PATTERN", conflicts_with_all = ["file", "vocab"])]
     regex: Option<String>,
     /// Draw this vocabulary's detokenizing FST (for small vocabularies), or label FILE's edges.
     #[arg(long, value_name = "VOCAB")]
     vocab: Option<PathBuf>,
+    /// EOS token ids given when FILE was compiled (needed to match a tiktoken vocabulary).
+    #[arg(
+        long,
+        value_name = "ID,ID,...",
+        value_delimiter = ',',
+        requires = "vocab"
+    )]
+    eos: Option<Vec<u32>>,
 }
 
 #[derive(Args)]
@@ -245,31 +258,24 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     match (&args.file, &args.vocab) {
-        (Some(file), vocab_path) => {
+        (Some(file), None) => {
             let automaton = load_automaton(file)?;
-            let vocab = vocab_path
-                .as_ref()
-                .map(|path| {
-                    load_pair(
-                        file,
-                        &VocabArgs {
-                            vocab: path.clone(),
-                            eos: None,
-                        },
-                    )
-                    .map(|(_, v)| v)
-                })
-                .transpose()?;
-            let text = |id: u32| {
-                vocab
-                    .as_ref()
-                    .and_then(|v| v.token_bytes(id).map(<[u8]>::to_vec))
+            print!("{}", fst_core::dot::to_dot(&automaton, &|_| None));
+        }
+        (Some(file), Some(path)) => {
+            let vocab_args = VocabArgs {
+                vocab: path.clone(),
+                eos: args.eos.clone(),
             };
+            let (automaton, vocab) = load_pair(file, &vocab_args)?;
+            let text = |id: u32| vocab.token_bytes(id).map(<[u8]>::to_vec);
             print!("{}", fst_core::dot::to_dot(&automaton, &text));
         }
         (None, Some(path)) => {
-            let vocab = Vocabulary::from_file(path)
-                .with_context(|| format!("cannot load vocabulary {}", path.display()))?;
+            let vocab = load_vocab(&VocabArgs {
+                vocab: path.clone(),
+                eos: args.eos.clone(),
+            })?;
             const MAX_DRAWN: usize = 5_000;
             if vocab.len() > MAX_DRAWN {
                 bail!(

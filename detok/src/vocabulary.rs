@@ -267,8 +267,15 @@ impl Vocabulary {
     ///
     /// Fails if an id is outside `0..len()` or is a text token: EOS must be a token that text
     /// can never reach. An empty list is allowed (an automaton then never finishes).
+    ///
+    /// A tiktoken rank file names no special tokens (they live in the model's code, e.g.
+    /// cl100k's `<|endoftext|>` is 100257, past the ranks), so for that family an EOS id past
+    /// the ranks extends the id space with special ids named `<|eos:ID|>`.
     pub fn with_eos_ids(mut self, ids: Vec<u32>) -> Result<Vocabulary> {
         let mut ids = ids;
+        if self.family == Family::Tiktoken {
+            self.extend_with_specials(&ids);
+        }
         for &id in &ids {
             if id as usize >= self.len() {
                 return Err(VocabError::new(
@@ -295,6 +302,34 @@ impl Vocabulary {
         ids.dedup();
         self.eos = ids;
         Ok(self)
+    }
+
+    /// Adds special ids for the `ids` past `len()` (up to [`MAX_TOKEN_ID`]), ids between them
+    /// becoming holes.
+    fn extend_with_specials(&mut self, ids: &[u32]) {
+        let old_len = self.len() as u32;
+        let Some(&max) = ids.iter().filter(|&&id| id <= MAX_TOKEN_ID).max() else {
+            return;
+        };
+        if max < old_len {
+            return;
+        }
+        let end = *self.offsets.last().expect("offsets has len + 1 entries");
+        self.offsets.resize(max as usize + 2, end);
+        // Every existing special id is below `old_len`, so pushing sorted new ids keeps
+        // `specials` sorted.
+        let mut new: Vec<u32> = ids
+            .iter()
+            .copied()
+            .filter(|id| (old_len..=max).contains(id))
+            .collect();
+        new.sort_unstable();
+        new.dedup();
+        for id in new {
+            let name = format!("<|eos:{id}|>");
+            self.by_name.insert(name.clone(), id);
+            self.specials.push((id, name));
+        }
     }
 
     /// How the tokenizer writes token bytes.

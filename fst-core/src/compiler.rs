@@ -162,12 +162,6 @@ impl fmt::Display for BuildError {
     }
 }
 
-impl std::error::Error for BuildError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            BuildErrorKind::Regex(e) => Some(e),
-            BuildErrorKind::Compose { error, .. } => Some(error),
-            BuildErrorKind::Format(e) => Some(e),
-        }
-    }
-}
+/// The message already includes the underlying error's, so `source` is empty: error
+/// reporters that print the chain would otherwise say everything twice.
+impl std::error::Error for BuildError {}
