@@ -347,7 +347,7 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         }
     }
     if explicit_eos || walker.is_accepting() {
-        println!("accepted: {} tokens", tokens.len());
+        println!("accepted: {} tokens [{}]", tokens.len(), join_ids(&tokens));
         Ok(ExitCode::SUCCESS)
     } else {
         println!(
