@@ -1,1 +1,418 @@
-fn main() {}
+//! `fstc`: compile constraints into token automata, inspect, draw, sample and check them.
+//!
+//! Exit codes: 0 success (for `check`: accepted), 1 `check` rejected the input,
+//! 2 bad usage or bad input (unreadable file, bad pattern, wrong vocabulary...).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use detok::Vocabulary;
+use fst_core::automaton::TokenAutomaton;
+use fst_core::compiler::RegexCompiler;
+use fst_core::compose::VocabTrie;
+use fst_core::regex::ByteDfa;
+use fst_core::sample::{random_walk, SplitMix64};
+use fst_core::walker::Walker;
+use fst_core::TokenVocabulary;
+
+#[derive(Parser)]
+#[command(
+    name = "fstc",
+    version,
+    about = "Compile output constraints into token automata for constrained LLM decoding",
+    long_about = "Compile output constraints (regular expressions) into token automata: deterministic \
+automata over a tokenizer's token ids that a decoder walks one token at a time to mask logits.\n\n\
+Exit codes: 0 success, 1 `check` rejected the input, 2 bad usage or bad input."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile a constraint into a token automaton file.
+    #[command(subcommand)]
+    Compile(CompileCommand),
+    /// Print a token automaton's size, vocabulary and EOS ids.
+    Info(InfoArgs),
+    /// Print Graphviz DOT: a token automaton, a regex's byte automaton, or a vocabulary's detokenizer.
+    Dot(DotArgs),
+    /// Print random walks through a token automaton, one JSON line each.
+    Sample(SampleArgs),
+    /// Check whether a text or a token sequence is accepted (exit 0) or rejected (exit 1).
+    Check(CheckArgs),
+}
+
+#[derive(Subcommand)]
+enum CompileCommand {
+    /// Compile a regular expression (full-match semantics) for a vocabulary.
+    Regex(CompileRegexArgs),
+}
+
+#[derive(Args)]
+struct VocabArgs {
+    /// Tokenizer: a tokenizer.json, a GPT-2 encoder.json (vocab.bpe beside it), or a tiktoken rank file.
+    #[arg(long, value_name = "VOCAB")]
+    vocab: PathBuf,
+    /// EOS token ids, comma-separated; overrides what the tokenizer files say.
+    #[arg(long, value_name = "ID,ID,...", value_delimiter = ',')]
+    eos: Option<Vec<u32>>,
+}
+
+#[derive(Args)]
+struct CompileRegexArgs {
+    /// The regular expression; the whole generated text must match it.
+    pattern: String,
+    #[command(flatten)]
+    vocab: VocabArgs,
+    /// Where to write the token automaton.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    /// Most states the byte automaton of the pattern may have before compiling fails.
+    #[arg(long, value_name = "N")]
+    dfa_state_limit: Option<usize>,
+    /// Most token edges the token automaton may have before compiling fails.
+    #[arg(long, value_name = "N")]
+    token_edge_limit: Option<usize>,
+    /// Print compile time and automaton size to stderr.
+    #[arg(long)]
+    stats: bool,
+}
+
+#[derive(Args)]
+struct InfoArgs {
+    /// A token automaton file.
+    file: PathBuf,
+}
+
+#[derive(Args)]
+#[command(group(
+    clap::ArgGroup::new("what")
+        .required(true)
+        .multiple(true)
+        .args(["file", "regex", "vocab"])
+))]
+struct DotArgs {
+    /// A token automaton file (with --vocab, edges show token text instead of ids).
+    file: Option<PathBuf>,
+    /// Draw the byte automaton of this regular expression.
+    #[arg(long, value_name = "PATTERN", conflicts_with_all = ["file", "vocab"])]
+    regex: Option<String>,
+    /// Draw this vocabulary's detokenizing FST (for small vocabularies), or label FILE's edges.
+    #[arg(long, value_name = "VOCAB")]
+    vocab: Option<PathBuf>,
+    /// EOS token ids given when FILE was compiled (needed to match a tiktoken vocabulary).
+    #[arg(
+        long,
+        value_name = "ID,ID,...",
+        value_delimiter = ',',
+        requires = "vocab"
+    )]
+    eos: Option<Vec<u32>>,
+}
+
+#[derive(Args)]
+struct SampleArgs {
+    /// A token automaton file.
+    file: PathBuf,
+    #[command(flatten)]
+    vocab: VocabArgs,
+    /// Number of walks.
+    #[arg(short = 'n', long, default_value_t = 5)]
+    count: usize,
+    /// Seed of the random walks.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Longest walk, in tokens; a walk cut here is reported with "complete":false.
+    #[arg(long, default_value_t = 64)]
+    max_tokens: usize,
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["text", "tokens"])))]
+struct CheckArgs {
+    /// A token automaton file.
+    file: PathBuf,
+    #[command(flatten)]
+    vocab: VocabArgs,
+    /// A text, tokenized by the tokenizer.
+    #[arg(long)]
+    text: Option<String>,
+    /// Token ids, comma-separated (EOS may come last).
+    #[arg(long, value_name = "ID,ID,...", value_delimiter = ',')]
+    tokens: Option<Vec<u32>>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Compile(CompileCommand::Regex(args)) => compile_regex(args),
+        Command::Info(args) => info(args),
+        Command::Dot(args) => dot(args),
+        Command::Sample(args) => sample(args),
+        Command::Check(args) => check(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn load_vocab(args: &VocabArgs) -> Result<Vocabulary> {
+    let vocab = Vocabulary::from_file(&args.vocab)
+        .with_context(|| format!("cannot load vocabulary {}", args.vocab.display()))?;
+    match &args.eos {
+        Some(ids) => Ok(vocab.with_eos_ids(ids.clone())?),
+        None => Ok(vocab),
+    }
+}
+
+fn load_automaton(path: &Path) -> Result<TokenAutomaton> {
+    Ok(TokenAutomaton::read_file(path)?)
+}
+
+/// Loads the automaton and the vocabulary and checks that they belong together.
+fn load_pair(file: &Path, vocab_args: &VocabArgs) -> Result<(TokenAutomaton, Vocabulary)> {
+    let automaton = load_automaton(file)?;
+    let vocab = load_vocab(vocab_args)?;
+    if automaton.vocab_fingerprint() != vocab.fingerprint()
+        || automaton.vocab_size() as usize != vocab.len()
+    {
+        bail!(
+            "{} was compiled for another vocabulary (size {}, fingerprint {:016x}); {} has size {}, fingerprint {:016x}",
+            file.display(),
+            automaton.vocab_size(),
+            automaton.vocab_fingerprint(),
+            vocab_args.vocab.display(),
+            vocab.len(),
+            vocab.fingerprint()
+        );
+    }
+    Ok((automaton, vocab))
+}
+
+fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
+    let progress = Progress::new();
+    let started = Instant::now();
+    progress.stage("loading vocabulary");
+    let vocab = load_vocab(&args.vocab)?;
+    let loaded = started.elapsed();
+    let mut compiler = RegexCompiler::new();
+    if let Some(limit) = args.dfa_state_limit {
+        compiler = compiler.dfa_state_limit(limit);
+    }
+    if let Some(limit) = args.token_edge_limit {
+        compiler = compiler.token_edge_limit(limit);
+    }
+    progress.stage("indexing vocabulary");
+    let trie_start = Instant::now();
+    let trie = VocabTrie::new(&vocab);
+    let indexed = trie_start.elapsed();
+    progress.stage("compiling");
+    let (automaton, stats) = compiler.compile_with_trie(&args.pattern, &trie)?;
+    progress.stage("writing");
+    automaton.write_file(&args.output)?;
+    progress.finish();
+    if args.stats {
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        eprintln!(
+            "vocabulary: {} ids loaded in {:.1} ms, indexed in {:.1} ms",
+            vocab.len(),
+            ms(loaded),
+            ms(indexed)
+        );
+        eprintln!(
+            "compile: {:.1} ms (byte DFA {:.1} ms, {} states; composition and minimization {:.1} ms; layout {:.1} ms)",
+            ms(stats.byte_dfa_time + stats.compose_time + stats.layout_time),
+            ms(stats.byte_dfa_time),
+            stats.byte_dfa_states,
+            ms(stats.compose_time),
+            ms(stats.layout_time)
+        );
+        eprintln!(
+            "automaton: {} states ({} accepting), {} edges, {} bytes",
+            automaton.num_states(),
+            automaton.num_accepting(),
+            automaton.num_edges(),
+            automaton.as_words().len() * 4
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A spinner on stderr naming the current stage, for compiles that take more than a moment.
+///
+/// It stays hidden when stderr is not a terminal, so scripts and logs see nothing.
+struct Progress {
+    bar: indicatif::ProgressBar,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        let bar =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .expect("a valid template"),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(100));
+        Progress { bar }
+    }
+
+    fn stage(&self, name: &'static str) {
+        self.bar.set_message(name);
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        // Errors end the compile early; the spinner must not stay on the screen.
+        self.bar.finish_and_clear();
+    }
+}
+
+fn info(args: InfoArgs) -> Result<ExitCode> {
+    let automaton = load_automaton(&args.file)?;
+    println!("kind: {}", automaton.kind());
+    println!("states: {}", automaton.num_states());
+    println!("accepting states: {}", automaton.num_accepting());
+    println!("edges: {}", automaton.num_edges());
+    println!("start state: {}", automaton.start());
+    println!("vocabulary size: {}", automaton.vocab_size());
+    println!(
+        "vocabulary fingerprint: {:016x}",
+        automaton.vocab_fingerprint()
+    );
+    println!("eos ids: {}", join_ids(automaton.eos_ids()));
+    println!("bytes: {}", automaton.as_words().len() * 4);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn join_ids(ids: &[u32]) -> String {
+    ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+fn dot(args: DotArgs) -> Result<ExitCode> {
+    if let Some(pattern) = &args.regex {
+        let dfa = ByteDfa::from_regex(pattern, fst_core::regex::DEFAULT_DFA_STATE_LIMIT)?;
+        print!("{}", dfa.to_dot());
+        return Ok(ExitCode::SUCCESS);
+    }
+    match (&args.file, &args.vocab) {
+        (Some(file), None) => {
+            let automaton = load_automaton(file)?;
+            print!("{}", fst_core::dot::to_dot(&automaton, &|_| None));
+        }
+        (Some(file), Some(path)) => {
+            let vocab_args = VocabArgs {
+                vocab: path.clone(),
+                eos: args.eos.clone(),
+            };
+            let (automaton, vocab) = load_pair(file, &vocab_args)?;
+            let text = |id: u32| vocab.token_bytes(id).map(<[u8]>::to_vec);
+            print!("{}", fst_core::dot::to_dot(&automaton, &text));
+        }
+        (None, Some(path)) => {
+            let vocab = load_vocab(&VocabArgs {
+                vocab: path.clone(),
+                eos: args.eos.clone(),
+            })?;
+            const MAX_DRAWN: usize = 5_000;
+            if vocab.len() > MAX_DRAWN {
+                bail!(
+                    "{} has {} tokens; drawing the detokenizer is meant for small vocabularies (at most {MAX_DRAWN})",
+                    path.display(),
+                    vocab.len()
+                );
+            }
+            let fst = detok::detokenizing_fst(&vocab);
+            print!("{}", detok::detokenizer_dot(&fst, &vocab));
+        }
+        (None, None) => unreachable!("clap requires FILE, --regex or --vocab"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The bytes that `tokens` spell.
+fn spell(vocab: &Vocabulary, tokens: &[u32]) -> Vec<u8> {
+    tokens
+        .iter()
+        .filter_map(|&t| vocab.token_bytes(t))
+        .flatten()
+        .copied()
+        .collect()
+}
+
+fn sample(args: SampleArgs) -> Result<ExitCode> {
+    let (automaton, vocab) = load_pair(&args.file, &args.vocab)?;
+    let mut rng = SplitMix64::new(args.seed);
+    for _ in 0..args.count {
+        let walk = random_walk(&automaton, &mut rng, args.max_tokens);
+        let text = String::from_utf8_lossy(&spell(&vocab, &walk.tokens)).into_owned();
+        let line = serde_json::json!({
+            "tokens": walk.tokens,
+            "text": text,
+            "complete": walk.complete,
+        });
+        println!("{line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(args: CheckArgs) -> Result<ExitCode> {
+    let (automaton, vocab) = load_pair(&args.file, &args.vocab)?;
+    let (tokens, explicit_eos) = match (&args.text, &args.tokens) {
+        (Some(text), None) => (vocab.tokenize(text)?, false),
+        (None, Some(ids)) => {
+            if let Some(&bad) = ids.iter().find(|&&id| id as usize >= vocab.len()) {
+                return Err(anyhow!(
+                    "token id {bad} is outside the vocabulary (size {})",
+                    vocab.len()
+                ));
+            }
+            let eos_last = ids.last().is_some_and(|&id| automaton.is_eos(id));
+            (ids.clone(), eos_last)
+        }
+        _ => unreachable!("clap requires exactly one of --text and --tokens"),
+    };
+    let mut walker = Walker::new(&automaton);
+    for (position, &token) in tokens.iter().enumerate() {
+        if let Err(err) = walker.consume(token) {
+            let before = String::from_utf8_lossy(&spell(&vocab, &tokens[..position])).into_owned();
+            println!(
+                "rejected at token {position} (id {token}, {}) after {:?}: {err}",
+                describe_token(&vocab, token),
+                before
+            );
+            return Ok(ExitCode::from(1));
+        }
+    }
+    if explicit_eos || walker.is_accepting() {
+        println!("accepted: {} tokens [{}]", tokens.len(), join_ids(&tokens));
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!(
+            "rejected: the input ends after {} tokens in a state that does not accept (the constraint wants more)",
+            tokens.len()
+        );
+        Ok(ExitCode::from(1))
+    }
+}
+
+fn describe_token(vocab: &Vocabulary, token: u32) -> String {
+    match vocab.token_bytes(token) {
+        Some(bytes) => format!("{:?}", String::from_utf8_lossy(bytes)),
+        None => "a special token".to_string(),
+    }
+}

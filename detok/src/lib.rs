@@ -1,1 +1,47 @@
-//! Vocabularies.
+//! Vocabularies of real tokenizers as exact bytes per token id, and the detokenizing FST.
+//!
+//! Constrained decoding works on bytes, so it needs, for every token id, the exact bytes the
+//! token stands for (a byte-level BPE token can be half a UTF-8 character), which ids are
+//! special (never produced by text), and which ids end generation. [`Vocabulary`] loads that
+//! from HuggingFace `tokenizer.json` files (byte-level BPE like GPT-2, Llama 3 and Qwen;
+//! SentencePiece-style BPE or Unigram like Llama 2), GPT-2's `encoder.json` and tiktoken rank
+//! files, and implements [`fst_core::TokenVocabulary`]. [`Vocabulary::tokenize`] gives the
+//! tokenizer's own tokenization of a text, spelled exactly, for `fstc check --text`.
+//! [`detokenizing_fst`] builds the paper's T_V, which maps token sequences to bytes.
+//!
+//! ```
+//! use detok::{detokenizing_fst, Family, Vocabulary};
+//! use fst_core::TokenVocabulary;
+//!
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/bytelevel/tokenizer.json");
+//! let vocab = Vocabulary::from_file(path)?;
+//! assert_eq!(vocab.family(), Family::ByteLevelBpe);
+//! // The EOS named by tokenizer_config.json beside the file.
+//! let eot = vocab.token_id("<|eot_id|>").unwrap();
+//! assert_eq!(vocab.eos_ids(), &[eot]);
+//! assert_eq!(vocab.token_bytes(eot), None);
+//!
+//! let ids = vocab.tokenize("Hello, world!\n")?;
+//! let spelled: Vec<u8> = ids.iter().flat_map(|&id| vocab.token_bytes(id).unwrap().to_vec()).collect();
+//! assert_eq!(spelled, b"Hello, world!\n");
+//!
+//! let t_v = detokenizing_fst(&vocab);
+//! # let _ = t_v;
+//! # Ok::<(), detok::VocabError>(())
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod byte_level;
+mod engine;
+mod error;
+mod fst;
+mod gpt2;
+mod hf;
+mod tiktoken;
+mod vocabulary;
+
+pub use error::{Result, VocabError, VocabErrorKind};
+pub use fst::{detokenizer_dot, detokenizing_fst};
+pub use gpt2::GPT2_END_OF_TEXT;
+pub use tiktoken::{TiktokenOptions, CL100K_PATTERN};
+pub use vocabulary::{Family, Vocabulary, MAX_TOKEN_ID, WELL_KNOWN_EOS};

@@ -1,4 +1,15 @@
 //! The token automaton: a deterministic automaton over token ids.
+//!
+//! A [`TokenAutomaton`] is one array of `u32` words that is, word for word, its file
+//! (see [`crate::format`]), plus a small header parsed and validated once. Keeping one
+//! representation means loading a file is a validation pass and no copy: a decoder can
+//! walk an automaton straight out of a memory-mapped or `include_bytes!` buffer through
+//! `TokenAutomaton<&[u32]>`, and an automaton built in memory is saved by writing its
+//! words.
+
+use std::fmt;
+
+use crate::format::{self, FormatError, FormatErrorKind};
 
 /// A state number.
 pub type StateId = u32;
@@ -21,4 +32,278 @@ pub struct AutomatonParts {
     pub accepting: Vec<bool>,
     /// One list per state of `(token id, target state)`, at most one edge per token.
     pub edges: Vec<Vec<(u32, StateId)>>,
+}
+
+/// What an automaton file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AutomatonKind {
+    /// A deterministic finite automaton over token ids (file kind 0).
+    TokenFsa,
+    /// A token pushdown automaton (file kind 1). Reserved: this version of fstc neither
+    /// writes nor loads it.
+    TokenPda,
+}
+
+impl AutomatonKind {
+    /// The kind word stored in the file header.
+    pub fn code(self) -> u32 {
+        match self {
+            AutomatonKind::TokenFsa => 0,
+            AutomatonKind::TokenPda => 1,
+        }
+    }
+}
+
+impl fmt::Display for AutomatonKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AutomatonKind::TokenFsa => "token FSA",
+            AutomatonKind::TokenPda => "token PDA",
+        })
+    }
+}
+
+/// Where everything is inside the word array, parsed and validated once by
+/// [`format::validate`]. All offsets are word indices into the array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    pub(crate) kind: AutomatonKind,
+    pub(crate) vocab_size: u32,
+    pub(crate) vocab_fingerprint: u64,
+    pub(crate) start: StateId,
+    pub(crate) num_states: u32,
+    pub(crate) num_edges: u32,
+    pub(crate) num_accepting: u32,
+    pub(crate) num_terminals: u32,
+    /// Start of the EOS id section and its length.
+    pub(crate) eos: (usize, usize),
+    /// Start of the CSR state offsets (`num_states + 1` words).
+    pub(crate) state_offsets: usize,
+    /// Start of the state flags (`num_states` words).
+    pub(crate) state_flags: usize,
+    /// Start of the edge labels (`num_edges` words).
+    pub(crate) edge_labels: usize,
+    /// Start of the edge targets (`num_edges` words).
+    pub(crate) edge_targets: usize,
+}
+
+/// A deterministic automaton over token ids, ready to walk.
+///
+/// `W` holds the words: `Vec<u32>` for an automaton that owns them (built by
+/// [`from_parts`](Self::from_parts), [`from_bytes_copied`](Self::from_bytes_copied) or
+/// [`read_file`](Self::read_file)), `&[u32]` for one borrowed from a buffer
+/// ([`from_bytes`](Self::from_bytes)), or any other container through
+/// [`from_words`](Self::from_words). Every constructor validates, so no accessor panics;
+/// a state number out of range behaves as a non-accepting state without edges.
+#[derive(Clone)]
+pub struct TokenAutomaton<W: AsRef<[u32]> = Vec<u32>> {
+    words: W,
+    layout: Layout,
+}
+
+impl TokenAutomaton<Vec<u32>> {
+    /// Lays out and validates the pieces a compiler produced.
+    ///
+    /// Edges are sorted by token and EOS ids sorted and deduplicated. Fails when the
+    /// start state or a target is out of range, a token or EOS id is not below
+    /// `vocab_size`, a state has two edges with one token, an EOS id labels an edge, or
+    /// `accepting` and `edges` disagree on the number of states.
+    pub fn from_parts(parts: AutomatonParts) -> Result<TokenAutomaton, FormatError> {
+        let words = format::words_from_parts(parts)?;
+        TokenAutomaton::from_words(words)
+    }
+}
+
+impl<W: AsRef<[u32]>> TokenAutomaton<W> {
+    /// Validates `words` as an automaton file (checksum included) and wraps them.
+    pub fn from_words(words: W) -> Result<TokenAutomaton<W>, FormatError> {
+        let layout = format::validate(words.as_ref())?;
+        Ok(TokenAutomaton { words, layout })
+    }
+
+    /// Section `[start, start + len)` of the words; empty if out of range (which a
+    /// validated layout never is, but `AsRef` is not ours to trust).
+    #[inline]
+    fn section(&self, start: usize, len: usize) -> &[u32] {
+        self.words
+            .as_ref()
+            .get(start..start.saturating_add(len))
+            .unwrap_or(&[])
+    }
+
+    /// Number of states; states are `0..num_states()`.
+    pub fn num_states(&self) -> u32 {
+        self.layout.num_states
+    }
+
+    /// Number of token edges (EOS is not an edge).
+    pub fn num_edges(&self) -> u32 {
+        self.layout.num_edges
+    }
+
+    /// Number of accepting states.
+    pub fn num_accepting(&self) -> u32 {
+        self.layout.num_accepting
+    }
+
+    /// The start state.
+    pub fn start(&self) -> StateId {
+        self.layout.start
+    }
+
+    /// What the automaton is; always [`AutomatonKind::TokenFsa`] in format version 1.
+    pub fn kind(&self) -> AutomatonKind {
+        self.layout.kind
+    }
+
+    /// Number of grammar terminals described by the file; 0 in format version 1.
+    pub fn num_terminals(&self) -> u32 {
+        self.layout.num_terminals
+    }
+
+    /// Number of token ids of the vocabulary: the minimum mask width in bits.
+    pub fn vocab_size(&self) -> u32 {
+        self.layout.vocab_size
+    }
+
+    /// The [`crate::fingerprint`] of the vocabulary the automaton was compiled for.
+    pub fn vocab_fingerprint(&self) -> u64 {
+        self.layout.vocab_fingerprint
+    }
+
+    /// The EOS ids, sorted and distinct.
+    pub fn eos_ids(&self) -> &[u32] {
+        self.section(self.layout.eos.0, self.layout.eos.1)
+    }
+
+    /// Whether `token` is one of the EOS ids.
+    pub fn is_eos(&self, token: u32) -> bool {
+        let eos = self.eos_ids();
+        // Usually one to three ids: a scan beats a binary search.
+        if eos.len() <= 8 {
+            eos.contains(&token)
+        } else {
+            eos.binary_search(&token).is_ok()
+        }
+    }
+
+    /// Whether `state` accepts (EOS is allowed there).
+    pub fn is_accepting(&self, state: StateId) -> bool {
+        if state >= self.layout.num_states {
+            return false;
+        }
+        self.words
+            .as_ref()
+            .get(self.layout.state_flags + state as usize)
+            .is_some_and(|flags| flags & format::FLAG_ACCEPTING != 0)
+    }
+
+    /// The edges of `state`: tokens in increasing order and their targets, index for index.
+    pub fn edges(&self, state: StateId) -> (&[u32], &[StateId]) {
+        if state >= self.layout.num_states {
+            return (&[], &[]);
+        }
+        let offsets = self.section(self.layout.state_offsets + state as usize, 2);
+        let (begin, end) = match offsets {
+            [b, e] if b <= e => (*b as usize, *e as usize),
+            _ => return (&[], &[]),
+        };
+        (
+            self.section(self.layout.edge_labels + begin, end - begin),
+            self.section(self.layout.edge_targets + begin, end - begin),
+        )
+    }
+
+    /// The state reached from `state` by `token`, or `None` if `token` is not allowed
+    /// there. EOS ids never have a next state.
+    pub fn next_state(&self, state: StateId, token: u32) -> Option<StateId> {
+        let (tokens, targets) = self.edges(state);
+        let i = tokens.binary_search(&token).ok()?;
+        targets.get(i).copied()
+    }
+
+    /// The words of the automaton: exactly its file, as little-endian words.
+    pub fn as_words(&self) -> &[u32] {
+        self.words.as_ref()
+    }
+
+    /// The file bytes (the words in little-endian order).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let words = self.as_words();
+        let mut bytes = Vec::with_capacity(words.len() * 4);
+        for w in words {
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        bytes
+    }
+
+    /// Bytes of the word array (what the automaton costs in memory or on disk).
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of_val(self.as_words())
+    }
+
+    /// An automaton that owns a copy of the words.
+    pub fn into_owned(self) -> TokenAutomaton<Vec<u32>> {
+        TokenAutomaton {
+            words: self.words.as_ref().to_vec(),
+            layout: self.layout,
+        }
+    }
+
+    /// The pieces back, normalized (edges sorted by token, EOS ids sorted): the inverse of
+    /// [`TokenAutomaton::from_parts`] for tests and tools.
+    pub fn to_parts(&self) -> AutomatonParts {
+        let n = self.num_states();
+        AutomatonParts {
+            vocab_size: self.vocab_size(),
+            vocab_fingerprint: self.vocab_fingerprint(),
+            eos_ids: self.eos_ids().to_vec(),
+            start: self.start(),
+            accepting: (0..n).map(|s| self.is_accepting(s)).collect(),
+            edges: (0..n)
+                .map(|s| {
+                    let (tokens, targets) = self.edges(s);
+                    tokens
+                        .iter()
+                        .copied()
+                        .zip(targets.iter().copied())
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+}
+
+impl<W: AsRef<[u32]>> fmt::Debug for TokenAutomaton<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenAutomaton")
+            .field("kind", &self.kind())
+            .field("num_states", &self.num_states())
+            .field("num_edges", &self.num_edges())
+            .field("num_accepting", &self.num_accepting())
+            .field("start", &self.start())
+            .field("vocab_size", &self.vocab_size())
+            .field(
+                "vocab_fingerprint",
+                &format_args!("{:#018x}", self.vocab_fingerprint()),
+            )
+            .field("eos_ids", &self.eos_ids())
+            .finish()
+    }
+}
+
+/// Two automata are equal when their words are: same states, edges, flags, vocabulary
+/// and EOS ids, whatever holds the words.
+impl<W: AsRef<[u32]>, V: AsRef<[u32]>> PartialEq<TokenAutomaton<V>> for TokenAutomaton<W> {
+    fn eq(&self, other: &TokenAutomaton<V>) -> bool {
+        self.as_words() == other.as_words()
+    }
+}
+
+impl<W: AsRef<[u32]>> Eq for TokenAutomaton<W> {}
+
+/// Error for `from_parts` input that does not describe an automaton.
+pub(crate) fn parts_error(kind: FormatErrorKind, message: String) -> FormatError {
+    FormatError::new(kind, format!("invalid automaton parts: {message}"))
 }

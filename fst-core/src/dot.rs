@@ -1,4 +1,15 @@
 //! Graphviz DOT output shared by every automaton that fstc draws.
+//!
+//! [`to_dot`] draws a token automaton; [`escape_bytes`] and [`escape_str`] are the one
+//! label formatter every drawing uses, so byte strings look the same everywhere.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::automaton::TokenAutomaton;
+
+/// How many tokens an edge label lists before eliding the rest.
+const MAX_TOKENS_PER_EDGE: usize = 8;
 
 /// A byte string as a readable DOT label fragment: printable ASCII stays as is, space is
 /// shown as `␠`, everything else as `\xHH`; quotes and backslashes are escaped for DOT.
@@ -21,6 +32,56 @@ pub fn escape_str(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// The automaton as a DOT digraph: circles for states, double circles for accepting ones,
+/// an arrow from a point into the start state, and one arrow per (state, target) pair
+/// labelled with its tokens separated by spaces (a space inside a token shows as `␠`).
+///
+/// `token_text` gives a token's bytes; tokens without text show as `#id`. A long token
+/// list is cut after a few with "… N more". The output depends only on the automaton.
+pub fn to_dot<W: AsRef<[u32]>>(
+    automaton: &TokenAutomaton<W>,
+    token_text: &dyn Fn(u32) -> Option<Vec<u8>>,
+) -> String {
+    let mut out = String::new();
+    out.push_str("digraph token_automaton {\n  rankdir=LR;\n  node [shape=circle];\n");
+    out.push_str("  start [shape=point, label=\"\"];\n");
+    let _ = writeln!(out, "  start -> {};", automaton.start());
+    for s in 0..automaton.num_states() {
+        if automaton.is_accepting(s) {
+            let _ = writeln!(out, "  {s} [shape=doublecircle];");
+        } else {
+            let _ = writeln!(out, "  {s};");
+        }
+    }
+    for s in 0..automaton.num_states() {
+        let (tokens, targets) = automaton.edges(s);
+        let mut by_target: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for (&t, &target) in tokens.iter().zip(targets) {
+            by_target.entry(target).or_default().push(t);
+        }
+        for (target, list) in by_target {
+            let mut label = String::new();
+            for (i, &t) in list.iter().take(MAX_TOKENS_PER_EDGE).enumerate() {
+                if i > 0 {
+                    label.push(' ');
+                }
+                match token_text(t) {
+                    Some(bytes) => label.push_str(&escape_bytes(&bytes)),
+                    None => {
+                        let _ = write!(label, "#{t}");
+                    }
+                }
+            }
+            if list.len() > MAX_TOKENS_PER_EDGE {
+                let _ = write!(label, " … {} more", list.len() - MAX_TOKENS_PER_EDGE);
+            }
+            let _ = writeln!(out, "  {s} -> {target} [label=\"{label}\"];");
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,5 +92,41 @@ mod tests {
         assert_eq!(escape_bytes(b" x"), "␠x");
         assert_eq!(escape_bytes(&[0x0a, 0xff]), "\\\\x0A\\\\xFF");
         assert_eq!(escape_bytes(b"\\"), "\\\\");
+    }
+
+    #[test]
+    fn draws_figure5_with_elided_long_edges() {
+        use crate::automaton::AutomatonParts;
+        let vocab: [&[u8]; 5] = [b"f", b"oo", b"foo", b"for", b"food"];
+        let a = TokenAutomaton::from_parts(AutomatonParts {
+            vocab_size: 20,
+            vocab_fingerprint: 0,
+            eos_ids: vec![19],
+            start: 0,
+            accepting: vec![false, false, true],
+            edges: vec![
+                vec![(4, 2), (0, 1), (2, 0)],
+                (1..=10).map(|t| (t, 0)).collect(),
+                vec![],
+            ],
+        })
+        .unwrap();
+        let text = |t: u32| vocab.get(t as usize).map(|b| b.to_vec());
+        let dot = to_dot(&a, &text);
+        let want = "digraph token_automaton {
+  rankdir=LR;
+  node [shape=circle];
+  start [shape=point, label=\"\"];
+  start -> 0;
+  0;
+  1;
+  2 [shape=doublecircle];
+  0 -> 0 [label=\"foo\"];
+  0 -> 1 [label=\"f\"];
+  0 -> 2 [label=\"food\"];
+  1 -> 0 [label=\"oo foo for food #5 #6 #7 #8 … 2 more\"];
+}
+";
+        assert_eq!(dot, want);
     }
 }

@@ -21,10 +21,10 @@ pub fn label_byte(label: Label) -> Option<u8> {
 
 /// The label of token `id` on the input side of T_V and on token automata.
 pub fn token_label(id: u32) -> Label {
-    id as Label + 1
+    id + 1
 }
 
 /// The token id a token label stands for, or `None` for epsilon.
 pub fn label_token(label: Label) -> Option<u32> {
-    label.checked_sub(1).map(|id| id as u32)
+    label.checked_sub(1)
 }

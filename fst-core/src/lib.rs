@@ -1,4 +1,49 @@
 //! Token automata for constrained decoding.
+//!
+//! A regex (or, later, a grammar) is compiled into a [`TokenAutomaton`](automaton::TokenAutomaton): a deterministic
+//! automaton whose edges are token ids of one vocabulary, so a decoder masks logits with
+//! one lookup per step instead of matching text (Koo, Liu & He, "Automata-based
+//! constraints for language model decoding"). EOS ids are allowed exactly in accepting
+//! states.
+//!
+//! The always-built half is what a decoder needs: [`automaton`] (the type),
+//! [`format`](mod@format) (its validated, zero-copy file format) and [`walker`] (masks,
+//! consume, rollback, fast-forward), plus [`sample`] and [`dot`]. With default features
+//! off it depends on `bytemuck` only. Feature `compile` (default) adds the regex compiler.
+//!
+//! Build an automaton by hand (the paper's Figure 5, `/(foo)+d/` over the tokens `f`,
+//! `oo`, `foo`, `for`, `food`), save it, load it back and walk it:
+//!
+//! ```
+//! use fst_core::automaton::{AutomatonParts, TokenAutomaton};
+//! use fst_core::walker::Walker;
+//!
+//! let (f, oo, foo, food, eos) = (0, 1, 2, 4, 5);
+//! let parts = AutomatonParts {
+//!     vocab_size: 6,
+//!     vocab_fingerprint: 0,
+//!     eos_ids: vec![eos],
+//!     start: 0,
+//!     accepting: vec![false, false, true],
+//!     edges: vec![vec![(f, 1), (foo, 0), (food, 2)], vec![(oo, 0)], vec![]],
+//! };
+//! let bytes = TokenAutomaton::from_parts(parts)?.to_bytes(); // what `write_file` stores
+//!
+//! // A decoder loads the file (zero-copy `from_bytes` needs a 4-byte-aligned buffer).
+//! let automaton = TokenAutomaton::from_bytes_copied(&bytes)?;
+//! let mut walker = Walker::new(&automaton);
+//! let mut mask = vec![0u32; 1]; // one bit per token id
+//! walker.fill_mask(&mut mask)?;
+//! assert_eq!(mask[0], 1 << f | 1 << foo | 1 << food);
+//!
+//! walker.consume(f)?;
+//! assert_eq!(walker.forced_tokens(), [oo]); // only "oo" can follow "f"
+//! walker.consume_tokens(&[oo, food])?;
+//! assert!(walker.only_eos_allowed());
+//! walker.consume(eos)?;
+//! assert!(walker.is_finished());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![forbid(unsafe_code)]
 
 pub mod automaton;

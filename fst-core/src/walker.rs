@@ -1,1 +1,335 @@
-//! (being written)
+//! Walking a token automaton at decode time: masks, consuming tokens, rolling back.
+//!
+//! A [`Walker`] is the per-sequence cursor a decoder keeps next to its KV cache. It is
+//! cheap (a state and a history of states) and borrows the automaton, so one loaded
+//! automaton serves any number of concurrent sequences. The API follows what speculative
+//! decoding and fast-forwarding need: check draft tokens without moving
+//! ([`Walker::validate_tokens`]), undo rejected ones ([`Walker::rollback`]), and find
+//! tokens the constraint forces so they can be appended without a forward pass
+//! ([`Walker::forced_tokens`]).
+
+use std::fmt;
+
+use crate::automaton::{StateId, TokenAutomaton};
+
+/// What went wrong in a walker operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WalkErrorKind {
+    /// The token is neither an edge of the current state nor an EOS id allowed there.
+    TokenNotAllowed,
+    /// The token id is not below the vocabulary size.
+    OutOfVocabulary,
+    /// The walk already ended with EOS; only a rollback or reset continues it.
+    Finished,
+    /// The mask has fewer bits than the vocabulary has tokens.
+    MaskTooNarrow,
+    /// More tokens were to be rolled back than were consumed.
+    RollbackTooFar,
+}
+
+/// A walker operation that cannot be done; the walker is left as it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WalkError {
+    kind: WalkErrorKind,
+    message: String,
+}
+
+impl WalkError {
+    fn new(kind: WalkErrorKind, message: String) -> WalkError {
+        WalkError { kind, message }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> WalkErrorKind {
+        self.kind
+    }
+}
+
+impl fmt::Display for WalkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for WalkError {}
+
+/// A position in a token automaton, with the history needed to roll back.
+#[derive(Debug)]
+pub struct Walker<'a, W: AsRef<[u32]> = Vec<u32>> {
+    automaton: &'a TokenAutomaton<W>,
+    state: StateId,
+    /// The state before each consumed token, EOS included.
+    history: Vec<StateId>,
+    /// Whether the last consumed token was EOS (it can only be the last).
+    finished: bool,
+}
+
+// By hand: deriving would demand `W: Clone`, but only the reference is copied.
+impl<W: AsRef<[u32]>> Clone for Walker<'_, W> {
+    fn clone(&self) -> Self {
+        Walker {
+            automaton: self.automaton,
+            state: self.state,
+            history: self.history.clone(),
+            finished: self.finished,
+        }
+    }
+}
+
+impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
+    /// A walker at the automaton's start state.
+    pub fn new(automaton: &'a TokenAutomaton<W>) -> Walker<'a, W> {
+        Walker {
+            automaton,
+            state: automaton.start(),
+            history: Vec::new(),
+            finished: false,
+        }
+    }
+
+    /// Back to the start state with nothing consumed.
+    pub fn reset(&mut self) {
+        self.state = self.automaton.start();
+        self.history.clear();
+        self.finished = false;
+    }
+
+    /// The automaton being walked.
+    pub fn automaton(&self) -> &'a TokenAutomaton<W> {
+        self.automaton
+    }
+
+    /// The current state (after EOS, the accepting state EOS was consumed in).
+    pub fn state(&self) -> StateId {
+        self.state
+    }
+
+    /// Number of tokens consumed since the start, EOS included.
+    pub fn num_consumed(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Whether the current state accepts, i.e. EOS may be consumed (or was).
+    pub fn is_accepting(&self) -> bool {
+        self.automaton.is_accepting(self.state)
+    }
+
+    /// Whether EOS has been consumed: nothing more is allowed.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Whether EOS is the only choice: the state accepts and has no token edges. A decoder
+    /// can then stop without sampling.
+    pub fn only_eos_allowed(&self) -> bool {
+        !self.finished && self.is_accepting() && self.automaton.edges(self.state).0.is_empty()
+    }
+
+    /// Writes the allowed tokens into `mask`: bit `i % 32` of word `i / 32` is set exactly
+    /// when token `i` may come next. The mask is cleared first; EOS ids are set exactly
+    /// in accepting states; bits past the vocabulary stay 0; after EOS nothing is set.
+    ///
+    /// Fails, leaving `mask` untouched, if it has fewer than `vocab_size` bits.
+    pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), WalkError> {
+        let vocab = self.automaton.vocab_size() as usize;
+        let need = vocab.div_ceil(32);
+        if mask.len() < need {
+            return Err(WalkError::new(
+                WalkErrorKind::MaskTooNarrow,
+                format!(
+                    "mask has {} words ({} bits) but the vocabulary has {vocab} tokens; \
+                     it needs at least {need} words",
+                    mask.len(),
+                    mask.len() * 32
+                ),
+            ));
+        }
+        mask.fill(0);
+        if self.finished {
+            return Ok(());
+        }
+        // Tokens are sorted, so the bits of one word arrive together: accumulate them in a
+        // register and store the running word on every token (a store, no load, no
+        // branch); the last store to each word holds all its bits.
+        let (tokens, _) = self.automaton.edges(self.state);
+        let mut word_index = usize::MAX;
+        let mut bits = 0u32;
+        for &t in tokens {
+            let w = (t >> 5) as usize;
+            let keep = 0u32.wrapping_sub(u32::from(w == word_index));
+            bits = (bits & keep) | (1 << (t & 31));
+            word_index = w;
+            if let Some(slot) = mask.get_mut(w) {
+                *slot = bits;
+            }
+        }
+        if self.is_accepting() {
+            for &e in self.automaton.eos_ids() {
+                if let Some(slot) = mask.get_mut((e >> 5) as usize) {
+                    *slot |= 1 << (e & 31);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `token` may come next.
+    pub fn is_allowed(&self, token: u32) -> bool {
+        !self.finished && step(self.automaton, self.state, token).is_some()
+    }
+
+    /// Consumes one token. EOS in an accepting state finishes the walk. A token that is
+    /// not allowed is an error naming it and the state, and changes nothing.
+    pub fn consume(&mut self, token: u32) -> Result<(), WalkError> {
+        if self.finished {
+            return Err(WalkError::new(
+                WalkErrorKind::Finished,
+                format!(
+                    "cannot consume token {token}: the walk already ended with EOS in state {}",
+                    self.state
+                ),
+            ));
+        }
+        match step(self.automaton, self.state, token) {
+            Some(Step::Eos) => {
+                self.history.push(self.state);
+                self.finished = true;
+                Ok(())
+            }
+            Some(Step::To(next)) => {
+                self.history.push(self.state);
+                self.state = next;
+                Ok(())
+            }
+            None => Err(self.not_allowed(token)),
+        }
+    }
+
+    fn not_allowed(&self, token: u32) -> WalkError {
+        let a = self.automaton;
+        let s = self.state;
+        if token >= a.vocab_size() {
+            WalkError::new(
+                WalkErrorKind::OutOfVocabulary,
+                format!(
+                    "token {token} is outside the vocabulary (vocab_size {}), in state {s}",
+                    a.vocab_size()
+                ),
+            )
+        } else if a.is_eos(token) {
+            WalkError::new(
+                WalkErrorKind::TokenNotAllowed,
+                format!("EOS token {token} is not allowed in state {s}: the state does not accept"),
+            )
+        } else {
+            WalkError::new(
+                WalkErrorKind::TokenNotAllowed,
+                format!(
+                    "token {token} is not allowed in state {s} ({} tokens allowed there)",
+                    a.edges(s).0.len()
+                        + if a.is_accepting(s) {
+                            a.eos_ids().len()
+                        } else {
+                            0
+                        }
+                ),
+            )
+        }
+    }
+
+    /// Consumes all of `tokens` or, if one is not allowed, none of them; the error names
+    /// the position of the first token not allowed.
+    pub fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), WalkError> {
+        let before = self.history.len();
+        for (i, &t) in tokens.iter().enumerate() {
+            if let Err(e) = self.consume(t) {
+                let undo = self.history.len() - before;
+                // Cannot fail: we consumed exactly `undo` tokens above.
+                let _ = self.rollback(undo);
+                return Err(WalkError::new(
+                    e.kind,
+                    format!("tokens[{i}]: {}", e.message),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// How many leading tokens of `tokens` would be accepted from here, without moving.
+    pub fn validate_tokens(&self, tokens: &[u32]) -> usize {
+        if self.finished {
+            return 0;
+        }
+        let mut state = self.state;
+        for (i, &t) in tokens.iter().enumerate() {
+            match step(self.automaton, state, t) {
+                Some(Step::To(next)) => state = next,
+                Some(Step::Eos) => return i + 1,
+                None => return i,
+            }
+        }
+        tokens.len()
+    }
+
+    /// Undoes the last `n` consumed tokens (EOS included). Fails, changing nothing, if
+    /// fewer than `n` were consumed.
+    pub fn rollback(&mut self, n: usize) -> Result<(), WalkError> {
+        if n > self.history.len() {
+            return Err(WalkError::new(
+                WalkErrorKind::RollbackTooFar,
+                format!(
+                    "cannot roll back {n} tokens: only {} consumed",
+                    self.history.len()
+                ),
+            ));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let keep = self.history.len() - n;
+        self.state = self.history[keep];
+        self.history.truncate(keep);
+        // EOS is always the last token consumed, so any rollback undoes it.
+        self.finished = false;
+        Ok(())
+    }
+
+    /// The tokens the constraint forces from here: while the state does not accept and
+    /// has exactly one edge, that edge's token. A decoder may append them without
+    /// sampling. Bounded by the number of states, so a forced cycle stays finite.
+    pub fn forced_tokens(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        if self.finished {
+            return out;
+        }
+        let a = self.automaton;
+        let mut state = self.state;
+        for _ in 0..a.num_states() {
+            if a.is_accepting(state) {
+                break;
+            }
+            match a.edges(state) {
+                ([token], [target]) => {
+                    out.push(*token);
+                    state = *target;
+                }
+                _ => break,
+            }
+        }
+        out
+    }
+}
+
+/// Where a token leads from a state.
+enum Step {
+    To(StateId),
+    Eos,
+}
+
+fn step<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, state: StateId, token: u32) -> Option<Step> {
+    if let Some(next) = a.next_state(state, token) {
+        return Some(Step::To(next));
+    }
+    (a.is_accepting(state) && a.is_eos(token)).then_some(Step::Eos)
+}

@@ -1,0 +1,362 @@
+//! The `fstc` binary end to end: every command, its output and its exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use detok::Vocabulary;
+use fst_core::TokenVocabulary;
+
+fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata")
+        .join(rel)
+}
+
+fn gpt2() -> PathBuf {
+    testdata("gpt2/encoder.json")
+}
+
+fn fstc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fstc"))
+        .args(args)
+        .output()
+        .expect("run fstc")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+/// A scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fstc-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Compiles `pattern` for `vocab` into `dir/name.fstc`.
+fn compile(dir: &Path, name: &str, pattern: &str, vocab: &Path, extra: &[&str]) -> PathBuf {
+    let out_path = dir.join(format!("{name}.fstc"));
+    let mut args = vec![
+        "compile",
+        "regex",
+        pattern,
+        "--vocab",
+        vocab.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = fstc(&args);
+    assert!(out.status.success(), "compile failed: {}", stderr(&out));
+    out_path
+}
+
+#[test]
+fn compile_info_and_stats() {
+    let dir = scratch("info");
+    let pattern = r"\d{4}-\d{2}-\d{2}";
+    let out_path = dir.join("date.fstc");
+    let out = fstc(&[
+        "compile",
+        "regex",
+        pattern,
+        "--vocab",
+        gpt2().to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+        "--stats",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stats = stderr(&out);
+    assert!(stats.contains("compile: "), "{stats}");
+    assert!(stats.contains("states"), "{stats}");
+
+    let out = fstc(&["info", out_path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let info = stdout(&out);
+    for line in [
+        "kind: token FSA",
+        "vocabulary size: 50257",
+        "eos ids: 50256",
+        "accepting states: 1",
+    ] {
+        assert!(info.contains(line), "missing {line:?} in\n{info}");
+    }
+    let bytes = std::fs::metadata(&out_path).unwrap().len();
+    assert!(info.contains(&format!("bytes: {bytes}")), "{info}");
+}
+
+#[test]
+fn sample_prints_json_walks_that_match() {
+    let dir = scratch("sample");
+    let pattern = r"(yes|no), [a-z]{2,8}!";
+    let file = compile(&dir, "yn", pattern, &gpt2(), &[]);
+    let out = fstc(&[
+        "sample",
+        file.to_str().unwrap(),
+        "--vocab",
+        gpt2().to_str().unwrap(),
+        "-n",
+        "30",
+        "--seed",
+        "7",
+        "--max-tokens",
+        "40",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let vocab = Vocabulary::from_file(gpt2()).unwrap();
+    let oracle = regex::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap();
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 30);
+    let mut complete = 0;
+    for line in &lines {
+        assert!(line.starts_with(r#"{"tokens":["#), "{line}");
+        let walk: serde_json::Value = serde_json::from_str(line).unwrap();
+        let tokens: Vec<u32> = walk["tokens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_u64().unwrap() as u32)
+            .collect();
+        let spelled: Vec<u8> = tokens
+            .iter()
+            .flat_map(|&t| vocab.token_bytes(t).unwrap().to_vec())
+            .collect();
+        let text = walk["text"].as_str().unwrap();
+        assert_eq!(text.as_bytes(), spelled, "{line}");
+        if walk["complete"].as_bool().unwrap() {
+            complete += 1;
+            assert!(oracle.is_match(text), "{text:?} does not match");
+        }
+    }
+    assert!(complete > 0);
+
+    // The same seed gives the same walks.
+    let again = fstc(&[
+        "sample",
+        file.to_str().unwrap(),
+        "--vocab",
+        gpt2().to_str().unwrap(),
+        "-n",
+        "30",
+        "--seed",
+        "7",
+        "--max-tokens",
+        "40",
+    ]);
+    assert_eq!(stdout(&again), stdout(&out));
+}
+
+#[test]
+fn check_exit_codes_and_reasons() {
+    let dir = scratch("check");
+    let file = compile(&dir, "date", r"\d{4}-\d{2}-\d{2}", &gpt2(), &[]);
+    let vocab_path = gpt2();
+    let run = |input: &[&str]| {
+        let mut args = vec![
+            "check",
+            file.to_str().unwrap(),
+            "--vocab",
+            vocab_path.to_str().unwrap(),
+        ];
+        args.extend_from_slice(input);
+        fstc(&args)
+    };
+
+    let out = run(&["--text", "2024-01-31"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).starts_with("accepted"));
+
+    let out = run(&["--text", "2024-1-31"]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = stdout(&out);
+    assert!(said.contains("rejected at token"), "{said}");
+    assert!(said.contains(r#"after "2024-1""#), "{said}");
+
+    let out = run(&["--text", "2024-01"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("does not accept"), "{}", stdout(&out));
+
+    // Token ids: "2024-01-31" by hand, then with EOS.
+    let vocab = Vocabulary::from_file(gpt2()).unwrap();
+    let ids: Vec<String> = vocab
+        .tokenize("2024-01-31")
+        .unwrap()
+        .iter()
+        .map(u32::to_string)
+        .collect();
+    let out = run(&["--tokens", &ids.join(",")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let with_eos = format!("{},50256", ids.join(","));
+    assert_eq!(run(&["--tokens", &with_eos]).status.code(), Some(0));
+    // EOS too early is rejected.
+    let early = format!("{},50256", ids[..2].join(","));
+    assert_eq!(run(&["--tokens", &early]).status.code(), Some(1));
+
+    // Bad input: exit 2 with a reason.
+    let out = run(&["--tokens", "99999999"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("outside the vocabulary"),
+        "{}",
+        stderr(&out)
+    );
+    let out = fstc(&[
+        "check",
+        file.to_str().unwrap(),
+        "--vocab",
+        testdata("sentencepiece/tokenizer.json").to_str().unwrap(),
+        "--text",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("another vocabulary"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn dot_outputs() {
+    let figure4 = testdata("paper/figure4.tiktoken");
+    let out = fstc(&["dot", "--vocab", figure4.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tv = stdout(&out);
+    assert!(tv.starts_with("digraph"), "{tv}");
+    assert!(tv.contains(r#"label="food:d""#), "{tv}");
+
+    let out = fstc(&["dot", "--regex", "(foo)+d"]);
+    assert!(out.status.success());
+    assert!(
+        stdout(&out).contains(r#"3 -> 4 [label="d"]"#),
+        "{}",
+        stdout(&out)
+    );
+
+    let dir = scratch("dot");
+    let file = compile(&dir, "f5", "(foo)+d", &figure4, &["--eos", "5"]);
+    let out = fstc(&[
+        "dot",
+        file.to_str().unwrap(),
+        "--vocab",
+        figure4.to_str().unwrap(),
+        "--eos",
+        "5",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let drawn = stdout(&out);
+    assert!(drawn.contains(r#"0 -> 2 [label="food"]"#), "{drawn}");
+    assert!(drawn.contains("doublecircle"), "{drawn}");
+
+    let gpt2 = gpt2();
+    let out = fstc(&["dot", "--vocab", gpt2.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("small vocabularies"));
+}
+
+#[test]
+fn bad_usage_and_bad_input_exit_2() {
+    let dir = scratch("bad");
+    let vocab = gpt2();
+    let vocab = vocab.to_str().unwrap();
+    let out_path = dir.join("x.fstc");
+    let out_path = out_path.to_str().unwrap();
+    for (args, says) in [
+        (vec![], "Usage"),
+        (vec!["frobnicate"], "unrecognized subcommand"),
+        (vec!["compile", "regex", "a"], "--vocab"),
+        (
+            vec![
+                "compile", "regex", "(?=a)b", "--vocab", vocab, "-o", out_path,
+            ],
+            "look-around",
+        ),
+        (
+            vec![
+                "compile", "regex", r"a\bc", "--vocab", vocab, "-o", out_path,
+            ],
+            "word boundary",
+        ),
+        (
+            vec!["compile", "regex", "(foo", "--vocab", vocab, "-o", out_path],
+            "unclosed group",
+        ),
+        (
+            vec![
+                "compile",
+                "regex",
+                "(a|b)*a(a|b){20}",
+                "--vocab",
+                vocab,
+                "-o",
+                out_path,
+                "--dfa-state-limit",
+                "1000",
+            ],
+            "state limit",
+        ),
+        (
+            vec![
+                "compile",
+                "regex",
+                "[a-z]+",
+                "--vocab",
+                vocab,
+                "-o",
+                out_path,
+                "--token-edge-limit",
+                "100",
+            ],
+            "edge limit",
+        ),
+        (
+            vec![
+                "compile",
+                "regex",
+                "a",
+                "--vocab",
+                "/no/such/file",
+                "-o",
+                out_path,
+            ],
+            "/no/such/file",
+        ),
+        (vec!["info", vocab], "not an fstc token automaton"),
+    ] {
+        let out = fstc(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+
+    // A truncated automaton file.
+    let file = compile(&dir, "ok", "[0-9]+", &gpt2(), &[]);
+    let bytes = std::fs::read(&file).unwrap();
+    let cut = dir.join("cut.fstc");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let out = fstc(&["info", cut.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("truncated"), "{}", stderr(&out));
+}
+
+#[test]
+fn every_command_has_help() {
+    for command in [
+        vec!["--help"],
+        vec!["compile", "--help"],
+        vec!["compile", "regex", "--help"],
+        vec!["info", "--help"],
+        vec!["dot", "--help"],
+        vec!["sample", "--help"],
+        vec!["check", "--help"],
+    ] {
+        let out = fstc(&command);
+        assert!(out.status.success(), "{command:?}");
+        assert!(stdout(&out).contains("Usage: fstc"), "{command:?}");
+    }
+}

@@ -1,0 +1,186 @@
+//! The tokenizers behind [`Vocabulary::tokenize`](crate::Vocabulary::tokenize), built on
+//! first use so that loading a vocabulary stays cheap.
+//!
+//! For a tokenizer.json the `tokenizers` crate does the work, on a copy of the file adjusted
+//! so that the output spells the input: no added tokens are matched (text never reaches them),
+//! no post-processor adds BOS/EOS, no truncation or padding, and SentencePiece's prepended `▁`
+//! is off (the Prepend normalizer is dropped, Metaspace gets `prepend_scheme: never`,
+//! ByteLevel gets `add_prefix_space: false`). For GPT-2's encoder.json a byte-level BPE is
+//! built from the vocabulary and vocab.bpe; tiktoken rank files use [`RankEncoder`].
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use tokenizers::models::bpe::{Vocab, BPE};
+use tokenizers::pre_tokenizers::byte_level::ByteLevel;
+use tokenizers::pre_tokenizers::split::Split;
+use tokenizers::Tokenizer;
+
+use crate::byte_level;
+use crate::error::{Result, VocabError, VocabErrorKind};
+use crate::tiktoken::RankEncoder;
+use crate::vocabulary::Vocabulary;
+use fst_core::TokenVocabulary;
+
+/// What a vocabulary keeps to build its tokenizer later.
+pub(crate) enum Source {
+    /// The tokenizer.json file's bytes.
+    HfJson { json: Vec<u8> },
+    /// GPT-2: the merges file beside encoder.json (the vocabulary itself is rebuilt from the
+    /// token bytes).
+    Gpt2 { merges_path: PathBuf },
+    /// tiktoken: the compiled split pattern (ranks are the token bytes).
+    Tiktoken { splitter: Split },
+}
+
+pub(crate) enum Engine {
+    Hf(Box<Tokenizer>),
+    Ranks(Box<RankEncoder>),
+}
+
+fn build_error(vocab: &Vocabulary, msg: String) -> VocabError {
+    VocabError::new(
+        VocabErrorKind::Tokenize,
+        format!("{}: cannot build the tokenizer: {msg}", vocab.origin()),
+    )
+}
+
+impl Engine {
+    pub fn build(source: &Source, vocab: &Vocabulary) -> Result<Engine> {
+        match source {
+            Source::HfJson { json } => {
+                let mut value: Value = serde_json::from_slice(json)
+                    .map_err(|e| build_error(vocab, format!("invalid JSON: {e}")))?;
+                exact_spelling_config(&mut value);
+                let tokenizer: Tokenizer =
+                    serde_json::from_value(value).map_err(|e| build_error(vocab, e.to_string()))?;
+                Ok(Engine::Hf(Box::new(tokenizer)))
+            }
+            Source::Gpt2 { merges_path } => {
+                let merges_text = std::fs::read_to_string(merges_path).map_err(|e| {
+                    build_error(
+                        vocab,
+                        format!(
+                            "tokenizing with encoder.json needs vocab.bpe beside it; cannot read \
+                             {}: {e}",
+                            merges_path.display()
+                        ),
+                    )
+                })?;
+                let mut merges = Vec::new();
+                for (n, line) in merges_text.lines().enumerate() {
+                    if line.starts_with("#version") || line.trim().is_empty() {
+                        continue;
+                    }
+                    let mut it = line.split(' ');
+                    match (it.next(), it.next(), it.next()) {
+                        (Some(a), Some(b), None) => merges.push((a.to_string(), b.to_string())),
+                        _ => {
+                            return Err(build_error(
+                                vocab,
+                                format!(
+                                    "{}:{}: expected `a b`, found {line:?}",
+                                    merges_path.display(),
+                                    n + 1
+                                ),
+                            ))
+                        }
+                    }
+                }
+                let mut map = Vocab::default();
+                for id in 0..vocab.len() as u32 {
+                    if let Some(bytes) = vocab.token_bytes(id) {
+                        map.insert(byte_level::encode_bytes(bytes), id);
+                    }
+                }
+                let bpe = BPE::builder()
+                    .vocab_and_merges(map, merges)
+                    .build()
+                    .map_err(|e| build_error(vocab, format!("{}: {e}", merges_path.display())))?;
+                let mut tokenizer = Tokenizer::new(bpe);
+                tokenizer.with_pre_tokenizer(Some(ByteLevel::new(false, true, true)));
+                tokenizer.with_decoder(Some(ByteLevel::default()));
+                Ok(Engine::Hf(Box::new(tokenizer)))
+            }
+            Source::Tiktoken { splitter } => {
+                Ok(Engine::Ranks(Box::new(RankEncoder::new(vocab, splitter))))
+            }
+        }
+    }
+
+    pub fn encode(&self, text: &str, vocab: &Vocabulary) -> Result<Vec<u32>> {
+        match self {
+            Engine::Hf(tokenizer) => {
+                let encoding = tokenizer.encode(text, false).map_err(|e| {
+                    VocabError::new(
+                        VocabErrorKind::Tokenize,
+                        format!("{}: tokenizing failed: {e}", vocab.origin()),
+                    )
+                })?;
+                Ok(encoding.get_ids().to_vec())
+            }
+            Engine::Ranks(encoder) => encoder.encode(text, vocab.origin()),
+        }
+    }
+}
+
+/// Adjusts a tokenizer.json so that encoding spells the text exactly (see the module doc).
+fn exact_spelling_config(value: &mut Value) {
+    let Some(obj) = value.as_object_mut() else {
+        return;
+    };
+    obj.insert("added_tokens".into(), Value::Array(Vec::new()));
+    for key in ["post_processor", "truncation", "padding"] {
+        obj.insert(key.into(), Value::Null);
+    }
+    if let Some(n) = obj.get_mut("normalizer") {
+        drop_prepend(n);
+    }
+    if let Some(p) = obj.get_mut("pre_tokenizer") {
+        no_prefix_space(p);
+    }
+}
+
+fn kind(value: &Value) -> Option<&str> {
+    value.get("type").and_then(Value::as_str)
+}
+
+fn drop_prepend(normalizer: &mut Value) {
+    match kind(normalizer) {
+        Some("Prepend") => *normalizer = Value::Null,
+        Some("Sequence") => {
+            if let Some(items) = normalizer
+                .get_mut("normalizers")
+                .and_then(Value::as_array_mut)
+            {
+                items.retain(|n| kind(n) != Some("Prepend"));
+                items.iter_mut().for_each(drop_prepend);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn no_prefix_space(pre: &mut Value) {
+    match kind(pre) {
+        Some("Metaspace") => {
+            if let Some(o) = pre.as_object_mut() {
+                o.insert("prepend_scheme".into(), Value::String("never".into()));
+                if o.contains_key("add_prefix_space") {
+                    o.insert("add_prefix_space".into(), Value::Bool(false));
+                }
+            }
+        }
+        Some("ByteLevel") => {
+            if let Some(o) = pre.as_object_mut() {
+                o.insert("add_prefix_space".into(), Value::Bool(false));
+            }
+        }
+        Some("Sequence") => {
+            if let Some(items) = pre.get_mut("pretokenizers").and_then(Value::as_array_mut) {
+                items.iter_mut().for_each(no_prefix_space);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,494 @@
+//! [`Vocabulary`]: a real tokenizer seen as exact bytes per token id, with its special tokens
+//! and EOS ids.
+//!
+//! The loaders (`hf`, `gpt2`, `tiktoken`) turn a file into [`Parts`]; [`Vocabulary::assemble`]
+//! checks the ids and packs the bytes into one arena so that `token_bytes` is a slice lookup
+//! and loading a 150k-token vocabulary stays cheap. The `tokenizers` machinery needed for
+//! [`Vocabulary::tokenize`] is only built the first time it is used.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use fst_core::TokenVocabulary;
+
+use crate::engine::{Engine, Source};
+use crate::error::{malformed, Result, VocabError, VocabErrorKind};
+use crate::tiktoken::TiktokenOptions;
+
+/// How a tokenizer writes token bytes, which decides how its files are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// GPT-2-style byte-level BPE (GPT-2, Llama 3, Qwen): token strings use GPT-2's
+    /// byte-to-unicode table.
+    ByteLevelBpe,
+    /// SentencePiece-style BPE or Unigram (Llama 2, Mistral, T5): `▁` stands for a space and,
+    /// with byte fallback, `<0xHH>` pieces are single bytes.
+    SentencePiece,
+    /// A tiktoken rank file: each line is the base64 of a token's bytes and its rank (= id).
+    Tiktoken,
+}
+
+/// Ids at or above this bound are rejected, so that a corrupt id cannot make us allocate
+/// gigabytes. Real vocabularies stay far below it (the largest are around 262k).
+pub const MAX_TOKEN_ID: u32 = (1 << 22) - 1;
+
+/// Names that mark an end-of-sequence token when no config says which one it is.
+///
+/// Every special token whose name is in this list becomes an EOS id (so Qwen without a config
+/// gets both `<|endoftext|>` and `<|im_end|>`, Llama 3 both `<|end_of_text|>` and `<|eot_id|>`).
+pub const WELL_KNOWN_EOS: &[&str] = &[
+    "</s>",
+    "<|endoftext|>",
+    "<|end_of_text|>",
+    "<|im_end|>",
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|end|>",
+    "<eos>",
+    "<end_of_turn>",
+];
+
+/// What a loader found in a file, before ids are checked and bytes packed.
+pub(crate) struct Parts {
+    pub family: Family,
+    /// The file, for error messages.
+    pub origin: String,
+    /// Text tokens: id and exact bytes.
+    pub text: Vec<(u32, Vec<u8>)>,
+    /// Special and added tokens: id and name. They override a text token with the same id.
+    pub specials: Vec<(u32, String)>,
+    pub source: Source,
+}
+
+impl Parts {
+    /// Makes the text token spelled `name` special, for an EOS token that a config names but
+    /// that the vocabulary lists as text (then, as in `transformers`, the name is special).
+    /// Returns whether the name is now a special token.
+    pub fn ensure_special(&mut self, name: &str) -> bool {
+        if self.specials.iter().any(|(_, n)| n == name) {
+            return true;
+        }
+        let Some(pos) = self.text.iter().position(|(_, b)| b == name.as_bytes()) else {
+            return false;
+        };
+        let (id, _) = self.text.swap_remove(pos);
+        self.specials.push((id, name.to_string()));
+        true
+    }
+}
+
+/// A tokenizer's vocabulary as exact bytes per token id.
+///
+/// Ids run over `0..len()`. Text tokens have their exact bytes (a byte-level token may hold
+/// part of a UTF-8 character); special and added tokens, and ids the file does not define
+/// (holes), have none. EOS ids are a set of special ids. Cloning is cheap for the tokenizer
+/// part (shared) and copies the byte arena.
+#[derive(Clone)]
+pub struct Vocabulary {
+    family: Family,
+    origin: Arc<str>,
+    /// `offsets[id]..offsets[id + 1]` is token `id` in `bytes`; empty means no text.
+    offsets: Vec<u32>,
+    bytes: Vec<u8>,
+    /// Sorted by id, one entry per id.
+    specials: Vec<(u32, String)>,
+    by_name: HashMap<String, u32>,
+    eos: Vec<u32>,
+    source: Arc<Source>,
+    engine: Arc<OnceLock<Result<Engine>>>,
+}
+
+impl fmt::Debug for Vocabulary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Vocabulary")
+            .field("origin", &self.origin)
+            .field("family", &self.family)
+            .field("len", &self.len())
+            .field("specials", &self.specials.len())
+            .field("eos", &self.eos)
+            .finish()
+    }
+}
+
+impl Vocabulary {
+    /// Loads any supported tokenizer file, telling the format from the content (not the name):
+    /// a JSON object with a `"model": {...}` member is a HuggingFace tokenizer.json (see
+    /// [`Vocabulary::from_tokenizer_json`]), any other JSON object is a GPT-2 encoder.json
+    /// ([`Vocabulary::from_gpt2_encoder`]), anything else is read as a tiktoken rank file
+    /// without special tokens ([`Vocabulary::from_tiktoken`]).
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Vocabulary> {
+        let path = path.as_ref();
+        let data = read(path)?;
+        let first = data.iter().copied().find(|b| !b.is_ascii_whitespace());
+        if first == Some(b'[') {
+            // Neither JSON format is an array; let the tokenizer.json parser say so.
+            crate::hf::load(path, data)
+        } else if first == Some(b'{') {
+            if has_model_object(&data) {
+                crate::hf::load(path, data)
+            } else {
+                crate::gpt2::load(path, &data)
+            }
+        } else {
+            crate::tiktoken::load(path, &data, &TiktokenOptions::default())
+        }
+    }
+
+    /// Loads a HuggingFace `tokenizer.json` (byte-level BPE, or SentencePiece-style BPE or
+    /// Unigram).
+    ///
+    /// Every entry of `added_tokens`, special or not, becomes a special token (no text). EOS:
+    /// if a `tokenizer_config.json` sits beside the file and has an `eos_token` (a string or
+    /// `{"content": ...}`), that token alone; otherwise every special token named in
+    /// [`WELL_KNOWN_EOS`].
+    pub fn from_tokenizer_json(path: impl AsRef<Path>) -> Result<Vocabulary> {
+        let path = path.as_ref();
+        crate::hf::load(path, read(path)?)
+    }
+
+    /// Loads GPT-2's `encoder.json`. `<|endoftext|>` is special and the EOS. The `vocab.bpe`
+    /// beside it is only read by [`Vocabulary::tokenize`].
+    pub fn from_gpt2_encoder(path: impl AsRef<Path>) -> Result<Vocabulary> {
+        let path = path.as_ref();
+        crate::gpt2::load(path, &read(path)?)
+    }
+
+    /// Loads a tiktoken rank file (lines `base64(token bytes) rank`, rank = id).
+    ///
+    /// Rank files carry neither special tokens nor the pre-tokenization pattern, so both come
+    /// from `options`. The vocabulary has `max rank + 1` ids, or more if a special id is
+    /// higher; EOS ids are the specials named in [`WELL_KNOWN_EOS`].
+    pub fn from_tiktoken(path: impl AsRef<Path>, options: &TiktokenOptions) -> Result<Vocabulary> {
+        let path = path.as_ref();
+        crate::tiktoken::load(path, &read(path)?, options)
+    }
+
+    /// Checks ids and packs the bytes. EOS ids start empty.
+    pub(crate) fn assemble(parts: Parts) -> Result<Vocabulary> {
+        let Parts {
+            family,
+            origin,
+            text,
+            mut specials,
+            source,
+        } = parts;
+        let too_big = |id: u32| {
+            malformed(format!(
+                "{origin}: token id {id} is above the supported maximum {MAX_TOKEN_ID}"
+            ))
+        };
+        let mut len: usize = 0;
+        for &id in text
+            .iter()
+            .map(|(id, _)| id)
+            .chain(specials.iter().map(|(id, _)| id))
+        {
+            if id > MAX_TOKEN_ID {
+                return Err(too_big(id));
+            }
+            len = len.max(id as usize + 1);
+        }
+
+        specials.sort_by_key(|&(id, _)| id);
+        specials.dedup();
+        if let Some(w) = specials.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(malformed(format!(
+                "{origin}: id {} is given to two special tokens, {:?} and {:?}",
+                w[0].0, w[0].1, w[1].1
+            )));
+        }
+
+        let mut slots: Vec<Option<Vec<u8>>> = vec![None; len];
+        for (id, bytes) in text {
+            let slot = &mut slots[id as usize];
+            if let Some(prev) = slot {
+                return Err(malformed(format!(
+                    "{origin}: id {id} is given to two tokens, \"{}\" and \"{}\"",
+                    prev.escape_ascii(),
+                    bytes.escape_ascii()
+                )));
+            }
+            *slot = Some(bytes);
+        }
+        for &(id, _) in &specials {
+            slots[id as usize] = None;
+        }
+
+        let total: usize = slots.iter().flatten().map(Vec::len).sum();
+        if u32::try_from(total).is_err() {
+            return Err(malformed(format!(
+                "{origin}: the tokens hold {total} bytes in all, more than 4 GiB"
+            )));
+        }
+        let mut bytes = Vec::with_capacity(total);
+        let mut offsets = Vec::with_capacity(len + 1);
+        offsets.push(0u32);
+        for slot in &slots {
+            if let Some(b) = slot {
+                bytes.extend_from_slice(b);
+            }
+            offsets.push(bytes.len() as u32);
+        }
+
+        let mut by_name = HashMap::with_capacity(specials.len());
+        for (id, name) in &specials {
+            by_name.entry(name.clone()).or_insert(*id);
+        }
+        Ok(Vocabulary {
+            family,
+            origin: origin.into(),
+            offsets,
+            bytes,
+            specials,
+            by_name,
+            eos: Vec::new(),
+            source: Arc::new(source),
+            engine: Arc::new(OnceLock::new()),
+        })
+    }
+
+    /// Sets EOS to the specials named in [`WELL_KNOWN_EOS`].
+    pub(crate) fn set_well_known_eos(&mut self) {
+        self.eos = self
+            .specials
+            .iter()
+            .filter(|(_, name)| WELL_KNOWN_EOS.contains(&name.as_str()))
+            .map(|&(id, _)| id)
+            .collect();
+    }
+
+    pub(crate) fn set_eos_unchecked(&mut self, eos: Vec<u32>) {
+        self.eos = eos;
+    }
+
+    /// Replaces the EOS ids (sorted, duplicates dropped).
+    ///
+    /// Fails if an id is outside `0..len()` or is a text token: EOS must be a token that text
+    /// can never reach. An empty list is allowed (an automaton then never finishes).
+    ///
+    /// A tiktoken rank file names no special tokens (they live in the model's code, e.g.
+    /// cl100k's `<|endoftext|>` is 100257, past the ranks), so for that family an EOS id past
+    /// the ranks extends the id space with special ids named `<|eos:ID|>`.
+    pub fn with_eos_ids(mut self, ids: Vec<u32>) -> Result<Vocabulary> {
+        let mut ids = ids;
+        if self.family == Family::Tiktoken {
+            self.extend_with_specials(&ids);
+        }
+        for &id in &ids {
+            if id as usize >= self.len() {
+                return Err(VocabError::new(
+                    VocabErrorKind::Eos,
+                    format!(
+                        "EOS id {id} is out of range: {} has ids 0..{}",
+                        self.origin,
+                        self.len()
+                    ),
+                ));
+            }
+            if let Some(bytes) = self.token_bytes(id) {
+                return Err(VocabError::new(
+                    VocabErrorKind::Eos,
+                    format!(
+                        "EOS id {id} is the text token \"{}\" of {}; EOS must be a special token",
+                        bytes.escape_ascii(),
+                        self.origin
+                    ),
+                ));
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        self.eos = ids;
+        Ok(self)
+    }
+
+    /// Adds special ids for the `ids` past `len()` (up to [`MAX_TOKEN_ID`]), ids between them
+    /// becoming holes.
+    fn extend_with_specials(&mut self, ids: &[u32]) {
+        let old_len = self.len() as u32;
+        let Some(&max) = ids.iter().filter(|&&id| id <= MAX_TOKEN_ID).max() else {
+            return;
+        };
+        if max < old_len {
+            return;
+        }
+        let end = *self.offsets.last().expect("offsets has len + 1 entries");
+        self.offsets.resize(max as usize + 2, end);
+        // Every existing special id is below `old_len`, so pushing sorted new ids keeps
+        // `specials` sorted.
+        let mut new: Vec<u32> = ids
+            .iter()
+            .copied()
+            .filter(|id| (old_len..=max).contains(id))
+            .collect();
+        new.sort_unstable();
+        new.dedup();
+        for id in new {
+            let name = format!("<|eos:{id}|>");
+            self.by_name.insert(name.clone(), id);
+            self.specials.push((id, name));
+        }
+    }
+
+    /// How the tokenizer writes token bytes.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+
+    /// Special and added tokens with their names, by increasing id.
+    pub fn special_tokens(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
+        self.specials.iter().map(|(id, name)| (*id, name.as_str()))
+    }
+
+    /// The id of the special token called `name` (the lowest, if two share a name).
+    pub fn token_id(&self, name: &str) -> Option<u32> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The name of special token `id`, or `None` if `id` is not a special token.
+    pub fn special_name(&self, id: u32) -> Option<&str> {
+        let i = self.specials.binary_search_by_key(&id, |&(i, _)| i).ok()?;
+        Some(&self.specials[i].1)
+    }
+
+    /// The vocabulary fingerprint stored in compiled automata ([`fst_core::fingerprint`]).
+    pub fn fingerprint(&self) -> u64 {
+        fst_core::fingerprint(self)
+    }
+
+    /// The file the vocabulary was loaded from.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Tokenizes `text` the way the tokenizer does, with no BOS or other added tokens.
+    ///
+    /// The result spells `text` exactly: the concatenated bytes of the tokens are the bytes
+    /// of `text`. SentencePiece's prepended `▁` is turned off; added tokens are not matched
+    /// in the text (it is all text). If the tokenizer cannot spell the text exactly (an
+    /// unknown character without byte fallback, a normalizer that changes it, a `▁` in a
+    /// SentencePiece text) this is an error saying where. The tokenizer is built on the
+    /// first call (for a tokenizer.json this parses the file again).
+    pub fn tokenize(&self, text: &str) -> Result<Vec<u32>> {
+        let engine = self
+            .engine
+            .get_or_init(|| Engine::build(&self.source, self))
+            .as_ref()
+            .map_err(Clone::clone)?;
+        let ids = engine.encode(text, self)?;
+        self.check_spelling(text, &ids)?;
+        Ok(ids)
+    }
+
+    fn check_spelling(&self, text: &str, ids: &[u32]) -> Result<()> {
+        let text = text.as_bytes();
+        let mut pos = 0usize;
+        let fail = |msg: String| {
+            Err(VocabError::new(
+                VocabErrorKind::Tokenize,
+                format!(
+                    "{}: the tokenizer cannot spell this text exactly: {msg}",
+                    self.origin
+                ),
+            ))
+        };
+        for &id in ids {
+            let Some(bytes) = self.token_bytes(id) else {
+                let what = match self.special_name(id) {
+                    Some(name) => format!("special token {name:?}"),
+                    None => "an id with no token".to_string(),
+                };
+                return fail(format!(
+                    "at byte {pos} it gives token {id}, {what}, which has no text"
+                ));
+            };
+            let end = pos + bytes.len();
+            if text.get(pos..end) != Some(bytes) {
+                let here = &text[pos..end.min(text.len())];
+                return fail(format!(
+                    "at byte {pos} it gives token {id} = \"{}\" where the text has \"{}\" \
+                     (a normalizer changes the text, or the text holds a character the \
+                     tokenizer uses as a marker)",
+                    bytes.escape_ascii(),
+                    here.escape_ascii()
+                ));
+            }
+            pos = end;
+        }
+        if pos != text.len() {
+            return fail(format!("its tokens stop at byte {pos} of {}", text.len()));
+        }
+        Ok(())
+    }
+}
+
+impl TokenVocabulary for Vocabulary {
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        let i = id as usize;
+        let start = *self.offsets.get(i)? as usize;
+        let end = *self.offsets.get(i + 1)? as usize;
+        (end > start).then(|| &self.bytes[start..end])
+    }
+
+    fn eos_ids(&self) -> &[u32] {
+        &self.eos
+    }
+}
+
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| {
+        VocabError::new(
+            VocabErrorKind::Io,
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })
+}
+
+/// Whether a JSON document has a `"model"` key whose value is an object: true of every
+/// tokenizer.json, false of an encoder.json (whose values are all numbers).
+fn has_model_object(data: &[u8]) -> bool {
+    const KEY: &[u8] = b"\"model\"";
+    let mut from = 0;
+    while let Some(i) = find(&data[from..], KEY) {
+        let rest = &data[from + i + KEY.len()..];
+        let mut it = rest.iter().copied().skip_while(u8::is_ascii_whitespace);
+        if it.next() == Some(b':') && it.find(|b| !b.is_ascii_whitespace()) == Some(b'{') {
+            return true;
+        }
+        from += i + KEY.len();
+    }
+    false
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tells_tokenizer_json_from_encoder_json() {
+        assert!(has_model_object(
+            br#"{"version": "1.0", "model" : { "type": "BPE" }}"#
+        ));
+        // GPT-2 has a token spelled "model"; its value is a number.
+        assert!(!has_model_object(
+            r#"{"model": 19849, "Ġmodel": 2746}"#.as_bytes()
+        ));
+        assert!(!has_model_object(br#"{"a\"model\"": 1}"#));
+    }
+
+    #[test]
+    fn vocabulary_can_be_shared_across_threads() {
+        fn check<T: Send + Sync + Clone>() {}
+        check::<Vocabulary>();
+    }
+}

@@ -1,0 +1,105 @@
+//! The same checks on the real tokenizers in ../shared/vocabs (skipped when absent): every id
+//! against the tokenizer's own decoding, sizes, specials, EOS ids, exact tokenization.
+
+mod common;
+
+use common::*;
+use detok::{Family, Vocabulary};
+use fst_core::TokenVocabulary;
+
+#[test]
+fn gpt2() {
+    let Some(path) = shared("gpt2/encoder.json") else {
+        return;
+    };
+    let vocab = Vocabulary::from_file(&path).unwrap();
+    assert_eq!(vocab.family(), Family::ByteLevelBpe);
+    assert_eq!(vocab.len(), 50257);
+    let stats = check_gpt2_against_decoder(&vocab, &path);
+    println!("gpt2: {stats:?}");
+    assert_eq!(vocab.eos_ids(), &[50256]);
+    check_round_trips(&vocab, &[]);
+    assert_eq!(vocab.tokenize("Hello world").unwrap(), [15496, 995]);
+}
+
+#[test]
+fn llama2() {
+    let Some(path) = shared("llama2/tokenizer.json") else {
+        return;
+    };
+    let vocab = Vocabulary::from_file(&path).unwrap();
+    assert_eq!(vocab.family(), Family::SentencePiece);
+    assert_eq!(vocab.len(), 32000);
+    let stats = check_against_tokenizers(&vocab, &path);
+    println!("llama2: {stats:?}");
+    assert_eq!(stats.specials, 3);
+    assert_eq!(stats.holes, 0);
+    assert_eq!(vocab.eos_ids(), &[2]);
+    check_round_trips(&vocab, &[]);
+    // The fixture keeps this file's ids: where both define a token, the bytes agree.
+    let fixture = Vocabulary::from_file(testdata("sentencepiece/tokenizer.json")).unwrap();
+    assert!(fixture.len() <= vocab.len());
+    for id in 0..fixture.len() as u32 {
+        if let Some(bytes) = fixture.token_bytes(id) {
+            assert_eq!(vocab.token_bytes(id), Some(bytes), "id {id}");
+        }
+    }
+}
+
+#[test]
+fn llama3() {
+    let Some(path) = shared("llama3/tokenizer.json") else {
+        return;
+    };
+    let vocab = Vocabulary::from_file(&path).unwrap();
+    assert_eq!(vocab.family(), Family::ByteLevelBpe);
+    assert_eq!(vocab.len(), 128256);
+    let stats = check_against_tokenizers(&vocab, &path);
+    println!("llama3: {stats:?}");
+    assert_eq!(stats.specials, 256);
+    // tokenizer_config.json names <|end_of_text|>.
+    assert_eq!(vocab.eos_ids(), &[128001]);
+    assert_eq!(vocab.token_id("<|eot_id|>"), Some(128009));
+    check_round_trips(&vocab, &[]);
+    let fixture = Vocabulary::from_file(testdata("bytelevel/tokenizer.json")).unwrap();
+    for id in 0..2000 {
+        assert_eq!(fixture.token_bytes(id), vocab.token_bytes(id), "id {id}");
+    }
+}
+
+#[test]
+fn qwen3() {
+    let Some(path) = shared("qwen3/tokenizer.json") else {
+        return;
+    };
+    let vocab = Vocabulary::from_file(&path).unwrap();
+    assert_eq!(vocab.family(), Family::ByteLevelBpe);
+    assert_eq!(vocab.len(), 151669);
+    let stats = check_against_tokenizers(&vocab, &path);
+    println!("qwen3: {stats:?}");
+    assert_eq!(stats.specials, 26);
+    // tokenizer_config.json names <|im_end|>; <think> is added but not special: no text.
+    assert_eq!(vocab.eos_ids(), &[151645]);
+    let think = vocab.token_id("<think>").unwrap();
+    assert_eq!(vocab.token_bytes(think), None);
+    check_round_trips(&vocab, &[]);
+    // Qwen normalizes to NFC: a decomposed é cannot be spelled as is.
+    let err = vocab.tokenize("e\u{301}").unwrap_err();
+    assert!(err.to_string().contains("cannot spell"), "{err}");
+}
+
+#[test]
+fn real_tokenizers_agree_with_their_own_encoding() {
+    for rel in ["llama3/tokenizer.json", "qwen3/tokenizer.json"] {
+        let Some(path) = shared(rel) else { continue };
+        let vocab = Vocabulary::from_file(&path).unwrap();
+        let tok = tokenizers::Tokenizer::from_file(&path).unwrap();
+        for text in TEXTS {
+            if text.contains("<|") {
+                continue;
+            }
+            let theirs = tok.encode(*text, false).unwrap().get_ids().to_vec();
+            assert_eq!(vocab.tokenize(text).unwrap(), theirs, "{rel}: {text:?}");
+        }
+    }
+}

@@ -1,0 +1,473 @@
+//! Subset construction over byte classes, Hopcroft minimization, and dead-state removal.
+//!
+//! `^`/`\A` and `$`/`\z` are handled here rather than by rewriting the pattern: the
+//! start state's epsilon closure may cross `Start` assertions (no byte read yet) and no
+//! other closure may; `End` assertions are crossed only when deciding whether a state
+//! accepts (the text ends there), never before reading a byte.
+
+use std::collections::HashMap;
+
+use super::nfa::{Nfa, State};
+use super::{RegexError, DEAD};
+
+/// A DFA straight out of the subset construction (or out of minimization): start state 0,
+/// row-major `table[state * num_classes + class]`, `DEAD` for no transition.
+#[derive(Debug)]
+pub(crate) struct TableDfa {
+    pub(crate) classes: [u8; 256],
+    pub(crate) num_classes: usize,
+    pub(crate) table: Vec<u32>,
+    pub(crate) accepting: Vec<bool>,
+}
+
+/// Byte classes from the NFA's byte ranges: bytes no range boundary separates always move
+/// together. Classes are contiguous and numbered in byte order.
+fn nfa_byte_classes(nfa: &Nfa) -> ([u8; 256], usize) {
+    let mut boundary = [false; 257];
+    for &(lo, hi, _) in &nfa.ranges {
+        boundary[lo as usize] = true;
+        boundary[hi as usize + 1] = true;
+    }
+    let mut classes = [0u8; 256];
+    let mut c = 0usize;
+    for (b, class) in classes.iter_mut().enumerate() {
+        if b > 0 && boundary[b] {
+            c += 1;
+        }
+        *class = c as u8;
+    }
+    (classes, c + 1)
+}
+
+/// Epsilon closures with generation-stamped visit marks (no clearing between closures).
+struct Closer<'a> {
+    nfa: &'a Nfa,
+    seen: Vec<u32>,
+    gen: u32,
+    stack: Vec<u32>,
+    ends: Vec<u32>,
+}
+
+impl<'a> Closer<'a> {
+    fn new(nfa: &'a Nfa) -> Closer<'a> {
+        Closer {
+            nfa,
+            seen: vec![0; nfa.states.len()],
+            gen: 0,
+            stack: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+
+    fn bump(&mut self) {
+        if self.gen == u32::MAX {
+            self.seen.fill(0);
+            self.gen = 0;
+        }
+        self.gen += 1;
+    }
+
+    /// Fills `kernel` with the sorted byte-reading states reachable from `seeds` by epsilon
+    /// moves, and returns whether the text may end here (the state accepts).
+    /// `at_start` says no byte has been read, so `Start` assertions hold.
+    fn close(&mut self, seeds: &[u32], at_start: bool, kernel: &mut Vec<u32>) -> bool {
+        self.bump();
+        kernel.clear();
+        self.ends.clear();
+        self.stack.extend_from_slice(seeds);
+        let mut matched = false;
+        while let Some(s) = self.stack.pop() {
+            if self.seen[s as usize] == self.gen {
+                continue;
+            }
+            self.seen[s as usize] = self.gen;
+            match self.nfa.states[s as usize] {
+                State::Bytes { len, .. } => {
+                    if len > 0 {
+                        kernel.push(s);
+                    }
+                }
+                State::Split { off, len } => {
+                    self.stack
+                        .extend_from_slice(self.nfa.split_targets(off, len));
+                }
+                State::Start(t) => {
+                    if at_start {
+                        self.stack.push(t);
+                    }
+                }
+                State::End(t) => self.ends.push(t),
+                State::Match => matched = true,
+            }
+        }
+        kernel.sort_unstable();
+        matched || self.accepts_at_end(at_start)
+    }
+
+    /// Whether crossing the pending `End` assertions (the text ends here) reaches `Match`
+    /// without reading a byte.
+    fn accepts_at_end(&mut self, at_start: bool) -> bool {
+        if self.ends.is_empty() {
+            return false;
+        }
+        self.bump();
+        let mut stack = std::mem::take(&mut self.ends);
+        let mut found = false;
+        while let Some(s) = stack.pop() {
+            if self.seen[s as usize] == self.gen {
+                continue;
+            }
+            self.seen[s as usize] = self.gen;
+            match self.nfa.states[s as usize] {
+                State::Bytes { .. } => {}
+                State::Split { off, len } => {
+                    stack.extend_from_slice(self.nfa.split_targets(off, len))
+                }
+                State::Start(t) => {
+                    if at_start {
+                        stack.push(t);
+                    }
+                }
+                State::End(t) => stack.push(t),
+                State::Match => {
+                    found = true;
+                    break;
+                }
+            }
+        }
+        stack.clear();
+        self.ends = stack;
+        found
+    }
+}
+
+/// Subset construction. Fails as soon as a new DFA state would exceed `state_limit`, or
+/// the NFA-state sets kept for the pending states exceed `set_budget` entries in total.
+pub(crate) fn determinize(
+    nfa: &Nfa,
+    state_limit: usize,
+    set_budget: usize,
+) -> Result<TableDfa, RegexError> {
+    let (classes, k) = nfa_byte_classes(nfa);
+    let mut closer = Closer::new(nfa);
+    let mut ids: HashMap<Box<[u32]>, u32> = HashMap::new();
+    let mut sets: Vec<Box<[u32]>> = Vec::new();
+    let mut accepting: Vec<bool> = Vec::new();
+    let mut table: Vec<u32> = Vec::new();
+    let mut kernel = Vec::new();
+    let mut key = Vec::new();
+    let mut stored = 0usize;
+
+    // The key is the kernel plus a trailing marker when accepting: two closures with
+    // the same byte-reading states and the same acceptance have the same future.
+    let mut intern = |kernel: &[u32],
+                      acc: bool,
+                      key: &mut Vec<u32>,
+                      sets: &mut Vec<Box<[u32]>>,
+                      accepting: &mut Vec<bool>|
+     -> Result<u32, RegexError> {
+        key.clear();
+        key.extend_from_slice(kernel);
+        if acc {
+            key.push(u32::MAX);
+        }
+        if let Some(&id) = ids.get(key.as_slice()) {
+            return Ok(id);
+        }
+        if sets.len() >= state_limit {
+            return Err(RegexError::too_many_states(state_limit));
+        }
+        stored += kernel.len();
+        if stored > set_budget {
+            return Err(RegexError::state_sets_too_large(state_limit, set_budget));
+        }
+        let id = sets.len() as u32;
+        ids.insert(key.as_slice().into(), id);
+        sets.push(kernel.into());
+        accepting.push(acc);
+        Ok(id)
+    };
+
+    let acc = closer.close(&[nfa.start], true, &mut kernel);
+    intern(&kernel, acc, &mut key, &mut sets, &mut accepting)?;
+
+    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); k];
+    let mut i = 0;
+    while i < sets.len() {
+        // A processed state's set is needed only as a map key, which owns a copy.
+        let set = std::mem::take(&mut sets[i]);
+        for b in &mut buckets {
+            b.clear();
+        }
+        for &s in set.iter() {
+            for &(lo, hi, t) in nfa.byte_ranges(s) {
+                for c in classes[lo as usize]..=classes[hi as usize] {
+                    buckets[c as usize].push(t);
+                }
+            }
+        }
+        let row_start = table.len();
+        table.resize(row_start + k, DEAD);
+        for c in 0..k {
+            if buckets[c].is_empty() {
+                continue;
+            }
+            if c > 0 && buckets[c] == buckets[c - 1] {
+                table[row_start + c] = table[row_start + c - 1];
+                continue;
+            }
+            let acc = closer.close(&buckets[c], false, &mut kernel);
+            if kernel.is_empty() && !acc {
+                continue;
+            }
+            table[row_start + c] = intern(&kernel, acc, &mut key, &mut sets, &mut accepting)?;
+        }
+        i += 1;
+    }
+    Ok(TableDfa {
+        classes,
+        num_classes: k,
+        table,
+        accepting,
+    })
+}
+
+/// Merges byte classes whose columns are identical in every state (fewer classes make a
+/// smaller table and a faster minimization). New ids follow the first byte of each class.
+pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
+    let k = dfa.num_classes;
+    let n = dfa.accepting.len();
+    // Group classes by a cheap column hash, then confirm by comparing columns.
+    let column_hash = |c: usize| -> u64 {
+        (0..n).fold(0u64, |h, s| {
+            (h.rotate_left(5) ^ u64::from(dfa.table[s * k + c])).wrapping_mul(0x517C_C1B7_2722_0A95)
+        })
+    };
+    let same_column =
+        |a: usize, b: usize| (0..n).all(|s| dfa.table[s * k + a] == dfa.table[s * k + b]);
+    let mut remap: Vec<Option<u8>> = vec![None; k];
+    let mut by_hash: HashMap<u64, Vec<u8>> = HashMap::new();
+    let mut kept: Vec<usize> = Vec::new();
+    let mut classes = [0u8; 256];
+    for (slot, &old) in classes.iter_mut().zip(dfa.classes.iter()) {
+        let c = old as usize;
+        let id = match remap[c] {
+            Some(id) => id,
+            None => {
+                let same = by_hash.entry(column_hash(c)).or_default();
+                let id = match same.iter().find(|&&id| same_column(kept[id as usize], c)) {
+                    Some(&id) => id,
+                    None => {
+                        let id = kept.len() as u8;
+                        kept.push(c);
+                        same.push(id);
+                        id
+                    }
+                };
+                remap[c] = Some(id);
+                id
+            }
+        };
+        *slot = id;
+    }
+    let k2 = kept.len();
+    let mut table = Vec::with_capacity(n * k2);
+    for s in 0..n {
+        table.extend(kept.iter().map(|&c| dfa.table[s * k + c]));
+    }
+    TableDfa {
+        classes,
+        num_classes: k2,
+        table,
+        accepting: dfa.accepting,
+    }
+}
+
+/// Hopcroft's partition refinement on the DFA completed with an explicit sink, then the
+/// sink's block (every state that cannot reach acceptance) is dropped and the rest is
+/// renumbered breadth-first from the start, classes in order, so output is canonical.
+pub(crate) fn minimize(dfa: &TableDfa) -> TableDfa {
+    let k = dfa.num_classes;
+    let n = dfa.accepting.len();
+    let total = n + 1;
+    let sink = n as u32;
+    let delta = |s: u32, c: usize| -> u32 {
+        if s == sink {
+            return sink;
+        }
+        match dfa.table[s as usize * k + c] {
+            DEAD => sink,
+            t => t,
+        }
+    };
+
+    // Inverse transitions, CSR keyed by (class, target).
+    let mut off = vec![0u32; k * total + 1];
+    for s in 0..total as u32 {
+        for c in 0..k {
+            off[c * total + delta(s, c) as usize + 1] += 1;
+        }
+    }
+    for i in 1..off.len() {
+        off[i] += off[i - 1];
+    }
+    let mut cursor = off.clone();
+    let mut srcs = vec![0u32; k * total];
+    for s in 0..total as u32 {
+        for c in 0..k {
+            let key = c * total + delta(s, c) as usize;
+            srcs[cursor[key] as usize] = s;
+            cursor[key] += 1;
+        }
+    }
+    drop(cursor);
+
+    // Partition: blocks are ranges of `elems`; marked elements sit at a block's front.
+    struct Block {
+        start: usize,
+        end: usize,
+        marked: usize,
+    }
+    let mut elems: Vec<u32> = (0..total as u32)
+        .filter(|&s| s != sink && dfa.accepting[s as usize])
+        .collect();
+    let n_acc = elems.len();
+    elems.extend((0..total as u32).filter(|&s| s == sink || !dfa.accepting[s as usize]));
+    let mut loc = vec![0usize; total];
+    for (i, &s) in elems.iter().enumerate() {
+        loc[s as usize] = i;
+    }
+    let mut blocks = Vec::new();
+    let mut blk = vec![0u32; total];
+    let mut work = Vec::new();
+    let mut in_work = Vec::new();
+    for (start, end) in [(0, n_acc), (n_acc, total)] {
+        if start < end {
+            let b = blocks.len() as u32;
+            blocks.push(Block {
+                start,
+                end,
+                marked: 0,
+            });
+            for &s in &elems[start..end] {
+                blk[s as usize] = b;
+            }
+            in_work.push(false);
+        }
+    }
+    // Hopcroft: one of the two initial blocks suffices as a splitter; take the smaller
+    // (the other holds the sink, whose preimage is every missing transition).
+    if blocks.len() == 2 {
+        let smaller = if n_acc <= total - n_acc { 0 } else { 1 };
+        work.push(smaller);
+        in_work[smaller as usize] = true;
+    }
+
+    let mut touched: Vec<u32> = Vec::new();
+    let mut splitter: Vec<u32> = Vec::new();
+    while let Some(a) = work.pop() {
+        in_work[a as usize] = false;
+        splitter.clear();
+        let ab = &blocks[a as usize];
+        splitter.extend_from_slice(&elems[ab.start..ab.end]);
+        for c in 0..k {
+            touched.clear();
+            for &t in &splitter {
+                let key = c * total + t as usize;
+                for &s in &srcs[off[key] as usize..off[key + 1] as usize] {
+                    let b = blk[s as usize] as usize;
+                    let block = &mut blocks[b];
+                    let m = block.start + block.marked;
+                    let p = loc[s as usize];
+                    if p < m {
+                        continue;
+                    }
+                    let other = elems[m];
+                    elems.swap(p, m);
+                    loc[other as usize] = p;
+                    loc[s as usize] = m;
+                    block.marked += 1;
+                    if block.marked == 1 {
+                        touched.push(b as u32);
+                    }
+                }
+            }
+            for &b in &touched {
+                let (start, end, marked) = {
+                    let block = &mut blocks[b as usize];
+                    let r = (block.start, block.end, block.marked);
+                    block.marked = 0;
+                    r
+                };
+                if marked == end - start {
+                    continue;
+                }
+                let nb = blocks.len() as u32;
+                blocks.push(Block {
+                    start,
+                    end: start + marked,
+                    marked: 0,
+                });
+                blocks[b as usize].start = start + marked;
+                for &s in &elems[start..start + marked] {
+                    blk[s as usize] = nb;
+                }
+                in_work.push(false);
+                if in_work[b as usize] {
+                    work.push(nb);
+                    in_work[nb as usize] = true;
+                } else {
+                    let smaller = if marked <= end - start - marked {
+                        nb
+                    } else {
+                        b
+                    };
+                    work.push(smaller);
+                    in_work[smaller as usize] = true;
+                }
+            }
+        }
+    }
+
+    let dead = blk[sink as usize];
+    let mut new_id = vec![DEAD; blocks.len()];
+    let mut order: Vec<u32> = Vec::new();
+    let mut table = Vec::new();
+    let mut accepting = Vec::new();
+    if blk[0] == dead {
+        // Empty language: just a non-accepting start state.
+        return TableDfa {
+            classes: [0; 256],
+            num_classes: 1,
+            table: vec![DEAD],
+            accepting: vec![false],
+        };
+    }
+    new_id[blk[0] as usize] = 0;
+    order.push(blk[0]);
+    let mut i = 0;
+    while i < order.len() {
+        let b = order[i] as usize;
+        let rep = elems[blocks[b].start];
+        accepting.push(dfa.accepting[rep as usize]);
+        for c in 0..k {
+            let tb = blk[delta(rep, c) as usize];
+            if tb == dead {
+                table.push(DEAD);
+                continue;
+            }
+            if new_id[tb as usize] == DEAD {
+                new_id[tb as usize] = order.len() as u32;
+                order.push(tb);
+            }
+            table.push(new_id[tb as usize]);
+        }
+        i += 1;
+    }
+    TableDfa {
+        classes: dfa.classes,
+        num_classes: k,
+        table,
+        accepting,
+    }
+}

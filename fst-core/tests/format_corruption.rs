@@ -1,0 +1,348 @@
+//! Damaged files give errors, never panics: every truncation, thousands of bit flips and
+//! word overwrites, and structural damage behind a recomputed (forged) checksum, which is
+//! what a buggy writer produces and what validation must catch on its own.
+
+use fst_core::automaton::{AutomatonParts, TokenAutomaton};
+use fst_core::format::FormatErrorKind;
+use fst_core::sample::{random_walk, SplitMix64};
+use fst_core::walker::Walker;
+
+/// A "real" file: a random automaton with 40 states over 300 tokens and two EOS ids.
+fn real_automaton() -> TokenAutomaton {
+    let mut rng = SplitMix64::new(99);
+    let states = 40u32;
+    let mut edges = Vec::new();
+    for _ in 0..states {
+        let mut list: Vec<(u32, u32)> = Vec::new();
+        for _ in 0..rng.below(9) {
+            let t = rng.below(298) as u32;
+            if list.iter().all(|&(u, _)| u != t) {
+                list.push((t, rng.below(u64::from(states)) as u32));
+            }
+        }
+        edges.push(list);
+    }
+    TokenAutomaton::from_parts(AutomatonParts {
+        vocab_size: 300,
+        vocab_fingerprint: 0xfeed_beef_0000_0001,
+        eos_ids: vec![298, 299],
+        start: 0,
+        accepting: (0..states).map(|s| s % 3 == 0).collect(),
+        edges,
+    })
+    .unwrap()
+}
+
+/// The documented checksum: FNV-1a 64 with the 32-bit word as its unit.
+fn fnv_words(words: &[u32]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &w in words {
+        h ^= u64::from(w);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+fn forge_checksum(words: &mut [u32]) {
+    let n = words.len() - 2;
+    let h = fnv_words(&words[..n]);
+    words[n] = h as u32;
+    words[n + 1] = (h >> 32) as u32;
+}
+
+/// Uses everything a decoder would, to show a loaded automaton is safe to use.
+fn exercise<W: AsRef<[u32]>>(a: &TokenAutomaton<W>) {
+    // Damage can leave a valid file with a huge vocab_size; don't allocate its mask.
+    let width = (a.vocab_size() as usize).div_ceil(32) + 1;
+    let mut mask = vec![0u32; width.min(1 << 12)];
+    let _ = a.to_parts();
+    for s in 0..a.num_states() {
+        let (tokens, targets) = a.edges(s);
+        assert_eq!(tokens.len(), targets.len());
+        for &t in tokens {
+            assert!(a.next_state(s, t).is_some());
+        }
+    }
+    let mut rng = SplitMix64::new(5);
+    for _ in 0..5 {
+        let walk = random_walk(a, &mut rng, 50);
+        let mut w = Walker::new(a);
+        for &t in &walk.tokens {
+            if width <= mask.len() {
+                w.fill_mask(&mut mask).unwrap();
+                assert!(mask[(t / 32) as usize] & (1 << (t % 32)) != 0);
+            } else {
+                assert!(w.fill_mask(&mut mask).is_err());
+            }
+            assert!(w.is_allowed(t));
+            w.consume(t).unwrap();
+        }
+        let _ = w.forced_tokens();
+    }
+}
+
+#[test]
+fn the_checksum_is_the_documented_one() {
+    let a = real_automaton();
+    let words = a.as_words();
+    let n = words.len() - 2;
+    let h = fnv_words(&words[..n]);
+    assert_eq!(words[n..], [h as u32, (h >> 32) as u32]);
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let a = real_automaton();
+    let bytes = a.to_bytes();
+    for len in 0..bytes.len() {
+        let cut = &bytes[..len];
+        assert!(
+            TokenAutomaton::from_bytes_copied(cut).is_err(),
+            "length {len}"
+        );
+        if len % 4 == 0 {
+            let words: Vec<u32> = a.as_words()[..len / 4].to_vec();
+            let e = TokenAutomaton::from_bytes(bytemuck::cast_slice(&words)).unwrap_err();
+            if len >= 8 {
+                assert_eq!(e.kind(), FormatErrorKind::Length, "length {len}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_single_bit_flip_is_detected() {
+    // Each FNV step is a bijection of the running hash, so one damaged word always changes
+    // the checksum: every flip must be an error, not merely a non-panic.
+    let a = real_automaton();
+    let bytes = a.to_bytes();
+    for bit in 0..bytes.len() * 8 {
+        let mut damaged = bytes.clone();
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        assert!(
+            TokenAutomaton::from_bytes_copied(&damaged).is_err(),
+            "flip of bit {bit} went unnoticed"
+        );
+    }
+}
+
+#[test]
+fn random_word_overwrites_are_detected() {
+    let a = real_automaton();
+    let mut rng = SplitMix64::new(2024);
+    for _ in 0..5000 {
+        let mut words = a.as_words().to_vec();
+        let i = rng.below(words.len() as u64) as usize;
+        let old = words[i];
+        words[i] = match rng.below(4) {
+            0 => rng.next_u64() as u32,
+            1 => old.wrapping_add(1),
+            2 => old.wrapping_sub(1),
+            _ => u32::MAX,
+        };
+        if words[i] == old {
+            continue;
+        }
+        assert!(TokenAutomaton::from_words(words).is_err(), "word {i}");
+    }
+}
+
+#[test]
+fn damage_behind_a_forged_checksum_never_panics() {
+    // A writer bug, not a disk error: the checksum matches, so the structure checks alone
+    // stand between the damage and the decoder.
+    let a = real_automaton();
+    let mut rng = SplitMix64::new(7);
+    let (mut ok, mut rejected) = (0, 0);
+    for round in 0..20_000 {
+        let mut words = a.as_words().to_vec();
+        let body = words.len() - 2;
+        for _ in 0..1 + rng.below(3) {
+            // Bias towards the header and table, where counts and offsets live.
+            let i = if rng.below(2) == 0 {
+                rng.below(40.min(body as u64)) as usize
+            } else {
+                rng.below(body as u64) as usize
+            };
+            words[i] = match rng.below(5) {
+                0 => rng.next_u64() as u32,
+                1 => words[i].wrapping_add(1),
+                2 => words[i].wrapping_sub(1),
+                3 => rng.below(400) as u32,
+                _ => u32::MAX,
+            };
+        }
+        forge_checksum(&mut words);
+        match TokenAutomaton::from_words(words) {
+            Ok(loaded) => {
+                exercise(&loaded);
+                ok += 1;
+            }
+            Err(e) => {
+                assert!(!e.to_string().is_empty(), "round {round}");
+                assert_ne!(e.kind(), FormatErrorKind::Checksum, "round {round}: {e}");
+                rejected += 1;
+            }
+        }
+    }
+    // Some damage is harmless (a target moved to another valid state), most is not.
+    eprintln!("forged-checksum damage: {rejected} rejected, {ok} harmless");
+    assert!(rejected > ok, "rejected {rejected}, accepted {ok}");
+}
+
+/// Applies `edit` to the words of the Figure 5 file, forges the checksum, and returns the error.
+fn structural_error(edit: impl Fn(&mut Vec<u32>)) -> fst_core::format::FormatError {
+    let a = TokenAutomaton::from_parts(AutomatonParts {
+        vocab_size: 6,
+        vocab_fingerprint: 1,
+        eos_ids: vec![5],
+        start: 0,
+        accepting: vec![false, false, true],
+        edges: vec![vec![(0, 1), (2, 0), (4, 2)], vec![(1, 0)], vec![]],
+    })
+    .unwrap();
+    let mut words = a.as_words().to_vec();
+    edit(&mut words);
+    forge_checksum(&mut words);
+    TokenAutomaton::from_words(words).unwrap_err()
+}
+
+/// A damage to apply, the error kind it must give, and a phrase its message must contain.
+type Case = (Box<dyn Fn(&mut Vec<u32>)>, FormatErrorKind, &'static str);
+
+#[test]
+fn structural_damage_is_named() {
+    // Layout of this file: header 0..16, table 16..31 (EOS, offsets, flags, labels,
+    // targets), EOS 31, offsets 32..36, flags 36..39, labels 39..43, targets 43..47.
+    let section = |w: &Vec<u32>, id: u32| -> usize {
+        (0..5)
+            .map(|k| 16 + 3 * k)
+            .find(|&at| w[at] == id)
+            .map(|at| w[at + 1] as usize)
+            .unwrap()
+    };
+    let cases: Vec<Case> = vec![
+        (
+            Box::new(|w| w[9] = 3),
+            FormatErrorKind::StartState,
+            "start state 3",
+        ),
+        (
+            Box::new(|w| w[14] = 1),
+            FormatErrorKind::Counts,
+            "terminals",
+        ),
+        (
+            Box::new(|w| w[12] = 2),
+            FormatErrorKind::Counts,
+            "accepting",
+        ),
+        (
+            Box::new(|w| w[10] = 4),
+            FormatErrorKind::Counts,
+            "'state offsets'",
+        ),
+        (
+            Box::new(|w| w[15] = 1000),
+            FormatErrorKind::SectionTable,
+            "section table",
+        ),
+        (
+            Box::new(|w| w[16] = 9),
+            FormatErrorKind::SectionTable,
+            "unknown section id 9",
+        ),
+        (
+            Box::new(|w| w[16] = 6),
+            FormatErrorKind::SectionTable,
+            "reserved",
+        ),
+        (
+            Box::new(|w| w[16] = 2),
+            FormatErrorKind::SectionTable,
+            "twice",
+        ),
+        (
+            Box::new(|w| w[17] = 33),
+            FormatErrorKind::SectionTable,
+            "overlap",
+        ),
+        (
+            Box::new(|w| w[17] = 3),
+            FormatErrorKind::SectionTable,
+            "outside",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 2);
+                w[o + 1] = 5
+            }),
+            FormatErrorKind::StateOffsets,
+            "state offsets",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 2);
+                w[o] = 1
+            }),
+            FormatErrorKind::StateOffsets,
+            "must be 0",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 3);
+                w[o] = 2
+            }),
+            FormatErrorKind::StateFlags,
+            "unknown flag bits",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 4);
+                w[o] = 6
+            }),
+            FormatErrorKind::EdgeLabel,
+            "not below vocab_size",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 4);
+                w[o + 1] = 0
+            }),
+            FormatErrorKind::EdgeLabel,
+            "not strictly increasing",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 4);
+                w[o + 2] = 5
+            }),
+            FormatErrorKind::EdgeLabel,
+            "EOS id 5",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 5);
+                w[o + 3] = 3
+            }),
+            FormatErrorKind::EdgeTarget,
+            "target 3",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 1);
+                w[o] = 6
+            }),
+            FormatErrorKind::EosIds,
+            "EOS id 6",
+        ),
+    ];
+    for (i, (edit, kind, needle)) in cases.into_iter().enumerate() {
+        let e = structural_error(edit);
+        assert_eq!(e.kind(), kind, "case {i}: {e}");
+        assert!(
+            e.to_string().contains(needle),
+            "case {i}: {e:?} lacks {needle:?}"
+        );
+    }
+}

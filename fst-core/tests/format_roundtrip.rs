@@ -1,0 +1,365 @@
+//! Automata survive parts -> words -> bytes -> (zero-copy | copied) load unchanged, and
+//! every way a buffer can be unusable before its content is even read gives a clear error.
+
+use fst_core::automaton::{AutomatonKind, AutomatonParts, TokenAutomaton};
+use fst_core::format::FormatErrorKind;
+use fst_core::sample::SplitMix64;
+use fst_core::walker::Walker;
+
+/// The paper's Figure 5: /(foo)+d/ over the vocabulary f, oo, foo, for, food (+ EOS 5),
+/// minimized: 0 = expecting a "foo" (start), 1 = after "f", 2 = after "d" (accepting).
+fn figure5() -> AutomatonParts {
+    AutomatonParts {
+        vocab_size: 6,
+        vocab_fingerprint: 0x1234_5678_9abc_def0,
+        eos_ids: vec![5],
+        start: 0,
+        accepting: vec![false, false, true],
+        // Deliberately unsorted: from_parts sorts.
+        edges: vec![vec![(4, 2), (0, 1), (2, 0)], vec![(1, 0)], vec![]],
+    }
+}
+
+/// A random deterministic automaton; edges come out unsorted.
+fn random_parts(seed: u64, states: u32, vocab: u32, max_out: u32) -> AutomatonParts {
+    let mut rng = SplitMix64::new(seed);
+    let eos = vocab - 1 - rng.below(2) as u32;
+    let mut edges = Vec::new();
+    let mut accepting = Vec::new();
+    for _ in 0..states {
+        accepting.push(rng.below(3) == 0);
+        let out = rng.below(u64::from(max_out) + 1) as u32;
+        let mut used = std::collections::HashSet::new();
+        let mut list = Vec::new();
+        for _ in 0..out {
+            let t = rng.below(u64::from(vocab - 2)) as u32;
+            if used.insert(t) {
+                list.push((t, rng.below(u64::from(states)) as u32));
+            }
+        }
+        edges.push(list);
+    }
+    AutomatonParts {
+        vocab_size: vocab,
+        vocab_fingerprint: rng.next_u64(),
+        eos_ids: vec![eos, eos],
+        start: rng.below(u64::from(states)) as u32,
+        accepting,
+        edges,
+    }
+}
+
+fn normalized(mut parts: AutomatonParts) -> AutomatonParts {
+    for list in &mut parts.edges {
+        list.sort();
+    }
+    parts.eos_ids.sort();
+    parts.eos_ids.dedup();
+    parts
+}
+
+/// Every state's mask, computed from the accessors.
+fn all_masks<W: AsRef<[u32]>>(a: &TokenAutomaton<W>) -> Vec<Vec<u32>> {
+    let words = (a.vocab_size() as usize).div_ceil(32);
+    (0..a.num_states())
+        .map(|s| {
+            let mut mask = vec![0u32; words];
+            let (tokens, _) = a.edges(s);
+            for &t in tokens {
+                mask[(t / 32) as usize] |= 1 << (t % 32);
+            }
+            if a.is_accepting(s) {
+                for &e in a.eos_ids() {
+                    mask[(e / 32) as usize] |= 1 << (e % 32);
+                }
+            }
+            mask
+        })
+        .collect()
+}
+
+/// A copy of the words: a `Vec<u32>` is 4-byte aligned, so its bytes load zero-copy.
+fn aligned_bytes(words: &[u32]) -> Vec<u32> {
+    words.to_vec()
+}
+
+#[test]
+fn figure5_round_trips_through_both_loaders() {
+    let owned = TokenAutomaton::from_parts(figure5()).unwrap();
+    assert_eq!(owned.num_states(), 3);
+    assert_eq!(owned.num_edges(), 4);
+    assert_eq!(owned.num_accepting(), 1);
+    assert_eq!(owned.kind(), AutomatonKind::TokenFsa);
+    assert_eq!(owned.num_terminals(), 0);
+    assert_eq!(owned.edges(0), (&[0u32, 2, 4][..], &[1u32, 0, 2][..]));
+    assert_eq!(owned.next_state(0, 2), Some(0));
+    assert_eq!(owned.next_state(0, 3), None);
+    assert_eq!(owned.next_state(2, 5), None, "EOS is not an edge");
+    assert_eq!(
+        owned.next_state(99, 0),
+        None,
+        "out-of-range state has no edges"
+    );
+    assert!(!owned.is_accepting(99));
+    assert_eq!(owned.edges(99), (&[][..], &[][..]));
+    assert!(owned.is_eos(5) && !owned.is_eos(4));
+    assert_eq!(owned.vocab_fingerprint(), 0x1234_5678_9abc_def0);
+
+    let bytes = owned.to_bytes();
+    assert_eq!(&bytes[..8], b"fstcTA\0\0");
+    assert_eq!(bytes.len(), owned.memory_bytes());
+    let words = aligned_bytes(owned.as_words());
+    let borrowed = TokenAutomaton::from_bytes(bytemuck::cast_slice(&words)).unwrap();
+    assert_eq!(
+        borrowed.as_words().as_ptr(),
+        words.as_ptr(),
+        "from_bytes borrows, it does not copy"
+    );
+    let copied = TokenAutomaton::from_bytes_copied(&bytes).unwrap();
+    assert_eq!(borrowed, owned);
+    assert_eq!(copied, owned);
+    assert_eq!(borrowed.to_parts(), normalized(figure5()));
+    assert_eq!(copied.to_parts(), normalized(figure5()));
+    assert_eq!(all_masks(&borrowed), all_masks(&owned));
+    assert_eq!(all_masks(&copied), all_masks(&owned));
+    assert_eq!(borrowed.into_owned(), owned);
+}
+
+#[test]
+fn random_automata_round_trip_with_identical_walks() {
+    for seed in 0..40 {
+        let parts = random_parts(seed, 1 + (seed as u32 * 7) % 60, 70 + seed as u32, 12);
+        let owned = TokenAutomaton::from_parts(parts.clone()).unwrap();
+        assert_eq!(owned.to_parts(), normalized(parts.clone()), "seed {seed}");
+        let words = aligned_bytes(owned.as_words());
+        let borrowed = TokenAutomaton::from_bytes(bytemuck::cast_slice(&words)).unwrap();
+        let copied = TokenAutomaton::from_bytes_copied(&owned.to_bytes()).unwrap();
+        assert_eq!(borrowed.to_parts(), owned.to_parts());
+        assert_eq!(copied.to_parts(), owned.to_parts());
+        assert_eq!(all_masks(&borrowed), all_masks(&owned));
+        // The walker sees the same masks along a random path in all three.
+        let mut rng = SplitMix64::new(seed);
+        let cloned = owned.clone();
+        let mut walkers = [
+            Walker::new(&owned),
+            Walker::new(&copied),
+            Walker::new(&cloned),
+        ];
+        let mut wb = Walker::new(&borrowed);
+        let width = (owned.vocab_size() as usize).div_ceil(32) + 1;
+        for _ in 0..30 {
+            let mut masks = Vec::new();
+            for w in &walkers {
+                let mut m = vec![u32::MAX; width];
+                w.fill_mask(&mut m).unwrap();
+                masks.push(m);
+            }
+            let mut mb = vec![u32::MAX; width];
+            wb.fill_mask(&mut mb).unwrap();
+            assert!(masks.iter().all(|m| *m == mb));
+            let (tokens, _) = owned.edges(wb.state());
+            if tokens.is_empty() {
+                break;
+            }
+            let t = tokens[rng.below(tokens.len() as u64) as usize];
+            for w in &mut walkers {
+                w.consume(t).unwrap();
+            }
+            wb.consume(t).unwrap();
+        }
+    }
+}
+
+/// A damage to apply, the error kind it must give, and a phrase its message must contain.
+type Case = (
+    Box<dyn Fn(&mut AutomatonParts)>,
+    FormatErrorKind,
+    &'static str,
+);
+
+#[test]
+fn from_parts_rejects_what_is_not_an_automaton() {
+    let cases: Vec<Case> = vec![
+        (
+            Box::new(|p| p.start = 3),
+            FormatErrorKind::StartState,
+            "start state 3",
+        ),
+        (
+            Box::new(|p| p.accepting.pop().map(|_| ()).unwrap()),
+            FormatErrorKind::Counts,
+            "edge lists",
+        ),
+        (
+            Box::new(|p| p.edges[1].push((6, 0))),
+            FormatErrorKind::EdgeLabel,
+            "token 6 is not below vocab_size 6",
+        ),
+        (
+            Box::new(|p| p.edges[1].push((3, 7))),
+            FormatErrorKind::EdgeTarget,
+            "goes to state 7",
+        ),
+        (
+            Box::new(|p| p.edges[0].push((2, 1))),
+            FormatErrorKind::EdgeLabel,
+            "two edges with token 2",
+        ),
+        (
+            Box::new(|p| p.edges[2].push((5, 0))),
+            FormatErrorKind::EdgeLabel,
+            "EOS id 5 labels an edge",
+        ),
+        (
+            Box::new(|p| p.eos_ids.push(6)),
+            FormatErrorKind::EosIds,
+            "EOS id 6",
+        ),
+        (
+            Box::new(|p| {
+                p.accepting.clear();
+                p.edges.clear();
+                p.start = 0;
+            }),
+            FormatErrorKind::StartState,
+            "only 0 states",
+        ),
+    ];
+    for (mutate, kind, needle) in cases {
+        let mut parts = figure5();
+        mutate(&mut parts);
+        let e = TokenAutomaton::from_parts(parts).unwrap_err();
+        assert_eq!(e.kind(), kind, "{e}");
+        assert!(e.to_string().contains(needle), "{e:?} lacks {needle:?}");
+    }
+}
+
+#[test]
+fn misaligned_buffer_is_an_error_that_points_to_from_bytes_copied() {
+    let a = TokenAutomaton::from_parts(figure5()).unwrap();
+    let bytes = a.to_bytes();
+    // A u32 buffer one word longer, so any byte offset 0..4 fits.
+    let mut backing = vec![0u32; a.as_words().len() + 1];
+    let raw: &mut [u8] = bytemuck::cast_slice_mut(&mut backing);
+    let start = 1; // backing is 4-aligned, so offset 1 is not
+    raw[start..start + bytes.len()].copy_from_slice(&bytes);
+    let slice = &raw[start..start + bytes.len()];
+    let e = TokenAutomaton::from_bytes(slice).unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::Misaligned);
+    assert!(e.to_string().contains("from_bytes_copied"), "{e}");
+    assert_eq!(TokenAutomaton::from_bytes_copied(slice).unwrap(), a);
+}
+
+#[test]
+fn byte_swapped_file_says_so() {
+    let a = TokenAutomaton::from_parts(figure5()).unwrap();
+    let swapped: Vec<u8> = a.as_words().iter().flat_map(|w| w.to_be_bytes()).collect();
+    for e in [
+        TokenAutomaton::from_bytes_copied(&swapped).unwrap_err(),
+        TokenAutomaton::from_bytes(bytemuck::cast_slice(
+            &a.as_words()
+                .iter()
+                .map(|w| w.swap_bytes())
+                .collect::<Vec<_>>(),
+        ))
+        .unwrap_err(),
+    ] {
+        assert_eq!(e.kind(), FormatErrorKind::ByteOrder);
+        assert!(e.to_string().contains("byte-swapped"), "{e}");
+    }
+    // Magic intact but the marker swapped (a writer that got only the words wrong).
+    let mut words = a.as_words().to_vec();
+    words[2] = words[2].swap_bytes();
+    let e = TokenAutomaton::from_words(words).unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::ByteOrder);
+    assert!(e.to_string().contains("word 2"), "{e}");
+}
+
+#[test]
+fn newer_version_and_reserved_kind_are_named() {
+    let a = TokenAutomaton::from_parts(figure5()).unwrap();
+    let mut words = a.as_words().to_vec();
+    words[3] = 2;
+    let e = TokenAutomaton::from_words(words.clone()).unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::Version);
+    assert!(e.to_string().contains("newer fstc"), "{e}");
+    words[3] = 0;
+    assert_eq!(
+        TokenAutomaton::from_words(words).unwrap_err().kind(),
+        FormatErrorKind::Version
+    );
+
+    let mut words = a.as_words().to_vec();
+    words[4] = 1;
+    let e = TokenAutomaton::from_words(words).unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::Kind);
+    assert!(e.to_string().contains("token PDA"), "{e}");
+}
+
+#[test]
+fn wrong_lengths_and_foreign_data() {
+    let a = TokenAutomaton::from_parts(figure5()).unwrap();
+    let bytes = a.to_bytes();
+    let e = TokenAutomaton::from_bytes_copied(b"").unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::NotAnAutomaton);
+    let e = TokenAutomaton::from_bytes_copied(b"{\"json\": true}").unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::NotAnAutomaton);
+    assert!(e.to_string().contains("not an fstc token automaton"), "{e}");
+
+    let e = TokenAutomaton::from_bytes_copied(&bytes[..bytes.len() - 1]).unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::Length);
+    assert!(e.to_string().contains("whole number"), "{e}");
+    let e = TokenAutomaton::from_bytes_copied(&bytes[..bytes.len() - 4]).unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::Length);
+    assert!(e.to_string().contains("truncated"), "{e}");
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(&[0; 4]);
+    let e = TokenAutomaton::from_bytes_copied(&longer).unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::Length);
+    assert!(e.to_string().contains("trailing"), "{e}");
+}
+
+#[test]
+fn files_round_trip_and_io_errors_name_the_path() {
+    let dir = std::env::temp_dir().join(format!("fstc-format-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fig5.fsta");
+    let a = TokenAutomaton::from_parts(figure5()).unwrap();
+    a.write_file(&path).unwrap();
+    assert_eq!(TokenAutomaton::read_file(&path).unwrap(), a);
+
+    let missing = dir.join("missing.fsta");
+    let e = TokenAutomaton::read_file(&missing).unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::Io);
+    assert!(e.to_string().contains("missing.fsta"), "{e}");
+    assert_eq!(e.io_error().unwrap().kind(), std::io::ErrorKind::NotFound);
+
+    std::fs::write(&path, &a.to_bytes()[..20]).unwrap();
+    let e = TokenAutomaton::read_file(&path).unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::Length);
+    assert!(e.to_string().contains("fig5.fsta"), "{e}");
+
+    let e = a.write_file(dir.join("no/such/dir/x.fsta")).unwrap_err();
+    assert_eq!(e.kind(), FormatErrorKind::Io);
+    assert!(e.to_string().contains("x.fsta"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn empty_language_and_empty_vocabulary_are_representable() {
+    // One non-accepting state, no edges: nothing is ever allowed.
+    let parts = AutomatonParts {
+        vocab_size: 0,
+        vocab_fingerprint: 0,
+        eos_ids: vec![],
+        start: 0,
+        accepting: vec![false],
+        edges: vec![vec![]],
+    };
+    let a = TokenAutomaton::from_parts(parts.clone()).unwrap();
+    let b = TokenAutomaton::from_bytes_copied(&a.to_bytes()).unwrap();
+    assert_eq!(b.to_parts(), parts);
+    let w = Walker::new(&b);
+    w.fill_mask(&mut []).unwrap();
+    assert!(w.forced_tokens().is_empty());
+}

@@ -1,0 +1,216 @@
+//! Every rejected construct gives an error naming it, with its span and fragment, and
+//! size limits stop blow-ups quickly instead of exhausting memory.
+
+use std::time::{Duration, Instant};
+
+use fst_core::regex::{ByteDfa, RegexBuilder, RegexError, RegexErrorKind, DEFAULT_DFA_STATE_LIMIT};
+
+fn err(pattern: &str) -> RegexError {
+    match ByteDfa::from_regex(pattern, DEFAULT_DFA_STATE_LIMIT) {
+        Ok(_) => panic!("{pattern:?} should be rejected"),
+        Err(e) => e,
+    }
+}
+
+/// Asserts kind, span, and that the message names the construct, the fragment and the
+/// byte offsets.
+fn assert_rejected(pattern: &str, construct: &str, span: (usize, usize), fragment: &str) {
+    let e = err(pattern);
+    let msg = e.to_string();
+    assert!(
+        matches!(e.kind(), RegexErrorKind::Unsupported { construct: c } if *c == construct),
+        "{pattern}: {:?}: {msg}",
+        e.kind()
+    );
+    assert_eq!(e.span(), Some(span), "{pattern}: {msg}");
+    assert!(msg.contains(construct), "{pattern}: {msg}");
+    assert!(msg.contains(&format!("`{fragment}`")), "{pattern}: {msg}");
+    assert!(
+        msg.contains(&format!("bytes {}..{}", span.0, span.1)),
+        "{pattern}: {msg}"
+    );
+    assert_eq!(&pattern[span.0..span.1], fragment);
+}
+
+#[test]
+fn look_around_is_rejected_with_its_span() {
+    assert_rejected("(?=a)", "look-around", (0, 3), "(?=");
+    assert_rejected("a(?!b)", "look-around", (1, 4), "(?!");
+    assert_rejected("(?<=a)b", "look-around", (0, 4), "(?<=");
+    assert_rejected("x(?<!a)b", "look-around", (1, 5), "(?<!");
+}
+
+#[test]
+fn backreferences_are_rejected_with_their_span() {
+    assert_rejected(r"(a)\1", "backreference", (3, 5), r"\1");
+    assert_rejected(r"(a)(b)x\2", "backreference", (7, 9), r"\2");
+    assert_rejected(r"(?<w>a)\k<w>", "backreference", (7, 9), r"\k");
+}
+
+#[test]
+fn every_word_boundary_is_rejected_with_its_span() {
+    for (pattern, span, fragment) in [
+        (r"\b", (0, 2), r"\b"),
+        (r"a\B", (1, 3), r"\B"),
+        (r"\<a", (0, 2), r"\<"),
+        (r"a\>", (1, 3), r"\>"),
+        (r"\b{start}a", (0, 9), r"\b{start}"),
+        (r"a\b{end}", (1, 8), r"\b{end}"),
+        (r"(x\b{start-half})", (2, 16), r"\b{start-half}"),
+        (r"x|\b{end-half}", (2, 14), r"\b{end-half}"),
+    ] {
+        assert_rejected(pattern, "word boundary", span, fragment);
+    }
+}
+
+#[test]
+fn line_modes_are_rejected_naming_the_flag() {
+    assert_rejected("(?m)^a$", "multi-line mode flag", (2, 3), "m");
+    assert_rejected("x(?im:a)", "multi-line mode flag", (4, 5), "m");
+    assert_rejected("(?R)a", "CRLF mode flag", (2, 3), "R");
+    assert_rejected("(?s-i:x)(?sR)", "CRLF mode flag", (11, 12), "R");
+    let msg = err("x(?im:a)").to_string();
+    assert!(msg.contains("`(?im:`"), "{msg}");
+    assert!(
+        msg.contains("^ and $ only match at the text's ends"),
+        "{msg}"
+    );
+    let msg = err("(?m)^a$").to_string();
+    assert!(msg.contains("`(?m)`"), "{msg}");
+    // Switching a line mode off changes nothing and is accepted.
+    assert!(ByteDfa::from_regex("(?-m)^a$", 100).unwrap().is_match(b"a"));
+    assert!(ByteDfa::from_regex("(?i-mR:a)", 100)
+        .unwrap()
+        .is_match(b"A"));
+}
+
+#[test]
+fn patterns_that_can_match_invalid_utf8_are_rejected() {
+    assert_rejected(r"(?-u:\xFF)", "non-UTF-8 construct", (5, 9), r"\xFF");
+    assert_rejected("(?-u).", "non-UTF-8 construct", (5, 6), ".");
+    assert_rejected(r"a(?-u)\W", "non-UTF-8 construct", (6, 8), r"\W");
+    // ASCII-only byte classes are fine.
+    assert!(ByteDfa::from_regex(r"(?-u)\w+", 100)
+        .unwrap()
+        .is_match(b"ab_1"));
+}
+
+#[test]
+fn syntax_errors_pass_through_with_span() {
+    for (pattern, span, words) in [
+        ("a(", (1, 2), "unclosed group"),
+        ("[z-a]", (1, 4), "invalid character class range"),
+        ("a{2,1}", (1, 6), "invalid repetition count range"),
+        ("*", (0, 0), "repetition operator missing expression"),
+        (r"\p{Foo}", (0, 7), "Unicode property not found"),
+        ("(?m-m)a", (4, 5), "duplicate flag"),
+    ] {
+        let e = err(pattern);
+        let msg = e.to_string();
+        assert_eq!(e.kind(), &RegexErrorKind::Syntax, "{pattern}: {msg}");
+        assert_eq!(e.span(), Some(span), "{pattern}: {msg}");
+        assert!(msg.contains(words), "{pattern}: {msg}");
+        assert!(
+            msg.contains(&format!("bytes {}..{}", span.0, span.1)),
+            "{pattern}: {msg}"
+        );
+    }
+}
+
+/// A limit error must come back fast; generous bound so a loaded machine does not flake
+/// (the real times are a few ms).
+fn assert_fast(pattern: &str, limit: usize, started: Instant) {
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{pattern} with limit {limit} took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn exponential_blowup_hits_the_dfa_limit() {
+    let pattern = "(a|b)*a(a|b){24}";
+    for limit in [100, 1000, DEFAULT_DFA_STATE_LIMIT] {
+        let t = Instant::now();
+        let e = ByteDfa::from_regex(pattern, limit).unwrap_err();
+        assert_fast(pattern, limit, t);
+        assert_eq!(e.kind(), &RegexErrorKind::TooManyStates { limit });
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&format!("more than {limit} byte-DFA states")),
+            "{msg}"
+        );
+        assert!(msg.contains("RegexBuilder::state_limit"), "{msg}");
+        assert_eq!(e.span(), None);
+    }
+    // A smaller instance fits once the limit is raised: 2^(n+1) states for n = 8.
+    let dfa = ByteDfa::from_regex("(a|b)*a(a|b){8}", 1 << 12).unwrap();
+    assert_eq!(dfa.num_states(), 1 << 9);
+}
+
+#[test]
+fn huge_counted_repetitions_hit_a_limit_fast() {
+    for pattern in [
+        "a{100000}",
+        r"(\w{50}){50}",
+        "a{1000}{1000}",
+        "(a{65535}){65535}",
+        r"\p{L}{1000}",
+        r"\w{100}",
+    ] {
+        let t = Instant::now();
+        let e = ByteDfa::from_regex(pattern, DEFAULT_DFA_STATE_LIMIT).unwrap_err();
+        assert_fast(pattern, DEFAULT_DFA_STATE_LIMIT, t);
+        match e.kind() {
+            RegexErrorKind::TooManyStates { limit } => assert_eq!(*limit, DEFAULT_DFA_STATE_LIMIT),
+            RegexErrorKind::TooManyNfaStates { limit } => {
+                assert!(*limit >= DEFAULT_DFA_STATE_LIMIT);
+                assert!(e.to_string().contains("NFA states"), "{e}");
+                assert!(e.to_string().contains("raise"), "{e}");
+            }
+            other => panic!("{pattern}: unexpected {other:?}: {e}"),
+        }
+    }
+    // Multiplied repetitions are refused before any NFA is built.
+    let e = ByteDfa::from_regex("(a{65535}){65535}", DEFAULT_DFA_STATE_LIMIT).unwrap_err();
+    assert!(matches!(e.kind(), RegexErrorKind::TooManyNfaStates { .. }));
+    // Raising the limit lets a long counted repetition through.
+    let dfa = RegexBuilder::new()
+        .state_limit(30_000)
+        .build("a{20000}")
+        .unwrap();
+    assert_eq!(dfa.num_states(), 20_001);
+    assert!(dfa.is_match(&[b'a'; 20_000]));
+    assert!(!dfa.is_match(&[b'a'; 19_999]));
+}
+
+#[test]
+fn many_simultaneously_active_parts_hit_the_set_budget() {
+    let t = Instant::now();
+    let e = ByteDfa::from_regex("(a?){5000}a{5000}", DEFAULT_DFA_STATE_LIMIT).unwrap_err();
+    assert_fast("(a?){5000}a{5000}", DEFAULT_DFA_STATE_LIMIT, t);
+    assert_eq!(
+        e.kind(),
+        &RegexErrorKind::TooManyStates {
+            limit: DEFAULT_DFA_STATE_LIMIT
+        }
+    );
+    assert!(e.to_string().contains("raise the state limit"), "{e}");
+}
+
+#[test]
+fn deep_nesting_compiles_or_is_refused_without_overflow() {
+    // Within regex-syntax's nesting limit: compiles (on a test thread's small stack).
+    let pattern = format!("{}a{}", "(".repeat(120), ")*".repeat(120));
+    let dfa = ByteDfa::from_regex(&pattern, 100).unwrap();
+    assert!(dfa.is_match(b"aaa") && dfa.is_match(b""));
+    let pattern = format!("{}a{}", "(?:b|".repeat(120), ")".repeat(120));
+    let dfa = ByteDfa::from_regex(&pattern, 100).unwrap();
+    assert!(dfa.is_match(b"a") && dfa.is_match(b"b") && !dfa.is_match(b"ab"));
+    // Past it: a syntax error whose message stays one short line.
+    let pattern = format!("{}a{}", "(".repeat(300), ")".repeat(300));
+    let e = ByteDfa::from_regex(&pattern, 100).unwrap_err();
+    assert_eq!(e.kind(), &RegexErrorKind::Syntax);
+    assert!(e.to_string().contains("nested"), "{e}");
+    assert!(e.to_string().len() < 300, "{e}");
+}

@@ -1,0 +1,55 @@
+//! The one error type of the crate: what is wrong with a grammar, or why a token PDA could not
+//! be built.
+
+use std::fmt;
+
+/// What kind of problem a [`PdaError`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PdaErrorKind {
+    /// The grammar text does not follow the syntax (the message has line and column).
+    Syntax,
+    /// The grammar has no rule at all, or none for its start nonterminal.
+    EmptyGrammar,
+    /// A rule uses a nonterminal that has no rules.
+    UnknownNonterminal,
+    /// A nonterminal can never finish: every rule for it needs an unfinishable nonterminal.
+    NonProductive,
+    /// A nonterminal can call itself again without reading a byte (left recursion, possibly
+    /// through nullable symbols): the PDA would loop.
+    LeftRecursion,
+    /// One byte of lookahead does not decide between two alternatives (not LL(1) over bytes).
+    Conflict,
+    /// A single token would have to pop an unbounded number of stack symbols.
+    UnboundedPops,
+    /// The token PDA would have more edges than the limit allows.
+    TokenEdgeLimit,
+}
+
+/// An error from parsing a grammar, building its PDA or composing it with a vocabulary.
+///
+/// The message names the construct at fault (line and column, nonterminal, rules, byte).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PdaError {
+    kind: PdaErrorKind,
+    message: String,
+}
+
+impl PdaError {
+    pub(crate) fn new(kind: PdaErrorKind, message: String) -> PdaError {
+        PdaError { kind, message }
+    }
+
+    /// What kind of problem this is.
+    pub fn kind(&self) -> PdaErrorKind {
+        self.kind
+    }
+}
+
+impl fmt::Display for PdaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for PdaError {}

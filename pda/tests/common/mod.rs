@@ -1,0 +1,71 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use fst_core::ByteVocabulary;
+use pda::{compose, ComposeLimits, Grammar, Pda, TokenPda};
+
+/// SplitMix64: a tiny seeded generator, so failures reproduce.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The paper's Figure 6 language, left-factored: a^n b^n, n >= 1.
+pub const ANBN: &str = r#"S -> "a" T ; T -> "b" | S "b" ;"#;
+
+/// The paper's Figure 7 vocabulary; `from_strs` adds EOS as id 4.
+pub fn figure7_vocab() -> ByteVocabulary {
+    ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"])
+}
+
+pub fn pda_of(text: &str) -> Pda {
+    Pda::from_grammar(&Grammar::parse(text).unwrap()).unwrap()
+}
+
+pub fn token_pda(text: &str, vocab: &ByteVocabulary) -> TokenPda {
+    compose(&pda_of(text), vocab, &ComposeLimits::default()).unwrap()
+}
+
+/// Runs `tokens` then EOS; `true` when the token PDA ends accepting. Also checks, at every
+/// step, that `allowed_tokens` says exactly what `step` does (for ids below `vocab_len`) and
+/// what `fill_mask` does.
+pub fn run_tokens(tpda: &TokenPda, vocab_len: u32, tokens: &[u32]) -> bool {
+    let (mut state, mut stack) = (tpda.start(), tpda.initial_stack());
+    for &t in tokens.iter().chain(tpda.eos_ids().first()) {
+        let allowed = tpda.allowed_tokens(state, &stack);
+        let mut mask = vec![u32::MAX; (tpda.vocab_size() as usize).div_ceil(32) + 1];
+        assert!(tpda.fill_mask(state, &stack, &mut mask));
+        let from_mask: Vec<u32> = (0..mask.len() as u32 * 32)
+            .filter(|&t| mask[t as usize / 32] >> (t % 32) & 1 == 1)
+            .collect();
+        assert_eq!(from_mask, allowed, "fill_mask and allowed_tokens disagree");
+        for probe in 0..vocab_len {
+            let mut copy = stack.clone();
+            assert_eq!(
+                tpda.step(state, &mut copy, probe).is_some(),
+                allowed.contains(&probe),
+                "allowed_tokens and step disagree on token {probe}"
+            );
+        }
+        match tpda.step(state, &mut stack, t) {
+            Some(next) => state = next,
+            None => return false,
+        }
+    }
+    tpda.is_accepting(state, &stack)
+}

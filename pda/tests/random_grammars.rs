@@ -1,0 +1,162 @@
+//! Random small grammars: every one the checks accept must give a PDA that agrees with an
+//! independent general context-free recognizer, and a token PDA that agrees with the PDA.
+//! The ones they reject must be rejected with an error, never a panic or a hang.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{run_tokens, Rng};
+use fst_core::{ByteVocabulary, TokenVocabulary};
+use pda::{compose, ComposeLimits, Grammar, Pda, PdaErrorKind, Symbol};
+
+/// Memoized "does this sequence of symbols derive text[i..j]" over the grammar's rules.
+struct Recognizer<'a> {
+    rules: Vec<(&'a str, &'a [Symbol])>,
+    memo: HashMap<(String, usize, usize), bool>,
+    text: &'a [u8],
+}
+
+impl<'a> Recognizer<'a> {
+    fn nt(&mut self, name: &str, i: usize, j: usize) -> bool {
+        let key = (name.to_string(), i, j);
+        if let Some(&v) = self.memo.get(&key) {
+            return v;
+        }
+        // In progress counts as "no": a derivation never needs itself on the same span.
+        self.memo.insert(key.clone(), false);
+        let alts: Vec<&[Symbol]> = self
+            .rules
+            .iter()
+            .filter(|(l, _)| *l == name)
+            .map(|(_, r)| *r)
+            .collect();
+        let v = alts.into_iter().any(|rhs| self.seq(rhs, i, j));
+        self.memo.insert(key, v);
+        v
+    }
+
+    fn seq(&mut self, syms: &[Symbol], i: usize, j: usize) -> bool {
+        let Some((first, rest)) = syms.split_first() else {
+            return i == j;
+        };
+        match first {
+            Symbol::Lit(bytes) => {
+                self.text[i..j].starts_with(bytes) && self.seq(rest, i + bytes.len(), j)
+            }
+            Symbol::Nt(name) => (i..=j).any(|k| self.nt(name, i, k) && self.seq(rest, k, j)),
+        }
+    }
+}
+
+fn derives(grammar: &Grammar, text: &[u8]) -> bool {
+    let mut r = Recognizer {
+        rules: grammar.rules().collect(),
+        memo: HashMap::new(),
+        text,
+    };
+    r.nt(grammar.start(), 0, text.len())
+}
+
+fn random_grammar(rng: &mut Rng) -> Grammar {
+    let names = ["S", "A", "B", "C"];
+    let n = 1 + rng.below(4);
+    let mut g = Grammar::new("S");
+    for name in &names[..n] {
+        for _ in 0..1 + rng.below(3) {
+            let rhs: Vec<Symbol> = (0..rng.below(4))
+                .map(|_| {
+                    if rng.below(2) == 0 {
+                        Symbol::nt(names[rng.below(n)])
+                    } else {
+                        let len = rng.below(3);
+                        Symbol::Lit((0..len).map(|_| b"abc"[rng.below(3)]).collect())
+                    }
+                })
+                .collect();
+            g.add_rule(name, &rhs);
+        }
+    }
+    g
+}
+
+#[test]
+fn accepted_random_grammars_agree_with_a_general_recognizer() {
+    let mut rng = Rng::new(2024);
+    let vocab = ByteVocabulary::from_strs(&["a", "b", "c", "ab", "bc", "ca", "abc", "aa", "cc"]);
+    let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut frontier = texts.clone();
+    for _ in 0..6 {
+        frontier = frontier
+            .iter()
+            .flat_map(|t| b"abc".iter().map(move |&b| [t.as_slice(), &[b]].concat()))
+            .collect();
+        texts.extend(frontier.iter().cloned());
+    }
+    let mut accepted_grammars = 0;
+    let mut nontrivial = 0;
+    let mut kinds: HashMap<PdaErrorKind, usize> = HashMap::new();
+    for _ in 0..3000 {
+        let g = random_grammar(&mut rng);
+        let pda = match Pda::from_grammar(&g) {
+            Ok(pda) => pda,
+            Err(e) => {
+                *kinds.entry(e.kind()).or_default() += 1;
+                continue;
+            }
+        };
+        accepted_grammars += 1;
+        let tpda =
+            compose(&pda, &vocab, &ComposeLimits::default()).unwrap_or_else(|e| panic!("{e}\n{g}"));
+        let mut members = 0;
+        for text in &texts {
+            let expected = derives(&g, text);
+            members += usize::from(expected);
+            assert_eq!(
+                pda.accepts(text),
+                expected,
+                "{:?}\n{g}",
+                String::from_utf8_lossy(text)
+            );
+            // One random tokenization per text.
+            let mut ids = Vec::new();
+            let mut pos = 0;
+            while pos < text.len() {
+                let fits: Vec<u32> = (0..vocab.len() as u32)
+                    .filter(|&id| {
+                        vocab
+                            .token_bytes(id)
+                            .is_some_and(|t| text[pos..].starts_with(t))
+                    })
+                    .collect();
+                let id = fits[rng.below(fits.len())];
+                ids.push(id);
+                pos += vocab.token_bytes(id).unwrap().len();
+            }
+            assert_eq!(
+                run_tokens(&tpda, vocab.len() as u32, &ids),
+                expected,
+                "{:?} as {ids:?}\n{g}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        // Grammars whose language over these texts is neither empty nor a single text.
+        nontrivial += usize::from(members >= 2);
+    }
+    println!("accepted {accepted_grammars} grammars ({nontrivial} with several members); rejected: {kinds:?}");
+    assert!(
+        accepted_grammars >= 150,
+        "only {accepted_grammars} grammars accepted"
+    );
+    assert!(
+        nontrivial >= 100,
+        "only {nontrivial} grammars with several members"
+    );
+    for kind in [
+        PdaErrorKind::Conflict,
+        PdaErrorKind::LeftRecursion,
+        PdaErrorKind::NonProductive,
+    ] {
+        assert!(kinds.get(&kind).copied().unwrap_or(0) > 20, "{kinds:?}");
+    }
+}
