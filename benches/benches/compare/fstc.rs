@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Result};
 use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::RegexCompiler;
+use fst_core::compose::VocabTrie;
 use fst_core::walker::Walker;
 use fst_core::TokenVocabulary;
 
@@ -37,6 +38,27 @@ pub fn compile(pattern: &str, vocab: &detok::Vocabulary) -> Result<(TokenAutomat
         .compile(pattern, vocab)
         .map_err(|e| anyhow!("fstc cannot compile {pattern:?}: {e}"))?;
     Ok((automaton, started.elapsed()))
+}
+
+/// Where an fstc compile spends its time: (vocabulary trie, byte DFA, byte-DFA states,
+/// composition + minimization, layout), from a second compile with the stages timed apart.
+pub fn stages(
+    pattern: &str,
+    vocab: &detok::Vocabulary,
+) -> Result<(Duration, Duration, usize, Duration, Duration)> {
+    let started = Instant::now();
+    let trie = VocabTrie::new(vocab);
+    let trie_time = started.elapsed();
+    let (_, stats) = RegexCompiler::new()
+        .compile_with_trie(pattern, &trie)
+        .map_err(|e| anyhow!("fstc cannot compile {pattern:?}: {e}"))?;
+    Ok((
+        trie_time,
+        stats.byte_dfa_time,
+        stats.byte_dfa_states,
+        stats.compose_time,
+        stats.layout_time,
+    ))
 }
 
 /// The size of the automaton's file.

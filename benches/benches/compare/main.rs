@@ -206,6 +206,10 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
             samples: samples.len(),
             sample_tokens: samples.iter().map(Vec::len).sum(),
             steps: events.iter().filter(|e| **e == Event::Mask).count(),
+            #[cfg(feature = "fstc")]
+            fstc_stages: Some(fstc::stages(case.pattern, &vocab.detok)?),
+            #[cfg(not(feature = "fstc"))]
+            fstc_stages: None,
             engines,
             mismatches,
         });

@@ -44,6 +44,8 @@ pub struct CaseResult {
     pub samples: usize,
     pub sample_tokens: usize,
     pub steps: usize,
+    /// fstc's compile stages: trie, byte DFA, its states, compose + minimize, layout.
+    pub fstc_stages: Option<(Duration, Duration, usize, Duration, Duration)>,
     pub engines: Vec<EngineResult>,
     pub mismatches: Vec<Mismatch>,
 }
@@ -286,6 +288,16 @@ pub fn print_vocab(v: &VocabResult) {
                 format!("; {}", shapes.join(", "))
             }
         );
+        if let Some((trie, dfa, dfa_states, compose, layout)) = case.fstc_stages {
+            println!(
+                "  - fstc compile stages: vocabulary trie {} ms, byte DFA {} ms ({dfa_states} states), \
+                 compose + minimize {} ms, layout {} ms",
+                ms(trie),
+                ms(dfa),
+                ms(compose),
+                ms(layout)
+            );
+        }
     }
 
     println!();
