@@ -55,7 +55,7 @@ pub struct VocabResult {
     pub dir: String,
     pub size: usize,
     pub eos_ids: Vec<u32>,
-    pub reader_disagreements: Vec<crate::vocab::Disagreement>,
+    pub reader_disagreements: Result<Vec<crate::vocab::Disagreement>, String>,
     /// Samples detok tokenizes differently from the `tokenizers` crate: (text, detok's
     /// tokens or error, the crate's tokens).
     pub tokenize_disagreements: Vec<(String, String, Vec<u32>)>,
@@ -209,10 +209,16 @@ pub fn print_vocab(v: &VocabResult) {
         );
     }
     println!("{setup}.");
-    if !v.reader_disagreements.is_empty() {
+    let reader = match &v.reader_disagreements {
+        Ok(list) => list.as_slice(),
+        Err(e) => {
+            println!("llguidance's tokenizer.json reader cannot read it ({e}); every engine is given detok's bytes.");
+            &[]
+        }
+    };
+    if !reader.is_empty() {
         let show = |b: &Option<Vec<u8>>| b.as_deref().map_or("(special)".to_string(), show_bytes);
-        let examples: Vec<String> = v
-            .reader_disagreements
+        let examples: Vec<String> = reader
             .iter()
             .take(3)
             .map(|(id, ours, theirs)| format!("{id}: detok {} vs {}", show(ours), show(theirs)))
@@ -220,7 +226,7 @@ pub fn print_vocab(v: &VocabResult) {
         println!(
             "llguidance's tokenizer.json reader decodes {} token(s) differently from detok ({}); \
              every engine is given detok's bytes.",
-            v.reader_disagreements.len(),
+            reader.len(),
             examples.join("; ")
         );
     }

@@ -32,8 +32,10 @@ pub struct LoadedVocab {
     /// constrained decoder continuing a prompt would see).
     pub tokenizer: tokenizers::Tokenizer,
     /// Tokens llguidance's reader decodes to other bytes than the engines get, as (id,
-    /// engines' bytes, reader's bytes); empty when the bytes come from that reader itself.
-    pub reader_disagreements: Vec<Disagreement>,
+    /// engines' bytes, reader's bytes); empty when the bytes come from that reader itself;
+    /// an error when that reader cannot read the tokenizer (the engines still get detok's
+    /// bytes).
+    pub reader_disagreements: std::result::Result<Vec<Disagreement>, String>,
     /// The fstc vocabulary.
     #[cfg(feature = "fstc")]
     pub detok: detok::Vocabulary,
@@ -150,14 +152,16 @@ pub fn load(dir: &Path) -> Result<LoadedVocab> {
     .map_err(|e| anyhow::anyhow!("{name}: the tokenizers crate rejects the tokenizer: {e}"))?;
 
     let reader_tokens = llguidance_reader_tokens(&tokenizer_json)
-        .with_context(|| format!("{name}: llguidance's tokenizer.json reader"))?;
+        .with_context(|| format!("{name}: llguidance's tokenizer.json reader"));
 
     #[cfg(feature = "fstc")]
     {
         let detok = crate::fstc::load_detok(dir)?;
         let (tokens, eos_ids) = crate::fstc::detok_tokens(&detok);
         let _ = eos_names; // detok finds the EOS ids itself
-        let reader_disagreements = disagreements(&tokens, &reader_tokens);
+        let reader_disagreements = reader_tokens
+            .map(|r| disagreements(&tokens, &r))
+            .map_err(|e| format!("{e:#}"));
         Ok(LoadedVocab {
             name,
             dir: dir.to_path_buf(),
@@ -183,10 +187,10 @@ pub fn load(dir: &Path) -> Result<LoadedVocab> {
         Ok(LoadedVocab {
             name,
             dir: dir.to_path_buf(),
-            tokens: reader_tokens,
+            tokens: reader_tokens?,
             eos_ids,
             tokenizer,
-            reader_disagreements: Vec::new(),
+            reader_disagreements: Ok(Vec::new()),
         })
     }
 }
