@@ -34,6 +34,7 @@
 pub mod byte_level;
 mod engine;
 mod error;
+pub mod fixtures;
 mod fst;
 mod gpt2;
 mod hf;

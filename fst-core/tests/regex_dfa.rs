@@ -8,23 +8,18 @@ use std::time::Instant;
 use fst_core::compose::ByteAutomaton;
 use fst_core::labels::byte_label;
 use fst_core::regex::{ByteDfa, RegexBuilder, RegexErrorKind, DEAD, DEFAULT_DFA_STATE_LIMIT};
+use fst_core::sample::SplitMix64;
 use rustfst::fst_impls::VectorFst;
 use rustfst::fst_traits::{CoreFst, ExpandedFst};
 use rustfst::semirings::TropicalWeight;
 use rustfst::trs::Trs;
 
-/// Deterministic test randomness (xorshift64*).
-struct Rng(u64);
+/// `fst_core::sample::SplitMix64` (seeded, so failures reproduce) drawing `usize` indices.
+struct Rng(SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 }
 
@@ -290,7 +285,7 @@ fn assert_trim(dfa: &ByteDfa, pattern: &str) {
 #[test]
 fn agrees_with_regex_crate_on_every_text() {
     assert!(CASES.len() >= 40);
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng(SplitMix64::new(0x9E37_79B9_7F4A_7C15));
     let mut total = 0;
     for &(pattern, examples, alphabet) in CASES {
         let oracle = regex::bytes::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap();

@@ -3,21 +3,9 @@
 //! three-letter alphabet, plus minimality of the result.
 
 use fst_core::regex::ByteDfa;
+use fst_core::sample::SplitMix64;
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        // SplitMix64.
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (z ^ (z >> 31)) % n
-    }
-}
-
-fn gen(rng: &mut Rng, depth: u32) -> String {
+fn gen(rng: &mut SplitMix64, depth: u32) -> String {
     let leaf = depth == 0 || rng.below(3) == 0;
     if leaf {
         return match rng.below(10) {
@@ -70,7 +58,7 @@ fn all_texts(max_len: usize) -> Vec<Vec<u8>> {
 #[test]
 fn random_patterns_agree_with_regex_crate() {
     let texts = all_texts(6);
-    let mut rng = Rng(7);
+    let mut rng = SplitMix64::new(7);
     for _ in 0..400 {
         let pattern = gen(&mut rng, 4);
         let oracle = regex::bytes::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap();

@@ -1,27 +1,21 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use fst_core::sample::SplitMix64;
 use fst_core::ByteVocabulary;
 use pda::{compose, ComposeLimits, Grammar, Pda, TokenPda};
 
-/// SplitMix64: a tiny seeded generator, so failures reproduce.
-pub struct Rng(u64);
+/// `fst_core::sample::SplitMix64` (seeded, so failures reproduce) drawing `usize` indices.
+pub struct Rng(SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(SplitMix64::new(seed))
     }
 
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
+    /// Uniform in `0..n`.
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 }
 
