@@ -2,13 +2,15 @@
 //! checks, the DOT snapshot of the paper's Figure 5, and timings of the patterns a
 //! later issue must compile quickly.
 
-use std::collections::BTreeSet;
 use std::time::Instant;
+
+mod regex_support;
 
 use fst_core::compose::ByteAutomaton;
 use fst_core::labels::byte_label;
 use fst_core::regex::{ByteDfa, RegexBuilder, RegexErrorKind, DEAD, DEFAULT_DFA_STATE_LIMIT};
 use fst_core::sample::SplitMix64;
+use regex_support::count_equivalence_classes;
 use rustfst::fst_impls::VectorFst;
 use rustfst::fst_traits::{CoreFst, ExpandedFst};
 use rustfst::semirings::TropicalWeight;
@@ -208,35 +210,6 @@ fn texts(examples: &[&str], alphabet: &str, rng: &mut Rng) -> Vec<Vec<u8>> {
         }
     }
     out
-}
-
-/// Moore refinement on the result: a minimal DFA has as many classes as states.
-fn count_equivalence_classes(dfa: &ByteDfa) -> usize {
-    let n = dfa.num_states();
-    let mut part: Vec<usize> = (0..n as u32)
-        .map(|s| usize::from(dfa.is_accepting(s)))
-        .collect();
-    loop {
-        let sigs: Vec<(usize, Vec<Option<usize>>)> = (0..n as u32)
-            .map(|s| {
-                let row = (0..=255u8)
-                    .map(|b| dfa.next(s, b).map(|t| part[t as usize]))
-                    .collect();
-                (part[s as usize], row)
-            })
-            .collect();
-        let mut sorted = sigs.clone();
-        sorted.sort();
-        sorted.dedup();
-        let before = part.iter().collect::<BTreeSet<_>>().len();
-        if sorted.len() == before {
-            return before;
-        }
-        part = sigs
-            .iter()
-            .map(|sig| sorted.binary_search(sig).expect("present"))
-            .collect();
-    }
 }
 
 /// Every state is reachable from the start and can reach an accepting state.

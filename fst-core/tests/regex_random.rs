@@ -2,8 +2,11 @@
 //! branches) checked against the `regex` crate on every text of length <= 6 over a
 //! three-letter alphabet, plus minimality of the result.
 
+mod regex_support;
+
 use fst_core::regex::ByteDfa;
 use fst_core::sample::SplitMix64;
+use regex_support::count_equivalence_classes;
 
 fn gen(rng: &mut SplitMix64, depth: u32) -> String {
     let leaf = depth == 0 || rng.below(3) == 0;
@@ -74,31 +77,10 @@ fn random_patterns_agree_with_regex_crate() {
         }
         // Minimal: distinct states have distinct languages (checked on short texts is not
         // enough in general, so compare right languages by Moore refinement).
-        let n = dfa.num_states();
-        let mut part: Vec<usize> = (0..n as u32)
-            .map(|s| usize::from(dfa.is_accepting(s)))
-            .collect();
-        loop {
-            let mut sigs: Vec<(usize, Vec<Option<usize>>)> = (0..n as u32)
-                .map(|s| {
-                    let row = (0..=255u8)
-                        .map(|b| dfa.next(s, b).map(|t| part[t as usize]))
-                        .collect();
-                    (part[s as usize], row)
-                })
-                .collect();
-            let mut uniq = sigs.clone();
-            uniq.sort();
-            uniq.dedup();
-            let classes = part.iter().collect::<std::collections::BTreeSet<_>>().len();
-            if uniq.len() == classes {
-                assert_eq!(classes, n, "{pattern}: not minimal");
-                break;
-            }
-            part = sigs
-                .drain(..)
-                .map(|s| uniq.binary_search(&s).unwrap())
-                .collect();
-        }
+        assert_eq!(
+            count_equivalence_classes(&dfa),
+            dfa.num_states(),
+            "{pattern}: not minimal"
+        );
     }
 }

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use fst_core::sample::SplitMix64;
-use fst_core::ByteVocabulary;
+use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{compose, ComposeLimits, Grammar, Pda, TokenPda};
 
 /// `fst_core::sample::SplitMix64` (seeded, so failures reproduce) drawing `usize` indices.
@@ -17,6 +17,27 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         self.0.below(n as u64) as usize
     }
+}
+
+/// A random tokenization of `text`: at each position, a random token that fits. Panics
+/// when no token fits, so give `vocab` every single byte the texts use.
+pub fn random_tokenization(vocab: &ByteVocabulary, text: &[u8], rng: &mut Rng) -> Vec<u32> {
+    let mut ids = Vec::new();
+    let mut pos = 0;
+    while pos < text.len() {
+        let fits: Vec<u32> = (0..vocab.len() as u32)
+            .filter(|&id| {
+                vocab
+                    .token_bytes(id)
+                    .is_some_and(|t| !t.is_empty() && text[pos..].starts_with(t))
+            })
+            .collect();
+        assert!(!fits.is_empty(), "no token spells the text at byte {pos}");
+        let id = fits[rng.below(fits.len())];
+        ids.push(id);
+        pos += vocab.token_bytes(id).unwrap().len();
+    }
+    ids
 }
 
 /// The paper's Figure 6 language, left-factored: a^n b^n, n >= 1.
