@@ -344,22 +344,12 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The bytes that `tokens` spell.
-fn spell(vocab: &Vocabulary, tokens: &[u32]) -> Vec<u8> {
-    tokens
-        .iter()
-        .filter_map(|&t| vocab.token_bytes(t))
-        .flatten()
-        .copied()
-        .collect()
-}
-
 fn sample(args: SampleArgs) -> Result<ExitCode> {
     let (automaton, vocab) = load_pair(&args.file, &args.vocab)?;
     let mut rng = SplitMix64::new(args.seed);
     for _ in 0..args.count {
         let walk = random_walk(&automaton, &mut rng, args.max_tokens);
-        let text = String::from_utf8_lossy(&spell(&vocab, &walk.tokens)).into_owned();
+        let text = String::from_utf8_lossy(&vocab.detokenize(&walk.tokens)).into_owned();
         let line = serde_json::json!({
             "tokens": walk.tokens,
             "text": text,
@@ -389,7 +379,8 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
     let mut walker = Walker::new(&automaton);
     for (position, &token) in tokens.iter().enumerate() {
         if let Err(err) = walker.consume(token) {
-            let before = String::from_utf8_lossy(&spell(&vocab, &tokens[..position])).into_owned();
+            let before =
+                String::from_utf8_lossy(&vocab.detokenize(&tokens[..position])).into_owned();
             println!(
                 "rejected at token {position} (id {token}, {}) after {:?}: {err}",
                 describe_token(&vocab, token),

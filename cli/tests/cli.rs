@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use detok::Vocabulary;
-use fst_core::TokenVocabulary;
 
 fn testdata(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -123,10 +122,7 @@ fn sample_prints_json_walks_that_match() {
             .iter()
             .map(|t| t.as_u64().unwrap() as u32)
             .collect();
-        let spelled: Vec<u8> = tokens
-            .iter()
-            .flat_map(|&t| vocab.token_bytes(t).unwrap().to_vec())
-            .collect();
+        let spelled = vocab.detokenize(&tokens);
         let text = walk["text"].as_str().unwrap();
         assert_eq!(text.as_bytes(), spelled, "{line}");
         if walk["complete"].as_bool().unwrap() {

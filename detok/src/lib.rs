@@ -8,6 +8,7 @@
 //! files, and implements [`fst_core::TokenVocabulary`]. [`Vocabulary::tokenize`] gives the
 //! tokenizer's own tokenization of a text, spelled exactly, for `fstc check --text`.
 //! [`detokenizing_fst`] builds the paper's T_V, which maps token sequences to bytes.
+//! [`fixtures`] says where fstc's own tests and benches find tokenizers.
 //!
 //! ```
 //! use detok::{detokenizing_fst, Family, Vocabulary};
@@ -34,6 +35,7 @@
 pub mod byte_level;
 mod engine;
 mod error;
+pub mod fixtures;
 mod fst;
 mod gpt2;
 mod hf;

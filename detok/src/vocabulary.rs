@@ -353,6 +353,16 @@ impl Vocabulary {
         Some(&self.specials[i].1)
     }
 
+    /// The bytes a token sequence spells: what the model wrote. Special tokens and holes
+    /// spell nothing.
+    pub fn detokenize(&self, tokens: &[u32]) -> Vec<u8> {
+        let mut text = Vec::new();
+        for &token in tokens {
+            text.extend_from_slice(self.token_bytes(token).unwrap_or_default());
+        }
+        text
+    }
+
     /// The vocabulary fingerprint stored in compiled automata ([`fst_core::fingerprint`]).
     pub fn fingerprint(&self) -> u64 {
         fst_core::fingerprint(self)

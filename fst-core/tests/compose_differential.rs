@@ -5,9 +5,10 @@
 mod compose_support;
 
 use compose_support::{
-    all_sequences, brute_force, detokenizer, foo_plus_d, parts_accept, random_dfa, random_vocab,
-    spell, text_ids, Rng, TableDfa,
+    all_sequences, brute_force, foo_plus_d, parts_accept, random_dfa, random_vocab, spell,
+    text_ids, Rng, TableDfa,
 };
+use detok::detokenizing_fst;
 use fst_core::compose::{compose, compose_with_trie, ComposeErrorKind, ComposeLimits, VocabTrie};
 use fst_core::reference::compose_reference;
 use fst_core::{ByteVocabulary, TokenVocabulary};
@@ -71,12 +72,30 @@ fn vocabularies(rng: &mut Rng) -> Vec<ByteVocabulary> {
     list
 }
 
+/// T_V for the reference path: detok's, over the tokens that have text. detok gives a
+/// zero-byte token (only hand-made vocabularies have one) a root loop writing ε, so T_V ∘ A_R
+/// would allow it in every state; the fast path leaves such tokens out on purpose (see
+/// `fst_core::compose`), and `random_vocab` makes some, so they are dropped here.
+fn reference_detokenizer(
+    vocab: &ByteVocabulary,
+) -> rustfst::prelude::VectorFst<rustfst::prelude::TropicalWeight> {
+    let text_only = (0..vocab.len() as u32)
+        .map(|id| {
+            vocab
+                .token_bytes(id)
+                .filter(|b| !b.is_empty())
+                .map(<[u8]>::to_vec)
+        })
+        .collect();
+    detokenizing_fst(&ByteVocabulary::new(text_only, vocab.eos_ids().to_vec()))
+}
+
 /// Checks fast == reference == brute force, and acceptance == the DFA's on every token
 /// sequence up to length 4. Returns whether the language was non-empty.
 fn check(name: &str, dfa: &TableDfa, vocab: &ByteVocabulary) -> bool {
     let limits = ComposeLimits::default();
     let fast = compose(dfa, vocab, &limits);
-    let reference = compose_reference(&dfa.to_fst(), &detokenizer(vocab), vocab);
+    let reference = compose_reference(&dfa.to_fst(), &reference_detokenizer(vocab), vocab);
     let brute = brute_force(dfa, vocab);
     let ids = text_ids(vocab);
     match (&fast, &reference, &brute) {
@@ -108,7 +127,7 @@ fn check(name: &str, dfa: &TableDfa, vocab: &ByteVocabulary) -> bool {
 
 #[test]
 fn hand_made_dfas_agree_with_reference_and_bytes() {
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     let vocabs = vocabularies(&mut rng);
     let mut non_empty = 0;
     for (name, dfa) in hand_made() {
@@ -124,7 +143,7 @@ fn hand_made_dfas_agree_with_reference_and_bytes() {
 
 #[test]
 fn random_dfas_and_vocabularies_agree_with_reference_and_bytes() {
-    let mut rng = Rng(0x5eed);
+    let mut rng = Rng::new(0x5eed);
     let mut non_empty = 0;
     for case in 0..300 {
         let dfa = random_dfa(&mut rng, ABC);
@@ -172,7 +191,7 @@ fn big_vocab(rng: &mut Rng, count: usize) -> ByteVocabulary {
 
 #[test]
 fn large_vocabulary_matches_brute_force_and_is_deterministic() {
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     let vocab = big_vocab(&mut rng, 30_000);
     let trie = VocabTrie::new(&vocab);
     assert_eq!(trie.vocab_size(), vocab.len());

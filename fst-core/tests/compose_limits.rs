@@ -3,7 +3,8 @@
 
 mod compose_support;
 
-use compose_support::{detokenizer, TableDfa};
+use compose_support::TableDfa;
+use detok::detokenizing_fst;
 use fst_core::compose::{
     compose, compose_trimmed_with_trie, ByteAutomaton, ComposeErrorKind, ComposeLimits, VocabTrie,
 };
@@ -38,7 +39,8 @@ fn unspellable_language_is_an_empty_language_error() {
     let err = compose(&dfa, &vocab, &ComposeLimits::default()).unwrap_err();
     assert_eq!(err.kind(), ComposeErrorKind::EmptyLanguage);
     assert!(err.to_string().contains("cannot spell"), "{err}");
-    let reference = compose_reference(&dfa.to_fst(), &detokenizer(&vocab), &vocab).unwrap_err();
+    let reference =
+        compose_reference(&dfa.to_fst(), &detokenizing_fst(&vocab), &vocab).unwrap_err();
     assert_eq!(reference.kind(), ComposeErrorKind::EmptyLanguage);
 }
 

@@ -123,7 +123,7 @@ fn moore(p: &AutomatonParts) -> AutomatonParts {
 
 #[test]
 fn agrees_with_moore_on_random_partial_dfas() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut merged = 0;
     for case in 0..2000 {
         let input = random_parts(&mut rng);
@@ -137,7 +137,7 @@ fn agrees_with_moore_on_random_partial_dfas() {
 
 #[test]
 fn preserves_the_language() {
-    let mut rng = Rng(8);
+    let mut rng = Rng::new(8);
     for _ in 0..300 {
         let input = random_parts(&mut rng);
         let out = minimize(input.clone());
@@ -159,7 +159,7 @@ fn preserves_the_language() {
 
 #[test]
 fn is_idempotent_and_ignores_state_order() {
-    let mut rng = Rng(9);
+    let mut rng = Rng::new(9);
     for _ in 0..300 {
         let input = random_parts(&mut rng);
         let once = minimize(input.clone());

@@ -3,7 +3,8 @@
 
 mod compose_support;
 
-use compose_support::{all_sequences, detokenizer, foo_plus_d, parts_accept, spell};
+use compose_support::{all_sequences, foo_plus_d, parts_accept, spell};
+use detok::detokenizing_fst;
 use fst_core::compose::{compose, compose_trimmed_with_trie, ComposeLimits, VocabTrie};
 use fst_core::reference::compose_reference;
 use fst_core::{fingerprint, ByteVocabulary};
@@ -88,6 +89,6 @@ fn figure_5_reference_path_agrees() {
     let vocab = vocab();
     let dfa = foo_plus_d();
     let fast = compose(&dfa, &vocab, &ComposeLimits::default()).unwrap();
-    let reference = compose_reference(&dfa.to_fst(), &detokenizer(&vocab), &vocab).unwrap();
+    let reference = compose_reference(&dfa.to_fst(), &detokenizing_fst(&vocab), &vocab).unwrap();
     assert_eq!(fast, reference);
 }

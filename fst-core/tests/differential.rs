@@ -6,8 +6,8 @@
 //! rejected under every tokenization tried; saving and loading keeps every mask.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
+use detok::fixtures::{shared_vocabs_dir, testdata_dir};
 use detok::Vocabulary;
 use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::RegexCompiler;
@@ -194,10 +194,6 @@ const CASES: &[(&str, &[&str], &[&str])] = &[
     ),
 ];
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn oracle(pattern: &str) -> regex::bytes::Regex {
     regex::bytes::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap()
 }
@@ -206,15 +202,6 @@ fn oracle(pattern: &str) -> regex::bytes::Regex {
 fn accepts(automaton: &TokenAutomaton, tokens: &[u32]) -> bool {
     let mut walker = Walker::new(automaton);
     tokens.iter().all(|&t| walker.consume(t).is_ok()) && walker.is_accepting()
-}
-
-/// The bytes a token sequence spells.
-fn spell(vocab: &Vocabulary, tokens: &[u32]) -> Vec<u8> {
-    tokens
-        .iter()
-        .flat_map(|&t| vocab.token_bytes(t).expect("text token"))
-        .copied()
-        .collect()
 }
 
 /// Random tokenizations of byte strings with any text tokens of the vocabulary.
@@ -306,7 +293,7 @@ fn check_vocabulary(name: &str, vocab: &Vocabulary, budget: &Budget) {
         let mut known_good: Vec<Vec<u8>> = good.iter().map(|s| s.as_bytes().to_vec()).collect();
         for _ in 0..budget.walks {
             let walk = random_walk(&automaton, &mut rng, 48);
-            let text = spell(vocab, &walk.tokens);
+            let text = vocab.detokenize(&walk.tokens);
             if walk.complete {
                 assert!(
                     oracle.is_match(&text),
@@ -391,7 +378,7 @@ fn bytemuck_bytes(words: &[u32]) -> &[u8] {
 
 #[test]
 fn fixtures_gpt2_encoder_json() {
-    let vocab = Vocabulary::from_file(workspace_root().join("testdata/gpt2/encoder.json")).unwrap();
+    let vocab = Vocabulary::from_file(testdata_dir().join("gpt2/encoder.json")).unwrap();
     check_vocabulary(
         "gpt2 fixture",
         &vocab,
@@ -404,9 +391,7 @@ fn fixtures_gpt2_encoder_json() {
 
 #[test]
 fn fixtures_sentencepiece_tokenizer_json() {
-    let vocab =
-        Vocabulary::from_file(workspace_root().join("testdata/sentencepiece/tokenizer.json"))
-            .unwrap();
+    let vocab = Vocabulary::from_file(testdata_dir().join("sentencepiece/tokenizer.json")).unwrap();
     check_vocabulary(
         "sentencepiece fixture",
         &vocab,
@@ -419,8 +404,7 @@ fn fixtures_sentencepiece_tokenizer_json() {
 
 #[test]
 fn fixtures_bytelevel_tokenizer_json() {
-    let vocab =
-        Vocabulary::from_file(workspace_root().join("testdata/bytelevel/tokenizer.json")).unwrap();
+    let vocab = Vocabulary::from_file(testdata_dir().join("bytelevel/tokenizer.json")).unwrap();
     check_vocabulary(
         "byte-level fixture",
         &vocab,
@@ -433,8 +417,7 @@ fn fixtures_bytelevel_tokenizer_json() {
 
 #[test]
 fn fixtures_tiktoken_rank_file() {
-    let vocab =
-        Vocabulary::from_file(workspace_root().join("testdata/tiktoken/small.tiktoken")).unwrap();
+    let vocab = Vocabulary::from_file(testdata_dir().join("tiktoken/small.tiktoken")).unwrap();
     check_vocabulary(
         "tiktoken fixture",
         &vocab,
@@ -448,11 +431,10 @@ fn fixtures_tiktoken_rank_file() {
 /// Real vocabularies, when `../shared/vocabs` is present (it is in CI).
 #[test]
 fn real_vocabularies() {
-    let dir = workspace_root().join("../shared/vocabs");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} not present", dir.display());
+    let Some(dir) = shared_vocabs_dir() else {
+        eprintln!("skipped: no shared vocabularies (../shared/vocabs or $FSTC_VOCABS)");
         return;
-    }
+    };
     for file in [
         "llama2/tokenizer.json",
         "llama3/tokenizer.json",

@@ -2,29 +2,26 @@
 //! checks, the DOT snapshot of the paper's Figure 5, and timings of the patterns a
 //! later issue must compile quickly.
 
-use std::collections::BTreeSet;
 use std::time::Instant;
+
+mod regex_support;
 
 use fst_core::compose::ByteAutomaton;
 use fst_core::labels::byte_label;
 use fst_core::regex::{ByteDfa, RegexBuilder, RegexErrorKind, DEAD, DEFAULT_DFA_STATE_LIMIT};
+use fst_core::sample::SplitMix64;
+use regex_support::count_equivalence_classes;
 use rustfst::fst_impls::VectorFst;
 use rustfst::fst_traits::{CoreFst, ExpandedFst};
 use rustfst::semirings::TropicalWeight;
 use rustfst::trs::Trs;
 
-/// Deterministic test randomness (xorshift64*).
-struct Rng(u64);
+/// `fst_core::sample::SplitMix64` (seeded, so failures reproduce) drawing `usize` indices.
+struct Rng(SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 }
 
@@ -215,35 +212,6 @@ fn texts(examples: &[&str], alphabet: &str, rng: &mut Rng) -> Vec<Vec<u8>> {
     out
 }
 
-/// Moore refinement on the result: a minimal DFA has as many classes as states.
-fn count_equivalence_classes(dfa: &ByteDfa) -> usize {
-    let n = dfa.num_states();
-    let mut part: Vec<usize> = (0..n as u32)
-        .map(|s| usize::from(dfa.is_accepting(s)))
-        .collect();
-    loop {
-        let sigs: Vec<(usize, Vec<Option<usize>>)> = (0..n as u32)
-            .map(|s| {
-                let row = (0..=255u8)
-                    .map(|b| dfa.next(s, b).map(|t| part[t as usize]))
-                    .collect();
-                (part[s as usize], row)
-            })
-            .collect();
-        let mut sorted = sigs.clone();
-        sorted.sort();
-        sorted.dedup();
-        let before = part.iter().collect::<BTreeSet<_>>().len();
-        if sorted.len() == before {
-            return before;
-        }
-        part = sigs
-            .iter()
-            .map(|sig| sorted.binary_search(sig).expect("present"))
-            .collect();
-    }
-}
-
 /// Every state is reachable from the start and can reach an accepting state.
 fn assert_trim(dfa: &ByteDfa, pattern: &str) {
     let n = dfa.num_states();
@@ -290,7 +258,7 @@ fn assert_trim(dfa: &ByteDfa, pattern: &str) {
 #[test]
 fn agrees_with_regex_crate_on_every_text() {
     assert!(CASES.len() >= 40);
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng(SplitMix64::new(0x9E37_79B9_7F4A_7C15));
     let mut total = 0;
     for &(pattern, examples, alphabet) in CASES {
         let oracle = regex::bytes::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap();

@@ -2,22 +2,13 @@
 //! branches) checked against the `regex` crate on every text of length <= 6 over a
 //! three-letter alphabet, plus minimality of the result.
 
+mod regex_support;
+
 use fst_core::regex::ByteDfa;
+use fst_core::sample::SplitMix64;
+use regex_support::count_equivalence_classes;
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        // SplitMix64.
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (z ^ (z >> 31)) % n
-    }
-}
-
-fn gen(rng: &mut Rng, depth: u32) -> String {
+fn gen(rng: &mut SplitMix64, depth: u32) -> String {
     let leaf = depth == 0 || rng.below(3) == 0;
     if leaf {
         return match rng.below(10) {
@@ -70,7 +61,7 @@ fn all_texts(max_len: usize) -> Vec<Vec<u8>> {
 #[test]
 fn random_patterns_agree_with_regex_crate() {
     let texts = all_texts(6);
-    let mut rng = Rng(7);
+    let mut rng = SplitMix64::new(7);
     for _ in 0..400 {
         let pattern = gen(&mut rng, 4);
         let oracle = regex::bytes::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap();
@@ -86,31 +77,10 @@ fn random_patterns_agree_with_regex_crate() {
         }
         // Minimal: distinct states have distinct languages (checked on short texts is not
         // enough in general, so compare right languages by Moore refinement).
-        let n = dfa.num_states();
-        let mut part: Vec<usize> = (0..n as u32)
-            .map(|s| usize::from(dfa.is_accepting(s)))
-            .collect();
-        loop {
-            let mut sigs: Vec<(usize, Vec<Option<usize>>)> = (0..n as u32)
-                .map(|s| {
-                    let row = (0..=255u8)
-                        .map(|b| dfa.next(s, b).map(|t| part[t as usize]))
-                        .collect();
-                    (part[s as usize], row)
-                })
-                .collect();
-            let mut uniq = sigs.clone();
-            uniq.sort();
-            uniq.dedup();
-            let classes = part.iter().collect::<std::collections::BTreeSet<_>>().len();
-            if uniq.len() == classes {
-                assert_eq!(classes, n, "{pattern}: not minimal");
-                break;
-            }
-            part = sigs
-                .drain(..)
-                .map(|s| uniq.binary_search(&s).unwrap())
-                .collect();
-        }
+        assert_eq!(
+            count_equivalence_classes(&dfa),
+            dfa.num_states(),
+            "{pattern}: not minimal"
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{pda_of, run_tokens, token_pda, Rng};
+use common::{pda_of, random_tokenization, run_tokens, token_pda, Rng};
 use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{Grammar, Pda};
 
@@ -128,21 +128,7 @@ fn token_pda_agrees_with_byte_pda_under_random_tokenizations() {
             let i = rng.below(text.len());
             text[i] = alphabet[rng.below(alphabet.len())];
         }
-        // A random tokenization: at each position, a random token that fits.
-        let mut ids = Vec::new();
-        let mut pos = 0;
-        while pos < text.len() {
-            let fits: Vec<u32> = (0..vocab.len() as u32)
-                .filter(|&id| {
-                    vocab
-                        .token_bytes(id)
-                        .is_some_and(|t| text[pos..].starts_with(t))
-                })
-                .collect();
-            let id = fits[rng.below(fits.len())];
-            ids.push(id);
-            pos += vocab.token_bytes(id).unwrap().len();
-        }
+        let ids = random_tokenization(&vocab, &text, &mut rng);
         let expected = pda.accepts(&text);
         members += usize::from(expected);
         assert_eq!(

@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{run_tokens, Rng};
+use common::{random_tokenization, run_tokens, Rng};
 use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{compose, ComposeLimits, Grammar, Pda, PdaErrorKind, Symbol};
 
@@ -119,20 +119,7 @@ fn accepted_random_grammars_agree_with_a_general_recognizer() {
                 String::from_utf8_lossy(text)
             );
             // One random tokenization per text.
-            let mut ids = Vec::new();
-            let mut pos = 0;
-            while pos < text.len() {
-                let fits: Vec<u32> = (0..vocab.len() as u32)
-                    .filter(|&id| {
-                        vocab
-                            .token_bytes(id)
-                            .is_some_and(|t| text[pos..].starts_with(t))
-                    })
-                    .collect();
-                let id = fits[rng.below(fits.len())];
-                ids.push(id);
-                pos += vocab.token_bytes(id).unwrap().len();
-            }
+            let ids = random_tokenization(&vocab, text, &mut rng);
             assert_eq!(
                 run_tokens(&tpda, vocab.len() as u32, &ids),
                 expected,

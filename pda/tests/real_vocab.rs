@@ -1,58 +1,22 @@
 //! A JSON grammar composed with GPT-2's real vocabulary (50k tokens). Skipped, with a
-//! message, when the shared vocabularies are absent (`<workspace>/../shared/vocabs`, or the
-//! directory named by `FSTC_VOCABS`).
+//! message, when the shared vocabularies are absent (`detok::fixtures::shared_vocabs_dir`).
 
 mod common;
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use common::{run_tokens, Rng};
-use fst_core::{ByteVocabulary, TokenVocabulary};
+use detok::fixtures::shared_vocabs_dir;
+use detok::Vocabulary;
+use fst_core::TokenVocabulary;
 use pda::{compose, ComposeLimits, Grammar, Pda};
 
-fn vocabs_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("FSTC_VOCABS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/vocabs"));
-    dir.join("gpt2/encoder.json").exists().then_some(dir)
-}
-
-/// GPT-2's byte-level BPE writes byte `b` as a printable character; this inverts it.
-fn gpt2_char_to_byte() -> std::collections::HashMap<char, u8> {
-    let mut bytes: Vec<u32> = (u32::from(b'!')..=u32::from(b'~'))
-        .chain(0xA1..=0xAC)
-        .chain(0xAE..=0xFF)
-        .collect();
-    let mut chars = bytes.clone();
-    let mut extra = 0;
-    for b in 0..256u32 {
-        if !bytes.contains(&b) {
-            bytes.push(b);
-            chars.push(256 + extra);
-            extra += 1;
-        }
-    }
-    chars
-        .into_iter()
-        .zip(bytes)
-        .map(|(c, b)| (char::from_u32(c).unwrap(), b as u8))
-        .collect()
-}
-
-fn gpt2_vocab(dir: &std::path::Path) -> ByteVocabulary {
-    let text = std::fs::read_to_string(dir.join("gpt2/encoder.json")).unwrap();
-    let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
-    let decode = gpt2_char_to_byte();
-    let mut tokens: Vec<Option<Vec<u8>>> = vec![None; map.len()];
-    for (piece, id) in &map {
-        let id = id.as_u64().unwrap() as usize;
-        tokens[id] = Some(piece.chars().map(|c| decode[&c]).collect());
-    }
-    // <|endoftext|> is the special EOS token.
-    let eos = map["<|endoftext|>"].as_u64().unwrap() as u32;
-    tokens[eos as usize] = None;
-    ByteVocabulary::new(tokens, vec![eos])
+/// GPT-2 read by detok (the one tokenizer reader), or `None` when the shared vocabularies
+/// are absent.
+fn gpt2_vocab() -> Option<Vocabulary> {
+    let path = shared_vocabs_dir()?.join("gpt2/encoder.json");
+    path.exists()
+        .then(|| Vocabulary::from_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
 /// JSON values (no exponent or fraction), with optional spaces between tokens.
@@ -82,11 +46,11 @@ fn json_grammar() -> String {
 
 #[test]
 fn json_grammar_over_gpt2() {
-    let Some(dir) = vocabs_dir() else {
+    let Some(vocab) = gpt2_vocab() else {
         println!("skipped: no shared vocabularies (set FSTC_VOCABS or add ../shared/vocabs)");
         return;
     };
-    let vocab = gpt2_vocab(&dir);
+    assert_eq!(vocab.eos_ids(), [50256]);
     let pda = Pda::from_grammar(&Grammar::parse(&json_grammar()).unwrap()).unwrap();
     let t0 = Instant::now();
     let tpda = compose(&pda, &vocab, &ComposeLimits::default()).unwrap();

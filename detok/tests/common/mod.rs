@@ -10,24 +10,19 @@ use tokenizers::decoders::byte_level::ByteLevel;
 use tokenizers::{Decoder, Tokenizer};
 
 pub fn testdata(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata")).join(rel)
+    detok::fixtures::testdata_dir().join(rel)
 }
 
-/// A real vocabulary under ../shared/vocabs (beside the workspace root), or under
-/// `$FSTC_SHARED_VOCABS` when set (for worktrees that live elsewhere), or `None` (with a line
-/// saying the test is skipped) when it is absent.
+/// A real vocabulary file under [`detok::fixtures::shared_vocabs_dir`], or `None` (with a
+/// line saying the test is skipped) when it is absent.
 pub fn shared(rel: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("FSTC_SHARED_VOCABS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vocabs"))
-        });
-    let path = root.join(rel);
-    if path.exists() {
-        Some(path)
-    } else {
-        println!("skipped: {} is absent", path.display());
-        None
+    let path = detok::fixtures::shared_vocabs_dir().map(|dir| dir.join(rel));
+    match path {
+        Some(path) if path.exists() => Some(path),
+        _ => {
+            println!("skipped: {rel} is absent from the shared vocabularies");
+            None
+        }
     }
 }
 

@@ -1,13 +1,14 @@
-//! Helpers shared by the `compose_*` tests: hand-built byte DFAs, the paper's T_V,
-//! brute-force oracles and a seeded generator.
+//! Helpers shared by the `compose_*` tests: hand-built byte DFAs, brute-force oracles
+//! and a seeded generator. T_V comes from `detok::detokenizing_fst`, the one builder.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
 
 use fst_core::automaton::AutomatonParts;
 use fst_core::compose::ByteAutomaton;
-use fst_core::labels::{byte_label, token_label, EPSILON};
+use fst_core::labels::byte_label;
 use fst_core::minimize::minimize;
+use fst_core::sample::SplitMix64;
 use fst_core::{fingerprint, ByteVocabulary, TokenVocabulary};
 use rustfst::prelude::*;
 
@@ -116,38 +117,6 @@ pub fn foo_plus_d() -> TableDfa {
     )
 }
 
-/// T_V as the paper's §2.3 builds it: one root (start and final); per text token of n
-/// bytes a chain of n-1 edges eps:byte, then token:last-byte back to the root. Tokens
-/// without bytes get no cycle.
-pub fn detokenizer<V: TokenVocabulary>(vocab: &V) -> VectorFst<TropicalWeight> {
-    let mut fst = VectorFst::<TropicalWeight>::new();
-    let root = fst.add_state();
-    fst.set_start(root).unwrap();
-    fst.set_final(root, TropicalWeight::one()).unwrap();
-    for id in 0..vocab.len() as u32 {
-        let Some(bytes) = vocab.token_bytes(id).filter(|b| !b.is_empty()) else {
-            continue;
-        };
-        let mut state = root;
-        for &b in &bytes[..bytes.len() - 1] {
-            let next = fst.add_state();
-            fst.add_tr(
-                state,
-                Tr::new(EPSILON, byte_label(b), TropicalWeight::one(), next),
-            )
-            .unwrap();
-            state = next;
-        }
-        let last = byte_label(bytes[bytes.len() - 1]);
-        fst.add_tr(
-            state,
-            Tr::new(token_label(id), last, TropicalWeight::one(), root),
-        )
-        .unwrap();
-    }
-    fst
-}
-
 /// Whether the token automaton accepts `tokens` (EOS not included).
 pub fn parts_accept(parts: &AutomatonParts, tokens: &[u32]) -> bool {
     let mut s = parts.start;
@@ -209,21 +178,18 @@ pub fn brute_force<V: TokenVocabulary>(dfa: &TableDfa, vocab: &V) -> Option<Auto
     parts.accepting.iter().any(|&a| a).then_some(parts)
 }
 
-/// A small seeded generator (SplitMix64) so failures reproduce.
-pub struct Rng(pub u64);
+/// `fst_core::sample::SplitMix64` (seeded, so failures reproduce) with the `usize`
+/// helpers these tests draw sizes and indices with.
+pub struct Rng(SplitMix64);
 
 impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+    pub fn new(seed: u64) -> Rng {
+        Rng(SplitMix64::new(seed))
     }
 
     /// Uniform in `0..n`.
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 
     pub fn chance(&mut self, percent: usize) -> bool {

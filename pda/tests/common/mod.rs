@@ -1,28 +1,43 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use fst_core::ByteVocabulary;
+use fst_core::sample::SplitMix64;
+use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{compose, ComposeLimits, Grammar, Pda, TokenPda};
 
-/// SplitMix64: a tiny seeded generator, so failures reproduce.
-pub struct Rng(u64);
+/// `fst_core::sample::SplitMix64` (seeded, so failures reproduce) drawing `usize` indices.
+pub struct Rng(SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(SplitMix64::new(seed))
     }
 
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
+    /// Uniform in `0..n`.
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
+}
+
+/// A random tokenization of `text`: at each position, a random token that fits. Panics
+/// when no token fits, so give `vocab` every single byte the texts use.
+pub fn random_tokenization(vocab: &ByteVocabulary, text: &[u8], rng: &mut Rng) -> Vec<u32> {
+    let mut ids = Vec::new();
+    let mut pos = 0;
+    while pos < text.len() {
+        let fits: Vec<u32> = (0..vocab.len() as u32)
+            .filter(|&id| {
+                vocab
+                    .token_bytes(id)
+                    .is_some_and(|t| !t.is_empty() && text[pos..].starts_with(t))
+            })
+            .collect();
+        assert!(!fits.is_empty(), "no token spells the text at byte {pos}");
+        let id = fits[rng.below(fits.len())];
+        ids.push(id);
+        pos += vocab.token_bytes(id).unwrap().len();
+    }
+    ids
 }
 
 /// The paper's Figure 6 language, left-factored: a^n b^n, n >= 1.

@@ -1,0 +1,45 @@
+//! Where fstc's own tests and benches find tokenizers.
+//!
+//! The small fixtures are checked in under the workspace's `testdata/`. The real tokenizers
+//! (GPT-2, Llama 2, Llama 3, Qwen 3) are too large to check in, so they live in a shared
+//! folder beside the workspace that users may not have; tests that need them skip when
+//! [`shared_vocabs_dir`] is `None`. One locator, so every crate's tests agree on where to look
+//! and on the one variable that overrides it.
+//!
+//! Both paths are fixed when detok is compiled (from its manifest directory), so they are
+//! only meaningful inside the fstc workspace.
+
+use std::path::{Path, PathBuf};
+
+/// The variable naming the shared vocabulary folder, for worktrees or checkouts that do not
+/// sit beside it.
+pub const SHARED_VOCABS_VAR: &str = "FSTC_VOCABS";
+
+fn workspace_root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// The workspace's `testdata/` folder: the small tokenizer fixtures the tests rely on.
+pub fn testdata_dir() -> PathBuf {
+    workspace_root().join("testdata")
+}
+
+/// The folder of real tokenizers (`gpt2/encoder.json`, `llama3/tokenizer.json`, ...):
+/// `$FSTC_VOCABS` when set, else `<workspace>/../shared/vocabs`. `None` when that folder does
+/// not exist, which tests take as "skip".
+pub fn shared_vocabs_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os(SHARED_VOCABS_VAR)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared/vocabs"));
+    dir.is_dir().then_some(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn testdata_holds_the_fixtures() {
+        assert!(testdata_dir().join("bytelevel/tokenizer.json").is_file());
+    }
+}
