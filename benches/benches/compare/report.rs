@@ -30,6 +30,8 @@ pub struct Mismatch {
     pub steps_differing: usize,
     /// Text tokens allowed by exactly one of the two, summed over steps.
     pub tokens_differing: usize,
+    /// Of those, the ones only the reference allows.
+    pub only_reference: usize,
     /// Steps where one allows EOS and the other does not.
     pub eos_differing: usize,
     /// Steps where the engine allowed a special token other than EOS.
@@ -91,6 +93,7 @@ pub fn cross_check(vocab: &LoadedVocab, engines: &[EngineResult]) -> Vec<Mismatc
             steps_compared: 0,
             steps_differing: 0,
             tokens_differing: 0,
+            only_reference: 0,
             eos_differing: 0,
             special_allowed: 0,
             examples: Vec::new(),
@@ -105,6 +108,9 @@ pub fn cross_check(vocab: &LoadedVocab, engines: &[EngineResult]) -> Vec<Mismatc
                     break;
                 }
             }
+            if specials.iter().any(|&t| bit(b, t)) {
+                m.special_allowed += 1;
+            }
             if !differs {
                 continue;
             }
@@ -114,6 +120,7 @@ pub fn cross_check(vocab: &LoadedVocab, engines: &[EngineResult]) -> Vec<Mismatc
             for &t in &text {
                 if bit(a, t) != bit(b, t) {
                     token_diffs += 1;
+                    m.only_reference += usize::from(bit(a, t));
                     let len = vocab.tokens[t].as_ref().map_or(0, Vec::len);
                     if example.is_none_or(|(_, l)| len > l) {
                         example = Some((t, len));
@@ -126,9 +133,6 @@ pub fn cross_check(vocab: &LoadedVocab, engines: &[EngineResult]) -> Vec<Mismatc
                     .push((step, t as u32, show_bytes(bytes), bit(a, t)));
             }
             let eos_diff = eos_allowed(a) != eos_allowed(b);
-            if specials.iter().any(|&t| bit(b, t)) {
-                m.special_allowed += 1;
-            }
             if token_diffs > 0 || eos_diff {
                 m.steps_differing += 1;
                 m.tokens_differing += token_diffs;
@@ -348,13 +352,15 @@ pub fn print_vocab(v: &VocabResult) {
     for case in &v.cases {
         for m in &case.mismatches {
             println!(
-                "- {} — {} vs {}: {} of {} steps differ ({} token bits, {} EOS){}",
+                "- {} — {} vs {}: {} of {} steps differ ({} token bits, {} allowed only by {}; {} EOS){}",
                 case.name,
                 m.engine,
                 m.reference,
                 m.steps_differing,
                 m.steps_compared,
                 m.tokens_differing,
+                m.only_reference,
+                m.reference,
                 m.eos_differing,
                 if m.special_allowed > 0 {
                     format!("; {} steps allow a special token", m.special_allowed)
