@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use fst_core::automaton::TokenAutomaton;
-use fst_core::compiler::RegexCompiler;
+use fst_core::compiler::{CompileStats, RegexCompiler};
 use fst_core::compose::VocabTrie;
 use fst_core::walker::Walker;
 use fst_core::TokenVocabulary;
@@ -31,34 +31,17 @@ pub fn detok_tokens(v: &detok::Vocabulary) -> (Vec<Option<Vec<u8>>>, Vec<u32>) {
     (tokens, v.eos_ids().to_vec())
 }
 
-/// Compiles `pattern` for `vocab` the way `fstc compile` does.
-pub fn compile(pattern: &str, vocab: &detok::Vocabulary) -> Result<(TokenAutomaton, Duration)> {
-    let started = Instant::now();
-    let automaton = RegexCompiler::new()
-        .compile(pattern, vocab)
-        .map_err(|e| anyhow!("fstc cannot compile {pattern:?}: {e}"))?;
-    Ok((automaton, started.elapsed()))
-}
-
-/// Where an fstc compile spends its time: (vocabulary trie, byte DFA, byte-DFA states,
-/// composition + minimization, layout), from a second compile with the stages timed apart.
-pub fn stages(
+/// Compiles `pattern` with the vocabulary trie built once per vocabulary (the setup that
+/// matches the peers' per-vocabulary setup): the wall time and fstc's own stage timings.
+pub fn compile(
     pattern: &str,
-    vocab: &detok::Vocabulary,
-) -> Result<(Duration, Duration, usize, Duration, Duration)> {
+    trie: &VocabTrie,
+) -> Result<(TokenAutomaton, Duration, CompileStats)> {
     let started = Instant::now();
-    let trie = VocabTrie::new(vocab);
-    let trie_time = started.elapsed();
-    let (_, stats) = RegexCompiler::new()
-        .compile_with_trie(pattern, &trie)
+    let (automaton, stats) = RegexCompiler::new()
+        .compile_with_trie(pattern, trie)
         .map_err(|e| anyhow!("fstc cannot compile {pattern:?}: {e}"))?;
-    Ok((
-        trie_time,
-        stats.byte_dfa_time,
-        stats.byte_dfa_states,
-        stats.compose_time,
-        stats.layout_time,
-    ))
+    Ok((automaton, started.elapsed(), stats))
 }
 
 /// The size of the automaton's file.

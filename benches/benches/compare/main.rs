@@ -123,11 +123,10 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
     let outlines_vocab_time = started.elapsed();
     let (factory, llg_setup) = peers::llguidance_factory(vocab)?;
     #[cfg(feature = "fstc")]
-    let fstc_setup = {
+    let (fstc_trie, fstc_setup) = {
         let started = std::time::Instant::now();
         let trie = fst_core::compose::VocabTrie::new(&vocab.detok);
-        drop(trie);
-        started.elapsed()
+        (trie, started.elapsed())
     };
 
     let mut cases = Vec::new();
@@ -158,10 +157,18 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
         }
         let events = schedule(&samples, options.steps);
         let mut engines = Vec::new();
+        #[allow(unused_mut, unused_assignments)] // only the fstc feature sets it
+        let mut fstc_stages = None;
 
         #[cfg(feature = "fstc")]
         {
-            let (automaton, compile) = fstc::compile(case.pattern, &vocab.detok)?;
+            let (automaton, compile, stages) = fstc::compile(case.pattern, &fstc_trie)?;
+            fstc_stages = Some((
+                stages.byte_dfa_time,
+                stages.byte_dfa_states,
+                stages.compose_time,
+                stages.layout_time,
+            ));
             let artifact = Some(fstc::artifact_bytes(&automaton));
             let shape = Some((
                 automaton.num_states() as usize,
@@ -206,10 +213,7 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
             samples: samples.len(),
             sample_tokens: samples.iter().map(Vec::len).sum(),
             steps: events.iter().filter(|e| **e == Event::Mask).count(),
-            #[cfg(feature = "fstc")]
-            fstc_stages: Some(fstc::stages(case.pattern, &vocab.detok)?),
-            #[cfg(not(feature = "fstc"))]
-            fstc_stages: None,
+            fstc_stages,
             engines,
             mismatches,
         });
