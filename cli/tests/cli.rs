@@ -95,18 +95,22 @@ fn sample_prints_json_walks_that_match() {
     let dir = scratch("sample");
     let pattern = r"(yes|no), [a-z]{2,8}!";
     let file = compile(&dir, "yn", pattern, &gpt2(), &[]);
-    let out = fstc(&[
-        "sample",
-        file.to_str().unwrap(),
-        "--vocab",
-        gpt2().to_str().unwrap(),
-        "-n",
-        "30",
-        "--seed",
-        "7",
-        "--max-tokens",
-        "40",
-    ]);
+    let vocab_path = gpt2();
+    let sample = || {
+        fstc(&[
+            "sample",
+            file.to_str().unwrap(),
+            "--vocab",
+            vocab_path.to_str().unwrap(),
+            "-n",
+            "30",
+            "--seed",
+            "7",
+            "--max-tokens",
+            "40",
+        ])
+    };
+    let out = sample();
     assert!(out.status.success(), "{}", stderr(&out));
     let vocab = Vocabulary::from_file(gpt2()).unwrap();
     let oracle = regex::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap();
@@ -133,19 +137,7 @@ fn sample_prints_json_walks_that_match() {
     assert!(complete > 0);
 
     // The same seed gives the same walks.
-    let again = fstc(&[
-        "sample",
-        file.to_str().unwrap(),
-        "--vocab",
-        gpt2().to_str().unwrap(),
-        "-n",
-        "30",
-        "--seed",
-        "7",
-        "--max-tokens",
-        "40",
-    ]);
-    assert_eq!(stdout(&again), stdout(&out));
+    assert_eq!(stdout(&sample()), stdout(&out));
 }
 
 #[test]
