@@ -3,14 +3,15 @@
 //! and how long `from_bytes` (validation included) takes.
 //!
 //! Run in release: `cargo run --release -p fst-core --example mask_timing [VOCABS_DIR]`
-//! (default `../shared/vocabs` next to the workspace). Timings are per call, so each one
+//! (default `../shared/vocabs` next to the workspace); `-- --calibrate` instead times one
+//! synthetic state per edge count, the measurement behind the dense mask threshold. Timings are per call, so each one
 //! includes an `Instant::now` pair (~20-40 ns); on a busy machine the max also catches
 //! preemptions, which is why the max of per-state medians is printed beside it.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use fst_core::automaton::TokenAutomaton;
+use fst_core::automaton::{AutomatonParts, TokenAutomaton};
 use fst_core::compiler::RegexCompiler;
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::Walker;
@@ -133,7 +134,69 @@ fn path_to<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, target: u32) -> Option<Vec<u3
     None
 }
 
+/// Median `fill_mask` time, warm and cold cache, at the start state of a one-state
+/// automaton over `vocab` tokens whose start state has `edges` random edges (no EOS).
+fn single_state_fill(vocab: u32, edges: usize, rng: &mut SplitMix64) -> (bool, Duration, Duration) {
+    let mut tokens: Vec<u32> = (0..vocab).collect();
+    for i in 0..edges {
+        let j = i + rng.below((tokens.len() - i) as u64) as usize;
+        tokens.swap(i, j);
+    }
+    let a = TokenAutomaton::from_parts(AutomatonParts {
+        vocab_size: vocab,
+        vocab_fingerprint: 0,
+        eos_ids: vec![],
+        start: 0,
+        accepting: vec![false],
+        edges: vec![tokens[..edges].iter().map(|&t| (t, 0)).collect()],
+    })
+    .expect("valid parts");
+    let w = Walker::new(&a);
+    let mut mask = vec![0u32; (vocab as usize).div_ceil(32)];
+    let mut times: Vec<Duration> = (0..501).map(|_| time_fill(&w, &mut mask)).collect();
+    times.sort_unstable();
+    // Cold: a decoder's forward pass runs between two fills and evicts the caches.
+    let mut evict = vec![0u8; 64 << 20];
+    let mut cold: Vec<Duration> = (0..31u8)
+        .map(|i| {
+            evict
+                .iter_mut()
+                .step_by(64)
+                .for_each(|b| *b = b.wrapping_add(i));
+            std::hint::black_box(&evict);
+            time_fill(&w, &mut mask)
+        })
+        .collect();
+    cold.sort_unstable();
+    (
+        a.dense_mask(0).is_some(),
+        times[times.len() / 2],
+        cold[cold.len() / 2],
+    )
+}
+
+/// How the sparse path's cost grows with edges and what the dense copy costs, at the
+/// Llama 3 width: the data behind `format::DENSE_WORDS_PER_TOKEN`.
+fn calibrate() {
+    let vocab = 128_256;
+    let mut rng = SplitMix64::new(1);
+    println!("calibration at vocab_size {vocab} (median of 501 warm, 31 cold calls):");
+    for edges in [0, 64, 128, 256, 400, 500, 501, 1000, 4000, 50_000, 120_000] {
+        let (dense, warm, cold) = single_state_fill(vocab, edges, &mut rng);
+        println!(
+            "    {edges:>6} edges: {} warm {:6.3} us  cold {:6.3} us",
+            if dense { "dense " } else { "sparse" },
+            us(warm),
+            us(cold)
+        );
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "--calibrate") {
+        calibrate();
+        return Ok(());
+    }
     let dir = std::env::args()
         .nth(1)
         .map(PathBuf::from)
@@ -168,13 +231,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 std::hint::black_box(&loaded);
             }
             let loaded = TokenAutomaton::from_bytes(aligned)?;
+            let dense_states = (0..compiled.num_states())
+                .filter(|&s| compiled.dense_mask(s).is_some())
+                .count();
             println!(
-                "  {name:<8} states {:>3} edges {:>7} max-out {:>6}  file {:>9} bytes  from_bytes {:7.3} ms",
+                "  {name:<8} states {:>3} edges {:>7} max-out {:>6}  file {:>9} bytes  from_bytes {:7.3} ms  dense states {dense_states} masks {}",
                 compiled.num_states(),
                 compiled.num_edges(),
                 max_out,
                 bytes.len(),
                 load.as_secs_f64() * 1e3,
+                compiled.num_dense_masks(),
             );
             measure(&loaded, mask_words);
         }

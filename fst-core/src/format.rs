@@ -103,12 +103,13 @@ pub const NO_DENSE_MASK: u32 = u32::MAX;
 /// file size (and tiny test vocabularies keep the plain five-section layout).
 pub const DENSE_MIN_TOKENS: usize = 64;
 /// A state gets a dense mask when its allowed tokens number at least the mask's width in
-/// words divided by this. Measured (examples/mask_timing.rs, x86-64): the edge loop of
-/// `fill_mask` costs ~0.55 ns per token, copying a mask ~0.02 ns per word more than
-/// zeroing it, so the copy wins from about one token per 16-25 mask words; 8 leaves the
-/// sparse path of every state well under a microsecond (Llama 3: at most 500 tokens)
-/// while a mask costs at most 8 words per allowed token, i.e. 4 times the words of the
-/// edges it summarizes, before deduplication.
+/// words divided by this. Measured at the Llama 3 width (4008 words; `mask_timing --
+/// --calibrate`, x86-64): with warm caches the edge loop costs ~0.56 ns per token and a
+/// copy only ~0.02 us more than the zeroing both paths do, so a mask wins from ~50
+/// tokens; with cold caches both paths take 1-2.5 us, dominated by the caller's mask, and
+/// differ by less than the noise. Speed alone would pick ~50 tokens, so memory sets the
+/// bar: a mask costs at most 8 words per allowed token (4 times the label and target
+/// words of its edges, before deduplication) and the sparse path stays under ~0.4 us.
 pub const DENSE_WORDS_PER_TOKEN: usize = 8;
 
 /// Whether a state allowing `allowed` tokens (edges plus EOS ids when it accepts) gets a
@@ -1061,6 +1062,9 @@ fn validate_dense_masks(
         .map(|m| m.iter().map(|w| w.count_ones() as usize).sum())
         .collect();
     let mut next_new = 0usize;
+    // Per mask, the edge tokens and EOS ids of the first state checked against it.
+    type Allowed<'w> = Option<(&'w [u32], &'w [u32])>;
+    let mut verified: Vec<Allowed<'_>> = vec![None; num_masks];
     for (s, &id) in words[index.0..index.0 + index.1].iter().enumerate() {
         if id == NO_DENSE_MASK {
             continue;
@@ -1084,8 +1088,21 @@ fn validate_dense_masks(
         } else {
             &[]
         };
+        // States sharing a mask usually share their edge tokens: comparing them with the
+        // tokens of the state that verified the mask is a memcmp, not a bit test per edge.
+        if let Some((first_tokens, first_eos)) = verified[id] {
+            if first_tokens == tokens && first_eos == eos {
+                continue;
+            }
+        }
         let has = |t: u32| mask[(t / 32) as usize] & (1 << (t % 32)) != 0;
-        let missing = tokens.iter().chain(eos).find(|&&t| !has(t));
+        // No early exit in the common, valid case: the loop runs without branches.
+        let all_set = tokens.iter().chain(eos).fold(true, |ok, &t| ok & has(t));
+        let missing = if all_set {
+            None
+        } else {
+            tokens.iter().chain(eos).find(|&&t| !has(t))
+        };
         if let Some(&t) = missing {
             let what = if tokens.binary_search(&t).is_ok() {
                 "an edge"
@@ -1113,6 +1130,9 @@ fn validate_dense_masks(
             return Err(bad(format!(
                 "section 'dense masks' mask {id} (state {s}): {why}"
             )));
+        }
+        if verified[id].is_none() {
+            verified[id] = Some((tokens, eos));
         }
     }
     if next_new != num_masks {
