@@ -117,7 +117,9 @@ pub struct TokenAutomaton<W: AsRef<[u32]> = Vec<u32>> {
 impl TokenAutomaton<Vec<u32>> {
     /// Lays out and validates the pieces a compiler produced.
     ///
-    /// Edges are sorted by token and EOS ids sorted and deduplicated. Fails when the
+    /// Edges are sorted by token and EOS ids sorted and deduplicated. States allowing many
+    /// tokens also get a dense mask ([`format::dense_mask_wanted`]), stored once per
+    /// distinct allowed set. Fails when the
     /// start state or a target is out of range, a token or EOS id is not below
     /// `vocab_size`, a state has two edges with one token, an EOS id labels an edge, or
     /// `accepting` and `edges` disagree on the number of states.
