@@ -62,8 +62,12 @@ fn report(label: &str, mut samples: Vec<Duration>, medians_max: Option<Duration>
     let extra = medians_max
         .map(|m| format!("  max-of-state-medians {:7.2}", us(m)))
         .unwrap_or_default();
+    let over = samples
+        .iter()
+        .filter(|&&d| d > Duration::from_micros(25))
+        .count();
     println!(
-        "    {label:<6} n={:<7} p50 {:7.2}  p99 {:7.2}  max {:7.2} us{extra}",
+        "    {label:<6} n={:<7} p50 {:7.2}  p99 {:7.2}  max {:7.2} us  >25us {over}{extra}",
         samples.len(),
         us(percentile(&samples, 0.5)),
         us(percentile(&samples, 0.99)),
