@@ -6,6 +6,10 @@
 //! walk an automaton straight out of a memory-mapped or `include_bytes!` buffer through
 //! `TokenAutomaton<&[u32]>`, and an automaton built in memory is saved by writing its
 //! words.
+//!
+//! States with many edges also carry a precomputed dense mask (deduplicated across
+//! states), laid out when the automaton is built and checked against the edges when it is
+//! loaded, so that the walker fills their mask with one copy.
 
 use std::fmt;
 
@@ -86,6 +90,14 @@ pub(crate) struct Layout {
     pub(crate) edge_labels: usize,
     /// Start of the edge targets (`num_edges` words).
     pub(crate) edge_targets: usize,
+    /// Words of one mask: `ceil(vocab_size / 32)`.
+    pub(crate) mask_words: usize,
+    /// Start of the dense mask table (`num_masks * mask_words` words).
+    pub(crate) dense_masks: usize,
+    /// Number of dense masks; 0 when the file has no dense mask sections.
+    pub(crate) num_masks: u32,
+    /// Start of the per-state mask index (`num_states` words), if `num_masks > 0`.
+    pub(crate) state_mask_index: usize,
 }
 
 /// A deterministic automaton over token ids, ready to walk.
@@ -105,7 +117,9 @@ pub struct TokenAutomaton<W: AsRef<[u32]> = Vec<u32>> {
 impl TokenAutomaton<Vec<u32>> {
     /// Lays out and validates the pieces a compiler produced.
     ///
-    /// Edges are sorted by token and EOS ids sorted and deduplicated. Fails when the
+    /// Edges are sorted by token and EOS ids sorted and deduplicated. States allowing many
+    /// tokens also get a dense mask ([`format::dense_mask_wanted`]), stored once per
+    /// distinct allowed set. Fails when the
     /// start state or a target is out of range, a token or EOS id is not below
     /// `vocab_size`, a state has two edges with one token, an EOS id labels an edge, or
     /// `accepting` and `edges` disagree on the number of states.
@@ -215,6 +229,31 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         )
     }
 
+    /// The precomputed mask of `state`, if it has one: `ceil(vocab_size / 32)` words
+    /// holding exactly what [`Walker::fill_mask`](crate::walker::Walker::fill_mask) writes
+    /// there (edge tokens, plus the EOS ids if the state accepts). States with many edges
+    /// have one (see [`format::dense_mask_wanted`]), so that filling their mask is a copy.
+    pub fn dense_mask(&self, state: StateId) -> Option<&[u32]> {
+        if self.layout.num_masks == 0 || state >= self.layout.num_states {
+            return None;
+        }
+        let id = *self
+            .words
+            .as_ref()
+            .get(self.layout.state_mask_index + state as usize)?;
+        if id >= self.layout.num_masks {
+            return None;
+        }
+        let width = self.layout.mask_words;
+        let mask = self.section(self.layout.dense_masks + id as usize * width, width);
+        (mask.len() == width).then_some(mask)
+    }
+
+    /// Number of distinct dense masks stored (states with identical allowed sets share one).
+    pub fn num_dense_masks(&self) -> u32 {
+        self.layout.num_masks
+    }
+
     /// The state reached from `state` by `token`, or `None` if `token` is not allowed
     /// there. EOS ids never have a next state.
     pub fn next_state(&self, state: StateId, token: u32) -> Option<StateId> {
@@ -289,6 +328,7 @@ impl<W: AsRef<[u32]>> fmt::Debug for TokenAutomaton<W> {
                 &format_args!("{:#018x}", self.vocab_fingerprint()),
             )
             .field("eos_ids", &self.eos_ids())
+            .field("num_dense_masks", &self.num_dense_masks())
             .finish()
     }
 }

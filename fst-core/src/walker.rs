@@ -127,8 +127,10 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
     }
 
     /// Writes the allowed tokens into `mask`: bit `i % 32` of word `i / 32` is set exactly
-    /// when token `i` may come next. The mask is cleared first; EOS ids are set exactly
-    /// in accepting states; bits past the vocabulary stay 0; after EOS nothing is set.
+    /// when token `i` may come next. Every word of the mask is written; EOS ids are set
+    /// exactly in accepting states; bits past the vocabulary stay 0; after EOS nothing is
+    /// set. A state with a dense mask costs one copy of `ceil(vocab_size / 32)` words,
+    /// any other state a loop over its (few) edges.
     ///
     /// Fails, leaving `mask` untouched, if it has fewer than `vocab_size` bits.
     pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), WalkError> {
@@ -145,10 +147,19 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
                 ),
             ));
         }
-        mask.fill(0);
         if self.finished {
+            mask.fill(0);
             return Ok(());
         }
+        // States with many edges carry their mask, EOS bits included: one copy, then zero
+        // the rest of a wider mask. `dense` has exactly `need` words.
+        if let Some(dense) = self.automaton.dense_mask(self.state) {
+            let (head, tail) = mask.split_at_mut(need);
+            head.copy_from_slice(dense);
+            tail.fill(0);
+            return Ok(());
+        }
+        mask.fill(0);
         // Tokens are sorted, so the bits of one word arrive together: accumulate them in a
         // register and store the running word on every token (a store, no load, no
         // branch); the last store to each word holds all its bits.
@@ -176,7 +187,17 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
 
     /// Whether `token` may come next.
     pub fn is_allowed(&self, token: u32) -> bool {
-        !self.finished && step(self.automaton, self.state, token).is_some()
+        if self.finished {
+            return false;
+        }
+        // A dense mask is checked against the edges on load: one bit test instead of a
+        // binary search over ~100k edges.
+        if let Some(dense) = self.automaton.dense_mask(self.state) {
+            return dense
+                .get((token / 32) as usize)
+                .is_some_and(|w| w & (1 << (token % 32)) != 0);
+        }
+        step(self.automaton, self.state, token).is_some()
     }
 
     /// Consumes one token. EOS in an accepting state finishes the walk. A token that is

@@ -1,0 +1,254 @@
+//! Times `Walker::fill_mask` on real vocabularies: every state of each automaton, and every
+//! step of seeded random walks, into a full-width caller mask. Also reports the file size
+//! and how long `from_bytes` (validation included) takes.
+//!
+//! Run in release: `cargo run --release -p fst-core --example mask_timing [VOCABS_DIR]`
+//! (default `../shared/vocabs` next to the workspace); `-- --calibrate` instead times one
+//! synthetic state per edge count, the measurement behind the dense mask threshold. Timings are per call, so each one
+//! includes an `Instant::now` pair (~20-40 ns); on a busy machine the max also catches
+//! preemptions, which is why the max of per-state medians is printed beside it.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use fst_core::automaton::{AutomatonParts, TokenAutomaton};
+use fst_core::compiler::RegexCompiler;
+use fst_core::sample::{random_walk, SplitMix64};
+use fst_core::walker::Walker;
+
+const PATTERNS: [(&str, &str); 5] = [
+    ("ident", r"[^\W\d]\w*"),
+    (
+        "ipv4",
+        r"((25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(25[0-5]|2[0-4]\d|[01]?\d\d?)",
+    ),
+    (
+        "datetime",
+        r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
+    ),
+    ("summary", r"Summary:(\n\* [^\n]+){3,5}"),
+    ("string", r#""([^"\\]|\\.)*""#),
+];
+
+/// Calls per state when timing every state.
+const REPS_PER_STATE: usize = 21;
+/// Random walks per automaton and their length bound.
+const WALKS: usize = 200;
+const WALK_LEN: usize = 64;
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// Times one `fill_mask` call.
+fn time_fill<W: AsRef<[u32]>>(w: &Walker<'_, W>, mask: &mut [u32]) -> Duration {
+    let t = Instant::now();
+    w.fill_mask(mask).expect("mask is wide enough");
+    let d = t.elapsed();
+    std::hint::black_box(&mask);
+    d
+}
+
+fn report(label: &str, mut samples: Vec<Duration>, medians_max: Option<Duration>) {
+    samples.sort_unstable();
+    let extra = medians_max
+        .map(|m| format!("  max-of-state-medians {:7.2}", us(m)))
+        .unwrap_or_default();
+    let over = samples
+        .iter()
+        .filter(|&&d| d > Duration::from_micros(25))
+        .count();
+    println!(
+        "    {label:<6} n={:<7} p50 {:7.2}  p99 {:7.2}  max {:7.2} us  >25us {over}{extra}",
+        samples.len(),
+        us(percentile(&samples, 0.5)),
+        us(percentile(&samples, 0.99)),
+        us(*samples.last().unwrap_or(&Duration::ZERO)),
+    );
+}
+
+fn measure<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, mask_words: usize) {
+    let mut mask = vec![0u32; mask_words];
+    // Every state.
+    let mut samples = Vec::with_capacity(a.num_states() as usize * REPS_PER_STATE);
+    let mut medians_max = Duration::ZERO;
+    for s in 0..a.num_states() {
+        // Reach state `s` directly: walk a shortest path from the start.
+        let Some(path) = path_to(a, s) else { continue };
+        let mut w = Walker::new(a);
+        w.consume_tokens(&path).expect("path follows edges");
+        let mut mine: Vec<Duration> = (0..REPS_PER_STATE)
+            .map(|_| time_fill(&w, &mut mask))
+            .collect();
+        mine.sort_unstable();
+        medians_max = medians_max.max(mine[mine.len() / 2]);
+        samples.extend(mine);
+    }
+    report("states", samples, Some(medians_max));
+    // Random walks: fill, then consume the walk's next token, as a decoder does.
+    let mut rng = SplitMix64::new(0x5eed);
+    let mut samples = Vec::new();
+    for _ in 0..WALKS {
+        let walk = random_walk(a, &mut rng, WALK_LEN);
+        let mut w = Walker::new(a);
+        for &t in &walk.tokens {
+            samples.push(time_fill(&w, &mut mask));
+            w.consume(t).expect("walk follows edges");
+        }
+        samples.push(time_fill(&w, &mut mask));
+    }
+    report("walks", samples, None);
+}
+
+/// Tokens of a shortest path from the start to `target` (breadth-first).
+fn path_to<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, target: u32) -> Option<Vec<u32>> {
+    let n = a.num_states() as usize;
+    let mut parent: Vec<Option<(u32, u32)>> = vec![None; n];
+    let mut seen = vec![false; n];
+    let mut queue = std::collections::VecDeque::from([a.start()]);
+    seen[a.start() as usize] = true;
+    while let Some(s) = queue.pop_front() {
+        if s == target {
+            let mut path = Vec::new();
+            let mut at = s;
+            while let Some((from, token)) = parent[at as usize] {
+                path.push(token);
+                at = from;
+            }
+            path.reverse();
+            return Some(path);
+        }
+        let (tokens, targets) = a.edges(s);
+        for (&t, &next) in tokens.iter().zip(targets) {
+            if !seen[next as usize] {
+                seen[next as usize] = true;
+                parent[next as usize] = Some((s, t));
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+/// Median `fill_mask` time, warm and cold cache, at the start state of a one-state
+/// automaton over `vocab` tokens whose start state has `edges` random edges (no EOS).
+fn single_state_fill(vocab: u32, edges: usize, rng: &mut SplitMix64) -> (bool, Duration, Duration) {
+    let mut tokens: Vec<u32> = (0..vocab).collect();
+    for i in 0..edges {
+        let j = i + rng.below((tokens.len() - i) as u64) as usize;
+        tokens.swap(i, j);
+    }
+    let a = TokenAutomaton::from_parts(AutomatonParts {
+        vocab_size: vocab,
+        vocab_fingerprint: 0,
+        eos_ids: vec![],
+        start: 0,
+        accepting: vec![false],
+        edges: vec![tokens[..edges].iter().map(|&t| (t, 0)).collect()],
+    })
+    .expect("valid parts");
+    let w = Walker::new(&a);
+    let mut mask = vec![0u32; (vocab as usize).div_ceil(32)];
+    let mut times: Vec<Duration> = (0..501).map(|_| time_fill(&w, &mut mask)).collect();
+    times.sort_unstable();
+    // Cold: a decoder's forward pass runs between two fills and evicts the caches.
+    let mut evict = vec![0u8; 64 << 20];
+    let mut cold: Vec<Duration> = (0..31u8)
+        .map(|i| {
+            evict
+                .iter_mut()
+                .step_by(64)
+                .for_each(|b| *b = b.wrapping_add(i));
+            std::hint::black_box(&evict);
+            time_fill(&w, &mut mask)
+        })
+        .collect();
+    cold.sort_unstable();
+    (
+        a.dense_mask(0).is_some(),
+        times[times.len() / 2],
+        cold[cold.len() / 2],
+    )
+}
+
+/// How the sparse path's cost grows with edges and what the dense copy costs, at the
+/// Llama 3 width: the data behind `format::DENSE_WORDS_PER_TOKEN`.
+fn calibrate() {
+    let vocab = 128_256;
+    let mut rng = SplitMix64::new(1);
+    println!("calibration at vocab_size {vocab} (median of 501 warm, 31 cold calls):");
+    for edges in [0, 64, 128, 256, 400, 500, 501, 1000, 4000, 50_000, 120_000] {
+        let (dense, warm, cold) = single_state_fill(vocab, edges, &mut rng);
+        println!(
+            "    {edges:>6} edges: {} warm {:6.3} us  cold {:6.3} us",
+            if dense { "dense " } else { "sparse" },
+            us(warm),
+            us(cold)
+        );
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "--calibrate") {
+        calibrate();
+        return Ok(());
+    }
+    let dir = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/vocabs"));
+    for family in ["llama3", "qwen3"] {
+        let path = dir.join(family).join("tokenizer.json");
+        if !path.exists() {
+            println!("skipping {family}: {} not found", path.display());
+            continue;
+        }
+        let vocab = detok::Vocabulary::from_file(&path)?;
+        let vocab_size = fst_core::TokenVocabulary::len(&vocab);
+        // A decoder's logits row is often wider than the tokenizer (Qwen 3: 151,936):
+        // round up to a multiple of 128 tokens so the zeroed tail is exercised.
+        let mask_words = vocab_size.div_ceil(128) * 4;
+        println!("{family}: {vocab_size} tokens, mask of {mask_words} words");
+        for (name, pattern) in PATTERNS {
+            let compiled = RegexCompiler::new().compile(pattern, &vocab)?;
+            let bytes = compiled.to_bytes();
+            let max_out = (0..compiled.num_states())
+                .map(|s| compiled.edges(s).0.len())
+                .max()
+                .unwrap_or(0);
+            // Load time: best of a few, zero-copy from an aligned buffer.
+            let words: Vec<u32> = compiled.as_words().to_vec();
+            let aligned: &[u8] = bytemuck::cast_slice(&words);
+            let mut load = Duration::MAX;
+            for _ in 0..5 {
+                let t = Instant::now();
+                let loaded = TokenAutomaton::from_bytes(aligned)?;
+                load = load.min(t.elapsed());
+                std::hint::black_box(&loaded);
+            }
+            let loaded = TokenAutomaton::from_bytes(aligned)?;
+            let dense_states = (0..compiled.num_states())
+                .filter(|&s| compiled.dense_mask(s).is_some())
+                .count();
+            println!(
+                "  {name:<8} states {:>3} edges {:>7} max-out {:>6}  file {:>9} bytes  from_bytes {:7.3} ms  dense states {dense_states} masks {}",
+                compiled.num_states(),
+                compiled.num_edges(),
+                max_out,
+                bytes.len(),
+                load.as_secs_f64() * 1e3,
+                compiled.num_dense_masks(),
+            );
+            measure(&loaded, mask_words);
+        }
+    }
+    Ok(())
+}
