@@ -3,7 +3,7 @@
 //! and how long `from_bytes` (validation included) takes.
 //!
 //! Run in release: `cargo run --release -p fst-core --example mask_timing [VOCABS_DIR]`
-//! (default `../shared/vocabs` next to the workspace); `-- --calibrate` instead times one
+//! (default: `detok::fixtures::shared_vocabs_dir`); `-- --calibrate` instead times one
 //! synthetic state per edge count, the measurement behind the dense mask threshold. Timings are per call, so each one
 //! includes an `Instant::now` pair (~20-40 ns); on a busy machine the max also catches
 //! preemptions, which is why the max of per-state medians is printed beside it.
@@ -201,10 +201,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         calibrate();
         return Ok(());
     }
-    let dir = std::env::args()
+    let Some(dir) = std::env::args()
         .nth(1)
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/vocabs"));
+        .or_else(detok::fixtures::shared_vocabs_dir)
+    else {
+        println!("no vocabularies: pass a folder, set $FSTC_VOCABS or add ../shared/vocabs");
+        return Ok(());
+    };
     for family in ["llama3", "qwen3"] {
         let path = dir.join(family).join("tokenizer.json");
         if !path.exists() {
