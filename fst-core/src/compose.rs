@@ -34,6 +34,13 @@ pub trait ByteAutomaton {
     fn is_accepting(&self, state: u32) -> bool;
     /// The state reached from `state` by `byte`, or `None` when the text can no longer match.
     fn next(&self, state: u32, byte: u8) -> Option<u32>;
+    /// The class of each byte, if the automaton has them: bytes of one class must have the
+    /// same transition from every state. Composition then walks a trie of class strings,
+    /// far smaller than the vocabulary's, and treats tokens with one class string as one
+    /// label. `None` (the default) means every byte is its own class.
+    fn byte_classes(&self) -> Option<&[u8; 256]> {
+        None
+    }
 }
 
 /// Bounds on the size of the token automaton, so that a pattern that blows up against a
@@ -138,9 +145,6 @@ pub struct VocabTrie {
     token_start: Vec<u32>,
     token_ids: Vec<u32>,
     max_depth: usize,
-    /// Node ranges, each a run of whole subtrees of root children, covering `1..len`;
-    /// used to split one state's walk across threads.
-    chunks: Vec<(u32, u32)>,
 }
 
 /// Nodes per work item below which splitting a walk costs more than it gains.
@@ -179,7 +183,6 @@ impl VocabTrie {
             token_start: vec![0],
             token_ids: Vec::with_capacity(tokens.len()),
             max_depth: 0,
-            chunks: Vec::new(),
         };
         // `path[d]` is the node at depth d on the path to the previous token.
         let mut path: Vec<u32> = vec![0];
@@ -211,28 +214,7 @@ impl VocabTrie {
             trie.end[node as usize] = trie.byte.len() as u32;
         }
         trie.token_start.push(trie.token_ids.len() as u32);
-        trie.chunks = trie.make_chunks();
         trie
-    }
-
-    fn make_chunks(&self) -> Vec<(u32, u32)> {
-        let nodes = self.byte.len();
-        let target = MIN_CHUNK_NODES.max(nodes.div_ceil(MAX_CHUNKS));
-        let mut chunks = Vec::new();
-        let mut lo = 1usize;
-        let mut child = 1usize;
-        while child < nodes {
-            child = self.end[child] as usize;
-            if child - lo >= target || child >= nodes {
-                chunks.push((lo as u32, child as u32));
-                lo = child;
-            }
-        }
-        if chunks.is_empty() {
-            // No text tokens: one empty range keeps every state's walk a single item.
-            chunks.push((1, 1));
-        }
-        chunks
     }
 
     /// Number of token ids of the vocabulary, special tokens included.
@@ -259,10 +241,254 @@ impl VocabTrie {
     pub fn num_text_tokens(&self) -> usize {
         self.token_ids.len()
     }
+}
 
-    /// Appends to `out` the edges `(token, target)` of the DFA state `state` found in the
-    /// node range `lo..hi` (whole subtrees of root children). `stack` has room for
-    /// `max_depth + 1` states.
+/// Splits the preorder node range `1..end.len()` into runs of whole subtrees of root
+/// children, each of at least `MIN_CHUNK_NODES` nodes where possible.
+fn make_chunks(end: &[u32]) -> Vec<(u32, u32)> {
+    let nodes = end.len();
+    let target = MIN_CHUNK_NODES.max(nodes.div_ceil(MAX_CHUNKS));
+    let mut chunks = Vec::new();
+    let mut lo = 1usize;
+    let mut child = 1usize;
+    while child < nodes {
+        child = end[child] as usize;
+        if child - lo >= target || child >= nodes {
+            chunks.push((lo as u32, child as u32));
+            lo = child;
+        }
+    }
+    if chunks.is_empty() {
+        // No text tokens: one empty range keeps every state's walk a single item.
+        chunks.push((1, 1));
+    }
+    chunks
+}
+
+/// Marks an absent node, group or state in the flat tables below.
+const NONE: u32 = u32::MAX;
+
+/// The vocabulary seen through one byte automaton's byte classes.
+///
+/// Two tokens whose bytes have the same class sequence drive the automaton identically
+/// from every state, so they form one *group* and become one label until the very end.
+/// A 128k-token vocabulary has a trie of ~400k nodes but, for a typical pattern with a
+/// few dozen classes, a class trie of a few thousand nodes and a few thousand groups:
+/// the walks and the minimization shrink by that factor. Groups are numbered by their
+/// smallest token, so ordering edges by group orders them as their first tokens; that
+/// keeps breadth-first numberings identical to the token-level ones.
+struct ClassTrie {
+    /// A byte of the class on the edge into each node (preorder; unused for the root).
+    byte: Vec<u8>,
+    depth: Vec<u32>,
+    end: Vec<u32>,
+    /// The group of the tokens spelling each node, or `NONE`.
+    group: Vec<u32>,
+    max_depth: usize,
+    chunks: Vec<(u32, u32)>,
+    /// The group of each token id, or `NONE` for tokens without text.
+    group_of_token: Vec<u32>,
+    /// `tokens[group_start[g]..group_start[g + 1]]` are group `g`'s tokens, ascending.
+    group_start: Vec<u32>,
+    tokens: Vec<u32>,
+}
+
+/// An open-addressing map from (class-trie parent, class) to class-trie node: the one
+/// hash-consing table of `ClassTrie::new`, without per-entry allocation.
+struct ChildTable {
+    keys: Vec<u64>,
+    values: Vec<u32>,
+    len: usize,
+}
+
+impl ChildTable {
+    const EMPTY: u64 = u64::MAX;
+
+    fn with_capacity(n: usize) -> ChildTable {
+        let size = (2 * n).next_power_of_two().max(64);
+        ChildTable {
+            keys: vec![ChildTable::EMPTY; size],
+            values: vec![0; size],
+            len: 0,
+        }
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        // Fibonacci hashing: the multiply mixes the parent into the top bits.
+        let bits = self.keys.len().trailing_zeros();
+        let mut i = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
+        let mask = self.keys.len() - 1;
+        while self.keys[i] != ChildTable::EMPTY && self.keys[i] != key {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    /// The node for `key`, inserting `fresh` when absent; returns (node, inserted).
+    fn get_or_insert(&mut self, key: u64, fresh: u32) -> (u32, bool) {
+        let i = self.slot(key);
+        if self.keys[i] == key {
+            return (self.values[i], false);
+        }
+        self.keys[i] = key;
+        self.values[i] = fresh;
+        self.len += 1;
+        if 2 * self.len > self.keys.len() {
+            self.grow();
+        }
+        (fresh, true)
+    }
+
+    fn grow(&mut self) {
+        let keys = std::mem::take(&mut self.keys);
+        let values = std::mem::take(&mut self.values);
+        self.keys = vec![ChildTable::EMPTY; 2 * keys.len()];
+        self.values = vec![0; 2 * keys.len()];
+        for (key, value) in keys.into_iter().zip(values) {
+            if key != ChildTable::EMPTY {
+                let i = self.slot(key);
+                self.keys[i] = key;
+                self.values[i] = value;
+            }
+        }
+    }
+}
+
+impl ClassTrie {
+    /// Maps `trie` onto class strings under `classes` (one pass over the vocabulary trie,
+    /// one over the token ids, one over the class trie).
+    fn new(trie: &VocabTrie, classes: &[u8; 256]) -> ClassTrie {
+        // A representative byte per class, for driving the automaton.
+        let mut representative = [0u8; 256];
+        let mut seen = [false; 256];
+        for b in 0..=255u8 {
+            let c = classes[b as usize] as usize;
+            if !seen[c] {
+                seen[c] = true;
+                representative[c] = b;
+            }
+        }
+
+        // Hash-cons every vocabulary node to (class parent, class); class nodes are
+        // numbered in creation order, so a parent's number is below its children's.
+        let nodes = trie.num_nodes();
+        let mut parent: Vec<u32> = vec![NONE];
+        let mut class: Vec<u8> = vec![0];
+        let mut table = ChildTable::with_capacity(4096.min(nodes));
+        let mut group_of_token = vec![NONE; trie.vocab_size];
+        let mut path = vec![0u32; trie.max_depth + 1];
+        for node in 1..nodes {
+            let depth = trie.depth[node] as usize;
+            let p = path[depth - 1];
+            let c = classes[trie.byte[node] as usize];
+            let key = u64::from(p) << 8 | u64::from(c);
+            let (cnode, inserted) = table.get_or_insert(key, parent.len() as u32);
+            if inserted {
+                parent.push(p);
+                class.push(c);
+            }
+            path[depth] = cnode;
+            let tokens = trie.token_start[node] as usize..trie.token_start[node + 1] as usize;
+            for &t in &trie.token_ids[tokens] {
+                group_of_token[t as usize] = cnode;
+            }
+        }
+        let num_cnodes = parent.len();
+
+        // Groups numbered by first token; their token lists come out ascending.
+        let mut group_of_cnode = vec![NONE; num_cnodes];
+        let mut group_start: Vec<u32> = vec![0];
+        for slot in group_of_token.iter_mut().filter(|g| **g != NONE) {
+            let g = &mut group_of_cnode[*slot as usize];
+            if *g == NONE {
+                *g = group_start.len() as u32 - 1;
+                group_start.push(0);
+            }
+            *slot = *g;
+            group_start[*g as usize + 1] += 1;
+        }
+        for g in 1..group_start.len() {
+            group_start[g] += group_start[g - 1];
+        }
+        let mut fill = group_start.clone();
+        let mut tokens = vec![0u32; trie.num_text_tokens()];
+        for (t, &g) in group_of_token.iter().enumerate() {
+            if g != NONE {
+                tokens[fill[g as usize] as usize] = t as u32;
+                fill[g as usize] += 1;
+            }
+        }
+
+        // Lay the class trie out in preorder, like `VocabTrie`.
+        let mut child_start = vec![0u32; num_cnodes + 1];
+        for &p in &parent[1..] {
+            child_start[p as usize + 1] += 1;
+        }
+        for i in 0..num_cnodes {
+            child_start[i + 1] += child_start[i];
+        }
+        let mut fill = child_start.clone();
+        let mut children = vec![0u32; num_cnodes.saturating_sub(1)];
+        for (cnode, &p) in parent.iter().enumerate().skip(1) {
+            children[fill[p as usize] as usize] = cnode as u32;
+            fill[p as usize] += 1;
+        }
+        let mut out = ClassTrie {
+            byte: Vec::with_capacity(num_cnodes),
+            depth: Vec::with_capacity(num_cnodes),
+            end: vec![0; num_cnodes],
+            group: Vec::with_capacity(num_cnodes),
+            max_depth: trie.max_depth,
+            chunks: Vec::new(),
+            group_of_token,
+            group_start,
+            tokens,
+        };
+        // Stack of (class node, its preorder position, depth, next child index).
+        let mut stack: Vec<(u32, u32, u32, u32)> = vec![(0, 0, 0, child_start[0])];
+        out.byte.push(0);
+        out.depth.push(0);
+        out.group.push(NONE);
+        while let Some(top) = stack.last_mut() {
+            let (cnode, position, depth, next) = *top;
+            if next == child_start[cnode as usize + 1] {
+                out.end[position as usize] = out.byte.len() as u32;
+                stack.pop();
+                continue;
+            }
+            top.3 += 1;
+            let child = children[next as usize];
+            let position = out.byte.len() as u32;
+            out.byte
+                .push(representative[class[child as usize] as usize]);
+            out.depth.push(depth + 1);
+            out.group.push(group_of_cnode[child as usize]);
+            stack.push((child, position, depth + 1, child_start[child as usize]));
+        }
+        out.chunks = make_chunks(&out.end);
+        out
+    }
+
+    fn num_nodes(&self) -> usize {
+        self.byte.len()
+    }
+
+    fn num_groups(&self) -> usize {
+        self.group_start.len() - 1
+    }
+
+    fn group_size(&self, group: u32) -> usize {
+        (self.group_start[group as usize + 1] - self.group_start[group as usize]) as usize
+    }
+
+    fn group_tokens(&self, group: u32) -> &[u32] {
+        &self.tokens[self.group_start[group as usize] as usize
+            ..self.group_start[group as usize + 1] as usize]
+    }
+
+    /// Appends to `out` the edges `(group, target)` of the DFA state `state` found in the
+    /// node range `lo..hi` (whole subtrees of root children) and returns how many token
+    /// edges they stand for. `stack` has room for `max_depth + 1` states.
     fn walk<A: ByteAutomaton + ?Sized>(
         &self,
         dfa: &A,
@@ -270,23 +496,62 @@ impl VocabTrie {
         (lo, hi): (u32, u32),
         stack: &mut [u32],
         out: &mut Vec<(u32, u32)>,
-    ) {
+    ) -> usize {
         stack[0] = state;
         let mut node = lo as usize;
         let hi = hi as usize;
+        let mut token_edges = 0;
         while node < hi {
             let depth = self.depth[node] as usize;
             match dfa.next(stack[depth - 1], self.byte[node]) {
                 None => node = self.end[node] as usize,
                 Some(target) => {
                     stack[depth] = target;
-                    let tokens =
-                        self.token_start[node] as usize..self.token_start[node + 1] as usize;
-                    out.extend(self.token_ids[tokens].iter().map(|&t| (t, target)));
+                    let group = self.group[node];
+                    if group != NONE {
+                        out.push((group, target));
+                        token_edges += self.group_size(group);
+                    }
                     node += 1;
                 }
             }
         }
+        token_edges
+    }
+
+    /// Token edges of group-labelled edge lists, each sorted by token.
+    fn expand(&self, edges: &[Vec<(u32, StateId)>]) -> Vec<Vec<(u32, StateId)>> {
+        let vocab = self.group_of_token.len();
+        edges
+            .par_iter()
+            .map_init(
+                || vec![NONE; self.num_groups()],
+                |target_of, list| {
+                    let size: usize = list.iter().map(|&(g, _)| self.group_size(g)).sum();
+                    let mut out = Vec::with_capacity(size);
+                    if size.saturating_mul(16) >= vocab {
+                        // Dense: one sweep over the token ids comes out sorted.
+                        for &(g, t) in list {
+                            target_of[g as usize] = t;
+                        }
+                        for (token, &g) in self.group_of_token.iter().enumerate() {
+                            if g != NONE && target_of[g as usize] != NONE {
+                                out.push((token as u32, target_of[g as usize]));
+                            }
+                        }
+                        for &(g, _) in list {
+                            target_of[g as usize] = NONE;
+                        }
+                    } else {
+                        for &(g, t) in list {
+                            out.extend(self.group_tokens(g).iter().map(|&token| (token, t)));
+                        }
+                        out.sort_unstable();
+                    }
+                    out
+                },
+            )
+            .collect()
     }
 }
 
@@ -309,6 +574,10 @@ where
 /// The token automaton of `dfa` over the vocabulary of `trie`: trimmed, minimized and
 /// canonically numbered (start 0, breadth-first, edges in token order), so equal
 /// languages give identical parts.
+///
+/// Minimization runs on token groups (see `byte_classes` on [`ByteAutomaton`]): the
+/// groups partition the text tokens the same way from every state, so the group-level
+/// minimal automaton, expanded, is the token-level minimal one.
 pub fn compose_with_trie<A>(
     dfa: &A,
     trie: &VocabTrie,
@@ -317,19 +586,41 @@ pub fn compose_with_trie<A>(
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
-    compose_trimmed_with_trie(dfa, trie, limits).map(minimize)
+    let (classes, grouped) = compose_groups(dfa, trie, limits)?;
+    let minimal = minimize(grouped);
+    Ok(AutomatonParts {
+        edges: classes.expand(&minimal.edges),
+        ..minimal
+    })
 }
 
 /// The token automaton of `dfa` over the vocabulary of `trie`, trimmed but not minimized.
 ///
 /// States are the byte-DFA states reachable at token boundaries that can still reach
-/// acceptance, numbered in breadth-first discovery order (start 0); edges are sorted by
-/// token. For callers that minimize later or want to see what minimization merges.
+/// acceptance, numbered breadth-first from the start (0), following each state's edges
+/// in token order; edges are sorted by token. For callers that minimize later or want
+/// to see what minimization merges.
 pub fn compose_trimmed_with_trie<A>(
     dfa: &A,
     trie: &VocabTrie,
     limits: &ComposeLimits,
 ) -> Result<AutomatonParts, ComposeError>
+where
+    A: ByteAutomaton + Sync + ?Sized,
+{
+    let (classes, grouped) = compose_groups(dfa, trie, limits)?;
+    Ok(AutomatonParts {
+        edges: classes.expand(&grouped.edges),
+        ..grouped
+    })
+}
+
+/// The trimmed composition with edges labelled by token group, and the groups.
+fn compose_groups<A>(
+    dfa: &A,
+    trie: &VocabTrie,
+    limits: &ComposeLimits,
+) -> Result<(ClassTrie, AutomatonParts), ComposeError>
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
@@ -350,19 +641,20 @@ where
     if dfa_start as usize >= num_dfa_states {
         return Err(out_of_range("start state", dfa_start, num_dfa_states));
     }
-
-    // Token-level state of each DFA state, or NONE while undiscovered.
-    const NONE: u32 = u32::MAX;
-    let mut index = vec![NONE; num_dfa_states];
-    let mut order: Vec<u32> = vec![dfa_start];
-    index[dfa_start as usize] = 0;
     if limits.state_limit == 0 {
         return Err(state_limit_error(limits.state_limit));
     }
+    let identity: [u8; 256] = std::array::from_fn(|b| b as u8);
+    let classes = ClassTrie::new(trie, dfa.byte_classes().unwrap_or(&identity));
+
+    // Token-level state of each DFA state, or NONE while undiscovered.
+    let mut index = vec![NONE; num_dfa_states];
+    let mut order: Vec<u32> = vec![dfa_start];
+    index[dfa_start as usize] = 0;
     let mut edges: Vec<Vec<(u32, StateId)>> = Vec::new();
     let edge_count = AtomicUsize::new(0);
     let over_limit = AtomicBool::new(false);
-    let whole = [(1u32, trie.num_nodes() as u32)];
+    let whole = [(1u32, classes.num_nodes() as u32)];
 
     let mut frontier_start = 0;
     while frontier_start < order.len() {
@@ -372,31 +664,34 @@ where
         let chunks: &[(u32, u32)] = if frontier.len() >= 4 * rayon::current_num_threads() {
             &whole
         } else {
-            &trie.chunks
+            &classes.chunks
         };
         let items: Vec<(u32, (u32, u32))> = frontier
             .iter()
             .flat_map(|&s| chunks.iter().map(move |&c| (s, c)))
             .collect();
-        let walked: Vec<Vec<(u32, u32)>> = items
-            .par_iter()
-            .map_init(
-                || vec![0u32; trie.max_depth + 1],
-                |stack, &(state, range)| {
-                    let mut out = Vec::new();
-                    if over_limit.load(Ordering::Relaxed) {
-                        return out;
-                    }
-                    trie.walk(dfa, state, range, stack, &mut out);
-                    let total = edge_count.fetch_add(out.len(), Ordering::Relaxed) + out.len();
-                    if total > limits.token_edge_limit {
-                        over_limit.store(true, Ordering::Relaxed);
-                        out = Vec::new();
-                    }
-                    out
-                },
-            )
-            .collect();
+        let walk = |stack: &mut Vec<u32>, &(state, range): &(u32, (u32, u32))| {
+            let mut out = Vec::new();
+            if over_limit.load(Ordering::Relaxed) {
+                return out;
+            }
+            let found = classes.walk(dfa, state, range, stack, &mut out);
+            let total = edge_count.fetch_add(found, Ordering::Relaxed) + found;
+            if total > limits.token_edge_limit {
+                over_limit.store(true, Ordering::Relaxed);
+                out = Vec::new();
+            }
+            out
+        };
+        let new_stack = || vec![0u32; classes.max_depth + 1];
+        // Threads pay off only when there are many class-trie nodes to walk.
+        let walked: Vec<Vec<(u32, u32)>> =
+            if items.len() > 1 && frontier.len() * classes.num_nodes() >= PARALLEL_WALK_NODES {
+                items.par_iter().map_init(new_stack, walk).collect()
+            } else {
+                let mut stack = new_stack();
+                items.iter().map(|item| walk(&mut stack, item)).collect()
+            };
         if over_limit.load(Ordering::Relaxed) {
             return Err(ComposeError::new(
                 ComposeErrorKind::TokenEdgeLimit,
@@ -408,9 +703,12 @@ where
             ));
         }
         for per_state in walked.chunks(chunks.len()) {
-            let mut list: Vec<(u32, StateId)> =
-                Vec::with_capacity(per_state.iter().map(Vec::len).sum());
-            for &(token, target) in per_state.iter().flatten() {
+            let mut list: Vec<(u32, StateId)> = per_state.concat();
+            // In group order, i.e. in order of first tokens: breadth-first discovery
+            // then follows token order.
+            list.sort_unstable();
+            for edge in &mut list {
+                let target = edge.1;
                 if target as usize >= num_dfa_states {
                     return Err(out_of_range("transition target", target, num_dfa_states));
                 }
@@ -422,23 +720,29 @@ where
                     *slot = order.len() as u32;
                     order.push(target);
                 }
-                list.push((token, *slot));
+                edge.1 = *slot;
             }
-            list.sort_unstable();
             edges.push(list);
         }
     }
 
     let accepting: Vec<bool> = order.iter().map(|&s| dfa.is_accepting(s)).collect();
-    trim(accepting, edges).map(|(accepting, edges)| AutomatonParts {
-        vocab_size,
-        vocab_fingerprint: trie.fingerprint,
-        eos_ids: trie.eos_ids.clone(),
-        start: 0,
-        accepting,
-        edges,
-    })
+    let (accepting, edges) = trim(accepting, edges)?;
+    Ok((
+        classes,
+        AutomatonParts {
+            vocab_size,
+            vocab_fingerprint: trie.fingerprint,
+            eos_ids: trie.eos_ids.clone(),
+            start: 0,
+            accepting,
+            edges,
+        },
+    ))
 }
+
+/// Class-trie nodes (summed over a frontier's states) below which one thread walks.
+const PARALLEL_WALK_NODES: usize = 1 << 16;
 
 fn out_of_range(what: &str, state: u32, num_states: usize) -> ComposeError {
     ComposeError::new(
@@ -542,7 +846,7 @@ mod tests {
             &trie.token_ids[trie.token_start[foo] as usize..trie.token_start[foo + 1] as usize];
         assert_eq!(ids, [2, 5]);
         assert_eq!(trie.eos_ids(), [7]);
-        assert_eq!(trie.chunks, [(1, 8)]);
+        assert_eq!(make_chunks(&trie.end), [(1, 8)]);
     }
 
     #[test]
@@ -550,13 +854,14 @@ mod tests {
         let words: Vec<String> = (0..20_000u32).map(|i| format!("{i:x}q{}", i % 7)).collect();
         let refs: Vec<&str> = words.iter().map(String::as_str).collect();
         let trie = VocabTrie::new(&ByteVocabulary::from_strs(&refs));
-        assert!(trie.chunks.len() > 1);
-        assert_eq!(trie.chunks[0].0, 1);
-        assert_eq!(trie.chunks.last().unwrap().1 as usize, trie.num_nodes());
-        for w in trie.chunks.windows(2) {
+        let chunks = make_chunks(&trie.end);
+        assert!(chunks.len() > 1);
+        assert_eq!(chunks[0].0, 1);
+        assert_eq!(chunks.last().unwrap().1 as usize, trie.num_nodes());
+        for w in chunks.windows(2) {
             assert_eq!(w[0].1, w[1].0);
         }
-        for &(lo, _) in &trie.chunks {
+        for &(lo, _) in &chunks {
             assert_eq!(trie.depth[lo as usize], 1, "a chunk starts at a root child");
         }
     }
