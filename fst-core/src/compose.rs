@@ -245,14 +245,13 @@ impl VocabTrie {
 
 /// Splits the preorder node range `1..end.len()` into runs of whole subtrees of root
 /// children, each of at least `MIN_CHUNK_NODES` nodes where possible.
-fn make_chunks(end: &[u32]) -> Vec<(u32, u32)> {
-    let nodes = end.len();
+fn make_chunks(nodes: usize, end: impl Fn(usize) -> u32) -> Vec<(u32, u32)> {
     let target = MIN_CHUNK_NODES.max(nodes.div_ceil(MAX_CHUNKS));
     let mut chunks = Vec::new();
     let mut lo = 1usize;
     let mut child = 1usize;
     while child < nodes {
-        child = end[child] as usize;
+        child = end(child) as usize;
         if child - lo >= target || child >= nodes {
             chunks.push((lo as u32, child as u32));
             lo = child;
@@ -278,12 +277,10 @@ const NONE: u32 = u32::MAX;
 /// smallest token, so ordering edges by group orders them as their first tokens; that
 /// keeps breadth-first numberings identical to the token-level ones.
 struct ClassTrie {
-    /// A byte of the class on the edge into each node (preorder; unused for the root).
-    byte: Vec<u8>,
-    depth: Vec<u32>,
-    end: Vec<u32>,
-    /// The group of the tokens spelling each node, or `NONE`.
-    group: Vec<u32>,
+    /// The nodes in preorder, like `VocabTrie`'s, packed for locality.
+    nodes: Vec<ClassNode>,
+    /// One byte of each (dense) class, to drive the automaton with.
+    representative: Vec<u8>,
     max_depth: usize,
     chunks: Vec<(u32, u32)>,
     /// The group of each token id, or `NONE` for tokens without text.
@@ -291,6 +288,18 @@ struct ClassTrie {
     /// `tokens[group_start[g]..group_start[g + 1]]` are group `g`'s tokens, ascending.
     group_start: Vec<u32>,
     tokens: Vec<u32>,
+}
+
+/// A class-trie node.
+#[derive(Clone, Copy, Debug)]
+struct ClassNode {
+    depth: u32,
+    /// The dense class on the edge into the node (unused for the root).
+    class: u32,
+    /// One past the last node of the subtree.
+    end: u32,
+    /// The group of the tokens spelling the node, or `NONE`.
+    group: u32,
 }
 
 /// An open-addressing map from (class-trie parent, class) to class-trie node: the one
@@ -358,15 +367,17 @@ impl ClassTrie {
     /// Maps `trie` onto class strings under `classes` (one pass over the vocabulary trie,
     /// one over the token ids, one over the class trie).
     fn new(trie: &VocabTrie, classes: &[u8; 256]) -> ClassTrie {
-        // A representative byte per class, for driving the automaton.
-        let mut representative = [0u8; 256];
-        let mut seen = [false; 256];
+        // Dense class ids in order of first byte, and a representative byte for each.
+        let mut representative: Vec<u8> = Vec::new();
+        let mut dense = [u8::MAX; 256];
+        let mut class_of_byte = [0u8; 256];
         for b in 0..=255u8 {
             let c = classes[b as usize] as usize;
-            if !seen[c] {
-                seen[c] = true;
-                representative[c] = b;
+            if dense[c] == u8::MAX && representative.len() < 256 {
+                dense[c] = representative.len() as u8;
+                representative.push(b);
             }
+            class_of_byte[b as usize] = dense[c];
         }
 
         // Hash-cons every vocabulary node to (class parent, class); class nodes are
@@ -380,7 +391,7 @@ impl ClassTrie {
         for node in 1..nodes {
             let depth = trie.depth[node] as usize;
             let p = path[depth - 1];
-            let c = classes[trie.byte[node] as usize];
+            let c = class_of_byte[trie.byte[node] as usize];
             let key = u64::from(p) << 8 | u64::from(c);
             let (cnode, inserted) = table.get_or_insert(key, parent.len() as u32);
             if inserted {
@@ -434,10 +445,8 @@ impl ClassTrie {
             fill[p as usize] += 1;
         }
         let mut out = ClassTrie {
-            byte: Vec::with_capacity(num_cnodes),
-            depth: Vec::with_capacity(num_cnodes),
-            end: vec![0; num_cnodes],
-            group: Vec::with_capacity(num_cnodes),
+            nodes: Vec::with_capacity(num_cnodes),
+            representative,
             max_depth: trie.max_depth,
             chunks: Vec::new(),
             group_of_token,
@@ -446,31 +455,40 @@ impl ClassTrie {
         };
         // Stack of (class node, its preorder position, depth, next child index).
         let mut stack: Vec<(u32, u32, u32, u32)> = vec![(0, 0, 0, child_start[0])];
-        out.byte.push(0);
-        out.depth.push(0);
-        out.group.push(NONE);
+        out.nodes.push(ClassNode {
+            depth: 0,
+            class: 0,
+            end: 0,
+            group: NONE,
+        });
         while let Some(top) = stack.last_mut() {
             let (cnode, position, depth, next) = *top;
             if next == child_start[cnode as usize + 1] {
-                out.end[position as usize] = out.byte.len() as u32;
+                out.nodes[position as usize].end = out.nodes.len() as u32;
                 stack.pop();
                 continue;
             }
             top.3 += 1;
             let child = children[next as usize];
-            let position = out.byte.len() as u32;
-            out.byte
-                .push(representative[class[child as usize] as usize]);
-            out.depth.push(depth + 1);
-            out.group.push(group_of_cnode[child as usize]);
+            let position = out.nodes.len() as u32;
+            out.nodes.push(ClassNode {
+                depth: depth + 1,
+                class: u32::from(class[child as usize]),
+                end: 0,
+                group: group_of_cnode[child as usize],
+            });
             stack.push((child, position, depth + 1, child_start[child as usize]));
         }
-        out.chunks = make_chunks(&out.end);
+        out.chunks = make_chunks(out.nodes.len(), |i| out.nodes[i].end);
         out
     }
 
     fn num_nodes(&self) -> usize {
-        self.byte.len()
+        self.nodes.len()
+    }
+
+    fn num_classes(&self) -> usize {
+        self.representative.len()
     }
 
     fn num_groups(&self) -> usize {
@@ -488,10 +506,11 @@ impl ClassTrie {
 
     /// Appends to `out` the edges `(group, target)` of the DFA state `state` found in the
     /// node range `lo..hi` (whole subtrees of root children) and returns how many token
-    /// edges they stand for. `stack` has room for `max_depth + 1` states.
-    fn walk<A: ByteAutomaton + ?Sized>(
+    /// edges they stand for. `step(state, class)` is the automaton's transition on a
+    /// dense class. `stack` has room for `max_depth + 1` states.
+    fn walk(
         &self,
-        dfa: &A,
+        step: &impl Fn(u32, u32) -> Option<u32>,
         state: u32,
         (lo, hi): (u32, u32),
         stack: &mut [u32],
@@ -502,12 +521,17 @@ impl ClassTrie {
         let hi = hi as usize;
         let mut token_edges = 0;
         while node < hi {
-            let depth = self.depth[node] as usize;
-            match dfa.next(stack[depth - 1], self.byte[node]) {
-                None => node = self.end[node] as usize,
+            let ClassNode {
+                depth,
+                class,
+                end,
+                group,
+            } = self.nodes[node];
+            let depth = depth as usize;
+            match step(stack[depth - 1], class) {
+                None => node = end as usize,
                 Some(target) => {
                     stack[depth] = target;
-                    let group = self.group[node];
                     if group != NONE {
                         out.push((group, target));
                         token_edges += self.group_size(group);
@@ -647,6 +671,26 @@ where
     let identity: [u8; 256] = std::array::from_fn(|b| b as u8);
     let classes = ClassTrie::new(trie, dfa.byte_classes().unwrap_or(&identity));
 
+    // The automaton as a dense table over classes, when that is small: the walks then
+    // take one load per node.
+    let table = if num_dfa_states.saturating_mul(classes.num_classes()) <= MAX_TABLE_ENTRIES {
+        let mut table = Vec::with_capacity(num_dfa_states * classes.num_classes());
+        for s in 0..num_dfa_states as u32 {
+            for &b in &classes.representative {
+                match dfa.next(s, b) {
+                    Some(t) if t as usize >= num_dfa_states => {
+                        return Err(out_of_range("transition target", t, num_dfa_states))
+                    }
+                    Some(t) => table.push(t),
+                    None => table.push(NONE),
+                }
+            }
+        }
+        Some(table)
+    } else {
+        None
+    };
+
     // Token-level state of each DFA state, or NONE while undiscovered.
     let mut index = vec![NONE; num_dfa_states];
     let mut order: Vec<u32> = vec![dfa_start];
@@ -655,6 +699,7 @@ where
     let edge_count = AtomicUsize::new(0);
     let over_limit = AtomicBool::new(false);
     let whole = [(1u32, classes.num_nodes() as u32)];
+    let mut by_group = vec![NONE; classes.num_groups()];
 
     let mut frontier_start = 0;
     while frontier_start < order.len() {
@@ -670,28 +715,30 @@ where
             .iter()
             .flat_map(|&s| chunks.iter().map(move |&c| (s, c)))
             .collect();
-        let walk = |stack: &mut Vec<u32>, &(state, range): &(u32, (u32, u32))| {
-            let mut out = Vec::new();
-            if over_limit.load(Ordering::Relaxed) {
-                return out;
-            }
-            let found = classes.walk(dfa, state, range, stack, &mut out);
-            let total = edge_count.fetch_add(found, Ordering::Relaxed) + found;
-            if total > limits.token_edge_limit {
-                over_limit.store(true, Ordering::Relaxed);
-                out = Vec::new();
-            }
-            out
-        };
-        let new_stack = || vec![0u32; classes.max_depth + 1];
         // Threads pay off only when there are many class-trie nodes to walk.
-        let walked: Vec<Vec<(u32, u32)>> =
-            if items.len() > 1 && frontier.len() * classes.num_nodes() >= PARALLEL_WALK_NODES {
-                items.par_iter().map_init(new_stack, walk).collect()
-            } else {
-                let mut stack = new_stack();
-                items.iter().map(|item| walk(&mut stack, item)).collect()
-            };
+        let parallel =
+            items.len() > 1 && frontier.len() * classes.num_nodes() >= PARALLEL_WALK_NODES;
+        let counter = (&edge_count, &over_limit, limits.token_edge_limit);
+        let walked = match &table {
+            Some(table) => {
+                let k = classes.num_classes();
+                let step = |s: u32, c: u32| {
+                    let t = table[s as usize * k + c as usize];
+                    (t != NONE).then_some(t)
+                };
+                walk_items(&classes, &step, &items, parallel, counter)
+            }
+            None => {
+                let step = |s: u32, c: u32| {
+                    if (s as usize) < num_dfa_states {
+                        dfa.next(s, classes.representative[c as usize])
+                    } else {
+                        None
+                    }
+                };
+                walk_items(&classes, &step, &items, parallel, counter)
+            }
+        };
         if over_limit.load(Ordering::Relaxed) {
             return Err(ComposeError::new(
                 ComposeErrorKind::TokenEdgeLimit,
@@ -703,10 +750,25 @@ where
             ));
         }
         for per_state in walked.chunks(chunks.len()) {
-            let mut list: Vec<(u32, StateId)> = per_state.concat();
             // In group order, i.e. in order of first tokens: breadth-first discovery
-            // then follows token order.
-            list.sort_unstable();
+            // then follows token order. A group occurs at most once per state (it is one
+            // class-trie node), so a state reaching many groups is bucketed, not sorted.
+            let found: usize = per_state.iter().map(Vec::len).sum();
+            let mut list: Vec<(u32, StateId)> = Vec::with_capacity(found);
+            if found.saturating_mul(8) >= classes.num_groups() {
+                for &(g, t) in per_state.iter().flatten() {
+                    by_group[g as usize] = t;
+                }
+                for (g, t) in by_group.iter_mut().enumerate() {
+                    if *t != NONE {
+                        list.push((g as u32, *t));
+                        *t = NONE;
+                    }
+                }
+            } else {
+                list.extend(per_state.iter().flatten());
+                list.sort_unstable();
+            }
             for edge in &mut list {
                 let target = edge.1;
                 if target as usize >= num_dfa_states {
@@ -743,6 +805,45 @@ where
 
 /// Class-trie nodes (summed over a frontier's states) below which one thread walks.
 const PARALLEL_WALK_NODES: usize = 1 << 16;
+/// Largest (states x classes) transition table built for the walks (16 MB).
+const MAX_TABLE_ENTRIES: usize = 1 << 22;
+
+/// Counters shared by the walks: token edges so far, whether the limit was passed, the limit.
+type EdgeCounter<'a> = (&'a AtomicUsize, &'a AtomicBool, usize);
+
+/// The group edges of every `(state, node range)` item, on threads when `parallel`.
+/// Stops early (returning empty lists) once the token edges pass the limit.
+fn walk_items<F>(
+    classes: &ClassTrie,
+    step: &F,
+    items: &[(u32, (u32, u32))],
+    parallel: bool,
+    (edge_count, over_limit, limit): EdgeCounter<'_>,
+) -> Vec<Vec<(u32, u32)>>
+where
+    F: Fn(u32, u32) -> Option<u32> + Sync,
+{
+    let walk = |stack: &mut Vec<u32>, &(state, range): &(u32, (u32, u32))| {
+        let mut out = Vec::new();
+        if over_limit.load(Ordering::Relaxed) {
+            return out;
+        }
+        let found = classes.walk(step, state, range, stack, &mut out);
+        let total = edge_count.fetch_add(found, Ordering::Relaxed) + found;
+        if total > limit {
+            over_limit.store(true, Ordering::Relaxed);
+            out = Vec::new();
+        }
+        out
+    };
+    let new_stack = || vec![0u32; classes.max_depth + 1];
+    if parallel {
+        items.par_iter().map_init(new_stack, walk).collect()
+    } else {
+        let mut stack = new_stack();
+        items.iter().map(|item| walk(&mut stack, item)).collect()
+    }
+}
 
 fn out_of_range(what: &str, state: u32, num_states: usize) -> ComposeError {
     ComposeError::new(
@@ -846,7 +947,7 @@ mod tests {
             &trie.token_ids[trie.token_start[foo] as usize..trie.token_start[foo + 1] as usize];
         assert_eq!(ids, [2, 5]);
         assert_eq!(trie.eos_ids(), [7]);
-        assert_eq!(make_chunks(&trie.end), [(1, 8)]);
+        assert_eq!(make_chunks(trie.end.len(), |i| trie.end[i]), [(1, 8)]);
     }
 
     #[test]
@@ -854,7 +955,7 @@ mod tests {
         let words: Vec<String> = (0..20_000u32).map(|i| format!("{i:x}q{}", i % 7)).collect();
         let refs: Vec<&str> = words.iter().map(String::as_str).collect();
         let trie = VocabTrie::new(&ByteVocabulary::from_strs(&refs));
-        let chunks = make_chunks(&trie.end);
+        let chunks = make_chunks(trie.end.len(), |i| trie.end[i]);
         assert!(chunks.len() > 1);
         assert_eq!(chunks[0].0, 1);
         assert_eq!(chunks.last().unwrap().1 as usize, trie.num_nodes());
