@@ -12,6 +12,7 @@
 //! The vocabulary trie (`VocabTrie`) is built once per vocabulary and reused for every
 //! pattern compiled against it.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -283,11 +284,89 @@ struct ClassTrie {
     representative: Vec<u8>,
     max_depth: usize,
     chunks: Vec<(u32, u32)>,
-    /// The group of each token id, or `NONE` for tokens without text.
-    group_of_token: Vec<u32>,
-    /// `tokens[group_start[g]..group_start[g + 1]]` are group `g`'s tokens, ascending.
-    group_start: Vec<u32>,
+    groups: Labels,
+}
+
+/// A partition of the text tokens into labels numbered by their smallest token.
+struct Labels {
+    /// The label of each token id, or `NONE` for tokens without text.
+    of_token: Vec<u32>,
+    /// `tokens[start[l]..start[l + 1]]` are label `l`'s tokens, ascending.
+    start: Vec<u32>,
     tokens: Vec<u32>,
+}
+
+impl Labels {
+    /// The labels of `of_token` (ids `0..count`, numbered by first token).
+    fn new(of_token: Vec<u32>, count: usize) -> Labels {
+        let mut start = vec![0u32; count + 1];
+        for &l in of_token.iter().filter(|&&l| l != NONE) {
+            start[l as usize + 1] += 1;
+        }
+        for l in 0..count {
+            start[l + 1] += start[l];
+        }
+        let mut fill = start.clone();
+        let mut tokens = vec![0u32; start[count] as usize];
+        for (t, &l) in of_token.iter().enumerate() {
+            if l != NONE {
+                tokens[fill[l as usize] as usize] = t as u32;
+                fill[l as usize] += 1;
+            }
+        }
+        Labels {
+            of_token,
+            start,
+            tokens,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn size(&self, label: u32) -> usize {
+        (self.start[label as usize + 1] - self.start[label as usize]) as usize
+    }
+
+    fn tokens(&self, label: u32) -> &[u32] {
+        &self.tokens[self.start[label as usize] as usize..self.start[label as usize + 1] as usize]
+    }
+
+    /// Token edges of label edge lists, each sorted by token.
+    fn expand(&self, edges: &[Vec<(u32, StateId)>]) -> Vec<Vec<(u32, StateId)>> {
+        let vocab = self.of_token.len();
+        edges
+            .par_iter()
+            .map_init(
+                || vec![NONE; self.len()],
+                |target_of, list| {
+                    let size: usize = list.iter().map(|&(l, _)| self.size(l)).sum();
+                    let mut out = Vec::with_capacity(size);
+                    if size.saturating_mul(16) >= vocab {
+                        // Dense: one sweep over the token ids comes out sorted.
+                        for &(l, t) in list {
+                            target_of[l as usize] = t;
+                        }
+                        for (token, &l) in self.of_token.iter().enumerate() {
+                            if l != NONE && target_of[l as usize] != NONE {
+                                out.push((token as u32, target_of[l as usize]));
+                            }
+                        }
+                        for &(l, _) in list {
+                            target_of[l as usize] = NONE;
+                        }
+                    } else {
+                        for &(l, t) in list {
+                            out.extend(self.tokens(l).iter().map(|&token| (token, t)));
+                        }
+                        out.sort_unstable();
+                    }
+                    out
+                },
+            )
+            .collect()
+    }
 }
 
 /// A class-trie node.
@@ -406,29 +485,18 @@ impl ClassTrie {
         }
         let num_cnodes = parent.len();
 
-        // Groups numbered by first token; their token lists come out ascending.
+        // Groups numbered by first token.
         let mut group_of_cnode = vec![NONE; num_cnodes];
-        let mut group_start: Vec<u32> = vec![0];
+        let mut num_groups = 0u32;
         for slot in group_of_token.iter_mut().filter(|g| **g != NONE) {
             let g = &mut group_of_cnode[*slot as usize];
             if *g == NONE {
-                *g = group_start.len() as u32 - 1;
-                group_start.push(0);
+                *g = num_groups;
+                num_groups += 1;
             }
             *slot = *g;
-            group_start[*g as usize + 1] += 1;
         }
-        for g in 1..group_start.len() {
-            group_start[g] += group_start[g - 1];
-        }
-        let mut fill = group_start.clone();
-        let mut tokens = vec![0u32; trie.num_text_tokens()];
-        for (t, &g) in group_of_token.iter().enumerate() {
-            if g != NONE {
-                tokens[fill[g as usize] as usize] = t as u32;
-                fill[g as usize] += 1;
-            }
-        }
+        let groups = Labels::new(group_of_token, num_groups as usize);
 
         // Lay the class trie out in preorder, like `VocabTrie`.
         let mut child_start = vec![0u32; num_cnodes + 1];
@@ -449,9 +517,7 @@ impl ClassTrie {
             representative,
             max_depth: trie.max_depth,
             chunks: Vec::new(),
-            group_of_token,
-            group_start,
-            tokens,
+            groups,
         };
         // Stack of (class node, its preorder position, depth, next child index).
         let mut stack: Vec<(u32, u32, u32, u32)> = vec![(0, 0, 0, child_start[0])];
@@ -491,19 +557,6 @@ impl ClassTrie {
         self.representative.len()
     }
 
-    fn num_groups(&self) -> usize {
-        self.group_start.len() - 1
-    }
-
-    fn group_size(&self, group: u32) -> usize {
-        (self.group_start[group as usize + 1] - self.group_start[group as usize]) as usize
-    }
-
-    fn group_tokens(&self, group: u32) -> &[u32] {
-        &self.tokens[self.group_start[group as usize] as usize
-            ..self.group_start[group as usize + 1] as usize]
-    }
-
     /// Appends to `out` the edges `(group, target)` of the DFA state `state` found in the
     /// node range `lo..hi` (whole subtrees of root children) and returns how many token
     /// edges they stand for. `step(state, class)` is the automaton's transition on a
@@ -534,48 +587,13 @@ impl ClassTrie {
                     stack[depth] = target;
                     if group != NONE {
                         out.push((group, target));
-                        token_edges += self.group_size(group);
+                        token_edges += self.groups.size(group);
                     }
                     node += 1;
                 }
             }
         }
         token_edges
-    }
-
-    /// Token edges of group-labelled edge lists, each sorted by token.
-    fn expand(&self, edges: &[Vec<(u32, StateId)>]) -> Vec<Vec<(u32, StateId)>> {
-        let vocab = self.group_of_token.len();
-        edges
-            .par_iter()
-            .map_init(
-                || vec![NONE; self.num_groups()],
-                |target_of, list| {
-                    let size: usize = list.iter().map(|&(g, _)| self.group_size(g)).sum();
-                    let mut out = Vec::with_capacity(size);
-                    if size.saturating_mul(16) >= vocab {
-                        // Dense: one sweep over the token ids comes out sorted.
-                        for &(g, t) in list {
-                            target_of[g as usize] = t;
-                        }
-                        for (token, &g) in self.group_of_token.iter().enumerate() {
-                            if g != NONE && target_of[g as usize] != NONE {
-                                out.push((token as u32, target_of[g as usize]));
-                            }
-                        }
-                        for &(g, _) in list {
-                            target_of[g as usize] = NONE;
-                        }
-                    } else {
-                        for &(g, t) in list {
-                            out.extend(self.group_tokens(g).iter().map(|&token| (token, t)));
-                        }
-                        out.sort_unstable();
-                    }
-                    out
-                },
-            )
-            .collect()
     }
 }
 
@@ -610,10 +628,16 @@ pub fn compose_with_trie<A>(
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
-    let (classes, grouped) = compose_groups(dfa, trie, limits)?;
+    let (classes, mut grouped) = compose_groups(dfa, trie, limits)?;
+    let mut merged = None;
+    if let Some((labels, edges)) = merge_columns(&classes.groups, &grouped.edges) {
+        grouped.edges = edges;
+        merged = Some(labels);
+    }
+    let labels = merged.as_ref().unwrap_or(&classes.groups);
     let minimal = minimize(grouped);
     Ok(AutomatonParts {
-        edges: classes.expand(&minimal.edges),
+        edges: labels.expand(&minimal.edges),
         ..minimal
     })
 }
@@ -634,7 +658,7 @@ where
 {
     let (classes, grouped) = compose_groups(dfa, trie, limits)?;
     Ok(AutomatonParts {
-        edges: classes.expand(&grouped.edges),
+        edges: classes.groups.expand(&grouped.edges),
         ..grouped
     })
 }
@@ -699,7 +723,7 @@ where
     let edge_count = AtomicUsize::new(0);
     let over_limit = AtomicBool::new(false);
     let whole = [(1u32, classes.num_nodes() as u32)];
-    let mut by_group = vec![NONE; classes.num_groups()];
+    let mut by_group = vec![NONE; classes.groups.len()];
 
     let mut frontier_start = 0;
     while frontier_start < order.len() {
@@ -755,7 +779,7 @@ where
             // class-trie node), so a state reaching many groups is bucketed, not sorted.
             let found: usize = per_state.iter().map(Vec::len).sum();
             let mut list: Vec<(u32, StateId)> = Vec::with_capacity(found);
-            if found.saturating_mul(8) >= classes.num_groups() {
+            if found.saturating_mul(8) >= classes.groups.len() {
                 for &(g, t) in per_state.iter().flatten() {
                     by_group[g as usize] = t;
                 }
@@ -843,6 +867,86 @@ where
         let mut stack = new_stack();
         items.iter().map(|item| walk(&mut stack, item)).collect()
     }
+}
+
+/// Per-state edge lists `(label, target)`.
+type EdgeLists = Vec<Vec<(u32, StateId)>>;
+
+/// Merges the labels whose columns are identical (the same target from every state,
+/// absent from the same states): they cannot tell states apart, so minimizing over one
+/// label per column gives the same automaton, on far fewer edges (`[^\n]+` leaves
+/// thousands of groups that all go to one state). `None` when nothing merges.
+///
+/// Columns are matched by hash, then checked exactly while the merged lists are built;
+/// a collision (which the check catches) also gives `None`.
+fn merge_columns(labels: &Labels, edges: &[Vec<(u32, StateId)>]) -> Option<(Labels, EdgeLists)> {
+    let n = labels.len();
+    let mut hash = vec![0u64; n];
+    let mut count = vec![0u32; n];
+    for (s, list) in edges.iter().enumerate() {
+        for &(l, t) in list {
+            let h = &mut hash[l as usize];
+            *h = (h.rotate_left(5) ^ ((s as u64) << 32 | u64::from(t)))
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            count[l as usize] += 1;
+        }
+    }
+    // Merged labels numbered by first member, hence by first token.
+    let mut ids: HashMap<(u64, u32), u32> = HashMap::with_capacity(n);
+    let mut merged_of = vec![0u32; n];
+    let mut size: Vec<u32> = Vec::new();
+    for l in 0..n {
+        let fresh = size.len() as u32;
+        let id = *ids.entry((hash[l], count[l])).or_insert(fresh);
+        if id == fresh {
+            size.push(0);
+        }
+        size[id as usize] += 1;
+        merged_of[l] = id;
+    }
+    if size.len() == n {
+        return None;
+    }
+    // Each label occurs at most once per state. A merged label is sound when, in every
+    // state where one member occurs, all occur with one target.
+    let mut target = vec![NONE; size.len()];
+    let mut seen = vec![0u32; size.len()];
+    let mut merged_edges = Vec::with_capacity(edges.len());
+    for list in edges {
+        let mut out: Vec<(u32, StateId)> = Vec::new();
+        for &(l, t) in list {
+            let m = merged_of[l as usize] as usize;
+            if target[m] == NONE {
+                target[m] = t;
+                out.push((m as u32, t));
+            } else if target[m] != t {
+                return None;
+            }
+            seen[m] += 1;
+        }
+        for &(m, _) in &out {
+            if seen[m as usize] != size[m as usize] {
+                return None;
+            }
+            target[m as usize] = NONE;
+            seen[m as usize] = 0;
+        }
+        // Members come in label order, so each merged label first appears at its
+        // first member: `out` is already sorted.
+        merged_edges.push(out);
+    }
+    let of_token = labels
+        .of_token
+        .iter()
+        .map(|&l| {
+            if l == NONE {
+                NONE
+            } else {
+                merged_of[l as usize]
+            }
+        })
+        .collect();
+    Some((Labels::new(of_token, size.len()), merged_edges))
 }
 
 fn out_of_range(what: &str, state: u32, num_states: usize) -> ComposeError {
