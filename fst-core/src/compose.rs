@@ -464,7 +464,9 @@ impl ClassTrie {
         let nodes = trie.num_nodes();
         let mut parent: Vec<u32> = vec![NONE];
         let mut class: Vec<u8> = vec![0];
-        let mut table = ChildTable::with_capacity(4096.min(nodes));
+        // Sized for a typical class trie (an eighth of the vocabulary trie), so that it
+        // rarely grows.
+        let mut table = ChildTable::with_capacity(nodes / 8);
         let mut group_of_token = vec![NONE; trie.vocab_size];
         let mut path = vec![0u32; trie.max_depth + 1];
         for node in 1..nodes {
