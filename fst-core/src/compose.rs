@@ -11,6 +11,14 @@
 //!
 //! The vocabulary trie (`VocabTrie`) is built once per vocabulary and reused for every
 //! pattern compiled against it.
+//!
+//! A byte DFA cannot tell apart bytes of one byte class, so tokens whose bytes have the
+//! same class sequence behave identically from every state. Each compile therefore first
+//! folds the vocabulary trie into a trie of class strings (`ClassTrie`, typically ten
+//! times smaller) whose nodes carry *groups* of tokens; the walks, the trimming and the
+//! minimization run on groups (further merged when their columns agree), and only the
+//! final automaton is expanded to token edges. Groups are numbered by their smallest
+//! token so that every breadth-first numbering matches the token-level one.
 
 use std::collections::HashMap;
 use std::fmt;

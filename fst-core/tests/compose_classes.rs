@@ -144,3 +144,23 @@ fn class_path_equals_per_byte_path_on_real_vocabularies() {
         check_same(rel, &VocabTrie::new(&vocab));
     }
 }
+
+#[test]
+fn large_automata_without_classes_take_the_direct_walk() {
+    // 20001 states x 256 byte classes is too large a table, so the per-byte view walks by
+    // calling `next`; the classed view (two classes) uses a table. Both must agree.
+    let dfa = ByteDfa::from_regex("(ab?){20000}", 50_000).unwrap();
+    assert!(dfa.num_states() * 256 > 1 << 22);
+    let vocab = ByteVocabulary::from_strs(&["a", "ab", "aab", "b", "aaaa", "ba", "c"]);
+    let trie = VocabTrie::new(&vocab);
+    let limits = ComposeLimits::default();
+    let classed = compose_with_trie(&dfa, &trie, &limits).unwrap();
+    assert_eq!(
+        classed,
+        compose_with_trie(&PerByte(&dfa), &trie, &limits).unwrap()
+    );
+    // "b" and "ba" may not start the text; "c" never fits.
+    assert!(classed.edges[0]
+        .iter()
+        .all(|&(t, _)| [0, 1, 2, 4].contains(&t)));
+}
