@@ -456,15 +456,16 @@ impl ClassTrie {
     fn new(trie: &VocabTrie, classes: &[u8; 256]) -> ClassTrie {
         // Dense class ids in order of first byte, and a representative byte for each.
         let mut representative: Vec<u8> = Vec::new();
-        let mut dense = [u8::MAX; 256];
+        let mut dense: [Option<u8>; 256] = [None; 256];
         let mut class_of_byte = [0u8; 256];
         for b in 0..=255u8 {
             let c = classes[b as usize] as usize;
-            if dense[c] == u8::MAX && representative.len() < 256 {
-                dense[c] = representative.len() as u8;
+            // At most 256 classes, so the dense id fits a byte.
+            let id = *dense[c].get_or_insert_with(|| {
                 representative.push(b);
-            }
-            class_of_byte[b as usize] = dense[c];
+                (representative.len() - 1) as u8
+            });
+            class_of_byte[b as usize] = id;
         }
 
         // Hash-cons every vocabulary node to (class parent, class); class nodes are
