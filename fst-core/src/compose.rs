@@ -450,11 +450,15 @@ impl ChildTable {
     }
 }
 
-impl ClassTrie {
-    /// Maps `trie` onto class strings under `classes` (one pass over the vocabulary trie,
-    /// one over the token ids, one over the class trie).
-    fn new(trie: &VocabTrie, classes: &[u8; 256]) -> ClassTrie {
-        // Dense class ids in order of first byte, and a representative byte for each.
+/// A DFA's byte classes renumbered densely in order of first byte, with one
+/// representative byte per class to drive the DFA with.
+struct DenseClasses {
+    class_of_byte: [u8; 256],
+    representative: Vec<u8>,
+}
+
+impl DenseClasses {
+    fn new(classes: &[u8; 256]) -> DenseClasses {
         let mut representative: Vec<u8> = Vec::new();
         let mut dense: [Option<u8>; 256] = [None; 256];
         let mut class_of_byte = [0u8; 256];
@@ -467,6 +471,23 @@ impl ClassTrie {
             });
             class_of_byte[b as usize] = id;
         }
+        DenseClasses {
+            class_of_byte,
+            representative,
+        }
+    }
+}
+
+impl ClassTrie {
+    /// Maps `trie` onto class strings under `dense` (one pass over the live part of the
+    /// vocabulary trie, one over the token ids, one over the class trie). Subtrees
+    /// entered by a class in `dead` (no state has a transition on it) are skipped: their
+    /// tokens can never be an edge and join no group.
+    fn new(trie: &VocabTrie, dense: DenseClasses, dead: &[bool]) -> ClassTrie {
+        let DenseClasses {
+            class_of_byte,
+            representative,
+        } = dense;
 
         // Hash-cons every vocabulary node to (class parent, class); class nodes are
         // numbered in creation order, so a parent's number is below its children's.
@@ -478,10 +499,15 @@ impl ClassTrie {
         let mut table = ChildTable::with_capacity(nodes / 8);
         let mut group_of_token = vec![NONE; trie.vocab_size];
         let mut path = vec![0u32; trie.max_depth + 1];
-        for node in 1..nodes {
+        let mut node = 1;
+        while node < nodes {
             let depth = trie.depth[node] as usize;
             let p = path[depth - 1];
             let c = class_of_byte[trie.byte[node] as usize];
+            if dead[c as usize] {
+                node = trie.end[node] as usize;
+                continue;
+            }
             let key = u64::from(p) << 8 | u64::from(c);
             let (cnode, inserted) = table.get_or_insert(key, parent.len() as u32);
             if inserted {
@@ -493,6 +519,7 @@ impl ClassTrie {
             for &t in &trie.token_ids[tokens] {
                 group_of_token[t as usize] = cnode;
             }
+            node += 1;
         }
         let num_cnodes = parent.len();
 
@@ -704,14 +731,15 @@ where
         return Err(state_limit_error(limits.state_limit));
     }
     let identity: [u8; 256] = std::array::from_fn(|b| b as u8);
-    let classes = ClassTrie::new(trie, dfa.byte_classes().unwrap_or(&identity));
+    let dense = DenseClasses::new(dfa.byte_classes().unwrap_or(&identity));
+    let k = dense.representative.len();
 
     // The automaton as a dense table over classes, when that is small: the walks then
     // take one load per node.
-    let table = if num_dfa_states.saturating_mul(classes.num_classes()) <= MAX_TABLE_ENTRIES {
-        let mut table = Vec::with_capacity(num_dfa_states * classes.num_classes());
+    let table = if num_dfa_states.saturating_mul(k) <= MAX_TABLE_ENTRIES {
+        let mut table = Vec::with_capacity(num_dfa_states * k);
         for s in 0..num_dfa_states as u32 {
-            for &b in &classes.representative {
+            for &b in &dense.representative {
                 match dfa.next(s, b) {
                     Some(t) if t as usize >= num_dfa_states => {
                         return Err(out_of_range("transition target", t, num_dfa_states))
@@ -725,6 +753,19 @@ where
     } else {
         None
     };
+    // Classes no state has a transition on: tokens containing them never fit. Known
+    // only from the table (without it, nothing is pruned up front).
+    let mut dead = vec![table.is_some(); k];
+    if let Some(table) = &table {
+        for row in table.chunks(k) {
+            for (c, &t) in row.iter().enumerate() {
+                if t != NONE {
+                    dead[c] = false;
+                }
+            }
+        }
+    }
+    let classes = ClassTrie::new(trie, dense, &dead);
 
     // Token-level state of each DFA state, or NONE while undiscovered.
     let mut index = vec![NONE; num_dfa_states];
