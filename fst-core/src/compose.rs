@@ -11,7 +11,16 @@
 //!
 //! The vocabulary trie (`VocabTrie`) is built once per vocabulary and reused for every
 //! pattern compiled against it.
+//!
+//! A byte DFA cannot tell apart bytes of one byte class, so tokens whose bytes have the
+//! same class sequence behave identically from every state. Each compile therefore first
+//! folds the vocabulary trie into a trie of class strings (`ClassTrie`, typically ten
+//! times smaller) whose nodes carry *groups* of tokens; the walks, the trimming and the
+//! minimization run on groups (further merged when their columns agree), and only the
+//! final automaton is expanded to token edges. Groups are numbered by their smallest
+//! token so that every breadth-first numbering matches the token-level one.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -34,6 +43,13 @@ pub trait ByteAutomaton {
     fn is_accepting(&self, state: u32) -> bool;
     /// The state reached from `state` by `byte`, or `None` when the text can no longer match.
     fn next(&self, state: u32, byte: u8) -> Option<u32>;
+    /// The class of each byte, if the automaton has them: bytes of one class must have the
+    /// same transition from every state. Composition then walks a trie of class strings,
+    /// far smaller than the vocabulary's, and treats tokens with one class string as one
+    /// label. `None` (the default) means every byte is its own class.
+    fn byte_classes(&self) -> Option<&[u8; 256]> {
+        None
+    }
 }
 
 /// Bounds on the size of the token automaton, so that a pattern that blows up against a
@@ -138,9 +154,6 @@ pub struct VocabTrie {
     token_start: Vec<u32>,
     token_ids: Vec<u32>,
     max_depth: usize,
-    /// Node ranges, each a run of whole subtrees of root children, covering `1..len`;
-    /// used to split one state's walk across threads.
-    chunks: Vec<(u32, u32)>,
 }
 
 /// Nodes per work item below which splitting a walk costs more than it gains.
@@ -179,7 +192,6 @@ impl VocabTrie {
             token_start: vec![0],
             token_ids: Vec::with_capacity(tokens.len()),
             max_depth: 0,
-            chunks: Vec::new(),
         };
         // `path[d]` is the node at depth d on the path to the previous token.
         let mut path: Vec<u32> = vec![0];
@@ -211,28 +223,7 @@ impl VocabTrie {
             trie.end[node as usize] = trie.byte.len() as u32;
         }
         trie.token_start.push(trie.token_ids.len() as u32);
-        trie.chunks = trie.make_chunks();
         trie
-    }
-
-    fn make_chunks(&self) -> Vec<(u32, u32)> {
-        let nodes = self.byte.len();
-        let target = MIN_CHUNK_NODES.max(nodes.div_ceil(MAX_CHUNKS));
-        let mut chunks = Vec::new();
-        let mut lo = 1usize;
-        let mut child = 1usize;
-        while child < nodes {
-            child = self.end[child] as usize;
-            if child - lo >= target || child >= nodes {
-                chunks.push((lo as u32, child as u32));
-                lo = child;
-            }
-        }
-        if chunks.is_empty() {
-            // No text tokens: one empty range keeps every state's walk a single item.
-            chunks.push((1, 1));
-        }
-        chunks
     }
 
     /// Number of token ids of the vocabulary, special tokens included.
@@ -259,34 +250,388 @@ impl VocabTrie {
     pub fn num_text_tokens(&self) -> usize {
         self.token_ids.len()
     }
+}
 
-    /// Appends to `out` the edges `(token, target)` of the DFA state `state` found in the
-    /// node range `lo..hi` (whole subtrees of root children). `stack` has room for
-    /// `max_depth + 1` states.
-    fn walk<A: ByteAutomaton + ?Sized>(
+/// Splits the preorder node range `1..end.len()` into runs of whole subtrees of root
+/// children, each of at least `MIN_CHUNK_NODES` nodes where possible.
+fn make_chunks(nodes: usize, end: impl Fn(usize) -> u32) -> Vec<(u32, u32)> {
+    let target = MIN_CHUNK_NODES.max(nodes.div_ceil(MAX_CHUNKS));
+    let mut chunks = Vec::new();
+    let mut lo = 1usize;
+    let mut child = 1usize;
+    while child < nodes {
+        child = end(child) as usize;
+        if child - lo >= target || child >= nodes {
+            chunks.push((lo as u32, child as u32));
+            lo = child;
+        }
+    }
+    if chunks.is_empty() {
+        // No text tokens: one empty range keeps every state's walk a single item.
+        chunks.push((1, 1));
+    }
+    chunks
+}
+
+/// Marks an absent node, group or state in the flat tables below.
+const NONE: u32 = u32::MAX;
+
+/// The vocabulary seen through one byte automaton's byte classes.
+///
+/// Two tokens whose bytes have the same class sequence drive the automaton identically
+/// from every state, so they form one *group* and become one label until the very end.
+/// A 128k-token vocabulary has a trie of ~400k nodes but, for a typical pattern with a
+/// few dozen classes, a class trie of a few thousand nodes and a few thousand groups:
+/// the walks and the minimization shrink by that factor. Groups are numbered by their
+/// smallest token, so ordering edges by group orders them as their first tokens; that
+/// keeps breadth-first numberings identical to the token-level ones.
+struct ClassTrie {
+    /// The nodes in preorder, like `VocabTrie`'s, packed for locality.
+    nodes: Vec<ClassNode>,
+    /// One byte of each (dense) class, to drive the automaton with.
+    representative: Vec<u8>,
+    max_depth: usize,
+    chunks: Vec<(u32, u32)>,
+    groups: Labels,
+}
+
+/// A partition of the text tokens into labels numbered by their smallest token.
+struct Labels {
+    /// The label of each token id, or `NONE` for tokens without text.
+    of_token: Vec<u32>,
+    /// `tokens[start[l]..start[l + 1]]` are label `l`'s tokens, ascending.
+    start: Vec<u32>,
+    tokens: Vec<u32>,
+}
+
+impl Labels {
+    /// The labels of `of_token` (ids `0..count`, numbered by first token).
+    fn new(of_token: Vec<u32>, count: usize) -> Labels {
+        let mut start = vec![0u32; count + 1];
+        for &l in of_token.iter().filter(|&&l| l != NONE) {
+            start[l as usize + 1] += 1;
+        }
+        for l in 0..count {
+            start[l + 1] += start[l];
+        }
+        let mut fill = start.clone();
+        let mut tokens = vec![0u32; start[count] as usize];
+        for (t, &l) in of_token.iter().enumerate() {
+            if l != NONE {
+                tokens[fill[l as usize] as usize] = t as u32;
+                fill[l as usize] += 1;
+            }
+        }
+        Labels {
+            of_token,
+            start,
+            tokens,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn size(&self, label: u32) -> usize {
+        (self.start[label as usize + 1] - self.start[label as usize]) as usize
+    }
+
+    fn tokens(&self, label: u32) -> &[u32] {
+        &self.tokens[self.start[label as usize] as usize..self.start[label as usize + 1] as usize]
+    }
+
+    /// Token edges of label edge lists, each sorted by token.
+    fn expand(&self, edges: &[Vec<(u32, StateId)>]) -> Vec<Vec<(u32, StateId)>> {
+        let vocab = self.of_token.len();
+        edges
+            .par_iter()
+            .map_init(
+                || vec![NONE; self.len()],
+                |target_of, list| {
+                    let size: usize = list.iter().map(|&(l, _)| self.size(l)).sum();
+                    let mut out = Vec::with_capacity(size);
+                    if size.saturating_mul(16) >= vocab {
+                        // Dense: one sweep over the token ids comes out sorted.
+                        for &(l, t) in list {
+                            target_of[l as usize] = t;
+                        }
+                        for (token, &l) in self.of_token.iter().enumerate() {
+                            if l != NONE && target_of[l as usize] != NONE {
+                                out.push((token as u32, target_of[l as usize]));
+                            }
+                        }
+                        for &(l, _) in list {
+                            target_of[l as usize] = NONE;
+                        }
+                    } else {
+                        for &(l, t) in list {
+                            out.extend(self.tokens(l).iter().map(|&token| (token, t)));
+                        }
+                        out.sort_unstable();
+                    }
+                    out
+                },
+            )
+            .collect()
+    }
+}
+
+/// A class-trie node.
+#[derive(Clone, Copy, Debug)]
+struct ClassNode {
+    depth: u32,
+    /// The dense class on the edge into the node (unused for the root).
+    class: u32,
+    /// One past the last node of the subtree.
+    end: u32,
+    /// The group of the tokens spelling the node, or `NONE`.
+    group: u32,
+}
+
+/// An open-addressing map from (class-trie parent, class) to class-trie node: the one
+/// hash-consing table of `ClassTrie::new`, without per-entry allocation.
+struct ChildTable {
+    keys: Vec<u64>,
+    values: Vec<u32>,
+    len: usize,
+}
+
+impl ChildTable {
+    const EMPTY: u64 = u64::MAX;
+
+    fn with_capacity(n: usize) -> ChildTable {
+        let size = (2 * n).next_power_of_two().max(64);
+        ChildTable {
+            keys: vec![ChildTable::EMPTY; size],
+            values: vec![0; size],
+            len: 0,
+        }
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        // Fibonacci hashing: the multiply mixes the parent into the top bits.
+        let bits = self.keys.len().trailing_zeros();
+        let mut i = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
+        let mask = self.keys.len() - 1;
+        while self.keys[i] != ChildTable::EMPTY && self.keys[i] != key {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    /// The node for `key`, inserting `fresh` when absent; returns (node, inserted).
+    fn get_or_insert(&mut self, key: u64, fresh: u32) -> (u32, bool) {
+        let i = self.slot(key);
+        if self.keys[i] == key {
+            return (self.values[i], false);
+        }
+        self.keys[i] = key;
+        self.values[i] = fresh;
+        self.len += 1;
+        if 2 * self.len > self.keys.len() {
+            self.grow();
+        }
+        (fresh, true)
+    }
+
+    fn grow(&mut self) {
+        let keys = std::mem::take(&mut self.keys);
+        let values = std::mem::take(&mut self.values);
+        self.keys = vec![ChildTable::EMPTY; 2 * keys.len()];
+        self.values = vec![0; 2 * keys.len()];
+        for (key, value) in keys.into_iter().zip(values) {
+            if key != ChildTable::EMPTY {
+                let i = self.slot(key);
+                self.keys[i] = key;
+                self.values[i] = value;
+            }
+        }
+    }
+}
+
+/// A DFA's byte classes renumbered densely in order of first byte, with one
+/// representative byte per class to drive the DFA with.
+struct DenseClasses {
+    class_of_byte: [u8; 256],
+    representative: Vec<u8>,
+}
+
+impl DenseClasses {
+    fn new(classes: &[u8; 256]) -> DenseClasses {
+        let mut representative: Vec<u8> = Vec::new();
+        let mut dense: [Option<u8>; 256] = [None; 256];
+        let mut class_of_byte = [0u8; 256];
+        for b in 0..=255u8 {
+            let c = classes[b as usize] as usize;
+            // At most 256 classes, so the dense id fits a byte.
+            let id = *dense[c].get_or_insert_with(|| {
+                representative.push(b);
+                (representative.len() - 1) as u8
+            });
+            class_of_byte[b as usize] = id;
+        }
+        DenseClasses {
+            class_of_byte,
+            representative,
+        }
+    }
+}
+
+impl ClassTrie {
+    /// Maps `trie` onto class strings under `dense` (one pass over the live part of the
+    /// vocabulary trie, one over the token ids, one over the class trie). Subtrees
+    /// entered by a class in `dead` (no state has a transition on it) are skipped: their
+    /// tokens can never be an edge and join no group.
+    fn new(trie: &VocabTrie, dense: DenseClasses, dead: &[bool]) -> ClassTrie {
+        let DenseClasses {
+            class_of_byte,
+            representative,
+        } = dense;
+
+        // Hash-cons every vocabulary node to (class parent, class); class nodes are
+        // numbered in creation order, so a parent's number is below its children's.
+        let nodes = trie.num_nodes();
+        let mut parent: Vec<u32> = vec![NONE];
+        let mut class: Vec<u8> = vec![0];
+        // Sized for a typical class trie (an eighth of the vocabulary trie), so that it
+        // rarely grows.
+        let mut table = ChildTable::with_capacity(nodes / 8);
+        let mut group_of_token = vec![NONE; trie.vocab_size];
+        let mut path = vec![0u32; trie.max_depth + 1];
+        let mut node = 1;
+        while node < nodes {
+            let depth = trie.depth[node] as usize;
+            let p = path[depth - 1];
+            let c = class_of_byte[trie.byte[node] as usize];
+            if dead[c as usize] {
+                node = trie.end[node] as usize;
+                continue;
+            }
+            let key = u64::from(p) << 8 | u64::from(c);
+            let (cnode, inserted) = table.get_or_insert(key, parent.len() as u32);
+            if inserted {
+                parent.push(p);
+                class.push(c);
+            }
+            path[depth] = cnode;
+            let tokens = trie.token_start[node] as usize..trie.token_start[node + 1] as usize;
+            for &t in &trie.token_ids[tokens] {
+                group_of_token[t as usize] = cnode;
+            }
+            node += 1;
+        }
+        let num_cnodes = parent.len();
+
+        // Groups numbered by first token.
+        let mut group_of_cnode = vec![NONE; num_cnodes];
+        let mut num_groups = 0u32;
+        for slot in group_of_token.iter_mut().filter(|g| **g != NONE) {
+            let g = &mut group_of_cnode[*slot as usize];
+            if *g == NONE {
+                *g = num_groups;
+                num_groups += 1;
+            }
+            *slot = *g;
+        }
+        let groups = Labels::new(group_of_token, num_groups as usize);
+
+        // Lay the class trie out in preorder, like `VocabTrie`.
+        let mut child_start = vec![0u32; num_cnodes + 1];
+        for &p in &parent[1..] {
+            child_start[p as usize + 1] += 1;
+        }
+        for i in 0..num_cnodes {
+            child_start[i + 1] += child_start[i];
+        }
+        let mut fill = child_start.clone();
+        let mut children = vec![0u32; num_cnodes.saturating_sub(1)];
+        for (cnode, &p) in parent.iter().enumerate().skip(1) {
+            children[fill[p as usize] as usize] = cnode as u32;
+            fill[p as usize] += 1;
+        }
+        let mut out = ClassTrie {
+            nodes: Vec::with_capacity(num_cnodes),
+            representative,
+            max_depth: trie.max_depth,
+            chunks: Vec::new(),
+            groups,
+        };
+        // Stack of (class node, its preorder position, depth, next child index).
+        let mut stack: Vec<(u32, u32, u32, u32)> = vec![(0, 0, 0, child_start[0])];
+        out.nodes.push(ClassNode {
+            depth: 0,
+            class: 0,
+            end: 0,
+            group: NONE,
+        });
+        while let Some(top) = stack.last_mut() {
+            let (cnode, position, depth, next) = *top;
+            if next == child_start[cnode as usize + 1] {
+                out.nodes[position as usize].end = out.nodes.len() as u32;
+                stack.pop();
+                continue;
+            }
+            top.3 += 1;
+            let child = children[next as usize];
+            let position = out.nodes.len() as u32;
+            out.nodes.push(ClassNode {
+                depth: depth + 1,
+                class: u32::from(class[child as usize]),
+                end: 0,
+                group: group_of_cnode[child as usize],
+            });
+            stack.push((child, position, depth + 1, child_start[child as usize]));
+        }
+        out.chunks = make_chunks(out.nodes.len(), |i| out.nodes[i].end);
+        out
+    }
+
+    fn num_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn num_classes(&self) -> usize {
+        self.representative.len()
+    }
+
+    /// Appends to `out` the edges `(group, target)` of the DFA state `state` found in the
+    /// node range `lo..hi` (whole subtrees of root children) and returns how many token
+    /// edges they stand for. `step(state, class)` is the automaton's transition on a
+    /// dense class. `stack` has room for `max_depth + 1` states.
+    fn walk(
         &self,
-        dfa: &A,
+        step: &impl Fn(u32, u32) -> Option<u32>,
         state: u32,
         (lo, hi): (u32, u32),
         stack: &mut [u32],
         out: &mut Vec<(u32, u32)>,
-    ) {
+    ) -> usize {
         stack[0] = state;
         let mut node = lo as usize;
         let hi = hi as usize;
+        let mut token_edges = 0;
         while node < hi {
-            let depth = self.depth[node] as usize;
-            match dfa.next(stack[depth - 1], self.byte[node]) {
-                None => node = self.end[node] as usize,
+            let ClassNode {
+                depth,
+                class,
+                end,
+                group,
+            } = self.nodes[node];
+            let depth = depth as usize;
+            match step(stack[depth - 1], class) {
+                None => node = end as usize,
                 Some(target) => {
                     stack[depth] = target;
-                    let tokens =
-                        self.token_start[node] as usize..self.token_start[node + 1] as usize;
-                    out.extend(self.token_ids[tokens].iter().map(|&t| (t, target)));
+                    if group != NONE {
+                        out.push((group, target));
+                        token_edges += self.groups.size(group);
+                    }
                     node += 1;
                 }
             }
         }
+        token_edges
     }
 }
 
@@ -309,6 +654,10 @@ where
 /// The token automaton of `dfa` over the vocabulary of `trie`: trimmed, minimized and
 /// canonically numbered (start 0, breadth-first, edges in token order), so equal
 /// languages give identical parts.
+///
+/// Minimization runs on token groups (see `byte_classes` on [`ByteAutomaton`]): the
+/// groups partition the text tokens the same way from every state, so the group-level
+/// minimal automaton, expanded, is the token-level minimal one.
 pub fn compose_with_trie<A>(
     dfa: &A,
     trie: &VocabTrie,
@@ -317,19 +666,47 @@ pub fn compose_with_trie<A>(
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
-    compose_trimmed_with_trie(dfa, trie, limits).map(minimize)
+    let (classes, mut grouped) = compose_groups(dfa, trie, limits)?;
+    let mut merged = None;
+    if let Some((labels, edges)) = merge_columns(&classes.groups, &grouped.edges) {
+        grouped.edges = edges;
+        merged = Some(labels);
+    }
+    let labels = merged.as_ref().unwrap_or(&classes.groups);
+    let minimal = minimize(grouped);
+    Ok(AutomatonParts {
+        edges: labels.expand(&minimal.edges),
+        ..minimal
+    })
 }
 
 /// The token automaton of `dfa` over the vocabulary of `trie`, trimmed but not minimized.
 ///
 /// States are the byte-DFA states reachable at token boundaries that can still reach
-/// acceptance, numbered in breadth-first discovery order (start 0); edges are sorted by
-/// token. For callers that minimize later or want to see what minimization merges.
+/// acceptance, numbered breadth-first from the start (0), following each state's edges
+/// in token order; edges are sorted by token. For callers that minimize later or want
+/// to see what minimization merges.
 pub fn compose_trimmed_with_trie<A>(
     dfa: &A,
     trie: &VocabTrie,
     limits: &ComposeLimits,
 ) -> Result<AutomatonParts, ComposeError>
+where
+    A: ByteAutomaton + Sync + ?Sized,
+{
+    let (classes, grouped) = compose_groups(dfa, trie, limits)?;
+    Ok(AutomatonParts {
+        edges: classes.groups.expand(&grouped.edges),
+        ..grouped
+    })
+}
+
+/// The trimmed composition with edges labelled by token group, and the groups.
+fn compose_groups<A>(
+    dfa: &A,
+    trie: &VocabTrie,
+    limits: &ComposeLimits,
+) -> Result<(ClassTrie, AutomatonParts), ComposeError>
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
@@ -350,19 +727,55 @@ where
     if dfa_start as usize >= num_dfa_states {
         return Err(out_of_range("start state", dfa_start, num_dfa_states));
     }
-
-    // Token-level state of each DFA state, or NONE while undiscovered.
-    const NONE: u32 = u32::MAX;
-    let mut index = vec![NONE; num_dfa_states];
-    let mut order: Vec<u32> = vec![dfa_start];
-    index[dfa_start as usize] = 0;
     if limits.state_limit == 0 {
         return Err(state_limit_error(limits.state_limit));
     }
+    let identity: [u8; 256] = std::array::from_fn(|b| b as u8);
+    let dense = DenseClasses::new(dfa.byte_classes().unwrap_or(&identity));
+    let k = dense.representative.len();
+
+    // The automaton as a dense table over classes, when that is small: the walks then
+    // take one load per node.
+    let table = if num_dfa_states.saturating_mul(k) <= MAX_TABLE_ENTRIES {
+        let mut table = Vec::with_capacity(num_dfa_states * k);
+        for s in 0..num_dfa_states as u32 {
+            for &b in &dense.representative {
+                match dfa.next(s, b) {
+                    Some(t) if t as usize >= num_dfa_states => {
+                        return Err(out_of_range("transition target", t, num_dfa_states))
+                    }
+                    Some(t) => table.push(t),
+                    None => table.push(NONE),
+                }
+            }
+        }
+        Some(table)
+    } else {
+        None
+    };
+    // Classes no state has a transition on: tokens containing them never fit. Known
+    // only from the table (without it, nothing is pruned up front).
+    let mut dead = vec![table.is_some(); k];
+    if let Some(table) = &table {
+        for row in table.chunks(k) {
+            for (c, &t) in row.iter().enumerate() {
+                if t != NONE {
+                    dead[c] = false;
+                }
+            }
+        }
+    }
+    let classes = ClassTrie::new(trie, dense, &dead);
+
+    // Token-level state of each DFA state, or NONE while undiscovered.
+    let mut index = vec![NONE; num_dfa_states];
+    let mut order: Vec<u32> = vec![dfa_start];
+    index[dfa_start as usize] = 0;
     let mut edges: Vec<Vec<(u32, StateId)>> = Vec::new();
     let edge_count = AtomicUsize::new(0);
     let over_limit = AtomicBool::new(false);
-    let whole = [(1u32, trie.num_nodes() as u32)];
+    let whole = [(1u32, classes.num_nodes() as u32)];
+    let mut by_group = vec![NONE; classes.groups.len()];
 
     let mut frontier_start = 0;
     while frontier_start < order.len() {
@@ -372,31 +785,36 @@ where
         let chunks: &[(u32, u32)] = if frontier.len() >= 4 * rayon::current_num_threads() {
             &whole
         } else {
-            &trie.chunks
+            &classes.chunks
         };
         let items: Vec<(u32, (u32, u32))> = frontier
             .iter()
             .flat_map(|&s| chunks.iter().map(move |&c| (s, c)))
             .collect();
-        let walked: Vec<Vec<(u32, u32)>> = items
-            .par_iter()
-            .map_init(
-                || vec![0u32; trie.max_depth + 1],
-                |stack, &(state, range)| {
-                    let mut out = Vec::new();
-                    if over_limit.load(Ordering::Relaxed) {
-                        return out;
+        // Threads pay off only when there are many class-trie nodes to walk.
+        let parallel =
+            items.len() > 1 && frontier.len() * classes.num_nodes() >= PARALLEL_WALK_NODES;
+        let counter = (&edge_count, &over_limit, limits.token_edge_limit);
+        let walked = match &table {
+            Some(table) => {
+                let k = classes.num_classes();
+                let step = |s: u32, c: u32| {
+                    let t = table[s as usize * k + c as usize];
+                    (t != NONE).then_some(t)
+                };
+                walk_items(&classes, &step, &items, parallel, counter)
+            }
+            None => {
+                let step = |s: u32, c: u32| {
+                    if (s as usize) < num_dfa_states {
+                        dfa.next(s, classes.representative[c as usize])
+                    } else {
+                        None
                     }
-                    trie.walk(dfa, state, range, stack, &mut out);
-                    let total = edge_count.fetch_add(out.len(), Ordering::Relaxed) + out.len();
-                    if total > limits.token_edge_limit {
-                        over_limit.store(true, Ordering::Relaxed);
-                        out = Vec::new();
-                    }
-                    out
-                },
-            )
-            .collect();
+                };
+                walk_items(&classes, &step, &items, parallel, counter)
+            }
+        };
         if over_limit.load(Ordering::Relaxed) {
             return Err(ComposeError::new(
                 ComposeErrorKind::TokenEdgeLimit,
@@ -408,9 +826,27 @@ where
             ));
         }
         for per_state in walked.chunks(chunks.len()) {
-            let mut list: Vec<(u32, StateId)> =
-                Vec::with_capacity(per_state.iter().map(Vec::len).sum());
-            for &(token, target) in per_state.iter().flatten() {
+            // In group order, i.e. in order of first tokens: breadth-first discovery
+            // then follows token order. A group occurs at most once per state (it is one
+            // class-trie node), so a state reaching many groups is bucketed, not sorted.
+            let found: usize = per_state.iter().map(Vec::len).sum();
+            let mut list: Vec<(u32, StateId)> = Vec::with_capacity(found);
+            if found.saturating_mul(8) >= classes.groups.len() {
+                for &(g, t) in per_state.iter().flatten() {
+                    by_group[g as usize] = t;
+                }
+                for (g, t) in by_group.iter_mut().enumerate() {
+                    if *t != NONE {
+                        list.push((g as u32, *t));
+                        *t = NONE;
+                    }
+                }
+            } else {
+                list.extend(per_state.iter().flatten());
+                list.sort_unstable();
+            }
+            for edge in &mut list {
+                let target = edge.1;
                 if target as usize >= num_dfa_states {
                     return Err(out_of_range("transition target", target, num_dfa_states));
                 }
@@ -422,22 +858,147 @@ where
                     *slot = order.len() as u32;
                     order.push(target);
                 }
-                list.push((token, *slot));
+                edge.1 = *slot;
             }
-            list.sort_unstable();
             edges.push(list);
         }
     }
 
     let accepting: Vec<bool> = order.iter().map(|&s| dfa.is_accepting(s)).collect();
-    trim(accepting, edges).map(|(accepting, edges)| AutomatonParts {
-        vocab_size,
-        vocab_fingerprint: trie.fingerprint,
-        eos_ids: trie.eos_ids.clone(),
-        start: 0,
-        accepting,
-        edges,
-    })
+    let (accepting, edges) = trim(accepting, edges)?;
+    Ok((
+        classes,
+        AutomatonParts {
+            vocab_size,
+            vocab_fingerprint: trie.fingerprint,
+            eos_ids: trie.eos_ids.clone(),
+            start: 0,
+            accepting,
+            edges,
+        },
+    ))
+}
+
+/// Class-trie nodes (summed over a frontier's states) below which one thread walks.
+const PARALLEL_WALK_NODES: usize = 1 << 16;
+/// Largest (states x classes) transition table built for the walks (16 MB).
+const MAX_TABLE_ENTRIES: usize = 1 << 22;
+
+/// Counters shared by the walks: token edges so far, whether the limit was passed, the limit.
+type EdgeCounter<'a> = (&'a AtomicUsize, &'a AtomicBool, usize);
+
+/// The group edges of every `(state, node range)` item, on threads when `parallel`.
+/// Stops early (returning empty lists) once the token edges pass the limit.
+fn walk_items<F>(
+    classes: &ClassTrie,
+    step: &F,
+    items: &[(u32, (u32, u32))],
+    parallel: bool,
+    (edge_count, over_limit, limit): EdgeCounter<'_>,
+) -> Vec<Vec<(u32, u32)>>
+where
+    F: Fn(u32, u32) -> Option<u32> + Sync,
+{
+    let walk = |stack: &mut Vec<u32>, &(state, range): &(u32, (u32, u32))| {
+        let mut out = Vec::new();
+        if over_limit.load(Ordering::Relaxed) {
+            return out;
+        }
+        let found = classes.walk(step, state, range, stack, &mut out);
+        let total = edge_count.fetch_add(found, Ordering::Relaxed) + found;
+        if total > limit {
+            over_limit.store(true, Ordering::Relaxed);
+            out = Vec::new();
+        }
+        out
+    };
+    let new_stack = || vec![0u32; classes.max_depth + 1];
+    if parallel {
+        items.par_iter().map_init(new_stack, walk).collect()
+    } else {
+        let mut stack = new_stack();
+        items.iter().map(|item| walk(&mut stack, item)).collect()
+    }
+}
+
+/// Per-state edge lists `(label, target)`.
+type EdgeLists = Vec<Vec<(u32, StateId)>>;
+
+/// Merges the labels whose columns are identical (the same target from every state,
+/// absent from the same states): they cannot tell states apart, so minimizing over one
+/// label per column gives the same automaton, on far fewer edges (`[^\n]+` leaves
+/// thousands of groups that all go to one state). `None` when nothing merges.
+///
+/// Columns are matched by hash, then checked exactly while the merged lists are built;
+/// a collision (which the check catches) also gives `None`.
+fn merge_columns(labels: &Labels, edges: &[Vec<(u32, StateId)>]) -> Option<(Labels, EdgeLists)> {
+    let n = labels.len();
+    let mut hash = vec![0u64; n];
+    let mut count = vec![0u32; n];
+    for (s, list) in edges.iter().enumerate() {
+        for &(l, t) in list {
+            let h = &mut hash[l as usize];
+            *h = (h.rotate_left(5) ^ ((s as u64) << 32 | u64::from(t)))
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            count[l as usize] += 1;
+        }
+    }
+    // Merged labels numbered by first member, hence by first token.
+    let mut ids: HashMap<(u64, u32), u32> = HashMap::with_capacity(n);
+    let mut merged_of = vec![0u32; n];
+    let mut size: Vec<u32> = Vec::new();
+    for l in 0..n {
+        let fresh = size.len() as u32;
+        let id = *ids.entry((hash[l], count[l])).or_insert(fresh);
+        if id == fresh {
+            size.push(0);
+        }
+        size[id as usize] += 1;
+        merged_of[l] = id;
+    }
+    if size.len() == n {
+        return None;
+    }
+    // Each label occurs at most once per state. A merged label is sound when, in every
+    // state where one member occurs, all occur with one target.
+    let mut target = vec![NONE; size.len()];
+    let mut seen = vec![0u32; size.len()];
+    let mut merged_edges = Vec::with_capacity(edges.len());
+    for list in edges {
+        let mut out: Vec<(u32, StateId)> = Vec::new();
+        for &(l, t) in list {
+            let m = merged_of[l as usize] as usize;
+            if target[m] == NONE {
+                target[m] = t;
+                out.push((m as u32, t));
+            } else if target[m] != t {
+                return None;
+            }
+            seen[m] += 1;
+        }
+        for &(m, _) in &out {
+            if seen[m as usize] != size[m as usize] {
+                return None;
+            }
+            target[m as usize] = NONE;
+            seen[m as usize] = 0;
+        }
+        // Members come in label order, so each merged label first appears at its
+        // first member: `out` is already sorted.
+        merged_edges.push(out);
+    }
+    let of_token = labels
+        .of_token
+        .iter()
+        .map(|&l| {
+            if l == NONE {
+                NONE
+            } else {
+                merged_of[l as usize]
+            }
+        })
+        .collect();
+    Some((Labels::new(of_token, size.len()), merged_edges))
 }
 
 fn out_of_range(what: &str, state: u32, num_states: usize) -> ComposeError {
@@ -542,7 +1103,7 @@ mod tests {
             &trie.token_ids[trie.token_start[foo] as usize..trie.token_start[foo + 1] as usize];
         assert_eq!(ids, [2, 5]);
         assert_eq!(trie.eos_ids(), [7]);
-        assert_eq!(trie.chunks, [(1, 8)]);
+        assert_eq!(make_chunks(trie.end.len(), |i| trie.end[i]), [(1, 8)]);
     }
 
     #[test]
@@ -550,13 +1111,14 @@ mod tests {
         let words: Vec<String> = (0..20_000u32).map(|i| format!("{i:x}q{}", i % 7)).collect();
         let refs: Vec<&str> = words.iter().map(String::as_str).collect();
         let trie = VocabTrie::new(&ByteVocabulary::from_strs(&refs));
-        assert!(trie.chunks.len() > 1);
-        assert_eq!(trie.chunks[0].0, 1);
-        assert_eq!(trie.chunks.last().unwrap().1 as usize, trie.num_nodes());
-        for w in trie.chunks.windows(2) {
+        let chunks = make_chunks(trie.end.len(), |i| trie.end[i]);
+        assert!(chunks.len() > 1);
+        assert_eq!(chunks[0].0, 1);
+        assert_eq!(chunks.last().unwrap().1 as usize, trie.num_nodes());
+        for w in chunks.windows(2) {
             assert_eq!(w[0].1, w[1].0);
         }
-        for &(lo, _) in &trie.chunks {
+        for &(lo, _) in &chunks {
             assert_eq!(trie.depth[lo as usize], 1, "a chunk starts at a root child");
         }
     }

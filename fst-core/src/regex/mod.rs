@@ -588,6 +588,9 @@ impl ByteAutomaton for ByteDfa {
     fn next(&self, state: u32, byte: u8) -> Option<u32> {
         ByteDfa::next(self, state, byte)
     }
+    fn byte_classes(&self) -> Option<&[u8; 256]> {
+        Some(ByteDfa::byte_classes(self))
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,166 @@
+//! The composition groups tokens by their byte-class strings (`ByteAutomaton::byte_classes`).
+//! These tests check that it builds exactly what a plain per-byte walk builds: the same
+//! `ByteDfa` seen without its classes (every byte its own class) must give identical parts,
+//! the same errors and the same limit decisions, on generated and real vocabularies.
+#![cfg(feature = "compile")]
+
+use detok::fixtures::{shared_vocabs_dir, testdata_dir};
+use detok::Vocabulary;
+use fst_core::compose::{
+    compose_trimmed_with_trie, compose_with_trie, ByteAutomaton, ComposeError, ComposeLimits,
+    VocabTrie,
+};
+use fst_core::regex::{ByteDfa, DEFAULT_DFA_STATE_LIMIT};
+use fst_core::sample::SplitMix64;
+use fst_core::ByteVocabulary;
+
+/// A byte DFA that hides its byte classes, so composition walks byte by byte.
+struct PerByte<'a>(&'a ByteDfa);
+
+impl ByteAutomaton for PerByte<'_> {
+    fn num_states(&self) -> usize {
+        self.0.num_states()
+    }
+    fn start(&self) -> u32 {
+        self.0.start()
+    }
+    fn is_accepting(&self, state: u32) -> bool {
+        self.0.is_accepting(state)
+    }
+    fn next(&self, state: u32, byte: u8) -> Option<u32> {
+        self.0.next(state, byte)
+    }
+}
+
+const PATTERNS: &[&str] = &[
+    r"[^\W\d]\w*",
+    r"((25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(25[0-5]|2[0-4]\d|[01]?\d\d?)",
+    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
+    r"Summary:(\n\* [^\n]+){3,5}",
+    r#""([^"\\]|\\.)*""#,
+    r"[a-z]+( [a-z]+)*",
+    r"(foo|ba[rz])+\n?",
+    r"[^\n]{0,6}é",
+    r"\d+|[A-Z][a-z]*",
+    r"(?s).*",
+];
+
+/// Byte-level-like text: every single byte, then random strings mixing letters, digits,
+/// spaces, newlines, quotes, backslashes and multi-byte UTF-8, with a few duplicates.
+fn generated_vocab(seed: u64, extra: usize) -> ByteVocabulary {
+    const PIECES: &[&str] = &[
+        "a", "b", "e", "o", "r", "z", "f", "S", "u", "m", "y", ":", "T", "Z", "0", "1", "2", "5",
+        "9", " ", "  ", "\n", "*", "-", "+", ".", "\"", "\\", "é", "ß", "中", "foo", "bar", "the",
+        "Summary", "\n*", "25",
+    ];
+    let mut rng = SplitMix64::new(seed);
+    let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+    for i in 0..extra {
+        let len = 1 + (rng.below(5)) as usize;
+        let mut text = Vec::new();
+        for _ in 0..len {
+            text.extend_from_slice(PIECES[rng.below(PIECES.len() as u64) as usize].as_bytes());
+        }
+        tokens.push(Some(text));
+        if i % 97 == 0 {
+            tokens.push(None); // a special token: no text
+        }
+    }
+    let eos = tokens.len() as u32;
+    tokens.push(None);
+    ByteVocabulary::new(tokens, vec![eos])
+}
+
+fn kind_or_parts<T: PartialEq + std::fmt::Debug>(
+    result: Result<T, ComposeError>,
+) -> Result<T, fst_core::compose::ComposeErrorKind> {
+    result.map_err(|e| e.kind())
+}
+
+/// Both paths give the same minimal parts, the same trimmed parts and the same errors.
+fn check_same(name: &str, trie: &VocabTrie) {
+    let limits = ComposeLimits::default();
+    for pattern in PATTERNS {
+        let dfa = ByteDfa::from_regex(pattern, DEFAULT_DFA_STATE_LIMIT).unwrap();
+        let classed = kind_or_parts(compose_with_trie(&dfa, trie, &limits));
+        let per_byte = kind_or_parts(compose_with_trie(&PerByte(&dfa), trie, &limits));
+        assert_eq!(classed, per_byte, "{name}: {pattern}");
+        let classed = kind_or_parts(compose_trimmed_with_trie(&dfa, trie, &limits));
+        let per_byte = kind_or_parts(compose_trimmed_with_trie(&PerByte(&dfa), trie, &limits));
+        assert_eq!(classed, per_byte, "{name}: {pattern} (trimmed)");
+        if let Ok(parts) = &classed {
+            // Both count token edges (not groups) against the limit, before trimming.
+            let edges: usize = parts.edges.iter().map(Vec::len).sum();
+            for limit in [edges.saturating_sub(1), edges / 2, 0] {
+                let tight = ComposeLimits {
+                    token_edge_limit: limit,
+                    ..limits
+                };
+                assert_eq!(
+                    kind_or_parts(compose_with_trie(&dfa, trie, &tight)),
+                    kind_or_parts(compose_with_trie(&PerByte(&dfa), trie, &tight)),
+                    "{name}: {pattern} with token edge limit {limit}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn class_path_equals_per_byte_path_on_generated_vocabularies() {
+    for (seed, extra) in [(1, 300), (2, 3000), (3, 20_000)] {
+        let vocab = generated_vocab(seed, extra);
+        check_same(&format!("generated {seed}"), &VocabTrie::new(&vocab));
+    }
+}
+
+#[test]
+fn class_path_equals_per_byte_path_on_fixture_tokenizers() {
+    for rel in [
+        "gpt2/encoder.json",
+        "bytelevel/tokenizer.json",
+        "sentencepiece/tokenizer.json",
+        "tiktoken/small.tiktoken",
+    ] {
+        let path = testdata_dir().join(rel);
+        let vocab = Vocabulary::from_file(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        check_same(rel, &VocabTrie::new(&vocab));
+    }
+}
+
+#[test]
+fn class_path_equals_per_byte_path_on_real_vocabularies() {
+    let Some(dir) = shared_vocabs_dir() else {
+        println!("skipped: no shared vocabularies (../shared/vocabs or $FSTC_VOCABS)");
+        return;
+    };
+    for rel in ["gpt2/encoder.json", "llama3/tokenizer.json"] {
+        let path = dir.join(rel);
+        if !path.exists() {
+            println!("skipped: {rel} is absent");
+            continue;
+        }
+        let vocab = Vocabulary::from_file(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        check_same(rel, &VocabTrie::new(&vocab));
+    }
+}
+
+#[test]
+fn large_automata_without_classes_take_the_direct_walk() {
+    // 20001 states x 256 byte classes is too large a table, so the per-byte view walks by
+    // calling `next`; the classed view (two classes) uses a table. Both must agree.
+    let dfa = ByteDfa::from_regex("(ab?){20000}", 50_000).unwrap();
+    assert!(dfa.num_states() * 256 > 1 << 22);
+    let vocab = ByteVocabulary::from_strs(&["a", "ab", "aab", "b", "aaaa", "ba", "c"]);
+    let trie = VocabTrie::new(&vocab);
+    let limits = ComposeLimits::default();
+    let classed = compose_with_trie(&dfa, &trie, &limits).unwrap();
+    assert_eq!(
+        classed,
+        compose_with_trie(&PerByte(&dfa), &trie, &limits).unwrap()
+    );
+    // "b" and "ba" may not start the text; "c" never fits.
+    assert!(classed.edges[0]
+        .iter()
+        .all(|&(t, _)| [0, 1, 2, 4].contains(&t)));
+}
