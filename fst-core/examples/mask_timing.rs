@@ -82,7 +82,9 @@ fn measure<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, mask_words: usize) {
     let mut medians_max = Duration::ZERO;
     for s in 0..a.num_states() {
         // Reach state `s` directly: walk a shortest path from the start.
-        let Some(path) = path_to(a, s) else { continue };
+        let Some(path) = a.shortest_path_to(s) else {
+            continue;
+        };
         let mut w = Walker::new(a);
         w.consume_tokens(&path).expect("path follows edges");
         let mut mine: Vec<Duration> = (0..REPS_PER_STATE)
@@ -106,36 +108,6 @@ fn measure<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, mask_words: usize) {
         samples.push(time_fill(&w, &mut mask));
     }
     report("walks", samples, None);
-}
-
-/// Tokens of a shortest path from the start to `target` (breadth-first).
-fn path_to<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, target: u32) -> Option<Vec<u32>> {
-    let n = a.num_states() as usize;
-    let mut parent: Vec<Option<(u32, u32)>> = vec![None; n];
-    let mut seen = vec![false; n];
-    let mut queue = std::collections::VecDeque::from([a.start()]);
-    seen[a.start() as usize] = true;
-    while let Some(s) = queue.pop_front() {
-        if s == target {
-            let mut path = Vec::new();
-            let mut at = s;
-            while let Some((from, token)) = parent[at as usize] {
-                path.push(token);
-                at = from;
-            }
-            path.reverse();
-            return Some(path);
-        }
-        let (tokens, targets) = a.edges(s);
-        for (&t, &next) in tokens.iter().zip(targets) {
-            if !seen[next as usize] {
-                seen[next as usize] = true;
-                parent[next as usize] = Some((s, t));
-                queue.push_back(next);
-            }
-        }
-    }
-    None
 }
 
 /// Median `fill_mask` time, warm and cold cache, at the start state of a one-state

@@ -254,6 +254,40 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         self.layout.num_masks
     }
 
+    /// The tokens of a shortest walk from the start to `target`, or `None` if `target` is
+    /// unreachable or out of range: how to put a walker in a given state (tests, tools).
+    pub fn shortest_path_to(&self, target: StateId) -> Option<Vec<u32>> {
+        let n = self.num_states() as usize;
+        if target as usize >= n {
+            return None;
+        }
+        let mut parent: Vec<Option<(StateId, u32)>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut queue = std::collections::VecDeque::from([self.start()]);
+        seen[self.start() as usize] = true;
+        while let Some(state) = queue.pop_front() {
+            if state == target {
+                let mut path = Vec::new();
+                let mut at = state;
+                while let Some((from, token)) = parent[at as usize] {
+                    path.push(token);
+                    at = from;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            let (tokens, targets) = self.edges(state);
+            for (&token, &next) in tokens.iter().zip(targets) {
+                if !seen[next as usize] {
+                    seen[next as usize] = true;
+                    parent[next as usize] = Some((state, token));
+                    queue.push_back(next);
+                }
+            }
+        }
+        None
+    }
+
     /// The state reached from `state` by `token`, or `None` if `token` is not allowed
     /// there. EOS ids never have a next state.
     pub fn next_state(&self, state: StateId, token: u32) -> Option<StateId> {

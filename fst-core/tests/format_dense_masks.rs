@@ -88,36 +88,6 @@ fn allowed_count<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, s: u32) -> usize {
         }
 }
 
-/// Tokens of a shortest path from the start to `target`, if reachable.
-fn path_to<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, target: u32) -> Option<Vec<u32>> {
-    let n = a.num_states() as usize;
-    let mut parent: Vec<Option<(u32, u32)>> = vec![None; n];
-    let mut seen = vec![false; n];
-    let mut queue = std::collections::VecDeque::from([a.start()]);
-    seen[a.start() as usize] = true;
-    while let Some(s) = queue.pop_front() {
-        if s == target {
-            let mut path = Vec::new();
-            let mut at = s;
-            while let Some((from, token)) = parent[at as usize] {
-                path.push(token);
-                at = from;
-            }
-            path.reverse();
-            return Some(path);
-        }
-        let (tokens, targets) = a.edges(s);
-        for (&t, &next) in tokens.iter().zip(targets) {
-            if !seen[next as usize] {
-                seen[next as usize] = true;
-                parent[next as usize] = Some((s, t));
-                queue.push_back(next);
-            }
-        }
-    }
-    None
-}
-
 #[test]
 fn dense_and_sparse_masks_equal_the_edge_derived_masks() {
     let (mut dense_fills, mut sparse_fills) = (0, 0);
@@ -140,7 +110,9 @@ fn dense_and_sparse_masks_equal_the_edge_derived_masks() {
         let wide = width + 3;
         let mut mask = vec![u32::MAX; wide];
         for s in 0..a.num_states() {
-            let Some(path) = path_to(&a, s) else { continue };
+            let Some(path) = a.shortest_path_to(s) else {
+                continue;
+            };
             let mut w = Walker::new(&a);
             w.consume_tokens(&path).unwrap();
             mask.fill(u32::MAX);
