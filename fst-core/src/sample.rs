@@ -42,6 +42,11 @@ impl SplitMix64 {
             }
         }
     }
+
+    /// Uniform in `0..n` as a `usize`, for indices and sizes (0 when `n` is 0).
+    pub fn index(&mut self, n: usize) -> usize {
+        self.below(n as u64) as usize
+    }
 }
 
 /// The outcome of [`random_walk`].

@@ -242,7 +242,7 @@ impl Segmenter {
             let choices: Vec<usize> = (1..=self.longest.min(n - i))
                 .filter(|&len| spellable[i + len] && self.ids.contains_key(&text[i..i + len]))
                 .collect();
-            let len = choices[rng.below(choices.len() as u64) as usize];
+            let len = choices[rng.index(choices.len())];
             tokens.push(self.ids[&text[i..i + len]]);
             i += len;
         }

@@ -3,7 +3,8 @@
 
 mod common;
 
-use common::{pda_of, random_tokenization, run_tokens, token_pda, Rng};
+use common::{pda_of, random_tokenization, run_tokens, token_pda};
+use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{Grammar, Pda};
 
@@ -83,10 +84,10 @@ const ARRAYS: &str = r#"
     D -> "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" ;
 "#;
 
-fn gen_value(rng: &mut Rng, depth: usize, out: &mut Vec<u8>) {
-    if depth < 3 && rng.below(2) == 0 {
+fn gen_value(rng: &mut SplitMix64, depth: usize, out: &mut Vec<u8>) {
+    if depth < 3 && rng.index(2) == 0 {
         out.push(b'[');
-        let n = rng.below(4);
+        let n = rng.index(4);
         for i in 0..n {
             if i > 0 {
                 out.push(b',');
@@ -95,8 +96,8 @@ fn gen_value(rng: &mut Rng, depth: usize, out: &mut Vec<u8>) {
         }
         out.push(b']');
     } else {
-        for _ in 0..=rng.below(3) {
-            out.push(b'0' + rng.below(10) as u8);
+        for _ in 0..=rng.index(3) {
+            out.push(b'0' + rng.index(10) as u8);
         }
     }
 }
@@ -104,14 +105,14 @@ fn gen_value(rng: &mut Rng, depth: usize, out: &mut Vec<u8>) {
 #[test]
 fn token_pda_agrees_with_byte_pda_under_random_tokenizations() {
     let pda: Pda = Pda::from_grammar(&Grammar::parse(ARRAYS).unwrap()).unwrap();
-    let mut rng = Rng::new(21);
+    let mut rng = SplitMix64::new(21);
     // Single bytes (so every text has a tokenization) plus random multi-byte tokens.
     let alphabet = b"[],0123456789";
     let mut tokens: Vec<String> = alphabet.iter().map(|&b| (b as char).to_string()).collect();
     for _ in 0..200 {
-        let len = 2 + rng.below(5);
+        let len = 2 + rng.index(5);
         let t: String = (0..len)
-            .map(|_| alphabet[rng.below(alphabet.len())] as char)
+            .map(|_| alphabet[rng.index(alphabet.len())] as char)
             .collect();
         if !tokens.contains(&t) {
             tokens.push(t);
@@ -125,8 +126,8 @@ fn token_pda_agrees_with_byte_pda_under_random_tokenizations() {
         let mut text = Vec::new();
         gen_value(&mut rng, 0, &mut text);
         if round % 2 == 1 {
-            let i = rng.below(text.len());
-            text[i] = alphabet[rng.below(alphabet.len())];
+            let i = rng.index(text.len());
+            text[i] = alphabet[rng.index(alphabet.len())];
         }
         let ids = random_tokenization(&vocab, &text, &mut rng);
         let expected = pda.accepts(&text);

@@ -2,7 +2,8 @@
 
 mod common;
 
-use common::{figure7_vocab, pda_of, run_tokens, token_pda, Rng, ANBN};
+use common::{figure7_vocab, pda_of, run_tokens, token_pda, ANBN};
+use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 
 /// a^n b^n with n >= 1, by counting.
@@ -46,18 +47,18 @@ fn byte_pda_accepts_exactly_anbn() {
 fn token_pda_accepts_exactly_anbn_on_random_token_sequences() {
     let vocab = figure7_vocab();
     let tpda = token_pda(ANBN, &vocab);
-    let mut rng = Rng::new(7);
+    let mut rng = SplitMix64::new(7);
     let mut accepted = 0;
     for _ in 0..3000 {
-        let len = rng.below(9);
+        let len = rng.index(9);
         // Bias towards a's first, then b's, so that many sequences are in the language.
-        let split = rng.below(len + 1);
+        let split = rng.index(len + 1);
         let tokens: Vec<u32> = (0..len)
             .map(|i| {
                 if i < split {
-                    [0, 3, 0, 1][rng.below(4)]
+                    [0, 3, 0, 1][rng.index(4)]
                 } else {
-                    [1, 2, 1, 0][rng.below(4)]
+                    [1, 2, 1, 0][rng.index(4)]
                 }
             })
             .collect();
@@ -79,7 +80,7 @@ fn token_pda_accepts_exactly_anbn_on_random_token_sequences() {
 fn token_pda_allows_exactly_the_tokens_that_keep_a_viable_prefix() {
     let vocab = figure7_vocab();
     let tpda = token_pda(ANBN, &vocab);
-    let mut rng = Rng::new(11);
+    let mut rng = SplitMix64::new(11);
     for _ in 0..500 {
         let (mut state, mut stack) = (tpda.start(), tpda.initial_stack());
         let mut text = Vec::new();
@@ -94,7 +95,7 @@ fn token_pda_allows_exactly_the_tokens_that_keep_a_viable_prefix() {
                 );
             }
             assert_eq!(allowed.contains(&4), is_anbn(&text));
-            let t = allowed[rng.below(allowed.len())];
+            let t = allowed[rng.index(allowed.len())];
             state = tpda.step(state, &mut stack, t).unwrap();
             if t == 4 {
                 assert!(tpda.is_accepting(state, &stack) && is_anbn(&text));
@@ -134,10 +135,10 @@ fn is_parens(text: &[u8]) -> bool {
 }
 
 /// A random member of `PARENS`, generated independently of the grammar machinery.
-fn gen_parens(rng: &mut Rng, depth: usize, out: &mut Vec<u8>) {
+fn gen_parens(rng: &mut SplitMix64, depth: usize, out: &mut Vec<u8>) {
     out.push(b'(');
-    for _ in 0..rng.below(4) {
-        match rng.below(if depth < 3 { 3 } else { 2 }) {
+    for _ in 0..rng.index(4) {
+        match rng.index(if depth < 3 { 3 } else { 2 }) {
             0 => out.push(b'a'),
             1 => out.extend_from_slice(b"bc"),
             _ => gen_parens(rng, depth + 1, out),
@@ -147,23 +148,23 @@ fn gen_parens(rng: &mut Rng, depth: usize, out: &mut Vec<u8>) {
 }
 
 /// A random text: a member, a mutated member, or random bytes.
-fn random_text(rng: &mut Rng) -> Vec<u8> {
+fn random_text(rng: &mut SplitMix64) -> Vec<u8> {
     let mut text = Vec::new();
     gen_parens(rng, 0, &mut text);
-    match rng.below(3) {
+    match rng.index(3) {
         0 => text,
         1 => {
-            let i = rng.below(text.len());
-            match rng.below(3) {
+            let i = rng.index(text.len());
+            match rng.index(3) {
                 0 => {
                     text.remove(i);
                 }
-                1 => text.insert(i, b"()abc"[rng.below(5)]),
-                _ => text[i] = b"()abc"[rng.below(5)],
+                1 => text.insert(i, b"()abc"[rng.index(5)]),
+                _ => text[i] = b"()abc"[rng.index(5)],
             }
             text
         }
-        _ => (0..rng.below(10)).map(|_| b"()abc"[rng.below(5)]).collect(),
+        _ => (0..rng.index(10)).map(|_| b"()abc"[rng.index(5)]).collect(),
     }
 }
 
@@ -210,7 +211,7 @@ fn parens_vocab() -> ByteVocabulary {
 #[test]
 fn parens_byte_pda_matches_recursive_checker() {
     let pda = pda_of(PARENS);
-    let mut rng = Rng::new(3);
+    let mut rng = SplitMix64::new(3);
     let mut members = 0;
     for _ in 0..5000 {
         let text = random_text(&mut rng);
@@ -247,7 +248,7 @@ fn parens_byte_pda_matches_recursive_checker() {
 fn parens_token_pda_accepts_every_tokenization_of_members_only() {
     let vocab = parens_vocab();
     let tpda = token_pda(PARENS, &vocab);
-    let mut rng = Rng::new(5);
+    let mut rng = SplitMix64::new(5);
     let mut checked = 0;
     for _ in 0..400 {
         let text = random_text(&mut rng);
@@ -270,7 +271,7 @@ fn parens_random_walks_end_only_on_members() {
     let vocab = parens_vocab();
     let tpda = token_pda(PARENS, &vocab);
     let eos = tpda.eos_ids()[0];
-    let mut rng = Rng::new(9);
+    let mut rng = SplitMix64::new(9);
     let mut finished = 0;
     for _ in 0..500 {
         let (mut state, mut stack) = (tpda.start(), tpda.initial_stack());
@@ -283,7 +284,7 @@ fn parens_random_walks_end_only_on_members() {
                 String::from_utf8_lossy(&text)
             );
             assert_eq!(allowed.contains(&eos), is_parens(&text));
-            let t = allowed[rng.below(allowed.len())];
+            let t = allowed[rng.index(allowed.len())];
             state = tpda.step(state, &mut stack, t).unwrap();
             if t == eos {
                 assert!(tpda.is_accepting(state, &stack));

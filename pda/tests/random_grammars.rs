@@ -6,7 +6,8 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{random_tokenization, run_tokens, Rng};
+use common::{random_tokenization, run_tokens};
+use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{compose, ComposeLimits, Grammar, Pda, PdaErrorKind, Symbol};
 
@@ -58,19 +59,19 @@ fn derives(grammar: &Grammar, text: &[u8]) -> bool {
     r.nt(grammar.start(), 0, text.len())
 }
 
-fn random_grammar(rng: &mut Rng) -> Grammar {
+fn random_grammar(rng: &mut SplitMix64) -> Grammar {
     let names = ["S", "A", "B", "C"];
-    let n = 1 + rng.below(4);
+    let n = 1 + rng.index(4);
     let mut g = Grammar::new("S");
     for name in &names[..n] {
-        for _ in 0..1 + rng.below(3) {
-            let rhs: Vec<Symbol> = (0..rng.below(4))
+        for _ in 0..1 + rng.index(3) {
+            let rhs: Vec<Symbol> = (0..rng.index(4))
                 .map(|_| {
-                    if rng.below(2) == 0 {
-                        Symbol::nt(names[rng.below(n)])
+                    if rng.index(2) == 0 {
+                        Symbol::nt(names[rng.index(n)])
                     } else {
-                        let len = rng.below(3);
-                        Symbol::Lit((0..len).map(|_| b"abc"[rng.below(3)]).collect())
+                        let len = rng.index(3);
+                        Symbol::Lit((0..len).map(|_| b"abc"[rng.index(3)]).collect())
                     }
                 })
                 .collect();
@@ -82,7 +83,7 @@ fn random_grammar(rng: &mut Rng) -> Grammar {
 
 #[test]
 fn accepted_random_grammars_agree_with_a_general_recognizer() {
-    let mut rng = Rng::new(2024);
+    let mut rng = SplitMix64::new(2024);
     let vocab = ByteVocabulary::from_strs(&["a", "b", "c", "ab", "bc", "ca", "abc", "aa", "cc"]);
     let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
     let mut frontier = texts.clone();

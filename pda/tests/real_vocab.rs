@@ -5,9 +5,10 @@ mod common;
 
 use std::time::Instant;
 
-use common::{run_tokens, Rng};
+use common::run_tokens;
 use detok::fixtures::shared_vocabs_dir;
 use detok::Vocabulary;
+use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 use pda::{compose, ComposeLimits, Grammar, Pda};
 
@@ -63,7 +64,7 @@ fn json_grammar_over_gpt2() {
         t0.elapsed()
     );
     // Random walks over allowed tokens: every finished text is JSON the byte PDA accepts.
-    let mut rng = Rng::new(1);
+    let mut rng = SplitMix64::new(1);
     let eos = vocab.eos_ids()[0];
     let mut finished = 0;
     for _ in 0..200 {
@@ -74,10 +75,10 @@ fn json_grammar_over_gpt2() {
             let allowed = tpda.allowed_tokens(state, &stack);
             assert!(!allowed.is_empty());
             // Prefer EOS now and then so that walks finish.
-            let t = if allowed.contains(&eos) && rng.below(3) == 0 {
+            let t = if allowed.contains(&eos) && rng.index(3) == 0 {
                 eos
             } else {
-                allowed[rng.below(allowed.len())]
+                allowed[rng.index(allowed.len())]
             };
             state = tpda.step(state, &mut stack, t).unwrap();
             if t == eos {

@@ -189,7 +189,7 @@ impl Rng {
 
     /// Uniform in `0..n`.
     pub fn below(&mut self, n: usize) -> usize {
-        self.0.below(n as u64) as usize
+        self.0.index(n)
     }
 
     pub fn chance(&mut self, percent: usize) -> bool {

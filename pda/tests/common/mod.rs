@@ -5,23 +5,9 @@ use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{compose, ComposeLimits, Grammar, Pda, TokenPda};
 
-/// `fst_core::sample::SplitMix64` (seeded, so failures reproduce) drawing `usize` indices.
-pub struct Rng(SplitMix64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(SplitMix64::new(seed))
-    }
-
-    /// Uniform in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        self.0.below(n as u64) as usize
-    }
-}
-
 /// A random tokenization of `text`: at each position, a random token that fits. Panics
 /// when no token fits, so give `vocab` every single byte the texts use.
-pub fn random_tokenization(vocab: &ByteVocabulary, text: &[u8], rng: &mut Rng) -> Vec<u32> {
+pub fn random_tokenization(vocab: &ByteVocabulary, text: &[u8], rng: &mut SplitMix64) -> Vec<u32> {
     let mut ids = Vec::new();
     let mut pos = 0;
     while pos < text.len() {
@@ -33,7 +19,7 @@ pub fn random_tokenization(vocab: &ByteVocabulary, text: &[u8], rng: &mut Rng) -
             })
             .collect();
         assert!(!fits.is_empty(), "no token spells the text at byte {pos}");
-        let id = fits[rng.below(fits.len())];
+        let id = fits[rng.index(fits.len())];
         ids.push(id);
         pos += vocab.token_bytes(id).unwrap().len();
     }
