@@ -78,6 +78,9 @@ struct CompileRegexArgs {
     /// Most token edges the token automaton may have before compiling fails.
     #[arg(long, value_name = "N")]
     token_edge_limit: Option<usize>,
+    /// Token ids that `(?P<IMAGE>)` matches (e.g. a multimodal model's image tokens), comma-separated.
+    #[arg(long, value_name = "ID,ID,...", value_delimiter = ',')]
+    image_tokens: Vec<u32>,
     /// Print compile time and automaton size to stderr.
     #[arg(long)]
     stats: bool,
@@ -211,6 +214,7 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
     if let Some(limit) = args.token_edge_limit {
         compiler = compiler.token_edge_limit(limit);
     }
+    compiler = compiler.image_tokens(args.image_tokens.iter().copied());
     progress.stage("indexing vocabulary");
     let trie_start = Instant::now();
     let trie = VocabTrie::new(&vocab);
@@ -296,6 +300,22 @@ fn info(args: InfoArgs) -> Result<ExitCode> {
     );
     println!("eos ids: {}", join_ids(automaton.eos_ids()));
     println!("bytes: {}", automaton.as_words().len() * 4);
+    // Terminal labels in precedence order, each with the number of tokens it stands for.
+    println!("terminals: {}", automaton.num_terminals());
+    for k in 0..automaton.num_terminals() {
+        let tokens: u32 = automaton
+            .terminal_mask(k)
+            .unwrap_or_default()
+            .iter()
+            .map(|w| w.count_ones())
+            .sum();
+        let name = automaton.terminal_name(k).unwrap_or_default();
+        let edges = (0..automaton.num_states())
+            .flat_map(|s| automaton.terminal_edges(s))
+            .filter(|&(j, _)| j == k)
+            .count();
+        println!("  terminal {k}: {name} ({tokens} tokens, {edges} edges)");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use detok::Vocabulary;
+use fst_core::TokenVocabulary;
 
 fn testdata(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -246,6 +247,111 @@ fn dot_outputs() {
     let out = fstc(&["dot", "--vocab", gpt2.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("small vocabularies"));
+}
+
+#[test]
+fn terminals_in_info_dot_sample_and_errors() {
+    let dir = scratch("terminals");
+    let vocab = gpt2();
+    let vocab_s = vocab.to_str().unwrap();
+    let file = compile(
+        &dir,
+        "bullets",
+        r"Summary:(\n\* (?P<PARAGRAPH_TOKEN>)+){1,2}",
+        &vocab,
+        &[],
+    );
+    let out = fstc(&["info", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let info = stdout(&out);
+    assert!(info.contains("terminals: 1"), "{info}");
+    // GPT-2's 50256 text tokens, less those holding a newline; per bullet, one edge into the
+    // paragraph and one loop.
+    let parsed = Vocabulary::from_file(&vocab).unwrap();
+    let without_newline = (0..parsed.len() as u32)
+        .filter(|&id| parsed.token_bytes(id).is_some_and(|b| !b.contains(&b'\n')))
+        .count();
+    assert!(
+        info.contains(&format!(
+            "terminal 0: PARAGRAPH_TOKEN ({without_newline} tokens, 4 edges)"
+        )),
+        "{info}"
+    );
+
+    let out = fstc(&["dot", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let drawn = stdout(&out);
+    assert_eq!(
+        drawn
+            .matches(r#"[label="<PARAGRAPH_TOKEN>", style=dashed]"#)
+            .count(),
+        4,
+        "{drawn}"
+    );
+
+    // Image tokens: only the configured ids pass, between the tags.
+    let file = compile(
+        &dir,
+        "image",
+        r"<img>(?P<IMAGE>){2}</img>",
+        &vocab,
+        &["--image-tokens", "100,200,300"],
+    );
+    let out = fstc(&["info", file.to_str().unwrap()]);
+    let info = stdout(&out);
+    assert!(
+        info.contains("terminal 0: IMAGE (3 tokens, 2 edges)"),
+        "{info}"
+    );
+    let out = fstc(&[
+        "sample",
+        file.to_str().unwrap(),
+        "--vocab",
+        vocab_s,
+        "-n",
+        "5",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for line in stdout(&out).lines() {
+        let walk: serde_json::Value = serde_json::from_str(line).unwrap();
+        let tokens: Vec<u64> = walk["tokens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_u64().unwrap())
+            .collect();
+        let images = tokens
+            .iter()
+            .filter(|t| [100, 200, 300].contains(*t))
+            .count();
+        assert_eq!(images, 2, "{line}");
+    }
+
+    let out_path = dir.join("x.fstc");
+    for (pattern, extra, says) in [
+        (r"<img>(?P<IMAGE>)", vec![], "IMAGE"),
+        (
+            r"<img>(?P<IMAGE>)",
+            vec!["--image-tokens", "99999999"],
+            "99999999",
+        ),
+        (r"(?P<PARAGRAPH>)", vec![], "PARAGRAPH"),
+        (r"(?P<TEXT_UNTIL>)", vec![], "TEXT_UNTIL"),
+    ] {
+        let mut args = vec![
+            "compile",
+            "regex",
+            pattern,
+            "--vocab",
+            vocab_s,
+            "-o",
+            out_path.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let out = fstc(&args);
+        assert_eq!(out.status.code(), Some(2), "{pattern}");
+        assert!(stderr(&out).contains(says), "{pattern}: {}", stderr(&out));
+    }
 }
 
 #[test]

@@ -125,6 +125,7 @@ fn single_state_fill(vocab: u32, edges: usize, rng: &mut SplitMix64) -> (bool, D
         start: 0,
         accepting: vec![false],
         edges: vec![tokens[..edges].iter().map(|&t| (t, 0)).collect()],
+        terminals: Vec::new(),
     })
     .expect("valid parts");
     let w = Walker::new(&a);

@@ -34,8 +34,26 @@ pub struct AutomatonParts {
     pub start: StateId,
     /// One flag per state.
     pub accepting: Vec<bool>,
-    /// One list per state of `(token id, target state)`, at most one edge per token.
+    /// One list per state of `(label, target state)`, at most one edge per label. A label
+    /// below `vocab_size` is a token; `vocab_size + k` is terminal `k` of `terminals`.
     pub edges: Vec<Vec<(u32, StateId)>>,
+    /// Terminal labels, in precedence order: wildcard edges that read any one token of a
+    /// precomputed set (Koo et al. §2.5.1), stored once per automaton instead of as an
+    /// edge per token.
+    pub terminals: Vec<Terminal>,
+}
+
+/// A terminal label: a named set of tokens that one edge reads as a whole.
+///
+/// A token with a normal edge in a state takes that edge; otherwise the state's terminal
+/// edges are tried in precedence order (their order in [`AutomatonParts::terminals`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Terminal {
+    /// What the set is, e.g. `PARAGRAPH_TOKEN` (shown by `fstc info` and `fstc dot`).
+    pub name: String,
+    /// The tokens, as a mask of `ceil(vocab_size / 32)` words laid out like a walker mask.
+    /// EOS ids may not be in it.
+    pub mask: Vec<u32>,
 }
 
 /// What an automaton file holds.
@@ -98,6 +116,10 @@ pub(crate) struct Layout {
     pub(crate) num_masks: u32,
     /// Start of the per-state mask index (`num_states` words), if `num_masks > 0`.
     pub(crate) state_mask_index: usize,
+    /// Start of the terminal masks (`num_terminals * mask_words` words).
+    pub(crate) terminal_masks: usize,
+    /// Start and length of the terminal names section.
+    pub(crate) terminal_names: (usize, usize),
 }
 
 /// A deterministic automaton over token ids, ready to walk.
@@ -151,7 +173,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         self.layout.num_states
     }
 
-    /// Number of token edges (EOS is not an edge).
+    /// Number of edges, token and terminal (EOS is not an edge).
     pub fn num_edges(&self) -> u32 {
         self.layout.num_edges
     }
@@ -171,9 +193,43 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         self.layout.kind
     }
 
-    /// Number of grammar terminals described by the file; 0 in format version 1.
+    /// Number of terminal labels; terminal `k` labels edges `vocab_size() + k`.
     pub fn num_terminals(&self) -> u32 {
         self.layout.num_terminals
+    }
+
+    /// The token mask of terminal `k` (`ceil(vocab_size / 32)` words), or `None` if there is
+    /// no such terminal.
+    pub fn terminal_mask(&self, k: u32) -> Option<&[u32]> {
+        if k >= self.layout.num_terminals {
+            return None;
+        }
+        let width = self.layout.mask_words;
+        let mask = self.section(self.layout.terminal_masks + k as usize * width, width);
+        (mask.len() == width).then_some(mask)
+    }
+
+    /// The name of terminal `k`, or `None` if there is no such terminal.
+    pub fn terminal_name(&self, k: u32) -> Option<String> {
+        let count = self.layout.num_terminals as usize;
+        if k as usize >= count {
+            return None;
+        }
+        let (start, len) = self.layout.terminal_names;
+        let section = self.section(start, len);
+        let (lens, packed) = section.split_at(count.min(section.len()));
+        let begin: usize = lens[..k as usize].iter().map(|&l| l as usize).sum();
+        let end = begin + *lens.get(k as usize)? as usize;
+        let bytes: Vec<u8> = packed.iter().flat_map(|w| w.to_le_bytes()).collect();
+        String::from_utf8(bytes.get(begin..end)?.to_vec()).ok()
+    }
+
+    /// Whether terminal `k`'s mask holds `token`.
+    #[inline]
+    pub fn terminal_contains(&self, k: u32, token: u32) -> bool {
+        self.terminal_mask(k)
+            .and_then(|m| m.get((token / 32) as usize))
+            .is_some_and(|w| w & (1 << (token % 32)) != 0)
     }
 
     /// Number of token ids of the vocabulary: the minimum mask width in bits.
@@ -213,8 +269,8 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             .is_some_and(|flags| flags & format::FLAG_ACCEPTING != 0)
     }
 
-    /// The edges of `state`: tokens in increasing order and their targets, index for index.
-    pub fn edges(&self, state: StateId) -> (&[u32], &[StateId]) {
+    /// All edges of `state`, token edges then terminal edges, labels increasing.
+    fn all_edges(&self, state: StateId) -> (&[u32], &[StateId]) {
         if state >= self.layout.num_states {
             return (&[], &[]);
         }
@@ -227,6 +283,44 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             self.section(self.layout.edge_labels + begin, end - begin),
             self.section(self.layout.edge_targets + begin, end - begin),
         )
+    }
+
+    /// Where `state`'s terminal edges start among its edges: they are the last few, so
+    /// a short scan from the end finds them.
+    #[inline]
+    fn split_terminals(&self, labels: &[u32]) -> usize {
+        let vocab = self.layout.vocab_size;
+        let mut i = labels.len();
+        while i > 0 && labels[i - 1] >= vocab {
+            i -= 1;
+        }
+        i
+    }
+
+    /// The token edges of `state`: tokens in increasing order and their targets, index
+    /// for index. Terminal edges are not included (see [`terminal_edges`](Self::terminal_edges)).
+    pub fn edges(&self, state: StateId) -> (&[u32], &[StateId]) {
+        let (labels, targets) = self.all_edges(state);
+        let n = self.split_terminals(labels);
+        (&labels[..n], &targets[..n.min(targets.len())])
+    }
+
+    /// The terminal edges of `state`: terminal numbers `k` in precedence order (increasing)
+    /// and their targets.
+    pub fn terminal_edges(&self, state: StateId) -> impl Iterator<Item = (u32, StateId)> + '_ {
+        let (labels, targets) = self.all_edges(state);
+        let n = self.split_terminals(labels);
+        let vocab = self.layout.vocab_size;
+        labels[n..]
+            .iter()
+            .zip(&targets[n.min(targets.len())..])
+            .map(move |(&l, &t)| (l - vocab, t))
+    }
+
+    /// Whether `state` has terminal edges.
+    pub fn has_terminal_edges(&self, state: StateId) -> bool {
+        let (labels, _) = self.all_edges(state);
+        labels.last().is_some_and(|&l| l >= self.layout.vocab_size)
     }
 
     /// The precomputed mask of `state`, if it has one: `ceil(vocab_size / 32)` words
@@ -277,7 +371,13 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
                 return Some(path);
             }
             let (tokens, targets) = self.edges(state);
-            for (&token, &next) in tokens.iter().zip(targets) {
+            let by_token = tokens.iter().copied().zip(targets.iter().copied());
+            // A terminal edge is walked with the first token of its mask that it takes.
+            let by_terminal = self.terminal_edges(state).filter_map(|(k, next)| {
+                let token = self.terminal_witness(state, k)?;
+                Some((token, next))
+            });
+            for (token, next) in by_token.chain(by_terminal) {
                 if !seen[next as usize] {
                     seen[next as usize] = true;
                     parent[next as usize] = Some((state, token));
@@ -289,11 +389,40 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     }
 
     /// The state reached from `state` by `token`, or `None` if `token` is not allowed
-    /// there. EOS ids never have a next state.
+    /// there. A token edge wins; otherwise the first terminal edge, in precedence order,
+    /// whose mask holds the token. EOS ids never have a next state.
     pub fn next_state(&self, state: StateId, token: u32) -> Option<StateId> {
-        let (tokens, targets) = self.edges(state);
-        let i = tokens.binary_search(&token).ok()?;
-        targets.get(i).copied()
+        let (labels, targets) = self.all_edges(state);
+        let n = self.split_terminals(labels);
+        if let Ok(i) = labels[..n].binary_search(&token) {
+            return targets.get(i).copied();
+        }
+        if token >= self.layout.vocab_size {
+            return None;
+        }
+        let vocab = self.layout.vocab_size;
+        (n..labels.len())
+            .find(|&i| self.terminal_contains(labels[i] - vocab, token))
+            .and_then(|i| targets.get(i).copied())
+    }
+
+    /// The smallest token that `state` sends through terminal edge `k` (one in `k`'s mask
+    /// with no token edge and no terminal edge of higher precedence), if any.
+    pub fn terminal_witness(&self, state: StateId, k: u32) -> Option<u32> {
+        let mask = self.terminal_mask(k)?;
+        let (tokens, _) = self.edges(state);
+        let earlier: Vec<u32> = self
+            .terminal_edges(state)
+            .map(|(j, _)| j)
+            .take_while(|&j| j < k)
+            .collect();
+        (0..mask.len() * 32)
+            .map(|t| t as u32)
+            .filter(|&t| mask[(t / 32) as usize] & (1 << (t % 32)) != 0)
+            .find(|&t| {
+                tokens.binary_search(&t).is_err()
+                    && !earlier.iter().any(|&j| self.terminal_contains(j, t))
+            })
     }
 
     /// The words of the automaton: exactly its file, as little-endian words.
@@ -336,12 +465,18 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             accepting: (0..n).map(|s| self.is_accepting(s)).collect(),
             edges: (0..n)
                 .map(|s| {
-                    let (tokens, targets) = self.edges(s);
-                    tokens
+                    let (labels, targets) = self.all_edges(s);
+                    labels
                         .iter()
                         .copied()
                         .zip(targets.iter().copied())
                         .collect()
+                })
+                .collect(),
+            terminals: (0..self.num_terminals())
+                .map(|k| Terminal {
+                    name: self.terminal_name(k).unwrap_or_default(),
+                    mask: self.terminal_mask(k).unwrap_or_default().to_vec(),
                 })
                 .collect(),
         }
@@ -363,6 +498,7 @@ impl<W: AsRef<[u32]>> fmt::Debug for TokenAutomaton<W> {
             )
             .field("eos_ids", &self.eos_ids())
             .field("num_dense_masks", &self.num_dense_masks())
+            .field("num_terminals", &self.num_terminals())
             .finish()
     }
 }

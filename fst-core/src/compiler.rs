@@ -3,10 +3,10 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use crate::automaton::TokenAutomaton;
+use crate::automaton::{Terminal, TokenAutomaton};
 use crate::compose::{compose_with_trie, ComposeError, ComposeLimits, VocabTrie};
 use crate::format::FormatError;
-use crate::regex::{ByteDfa, RegexError, DEFAULT_DFA_STATE_LIMIT};
+use crate::regex::{ByteDfa, RegexError, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
 use crate::vocab::TokenVocabulary;
 
 /// Compiles regular expressions into token automata for one vocabulary at a time.
@@ -18,6 +18,7 @@ use crate::vocab::TokenVocabulary;
 pub struct RegexCompiler {
     dfa_state_limit: usize,
     limits: ComposeLimits,
+    image_tokens: Vec<u32>,
 }
 
 /// How long each stage of a compile took, and how big its results were.
@@ -45,6 +46,7 @@ impl RegexCompiler {
         RegexCompiler {
             dfa_state_limit: DEFAULT_DFA_STATE_LIMIT,
             limits: ComposeLimits::default(),
+            image_tokens: Vec::new(),
         }
     }
 
@@ -58,6 +60,53 @@ impl RegexCompiler {
     pub fn token_edge_limit(mut self, limit: usize) -> RegexCompiler {
         self.limits.token_edge_limit = limit;
         self
+    }
+
+    /// The token ids `(?P<IMAGE>)` stands for (e.g. a multimodal model's image tokens).
+    /// They may be special tokens, but not EOS ids.
+    pub fn image_tokens(mut self, ids: impl IntoIterator<Item = u32>) -> RegexCompiler {
+        self.image_tokens = ids.into_iter().collect();
+        self.image_tokens.sort_unstable();
+        self.image_tokens.dedup();
+        self
+    }
+
+    /// The token set of terminal `kind` over the vocabulary of `trie`.
+    fn terminal(&self, kind: TerminalKind, trie: &VocabTrie) -> Result<Terminal, BuildError> {
+        let mask = match kind {
+            TerminalKind::TextToken => trie.text_token_mask(|_| true),
+            TerminalKind::ParagraphToken => trie.text_token_mask(|bytes| !bytes.contains(&b'\n')),
+            TerminalKind::Image => {
+                if self.image_tokens.is_empty() {
+                    return Err(BuildError::terminal(
+                        "the pattern uses (?P<IMAGE>) but no image token ids were given \
+                         (RegexCompiler::image_tokens, or `fstc compile --image-tokens`)"
+                            .into(),
+                    ));
+                }
+                let mut mask = vec![0u32; trie.vocab_size().div_ceil(32)];
+                for &id in &self.image_tokens {
+                    if id as usize >= trie.vocab_size() {
+                        return Err(BuildError::terminal(format!(
+                            "image token id {id} is not below the vocabulary size {}",
+                            trie.vocab_size()
+                        )));
+                    }
+                    if trie.eos_ids().contains(&id) {
+                        return Err(BuildError::terminal(format!(
+                            "image token id {id} is an EOS id; EOS is allowed only where the \
+                             pattern is complete"
+                        )));
+                    }
+                    mask[(id / 32) as usize] |= 1 << (id % 32);
+                }
+                mask
+            }
+        };
+        Ok(Terminal {
+            name: kind.name().to_string(),
+            mask,
+        })
     }
 
     /// Compiles `pattern` (full-match semantics) for `vocab`.
@@ -83,8 +132,13 @@ impl RegexCompiler {
         stats.byte_dfa_states = dfa.num_states();
 
         let started = Instant::now();
-        let parts = compose_with_trie(&dfa, trie, &self.limits)
+        let mut parts = compose_with_trie(&dfa, trie, &self.limits)
             .map_err(|e| BuildError::compose(pattern, e))?;
+        parts.terminals = dfa
+            .terminals()
+            .iter()
+            .map(|&kind| self.terminal(kind, trie))
+            .collect::<Result<_, _>>()?;
         stats.compose_time = started.elapsed();
 
         let started = Instant::now();
@@ -115,6 +169,8 @@ pub enum BuildErrorKind {
     },
     /// The compiler produced parts that do not form a valid automaton (a bug in fstc).
     Format(FormatError),
+    /// A terminal label cannot be built (e.g. `IMAGE` without image token ids).
+    Terminal(String),
 }
 
 impl BuildError {
@@ -130,6 +186,12 @@ impl BuildError {
                 pattern: pattern.to_string(),
                 error,
             },
+        }
+    }
+
+    fn terminal(message: String) -> BuildError {
+        BuildError {
+            kind: BuildErrorKind::Terminal(message),
         }
     }
 
@@ -152,6 +214,7 @@ impl fmt::Display for BuildError {
             BuildErrorKind::Compose { pattern, error } => {
                 write!(f, "pattern {pattern:?}: {error}")
             }
+            BuildErrorKind::Terminal(message) => f.write_str(message),
             BuildErrorKind::Format(e) => {
                 write!(
                     f,

@@ -50,6 +50,17 @@ pub trait ByteAutomaton {
     fn byte_classes(&self) -> Option<&[u8; 256]> {
         None
     }
+    /// How many terminal labels the automaton has: edges that read one whole token from a
+    /// precomputed set instead of bytes (Koo et al. §2.5.1). Terminal `k` becomes token
+    /// automaton label `vocab_size + k`; a lower `k` has precedence. Default: none.
+    fn num_terminals(&self) -> usize {
+        0
+    }
+    /// The state reached from `state` by terminal `terminal` (`0..num_terminals()`), if any.
+    /// Only followed at token boundaries, where a whole token is read.
+    fn next_terminal(&self, _state: u32, _terminal: usize) -> Option<u32> {
+        None
+    }
 }
 
 /// Bounds on the size of the token automaton, so that a pattern that blows up against a
@@ -246,6 +257,25 @@ impl VocabTrie {
         self.byte.len()
     }
 
+    /// The text tokens whose bytes satisfy `keep`, as a mask of `ceil(vocab_size / 32)`
+    /// words laid out like a walker mask: how terminal labels get their token sets.
+    pub fn text_token_mask(&self, keep: impl Fn(&[u8]) -> bool) -> Vec<u32> {
+        let mut mask = vec![0u32; self.vocab_size.div_ceil(32)];
+        let mut path: Vec<u8> = Vec::with_capacity(self.max_depth);
+        for node in 1..self.byte.len() {
+            path.truncate(self.depth[node] as usize - 1);
+            path.push(self.byte[node]);
+            let tokens = &self.token_ids
+                [self.token_start[node] as usize..self.token_start[node + 1] as usize];
+            if !tokens.is_empty() && keep(&path) {
+                for &t in tokens {
+                    mask[(t / 32) as usize] |= 1 << (t % 32);
+                }
+            }
+        }
+        mask
+    }
+
     /// Number of tokens in the trie (text tokens with at least one byte).
     pub fn num_text_tokens(&self) -> usize {
         self.token_ids.len()
@@ -341,16 +371,21 @@ impl Labels {
         &self.tokens[self.start[label as usize] as usize..self.start[label as usize + 1] as usize]
     }
 
-    /// Token edges of label edge lists, each sorted by token.
+    /// Token edges of label edge lists, each sorted by token. Labels from `len()` up are
+    /// terminal labels: label `len() + k` becomes `vocab_size + k`, after the tokens.
     fn expand(&self, edges: &[Vec<(u32, StateId)>]) -> Vec<Vec<(u32, StateId)>> {
         let vocab = self.of_token.len();
+        let groups = self.len() as u32;
+        let terminal = |l: u32| vocab as u32 + (l - groups);
         edges
             .par_iter()
             .map_init(
                 || vec![NONE; self.len()],
                 |target_of, list| {
+                    let split = list.partition_point(|&(l, _)| l < groups);
+                    let (list, terminals) = list.split_at(split);
                     let size: usize = list.iter().map(|&(l, _)| self.size(l)).sum();
-                    let mut out = Vec::with_capacity(size);
+                    let mut out = Vec::with_capacity(size + terminals.len());
                     if size.saturating_mul(16) >= vocab {
                         // Dense: one sweep over the token ids comes out sorted.
                         for &(l, t) in list {
@@ -370,6 +405,7 @@ impl Labels {
                         }
                         out.sort_unstable();
                     }
+                    out.extend(terminals.iter().map(|&(l, t)| (terminal(l), t)));
                     out
                 },
             )
@@ -723,6 +759,13 @@ where
     if num_dfa_states == 0 {
         return Err(ComposeError::empty_language());
     }
+    let num_terminals = dfa.num_terminals();
+    if u64::from(vocab_size) + num_terminals as u64 > u64::from(u32::MAX) {
+        return Err(ComposeError::new(
+            ComposeErrorKind::InvalidInput,
+            format!("{num_terminals} terminal labels do not fit after {vocab_size} token ids"),
+        ));
+    }
     let dfa_start = dfa.start();
     if dfa_start as usize >= num_dfa_states {
         return Err(out_of_range("start state", dfa_start, num_dfa_states));
@@ -825,7 +868,7 @@ where
                 ),
             ));
         }
-        for per_state in walked.chunks(chunks.len()) {
+        for (&dfa_state, per_state) in frontier.iter().zip(walked.chunks(chunks.len())) {
             // In group order, i.e. in order of first tokens: breadth-first discovery
             // then follows token order. A group occurs at most once per state (it is one
             // class-trie node), so a state reaching many groups is bucketed, not sorted.
@@ -844,6 +887,14 @@ where
             } else {
                 list.extend(per_state.iter().flatten());
                 list.sort_unstable();
+            }
+            // Terminal edges read a whole token, so they leave only from token boundaries,
+            // i.e. from here; labelled after every group.
+            let num_groups = classes.groups.len() as u32;
+            for k in 0..num_terminals {
+                if let Some(t) = dfa.next_terminal(dfa_state, k) {
+                    list.push((num_groups + k as u32, t));
+                }
             }
             for edge in &mut list {
                 let target = edge.1;
@@ -875,6 +926,7 @@ where
             start: 0,
             accepting,
             edges,
+            terminals: Vec::new(),
         },
     ))
 }
@@ -927,7 +979,8 @@ type EdgeLists = Vec<Vec<(u32, StateId)>>;
 /// Merges the labels whose columns are identical (the same target from every state,
 /// absent from the same states): they cannot tell states apart, so minimizing over one
 /// label per column gives the same automaton, on far fewer edges (`[^\n]+` leaves
-/// thousands of groups that all go to one state). `None` when nothing merges.
+/// thousands of groups that all go to one state). `None` when nothing merges. Labels from
+/// `labels.len()` up (terminals) are never merged; they keep their order after the groups.
 ///
 /// Columns are matched by hash, then checked exactly while the merged lists are built;
 /// a collision (which the check catches) also gives `None`.
@@ -936,7 +989,7 @@ fn merge_columns(labels: &Labels, edges: &[Vec<(u32, StateId)>]) -> Option<(Labe
     let mut hash = vec![0u64; n];
     let mut count = vec![0u32; n];
     for (s, list) in edges.iter().enumerate() {
-        for &(l, t) in list {
+        for &(l, t) in list.iter().take_while(|&&(l, _)| (l as usize) < n) {
             let h = &mut hash[l as usize];
             *h = (h.rotate_left(5) ^ ((s as u64) << 32 | u64::from(t)))
                 .wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -964,9 +1017,11 @@ fn merge_columns(labels: &Labels, edges: &[Vec<(u32, StateId)>]) -> Option<(Labe
     let mut target = vec![NONE; size.len()];
     let mut seen = vec![0u32; size.len()];
     let mut merged_edges = Vec::with_capacity(edges.len());
+    let merged = size.len() as u32;
     for list in edges {
         let mut out: Vec<(u32, StateId)> = Vec::new();
-        for &(l, t) in list {
+        let split = list.partition_point(|&(l, _)| (l as usize) < n);
+        for &(l, t) in &list[..split] {
             let m = merged_of[l as usize] as usize;
             if target[m] == NONE {
                 target[m] = t;
@@ -984,7 +1039,12 @@ fn merge_columns(labels: &Labels, edges: &[Vec<(u32, StateId)>]) -> Option<(Labe
             seen[m as usize] = 0;
         }
         // Members come in label order, so each merged label first appears at its
-        // first member: `out` is already sorted.
+        // first member: `out` is already sorted. Terminal labels follow, renumbered.
+        out.extend(
+            list[split..]
+                .iter()
+                .map(|&(l, t)| (merged + (l - n as u32), t)),
+        );
         merged_edges.push(out);
     }
     let of_token = labels

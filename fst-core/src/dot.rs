@@ -34,7 +34,8 @@ pub fn escape_str(s: &str) -> String {
 
 /// The automaton as a DOT digraph: circles for states, double circles for accepting ones,
 /// an arrow from a point into the start state, and one arrow per (state, target) pair
-/// labelled with its tokens separated by spaces (a space inside a token shows as `␠`).
+/// labelled with its tokens separated by spaces (a space inside a token shows as `␠`),
+/// and one dashed arrow per terminal edge labelled `<NAME>`.
 ///
 /// `token_text` gives a token's bytes; tokens without text show as `#id`. A long token
 /// list is cut after a few with "… N more". The output depends only on the automaton.
@@ -77,6 +78,17 @@ pub fn to_dot<W: AsRef<[u32]>>(
             }
             let _ = writeln!(out, "  {s} -> {target} [label=\"{label}\"];");
         }
+        // Terminal edges: dashed, labelled with the terminal's name in angle brackets.
+        for (k, target) in automaton.terminal_edges(s) {
+            let name = automaton
+                .terminal_name(k)
+                .unwrap_or_else(|| format!("terminal {k}"));
+            let _ = writeln!(
+                out,
+                "  {s} -> {target} [label=\"<{}>\", style=dashed];",
+                escape_str(&name)
+            );
+        }
     }
     out.push_str("}\n");
     out
@@ -109,6 +121,7 @@ mod tests {
                 (1..=10).map(|t| (t, 0)).collect(),
                 vec![],
             ],
+            terminals: Vec::new(),
         })
         .unwrap();
         let text = |t: u32| vocab.get(t as usize).map(|b| b.to_vec());

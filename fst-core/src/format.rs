@@ -23,7 +23,7 @@
 //! | 11 | number of edges |
 //! | 12 | number of accepting states |
 //! | 13 | number of EOS ids |
-//! | 14 | number of terminals (0 in version 1) |
+//! | 14 | number of terminal labels `T` |
 //! | 15 | number of sections |
 //! | 16… | section table: `(id, offset, length)` per section, offsets and lengths in words |
 //! | … | the sections, anywhere after the table, not overlapping |
@@ -32,18 +32,33 @@
 //! Sections of version 1 (each exactly once): [`SECTION_EOS_IDS`] (sorted, distinct),
 //! [`SECTION_STATE_OFFSETS`] (CSR: `num_states + 1` edge indices, from 0 up to
 //! `num_edges`), [`SECTION_STATE_FLAGS`] (one word per state, bit 0 = accepting, other
-//! bits 0), [`SECTION_EDGE_LABELS`] (token ids, strictly increasing within a state) and
-//! [`SECTION_EDGE_TARGETS`]. Ids [`SECTION_TERMINAL_MASKS`], [`SECTION_TERMINAL_NAMES`]
-//! and [`SECTION_STACK_OPS`] are reserved for later versions; any other id is rejected.
+//! bits 0), [`SECTION_EDGE_LABELS`] (strictly increasing within a state: token ids below
+//! `vocab_size`, then terminal labels `vocab_size + k` for `k < T`) and
+//! [`SECTION_EDGE_TARGETS`]. Id [`SECTION_STACK_OPS`] is reserved for a later version; any
+//! other id is rejected.
+//!
+//! Terminal labels (Koo et al. §2.5.1) stand for precomputed sets of tokens, stored once
+//! per file rather than as an edge per token. When `T > 0`, two sections describe them
+//! (and are absent when `T = 0`):
+//!
+//! - [`SECTION_TERMINAL_MASKS`]: `T` masks of `ceil(vocab_size / 32)` words, laid out like
+//!   a walker mask; no EOS id and no padding bit is set. Terminal `k`'s mask is at
+//!   `k * ceil(vocab_size / 32)`.
+//! - [`SECTION_TERMINAL_NAMES`]: `T` words of name lengths in bytes, then the names'
+//!   UTF-8 bytes concatenated, packed four to a word little-endian, zero-padded.
+//!
+//! A token matching a state's token edge takes it; otherwise the state's terminal edges
+//! are tried in increasing `k` (the precedence order) and the first whose mask holds the
+//! token is taken.
 //!
 //! Two optional sections, present together or not at all (the section table says which),
 //! hold precomputed dense masks so that filling the mask of a state with ~100k edges is a
 //! copy instead of a loop over its edges:
 //!
 //! - [`SECTION_DENSE_MASKS`]: `k` distinct masks of `ceil(vocab_size / 32)` words each,
-//!   laid out like a walker mask. A mask holds exactly what [`Walker::fill_mask`] writes
-//!   for its states: the edge tokens, plus the EOS ids when the state accepts. Padding bits
-//!   past `vocab_size` are 0.
+//!   laid out like a walker mask. A mask holds exactly the state's token edges, plus the
+//!   EOS ids when the state accepts ([`Walker::fill_mask`] ORs terminal masks on top).
+//!   Padding bits past `vocab_size` are 0.
 //! - [`SECTION_STATE_MASK_INDEX`]: one word per state, the index of its mask or
 //!   `u32::MAX` for a state without one. Masks are numbered in order of first use by
 //!   increasing state, so every mask is used (`k` >= 1).
@@ -63,7 +78,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::automaton::{
-    parts_error, AutomatonKind, AutomatonParts, Layout, StateId, TokenAutomaton,
+    parts_error, AutomatonKind, AutomatonParts, Layout, StateId, Terminal, TokenAutomaton,
 };
 
 /// The magic bytes every automaton file starts with.
@@ -83,9 +98,9 @@ pub const SECTION_STATE_FLAGS: u32 = 3;
 pub const SECTION_EDGE_LABELS: u32 = 4;
 /// Section id of the edge targets.
 pub const SECTION_EDGE_TARGETS: u32 = 5;
-/// Reserved section id: per-state terminal masks (grammar lexers).
+/// Section id of the terminal label masks (present exactly when there are terminals).
 pub const SECTION_TERMINAL_MASKS: u32 = 6;
-/// Reserved section id: terminal names.
+/// Section id of the terminal label names (present exactly when there are terminals).
 pub const SECTION_TERMINAL_NAMES: u32 = 7;
 /// Reserved section id: PDA stack operations.
 pub const SECTION_STACK_OPS: u32 = 8;
@@ -112,7 +127,7 @@ pub const DENSE_MIN_TOKENS: usize = 64;
 /// words of its edges, before deduplication) and the sparse path stays under ~0.4 us.
 pub const DENSE_WORDS_PER_TOKEN: usize = 8;
 
-/// Whether a state allowing `allowed` tokens (edges plus EOS ids when it accepts) gets a
+/// Whether a state allowing `allowed` tokens (token edges plus EOS ids when it accepts) gets a
 /// dense mask of `mask_words` words when an automaton is laid out.
 pub fn dense_mask_wanted(allowed: usize, mask_words: usize) -> bool {
     allowed >= DENSE_MIN_TOKENS && allowed.saturating_mul(DENSE_WORDS_PER_TOKEN) >= mask_words
@@ -140,12 +155,14 @@ const FIXED_HEADER: usize = 16;
 const TRAILER: usize = 2;
 /// The sections version 1 knows, in the order `from_parts` writes them: five required,
 /// then the two optional dense mask sections.
-const V1_SECTIONS: [u32; 7] = [
+const V1_SECTIONS: [u32; 9] = [
     SECTION_EOS_IDS,
     SECTION_STATE_OFFSETS,
     SECTION_STATE_FLAGS,
     SECTION_EDGE_LABELS,
     SECTION_EDGE_TARGETS,
+    SECTION_TERMINAL_MASKS,
+    SECTION_TERMINAL_NAMES,
     SECTION_DENSE_MASKS,
     SECTION_STATE_MASK_INDEX,
 ];
@@ -230,6 +247,9 @@ pub enum FormatErrorKind {
     /// A dense mask section is malformed, or a state's dense mask differs from its edges
     /// (plus EOS ids when it accepts).
     DenseMask,
+    /// A terminal label's mask or name is malformed (wrong width, EOS or padding bits set,
+    /// empty, non-UTF-8 or control characters in the name).
+    Terminals,
 }
 
 /// An automaton file or a set of [`AutomatonParts`] that does not make a valid automaton.
@@ -393,6 +413,7 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
         start,
         accepting,
         mut edges,
+        terminals,
     } = parts;
     let n = accepting.len();
     if edges.len() != n {
@@ -428,14 +449,19 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
             format!("EOS id {bad} is not below vocab_size {vocab_size}"),
         ));
     }
+    let num_terminals = check_terminals(vocab_size, &eos_ids, &terminals)?;
+    let label_end = u64::from(vocab_size) + u64::from(num_terminals);
     let mut num_edges: u64 = 0;
     for (state, list) in edges.iter_mut().enumerate() {
         list.sort_unstable_by_key(|&(token, _)| token);
         for (i, &(token, target)) in list.iter().enumerate() {
-            if token >= vocab_size {
+            if u64::from(token) >= label_end {
                 return Err(parts_error(
                     FormatErrorKind::EdgeLabel,
-                    format!("state {state}: token {token} is not below vocab_size {vocab_size}"),
+                    format!(
+                        "state {state}: {}",
+                        label_fault(token, vocab_size, num_terminals)
+                    ),
                 ));
             }
             if eos_ids.binary_search(&token).is_ok() {
@@ -478,19 +504,34 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
     let num_accepting = accepting.iter().filter(|&&a| a).count() as u32;
     let num_eos = eos_ids.len() as u32;
     let (mask_table, mask_index) = dense_masks(vocab_size, &eos_ids, &accepting, &edges);
+    let terminal_masks: Vec<u32> = terminals
+        .iter()
+        .flat_map(|t| t.mask.iter().copied())
+        .collect();
+    let terminal_names = pack_names(&terminals);
 
+    // (id, length) of each section present, in `V1_SECTIONS` order.
     let mut lens = vec![
-        u64::from(num_eos),
-        u64::from(num_states) + 1,
-        u64::from(num_states),
-        u64::from(num_edges),
-        u64::from(num_edges),
+        (SECTION_EOS_IDS, u64::from(num_eos)),
+        (SECTION_STATE_OFFSETS, u64::from(num_states) + 1),
+        (SECTION_STATE_FLAGS, u64::from(num_states)),
+        (SECTION_EDGE_LABELS, u64::from(num_edges)),
+        (SECTION_EDGE_TARGETS, u64::from(num_edges)),
     ];
+    if num_terminals > 0 {
+        lens.extend([
+            (SECTION_TERMINAL_MASKS, terminal_masks.len() as u64),
+            (SECTION_TERMINAL_NAMES, terminal_names.len() as u64),
+        ]);
+    }
     if !mask_table.is_empty() {
-        lens.extend([mask_table.len() as u64, u64::from(num_states)]);
+        lens.extend([
+            (SECTION_DENSE_MASKS, mask_table.len() as u64),
+            (SECTION_STATE_MASK_INDEX, u64::from(num_states)),
+        ]);
     }
     let table_end = (FIXED_HEADER + 3 * lens.len()) as u64;
-    let total = table_end + lens.iter().sum::<u64>() + TRAILER as u64;
+    let total = table_end + lens.iter().map(|&(_, len)| len).sum::<u64>() + TRAILER as u64;
     let total32 = u32::try_from(total).map_err(|_| {
         parts_error(
             FormatErrorKind::Counts,
@@ -516,12 +557,12 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
         num_edges,
         num_accepting,
         num_eos,
-        0,
+        num_terminals,
         lens.len() as u32,
     ]);
     debug_assert_eq!(words.len(), FIXED_HEADER);
     let mut offset = table_end;
-    for (&id, &len) in V1_SECTIONS.iter().zip(&lens) {
+    for &(id, len) in &lens {
         words.extend_from_slice(&[id, offset as u32, len as u32]);
         offset += len;
     }
@@ -543,6 +584,10 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
     for list in &edges {
         words.extend(list.iter().map(|&(_, target)| target));
     }
+    if num_terminals > 0 {
+        words.extend_from_slice(&terminal_masks);
+        words.extend_from_slice(&terminal_names);
+    }
     if !mask_table.is_empty() {
         words.extend_from_slice(&mask_table);
         words.extend_from_slice(&mask_index);
@@ -551,6 +596,175 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
     let sum = checksum(&words);
     words.extend_from_slice(&[sum as u32, (sum >> 32) as u32]);
     Ok(words)
+}
+
+/// Why `label` is not a valid edge label.
+fn label_fault(label: u32, vocab_size: u32, num_terminals: u32) -> String {
+    if num_terminals == 0 {
+        format!("token {label} is not below vocab_size {vocab_size}")
+    } else {
+        format!(
+            "label {label} is neither a token (below vocab_size {vocab_size}) nor one of the \
+             {num_terminals} terminal labels after them"
+        )
+    }
+}
+
+/// Most terminal labels a file may have: each is a whole mask, and patterns use a few.
+pub const MAX_TERMINALS: u32 = 1 << 12;
+/// Longest terminal name, in bytes.
+pub const MAX_TERMINAL_NAME: usize = 256;
+
+/// Checks terminal labels given to `from_parts` and returns how many there are.
+fn check_terminals(
+    vocab_size: u32,
+    eos_ids: &[u32],
+    terminals: &[Terminal],
+) -> Result<u32, FormatError> {
+    let width = (vocab_size as usize).div_ceil(32);
+    let count = u32::try_from(terminals.len())
+        .ok()
+        .filter(|&n| n <= MAX_TERMINALS)
+        .ok_or_else(|| {
+            parts_error(
+                FormatErrorKind::Terminals,
+                format!(
+                    "{} terminal labels; at most {MAX_TERMINALS} fit in a file",
+                    terminals.len()
+                ),
+            )
+        })?;
+    if u64::from(vocab_size) + u64::from(count) > u64::from(u32::MAX) {
+        return Err(parts_error(
+            FormatErrorKind::Terminals,
+            format!("vocab_size {vocab_size} leaves no label ids for {count} terminals"),
+        ));
+    }
+    for (k, t) in terminals.iter().enumerate() {
+        if t.name.is_empty() || t.name.len() > MAX_TERMINAL_NAME {
+            return Err(parts_error(
+                FormatErrorKind::Terminals,
+                format!(
+                    "terminal {k} has a name of {} bytes; names have 1 to {MAX_TERMINAL_NAME}",
+                    t.name.len()
+                ),
+            ));
+        }
+        if t.name.chars().any(char::is_control) {
+            return Err(parts_error(
+                FormatErrorKind::Terminals,
+                format!("terminal {k}'s name {:?} has control characters", t.name),
+            ));
+        }
+        if t.mask.len() != width {
+            return Err(parts_error(
+                FormatErrorKind::Terminals,
+                format!(
+                    "terminal {k} ({}) has a mask of {} words; vocab_size {vocab_size} needs {width}",
+                    t.name,
+                    t.mask.len()
+                ),
+            ));
+        }
+        if let Some(why) = terminal_mask_fault(&t.mask, vocab_size, eos_ids) {
+            return Err(parts_error(
+                FormatErrorKind::Terminals,
+                format!("terminal {k} ({}): {why}", t.name),
+            ));
+        }
+    }
+    Ok(count)
+}
+
+/// What is wrong with a terminal mask, if anything: it may not set padding bits or EOS ids
+/// (EOS is allowed by accepting states only).
+fn terminal_mask_fault(mask: &[u32], vocab_size: u32, eos_ids: &[u32]) -> Option<String> {
+    let has = |t: u32| mask[(t / 32) as usize] & (1 << (t % 32)) != 0;
+    if let Some(&e) = eos_ids.iter().find(|&&e| has(e)) {
+        return Some(format!(
+            "its mask holds EOS id {e}; EOS is allowed by accepting states, never by edges"
+        ));
+    }
+    let tail = vocab_size % 32;
+    if tail != 0 && mask.last().is_some_and(|w| w >> tail != 0) {
+        return Some(format!(
+            "its mask sets padding bits past vocab_size {vocab_size}"
+        ));
+    }
+    None
+}
+
+/// The terminal names section: lengths, then the bytes packed little-endian, zero-padded.
+fn pack_names(terminals: &[Terminal]) -> Vec<u32> {
+    let mut words: Vec<u32> = terminals.iter().map(|t| t.name.len() as u32).collect();
+    let bytes: Vec<u8> = terminals.iter().flat_map(|t| t.name.bytes()).collect();
+    words.extend(bytes.chunks(4).map(|c| {
+        let mut w = [0u8; 4];
+        w[..c.len()].copy_from_slice(c);
+        u32::from_le_bytes(w)
+    }));
+    words
+}
+
+/// The byte range `(start, end)` of each terminal name within the names section's packed
+/// bytes, checked: lengths in range, bytes UTF-8, padding zero.
+fn validate_terminal_names(
+    section: &[u32],
+    count: usize,
+    at: usize,
+) -> Result<Vec<(usize, usize)>, FormatError> {
+    let bad = |message: String| err(FormatErrorKind::Terminals, message);
+    if section.len() < count {
+        return Err(bad(format!(
+            "section 'terminal names' (word {at}) has {} words, fewer than its {count} lengths",
+            section.len()
+        )));
+    }
+    let (lens, packed) = section.split_at(count);
+    let mut ranges = Vec::with_capacity(count);
+    let mut total = 0usize;
+    for (k, &len) in lens.iter().enumerate() {
+        let len = len as usize;
+        if len == 0 || len > MAX_TERMINAL_NAME {
+            return Err(bad(format!(
+                "section 'terminal names' word {}: terminal {k} has a name of {len} bytes; \
+                 names have 1 to {MAX_TERMINAL_NAME}",
+                at + k
+            )));
+        }
+        ranges.push((total, total + len));
+        total += len;
+    }
+    if packed.len() != total.div_ceil(4) {
+        return Err(bad(format!(
+            "section 'terminal names' holds {} words of name bytes but the lengths add up \
+             to {total} bytes ({} words)",
+            packed.len(),
+            total.div_ceil(4)
+        )));
+    }
+    let bytes: Vec<u8> = packed.iter().flat_map(|w| w.to_le_bytes()).collect();
+    if bytes[total..].iter().any(|&b| b != 0) {
+        return Err(bad(
+            "section 'terminal names': padding bytes are not zero".into()
+        ));
+    }
+    for (k, &(a, b)) in ranges.iter().enumerate() {
+        match std::str::from_utf8(&bytes[a..b]) {
+            Err(_) => {
+                return Err(bad(format!(
+                    "section 'terminal names': the name of terminal {k} is not UTF-8"
+                )))
+            }
+            Ok(name) if name.chars().any(char::is_control) => {
+                return Err(bad(format!(
+                    "section 'terminal names': the name of terminal {k} has control characters"
+                )))
+            }
+            Ok(_) => {}
+        }
+    }
+    Ok(ranges)
 }
 
 /// The dense mask table and per-state mask index of checked parts (edges sorted, EOS ids
@@ -568,11 +782,12 @@ fn dense_masks(
     let mut seen: HashMap<Vec<u32>, u32> = HashMap::new();
     for (state, list) in edges.iter().enumerate() {
         let eos: &[u32] = if accepting[state] { eos_ids } else { &[] };
-        if !dense_mask_wanted(list.len() + eos.len(), width) {
+        let tokens = list.partition_point(|&(t, _)| t < vocab_size);
+        if !dense_mask_wanted(tokens + eos.len(), width) {
             continue;
         }
         let mut mask = vec![0u32; width];
-        for &t in list.iter().map(|(t, _)| t).chain(eos) {
+        for &t in list[..tokens].iter().map(|(t, _)| t).chain(eos) {
             mask[(t / 32) as usize] |= 1 << (t % 32);
         }
         let next = seen.len() as u32;
@@ -729,7 +944,7 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
             Some(slot) => slot,
             None => {
                 let why = match id {
-                    SECTION_TERMINAL_MASKS | SECTION_TERMINAL_NAMES | SECTION_STACK_OPS => format!(
+                    SECTION_STACK_OPS => format!(
                         "section id {id} ({}) is reserved for a later format version",
                         section_name(id)
                     ),
@@ -795,7 +1010,23 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         }
     }
     let [eos, offsets, flags, labels, targets] = sections;
-    let dense = match (found[V1_REQUIRED], found[V1_REQUIRED + 1]) {
+    let terminal_sections = match (found[V1_REQUIRED], found[V1_REQUIRED + 1]) {
+        (Some(masks), Some(names)) if num_terminals > 0 => Some((masks, names)),
+        (None, None) if num_terminals == 0 => None,
+        _ => {
+            return Err(err(
+                FormatErrorKind::SectionTable,
+                format!(
+                    "the header counts {num_terminals} terminals (word 14); sections '{}' \
+                     (id {SECTION_TERMINAL_MASKS}) and '{}' (id {SECTION_TERMINAL_NAMES}) must \
+                     both be present exactly when there are terminals",
+                    section_name(SECTION_TERMINAL_MASKS),
+                    section_name(SECTION_TERMINAL_NAMES)
+                ),
+            ))
+        }
+    };
+    let dense = match (found[V1_REQUIRED + 2], found[V1_REQUIRED + 3]) {
         (Some(table), Some(index)) => Some((table, index)),
         (None, None) => None,
         (Some(_), None) | (None, Some(_)) => {
@@ -830,10 +1061,15 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
     expect(2, u64::from(num_states), format!("{num_states} states"))?;
     expect(3, u64::from(num_edges), format!("{num_edges} edges"))?;
     expect(4, u64::from(num_edges), format!("{num_edges} edges"))?;
-    if num_terminals != 0 {
+    if num_terminals > MAX_TERMINALS
+        || u64::from(vocab_size) + u64::from(num_terminals) > u64::from(u32::MAX)
+    {
         return Err(err(
             FormatErrorKind::Counts,
-            format!("header counts {num_terminals} terminals (word 14); version 1 has none"),
+            format!(
+                "header counts {num_terminals} terminals (word 14); at most {MAX_TERMINALS}, \
+                 with labels up to vocab_size + terminals fitting in u32"
+            ),
         ));
     }
     if start >= num_states {
@@ -931,7 +1167,40 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         ));
     }
 
-    // Edges: labels sorted strictly per state, in the vocabulary, not EOS; targets in range.
+    // Terminal masks and names.
+    let mask_words = (vocab_size as usize).div_ceil(32);
+    let (terminal_masks, terminal_names) = match terminal_sections {
+        Some((masks, names)) => {
+            let t = num_terminals as usize;
+            if masks.1 != t * mask_words {
+                return Err(err(
+                    FormatErrorKind::Counts,
+                    format!(
+                        "section 'terminal masks' has {} words but {t} terminals of \
+                         {mask_words}-word masks need {}",
+                        masks.1,
+                        t * mask_words
+                    ),
+                ));
+            }
+            for k in 0..t {
+                let mask = &words[masks.0 + k * mask_words..masks.0 + (k + 1) * mask_words];
+                if let Some(why) = terminal_mask_fault(mask, vocab_size, eos_ids) {
+                    return Err(err(
+                        FormatErrorKind::Terminals,
+                        format!("section 'terminal masks', terminal {k}: {why}"),
+                    ));
+                }
+            }
+            validate_terminal_names(&words[names.0..names.0 + names.1], t, names.0)?;
+            (masks.0, names)
+        }
+        None => (0, (0, 0)),
+    };
+
+    // Edges: labels sorted strictly per state, tokens in the vocabulary and not EOS, then
+    // terminal labels; targets in range.
+    let label_end = u64::from(vocab_size) + u64::from(num_terminals);
     let label_words = &words[labels.0..labels.0 + labels.1];
     let target_words = &words[targets.0..targets.0 + targets.1];
     for (s, pair) in csr.windows(2).enumerate() {
@@ -939,12 +1208,12 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         for e in begin..end {
             let token = label_words[e];
             let at = labels.0 + e;
-            if token >= vocab_size {
+            if u64::from(token) >= label_end {
                 return Err(err(
                     FormatErrorKind::EdgeLabel,
                     format!(
-                        "section 'edge labels' word {at} (state {s}): token {token} is not \
-                         below vocab_size {vocab_size}"
+                        "section 'edge labels' word {at} (state {s}): {}",
+                        label_fault(token, vocab_size, num_terminals)
                     ),
                 ));
             }
@@ -1012,10 +1281,12 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         state_flags: flags.0,
         edge_labels: labels.0,
         edge_targets: targets.0,
-        mask_words: (vocab_size as usize).div_ceil(32),
+        mask_words,
         dense_masks,
         num_masks,
         state_mask_index,
+        terminal_masks,
+        terminal_names,
     })
 }
 
@@ -1082,7 +1353,8 @@ fn validate_dense_masks(
             next_new += 1;
         }
         let mask = &masks[id * width..(id + 1) * width];
-        let tokens = &label_words[csr[s] as usize..csr[s + 1] as usize];
+        let labels = &label_words[csr[s] as usize..csr[s + 1] as usize];
+        let tokens = &labels[..labels.partition_point(|&t| t < vocab_size)];
         let eos: &[u32] = if flag_words[s] & FLAG_ACCEPTING != 0 {
             eos_ids
         } else {

@@ -26,6 +26,7 @@
 //!     start: 0,
 //!     accepting: vec![false, false, true],
 //!     edges: vec![vec![(f, 1), (foo, 0), (food, 2)], vec![(oo, 0)], vec![]],
+//!     terminals: vec![],
 //! };
 //! let bytes = TokenAutomaton::from_parts(parts)?.to_bytes(); // what `write_file` stores
 //!

@@ -19,7 +19,7 @@ use crate::automaton::{AutomatonParts, StateId};
 /// States unreachable from the start or unable to reach acceptance are dropped first
 /// (a missing edge and an edge into a dead state mean the same). An empty language
 /// gives one non-accepting state without edges. `vocab_size`, the fingerprint and the
-/// EOS ids are carried over unchanged.
+/// EOS ids and terminal labels are carried over unchanged.
 ///
 /// `parts` must be deterministic (at most one edge per token in each state) with every
 /// target a valid state; `TokenAutomaton::from_parts` checks the same. Edge targets out
@@ -32,6 +32,7 @@ pub fn minimize(parts: AutomatonParts) -> AutomatonParts {
         start,
         accepting,
         mut edges,
+        terminals,
     } = parts;
     for list in &mut edges {
         list.sort_unstable();
@@ -49,6 +50,7 @@ pub fn minimize(parts: AutomatonParts) -> AutomatonParts {
         start: 0,
         accepting,
         edges,
+        terminals,
     }
 }
 
@@ -449,6 +451,7 @@ mod tests {
             start,
             accepting: accepting.to_vec(),
             edges,
+            terminals: Vec::new(),
         }
     }
 

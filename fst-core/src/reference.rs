@@ -98,6 +98,7 @@ pub fn compose_reference<V: TokenVocabulary + ?Sized>(
         start,
         accepting,
         edges,
+        terminals: Vec::new(),
     });
     if !parts.accepting.iter().any(|&a| a) {
         return Err(ComposeError::empty_language());

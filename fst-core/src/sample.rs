@@ -60,8 +60,9 @@ pub struct RandomWalk {
 }
 
 /// Walks from the start state choosing, at each step, uniformly among the state's token
-/// edges plus one "stop" choice (EOS) when the state accepts. Stops, incomplete, after
-/// `max_tokens` tokens.
+/// edges, its terminal edges and one "stop" choice (EOS) when the state accepts; a
+/// terminal edge then gives a random token of its mask that takes it. Stops, incomplete,
+/// after `max_tokens` tokens.
 pub fn random_walk<W: AsRef<[u32]>>(
     automaton: &TokenAutomaton<W>,
     rng: &mut SplitMix64,
@@ -71,17 +72,26 @@ pub fn random_walk<W: AsRef<[u32]>>(
     let mut state = automaton.start();
     while tokens.len() < max_tokens {
         let (labels, targets) = automaton.edges(state);
-        let choices = labels.len() as u64 + u64::from(automaton.is_accepting(state));
+        let terminals: Vec<(u32, u32)> = automaton.terminal_edges(state).collect();
+        let choices =
+            labels.len() as u64 + terminals.len() as u64 + u64::from(automaton.is_accepting(state));
         if choices == 0 {
             break;
         }
         let pick = rng.below(choices) as usize;
-        match (labels.get(pick), targets.get(pick)) {
-            (Some(&token), Some(&target)) => {
+        let step = match (labels.get(pick), targets.get(pick)) {
+            (Some(&token), Some(&target)) => Some((token, target)),
+            _ => terminals.get(pick - labels.len()).and_then(|&(k, target)| {
+                Some((terminal_token(automaton, state, k, target, rng)?, target))
+            }),
+        };
+        match step {
+            Some((token, target)) => {
                 tokens.push(token);
                 state = target;
             }
-            _ => {
+            None if pick < labels.len() + terminals.len() => break,
+            None => {
                 return RandomWalk {
                     tokens,
                     complete: true,
@@ -93,6 +103,45 @@ pub fn random_walk<W: AsRef<[u32]>>(
         tokens,
         complete: false,
     }
+}
+
+/// A random token that `state` sends through terminal `k` to `target`: a uniform pick
+/// among the mask's tokens, retried when a token edge or an earlier terminal takes it,
+/// then the smallest such token.
+fn terminal_token<W: AsRef<[u32]>>(
+    automaton: &TokenAutomaton<W>,
+    state: u32,
+    k: u32,
+    target: u32,
+    rng: &mut SplitMix64,
+) -> Option<u32> {
+    let mask = automaton.terminal_mask(k)?;
+    let count: u64 = mask.iter().map(|w| u64::from(w.count_ones())).sum();
+    for _ in 0..64 {
+        if count == 0 {
+            break;
+        }
+        let mut nth = rng.below(count);
+        for (i, &w) in mask.iter().enumerate() {
+            let ones = u64::from(w.count_ones());
+            if nth >= ones {
+                nth -= ones;
+                continue;
+            }
+            let mut bits = w;
+            for _ in 0..nth {
+                bits &= bits - 1;
+            }
+            let token = i as u32 * 32 + bits.trailing_zeros();
+            if automaton.next_state(state, token) == Some(target)
+                && automaton.edges(state).0.binary_search(&token).is_err()
+            {
+                return Some(token);
+            }
+            break;
+        }
+    }
+    automaton.terminal_witness(state, k)
 }
 
 #[cfg(test)]

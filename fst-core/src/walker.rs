@@ -120,17 +120,21 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         self.finished
     }
 
-    /// Whether EOS is the only choice: the state accepts and has no token edges. A decoder
-    /// can then stop without sampling.
+    /// Whether EOS is the only choice: the state accepts and has no token or terminal
+    /// edges. A decoder can then stop without sampling.
     pub fn only_eos_allowed(&self) -> bool {
-        !self.finished && self.is_accepting() && self.automaton.edges(self.state).0.is_empty()
+        !self.finished
+            && self.is_accepting()
+            && self.automaton.edges(self.state).0.is_empty()
+            && !self.automaton.has_terminal_edges(self.state)
     }
 
     /// Writes the allowed tokens into `mask`: bit `i % 32` of word `i / 32` is set exactly
     /// when token `i` may come next. Every word of the mask is written; EOS ids are set
     /// exactly in accepting states; bits past the vocabulary stay 0; after EOS nothing is
     /// set. A state with a dense mask costs one copy of `ceil(vocab_size / 32)` words,
-    /// any other state a loop over its (few) edges.
+    /// any other state a loop over its (few) edges; each terminal edge ORs in its
+    /// terminal's mask (a copy, for the first).
     ///
     /// Fails, leaving `mask` untouched, if it has fewer than `vocab_size` bits.
     pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), WalkError> {
@@ -153,13 +157,36 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         }
         // States with many edges carry their mask, EOS bits included: one copy, then zero
         // the rest of a wider mask. `dense` has exactly `need` words.
-        if let Some(dense) = self.automaton.dense_mask(self.state) {
+        let a = self.automaton;
+        let mut terminals = a
+            .terminal_edges(self.state)
+            .filter_map(|(k, _)| a.terminal_mask(k));
+        if let Some(dense) = a.dense_mask(self.state) {
             let (head, tail) = mask.split_at_mut(need);
             head.copy_from_slice(dense);
             tail.fill(0);
+            for t in terminals {
+                or_into(head, t);
+            }
             return Ok(());
         }
-        mask.fill(0);
+        match terminals.next() {
+            Some(first) => {
+                let (head, tail) = mask.split_at_mut(need);
+                head.copy_from_slice(first);
+                tail.fill(0);
+                for t in terminals {
+                    or_into(head, t);
+                }
+                // Edge bits are ORed in below, not stored.
+                for &t in a.edges(self.state).0 {
+                    mask[(t >> 5) as usize] |= 1 << (t & 31);
+                }
+                self.set_eos_bits(mask);
+                return Ok(());
+            }
+            None => mask.fill(0),
+        }
         // Tokens are sorted, so the bits of one word arrive together: accumulate them in a
         // register and store the running word on every token (a store, no load, no
         // branch); the last store to each word holds all its bits.
@@ -175,6 +202,11 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
                 *slot = bits;
             }
         }
+        self.set_eos_bits(mask);
+        Ok(())
+    }
+
+    fn set_eos_bits(&self, mask: &mut [u32]) {
         if self.is_accepting() {
             for &e in self.automaton.eos_ids() {
                 if let Some(slot) = mask.get_mut((e >> 5) as usize) {
@@ -182,7 +214,6 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
                 }
             }
         }
-        Ok(())
     }
 
     /// Whether `token` may come next.
@@ -193,9 +224,12 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         // A dense mask is checked against the edges on load: one bit test instead of a
         // binary search over ~100k edges.
         if let Some(dense) = self.automaton.dense_mask(self.state) {
-            return dense
+            let set = dense
                 .get((token / 32) as usize)
                 .is_some_and(|w| w & (1 << (token % 32)) != 0);
+            if set || !self.automaton.has_terminal_edges(self.state) {
+                return set;
+            }
         }
         step(self.automaton, self.state, token).is_some()
     }
@@ -317,7 +351,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
     }
 
     /// The tokens the constraint forces from here: while the state does not accept and
-    /// has exactly one edge, that edge's token. A decoder may append them without
+    /// has exactly one edge, a token edge, that edge's token. A decoder may append them without
     /// sampling. Bounded by the number of states, so a forced cycle stays finite.
     pub fn forced_tokens(&self) -> Vec<u32> {
         let mut out = Vec::new();
@@ -327,7 +361,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         let a = self.automaton;
         let mut state = self.state;
         for _ in 0..a.num_states() {
-            if a.is_accepting(state) {
+            if a.is_accepting(state) || a.has_terminal_edges(state) {
                 break;
             }
             match a.edges(state) {
@@ -339,6 +373,13 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
             }
         }
         out
+    }
+}
+
+/// `dst |= src`, word by word.
+fn or_into(dst: &mut [u32], src: &[u32]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d |= s;
     }
 }
 

@@ -17,6 +17,7 @@ fn parts(start: u32, accepting: Vec<bool>, edges: Vec<Vec<(u32, u32)>>) -> Autom
         start,
         accepting,
         edges,
+        terminals: Vec::new(),
     }
 }
 

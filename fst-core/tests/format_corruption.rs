@@ -2,17 +2,18 @@
 //! word overwrites, and structural damage behind a recomputed (forged) checksum, which is
 //! what a buggy writer produces and what validation must catch on its own.
 
-use fst_core::automaton::{AutomatonParts, TokenAutomaton};
+use fst_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
 use fst_core::format::FormatErrorKind;
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::Walker;
 
-/// A "real" file: a random automaton with 40 states over 300 tokens and two EOS ids.
+/// A "real" file: a random automaton with 40 states over 300 tokens, two EOS ids and two
+/// terminal labels that some states have edges on.
 fn real_automaton() -> TokenAutomaton {
     let mut rng = SplitMix64::new(99);
     let states = 40u32;
     let mut edges = Vec::new();
-    for _ in 0..states {
+    for s in 0..states {
         let mut list: Vec<(u32, u32)> = Vec::new();
         for _ in 0..rng.below(9) {
             let t = rng.below(298) as u32;
@@ -20,8 +21,22 @@ fn real_automaton() -> TokenAutomaton {
                 list.push((t, rng.below(u64::from(states)) as u32));
             }
         }
+        // Terminal k is label 300 + k.
+        if s % 4 == 1 {
+            list.push((300, rng.below(u64::from(states)) as u32));
+        }
+        if s % 5 == 2 {
+            list.push((301, rng.below(u64::from(states)) as u32));
+        }
         edges.push(list);
     }
+    let mask = |keep: &dyn Fn(u32) -> bool| {
+        let mut m = vec![0u32; 300usize.div_ceil(32)];
+        for t in (0..298).filter(|&t| keep(t)) {
+            m[(t / 32) as usize] |= 1 << (t % 32);
+        }
+        m
+    };
     TokenAutomaton::from_parts(AutomatonParts {
         vocab_size: 300,
         vocab_fingerprint: 0xfeed_beef_0000_0001,
@@ -29,6 +44,16 @@ fn real_automaton() -> TokenAutomaton {
         start: 0,
         accepting: (0..states).map(|s| s % 3 == 0).collect(),
         edges,
+        terminals: vec![
+            Terminal {
+                name: "EVEN".into(),
+                mask: mask(&|t| t % 2 == 0 && t < 200),
+            },
+            Terminal {
+                name: "LOW_ÅÄÖ".into(),
+                mask: mask(&|t| t < 100),
+            },
+        ],
     })
     .unwrap()
 }
@@ -61,6 +86,13 @@ fn exercise<W: AsRef<[u32]>>(a: &TokenAutomaton<W>) {
         assert_eq!(tokens.len(), targets.len());
         for &t in tokens {
             assert!(a.next_state(s, t).is_some());
+        }
+        for (k, _) in a.terminal_edges(s) {
+            let _ = (
+                a.terminal_name(k),
+                a.terminal_mask(k),
+                a.terminal_witness(s, k),
+            );
         }
     }
     let mut rng = SplitMix64::new(5);
@@ -199,6 +231,7 @@ fn structural_error(edit: impl Fn(&mut Vec<u32>)) -> fst_core::format::FormatErr
         start: 0,
         accepting: vec![false, false, true],
         edges: vec![vec![(0, 1), (2, 0), (4, 2)], vec![(1, 0)], vec![]],
+        terminals: Vec::new(),
     })
     .unwrap();
     let mut words = a.as_words().to_vec();
@@ -229,8 +262,8 @@ fn structural_damage_is_named() {
         ),
         (
             Box::new(|w| w[14] = 1),
-            FormatErrorKind::Counts,
-            "terminals",
+            FormatErrorKind::SectionTable,
+            "must both be present exactly when there are terminals",
         ),
         (
             Box::new(|w| w[12] = 2),
@@ -253,7 +286,7 @@ fn structural_damage_is_named() {
             "unknown section id 9",
         ),
         (
-            Box::new(|w| w[16] = 6),
+            Box::new(|w| w[16] = 8),
             FormatErrorKind::SectionTable,
             "reserved",
         ),

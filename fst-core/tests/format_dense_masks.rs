@@ -61,6 +61,7 @@ fn random_parts(seed: u64) -> AutomatonParts {
         start: 0,
         accepting: (0..states).map(|_| rng.below(2) == 0).collect(),
         edges,
+        terminals: Vec::new(),
     }
 }
 
@@ -187,6 +188,7 @@ fn small_automata_keep_the_five_section_layout() {
         start: 0,
         accepting: vec![false, false, true],
         edges: vec![vec![(0, 1), (2, 0), (4, 2)], vec![(1, 0)], vec![]],
+        terminals: Vec::new(),
     })
     .unwrap();
     assert_eq!(a.as_words()[15], 5, "number of sections");
@@ -236,6 +238,7 @@ fn fixture() -> TokenAutomaton {
             block(300, 70, 4),
             vec![(5, 0), (6, 1)],
         ],
+        terminals: Vec::new(),
     })
     .unwrap()
 }

@@ -17,6 +17,7 @@ fn figure5() -> AutomatonParts {
         accepting: vec![false, false, true],
         // Deliberately unsorted: from_parts sorts.
         edges: vec![vec![(4, 2), (0, 1), (2, 0)], vec![(1, 0)], vec![]],
+        terminals: Vec::new(),
     }
 }
 
@@ -46,6 +47,7 @@ fn random_parts(seed: u64, states: u32, vocab: u32, max_out: u32) -> AutomatonPa
         start: rng.below(u64::from(states)) as u32,
         accepting,
         edges,
+        terminals: Vec::new(),
     }
 }
 
@@ -355,6 +357,7 @@ fn empty_language_and_empty_vocabulary_are_representable() {
         start: 0,
         accepting: vec![false],
         edges: vec![vec![]],
+        terminals: Vec::new(),
     };
     let a = TokenAutomaton::from_parts(parts.clone()).unwrap();
     let b = TokenAutomaton::from_bytes_copied(&a.to_bytes()).unwrap();

@@ -23,6 +23,7 @@ fn figure5() -> TokenAutomaton {
         start: 0,
         accepting: vec![false, false, true],
         edges: vec![vec![(F, 1), (FOO, 0), (FOOD, 2)], vec![(OO, 0)], vec![]],
+        terminals: Vec::new(),
     })
     .unwrap()
 }
@@ -78,6 +79,7 @@ fn wide_masks_keep_padding_zero_and_narrow_masks_are_rejected() {
         start: 0,
         accepting: vec![true],
         edges: vec![vec![(33, 0), (0, 0), (31, 0), (32, 0)]],
+        terminals: Vec::new(),
     })
     .unwrap();
     let w = Walker::new(&wide);
@@ -191,6 +193,7 @@ fn forced_tokens_follow_single_edges_and_stop_on_cycles() {
         start: 0,
         accepting: vec![false, false, false, true],
         edges: vec![vec![(0, 1)], vec![(1, 2)], vec![(2, 3)], vec![]],
+        terminals: Vec::new(),
     })
     .unwrap();
     assert_eq!(Walker::new(&chain).forced_tokens(), [0, 1, 2]);
@@ -203,6 +206,7 @@ fn forced_tokens_follow_single_edges_and_stop_on_cycles() {
         start: 0,
         accepting: vec![false, false],
         edges: vec![vec![(0, 1)], vec![(1, 0)]],
+        terminals: Vec::new(),
     })
     .unwrap();
     assert_eq!(Walker::new(&cycle).forced_tokens(), [0, 1]);
@@ -236,6 +240,7 @@ fn masks_agree_with_is_allowed_on_random_automata() {
             start: 0,
             accepting: (0..states).map(|_| rng.below(2) == 0).collect(),
             edges,
+            terminals: Vec::new(),
         })
         .unwrap();
         let width = (vocab as usize).div_ceil(32) + 1;

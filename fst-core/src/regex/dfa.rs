@@ -7,17 +7,28 @@
 
 use std::collections::HashMap;
 
+use super::extensions::TerminalKind;
 use super::nfa::{Nfa, State};
 use super::{RegexError, DEAD};
 
 /// A DFA straight out of the subset construction (or out of minimization): start state 0,
-/// row-major `table[state * num_classes + class]`, `DEAD` for no transition.
+/// row-major `table[state * width() + column]`, `DEAD` for no transition. Columns are the
+/// byte classes, then one per terminal (the NFA's terminals, in order): to the subset
+/// construction and minimization a terminal is just another alphabet symbol.
 #[derive(Debug)]
 pub(crate) struct TableDfa {
     pub(crate) classes: [u8; 256],
     pub(crate) num_classes: usize,
+    pub(crate) num_terminals: usize,
     pub(crate) table: Vec<u32>,
     pub(crate) accepting: Vec<bool>,
+}
+
+impl TableDfa {
+    /// Columns per row: byte classes plus terminals.
+    pub(crate) fn width(&self) -> usize {
+        self.num_classes + self.num_terminals
+    }
 }
 
 /// Byte classes from the NFA's byte ranges: bytes no range boundary separates always move
@@ -97,6 +108,7 @@ impl<'a> Closer<'a> {
                     }
                 }
                 State::End(t) => self.ends.push(t),
+                State::Terminal { .. } => kernel.push(s),
                 State::Match => matched = true,
             }
         }
@@ -119,7 +131,7 @@ impl<'a> Closer<'a> {
             }
             self.seen[s as usize] = self.gen;
             match self.nfa.states[s as usize] {
-                State::Bytes { .. } => {}
+                State::Bytes { .. } | State::Terminal { .. } => {}
                 State::Split { off, len } => {
                     stack.extend_from_slice(self.nfa.split_targets(off, len))
                 }
@@ -148,7 +160,14 @@ pub(crate) fn determinize(
     state_limit: usize,
     set_budget: usize,
 ) -> Result<TableDfa, RegexError> {
-    let (classes, k) = nfa_byte_classes(nfa);
+    let (classes, num_classes) = nfa_byte_classes(nfa);
+    let num_terminals = nfa.terminals.len();
+    let k = num_classes + num_terminals;
+    // The column of each terminal kind the NFA reads.
+    let mut terminal_column = [0usize; TerminalKind::ALL.len()];
+    for (i, &t) in nfa.terminals.iter().enumerate() {
+        terminal_column[t as usize] = num_classes + i;
+    }
     let mut closer = Closer::new(nfa);
     let mut ids: HashMap<Box<[u32]>, u32> = HashMap::new();
     let mut sets: Vec<Box<[u32]>> = Vec::new();
@@ -200,6 +219,9 @@ pub(crate) fn determinize(
             b.clear();
         }
         for &s in set.iter() {
+            if let State::Terminal { kind, next } = nfa.states[s as usize] {
+                buckets[terminal_column[kind as usize]].push(next);
+            }
             for &(lo, hi, t) in nfa.byte_ranges(s) {
                 for c in classes[lo as usize]..=classes[hi as usize] {
                     buckets[c as usize].push(t);
@@ -226,7 +248,8 @@ pub(crate) fn determinize(
     }
     Ok(TableDfa {
         classes,
-        num_classes: k,
+        num_classes,
+        num_terminals,
         table,
         accepting,
     })
@@ -234,8 +257,9 @@ pub(crate) fn determinize(
 
 /// Merges byte classes whose columns are identical in every state (fewer classes make a
 /// smaller table and a faster minimization). New ids follow the first byte of each class.
+/// Terminal columns are kept as they are.
 pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
-    let k = dfa.num_classes;
+    let k = dfa.width();
     let n = dfa.accepting.len();
     // Group classes by a cheap column hash, then confirm by comparing columns.
     let column_hash = |c: usize| -> u64 {
@@ -271,13 +295,15 @@ pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
         *slot = id;
     }
     let k2 = kept.len();
-    let mut table = Vec::with_capacity(n * k2);
+    kept.extend(dfa.num_classes..k);
+    let mut table = Vec::with_capacity(n * kept.len());
     for s in 0..n {
         table.extend(kept.iter().map(|&c| dfa.table[s * k + c]));
     }
     TableDfa {
         classes,
         num_classes: k2,
+        num_terminals: dfa.num_terminals,
         table,
         accepting: dfa.accepting,
     }
@@ -287,7 +313,7 @@ pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
 /// sink's block (every state that cannot reach acceptance) is dropped and the rest is
 /// renumbered breadth-first from the start, classes in order, so output is canonical.
 pub(crate) fn minimize(dfa: &TableDfa) -> TableDfa {
-    let k = dfa.num_classes;
+    let k = dfa.width();
     let n = dfa.accepting.len();
     let total = n + 1;
     let sink = n as u32;
@@ -439,7 +465,8 @@ pub(crate) fn minimize(dfa: &TableDfa) -> TableDfa {
         return TableDfa {
             classes: [0; 256],
             num_classes: 1,
-            table: vec![DEAD],
+            num_terminals: dfa.num_terminals,
+            table: vec![DEAD; 1 + dfa.num_terminals],
             accepting: vec![false],
         };
     }
@@ -466,7 +493,8 @@ pub(crate) fn minimize(dfa: &TableDfa) -> TableDfa {
     }
     TableDfa {
         classes: dfa.classes,
-        num_classes: k,
+        num_classes: dfa.num_classes,
+        num_terminals: dfa.num_terminals,
         table,
         accepting,
     }

@@ -10,9 +10,21 @@
 //! they appear in the pattern. Word boundaries, multi-line and CRLF modes, look-around and
 //! backreferences are rejected: they depend on text outside what a DFA over the whole
 //! text can see, or are not regular.
+//!
+//! Extensions (Koo et al. §2.5) are capture groups with reserved names, `[A-Z][A-Z0-9_]*`
+//! (see [`EXTENSIONS`]): wildcard terminals (`(?P<PARAGRAPH_TOKEN>)`, [`TerminalKind`]),
+//! which become extra alphabet symbols of the DFA, and sugar (`(?P<QUOTED_TEXT>)`,
+//! `(?P<DELIMITED_LIST>, |\d+)`, ...), expanded into byte fragments. `extensions`
+//! rewrites them into placeholder groups before regex-syntax parses the pattern;
+//! `fragments` builds the sugar that has no compact regex.
 
 mod dfa;
+mod extensions;
+mod fragments;
 mod nfa;
+
+pub use extensions::{ExtensionInfo, TerminalKind, EXTENSIONS};
+pub use fragments::{QUOTED_TEXT_REGEX, UNQUOTED_TEXT_REGEX};
 
 use std::fmt;
 
@@ -74,6 +86,11 @@ pub enum RegexErrorKind {
     TooManyStates {
         /// The DFA state limit in force.
         limit: usize,
+    },
+    /// A misused extension group (wrong arguments), or an unknown reserved group name.
+    Extension {
+        /// The group name as written (`"DELIMITED_LIST"`).
+        name: String,
     },
 }
 
@@ -202,12 +219,40 @@ fn syntax_error(pattern: &str, what: &dyn fmt::Display, span: &ast::Span) -> Reg
     )
 }
 
-/// Finds the constructs regex-syntax accepts but a whole-text byte DFA cannot honour.
-struct Checker<'p> {
+/// The text regex-syntax parses, and how its offsets map back to the user's pattern
+/// (they differ when extension groups were rewritten).
+struct Source<'p> {
+    text: &'p str,
     pattern: &'p str,
+    map: Option<&'p extensions::SpanMap>,
 }
 
-impl Checker<'_> {
+impl<'p> Source<'p> {
+    fn plain(pattern: &'p str) -> Source<'p> {
+        Source {
+            text: pattern,
+            pattern,
+            map: None,
+        }
+    }
+
+    /// `span` (in `text`) as a span of `pattern`.
+    fn span(&self, span: &ast::Span) -> ast::Span {
+        let mut out = *span;
+        if let Some(map) = self.map {
+            out.start.offset = map.start(span.start.offset);
+            out.end.offset = map.end(span.end.offset);
+        }
+        out
+    }
+}
+
+/// Finds the constructs regex-syntax accepts but a whole-text byte DFA cannot honour.
+struct Checker<'s, 'p> {
+    src: &'s Source<'p>,
+}
+
+impl Checker<'_, '_> {
     /// `context` is the text that sets the flags (`(?m)` or `(?m:`), for the message.
     fn check_flags(&self, flags: &Flags, context: &str) -> Result<(), RegexError> {
         let mut negated = false;
@@ -234,21 +279,21 @@ impl Checker<'_> {
         item: &ast::FlagsItem,
         context: &str,
     ) -> RegexError {
+        let span = self.src.span(&item.span);
         RegexError::new(
             RegexErrorKind::Unsupported { construct },
-            span_pair(&item.span),
+            span_pair(&span),
             format!(
                 "unsupported {construct} `{flag}` at bytes {}..{} of the pattern (in `{context}`): \
                  in fstc, ^ and $ only match at the text's ends, so line modes have no meaning; \
                  remove the flag and match line breaks explicitly (e.g. `\\n`)",
-                item.span.start.offset,
-                item.span.end.offset,
+                span.start.offset, span.end.offset,
             ),
         )
     }
 }
 
-impl ast::Visitor for Checker<'_> {
+impl ast::Visitor for Checker<'_, '_> {
     type Output = ();
     type Err = RegexError;
 
@@ -264,20 +309,20 @@ impl ast::Visitor for Checker<'_> {
                 | AssertionKind::StartText
                 | AssertionKind::EndText => Ok(()),
                 _ => Err(unsupported(
-                    self.pattern,
+                    self.src.pattern,
                     "word boundary",
-                    &a.span,
+                    &self.src.span(&a.span),
                     "whether a word boundary holds depends on the bytes around it, which a \
                      token constraint cannot see; match the separators explicitly (e.g. `\\s`, \
                      `[^\\w]`) instead",
                 )),
             },
-            Ast::Flags(f) => self.check_flags(&f.flags, fragment(self.pattern, &f.span)),
+            Ast::Flags(f) => self.check_flags(&f.flags, fragment(self.src.text, &f.span)),
             Ast::Group(g) => match &g.kind {
                 GroupKind::NonCapturing(flags) => {
                     // From `(` through the `:` that ends the flags.
                     let end = (flags.span.end.offset + 1).min(g.span.end.offset);
-                    let context = self.pattern.get(g.span.start.offset..end).unwrap_or("");
+                    let context = self.src.text.get(g.span.start.offset..end).unwrap_or("");
                     self.check_flags(flags, context)
                 }
                 _ => Ok(()),
@@ -287,16 +332,17 @@ impl ast::Visitor for Checker<'_> {
     }
 }
 
-/// Parses and translates `pattern` to a HIR, mapping every regex-syntax error to ours.
-fn parse(pattern: &str, case_insensitive: bool) -> Result<regex_syntax::hir::Hir, RegexError> {
+/// Parses and translates `src` to a HIR, mapping every regex-syntax error to ours.
+fn parse(src: &Source<'_>, case_insensitive: bool) -> Result<regex_syntax::hir::Hir, RegexError> {
+    let pattern = src.pattern;
     let ast = ast::parse::ParserBuilder::new()
         .build()
-        .parse(pattern)
+        .parse(src.text)
         .map_err(|e| match e.kind() {
             ast::ErrorKind::UnsupportedLookAround => unsupported(
                 pattern,
                 "look-around",
-                e.span(),
+                &src.span(e.span()),
                 "look-ahead and look-behind are not supported; fold the condition into the \
                  pattern itself",
             ),
@@ -304,33 +350,33 @@ fn parse(pattern: &str, case_insensitive: bool) -> Result<regex_syntax::hir::Hir
             // know the escape, but the user meant a backreference.
             ast::ErrorKind::UnsupportedBackreference | ast::ErrorKind::EscapeUnrecognized
                 if matches!(e.kind(), ast::ErrorKind::UnsupportedBackreference)
-                    || fragment(pattern, e.span()) == "\\k" =>
+                    || fragment(src.text, e.span()) == "\\k" =>
             {
                 unsupported(
                     pattern,
                     "backreference",
-                    e.span(),
+                    &src.span(e.span()),
                     "backreferences do not describe a regular language; spell out the \
                      alternatives",
                 )
             }
-            kind => syntax_error(pattern, kind, e.span()),
+            kind => syntax_error(pattern, kind, &src.span(e.span())),
         })?;
-    ast::visit(&ast, Checker { pattern })?;
+    ast::visit(&ast, Checker { src })?;
     TranslatorBuilder::new()
         .utf8(true)
         .case_insensitive(case_insensitive)
         .build()
-        .translate(pattern, &ast)
+        .translate(src.text, &ast)
         .map_err(|e| match e.kind() {
             regex_syntax::hir::ErrorKind::InvalidUtf8 => unsupported(
                 pattern,
                 "non-UTF-8 construct",
-                e.span(),
+                &src.span(e.span()),
                 "it can match bytes that are not valid UTF-8, and fstc constrains UTF-8 text; \
                  keep Unicode mode on or restrict byte classes to ASCII",
             ),
-            kind => syntax_error(pattern, kind, e.span()),
+            kind => syntax_error(pattern, kind, &src.span(e.span())),
         })
 }
 
@@ -370,18 +416,33 @@ impl RegexBuilder {
 
     /// Compiles `pattern` to a minimized, trimmed byte DFA with full-match semantics.
     pub fn build(&self, pattern: &str) -> Result<ByteDfa, RegexError> {
-        let hir = parse(pattern, self.case_insensitive)?;
+        let rewritten = extensions::rewrite(pattern)?;
+        let (hir, uses) = match &rewritten {
+            None => (
+                parse(&Source::plain(pattern), self.case_insensitive)?,
+                &[][..],
+            ),
+            Some(r) => {
+                let src = Source {
+                    text: &r.text,
+                    pattern,
+                    map: Some(&r.map),
+                };
+                (parse(&src, self.case_insensitive)?, &r.uses[..])
+            }
+        };
         // State ids are u32 (DEAD = u32::MAX), so limits past that are clamped.
         let max_ids = (u32::MAX / 2) as usize;
         let limit = self.state_limit.clamp(1, max_ids);
         let nfa_limit = limit
             .saturating_mul(NFA_STATES_PER_DFA_STATE)
             .clamp(MIN_NFA_STATE_LIMIT, max_ids);
-        let mut compiler = nfa::Compiler::new(nfa_limit);
-        if compiler.estimate(&hir) > nfa_limit as u64 {
+        let mut compiler = nfa::Compiler::new(nfa_limit, uses);
+        if compiler.estimate(&hir)? > nfa_limit as u64 {
             return Err(RegexError::too_many_nfa_states(nfa_limit));
         }
         let nfa = compiler.compile(&hir)?;
+        let nfa_terminals = nfa.terminals.clone();
         let raw = dfa::determinize(
             &nfa,
             limit,
@@ -389,27 +450,55 @@ impl RegexBuilder {
         )?;
         drop(nfa);
         let min = dfa::merge_classes(dfa::minimize(&dfa::merge_classes(raw)));
-        Ok(ByteDfa {
-            classes: min.classes,
-            num_classes: min.num_classes,
-            table: min.table,
-            accepting: min.accepting,
-        })
+        Ok(ByteDfa::from_table(min, &nfa_terminals))
     }
 }
 
 /// A deterministic, minimized byte automaton without a dead state: a missing transition
 /// means no continuation can match. The start state is 0; states are numbered
-/// breadth-first from it (classes in order), so equal languages give equal DFAs.
+/// breadth-first from it (classes in order, then terminals), so equal languages give
+/// equal DFAs.
+///
+/// Besides bytes, a DFA compiled from a pattern with wildcard extensions has terminal
+/// edges ([`ByteDfa::terminals`], [`ByteDfa::next_terminal`]), each reading one whole
+/// token of a set chosen when composing with a vocabulary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ByteDfa {
     classes: [u8; 256],
     num_classes: usize,
     table: Vec<u32>,
     accepting: Vec<bool>,
+    /// The terminals with at least one edge, in precedence order.
+    terminals: Vec<TerminalKind>,
+    /// `[state * terminals.len() + k]` → target of terminal `k`, or [`DEAD`].
+    terminal_table: Vec<u32>,
 }
 
 impl ByteDfa {
+    /// Splits a table DFA (columns: byte classes, then `kinds`) into byte and terminal
+    /// tables, dropping terminal columns without edges.
+    fn from_table(dfa: dfa::TableDfa, kinds: &[TerminalKind]) -> ByteDfa {
+        let (k, w) = (dfa.num_classes, dfa.width());
+        let n = dfa.accepting.len();
+        let used: Vec<usize> = (k..w)
+            .filter(|&c| (0..n).any(|s| dfa.table[s * w + c] != DEAD))
+            .collect();
+        let mut table = Vec::with_capacity(n * k);
+        let mut terminal_table = Vec::with_capacity(n * used.len());
+        for row in dfa.table.chunks(w) {
+            table.extend_from_slice(&row[..k]);
+            terminal_table.extend(used.iter().map(|&c| row[c]));
+        }
+        ByteDfa {
+            classes: dfa.classes,
+            num_classes: k,
+            table,
+            accepting: dfa.accepting,
+            terminals: used.iter().map(|&c| kinds[c - k]).collect(),
+            terminal_table,
+        }
+    }
+
     /// Compiles `pattern` (full match) with at most `state_limit` DFA states.
     pub fn from_regex(pattern: &str, state_limit: usize) -> Result<ByteDfa, RegexError> {
         RegexBuilder::new().state_limit(state_limit).build(pattern)
@@ -469,7 +558,29 @@ impl ByteDfa {
         }
     }
 
-    /// Whether the whole of `text` matches the pattern.
+    /// The terminals on this DFA's edges, distinct and in precedence order; terminal `k`
+    /// of [`ByteDfa::next_terminal`] (and of `ByteAutomaton`) is `terminals()[k]`. Empty
+    /// for patterns without wildcard extensions.
+    pub fn terminals(&self) -> &[TerminalKind] {
+        &self.terminals
+    }
+
+    /// The state reached from `state` by terminal `k` (an index into
+    /// [`ByteDfa::terminals`]), or `None`.
+    pub fn next_terminal(&self, state: u32, k: usize) -> Option<u32> {
+        let t = self.terminals.len();
+        if k >= t {
+            return None;
+        }
+        match self.terminal_table.get(state as usize * t + k) {
+            Some(&s) if s != DEAD => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether the whole of `text` matches the pattern, reading bytes only: a pattern with
+    /// terminals matches here only the texts that need no terminal edge (a terminal reads
+    /// a token, which only exists once the DFA is composed with a vocabulary).
     pub fn is_match(&self, text: &[u8]) -> bool {
         let mut s = self.start();
         for &b in text {
@@ -482,7 +593,8 @@ impl ByteDfa {
     }
 
     /// The DFA as a rustfst acceptor: one arc per byte (label per [`crate::labels`]),
-    /// weights one, states numbered as here.
+    /// weights one, states numbered as here. Terminal edges have no byte label and are
+    /// left out.
     pub fn to_fst(&self) -> VectorFst<TropicalWeight> {
         let mut fst = VectorFst::new();
         fst.add_states(self.num_states());
@@ -505,7 +617,8 @@ impl ByteDfa {
     }
 
     /// Graphviz DOT; edges to one target are merged into one label of byte ranges
-    /// (`[0-9]`, `a`, `\xC3`), listed by their lowest byte. Deterministic.
+    /// (`[0-9]`, `a`, `\xC3`), listed by their lowest byte; then terminal edges, dashed
+    /// and labelled by name (`<PARAGRAPH_TOKEN>`). Deterministic.
     pub fn to_dot(&self) -> String {
         let mut out = String::from(
             "digraph byte_dfa {\n  rankdir=LR;\n  node [shape=circle];\n  \
@@ -534,6 +647,14 @@ impl ByteDfa {
                     "  {s} -> {t} [label=\"{}\"];\n",
                     ranges_label(&bytes)
                 ));
+            }
+            for (k, kind) in self.terminals.iter().enumerate() {
+                if let Some(t) = self.next_terminal(s, k) {
+                    out.push_str(&format!(
+                        "  {s} -> {t} [label=\"<{}>\", style=dashed];\n",
+                        kind.name()
+                    ));
+                }
             }
         }
         out.push_str("}\n");
@@ -590,6 +711,12 @@ impl ByteAutomaton for ByteDfa {
     }
     fn byte_classes(&self) -> Option<&[u8; 256]> {
         Some(ByteDfa::byte_classes(self))
+    }
+    fn num_terminals(&self) -> usize {
+        self.terminals.len()
+    }
+    fn next_terminal(&self, state: u32, terminal: usize) -> Option<u32> {
+        ByteDfa::next_terminal(self, state, terminal)
     }
 }
 

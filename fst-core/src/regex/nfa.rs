@@ -9,9 +9,11 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use regex_syntax::hir::{Class, Hir, HirKind, Look};
+use regex_syntax::hir::{Capture, Class, Hir, HirKind, Look};
 use regex_syntax::utf8::Utf8Sequences;
 
+use super::extensions::{is_reserved, placeholder_id, unrecognized, Kind, TerminalKind, Use};
+use super::fragments;
 use super::{RegexError, RegexErrorKind};
 
 /// One NFA state. Offsets index `Nfa::ranges` / `Nfa::targets`.
@@ -25,6 +27,8 @@ pub(crate) enum State {
     Start(u32),
     /// Epsilon transition that holds only after the last byte (`$`, `\z`).
     End(u32),
+    /// Reads one terminal symbol (a wildcard extension) and goes to `next`.
+    Terminal { kind: TerminalKind, next: u32 },
     /// The whole pattern matched here.
     Match,
 }
@@ -36,6 +40,8 @@ pub(crate) struct Nfa {
     pub(crate) ranges: Vec<(u8, u8, u32)>,
     pub(crate) targets: Vec<u32>,
     pub(crate) start: u32,
+    /// The distinct terminals on `Terminal` states, in precedence order.
+    pub(crate) terminals: Vec<TerminalKind>,
 }
 
 impl Nfa {
@@ -53,54 +59,67 @@ impl Nfa {
     }
 }
 
-/// Where an edge of a class graph goes: another node of the graph, or out of the class.
+/// Where an edge of a byte graph goes: another node of the graph, or out of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Dest {
+pub(crate) enum Dest {
     Node(u32),
     Out,
 }
 
-/// A compiled character class: a deterministic byte DAG whose exits all go to `Out`.
-/// Nodes are listed children-first; `entry` is the root.
+/// A byte fragment whose exits all go to `Out`, instantiated wherever it is used: a
+/// compiled character class (a deterministic DAG, nodes children-first) or an extension's
+/// graph (`fragments`; may have cycles, and one byte may lead both on and out).
 #[derive(Debug)]
-struct ClassGraph {
-    nodes: Vec<Vec<(u8, u8, Dest)>>,
-    entry: u32,
+pub(crate) struct ByteGraph {
+    pub(crate) nodes: Vec<Vec<(u8, u8, Dest)>>,
+    pub(crate) entry: u32,
 }
 
 /// Builds an NFA from a HIR, refusing to grow past `limit` states.
-pub(crate) struct Compiler {
+pub(crate) struct Compiler<'u> {
     nfa: Nfa,
     limit: usize,
     /// Class graphs by HIR node address: a class repeated by `{n}` is compiled once.
-    classes: HashMap<usize, Rc<ClassGraph>>,
+    classes: HashMap<usize, Rc<ByteGraph>>,
+    /// The extension groups, by placeholder number (`extensions::rewrite`).
+    uses: &'u [Use],
+    /// Extension graphs (`TEXT_UNTIL`, `SUBSTRING_OF`) by placeholder number.
+    graphs: HashMap<usize, Rc<ByteGraph>>,
+    /// Which terminals (by `TerminalKind as usize`) the NFA reads.
+    terminals: [bool; TerminalKind::ALL.len()],
 }
 
-impl Compiler {
-    pub(crate) fn new(limit: usize) -> Compiler {
+impl<'u> Compiler<'u> {
+    /// A compiler for a pattern whose extension groups are `uses`.
+    pub(crate) fn new(limit: usize, uses: &'u [Use]) -> Compiler<'u> {
         Compiler {
             nfa: Nfa {
                 states: Vec::new(),
                 ranges: Vec::new(),
                 targets: Vec::new(),
                 start: 0,
+                terminals: Vec::new(),
             },
             limit,
             classes: HashMap::new(),
+            uses,
+            graphs: HashMap::new(),
+            terminals: [false; TerminalKind::ALL.len()],
         }
     }
 
     /// An upper bound on the number of NFA states `compile` will create for `hir`
-    /// (saturating), computed without building anything so that `a{100000}{100}` is
-    /// refused at once.
-    pub(crate) fn estimate(&mut self, hir: &Hir) -> u64 {
-        match hir.kind() {
+    /// (saturating), computed without building anything big so that `a{100000}{100}` is
+    /// refused at once. Also checks the extensions' arguments, so that their errors come
+    /// before any size error.
+    pub(crate) fn estimate(&mut self, hir: &Hir) -> Result<u64, RegexError> {
+        Ok(match hir.kind() {
             HirKind::Empty => 0,
             HirKind::Literal(lit) => lit.0.len() as u64,
             HirKind::Class(class) => self.class_graph(hir, class).nodes.len() as u64,
             HirKind::Look(_) => 1,
             HirKind::Repetition(rep) => {
-                let sub = self.estimate(&rep.sub);
+                let sub = self.estimate(&rep.sub)?;
                 // `min` copies then either a loop body or `max - min` optional copies.
                 let copies = match rep.max {
                     None => u64::from(rep.min) + 1,
@@ -110,14 +129,31 @@ impl Compiler {
                     .saturating_mul(copies)
                     .saturating_add(1)
             }
-            HirKind::Capture(cap) => self.estimate(&cap.sub),
-            HirKind::Concat(subs) => subs
-                .iter()
-                .fold(0u64, |acc, h| acc.saturating_add(self.estimate(h))),
-            HirKind::Alternation(subs) => subs
-                .iter()
-                .fold(1u64, |acc, h| acc.saturating_add(self.estimate(h))),
-        }
+            HirKind::Capture(cap) => match self.extension(cap) {
+                Some(id) => self.estimate_extension(id, &cap.sub)?,
+                None => {
+                    if let Some(name) = cap.name.as_deref().filter(|n| is_reserved(n)) {
+                        // Only a verbose-mode comment can hide a group from the rewriter.
+                        return Err(unrecognized(name));
+                    }
+                    self.estimate(&cap.sub)?
+                }
+            },
+            HirKind::Concat(subs) => {
+                let mut acc = 0u64;
+                for h in subs {
+                    acc = acc.saturating_add(self.estimate(h)?);
+                }
+                acc
+            }
+            HirKind::Alternation(subs) => {
+                let mut acc = 1u64;
+                for h in subs {
+                    acc = acc.saturating_add(self.estimate(h)?);
+                }
+                acc
+            }
+        })
     }
 
     /// Compiles `hir` followed by a `Match` state.
@@ -125,7 +161,166 @@ impl Compiler {
         let matched = self.push(State::Match)?;
         let start = self.compile_into(hir, matched)?;
         self.nfa.start = start;
+        self.nfa.terminals = TerminalKind::ALL
+            .into_iter()
+            .filter(|&t| self.terminals[t as usize])
+            .collect();
         Ok(self.nfa)
+    }
+
+    /// The placeholder number when `cap` is an extension group of this pattern.
+    fn extension(&self, cap: &Capture) -> Option<usize> {
+        let id = placeholder_id(cap.name.as_deref()?)?;
+        (id < self.uses.len()).then_some(id)
+    }
+
+    fn estimate_extension(&mut self, id: usize, sub: &Hir) -> Result<u64, RegexError> {
+        let uses = self.uses;
+        let u = &uses[id];
+        let fields = fields(sub);
+        Ok(match u.kind {
+            Kind::Terminal(_) => 1,
+            Kind::QuotedText => self.estimate(fragments::quoted_text())?,
+            Kind::UnquotedText => self.estimate(fragments::unquoted_text())?,
+            Kind::TextUntil | Kind::SubstringOf => self.graph(id, &fields)?.nodes.len() as u64,
+            Kind::DelimitedList => {
+                let (min, max) = (u.min, u.max);
+                let delim = self.estimate(fields[0])?;
+                let item = self.estimate(fields[1])?;
+                // A copy of the item, then copies of "delimiter, item" (as a repetition).
+                let copies = match max {
+                    None => min as u64 + 1,
+                    Some(max) => max as u64,
+                };
+                delim
+                    .saturating_add(item)
+                    .saturating_add(1)
+                    .saturating_mul(copies)
+                    .saturating_add(item)
+                    .saturating_add(2)
+            }
+            Kind::DelimitedSubsequenceOf => {
+                let delim = self.estimate(fields[0])?;
+                let mut acc = 0u64;
+                for item in &fields[1..] {
+                    acc = acc
+                        .saturating_add(self.estimate(item)?)
+                        .saturating_add(delim)
+                        .saturating_add(2);
+                }
+                acc
+            }
+        })
+    }
+
+    /// The cached graph of a `TEXT_UNTIL` or `SUBSTRING_OF` group, built on first use.
+    fn graph(&mut self, id: usize, fields: &[&Hir]) -> Result<Rc<ByteGraph>, RegexError> {
+        if let Some(g) = self.graphs.get(&id) {
+            return Ok(Rc::clone(g));
+        }
+        let uses = self.uses;
+        let u = &uses[id];
+        let mut literals = Vec::with_capacity(fields.len());
+        for (i, field) in fields.iter().enumerate() {
+            let what = match u.kind {
+                Kind::TextUntil => format!("stop phrase {}", i + 1),
+                _ => "the string".to_string(),
+            };
+            let lit = literal(field).ok_or_else(|| {
+                u.error(&format!(
+                    "{what} must be a literal string, but it is a pattern; escape regex \
+                     metacharacters with `\\` (and note that case-insensitive mode turns \
+                     letters into classes)"
+                ))
+            })?;
+            if lit.is_empty() {
+                return Err(u.error(&format!("{what} is empty")));
+            }
+            literals.push(lit);
+        }
+        let graph = match u.kind {
+            Kind::TextUntil => fragments::text_until(&literals),
+            _ => {
+                let text = std::str::from_utf8(&literals[0])
+                    .map_err(|_| u.error("the string is not valid UTF-8"))?;
+                fragments::substrings(text)
+            }
+        };
+        let graph = Rc::new(graph);
+        self.graphs.insert(id, Rc::clone(&graph));
+        Ok(graph)
+    }
+
+    /// Compiles extension group `id` (argument HIR `sub`) in continuation style.
+    fn compile_extension(&mut self, id: usize, sub: &Hir, next: u32) -> Result<u32, RegexError> {
+        let u = &self.uses[id];
+        let (kind, min, max) = (u.kind, u.min, u.max);
+        let fields = fields(sub);
+        match kind {
+            Kind::Terminal(t) => {
+                self.terminals[t as usize] = true;
+                self.push(State::Terminal { kind: t, next })
+            }
+            Kind::QuotedText => self.compile_into(fragments::quoted_text(), next),
+            Kind::UnquotedText => self.compile_into(fragments::unquoted_text(), next),
+            Kind::TextUntil | Kind::SubstringOf => {
+                let graph = self.graph(id, &fields)?;
+                self.instantiate(&graph, next)
+            }
+            Kind::DelimitedList => {
+                let (delim, item) = (fields[0], fields[1]);
+                if max == Some(0) {
+                    // MIN = MAX = 0: only the empty text.
+                    return Ok(next);
+                }
+                // ITEM, then "DELIMITER ITEM" repeated lo..=hi times, as `Repetition` does.
+                let lo = min.max(1) - 1;
+                let mut cur = next;
+                match max {
+                    None => {
+                        let lp = self.push_split(&[])?;
+                        let body = self.compile_into(item, lp)?;
+                        let body = self.compile_into(delim, body)?;
+                        let off = self.nfa.targets.len() as u32;
+                        self.nfa.targets.extend_from_slice(&[body, next]);
+                        self.nfa.states[lp as usize] = State::Split { off, len: 2 };
+                        cur = lp;
+                    }
+                    Some(max) => {
+                        for _ in lo..max - 1 {
+                            let body = self.compile_into(item, cur)?;
+                            let body = self.compile_into(delim, body)?;
+                            cur = self.push_split(&[body, next])?;
+                        }
+                    }
+                }
+                for _ in 0..lo {
+                    cur = self.compile_into(item, cur)?;
+                    cur = self.compile_into(delim, cur)?;
+                }
+                let entry = self.compile_into(item, cur)?;
+                if min == 0 {
+                    self.push_split(&[entry, next])
+                } else {
+                    Ok(entry)
+                }
+            }
+            Kind::DelimitedSubsequenceOf => {
+                // Back to front: `choose` enters item i or skips to a later one; after
+                // item i the text ends or a delimiter leads to a later item. Each item
+                // and delimiter is compiled once per position: linear size.
+                let (delim, items) = (fields[0], &fields[1..]);
+                let last = items.len() - 1;
+                let mut choose = self.compile_into(items[last], next)?;
+                for item in items[..last].iter().rev() {
+                    let more = self.compile_into(delim, choose)?;
+                    let after = self.push_split(&[next, more])?;
+                    let entry = self.compile_into(item, after)?;
+                    choose = self.push_split(&[entry, choose])?;
+                }
+                Ok(choose)
+            }
+        }
     }
 
     fn push(&mut self, state: State) -> Result<u32, RegexError> {
@@ -209,7 +404,10 @@ impl Compiler {
                 }
                 Ok(cur)
             }
-            HirKind::Capture(cap) => self.compile_into(&cap.sub, next),
+            HirKind::Capture(cap) => match self.extension(cap) {
+                Some(id) => self.compile_extension(id, &cap.sub, next),
+                None => self.compile_into(&cap.sub, next),
+            },
             HirKind::Concat(subs) => {
                 let mut cur = next;
                 for sub in subs.iter().rev() {
@@ -228,7 +426,7 @@ impl Compiler {
     }
 
     /// Copies a class graph into the NFA with its exits wired to `next`.
-    fn instantiate(&mut self, graph: &ClassGraph, next: u32) -> Result<u32, RegexError> {
+    fn instantiate(&mut self, graph: &ByteGraph, next: u32) -> Result<u32, RegexError> {
         let base = self.nfa.states.len() as u32;
         let mut buf = Vec::new();
         for node in &graph.nodes {
@@ -245,7 +443,7 @@ impl Compiler {
         Ok(base + graph.entry)
     }
 
-    fn class_graph(&mut self, hir: &Hir, class: &Class) -> Rc<ClassGraph> {
+    fn class_graph(&mut self, hir: &Hir, class: &Class) -> Rc<ByteGraph> {
         let key = hir as *const Hir as usize;
         if let Some(g) = self.classes.get(&key) {
             return Rc::clone(g);
@@ -256,10 +454,47 @@ impl Compiler {
     }
 }
 
+/// The argument fields of an extension group: `rewrite` wraps each in its own capture,
+/// so the group's HIR is one capture or a concatenation of captures (argument-less
+/// groups hold a dummy instead, never looked at).
+fn fields(sub: &Hir) -> Vec<&Hir> {
+    fn unwrap(h: &Hir) -> &Hir {
+        match h.kind() {
+            HirKind::Capture(c) => &c.sub,
+            _ => h,
+        }
+    }
+    match sub.kind() {
+        HirKind::Empty => Vec::new(),
+        HirKind::Concat(subs) => subs.iter().map(unwrap).collect(),
+        _ => vec![unwrap(sub)],
+    }
+}
+
+/// The bytes `hir` matches when it matches exactly one text (literals, possibly inside
+/// groups), else `None`.
+fn literal(hir: &Hir) -> Option<Vec<u8>> {
+    match hir.kind() {
+        HirKind::Empty => Some(Vec::new()),
+        HirKind::Literal(lit) => Some(lit.0.to_vec()),
+        HirKind::Capture(c) if placeholder_id(c.name.as_deref().unwrap_or("")).is_none() => {
+            literal(&c.sub)
+        }
+        HirKind::Concat(subs) => {
+            let mut out = Vec::new();
+            for h in subs {
+                out.extend(literal(h)?);
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
 /// Turns a class into a byte DAG: a trie of its UTF-8 sequences (which come sorted and
 /// prefix-free, so shared prefixes are always the last edge of a node), then suffix
 /// sharing bottom-up so equal continuations (`[80-BF]` tails) exist once.
-fn build_class_graph(class: &Class) -> ClassGraph {
+fn build_class_graph(class: &Class) -> ByteGraph {
     // Trie: edges (lo, hi, child), child == usize::MAX for the end of a sequence.
     const LEAF: usize = usize::MAX;
     let mut trie: Vec<Vec<(u8, u8, usize)>> = vec![Vec::new()];
@@ -301,7 +536,7 @@ fn build_class_graph(class: &Class) -> ClassGraph {
             }
         }
     }
-    let mut graph = ClassGraph {
+    let mut graph = ByteGraph {
         nodes: Vec::new(),
         entry: 0,
     };
@@ -343,7 +578,7 @@ mod tests {
     use super::*;
     use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
 
-    fn graph(ranges: &[(char, char)]) -> ClassGraph {
+    fn graph(ranges: &[(char, char)]) -> ByteGraph {
         let class = ClassUnicode::new(ranges.iter().map(|&(a, b)| ClassUnicodeRange::new(a, b)));
         build_class_graph(&Class::Unicode(class))
     }
@@ -369,8 +604,39 @@ mod tests {
     fn estimate_bounds_the_built_size() {
         for pattern in [r"\w{3}", "(ab|cd){2,5}", "x*y+z?", r"(\p{Greek}|[0-9]{2})*"] {
             let hir = regex_syntax::parse(pattern).unwrap();
-            let mut c = Compiler::new(1 << 20);
-            let est = c.estimate(&hir);
+            let mut c = Compiler::new(1 << 20, &[]);
+            let est = c.estimate(&hir).unwrap();
+            let nfa = c.compile(&hir).unwrap();
+            assert!(
+                nfa.states.len() as u64 <= est + 1,
+                "{pattern}: {} > {est}",
+                nfa.states.len()
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod extension_tests {
+    use super::*;
+    use crate::regex::extensions::rewrite;
+
+    #[test]
+    fn estimate_bounds_the_built_size_of_extensions() {
+        for pattern in [
+            "(?P<QUOTED_TEXT>)(?P<UNQUOTED_TEXT>)",
+            "(?P<TEXT_TOKEN>)+(?P<IMAGE>){2}",
+            "(?P<TEXT_UNTIL>abc|é|xyz)",
+            "(?P<SUBSTRING_OF>abracadabra☃)",
+            "(?P<DELIMITED_LIST>, |[a-z]+)",
+            "(?P<DELIMITED_LIST>, |[a-z]+|0|5)",
+            "(?P<DELIMITED_LIST>;|(?P<DELIMITED_LIST>,|x|2|3)|3)",
+            "(?P<DELIMITED_SUBSEQUENCE_OF>, |a|bc|(?P<QUOTED_TEXT>)|d)",
+        ] {
+            let r = rewrite(pattern).unwrap().unwrap();
+            let hir = regex_syntax::parse(&r.text).unwrap();
+            let mut c = Compiler::new(1 << 20, &r.uses);
+            let est = c.estimate(&hir).unwrap();
             let nfa = c.compile(&hir).unwrap();
             assert!(
                 nfa.states.len() as u64 <= est + 1,

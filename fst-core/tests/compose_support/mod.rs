@@ -174,6 +174,7 @@ pub fn brute_force<V: TokenVocabulary>(dfa: &TableDfa, vocab: &V) -> Option<Auto
         start: 0,
         accepting: order.iter().map(|&s| dfa.accepting[s as usize]).collect(),
         edges,
+        terminals: Vec::new(),
     });
     parts.accepting.iter().any(|&a| a).then_some(parts)
 }
