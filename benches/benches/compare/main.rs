@@ -12,6 +12,8 @@ mod walk;
 
 #[cfg(feature = "fstc")]
 mod fstc;
+#[cfg(feature = "fstc")]
+mod terminals;
 
 use std::time::Duration;
 
@@ -104,6 +106,8 @@ fn real_main() -> Result<()> {
         let vocab = vocab::load(dir)?;
         let result = bench_vocab(&vocab, &options)?;
         report::print_vocab(&result);
+        #[cfg(feature = "fstc")]
+        terminals::print(&terminals::bench(&vocab, options.steps)?, options.steps);
         results.push(result);
     }
     report::print_scaling(&results);

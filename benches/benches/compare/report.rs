@@ -163,7 +163,7 @@ fn show_bytes(bytes: &[u8]) -> String {
     }
 }
 
-fn ms(d: Duration) -> String {
+pub fn ms(d: Duration) -> String {
     let v = d.as_secs_f64() * 1e3;
     if v >= 100.0 {
         format!("{v:.0}")
@@ -174,7 +174,7 @@ fn ms(d: Duration) -> String {
     }
 }
 
-fn us(v: f64) -> String {
+pub fn us(v: f64) -> String {
     if v >= 100.0 {
         format!("{v:.0}")
     } else if v >= 10.0 {
