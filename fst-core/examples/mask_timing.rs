@@ -198,7 +198,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let compiled = RegexCompiler::new().compile(pattern, &vocab)?;
             let bytes = compiled.to_bytes();
             let max_out = (0..compiled.num_states())
-                .map(|s| compiled.edges(s).0.len())
+                .map(|s| compiled.num_token_edges(s))
                 .max()
                 .unwrap_or(0);
             // Load time: best of a few, zero-copy from an aligned buffer.

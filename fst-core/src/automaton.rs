@@ -7,9 +7,13 @@
 //! `TokenAutomaton<&[u32]>`, and an automaton built in memory is saved by writing its
 //! words.
 //!
-//! States with many edges also carry a precomputed dense mask (deduplicated across
-//! states), laid out when the automaton is built and checked against the edges when it is
-//! loaded, so that the walker fills their mask with one copy.
+//! Edges are not stored per token. Tokens that behave alike in every state (same target
+//! from every state, or no edge) form a *token class*, stored once; a state's edges are
+//! labelled by class. A wildcard state of a 128k vocabulary then has a handful of class
+//! edges instead of ~128k token edges, which is what keeps files small and compiles fast.
+//! States allowing many tokens also carry a precomputed dense mask (deduplicated across
+//! states), checked against their edges when the automaton is loaded, so that the walker
+//! fills their mask with one copy.
 
 use std::fmt;
 
@@ -40,6 +44,34 @@ pub struct AutomatonParts {
     /// Terminal labels, in precedence order: wildcard edges that read any one token of a
     /// precomputed set (Koo et al. §2.5.1), stored once per automaton instead of as an
     /// edge per token.
+    pub terminals: Vec<Terminal>,
+}
+
+/// A token automaton with its edges labelled by token class: what the compiler produces,
+/// before layout.
+///
+/// `TokenAutomaton::from_class_parts` merges classes that have the same edges everywhere,
+/// drops unused ones and numbers them by smallest token, so any two class parts of one
+/// automaton give the same file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassParts {
+    /// Number of token ids of the vocabulary (the minimum mask width).
+    pub vocab_size: u32,
+    /// `fingerprint` of the vocabulary the automaton was compiled for.
+    pub vocab_fingerprint: u64,
+    /// Ids that end generation; allowed exactly in accepting states.
+    pub eos_ids: Vec<u32>,
+    /// The start state.
+    pub start: StateId,
+    /// One flag per state.
+    pub accepting: Vec<bool>,
+    /// Disjoint sets of tokens (no EOS id); class `c` is `classes[c]`.
+    pub classes: Vec<Vec<u32>>,
+    /// One list per state of `(label, target state)`, at most one edge per label. A label
+    /// below `classes.len()` is a class (every token of it goes to the target); label
+    /// `classes.len() + k` is terminal `k`.
+    pub edges: Vec<Vec<(u32, StateId)>>,
+    /// Terminal labels, in precedence order (as in [`AutomatonParts::terminals`]).
     pub terminals: Vec<Terminal>,
 }
 
@@ -95,19 +127,35 @@ pub(crate) struct Layout {
     pub(crate) vocab_fingerprint: u64,
     pub(crate) start: StateId,
     pub(crate) num_states: u32,
+    /// Token edges plus terminal edges (the header's count).
     pub(crate) num_edges: u32,
     pub(crate) num_accepting: u32,
     pub(crate) num_terminals: u32,
     /// Start of the EOS id section and its length.
     pub(crate) eos: (usize, usize),
-    /// Start of the CSR state offsets (`num_states + 1` words).
+    /// Start of the CSR state offsets (`num_states + 1` words, indices of class edges).
     pub(crate) state_offsets: usize,
     /// Start of the state flags (`num_states` words).
     pub(crate) state_flags: usize,
-    /// Start of the edge labels (`num_edges` words).
+    /// Labels and targets fit in 16 bits: one packed word per edge (`label << 16 |
+    /// target`) at `edge_labels`, and class numbers packed two to a word.
+    pub(crate) narrow: bool,
+    /// Start of the edge labels (or of the packed edges when `narrow`).
     pub(crate) edge_labels: usize,
-    /// Start of the edge targets (`num_edges` words).
+    /// Start of the edge targets (unused when `narrow`).
     pub(crate) edge_targets: usize,
+    /// Number of token classes.
+    pub(crate) num_classes: u32,
+    /// Start of the CSR class offsets (`num_classes + 1` words).
+    pub(crate) class_offsets: usize,
+    /// Start of the class tokens (each class ascending).
+    pub(crate) class_tokens: usize,
+    /// Number of tokens in some class.
+    pub(crate) num_class_tokens: usize,
+    /// Start of all class tokens in ascending order.
+    pub(crate) token_index: usize,
+    /// Start of the class of each `token_index` entry (`u16` pairs when `narrow`).
+    pub(crate) token_classes: usize,
     /// Words of one mask: `ceil(vocab_size / 32)`.
     pub(crate) mask_words: usize,
     /// Start of the dense mask table (`num_masks * mask_words` words).
@@ -146,7 +194,15 @@ impl TokenAutomaton<Vec<u32>> {
     /// `vocab_size`, a state has two edges with one token, an EOS id labels an edge, or
     /// `accepting` and `edges` disagree on the number of states.
     pub fn from_parts(parts: AutomatonParts) -> Result<TokenAutomaton, FormatError> {
-        let words = format::words_from_parts(parts)?;
+        TokenAutomaton::from_class_parts(format::class_parts(parts)?)
+    }
+
+    /// Lays out and validates an automaton whose edges are labelled by token class.
+    ///
+    /// Fails like [`from_parts`](Self::from_parts), and when classes overlap or hold an
+    /// EOS id or a token not below `vocab_size`.
+    pub fn from_class_parts(parts: ClassParts) -> Result<TokenAutomaton, FormatError> {
+        let words = format::words_from_class_parts(parts)?;
         TokenAutomaton::from_words(words)
     }
 }
@@ -269,64 +325,167 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             .is_some_and(|flags| flags & format::FLAG_ACCEPTING != 0)
     }
 
-    /// All edges of `state`, token edges then terminal edges, labels increasing.
-    fn all_edges(&self, state: StateId) -> (&[u32], &[StateId]) {
+    /// The range of `state`'s edges (class edges, then terminal edges) among all edges.
+    #[inline]
+    fn edge_range(&self, state: StateId) -> (usize, usize) {
         if state >= self.layout.num_states {
-            return (&[], &[]);
+            return (0, 0);
         }
-        let offsets = self.section(self.layout.state_offsets + state as usize, 2);
-        let (begin, end) = match offsets {
+        match self.section(self.layout.state_offsets + state as usize, 2) {
             [b, e] if b <= e => (*b as usize, *e as usize),
-            _ => return (&[], &[]),
-        };
-        (
-            self.section(self.layout.edge_labels + begin, end - begin),
-            self.section(self.layout.edge_targets + begin, end - begin),
-        )
+            _ => (0, 0),
+        }
     }
 
-    /// Where `state`'s terminal edges start among its edges: they are the last few, so
-    /// a short scan from the end finds them.
+    /// Edge `e`: its label (class `c`, or `num_classes + k` for terminal `k`) and target.
     #[inline]
-    fn split_terminals(&self, labels: &[u32]) -> usize {
-        let vocab = self.layout.vocab_size;
-        let mut i = labels.len();
-        while i > 0 && labels[i - 1] >= vocab {
+    fn edge(&self, e: usize) -> (u32, StateId) {
+        let words = self.words.as_ref();
+        if self.layout.narrow {
+            let w = words.get(self.layout.edge_labels + e).copied().unwrap_or(0);
+            (w >> 16, w & 0xffff)
+        } else {
+            (
+                words.get(self.layout.edge_labels + e).copied().unwrap_or(0),
+                words
+                    .get(self.layout.edge_targets + e)
+                    .copied()
+                    .unwrap_or(0),
+            )
+        }
+    }
+
+    #[inline]
+    fn edge_label(&self, e: usize) -> u32 {
+        self.edge(e).0
+    }
+
+    /// All edges of `state` as `(label, target)`, labels increasing.
+    fn labelled_edges(&self, state: StateId) -> impl Iterator<Item = (u32, StateId)> + '_ {
+        let (begin, end) = self.edge_range(state);
+        (begin..end).map(move |e| self.edge(e))
+    }
+
+    /// Where `state`'s terminal edges start: they are the last few, so a short scan from
+    /// the end finds them.
+    #[inline]
+    fn split_terminals(&self, begin: usize, end: usize) -> usize {
+        let classes = self.layout.num_classes;
+        let mut i = end;
+        while i > begin && self.edge_label(i - 1) >= classes {
             i -= 1;
         }
         i
     }
 
-    /// The token edges of `state`: tokens in increasing order and their targets, index
-    /// for index. Terminal edges are not included (see [`terminal_edges`](Self::terminal_edges)).
-    pub fn edges(&self, state: StateId) -> (&[u32], &[StateId]) {
-        let (labels, targets) = self.all_edges(state);
-        let n = self.split_terminals(labels);
-        (&labels[..n], &targets[..n.min(targets.len())])
+    /// The target of `state`'s edge for class `class`, by binary search.
+    #[inline]
+    fn class_target(&self, state: StateId, class: u32) -> Option<StateId> {
+        let (mut lo, mut hi) = self.edge_range(state);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (label, target) = self.edge(mid);
+            match label.cmp(&class) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(target),
+            }
+        }
+        None
+    }
+
+    /// Number of token classes: sets of tokens that go to the same state from every state.
+    pub fn num_classes(&self) -> u32 {
+        self.layout.num_classes
+    }
+
+    /// The tokens of class `class`, ascending; empty if there is no such class.
+    pub fn class_tokens(&self, class: u32) -> &[u32] {
+        if class >= self.layout.num_classes {
+            return &[];
+        }
+        match self.section(self.layout.class_offsets + class as usize, 2) {
+            [b, e] if b <= e => {
+                self.section(self.layout.class_tokens + *b as usize, (e - b) as usize)
+            }
+            _ => &[],
+        }
+    }
+
+    /// The class of `token`, or `None` if no state has an edge for it.
+    pub fn token_class(&self, token: u32) -> Option<u32> {
+        let index = self.section(self.layout.token_index, self.layout.num_class_tokens);
+        let i = index.binary_search(&token).ok()?;
+        let words = self.words.as_ref();
+        if self.layout.narrow {
+            let w = *words.get(self.layout.token_classes + i / 2)?;
+            Some((w >> (16 * (i % 2))) & 0xffff)
+        } else {
+            words.get(self.layout.token_classes + i).copied()
+        }
+    }
+
+    /// The class edges of `state`: classes in increasing order and their targets. Every
+    /// token of the class follows the edge. Terminal edges are not included.
+    pub fn class_edges(&self, state: StateId) -> impl Iterator<Item = (u32, StateId)> + '_ {
+        let (begin, end) = self.edge_range(state);
+        let split = self.split_terminals(begin, end);
+        (begin..split).map(move |e| self.edge(e))
+    }
+
+    /// Number of tokens with an edge out of `state` (terminal edges not counted).
+    pub fn num_token_edges(&self, state: StateId) -> usize {
+        self.class_edges(state)
+            .map(|(c, _)| self.class_tokens(c).len())
+            .sum()
+    }
+
+    /// The token edges of `state`, sorted by token: the class edges expanded. Allocates;
+    /// walkers use [`next_state`](Self::next_state) and masks instead.
+    pub fn token_edges(&self, state: StateId) -> Vec<(u32, StateId)> {
+        let mut out: Vec<(u32, StateId)> = self
+            .class_edges(state)
+            .flat_map(|(c, t)| self.class_tokens(c).iter().map(move |&token| (token, t)))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The only token edge of `state`, if it has exactly one token edge and no terminal edge.
+    pub fn single_token_edge(&self, state: StateId) -> Option<(u32, StateId)> {
+        if self.has_terminal_edges(state) {
+            return None;
+        }
+        let mut edges = self.class_edges(state);
+        let (class, target) = edges.next()?;
+        match (edges.next(), self.class_tokens(class)) {
+            (None, [token]) => Some((*token, target)),
+            _ => None,
+        }
     }
 
     /// The terminal edges of `state`: terminal numbers `k` in precedence order (increasing)
     /// and their targets.
     pub fn terminal_edges(&self, state: StateId) -> impl Iterator<Item = (u32, StateId)> + '_ {
-        let (labels, targets) = self.all_edges(state);
-        let n = self.split_terminals(labels);
-        let vocab = self.layout.vocab_size;
-        labels[n..]
-            .iter()
-            .zip(&targets[n.min(targets.len())..])
-            .map(move |(&l, &t)| (l - vocab, t))
+        let (begin, end) = self.edge_range(state);
+        let split = self.split_terminals(begin, end);
+        let classes = self.layout.num_classes;
+        (split..end).map(move |e| {
+            let (label, target) = self.edge(e);
+            (label - classes, target)
+        })
     }
 
     /// Whether `state` has terminal edges.
     pub fn has_terminal_edges(&self, state: StateId) -> bool {
-        let (labels, _) = self.all_edges(state);
-        labels.last().is_some_and(|&l| l >= self.layout.vocab_size)
+        let (begin, end) = self.edge_range(state);
+        end > begin && self.edge_label(end - 1) >= self.layout.num_classes
     }
 
     /// The precomputed mask of `state`, if it has one: `ceil(vocab_size / 32)` words
-    /// holding exactly what [`Walker::fill_mask`](crate::walker::Walker::fill_mask) writes
-    /// there (edge tokens, plus the EOS ids if the state accepts). States with many edges
-    /// have one (see [`format::dense_mask_wanted`]), so that filling their mask is a copy.
+    /// holding its token edges, plus the EOS ids if the state accepts (the walker ORs
+    /// terminal masks on top). States allowing many tokens have one (see
+    /// [`format::dense_mask_wanted`]), so that filling their mask is a copy.
     pub fn dense_mask(&self, state: StateId) -> Option<&[u32]> {
         if self.layout.num_masks == 0 || state >= self.layout.num_states {
             return None;
@@ -370,14 +529,18 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
                 path.reverse();
                 return Some(path);
             }
-            let (tokens, targets) = self.edges(state);
-            let by_token = tokens.iter().copied().zip(targets.iter().copied());
-            // A terminal edge is walked with the first token of its mask that it takes.
+            // A class edge is walked with its smallest token, a terminal edge with the
+            // first token of its mask that it takes.
+            let by_class = self
+                .class_edges(state)
+                .filter_map(|(c, next)| Some((*self.class_tokens(c).first()?, next)));
             let by_terminal = self.terminal_edges(state).filter_map(|(k, next)| {
                 let token = self.terminal_witness(state, k)?;
                 Some((token, next))
             });
-            for (token, next) in by_token.chain(by_terminal) {
+            let mut steps: Vec<(u32, StateId)> = by_class.chain(by_terminal).collect();
+            steps.sort_unstable();
+            for (token, next) in steps {
                 if !seen[next as usize] {
                     seen[next as usize] = true;
                     parent[next as usize] = Some((state, token));
@@ -389,28 +552,32 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     }
 
     /// The state reached from `state` by `token`, or `None` if `token` is not allowed
-    /// there. A token edge wins; otherwise the first terminal edge, in precedence order,
-    /// whose mask holds the token. EOS ids never have a next state.
+    /// there. A token edge (its class's edge) wins; otherwise the first terminal edge, in
+    /// precedence order, whose mask holds the token. EOS ids never have a next state.
     pub fn next_state(&self, state: StateId, token: u32) -> Option<StateId> {
-        let (labels, targets) = self.all_edges(state);
-        let n = self.split_terminals(labels);
-        if let Ok(i) = labels[..n].binary_search(&token) {
-            return targets.get(i).copied();
-        }
         if token >= self.layout.vocab_size {
             return None;
         }
-        let vocab = self.layout.vocab_size;
-        (n..labels.len())
-            .find(|&i| self.terminal_contains(labels[i] - vocab, token))
-            .and_then(|i| targets.get(i).copied())
+        if let Some(class) = self.token_class(token) {
+            if let Some(target) = self.class_target(state, class) {
+                return Some(target);
+            }
+        }
+        self.terminal_edges(state)
+            .find(|&(k, _)| self.terminal_contains(k, token))
+            .map(|(_, target)| target)
+    }
+
+    /// Whether `state` has a token edge (not a terminal edge) for `token`.
+    fn has_token_edge(&self, state: StateId, token: u32) -> bool {
+        self.token_class(token)
+            .is_some_and(|c| self.class_target(state, c).is_some())
     }
 
     /// The smallest token that `state` sends through terminal edge `k` (one in `k`'s mask
     /// with no token edge and no terminal edge of higher precedence), if any.
     pub fn terminal_witness(&self, state: StateId, k: u32) -> Option<u32> {
         let mask = self.terminal_mask(k)?;
-        let (tokens, _) = self.edges(state);
         let earlier: Vec<u32> = self
             .terminal_edges(state)
             .map(|(j, _)| j)
@@ -420,7 +587,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             .map(|t| t as u32)
             .filter(|&t| mask[(t / 32) as usize] & (1 << (t % 32)) != 0)
             .find(|&t| {
-                tokens.binary_search(&t).is_err()
+                !self.has_token_edge(state, t)
                     && !earlier.iter().any(|&j| self.terminal_contains(j, t))
             })
     }
@@ -453,32 +620,52 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         }
     }
 
-    /// The pieces back, normalized (edges sorted by token, EOS ids sorted): the inverse of
-    /// [`TokenAutomaton::from_parts`] for tests and tools.
+    fn terminals(&self) -> Vec<Terminal> {
+        (0..self.num_terminals())
+            .map(|k| Terminal {
+                name: self.terminal_name(k).unwrap_or_default(),
+                mask: self.terminal_mask(k).unwrap_or_default().to_vec(),
+            })
+            .collect()
+    }
+
+    /// The pieces back with token edges, normalized (edges sorted by label, EOS ids
+    /// sorted): the inverse of [`TokenAutomaton::from_parts`] for tests and tools.
     pub fn to_parts(&self) -> AutomatonParts {
         let n = self.num_states();
+        let vocab = self.vocab_size();
         AutomatonParts {
-            vocab_size: self.vocab_size(),
+            vocab_size: vocab,
             vocab_fingerprint: self.vocab_fingerprint(),
             eos_ids: self.eos_ids().to_vec(),
             start: self.start(),
             accepting: (0..n).map(|s| self.is_accepting(s)).collect(),
             edges: (0..n)
                 .map(|s| {
-                    let (labels, targets) = self.all_edges(s);
-                    labels
-                        .iter()
-                        .copied()
-                        .zip(targets.iter().copied())
-                        .collect()
+                    let mut list = self.token_edges(s);
+                    list.extend(self.terminal_edges(s).map(|(k, t)| (vocab + k, t)));
+                    list
                 })
                 .collect(),
-            terminals: (0..self.num_terminals())
-                .map(|k| Terminal {
-                    name: self.terminal_name(k).unwrap_or_default(),
-                    mask: self.terminal_mask(k).unwrap_or_default().to_vec(),
-                })
+            terminals: self.terminals(),
+        }
+    }
+
+    /// The pieces back with class edges: the inverse of
+    /// [`TokenAutomaton::from_class_parts`].
+    pub fn to_class_parts(&self) -> ClassParts {
+        let n = self.num_states();
+        ClassParts {
+            vocab_size: self.vocab_size(),
+            vocab_fingerprint: self.vocab_fingerprint(),
+            eos_ids: self.eos_ids().to_vec(),
+            start: self.start(),
+            accepting: (0..n).map(|s| self.is_accepting(s)).collect(),
+            classes: (0..self.num_classes())
+                .map(|c| self.class_tokens(c).to_vec())
                 .collect(),
+            edges: (0..n).map(|s| self.labelled_edges(s).collect()).collect(),
+            terminals: self.terminals(),
         }
     }
 }
@@ -497,6 +684,7 @@ impl<W: AsRef<[u32]>> fmt::Debug for TokenAutomaton<W> {
                 &format_args!("{:#018x}", self.vocab_fingerprint()),
             )
             .field("eos_ids", &self.eos_ids())
+            .field("num_classes", &self.num_classes())
             .field("num_dense_masks", &self.num_dense_masks())
             .field("num_terminals", &self.num_terminals())
             .finish()

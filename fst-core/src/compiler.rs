@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use crate::automaton::{Terminal, TokenAutomaton};
-use crate::compose::{compose_with_trie, ComposeError, ComposeLimits, VocabTrie};
+use crate::compose::{compose_classes_with_trie, ComposeError, ComposeLimits, VocabTrie};
 use crate::format::FormatError;
 use crate::regex::{ByteDfa, RegexError, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
 use crate::vocab::TokenVocabulary;
@@ -132,7 +132,7 @@ impl RegexCompiler {
         stats.byte_dfa_states = dfa.num_states();
 
         let started = Instant::now();
-        let mut parts = compose_with_trie(&dfa, trie, &self.limits)
+        let mut parts = compose_classes_with_trie(&dfa, trie, &self.limits)
             .map_err(|e| BuildError::compose(pattern, e))?;
         parts.terminals = dfa
             .terminals()
@@ -142,7 +142,7 @@ impl RegexCompiler {
         stats.compose_time = started.elapsed();
 
         let started = Instant::now();
-        let automaton = TokenAutomaton::from_parts(parts).map_err(BuildError::format)?;
+        let automaton = TokenAutomaton::from_class_parts(parts).map_err(BuildError::format)?;
         stats.layout_time = started.elapsed();
         Ok((automaton, stats))
     }

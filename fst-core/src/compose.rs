@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use crate::automaton::{AutomatonParts, StateId};
+use crate::automaton::{AutomatonParts, ClassParts, StateId};
 use crate::minimize::minimize;
 use crate::vocab::{fingerprint, TokenVocabulary};
 
@@ -702,18 +702,58 @@ pub fn compose_with_trie<A>(
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
-    let (classes, mut grouped) = compose_groups(dfa, trie, limits)?;
-    let mut merged = None;
-    if let Some((labels, edges)) = merge_columns(&classes.groups, &grouped.edges) {
-        grouped.edges = edges;
-        merged = Some(labels);
-    }
-    let labels = merged.as_ref().unwrap_or(&classes.groups);
-    let minimal = minimize(grouped);
+    let (labels, minimal) = compose_minimal_groups(dfa, trie, limits)?;
     Ok(AutomatonParts {
         edges: labels.expand(&minimal.edges),
         ..minimal
     })
+}
+
+/// The same automaton as [`compose_with_trie`], with edges labelled by token class
+/// instead of expanded to tokens: what the compiler lays out, since a wildcard state
+/// then costs a few class edges instead of ~|V| token edges. `terminals` is left empty.
+pub fn compose_classes_with_trie<A>(
+    dfa: &A,
+    trie: &VocabTrie,
+    limits: &ComposeLimits,
+) -> Result<ClassParts, ComposeError>
+where
+    A: ByteAutomaton + Sync + ?Sized,
+{
+    let (labels, minimal) = compose_minimal_groups(dfa, trie, limits)?;
+    Ok(ClassParts {
+        vocab_size: minimal.vocab_size,
+        vocab_fingerprint: minimal.vocab_fingerprint,
+        eos_ids: minimal.eos_ids,
+        start: minimal.start,
+        accepting: minimal.accepting,
+        classes: (0..labels.len() as u32)
+            .map(|l| labels.tokens(l).to_vec())
+            .collect(),
+        edges: minimal.edges,
+        terminals: Vec::new(),
+    })
+}
+
+/// The minimal automaton over token groups (merged where their columns agree) and the
+/// groups; terminal labels follow the groups.
+fn compose_minimal_groups<A>(
+    dfa: &A,
+    trie: &VocabTrie,
+    limits: &ComposeLimits,
+) -> Result<(Labels, AutomatonParts), ComposeError>
+where
+    A: ByteAutomaton + Sync + ?Sized,
+{
+    let (classes, mut grouped) = compose_groups(dfa, trie, limits)?;
+    let labels = match merge_columns(&classes.groups, &grouped.edges) {
+        Some((labels, edges)) => {
+            grouped.edges = edges;
+            labels
+        }
+        None => classes.groups,
+    };
+    Ok((labels, minimize(grouped)))
 }
 
 /// The token automaton of `dfa` over the vocabulary of `trie`, trimmed but not minimized.

@@ -55,9 +55,8 @@ pub fn to_dot<W: AsRef<[u32]>>(
         }
     }
     for s in 0..automaton.num_states() {
-        let (tokens, targets) = automaton.edges(s);
         let mut by_target: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        for (&t, &target) in tokens.iter().zip(targets) {
+        for (t, target) in automaton.token_edges(s) {
             by_target.entry(target).or_default().push(t);
         }
         for (target, list) in by_target {

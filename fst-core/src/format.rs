@@ -78,7 +78,8 @@ use std::fmt;
 use std::path::Path;
 
 use crate::automaton::{
-    parts_error, AutomatonKind, AutomatonParts, Layout, StateId, Terminal, TokenAutomaton,
+    parts_error, AutomatonKind, AutomatonParts, ClassParts, Layout, StateId, Terminal,
+    TokenAutomaton,
 };
 
 /// The magic bytes every automaton file starts with.
@@ -86,7 +87,7 @@ pub const MAGIC: [u8; 8] = *b"fstcTA\0\0";
 /// The endianness marker word, as written.
 pub const ENDIANNESS_MARKER: u32 = 0x0102_0304;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Section id of the EOS ids.
 pub const SECTION_EOS_IDS: u32 = 1;
@@ -94,9 +95,9 @@ pub const SECTION_EOS_IDS: u32 = 1;
 pub const SECTION_STATE_OFFSETS: u32 = 2;
 /// Section id of the state flags.
 pub const SECTION_STATE_FLAGS: u32 = 3;
-/// Section id of the edge labels (token ids).
+/// Section id of the edge labels (class numbers, then terminal labels), 32-bit layout.
 pub const SECTION_EDGE_LABELS: u32 = 4;
-/// Section id of the edge targets.
+/// Section id of the edge targets, 32-bit layout.
 pub const SECTION_EDGE_TARGETS: u32 = 5;
 /// Section id of the terminal label masks (present exactly when there are terminals).
 pub const SECTION_TERMINAL_MASKS: u32 = 6;
@@ -104,6 +105,16 @@ pub const SECTION_TERMINAL_MASKS: u32 = 6;
 pub const SECTION_TERMINAL_NAMES: u32 = 7;
 /// Reserved section id: PDA stack operations.
 pub const SECTION_STACK_OPS: u32 = 8;
+/// Section id of the packed edges (`label << 16 | target`), 16-bit layout.
+pub const SECTION_EDGES_PACKED: u32 = 9;
+/// Section id of the CSR class offsets (`num_classes + 1` words).
+pub const SECTION_CLASS_OFFSETS: u32 = 10;
+/// Section id of the class tokens (class after class, each ascending).
+pub const SECTION_CLASS_TOKENS: u32 = 11;
+/// Section id of the token index (every class token, ascending).
+pub const SECTION_TOKEN_INDEX: u32 = 12;
+/// Section id of the class of each token index entry.
+pub const SECTION_TOKEN_CLASSES: u32 = 13;
 /// Section id of the dense mask table (optional, with [`SECTION_STATE_MASK_INDEX`]). Ids
 /// from 16 up are derived data, redundant with the sections below 16 and checked against
 /// them on load.
@@ -119,13 +130,12 @@ pub const NO_DENSE_MASK: u32 = u32::MAX;
 pub const DENSE_MIN_TOKENS: usize = 64;
 /// A state gets a dense mask when its allowed tokens number at least the mask's width in
 /// words divided by this. Measured at the Llama 3 width (4008 words; `mask_timing --
-/// --calibrate`, x86-64): with warm caches the edge loop costs ~0.56 ns per token and a
-/// copy only ~0.02 us more than the zeroing both paths do, so a mask wins from ~50
-/// tokens; with cold caches both paths take 1-2.5 us, dominated by the caller's mask, and
-/// differ by less than the noise. Speed alone would pick ~50 tokens, so memory sets the
-/// bar: a mask costs at most 8 words per allowed token (4 times the label and target
-/// words of its edges, before deduplication) and the sparse path stays under ~0.4 us.
-pub const DENSE_WORDS_PER_TOKEN: usize = 8;
+/// --calibrate`, x86-64): with warm caches the class-list loop costs ~0.5-1 ns per token and
+/// a copy only ~0.02 us more than the zeroing both paths do, so speed alone would pick ~50
+/// tokens. Memory sets the bar: a state's tokens already cost about a word each in the
+/// class lists, and a mask is only worth its width when it is no larger than that, so the
+/// sparse path costs at most one word-sized OR per mask word (~1-2 us at 128k tokens).
+pub const DENSE_WORDS_PER_TOKEN: usize = 1;
 
 /// Whether a state allowing `allowed` tokens (token edges plus EOS ids when it accepts) gets a
 /// dense mask of `mask_words` words when an automaton is laid out.
@@ -153,9 +163,8 @@ const W_NUM_SECTIONS: usize = 15;
 const FIXED_HEADER: usize = 16;
 /// Words of the checksum trailer.
 const TRAILER: usize = 2;
-/// The sections version 1 knows, in the order `from_parts` writes them: five required,
-/// then the two optional dense mask sections.
-const V1_SECTIONS: [u32; 9] = [
+/// The section ids this version knows.
+const KNOWN_SECTIONS: [u32; 14] = [
     SECTION_EOS_IDS,
     SECTION_STATE_OFFSETS,
     SECTION_STATE_FLAGS,
@@ -163,11 +172,14 @@ const V1_SECTIONS: [u32; 9] = [
     SECTION_EDGE_TARGETS,
     SECTION_TERMINAL_MASKS,
     SECTION_TERMINAL_NAMES,
+    SECTION_EDGES_PACKED,
+    SECTION_CLASS_OFFSETS,
+    SECTION_CLASS_TOKENS,
+    SECTION_TOKEN_INDEX,
+    SECTION_TOKEN_CLASSES,
     SECTION_DENSE_MASKS,
     SECTION_STATE_MASK_INDEX,
 ];
-/// How many of [`V1_SECTIONS`] every file has.
-const V1_REQUIRED: usize = 5;
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
@@ -200,6 +212,11 @@ fn section_name(id: u32) -> &'static str {
         SECTION_TERMINAL_MASKS => "terminal masks",
         SECTION_TERMINAL_NAMES => "terminal names",
         SECTION_STACK_OPS => "stack operations",
+        SECTION_EDGES_PACKED => "packed edges",
+        SECTION_CLASS_OFFSETS => "class offsets",
+        SECTION_CLASS_TOKENS => "class tokens",
+        SECTION_TOKEN_INDEX => "token index",
+        SECTION_TOKEN_CLASSES => "token classes",
         SECTION_DENSE_MASKS => "dense masks",
         SECTION_STATE_MASK_INDEX => "state mask index",
         _ => "unknown",
@@ -236,8 +253,12 @@ pub enum FormatErrorKind {
     StateOffsets,
     /// A state flag word has unknown bits.
     StateFlags,
-    /// An edge token is out of the vocabulary, repeated or unsorted in its state, or an EOS id.
+    /// An edge label is out of range, repeated or unsorted in its state, or a token given
+    /// to `from_parts` is out of the vocabulary or an EOS id.
     EdgeLabel,
+    /// The token classes are malformed: an empty or unsorted class, a token in two classes,
+    /// out of the vocabulary or an EOS id, or an index that disagrees with the classes.
+    TokenClasses,
     /// An edge target is not a state.
     EdgeTarget,
     /// The start state is not a state.
@@ -404,54 +425,22 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     }
 }
 
-/// Lays out checked parts as the words of a version 1 file.
-pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, FormatError> {
+/// Checks token-level parts and groups their tokens into classes: tokens with the same
+/// `(state, target)` pairs everywhere form one class, numbered by smallest token.
+pub(crate) fn class_parts(parts: AutomatonParts) -> Result<ClassParts, FormatError> {
     let AutomatonParts {
         vocab_size,
         vocab_fingerprint,
-        mut eos_ids,
+        eos_ids,
         start,
         accepting,
         mut edges,
         terminals,
     } = parts;
-    let n = accepting.len();
-    if edges.len() != n {
-        return Err(parts_error(
-            FormatErrorKind::Counts,
-            format!(
-                "{} accepting flags but {} edge lists; both need one entry per state",
-                n,
-                edges.len()
-            ),
-        ));
-    }
-    let num_states = u32::try_from(n)
-        .ok()
-        .filter(|&k| k < u32::MAX)
-        .ok_or_else(|| {
-            parts_error(
-                FormatErrorKind::Counts,
-                format!("{n} states; at most {} fit in a file", u32::MAX - 1),
-            )
-        })?;
-    if start >= num_states {
-        return Err(parts_error(
-            FormatErrorKind::StartState,
-            format!("start state {start} but there are only {num_states} states"),
-        ));
-    }
-    eos_ids.sort_unstable();
-    eos_ids.dedup();
-    if let Some(&bad) = eos_ids.iter().find(|&&id| id >= vocab_size) {
-        return Err(parts_error(
-            FormatErrorKind::EosIds,
-            format!("EOS id {bad} is not below vocab_size {vocab_size}"),
-        ));
-    }
+    let n = check_state_count(accepting.len(), edges.len(), start)?;
+    let eos_ids = check_eos_ids(eos_ids, vocab_size)?;
     let num_terminals = check_terminals(vocab_size, &eos_ids, &terminals)?;
     let label_end = u64::from(vocab_size) + u64::from(num_terminals);
-    let mut num_edges: u64 = 0;
     for (state, list) in edges.iter_mut().enumerate() {
         list.sort_unstable_by_key(|&(token, _)| token);
         for (i, &(token, target)) in list.iter().enumerate() {
@@ -473,15 +462,7 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
                     ),
                 ));
             }
-            if target >= num_states {
-                return Err(parts_error(
-                    FormatErrorKind::EdgeTarget,
-                    format!(
-                        "state {state}: token {token} goes to state {target}, \
-                         but there are only {num_states} states"
-                    ),
-                ));
-            }
+            check_target(state, token, target, n)?;
             if i > 0 && list[i - 1].0 == token {
                 return Err(parts_error(
                     FormatErrorKind::EdgeLabel,
@@ -493,31 +474,384 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
                 ));
             }
         }
-        num_edges += list.len() as u64;
     }
-    let num_edges = u32::try_from(num_edges).map_err(|_| {
+    // Each token's column: the (state, target) pairs of its edges, in state order.
+    let mut columns: HashMap<u32, Vec<(u32, StateId)>> = HashMap::new();
+    for (state, list) in edges.iter().enumerate() {
+        for &(token, target) in list.iter().take_while(|&&(t, _)| t < vocab_size) {
+            columns
+                .entry(token)
+                .or_default()
+                .push((state as u32, target));
+        }
+    }
+    let mut tokens: Vec<u32> = columns.keys().copied().collect();
+    tokens.sort_unstable();
+    let mut class_of: HashMap<&[(u32, StateId)], u32> = HashMap::new();
+    let mut classes: Vec<Vec<u32>> = Vec::new();
+    for &token in &tokens {
+        let column = columns[&token].as_slice();
+        let next = classes.len() as u32;
+        let c = *class_of.entry(column).or_insert(next);
+        if c == next {
+            classes.push(Vec::new());
+        }
+        classes[c as usize].push(token);
+    }
+    let num_classes = classes.len() as u32;
+    let mut class_edges: Vec<Vec<(u32, StateId)>> = vec![Vec::new(); edges.len()];
+    for (c, members) in classes.iter().enumerate() {
+        for &(state, target) in &columns[&members[0]] {
+            class_edges[state as usize].push((c as u32, target));
+        }
+    }
+    for (list, out) in edges.iter().zip(&mut class_edges) {
+        let split = list.partition_point(|&(t, _)| t < vocab_size);
+        out.extend(
+            list[split..]
+                .iter()
+                .map(|&(l, t)| (num_classes + (l - vocab_size), t)),
+        );
+    }
+    Ok(ClassParts {
+        vocab_size,
+        vocab_fingerprint,
+        eos_ids,
+        start,
+        accepting,
+        classes,
+        edges: class_edges,
+        terminals,
+    })
+}
+
+/// The number of states, checked against the flags, the edge lists and the start state.
+fn check_state_count(flags: usize, lists: usize, start: StateId) -> Result<u32, FormatError> {
+    if lists != flags {
+        return Err(parts_error(
+            FormatErrorKind::Counts,
+            format!(
+                "{flags} accepting flags but {lists} edge lists; both need one entry per state"
+            ),
+        ));
+    }
+    let num_states = u32::try_from(flags)
+        .ok()
+        .filter(|&k| k < u32::MAX)
+        .ok_or_else(|| {
+            parts_error(
+                FormatErrorKind::Counts,
+                format!("{flags} states; at most {} fit in a file", u32::MAX - 1),
+            )
+        })?;
+    if start >= num_states {
+        return Err(parts_error(
+            FormatErrorKind::StartState,
+            format!("start state {start} but there are only {num_states} states"),
+        ));
+    }
+    Ok(num_states)
+}
+
+/// EOS ids sorted, deduplicated and checked to be in the vocabulary.
+fn check_eos_ids(mut eos_ids: Vec<u32>, vocab_size: u32) -> Result<Vec<u32>, FormatError> {
+    eos_ids.sort_unstable();
+    eos_ids.dedup();
+    if let Some(&bad) = eos_ids.iter().find(|&&id| id >= vocab_size) {
+        return Err(parts_error(
+            FormatErrorKind::EosIds,
+            format!("EOS id {bad} is not below vocab_size {vocab_size}"),
+        ));
+    }
+    Ok(eos_ids)
+}
+
+fn check_target(state: usize, label: u32, target: StateId, n: u32) -> Result<(), FormatError> {
+    if target >= n {
+        return Err(parts_error(
+            FormatErrorKind::EdgeTarget,
+            format!(
+                "state {state}: label {label} goes to state {target}, \
+                 but there are only {n} states"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks class parts, brings them to canonical form (classes merged when their edges
+/// agree everywhere, unused ones dropped, numbered by smallest token) and lays them out as
+/// the words of a file.
+pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, FormatError> {
+    let ClassParts {
+        vocab_size,
+        vocab_fingerprint,
+        eos_ids,
+        start,
+        accepting,
+        mut classes,
+        mut edges,
+        terminals,
+    } = parts;
+    let num_states = check_state_count(accepting.len(), edges.len(), start)?;
+    let eos_ids = check_eos_ids(eos_ids, vocab_size)?;
+    let num_terminals = check_terminals(vocab_size, &eos_ids, &terminals)?;
+    let given_classes = u32::try_from(classes.len())
+        .ok()
+        .filter(|&c| u64::from(c) + u64::from(num_terminals) <= u64::from(u32::MAX))
+        .ok_or_else(|| {
+            parts_error(
+                FormatErrorKind::Counts,
+                format!("{} token classes do not fit in u32 labels", classes.len()),
+            )
+        })?;
+    let mut owner = vec![u32::MAX; vocab_size as usize];
+    for (c, members) in classes.iter_mut().enumerate() {
+        members.sort_unstable();
+        members.dedup();
+        for &t in members.iter() {
+            if t >= vocab_size {
+                return Err(parts_error(
+                    FormatErrorKind::EdgeLabel,
+                    format!("class {c}: token {t} is not below vocab_size {vocab_size}"),
+                ));
+            }
+            if eos_ids.binary_search(&t).is_ok() {
+                return Err(parts_error(
+                    FormatErrorKind::EdgeLabel,
+                    format!(
+                        "class {c}: EOS id {t} is in a token class; EOS is allowed by \
+                         accepting states, never by edges"
+                    ),
+                ));
+            }
+            let o = &mut owner[t as usize];
+            if *o != u32::MAX {
+                return Err(parts_error(
+                    FormatErrorKind::EdgeLabel,
+                    format!(
+                        "token {t} is in classes {} and {c}; classes are disjoint",
+                        *o
+                    ),
+                ));
+            }
+            *o = c as u32;
+        }
+    }
+    drop(owner);
+    let label_end = u64::from(given_classes) + u64::from(num_terminals);
+    for (state, list) in edges.iter_mut().enumerate() {
+        list.sort_unstable_by_key(|&(label, _)| label);
+        for (i, &(label, target)) in list.iter().enumerate() {
+            if u64::from(label) >= label_end {
+                return Err(parts_error(
+                    FormatErrorKind::EdgeLabel,
+                    format!(
+                        "state {state}: label {label} is neither one of the {given_classes} \
+                         classes nor one of the {num_terminals} terminal labels after them"
+                    ),
+                ));
+            }
+            check_target(state, label, target, num_states)?;
+            if i > 0 && list[i - 1].0 == label {
+                return Err(parts_error(
+                    FormatErrorKind::EdgeLabel,
+                    format!(
+                        "state {state} has two edges with label {label} (to states {} and \
+                         {target}); a token automaton is deterministic",
+                        list[i - 1].1
+                    ),
+                ));
+            }
+        }
+    }
+
+    // Canonical classes: merge those with identical columns, drop those without edges
+    // or tokens, number by smallest token.
+    let mut columns: Vec<Vec<(u32, StateId)>> = vec![Vec::new(); classes.len()];
+    for (state, list) in edges.iter().enumerate() {
+        for &(label, target) in list.iter().take_while(|&&(l, _)| l < given_classes) {
+            columns[label as usize].push((state as u32, target));
+        }
+    }
+    let mut merged_of: HashMap<&[(u32, StateId)], usize> = HashMap::new();
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    let mut group_of = vec![u32::MAX; classes.len()];
+    for (c, column) in columns.iter().enumerate() {
+        if column.is_empty() || classes[c].is_empty() {
+            continue;
+        }
+        let next = groups.len();
+        let g = *merged_of.entry(column.as_slice()).or_insert(next);
+        if g == next {
+            groups.push(Vec::new());
+        }
+        groups[g].push(c as u32);
+        group_of[c] = g as u32;
+    }
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    let first = |g: usize| {
+        groups[g]
+            .iter()
+            .map(|&c| classes[c as usize][0])
+            .min()
+            .unwrap_or(0)
+    };
+    order.sort_unstable_by_key(|&g| first(g));
+    let mut final_of_group = vec![0u32; groups.len()];
+    for (i, &g) in order.iter().enumerate() {
+        final_of_group[g] = i as u32;
+    }
+    let num_classes = groups.len() as u32;
+    let final_classes: Vec<Vec<u32>> = order
+        .iter()
+        .map(|&g| {
+            let mut tokens: Vec<u32> = groups[g]
+                .iter()
+                .flat_map(|&c| classes[c as usize].iter().copied())
+                .collect();
+            tokens.sort_unstable();
+            tokens
+        })
+        .collect();
+    drop(classes);
+    for list in &mut edges {
+        let mut out: Vec<(u32, StateId)> = Vec::with_capacity(list.len());
+        for &(label, target) in list.iter() {
+            if label < given_classes {
+                let g = group_of[label as usize];
+                if g != u32::MAX {
+                    out.push((final_of_group[g as usize], target));
+                }
+            } else {
+                out.push((num_classes + (label - given_classes), target));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        *list = out;
+    }
+    layout_words(LayoutInput {
+        vocab_size,
+        vocab_fingerprint,
+        eos_ids,
+        start,
+        accepting,
+        classes: final_classes,
+        edges,
+        terminals,
+    })
+}
+
+/// Canonical, checked class parts.
+struct LayoutInput {
+    vocab_size: u32,
+    vocab_fingerprint: u64,
+    eos_ids: Vec<u32>,
+    start: StateId,
+    accepting: Vec<bool>,
+    classes: Vec<Vec<u32>>,
+    edges: Vec<Vec<(u32, StateId)>>,
+    terminals: Vec<Terminal>,
+}
+
+/// Whether labels and targets fit the packed 16-bit edge layout.
+fn fits_narrow(num_labels: u64, num_states: u64) -> bool {
+    num_labels <= 1 << 16 && num_states <= 1 << 16
+}
+
+fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
+    let LayoutInput {
+        vocab_size,
+        vocab_fingerprint,
+        eos_ids,
+        start,
+        accepting,
+        classes,
+        edges,
+        terminals,
+    } = input;
+    let num_states = accepting.len() as u32;
+    let num_classes = classes.len() as u32;
+    let num_terminals = terminals.len() as u32;
+    let narrow = fits_narrow(
+        u64::from(num_classes) + u64::from(num_terminals),
+        u64::from(num_states),
+    );
+    let class_size = |c: u32| classes[c as usize].len() as u64;
+    let mut num_edges: u64 = 0;
+    let mut num_class_edges: u64 = 0;
+    for list in &edges {
+        num_class_edges += list.len() as u64;
+        num_edges += list
+            .iter()
+            .map(|&(l, _)| if l < num_classes { class_size(l) } else { 1 })
+            .sum::<u64>();
+    }
+    let too_many = |what: &str, count: u64| {
         parts_error(
             FormatErrorKind::Counts,
-            format!("{num_edges} edges; at most {} fit in a file", u32::MAX),
+            format!("{count} {what}; at most {} fit in a file", u32::MAX),
         )
-    })?;
+    };
+    let num_edges = u32::try_from(num_edges).map_err(|_| too_many("edges", num_edges))?;
+    if num_class_edges > u64::from(u32::MAX) {
+        return Err(too_many("class edges", num_class_edges));
+    }
     let num_accepting = accepting.iter().filter(|&&a| a).count() as u32;
     let num_eos = eos_ids.len() as u32;
-    let (mask_table, mask_index) = dense_masks(vocab_size, &eos_ids, &accepting, &edges);
+
+    let mut class_offsets = Vec::with_capacity(classes.len() + 1);
+    let mut class_tokens = Vec::new();
+    class_offsets.push(0u32);
+    for members in &classes {
+        class_tokens.extend_from_slice(members);
+        class_offsets.push(class_tokens.len() as u32);
+    }
+    let mut index: Vec<(u32, u32)> = classes
+        .iter()
+        .enumerate()
+        .flat_map(|(c, members)| members.iter().map(move |&t| (t, c as u32)))
+        .collect();
+    index.sort_unstable();
+    let token_index: Vec<u32> = index.iter().map(|&(t, _)| t).collect();
+    let token_classes: Vec<u32> = if narrow {
+        index
+            .chunks(2)
+            .map(|pair| pair[0].1 | pair.get(1).map_or(0, |&(_, c)| c << 16))
+            .collect()
+    } else {
+        index.iter().map(|&(_, c)| c).collect()
+    };
+    drop(index);
+
+    let (mask_table, mask_index) = dense_masks(vocab_size, &eos_ids, &accepting, &classes, &edges);
     let terminal_masks: Vec<u32> = terminals
         .iter()
         .flat_map(|t| t.mask.iter().copied())
         .collect();
     let terminal_names = pack_names(&terminals);
 
-    // (id, length) of each section present, in `V1_SECTIONS` order.
+    // (id, length) of each section present, in the order they are written.
     let mut lens = vec![
         (SECTION_EOS_IDS, u64::from(num_eos)),
         (SECTION_STATE_OFFSETS, u64::from(num_states) + 1),
         (SECTION_STATE_FLAGS, u64::from(num_states)),
-        (SECTION_EDGE_LABELS, u64::from(num_edges)),
-        (SECTION_EDGE_TARGETS, u64::from(num_edges)),
     ];
+    if narrow {
+        lens.push((SECTION_EDGES_PACKED, num_class_edges));
+    } else {
+        lens.extend([
+            (SECTION_EDGE_LABELS, num_class_edges),
+            (SECTION_EDGE_TARGETS, num_class_edges),
+        ]);
+    }
+    lens.extend([
+        (SECTION_CLASS_OFFSETS, class_offsets.len() as u64),
+        (SECTION_CLASS_TOKENS, class_tokens.len() as u64),
+        (SECTION_TOKEN_INDEX, token_index.len() as u64),
+        (SECTION_TOKEN_CLASSES, token_classes.len() as u64),
+    ]);
     if num_terminals > 0 {
         lens.extend([
             (SECTION_TERMINAL_MASKS, terminal_masks.len() as u64),
@@ -578,12 +912,22 @@ pub(crate) fn words_from_parts(parts: AutomatonParts) -> Result<Vec<u32>, Format
             .iter()
             .map(|&a| if a { FLAG_ACCEPTING } else { 0 }),
     );
-    for list in &edges {
-        words.extend(list.iter().map(|&(token, _)| token));
+    if narrow {
+        for list in &edges {
+            words.extend(list.iter().map(|&(label, target)| label << 16 | target));
+        }
+    } else {
+        for list in &edges {
+            words.extend(list.iter().map(|&(label, _)| label));
+        }
+        for list in &edges {
+            words.extend(list.iter().map(|&(_, target)| target));
+        }
     }
-    for list in &edges {
-        words.extend(list.iter().map(|&(_, target)| target));
-    }
+    words.extend_from_slice(&class_offsets);
+    words.extend_from_slice(&class_tokens);
+    words.extend_from_slice(&token_index);
+    words.extend_from_slice(&token_classes);
     if num_terminals > 0 {
         words.extend_from_slice(&terminal_masks);
         words.extend_from_slice(&terminal_names);
@@ -767,27 +1111,36 @@ fn validate_terminal_names(
     Ok(ranges)
 }
 
-/// The dense mask table and per-state mask index of checked parts (edges sorted, EOS ids
-/// sorted and distinct); both empty when no state wants a mask. Identical masks are
-/// stored once, numbered in order of first use.
+/// The dense mask table and per-state mask index of canonical class parts; both empty
+/// when no state wants a mask. Identical masks are stored once, numbered in order of
+/// first use.
 fn dense_masks(
     vocab_size: u32,
     eos_ids: &[u32],
     accepting: &[bool],
+    classes: &[Vec<u32>],
     edges: &[Vec<(u32, StateId)>],
 ) -> (Vec<u32>, Vec<u32>) {
     let width = (vocab_size as usize).div_ceil(32);
+    let num_classes = classes.len() as u32;
     let mut table: Vec<u32> = Vec::new();
     let mut index = vec![NO_DENSE_MASK; edges.len()];
     let mut seen: HashMap<Vec<u32>, u32> = HashMap::new();
     for (state, list) in edges.iter().enumerate() {
         let eos: &[u32] = if accepting[state] { eos_ids } else { &[] };
-        let tokens = list.partition_point(|&(t, _)| t < vocab_size);
+        let class_edges = &list[..list.partition_point(|&(l, _)| l < num_classes)];
+        let tokens: usize = class_edges
+            .iter()
+            .map(|&(c, _)| classes[c as usize].len())
+            .sum();
         if !dense_mask_wanted(tokens + eos.len(), width) {
             continue;
         }
         let mut mask = vec![0u32; width];
-        for &t in list[..tokens].iter().map(|(t, _)| t).chain(eos) {
+        let members = class_edges
+            .iter()
+            .flat_map(|&(c, _)| classes[c as usize].iter());
+        for &t in members.chain(eos) {
             mask[(t / 32) as usize] |= 1 << (t % 32);
         }
         let next = seen.len() as u32;
@@ -857,10 +1210,19 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
                 ),
             ))
         }
+        0 => {
+            return Err(err(
+                FormatErrorKind::Version,
+                "automaton file has unknown format version 0 (word 3)".into(),
+            ))
+        }
         v => {
             return Err(err(
                 FormatErrorKind::Version,
-                format!("automaton file has unknown format version {v} (word 3)"),
+                format!(
+                    "automaton file has format version {v}, written by an older fstc (this \
+                     build reads version {FORMAT_VERSION}); recompile the automaton"
+                ),
             ))
         }
     }
@@ -934,27 +1296,23 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         ));
     }
     let table_end = table_end as usize;
-    // (id, offset, len, table word) of each section.
-    let mut found: [Option<(usize, usize)>; V1_SECTIONS.len()] = [None; V1_SECTIONS.len()];
+    let mut found: [Option<(usize, usize)>; KNOWN_SECTIONS.len()] = [None; KNOWN_SECTIONS.len()];
     let mut ranges: Vec<(usize, usize, u32)> = Vec::with_capacity(num_sections as usize);
     for (i, entry) in words[FIXED_HEADER..table_end].chunks_exact(3).enumerate() {
         let at = FIXED_HEADER + 3 * i;
         let (id, offset, len) = (entry[0], entry[1] as usize, entry[2] as usize);
-        let slot = match V1_SECTIONS.iter().position(|&s| s == id) {
-            Some(slot) => slot,
-            None => {
-                let why = match id {
-                    SECTION_STACK_OPS => format!(
-                        "section id {id} ({}) is reserved for a later format version",
-                        section_name(id)
-                    ),
-                    _ => format!("unknown section id {id}"),
-                };
-                return Err(err(
-                    FormatErrorKind::SectionTable,
-                    format!("section table entry {i} (word {at}): {why}"),
-                ));
-            }
+        let Some(slot) = KNOWN_SECTIONS.iter().position(|&s| s == id) else {
+            let why = match id {
+                SECTION_STACK_OPS => format!(
+                    "section id {id} ({}) is reserved for a later format version",
+                    section_name(id)
+                ),
+                _ => format!("unknown section id {id}"),
+            };
+            return Err(err(
+                FormatErrorKind::SectionTable,
+                format!("section table entry {i} (word {at}): {why}"),
+            ));
         };
         if found[slot].is_some() {
             return Err(err(
@@ -979,22 +1337,6 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         found[slot] = Some((offset, len));
         ranges.push((offset, offset + len, id));
     }
-    let mut sections = [(0usize, 0usize); V1_REQUIRED];
-    for (slot, entry) in found.iter().take(V1_REQUIRED).enumerate() {
-        match entry {
-            Some(e) => sections[slot] = *e,
-            None => {
-                let id = V1_SECTIONS[slot];
-                return Err(err(
-                    FormatErrorKind::SectionTable,
-                    format!(
-                        "section table lacks section '{}' (id {id})",
-                        section_name(id)
-                    ),
-                ));
-            }
-        }
-    }
     ranges.sort_unstable();
     for pair in ranges.windows(2) {
         let ((_, a_end, a), (b_start, _, b)) = (pair[0], pair[1]);
@@ -1009,8 +1351,47 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
             ));
         }
     }
-    let [eos, offsets, flags, labels, targets] = sections;
-    let terminal_sections = match (found[V1_REQUIRED], found[V1_REQUIRED + 1]) {
+    let get = |id: u32| found[KNOWN_SECTIONS.iter().position(|&s| s == id).unwrap_or(0)];
+    let require = |id: u32| {
+        get(id).ok_or_else(|| {
+            err(
+                FormatErrorKind::SectionTable,
+                format!(
+                    "section table lacks section '{}' (id {id})",
+                    section_name(id)
+                ),
+            )
+        })
+    };
+    let eos = require(SECTION_EOS_IDS)?;
+    let offsets = require(SECTION_STATE_OFFSETS)?;
+    let flags = require(SECTION_STATE_FLAGS)?;
+    let class_offsets = require(SECTION_CLASS_OFFSETS)?;
+    let class_tokens = require(SECTION_CLASS_TOKENS)?;
+    let token_index = require(SECTION_TOKEN_INDEX)?;
+    let token_classes = require(SECTION_TOKEN_CLASSES)?;
+    let (narrow, labels, targets) = match (
+        get(SECTION_EDGES_PACKED),
+        get(SECTION_EDGE_LABELS),
+        get(SECTION_EDGE_TARGETS),
+    ) {
+        (Some(packed), None, None) => (true, packed, packed),
+        (None, Some(labels), Some(targets)) => (false, labels, targets),
+        _ => {
+            return Err(err(
+                FormatErrorKind::SectionTable,
+                format!(
+                    "the edges must be either section '{}' (id {SECTION_EDGES_PACKED}) alone \
+                     or sections '{}' (id {SECTION_EDGE_LABELS}) and '{}' (id \
+                     {SECTION_EDGE_TARGETS}) together",
+                    section_name(SECTION_EDGES_PACKED),
+                    section_name(SECTION_EDGE_LABELS),
+                    section_name(SECTION_EDGE_TARGETS)
+                ),
+            ))
+        }
+    };
+    let terminal_sections = match (get(SECTION_TERMINAL_MASKS), get(SECTION_TERMINAL_NAMES)) {
         (Some(masks), Some(names)) if num_terminals > 0 => Some((masks, names)),
         (None, None) if num_terminals == 0 => None,
         _ => {
@@ -1026,7 +1407,7 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
             ))
         }
     };
-    let dense = match (found[V1_REQUIRED + 2], found[V1_REQUIRED + 3]) {
+    let dense = match (get(SECTION_DENSE_MASKS), get(SECTION_STATE_MASK_INDEX)) {
         (Some(table), Some(index)) => Some((table, index)),
         (None, None) => None,
         (Some(_), None) | (None, Some(_)) => {
@@ -1043,24 +1424,45 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
     };
 
     // Counts against section lengths.
-    let expect = |slot: usize, want: u64, what: String| -> Result<(), FormatError> {
-        let (_, len) = sections[slot];
+    let expect = |id: u32, (_, len): (usize, usize), want: u64, what: String| {
         if len as u64 != want {
             return Err(err(
                 FormatErrorKind::Counts,
                 format!(
-                    "section '{}' has {len} words but the header says {what} ({want} words)",
-                    section_name(V1_SECTIONS[slot])
+                    "section '{}' has {len} words but {what} need {want}",
+                    section_name(id)
                 ),
             ));
         }
         Ok(())
     };
-    expect(0, u64::from(num_eos), format!("{num_eos} EOS ids"))?;
-    expect(1, u64::from(num_states) + 1, format!("{num_states} states"))?;
-    expect(2, u64::from(num_states), format!("{num_states} states"))?;
-    expect(3, u64::from(num_edges), format!("{num_edges} edges"))?;
-    expect(4, u64::from(num_edges), format!("{num_edges} edges"))?;
+    expect(
+        SECTION_EOS_IDS,
+        eos,
+        u64::from(num_eos),
+        format!("the header's {num_eos} EOS ids (word 13)"),
+    )?;
+    expect(
+        SECTION_STATE_OFFSETS,
+        offsets,
+        u64::from(num_states) + 1,
+        format!("the header's {num_states} states (word 10)"),
+    )?;
+    expect(
+        SECTION_STATE_FLAGS,
+        flags,
+        u64::from(num_states),
+        format!("the header's {num_states} states (word 10)"),
+    )?;
+    let num_class_edges = labels.1;
+    if !narrow {
+        expect(
+            SECTION_EDGE_TARGETS,
+            targets,
+            num_class_edges as u64,
+            format!("the {num_class_edges} edge labels"),
+        )?;
+    }
     if num_terminals > MAX_TERMINALS
         || u64::from(vocab_size) + u64::from(num_terminals) > u64::from(u32::MAX)
     {
@@ -1103,44 +1505,17 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         }
     }
 
-    // CSR offsets: from 0, monotone, ending at num_edges.
+    // CSR offsets: from 0, monotone, ending at the number of class edges.
     let csr = &words[offsets.0..offsets.0 + offsets.1];
-    if csr.first() != Some(&0) {
-        return Err(err(
-            FormatErrorKind::StateOffsets,
-            format!(
-                "section 'state offsets' word {}: the first offset is {}, must be 0",
-                offsets.0,
-                csr.first().copied().unwrap_or(0)
-            ),
-        ));
-    }
-    for (s, pair) in csr.windows(2).enumerate() {
-        if pair[1] < pair[0] {
-            return Err(err(
-                FormatErrorKind::StateOffsets,
-                format!(
-                    "section 'state offsets' word {} (state {}): offset {} is below the \
-                     previous offset {}",
-                    offsets.0 + s + 1,
-                    s + 1,
-                    pair[1],
-                    pair[0]
-                ),
-            ));
-        }
-    }
-    if csr.last() != Some(&num_edges) {
-        return Err(err(
-            FormatErrorKind::StateOffsets,
-            format!(
-                "section 'state offsets' word {}: the last offset is {}, must equal the \
-                 number of edges {num_edges}",
-                offsets.0 + csr.len() - 1,
-                csr.last().copied().unwrap_or(0)
-            ),
-        ));
-    }
+    check_csr(
+        csr,
+        offsets.0,
+        "state offsets",
+        "state",
+        num_class_edges,
+        "edges",
+        false,
+    )?;
 
     // Flags.
     let mut accepting_seen: u32 = 0;
@@ -1166,6 +1541,131 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
             ),
         ));
     }
+
+    // Token classes: non-empty, each ascending, in the vocabulary, not EOS; the index
+    // holds every class token once, ascending, with its class.
+    let bad_class = |message: String| err(FormatErrorKind::TokenClasses, message);
+    if class_offsets.1 == 0 {
+        return Err(bad_class(
+            "section 'class offsets' is empty; it has one word more than there are classes".into(),
+        ));
+    }
+    let num_classes = (class_offsets.1 - 1) as u32;
+    let class_csr = &words[class_offsets.0..class_offsets.0 + class_offsets.1];
+    check_csr(
+        class_csr,
+        class_offsets.0,
+        "class offsets",
+        "class",
+        class_tokens.1,
+        "class tokens",
+        true,
+    )?;
+    if u64::from(num_classes) + u64::from(num_terminals) > u64::from(u32::MAX)
+        || (narrow
+            && !fits_narrow(
+                u64::from(num_classes) + u64::from(num_terminals),
+                u64::from(num_states),
+            ))
+    {
+        return Err(bad_class(format!(
+            "{num_classes} classes and {num_terminals} terminals with {num_states} states do \
+             not fit the {} edge layout",
+            if narrow { "packed 16-bit" } else { "32-bit" }
+        )));
+    }
+    let members = &words[class_tokens.0..class_tokens.0 + class_tokens.1];
+    let num_class_tokens = members.len();
+    expect(
+        SECTION_TOKEN_INDEX,
+        token_index,
+        num_class_tokens as u64,
+        format!("the {num_class_tokens} class tokens"),
+    )?;
+    let index = &words[token_index.0..token_index.0 + token_index.1];
+    if let Some(i) = (1..index.len()).find(|&i| index[i - 1] >= index[i]) {
+        return Err(bad_class(format!(
+            "section 'token index' word {}: tokens are not strictly increasing ({} then {})",
+            token_index.0 + i,
+            index[i - 1],
+            index[i]
+        )));
+    }
+    if let Some(&t) = index.last().filter(|&&t| t >= vocab_size) {
+        return Err(bad_class(format!(
+            "section 'token index': token {t} is not below vocab_size {vocab_size}"
+        )));
+    }
+    if let Some(&t) = index.iter().find(|&&t| eos_ids.binary_search(&t).is_ok()) {
+        return Err(bad_class(format!(
+            "section 'token index': EOS id {t} is in a token class; EOS is allowed by \
+             accepting states, never by edges"
+        )));
+    }
+    expect(
+        SECTION_TOKEN_CLASSES,
+        token_classes,
+        if narrow {
+            num_class_tokens.div_ceil(2) as u64
+        } else {
+            num_class_tokens as u64
+        },
+        format!(
+            "the {num_class_tokens} class tokens ({})",
+            if narrow {
+                "16 bits each"
+            } else {
+                "a word each"
+            }
+        ),
+    )?;
+    let class_words = &words[token_classes.0..token_classes.0 + token_classes.1];
+    if narrow && num_class_tokens % 2 == 1 && class_words.last().is_some_and(|w| w >> 16 != 0) {
+        return Err(bad_class(
+            "section 'token classes': the unused upper half of the last word is not 0".into(),
+        ));
+    }
+    let class_at = |i: usize| {
+        if narrow {
+            (class_words[i / 2] >> (16 * (i % 2))) & 0xffff
+        } else {
+            class_words[i]
+        }
+    };
+    for c in 0..num_classes as usize {
+        let (begin, end) = (class_csr[c] as usize, class_csr[c + 1] as usize);
+        for k in begin..end {
+            let t = members[k];
+            if k > begin && members[k - 1] >= t {
+                return Err(bad_class(format!(
+                    "section 'class tokens' word {} (class {c}): tokens are not strictly \
+                     increasing ({} then {t})",
+                    class_tokens.0 + k,
+                    members[k - 1]
+                )));
+            }
+            match index.binary_search(&t) {
+                Ok(i) if class_at(i) == c as u32 => {}
+                Ok(i) => {
+                    return Err(bad_class(format!(
+                        "section 'class tokens' word {} : token {t} is in class {c} but the \
+                         token index gives class {}",
+                        class_tokens.0 + k,
+                        class_at(i)
+                    )))
+                }
+                Err(_) => {
+                    return Err(bad_class(format!(
+                        "section 'class tokens' word {} : token {t} of class {c} is not in \
+                         the token index",
+                        class_tokens.0 + k
+                    )))
+                }
+            }
+        }
+    }
+    // Every index entry is some class's token: the lists and the index have the same
+    // length and each list token was found with its own class, so this is a bijection.
 
     // Terminal masks and names.
     let mask_words = (vocab_size as usize).div_ceil(32);
@@ -1198,67 +1698,90 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         None => (0, (0, 0)),
     };
 
-    // Edges: labels sorted strictly per state, tokens in the vocabulary and not EOS, then
-    // terminal labels; targets in range.
-    let label_end = u64::from(vocab_size) + u64::from(num_terminals);
+    // Edges: labels strictly increasing per state (classes, then terminal labels),
+    // targets in range; the header's edge count is the tokens they stand for.
+    let label_end = u64::from(num_classes) + u64::from(num_terminals);
     let label_words = &words[labels.0..labels.0 + labels.1];
     let target_words = &words[targets.0..targets.0 + targets.1];
+    let edge = |e: usize| {
+        if narrow {
+            (label_words[e] >> 16, label_words[e] & 0xffff)
+        } else {
+            (label_words[e], target_words[e])
+        }
+    };
+    let mut token_edges: u64 = 0;
     for (s, pair) in csr.windows(2).enumerate() {
         let (begin, end) = (pair[0] as usize, pair[1] as usize);
         for e in begin..end {
-            let token = label_words[e];
+            let (label, target) = edge(e);
             let at = labels.0 + e;
-            if u64::from(token) >= label_end {
+            if u64::from(label) >= label_end {
                 return Err(err(
                     FormatErrorKind::EdgeLabel,
                     format!(
-                        "section 'edge labels' word {at} (state {s}): {}",
-                        label_fault(token, vocab_size, num_terminals)
+                        "section '{}' word {at} (state {s}): label {label} is neither one of \
+                         the {num_classes} token classes nor one of the {num_terminals} \
+                         terminal labels after them",
+                        section_name(if narrow {
+                            SECTION_EDGES_PACKED
+                        } else {
+                            SECTION_EDGE_LABELS
+                        })
                     ),
                 ));
             }
-            if e > begin && label_words[e - 1] >= token {
+            if e > begin && edge(e - 1).0 >= label {
                 return Err(err(
                     FormatErrorKind::EdgeLabel,
                     format!(
-                        "section 'edge labels' word {at} (state {s}): tokens are not strictly \
-                         increasing ({} then {token})",
-                        label_words[e - 1]
+                        "edge word {at} (state {s}): labels are not strictly increasing ({} \
+                         then {label})",
+                        edge(e - 1).0
                     ),
                 ));
             }
-            if eos_ids.binary_search(&token).is_ok() {
-                return Err(err(
-                    FormatErrorKind::EdgeLabel,
-                    format!(
-                        "section 'edge labels' word {at} (state {s}): EOS id {token} labels an edge"
-                    ),
-                ));
-            }
-            let target = target_words[e];
             if target >= num_states {
                 return Err(err(
                     FormatErrorKind::EdgeTarget,
                     format!(
-                        "section 'edge targets' word {} (state {s}, token {token}): target \
-                         {target} is not below the number of states {num_states}",
-                        targets.0 + e
+                        "edge {e} (state {s}, label {label}): target {target} is not below \
+                         the number of states {num_states}"
                     ),
                 ));
             }
+            token_edges += if label < num_classes {
+                u64::from(class_csr[label as usize + 1] - class_csr[label as usize])
+            } else {
+                1
+            };
         }
+    }
+    if token_edges != u64::from(num_edges) {
+        return Err(err(
+            FormatErrorKind::Counts,
+            format!(
+                "header counts {num_edges} edges (word 11) but the class and terminal edges \
+                 stand for {token_edges}"
+            ),
+        ));
     }
 
     let (dense_masks, num_masks, state_mask_index) = match dense {
         Some((table, index)) => {
             let num_masks = validate_dense_masks(
                 words,
-                vocab_size,
-                num_states,
-                eos_ids,
-                csr,
-                label_words,
-                &words[flags.0..flags.0 + flags.1],
+                DenseCheck {
+                    vocab_size,
+                    num_states,
+                    num_classes,
+                    eos_ids,
+                    csr,
+                    class_csr,
+                    members,
+                    flag_words: &words[flags.0..flags.0 + flags.1],
+                    label_of: &|e| edge(e).0,
+                },
                 table,
                 index,
             )?;
@@ -1279,8 +1802,15 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         eos,
         state_offsets: offsets.0,
         state_flags: flags.0,
+        narrow,
         edge_labels: labels.0,
         edge_targets: targets.0,
+        num_classes,
+        class_offsets: class_offsets.0,
+        class_tokens: class_tokens.0,
+        num_class_tokens,
+        token_index: token_index.0,
+        token_classes: token_classes.0,
         mask_words,
         dense_masks,
         num_masks,
@@ -1290,24 +1820,100 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
     })
 }
 
+/// Checks CSR offsets: from 0, monotone (strictly when `strict`: no empty entry), ending
+/// at `total`.
+fn check_csr(
+    csr: &[u32],
+    at: usize,
+    section: &str,
+    entry: &str,
+    total: usize,
+    of: &str,
+    strict: bool,
+) -> Result<(), FormatError> {
+    let kind = if strict {
+        FormatErrorKind::TokenClasses
+    } else {
+        FormatErrorKind::StateOffsets
+    };
+    if csr.first() != Some(&0) {
+        return Err(err(
+            kind,
+            format!(
+                "section '{section}' word {at}: the first offset is {}, must be 0",
+                csr.first().copied().unwrap_or(0)
+            ),
+        ));
+    }
+    for (i, pair) in csr.windows(2).enumerate() {
+        if pair[1] < pair[0] || (strict && pair[1] == pair[0]) {
+            return Err(err(
+                kind,
+                format!(
+                    "section '{section}' word {} ({entry} {i}): offset {} after {} {}",
+                    at + i + 1,
+                    pair[1],
+                    pair[0],
+                    if strict {
+                        "must be larger (no empty entry)"
+                    } else {
+                        "must not be smaller"
+                    }
+                ),
+            ));
+        }
+    }
+    if csr.last().map(|&l| l as usize) != Some(total) {
+        return Err(err(
+            kind,
+            format!(
+                "section '{section}' word {}: the last offset is {}, must equal the number of \
+                 {of} {total}",
+                at + csr.len() - 1,
+                csr.last().copied().unwrap_or(0)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// What the dense mask check reads from the already validated sections.
+struct DenseCheck<'w, 'f> {
+    vocab_size: u32,
+    num_states: u32,
+    num_classes: u32,
+    eos_ids: &'w [u32],
+    csr: &'w [u32],
+    class_csr: &'w [u32],
+    members: &'w [u32],
+    flag_words: &'w [u32],
+    label_of: &'f dyn Fn(usize) -> u32,
+}
+
 /// Checks the dense mask sections against the (already validated) edges and returns the
 /// number of masks.
 ///
 /// A mask is right when it has one bit per allowed token (its popcount, computed once per
 /// mask) and every allowed token's bit is set: then it holds nothing else, padding
-/// included. That costs one bit test per edge of a dense state, on top of the edge loop.
-#[allow(clippy::too_many_arguments)]
+/// included. States sharing a mask usually have the same class edges: those are checked
+/// once.
 fn validate_dense_masks(
     words: &[u32],
-    vocab_size: u32,
-    num_states: u32,
-    eos_ids: &[u32],
-    csr: &[u32],
-    label_words: &[u32],
-    flag_words: &[u32],
+    check: DenseCheck<'_, '_>,
     table: (usize, usize),
     index: (usize, usize),
 ) -> Result<u32, FormatError> {
+    let DenseCheck {
+        vocab_size,
+        num_states,
+        num_classes,
+        eos_ids,
+        csr,
+        class_csr,
+        members,
+        flag_words,
+        label_of,
+    } = check;
     let width = (vocab_size as usize).div_ceil(32);
     let bad = |message: String| err(FormatErrorKind::DenseMask, message);
     if index.1 != num_states as usize {
@@ -1333,9 +1939,8 @@ fn validate_dense_masks(
         .map(|m| m.iter().map(|w| w.count_ones() as usize).sum())
         .collect();
     let mut next_new = 0usize;
-    // Per mask, the edge tokens and EOS ids of the first state checked against it.
-    type Allowed<'w> = Option<(&'w [u32], &'w [u32])>;
-    let mut verified: Vec<Allowed<'_>> = vec![None; num_masks];
+    // Per mask, the class labels and EOS ids of the state that verified it.
+    let mut verified: Vec<Option<(Vec<u32>, bool)>> = vec![None; num_masks];
     for (s, &id) in words[index.0..index.0 + index.1].iter().enumerate() {
         if id == NO_DENSE_MASK {
             continue;
@@ -1353,44 +1958,42 @@ fn validate_dense_masks(
             next_new += 1;
         }
         let mask = &masks[id * width..(id + 1) * width];
-        let labels = &label_words[csr[s] as usize..csr[s + 1] as usize];
-        let tokens = &labels[..labels.partition_point(|&t| t < vocab_size)];
-        let eos: &[u32] = if flag_words[s] & FLAG_ACCEPTING != 0 {
-            eos_ids
-        } else {
-            &[]
-        };
-        // States sharing a mask usually share their edge tokens: comparing them with the
-        // tokens of the state that verified the mask is a memcmp, not a bit test per edge.
-        if let Some((first_tokens, first_eos)) = verified[id] {
-            if first_tokens == tokens && first_eos == eos {
-                continue;
-            }
+        let classes: Vec<u32> = (csr[s] as usize..csr[s + 1] as usize)
+            .map(label_of)
+            .take_while(|&l| l < num_classes)
+            .collect();
+        let accepts = flag_words[s] & FLAG_ACCEPTING != 0;
+        if verified[id]
+            .as_ref()
+            .is_some_and(|(c, a)| *c == classes && *a == accepts)
+        {
+            continue;
         }
+        let eos: &[u32] = if accepts { eos_ids } else { &[] };
+        let tokens_of =
+            |c: u32| &members[class_csr[c as usize] as usize..class_csr[c as usize + 1] as usize];
         let has = |t: u32| mask[(t / 32) as usize] & (1 << (t % 32)) != 0;
-        // No early exit in the common, valid case: the loop runs without branches.
-        let all_set = tokens.iter().chain(eos).fold(true, |ok, &t| ok & has(t));
-        let missing = if all_set {
-            None
-        } else {
-            tokens.iter().chain(eos).find(|&&t| !has(t))
-        };
-        if let Some(&t) = missing {
-            let what = if tokens.binary_search(&t).is_ok() {
-                "an edge"
-            } else {
+        let allowed = || classes.iter().flat_map(|&c| tokens_of(c).iter()).chain(eos);
+        if let Some(&t) = allowed().find(|&&t| !has(t)) {
+            let what = if eos.contains(&t) {
                 "an EOS id of the accepting state"
+            } else {
+                "an edge"
             };
             return Err(bad(format!(
                 "section 'dense masks' mask {id} (state {s}): token {t} is {what} but its \
                  bit is 0"
             )));
         }
-        if popcounts[id] != tokens.len() + eos.len() {
+        if popcounts[id] != allowed().count() {
             // Some bit is set that the state does not allow: name the first one.
+            let mut expected = vec![0u32; width];
+            for &t in allowed() {
+                expected[(t / 32) as usize] |= 1 << (t % 32);
+            }
             let extra = (0..width * 32)
                 .map(|t| t as u32)
-                .find(|&t| has(t) && tokens.binary_search(&t).is_err() && !eos.contains(&t))
+                .find(|&t| has(t) && expected[(t / 32) as usize] & (1 << (t % 32)) == 0)
                 .unwrap_or(0);
             let why = if extra >= vocab_size {
                 format!("padding bit {extra} (past vocab_size {vocab_size}) is set")
@@ -1404,7 +2007,7 @@ fn validate_dense_masks(
             )));
         }
         if verified[id].is_none() {
-            verified[id] = Some((tokens, eos));
+            verified[id] = Some((classes, accepts));
         }
     }
     if next_new != num_masks {

@@ -71,26 +71,27 @@ pub fn random_walk<W: AsRef<[u32]>>(
     let mut tokens = Vec::new();
     let mut state = automaton.start();
     while tokens.len() < max_tokens {
-        let (labels, targets) = automaton.edges(state);
+        let num_tokens = automaton.num_token_edges(state);
         let terminals: Vec<(u32, u32)> = automaton.terminal_edges(state).collect();
         let choices =
-            labels.len() as u64 + terminals.len() as u64 + u64::from(automaton.is_accepting(state));
+            num_tokens as u64 + terminals.len() as u64 + u64::from(automaton.is_accepting(state));
         if choices == 0 {
             break;
         }
         let pick = rng.below(choices) as usize;
-        let step = match (labels.get(pick), targets.get(pick)) {
-            (Some(&token), Some(&target)) => Some((token, target)),
-            _ => terminals.get(pick - labels.len()).and_then(|&(k, target)| {
+        let step = if pick < num_tokens {
+            nth_token_edge(automaton, state, pick)
+        } else {
+            terminals.get(pick - num_tokens).and_then(|&(k, target)| {
                 Some((terminal_token(automaton, state, k, target, rng)?, target))
-            }),
+            })
         };
         match step {
             Some((token, target)) => {
                 tokens.push(token);
                 state = target;
             }
-            None if pick < labels.len() + terminals.len() => break,
+            None if pick < num_tokens + terminals.len() => break,
             None => {
                 return RandomWalk {
                     tokens,
@@ -103,6 +104,41 @@ pub fn random_walk<W: AsRef<[u32]>>(
         tokens,
         complete: false,
     }
+}
+
+/// The `n`-th token edge of `state` in token order. A state with a dense mask finds it
+/// in the mask (skipping EOS bits) instead of sorting its ~|V| tokens.
+fn nth_token_edge<W: AsRef<[u32]>>(
+    automaton: &TokenAutomaton<W>,
+    state: u32,
+    n: usize,
+) -> Option<(u32, u32)> {
+    let Some(mask) = automaton.dense_mask(state) else {
+        return automaton.token_edges(state).get(n).copied();
+    };
+    let accepting = automaton.is_accepting(state);
+    let mut left = n;
+    for (i, &word) in mask.iter().enumerate() {
+        let mut bits = word;
+        if accepting {
+            for &e in automaton.eos_ids() {
+                if (e / 32) as usize == i {
+                    bits &= !(1 << (e % 32));
+                }
+            }
+        }
+        let ones = bits.count_ones() as usize;
+        if left >= ones {
+            left -= ones;
+            continue;
+        }
+        for _ in 0..left {
+            bits &= bits - 1;
+        }
+        let token = i as u32 * 32 + bits.trailing_zeros();
+        return Some((token, automaton.next_state(state, token)?));
+    }
+    None
 }
 
 /// A random token that `state` sends through terminal `k` to `target`: a uniform pick
@@ -134,7 +170,9 @@ fn terminal_token<W: AsRef<[u32]>>(
             }
             let token = i as u32 * 32 + bits.trailing_zeros();
             if automaton.next_state(state, token) == Some(target)
-                && automaton.edges(state).0.binary_search(&token).is_err()
+                && !automaton
+                    .token_class(token)
+                    .is_some_and(|c| automaton.class_edges(state).any(|(other, _)| other == c))
             {
                 return Some(token);
             }

@@ -125,7 +125,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
     pub fn only_eos_allowed(&self) -> bool {
         !self.finished
             && self.is_accepting()
-            && self.automaton.edges(self.state).0.is_empty()
+            && self.automaton.class_edges(self.state).next().is_none()
             && !self.automaton.has_terminal_edges(self.state)
     }
 
@@ -178,28 +178,16 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
                 for t in terminals {
                     or_into(head, t);
                 }
-                // Edge bits are ORed in below, not stored.
-                for &t in a.edges(self.state).0 {
-                    mask[(t >> 5) as usize] |= 1 << (t & 31);
-                }
-                self.set_eos_bits(mask);
-                return Ok(());
             }
             None => mask.fill(0),
         }
-        // Tokens are sorted, so the bits of one word arrive together: accumulate them in a
-        // register and store the running word on every token (a store, no load, no
-        // branch); the last store to each word holds all its bits.
-        let (tokens, _) = self.automaton.edges(self.state);
-        let mut word_index = usize::MAX;
-        let mut bits = 0u32;
-        for &t in tokens {
-            let w = (t >> 5) as usize;
-            let keep = 0u32.wrapping_sub(u32::from(w == word_index));
-            bits = (bits & keep) | (1 << (t & 31));
-            word_index = w;
-            if let Some(slot) = mask.get_mut(w) {
-                *slot = bits;
+        // Class by class: the tokens of one class are sorted, so bits of one word tend to
+        // arrive together; classes are disjoint, so ORing never loses a bit.
+        for (class, _) in a.class_edges(self.state) {
+            for &t in a.class_tokens(class) {
+                if let Some(slot) = mask.get_mut((t >> 5) as usize) {
+                    *slot |= 1 << (t & 31);
+                }
             }
         }
         self.set_eos_bits(mask);
@@ -282,7 +270,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
                 WalkErrorKind::TokenNotAllowed,
                 format!(
                     "token {token} is not allowed in state {s} ({} tokens allowed there)",
-                    a.edges(s).0.len()
+                    a.num_token_edges(s)
                         + if a.is_accepting(s) {
                             a.eos_ids().len()
                         } else {
@@ -364,12 +352,12 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
             if a.is_accepting(state) || a.has_terminal_edges(state) {
                 break;
             }
-            match a.edges(state) {
-                ([token], [target]) => {
-                    out.push(*token);
-                    state = *target;
+            match a.single_token_edge(state) {
+                Some((token, target)) => {
+                    out.push(token);
+                    state = target;
                 }
-                _ => break,
+                None => break,
             }
         }
         out

@@ -255,7 +255,7 @@ fn same_masks(a: &TokenAutomaton, b: &TokenAutomaton<&[u32]>) {
     assert_eq!(a.num_states(), b.num_states());
     let words = (a.vocab_size() as usize).div_ceil(32) + 1;
     for state in 0..a.num_states() {
-        assert_eq!(a.edges(state), b.edges(state));
+        assert_eq!(a.token_edges(state), b.token_edges(state));
         assert_eq!(a.is_accepting(state), b.is_accepting(state));
     }
     let (mut ma, mut mb) = (vec![0u32; words], vec![0u32; words]);

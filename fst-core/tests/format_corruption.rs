@@ -82,10 +82,8 @@ fn exercise<W: AsRef<[u32]>>(a: &TokenAutomaton<W>) {
     let mut mask = vec![0u32; width.min(1 << 12)];
     let _ = a.to_parts();
     for s in 0..a.num_states() {
-        let (tokens, targets) = a.edges(s);
-        assert_eq!(tokens.len(), targets.len());
-        for &t in tokens {
-            assert!(a.next_state(s, t).is_some());
+        for (t, target) in a.token_edges(s) {
+            assert_eq!(a.next_state(s, t), Some(target));
         }
         for (k, _) in a.terminal_edges(s) {
             let _ = (
@@ -245,10 +243,12 @@ type Case = (Box<dyn Fn(&mut Vec<u32>)>, FormatErrorKind, &'static str);
 
 #[test]
 fn structural_damage_is_named() {
-    // Layout of this file: header 0..16, table 16..31 (EOS, offsets, flags, labels,
-    // targets), EOS 31, offsets 32..36, flags 36..39, labels 39..43, targets 43..47.
+    // Layout of this file (four one-token classes, packed 16-bit edges): header 0..16,
+    // table 16..40 (EOS, offsets, flags, packed edges, class offsets, class tokens, token
+    // index, token classes), EOS 40, offsets 41..45, flags 45..48, edges 48..52, class
+    // offsets 52..57, class tokens 57..61, token index 61..65, token classes 65..67.
     let section = |w: &Vec<u32>, id: u32| -> usize {
-        (0..5)
+        (0..8)
             .map(|k| 16 + 3 * k)
             .find(|&at| w[at] == id)
             .map(|at| w[at + 1] as usize)
@@ -281,9 +281,9 @@ fn structural_damage_is_named() {
             "section table",
         ),
         (
-            Box::new(|w| w[16] = 9),
+            Box::new(|w| w[16] = 14),
             FormatErrorKind::SectionTable,
-            "unknown section id 9",
+            "unknown section id 14",
         ),
         (
             Box::new(|w| w[16] = 8),
@@ -296,7 +296,7 @@ fn structural_damage_is_named() {
             "twice",
         ),
         (
-            Box::new(|w| w[17] = 33),
+            Box::new(|w| w[17] = 42),
             FormatErrorKind::SectionTable,
             "overlap",
         ),
@@ -331,15 +331,15 @@ fn structural_damage_is_named() {
         ),
         (
             Box::new(move |w| {
-                let o = section(w, 4);
-                w[o] = 6
+                let o = section(w, 9);
+                w[o] = 6 << 16 | 1
             }),
             FormatErrorKind::EdgeLabel,
-            "not below vocab_size",
+            "label 6 is neither one of the 4 token classes",
         ),
         (
             Box::new(move |w| {
-                let o = section(w, 4);
+                let o = section(w, 9);
                 w[o + 1] = 0
             }),
             FormatErrorKind::EdgeLabel,
@@ -347,19 +347,48 @@ fn structural_damage_is_named() {
         ),
         (
             Box::new(move |w| {
-                let o = section(w, 4);
-                w[o + 2] = 5
+                let o = section(w, 9);
+                w[o + 3] = 1 << 16 | 3
             }),
-            FormatErrorKind::EdgeLabel,
+            FormatErrorKind::EdgeTarget,
+            "target 3",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 12);
+                w[o + 3] = 5
+            }),
+            FormatErrorKind::TokenClasses,
             "EOS id 5",
         ),
         (
             Box::new(move |w| {
-                let o = section(w, 5);
+                let o = section(w, 10);
+                w[o + 1] = 0
+            }),
+            FormatErrorKind::TokenClasses,
+            "no empty entry",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 13);
+                w[o] = (w[o] & 0xffff_0000) | 1
+            }),
+            FormatErrorKind::TokenClasses,
+            "the token index gives class 1",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 11);
                 w[o + 3] = 3
             }),
-            FormatErrorKind::EdgeTarget,
-            "target 3",
+            FormatErrorKind::TokenClasses,
+            "not in the token index",
+        ),
+        (
+            Box::new(|w| w[11] = 99),
+            FormatErrorKind::Counts,
+            "stand for 4",
         ),
         (
             Box::new(move |w| {

@@ -68,7 +68,7 @@ fn random_parts(seed: u64) -> AutomatonParts {
 /// What `fill_mask` must write in `state`, from the edges and flags alone.
 fn edge_mask<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, state: u32, words: usize) -> Vec<u32> {
     let mut mask = vec![0u32; words];
-    let (tokens, _) = a.edges(state);
+    let tokens: Vec<u32> = a.token_edges(state).iter().map(|e| e.0).collect();
     let eos: &[u32] = if a.is_accepting(state) {
         a.eos_ids()
     } else {
@@ -81,7 +81,7 @@ fn edge_mask<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, state: u32, words: usize) -
 }
 
 fn allowed_count<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, s: u32) -> usize {
-    a.edges(s).0.len()
+    a.num_token_edges(s)
         + if a.is_accepting(s) {
             a.eos_ids().len()
         } else {
@@ -179,8 +179,9 @@ fn dense_masks_round_trip() {
 }
 
 #[test]
-fn small_automata_keep_the_five_section_layout() {
-    // Few edges never get a mask, so small files are unchanged by dense masks.
+fn small_automata_have_no_dense_mask_sections() {
+    // Few edges never get a mask, so small files are unchanged by dense masks: the three
+    // state sections, packed edges and the four token class sections.
     let a = TokenAutomaton::from_parts(AutomatonParts {
         vocab_size: 6,
         vocab_fingerprint: 1,
@@ -191,7 +192,7 @@ fn small_automata_keep_the_five_section_layout() {
         terminals: Vec::new(),
     })
     .unwrap();
-    assert_eq!(a.as_words()[15], 5, "number of sections");
+    assert_eq!(a.as_words()[15], 8, "number of sections");
     assert_eq!(a.num_dense_masks(), 0);
     assert_eq!(a.dense_mask(0), None);
 }
@@ -340,21 +341,23 @@ fn a_flipped_mask_bit_is_an_error_naming_the_state() {
             FormatErrorKind::DenseMask,
             &["state 3", "mask 2"],
         ),
-        // State 2 shares state 0's mask; one of its edges moves to a token outside it.
+        // State 2 shares state 0's mask; its edge for class 2 (token 6) moves to class 3
+        // (tokens 200..270, outside the mask). Edges are packed `class << 16 | target`.
         (
             Box::new(|w| {
-                let (labels, _) = section(w, 4);
+                let (edges, _) = section(w, 9);
                 let (offsets, _) = section(w, 2);
                 let begin = w[offsets + 2] as usize;
-                assert_eq!(w[labels + begin + 99], 99);
-                w[labels + begin + 99] = 150;
+                assert_eq!(w[edges + begin + 2], 2 << 16 | 3);
+                w[edges + begin + 2] = 3 << 16 | 3;
+                w[11] += 69; // the header's token edge count follows
             }),
             FormatErrorKind::DenseMask,
-            &["state 2", "token 150", "edge"],
+            &["state 2", "token 200", "edge"],
         ),
         // One of the two mask sections dropped from the table.
         (
-            Box::new(|w| w[15] = 6),
+            Box::new(|w| w[15] = 9),
             FormatErrorKind::SectionTable,
             &["only one of", "dense masks", "state mask index"],
         ),
@@ -462,9 +465,9 @@ fn real_vocabulary_wildcards_get_dense_masks() {
         .unwrap();
     let width = (a.vocab_size() as usize).div_ceil(32);
     let wildcard = (0..a.num_states())
-        .max_by_key(|&s| a.edges(s).0.len())
+        .max_by_key(|&s| a.num_token_edges(s))
         .unwrap();
-    assert!(a.edges(wildcard).0.len() > 10_000);
+    assert!(a.num_token_edges(wildcard) > 10_000);
     assert!(a.dense_mask(wildcard).is_some());
     for s in 0..a.num_states() {
         if let Some(mask) = a.dense_mask(s) {
