@@ -808,12 +808,20 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
         class_tokens.extend_from_slice(members);
         class_offsets.push(class_tokens.len() as u32);
     }
-    let mut index: Vec<(u32, u32)> = classes
+    // The index in token order without sorting: classes are disjoint subsets of the ids.
+    let mut class_of = vec![u32::MAX; vocab_size as usize];
+    for (c, members) in classes.iter().enumerate() {
+        for &t in members {
+            class_of[t as usize] = c as u32;
+        }
+    }
+    let index: Vec<(u32, u32)> = class_of
         .iter()
         .enumerate()
-        .flat_map(|(c, members)| members.iter().map(move |&t| (t, c as u32)))
+        .filter(|&(_, &c)| c != u32::MAX)
+        .map(|(t, &c)| (t as u32, c))
         .collect();
-    index.sort_unstable();
+    drop(class_of);
     let token_index: Vec<u32> = index.iter().map(|&(t, _)| t).collect();
     let token_classes: Vec<u32> = if narrow {
         index
@@ -1125,7 +1133,10 @@ fn dense_masks(
     let num_classes = classes.len() as u32;
     let mut table: Vec<u32> = Vec::new();
     let mut index = vec![NO_DENSE_MASK; edges.len()];
-    let mut seen: HashMap<Vec<u32>, u32> = HashMap::new();
+    // Classes are disjoint and non-empty and EOS ids are in none, so two states have the
+    // same mask exactly when they have the same classes and acceptance: key on those
+    // instead of hashing masks.
+    let mut seen: HashMap<(Vec<u32>, bool), u32> = HashMap::new();
     for (state, list) in edges.iter().enumerate() {
         let eos: &[u32] = if accepting[state] { eos_ids } else { &[] };
         let class_edges = &list[..list.partition_point(|&(l, _)| l < num_classes)];
@@ -1136,16 +1147,21 @@ fn dense_masks(
         if !dense_mask_wanted(tokens + eos.len(), width) {
             continue;
         }
-        let mut mask = vec![0u32; width];
-        let members = class_edges
-            .iter()
-            .flat_map(|&(c, _)| classes[c as usize].iter());
-        for &t in members.chain(eos) {
-            mask[(t / 32) as usize] |= 1 << (t % 32);
-        }
+        let key = (
+            class_edges.iter().map(|&(c, _)| c).collect::<Vec<u32>>(),
+            accepting[state],
+        );
         let next = seen.len() as u32;
-        let id = *seen.entry(mask).or_insert_with_key(|mask| {
-            table.extend_from_slice(mask);
+        let id = *seen.entry(key).or_insert_with(|| {
+            let start = table.len();
+            table.resize(start + width, 0);
+            let mask = &mut table[start..];
+            let members = class_edges
+                .iter()
+                .flat_map(|&(c, _)| classes[c as usize].iter());
+            for &t in members.chain(eos) {
+                mask[(t / 32) as usize] |= 1 << (t % 32);
+            }
             next
         });
         index[state] = id;
@@ -1632,40 +1648,30 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
             class_words[i]
         }
     };
-    for c in 0..num_classes as usize {
-        let (begin, end) = (class_csr[c] as usize, class_csr[c + 1] as usize);
-        for k in begin..end {
-            let t = members[k];
-            if k > begin && members[k - 1] >= t {
-                return Err(bad_class(format!(
-                    "section 'class tokens' word {} (class {c}): tokens are not strictly \
-                     increasing ({} then {t})",
-                    class_tokens.0 + k,
-                    members[k - 1]
-                )));
-            }
-            match index.binary_search(&t) {
-                Ok(i) if class_at(i) == c as u32 => {}
-                Ok(i) => {
-                    return Err(bad_class(format!(
-                        "section 'class tokens' word {} : token {t} is in class {c} but the \
-                         token index gives class {}",
-                        class_tokens.0 + k,
-                        class_at(i)
-                    )))
-                }
-                Err(_) => {
-                    return Err(bad_class(format!(
-                        "section 'class tokens' word {} : token {t} of class {c} is not in \
-                         the token index",
-                        class_tokens.0 + k
-                    )))
-                }
-            }
+    // The index in token order visits each class's tokens in their list order: one
+    // cursor per class checks that the index and the lists hold the same (token, class)
+    // pairs, in O(tokens). With the index strictly increasing, every class list is then
+    // strictly increasing and the classes are disjoint.
+    let mut cursor: Vec<u32> = class_csr[..num_classes as usize].to_vec();
+    for (i, &t) in index.iter().enumerate() {
+        let c = class_at(i);
+        let at = token_classes.0 + if narrow { i / 2 } else { i };
+        if c >= num_classes {
+            return Err(bad_class(format!(
+                "section 'token classes' word {at}: token {t} is given class {c}, but there \
+                 are {num_classes} classes"
+            )));
         }
+        let k = cursor[c as usize] as usize;
+        if k >= class_csr[c as usize + 1] as usize || members[k] != t {
+            return Err(bad_class(format!(
+                "section 'token classes' word {at}: the token index gives token {t} class \
+                 {c}, but class {c}'s list does not hold it in that place"
+            )));
+        }
+        cursor[c as usize] += 1;
     }
-    // Every index entry is some class's token: the lists and the index have the same
-    // length and each list token was found with its own class, so this is a bijection.
+    // The lengths agree (checked above), so every list was consumed entirely.
 
     // Terminal masks and names.
     let mask_words = (vocab_size as usize).div_ceil(32);

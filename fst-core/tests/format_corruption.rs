@@ -375,7 +375,7 @@ fn structural_damage_is_named() {
                 w[o] = (w[o] & 0xffff_0000) | 1
             }),
             FormatErrorKind::TokenClasses,
-            "the token index gives class 1",
+            "gives token 0 class 1",
         ),
         (
             Box::new(move |w| {
@@ -383,7 +383,7 @@ fn structural_damage_is_named() {
                 w[o + 3] = 3
             }),
             FormatErrorKind::TokenClasses,
-            "not in the token index",
+            "gives token 4 class 3, but class 3's list does not hold it",
         ),
         (
             Box::new(|w| w[11] = 99),
