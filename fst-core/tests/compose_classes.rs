@@ -6,9 +6,10 @@
 
 use detok::fixtures::{shared_vocabs_dir, testdata_dir};
 use detok::Vocabulary;
+use fst_core::automaton::{ClassParts, TokenAutomaton};
 use fst_core::compose::{
-    compose_trimmed_with_trie, compose_with_trie, ByteAutomaton, ComposeError, ComposeLimits,
-    VocabTrie,
+    compose_classes_with_trie, compose_trimmed_with_trie, compose_with_trie, ByteAutomaton,
+    ComposeError, ComposeLimits, VocabTrie,
 };
 use fst_core::regex::{ByteDfa, DEFAULT_DFA_STATE_LIMIT};
 use fst_core::sample::SplitMix64;
@@ -163,4 +164,115 @@ fn large_automata_without_classes_take_the_direct_walk() {
     assert!(classed.edges[0]
         .iter()
         .all(|&(t, _)| [0, 1, 2, 4].contains(&t)));
+}
+
+/// The compiler lays out class edges (`compose_classes_with_trie`); `from_parts` derives
+/// classes from token edges. Both must give the same words, and the class parts must
+/// round-trip.
+fn check_class_layout(name: &str, trie: &VocabTrie) {
+    let limits = ComposeLimits::default();
+    for pattern in PATTERNS {
+        let dfa = ByteDfa::from_regex(pattern, DEFAULT_DFA_STATE_LIMIT).unwrap();
+        let Ok(tokens) = compose_with_trie(&dfa, trie, &limits) else {
+            continue;
+        };
+        let classes = compose_classes_with_trie(&dfa, trie, &limits).unwrap();
+        let by_tokens = TokenAutomaton::from_parts(tokens).unwrap();
+        let by_classes = TokenAutomaton::from_class_parts(classes).unwrap();
+        assert_eq!(by_tokens, by_classes, "{name}: {pattern}");
+        let again = TokenAutomaton::from_class_parts(by_classes.to_class_parts()).unwrap();
+        assert_eq!(
+            again, by_classes,
+            "{name}: {pattern} (class parts round trip)"
+        );
+        let again = TokenAutomaton::from_parts(by_classes.to_parts()).unwrap();
+        assert_eq!(
+            again, by_classes,
+            "{name}: {pattern} (token parts round trip)"
+        );
+        // Classes are the coarsest: no two classes have the same edges everywhere.
+        let n = by_classes.num_classes();
+        let mut columns = vec![Vec::new(); n as usize];
+        for s in 0..by_classes.num_states() {
+            for (c, t) in by_classes.class_edges(s) {
+                columns[c as usize].push((s, t));
+            }
+        }
+        let distinct: std::collections::HashSet<_> = columns.iter().collect();
+        assert_eq!(distinct.len(), n as usize, "{name}: {pattern}");
+    }
+}
+
+#[test]
+fn class_layout_equals_token_layout() {
+    for (seed, extra) in [(1, 300), (2, 3000)] {
+        let vocab = generated_vocab(seed, extra);
+        check_class_layout(&format!("generated {seed}"), &VocabTrie::new(&vocab));
+    }
+    for rel in ["gpt2/encoder.json", "sentencepiece/tokenizer.json"] {
+        let vocab = Vocabulary::from_file(testdata_dir().join(rel)).unwrap();
+        check_class_layout(rel, &VocabTrie::new(&vocab));
+    }
+}
+
+#[test]
+fn class_parts_are_canonicalized_and_checked() {
+    // Tokens 0..6, EOS 6. Class {1} is split in two, an unused class is present and the
+    // numbering is not by smallest token: the layout is the same as the canonical one.
+    let canonical = ClassParts {
+        vocab_size: 7,
+        vocab_fingerprint: 3,
+        eos_ids: vec![6],
+        start: 0,
+        accepting: vec![false, true],
+        classes: vec![vec![0, 2], vec![1, 4]],
+        edges: vec![vec![(0, 1), (1, 0)], vec![(1, 1)]],
+        terminals: Vec::new(),
+    };
+    let messy = ClassParts {
+        classes: vec![vec![4], vec![5], vec![2, 0], vec![1]],
+        edges: vec![vec![(3, 0), (0, 0), (2, 1)], vec![(0, 1), (3, 1)]],
+        ..canonical.clone()
+    };
+    let a = TokenAutomaton::from_class_parts(canonical.clone()).unwrap();
+    assert_eq!(TokenAutomaton::from_class_parts(messy).unwrap(), a);
+    assert_eq!(a.num_classes(), 2);
+    assert_eq!(a.class_tokens(1), [1, 4]);
+    assert_eq!(a.token_class(4), Some(1));
+    assert_eq!(a.token_class(5), None, "a token without edges has no class");
+    assert_eq!(a.next_state(0, 4), Some(0));
+    assert_eq!(a.next_state(1, 2), None);
+    assert_eq!(
+        a.num_edges(),
+        6,
+        "token edges: 2 + 2 from state 0, 2 from state 1"
+    );
+
+    for (classes, edges, needle) in [
+        (
+            vec![vec![0, 2], vec![2]],
+            vec![vec![(0, 1)], vec![]],
+            "classes 0 and 1",
+        ),
+        (vec![vec![0, 6]], vec![vec![(0, 1)], vec![]], "EOS id 6"),
+        (
+            vec![vec![9]],
+            vec![vec![(0, 1)], vec![]],
+            "not below vocab_size 7",
+        ),
+        (
+            vec![vec![0]],
+            vec![vec![(1, 1)], vec![]],
+            "label 1 is neither",
+        ),
+        (vec![vec![0]], vec![vec![(0, 2)], vec![]], "only 2 states"),
+    ] {
+        let e = TokenAutomaton::from_class_parts(ClassParts {
+            classes,
+            edges,
+            ..canonical.clone()
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains(needle), "{e}");
+    }
 }
