@@ -292,6 +292,16 @@ fn info(args: InfoArgs) -> Result<ExitCode> {
     println!("states: {}", automaton.num_states());
     println!("accepting states: {}", automaton.num_accepting());
     println!("edges: {}", automaton.num_edges());
+    let class_edges: usize = (0..automaton.num_states())
+        .map(|s| automaton.class_edges(s).count())
+        .sum();
+    println!(
+        "token classes: {} ({} tokens, {class_edges} class edges)",
+        automaton.num_classes(),
+        (0..automaton.num_classes())
+            .map(|c| automaton.class_tokens(c).len())
+            .sum::<usize>()
+    );
     println!("start state: {}", automaton.start());
     println!("vocabulary size: {}", automaton.vocab_size());
     println!(

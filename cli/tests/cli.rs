@@ -84,6 +84,7 @@ fn compile_info_and_stats() {
         "vocabulary size: 50257",
         "eos ids: 50256",
         "accepting states: 1",
+        "token classes: ",
     ] {
         assert!(info.contains(line), "missing {line:?} in\n{info}");
     }

@@ -244,7 +244,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         self.layout.start
     }
 
-    /// What the automaton is; always [`AutomatonKind::TokenFsa`] in format version 1.
+    /// What the automaton is; always [`AutomatonKind::TokenFsa`] in format version 2.
     pub fn kind(&self) -> AutomatonKind {
         self.layout.kind
     }

@@ -1,4 +1,4 @@
-//! The token automaton file format (version 1) and its validation.
+//! The token automaton file format (version 2) and its validation.
 //!
 //! A file is a sequence of little-endian `u32` words, and a [`TokenAutomaton`] in memory
 //! is the same words, so loading is validation only: [`TokenAutomaton::from_bytes`]
@@ -7,20 +7,20 @@
 //! host. Validation is complete: once a file loads, no accessor or walker operation can
 //! panic or read out of bounds, whatever bytes the file held.
 //!
-//! Layout of version 1 (word indices):
+//! Layout of version 2 (word indices):
 //!
 //! | words | content |
 //! |---|---|
 //! | 0–1 | magic `b"fstcTA\0\0"` |
 //! | 2 | endianness marker `0x01020304` (reads `0x04030201` in a byte-swapped file) |
-//! | 3 | format version (1) |
+//! | 3 | format version (2) |
 //! | 4 | kind: 0 token FSA, 1 token PDA (reserved) |
 //! | 5 | total length of the file in words |
 //! | 6 | vocabulary size |
 //! | 7–8 | vocabulary fingerprint, low word then high word |
 //! | 9 | start state |
 //! | 10 | number of states |
-//! | 11 | number of edges |
+//! | 11 | number of edges: the token edges the class edges stand for, plus terminal edges |
 //! | 12 | number of accepting states |
 //! | 13 | number of EOS ids |
 //! | 14 | number of terminal labels `T` |
@@ -29,13 +29,29 @@
 //! | … | the sections, anywhere after the table, not overlapping |
 //! | last 2 | FNV-1a 64-bit checksum of every preceding word, low word then high word |
 //!
-//! Sections of version 1 (each exactly once): [`SECTION_EOS_IDS`] (sorted, distinct),
-//! [`SECTION_STATE_OFFSETS`] (CSR: `num_states + 1` edge indices, from 0 up to
-//! `num_edges`), [`SECTION_STATE_FLAGS`] (one word per state, bit 0 = accepting, other
-//! bits 0), [`SECTION_EDGE_LABELS`] (strictly increasing within a state: token ids below
-//! `vocab_size`, then terminal labels `vocab_size + k` for `k < T`) and
-//! [`SECTION_EDGE_TARGETS`]. Id [`SECTION_STACK_OPS`] is reserved for a later version; any
-//! other id is rejected.
+//! Edges are labelled by **token class**: a set of tokens that go to the same state from
+//! every state (or have no edge there). Classes are stored once, so a wildcard state of a
+//! 128k vocabulary has a handful of class edges. Label `c < C` is class `c`; label `C + k`
+//! is terminal `k`. Classes are canonical (no two with the same edges everywhere, none
+//! unused, numbered by smallest token), so one automaton has one file.
+//!
+//! Required sections: [`SECTION_EOS_IDS`] (sorted, distinct), [`SECTION_STATE_OFFSETS`]
+//! (CSR: `num_states + 1` indices into the edges, from 0), [`SECTION_STATE_FLAGS`] (one
+//! word per state, bit 0 = accepting, other bits 0), the edges, and the classes:
+//! [`SECTION_CLASS_OFFSETS`] (CSR: `C + 1` indices into the class tokens, strictly
+//! increasing: no class is empty), [`SECTION_CLASS_TOKENS`] (class after class, each
+//! ascending), [`SECTION_TOKEN_INDEX`] (every class token once, ascending; none is an EOS
+//! id) and [`SECTION_TOKEN_CLASSES`] (the class of each index entry). The edges (labels
+//! strictly increasing within a state) come in one of two layouts:
+//!
+//! - when `C + T` and the number of states are at most 2^16: [`SECTION_EDGES_PACKED`],
+//!   one word per edge, `label << 16 | target`; token classes are then 16-bit, two per
+//!   word (entry `i` in the low half of word `i / 2` when `i` is even), the unused half 0;
+//! - otherwise [`SECTION_EDGE_LABELS`] and [`SECTION_EDGE_TARGETS`], a word each, and a
+//!   word per token class.
+//!
+//! Id [`SECTION_STACK_OPS`] is reserved for a later version; any other unknown id is
+//! rejected. Version 1 files (an edge per token) are refused with a request to recompile.
 //!
 //! Terminal labels (Koo et al. §2.5.1) stand for precomputed sets of tokens, stored once
 //! per file rather than as an edge per token. When `T > 0`, two sections describe them
@@ -47,7 +63,7 @@
 //! - [`SECTION_TERMINAL_NAMES`]: `T` words of name lengths in bytes, then the names'
 //!   UTF-8 bytes concatenated, packed four to a word little-endian, zero-padded.
 //!
-//! A token matching a state's token edge takes it; otherwise the state's terminal edges
+//! A token whose class has an edge in the state takes it; otherwise the state's terminal edges
 //! are tried in increasing `k` (the precedence order) and the first whose mask holds the
 //! token is taken.
 //!
