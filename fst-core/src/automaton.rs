@@ -135,7 +135,7 @@ pub(crate) struct Layout {
     pub(crate) eos: (usize, usize),
     /// Start of the CSR state offsets (`num_states + 1` words, indices of class edges).
     pub(crate) state_offsets: usize,
-    /// Start of the state flags (`num_states` words).
+    /// Start of the state flags (a bit per state: `ceil(num_states / 32)` words).
     pub(crate) state_flags: usize,
     /// Labels and targets fit in 16 bits: one packed word per edge (`label << 16 |
     /// target`) at `edge_labels`, and class numbers packed two to a word.
@@ -156,6 +156,10 @@ pub(crate) struct Layout {
     pub(crate) token_index: usize,
     /// Start of the class of each `token_index` entry (`u16` pairs when `narrow`).
     pub(crate) token_classes: usize,
+    /// Start of the CSR class word offsets (`num_classes + 1` words, counting pairs).
+    pub(crate) class_word_offsets: usize,
+    /// Start of the class words: `(word index, bits)` pairs.
+    pub(crate) class_words: usize,
     /// Words of one mask: `ceil(vocab_size / 32)`.
     pub(crate) mask_words: usize,
     /// Start of the dense mask table (`num_masks * mask_words` words).
@@ -319,10 +323,11 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         if state >= self.layout.num_states {
             return false;
         }
-        self.words
-            .as_ref()
-            .get(self.layout.state_flags + state as usize)
-            .is_some_and(|flags| flags & format::FLAG_ACCEPTING != 0)
+        let flags = self.section(
+            self.layout.state_flags,
+            (self.layout.num_states as usize).div_ceil(32),
+        );
+        format::flag_set(flags, state as usize)
     }
 
     /// The range of `state`'s edges (class edges, then terminal edges) among all edges.
@@ -408,6 +413,21 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             [b, e] if b <= e => {
                 self.section(self.layout.class_tokens + *b as usize, (e - b) as usize)
             }
+            _ => &[],
+        }
+    }
+
+    /// Class `class` as mask words: `(word index, bits)` pairs flattened, word indices
+    /// increasing. ORing them into a zeroed mask sets exactly the class's tokens.
+    pub fn class_mask_words(&self, class: u32) -> &[u32] {
+        if class >= self.layout.num_classes {
+            return &[];
+        }
+        match self.section(self.layout.class_word_offsets + class as usize, 2) {
+            [b, e] if b <= e => self.section(
+                self.layout.class_words + 2 * *b as usize,
+                2 * (e - b) as usize,
+            ),
             _ => &[],
         }
     }

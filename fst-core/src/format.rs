@@ -36,12 +36,17 @@
 //! unused, numbered by smallest token), so one automaton has one file.
 //!
 //! Required sections: [`SECTION_EOS_IDS`] (sorted, distinct), [`SECTION_STATE_OFFSETS`]
-//! (CSR: `num_states + 1` indices into the edges, from 0), [`SECTION_STATE_FLAGS`] (one
-//! word per state, bit 0 = accepting, other bits 0), the edges, and the classes:
+//! (CSR: `num_states + 1` indices into the edges, from 0), [`SECTION_STATE_FLAGS`] (the
+//! accepting states as a bitset, bit `s % 32` of word `s / 32`, bits past the last state 0),
+//! the edges, and the classes:
 //! [`SECTION_CLASS_OFFSETS`] (CSR: `C + 1` indices into the class tokens, strictly
 //! increasing: no class is empty), [`SECTION_CLASS_TOKENS`] (class after class, each
 //! ascending), [`SECTION_TOKEN_INDEX`] (every class token once, ascending; none is an EOS
-//! id) and [`SECTION_TOKEN_CLASSES`] (the class of each index entry). The edges (labels
+//! id), [`SECTION_TOKEN_CLASSES`] (the class of each index entry), and each class as mask
+//! words, which is how the walker fills a sparse state's mask (a word per OR instead of a
+//! bit per token): [`SECTION_CLASS_WORD_OFFSETS`] (CSR: `C + 1` indices of pairs) and
+//! [`SECTION_CLASS_WORDS`] (`(word index, bits)` pairs, word indices increasing, exactly
+//! the words of the class's tokens). The edges (labels
 //! strictly increasing within a state) come in one of two layouts:
 //!
 //! - when `C + T` and the number of states are at most 2^16: [`SECTION_EDGES_PACKED`],
@@ -131,6 +136,10 @@ pub const SECTION_CLASS_TOKENS: u32 = 11;
 pub const SECTION_TOKEN_INDEX: u32 = 12;
 /// Section id of the class of each token index entry.
 pub const SECTION_TOKEN_CLASSES: u32 = 13;
+/// Section id of the CSR class word offsets (`num_classes + 1` entries, counting pairs).
+pub const SECTION_CLASS_WORD_OFFSETS: u32 = 14;
+/// Section id of the class words: per class, `(word index, bits)` pairs of its mask.
+pub const SECTION_CLASS_WORDS: u32 = 15;
 /// Section id of the dense mask table (optional, with [`SECTION_STATE_MASK_INDEX`]). Ids
 /// from 16 up are derived data, redundant with the sections below 16 and checked against
 /// them on load.
@@ -159,8 +168,14 @@ pub fn dense_mask_wanted(allowed: usize, mask_words: usize) -> bool {
     allowed >= DENSE_MIN_TOKENS && allowed.saturating_mul(DENSE_WORDS_PER_TOKEN) >= mask_words
 }
 
-/// Bit of a state's flag word that marks it accepting.
-pub(crate) const FLAG_ACCEPTING: u32 = 1;
+/// Whether `state` is marked accepting in the state flags (one bit per state, bit
+/// `s % 32` of word `s / 32`).
+#[inline]
+pub(crate) fn flag_set(flags: &[u32], state: usize) -> bool {
+    flags
+        .get(state / 32)
+        .is_some_and(|w| w & (1 << (state % 32)) != 0)
+}
 
 const W_MARKER: usize = 2;
 const W_VERSION: usize = 3;
@@ -180,7 +195,7 @@ const FIXED_HEADER: usize = 16;
 /// Words of the checksum trailer.
 const TRAILER: usize = 2;
 /// The section ids this version knows.
-const KNOWN_SECTIONS: [u32; 14] = [
+const KNOWN_SECTIONS: [u32; 16] = [
     SECTION_EOS_IDS,
     SECTION_STATE_OFFSETS,
     SECTION_STATE_FLAGS,
@@ -193,6 +208,8 @@ const KNOWN_SECTIONS: [u32; 14] = [
     SECTION_CLASS_TOKENS,
     SECTION_TOKEN_INDEX,
     SECTION_TOKEN_CLASSES,
+    SECTION_CLASS_WORD_OFFSETS,
+    SECTION_CLASS_WORDS,
     SECTION_DENSE_MASKS,
     SECTION_STATE_MASK_INDEX,
 ];
@@ -233,6 +250,8 @@ fn section_name(id: u32) -> &'static str {
         SECTION_CLASS_TOKENS => "class tokens",
         SECTION_TOKEN_INDEX => "token index",
         SECTION_TOKEN_CLASSES => "token classes",
+        SECTION_CLASS_WORD_OFFSETS => "class word offsets",
+        SECTION_CLASS_WORDS => "class words",
         SECTION_DENSE_MASKS => "dense masks",
         SECTION_STATE_MASK_INDEX => "state mask index",
         _ => "unknown",
@@ -771,6 +790,15 @@ struct LayoutInput {
     terminals: Vec<Terminal>,
 }
 
+/// A class's tokens (ascending) as `(word index, bits)` pairs of a walker mask, flattened:
+/// what filling a sparse state ORs in, one word at a time.
+fn class_mask_words(tokens: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    tokens.chunk_by(|a, b| a >> 5 == b >> 5).flat_map(|run| {
+        let bits = run.iter().fold(0u32, |acc, &t| acc | 1 << (t & 31));
+        [run[0] >> 5, bits]
+    })
+}
+
 /// Whether labels and targets fit the packed 16-bit edge layout.
 fn fits_narrow(num_labels: u64, num_states: u64) -> bool {
     num_labels <= 1 << 16 && num_states <= 1 << 16
@@ -839,6 +867,13 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
         .collect();
     drop(class_of);
     let token_index: Vec<u32> = index.iter().map(|&(t, _)| t).collect();
+    let mut class_word_offsets = Vec::with_capacity(classes.len() + 1);
+    let mut class_words = Vec::new();
+    class_word_offsets.push(0u32);
+    for members in &classes {
+        class_words.extend(class_mask_words(members));
+        class_word_offsets.push((class_words.len() / 2) as u32);
+    }
     let token_classes: Vec<u32> = if narrow {
         index
             .chunks(2)
@@ -860,7 +895,7 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
     let mut lens = vec![
         (SECTION_EOS_IDS, u64::from(num_eos)),
         (SECTION_STATE_OFFSETS, u64::from(num_states) + 1),
-        (SECTION_STATE_FLAGS, u64::from(num_states)),
+        (SECTION_STATE_FLAGS, u64::from(num_states.div_ceil(32))),
     ];
     if narrow {
         lens.push((SECTION_EDGES_PACKED, num_class_edges));
@@ -875,6 +910,8 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
         (SECTION_CLASS_TOKENS, class_tokens.len() as u64),
         (SECTION_TOKEN_INDEX, token_index.len() as u64),
         (SECTION_TOKEN_CLASSES, token_classes.len() as u64),
+        (SECTION_CLASS_WORD_OFFSETS, class_word_offsets.len() as u64),
+        (SECTION_CLASS_WORDS, class_words.len() as u64),
     ]);
     if num_terminals > 0 {
         lens.extend([
@@ -931,11 +968,12 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
         running += list.len() as u32;
         words.push(running);
     }
-    words.extend(
-        accepting
+    words.extend(accepting.chunks(32).map(|chunk| {
+        chunk
             .iter()
-            .map(|&a| if a { FLAG_ACCEPTING } else { 0 }),
-    );
+            .enumerate()
+            .fold(0u32, |w, (i, &a)| w | u32::from(a) << i)
+    }));
     if narrow {
         for list in &edges {
             words.extend(list.iter().map(|&(label, target)| label << 16 | target));
@@ -952,6 +990,8 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
     words.extend_from_slice(&class_tokens);
     words.extend_from_slice(&token_index);
     words.extend_from_slice(&token_classes);
+    words.extend_from_slice(&class_word_offsets);
+    words.extend_from_slice(&class_words);
     if num_terminals > 0 {
         words.extend_from_slice(&terminal_masks);
         words.extend_from_slice(&terminal_names);
@@ -1402,6 +1442,8 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
     let class_tokens = require(SECTION_CLASS_TOKENS)?;
     let token_index = require(SECTION_TOKEN_INDEX)?;
     let token_classes = require(SECTION_TOKEN_CLASSES)?;
+    let class_word_offsets = require(SECTION_CLASS_WORD_OFFSETS)?;
+    let word_pairs = require(SECTION_CLASS_WORDS)?;
     let (narrow, labels, targets) = match (
         get(SECTION_EDGES_PACKED),
         get(SECTION_EDGE_LABELS),
@@ -1483,8 +1525,8 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
     expect(
         SECTION_STATE_FLAGS,
         flags,
-        u64::from(num_states),
-        format!("the header's {num_states} states (word 10)"),
+        u64::from(num_states.div_ceil(32)),
+        format!("the header's {num_states} states (word 10) at a bit each"),
     )?;
     let num_class_edges = labels.1;
     if !narrow {
@@ -1549,21 +1591,20 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         false,
     )?;
 
-    // Flags.
-    let mut accepting_seen: u32 = 0;
-    for (s, &f) in words[flags.0..flags.0 + flags.1].iter().enumerate() {
-        if f & !FLAG_ACCEPTING != 0 {
-            return Err(err(
-                FormatErrorKind::StateFlags,
-                format!(
-                    "section 'state flags' word {} (state {s}): unknown flag bits {:#x}",
-                    flags.0 + s,
-                    f & !FLAG_ACCEPTING
-                ),
-            ));
-        }
-        accepting_seen += f & FLAG_ACCEPTING;
+    // Flags: a bit per state, none past the last state.
+    let flag_words = &words[flags.0..flags.0 + flags.1];
+    let tail = num_states % 32;
+    if tail != 0 && flag_words.last().is_some_and(|w| w >> tail != 0) {
+        return Err(err(
+            FormatErrorKind::StateFlags,
+            format!(
+                "section 'state flags' word {}: bits past the last state ({num_states} \
+                 states) are set",
+                flags.0 + flags.1 - 1
+            ),
+        ));
     }
+    let accepting_seen: u32 = flag_words.iter().map(|w| w.count_ones()).sum();
     if accepting_seen != num_accepting {
         return Err(err(
             FormatErrorKind::Counts,
@@ -1688,6 +1729,41 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         cursor[c as usize] += 1;
     }
     // The lengths agree (checked above), so every list was consumed entirely.
+
+    // Class words: exactly the mask words of each class's tokens.
+    expect(
+        SECTION_CLASS_WORD_OFFSETS,
+        class_word_offsets,
+        u64::from(num_classes) + 1,
+        format!("the {num_classes} classes"),
+    )?;
+    let word_csr = &words[class_word_offsets.0..class_word_offsets.0 + class_word_offsets.1];
+    if word_pairs.1 % 2 != 0 {
+        return Err(bad_class(format!(
+            "section 'class words' has {} words, not a whole number of (word, bits) pairs",
+            word_pairs.1
+        )));
+    }
+    check_csr(
+        word_csr,
+        class_word_offsets.0,
+        "class word offsets",
+        "class",
+        word_pairs.1 / 2,
+        "class word pairs",
+        true,
+    )?;
+    let pairs = &words[word_pairs.0..word_pairs.0 + word_pairs.1];
+    for c in 0..num_classes as usize {
+        let tokens = &members[class_csr[c] as usize..class_csr[c + 1] as usize];
+        let stored = &pairs[2 * word_csr[c] as usize..2 * word_csr[c + 1] as usize];
+        if !class_mask_words(tokens).eq(stored.iter().copied()) {
+            return Err(bad_class(format!(
+                "section 'class words' (class {c}): the stored mask words differ from the \
+                 class's tokens"
+            )));
+        }
+    }
 
     // Terminal masks and names.
     let mask_words = (vocab_size as usize).div_ceil(32);
@@ -1833,6 +1909,8 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
         num_class_tokens,
         token_index: token_index.0,
         token_classes: token_classes.0,
+        class_word_offsets: class_word_offsets.0,
+        class_words: word_pairs.0,
         mask_words,
         dense_masks,
         num_masks,
@@ -1984,7 +2062,7 @@ fn validate_dense_masks(
             .map(label_of)
             .take_while(|&l| l < num_classes)
             .collect();
-        let accepts = flag_words[s] & FLAG_ACCEPTING != 0;
+        let accepts = flag_set(flag_words, s);
         if verified[id]
             .as_ref()
             .is_some_and(|(c, a)| *c == classes && *a == accepts)

@@ -181,12 +181,12 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
             }
             None => mask.fill(0),
         }
-        // Class by class: the tokens of one class are sorted, so bits of one word tend to
-        // arrive together; classes are disjoint, so ORing never loses a bit.
+        // Class by class, a precomputed mask word at a time (each word once per class, so
+        // no store waits on the previous one); classes are disjoint, so ORing loses nothing.
         for (class, _) in a.class_edges(self.state) {
-            for &t in a.class_tokens(class) {
-                if let Some(slot) = mask.get_mut((t >> 5) as usize) {
-                    *slot |= 1 << (t & 31);
+            for pair in a.class_mask_words(class).chunks_exact(2) {
+                if let Some(slot) = mask.get_mut(pair[0] as usize) {
+                    *slot |= pair[1];
                 }
             }
         }

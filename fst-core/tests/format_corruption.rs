@@ -244,11 +244,11 @@ type Case = (Box<dyn Fn(&mut Vec<u32>)>, FormatErrorKind, &'static str);
 #[test]
 fn structural_damage_is_named() {
     // Layout of this file (four one-token classes, packed 16-bit edges): header 0..16,
-    // table 16..40 (EOS, offsets, flags, packed edges, class offsets, class tokens, token
-    // index, token classes), EOS 40, offsets 41..45, flags 45..48, edges 48..52, class
-    // offsets 52..57, class tokens 57..61, token index 61..65, token classes 65..67.
+    // table 16..46 (EOS, offsets, flags, packed edges, class offsets, class tokens, token
+    // index, token classes, class word offsets, class words), EOS 46, offsets 47..51,
+    // flags 51 (a bit per state), edges 52..56, then the class sections.
     let section = |w: &Vec<u32>, id: u32| -> usize {
-        (0..8)
+        (0..10)
             .map(|k| 16 + 3 * k)
             .find(|&at| w[at] == id)
             .map(|at| w[at + 1] as usize)
@@ -281,9 +281,9 @@ fn structural_damage_is_named() {
             "section table",
         ),
         (
-            Box::new(|w| w[16] = 14),
+            Box::new(|w| w[16] = 18),
             FormatErrorKind::SectionTable,
-            "unknown section id 14",
+            "unknown section id 18",
         ),
         (
             Box::new(|w| w[16] = 8),
@@ -296,7 +296,7 @@ fn structural_damage_is_named() {
             "twice",
         ),
         (
-            Box::new(|w| w[17] = 42),
+            Box::new(|w| w[17] = 48),
             FormatErrorKind::SectionTable,
             "overlap",
         ),
@@ -324,10 +324,10 @@ fn structural_damage_is_named() {
         (
             Box::new(move |w| {
                 let o = section(w, 3);
-                w[o] = 2
+                w[o] |= 1 << 5
             }),
             FormatErrorKind::StateFlags,
-            "unknown flag bits",
+            "bits past the last state",
         ),
         (
             Box::new(move |w| {
@@ -384,6 +384,14 @@ fn structural_damage_is_named() {
             }),
             FormatErrorKind::TokenClasses,
             "gives token 4 class 3, but class 3's list does not hold it",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 15);
+                w[o + 1] ^= 1 << 7
+            }),
+            FormatErrorKind::TokenClasses,
+            "stored mask words differ",
         ),
         (
             Box::new(|w| w[11] = 99),
