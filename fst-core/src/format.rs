@@ -673,7 +673,6 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
             *o = c as u32;
         }
     }
-    drop(owner);
     let label_end = u64::from(given_classes) + u64::from(num_terminals);
     for (state, list) in edges.iter_mut().enumerate() {
         list.sort_unstable_by_key(|&(label, _)| label);
@@ -750,6 +749,15 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
         })
         .collect();
     drop(classes);
+    // `owner` becomes each token's final class.
+    for o in owner.iter_mut().filter(|o| **o != u32::MAX) {
+        let g = group_of[*o as usize];
+        *o = if g == u32::MAX {
+            u32::MAX
+        } else {
+            final_of_group[g as usize]
+        };
+    }
     for list in &mut edges {
         let mut out: Vec<(u32, StateId)> = Vec::with_capacity(list.len());
         for &(label, target) in list.iter() {
@@ -773,6 +781,7 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
         start,
         accepting,
         classes: final_classes,
+        class_of: owner,
         edges,
         terminals,
     })
@@ -786,6 +795,8 @@ struct LayoutInput {
     start: StateId,
     accepting: Vec<bool>,
     classes: Vec<Vec<u32>>,
+    /// The class of each token id, `u32::MAX` for none.
+    class_of: Vec<u32>,
     edges: Vec<Vec<(u32, StateId)>>,
     terminals: Vec<Terminal>,
 }
@@ -812,6 +823,7 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
         start,
         accepting,
         classes,
+        class_of,
         edges,
         terminals,
     } = input;
@@ -853,12 +865,6 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
         class_offsets.push(class_tokens.len() as u32);
     }
     // The index in token order without sorting: classes are disjoint subsets of the ids.
-    let mut class_of = vec![u32::MAX; vocab_size as usize];
-    for (c, members) in classes.iter().enumerate() {
-        for &t in members {
-            class_of[t as usize] = c as u32;
-        }
-    }
     let index: Vec<(u32, u32)> = class_of
         .iter()
         .enumerate()
@@ -884,7 +890,14 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
     };
     drop(index);
 
-    let (mask_table, mask_index) = dense_masks(vocab_size, &eos_ids, &accepting, &classes, &edges);
+    let (mask_table, mask_index) = dense_masks(
+        vocab_size,
+        &eos_ids,
+        &accepting,
+        &classes,
+        (&class_word_offsets, &class_words),
+        &edges,
+    );
     let terminal_masks: Vec<u32> = terminals
         .iter()
         .flat_map(|t| t.mask.iter().copied())
@@ -1183,6 +1196,7 @@ fn dense_masks(
     eos_ids: &[u32],
     accepting: &[bool],
     classes: &[Vec<u32>],
+    (word_offsets, class_words): (&[u32], &[u32]),
     edges: &[Vec<(u32, StateId)>],
 ) -> (Vec<u32>, Vec<u32>) {
     let width = (vocab_size as usize).div_ceil(32);
@@ -1212,10 +1226,15 @@ fn dense_masks(
             let start = table.len();
             table.resize(start + width, 0);
             let mask = &mut table[start..];
-            let members = class_edges
-                .iter()
-                .flat_map(|&(c, _)| classes[c as usize].iter());
-            for &t in members.chain(eos) {
+            for &(c, _) in class_edges {
+                let c = c as usize;
+                let pairs =
+                    &class_words[2 * word_offsets[c] as usize..2 * word_offsets[c + 1] as usize];
+                for pair in pairs.chunks_exact(2) {
+                    mask[pair[0] as usize] |= pair[1];
+                }
+            }
+            for &t in eos {
                 mask[(t / 32) as usize] |= 1 << (t % 32);
             }
             next
@@ -1875,8 +1894,8 @@ pub(crate) fn validate(words: &[u32]) -> Result<Layout, FormatError> {
                     num_classes,
                     eos_ids,
                     csr,
-                    class_csr,
-                    members,
+                    word_csr,
+                    class_words: pairs,
                     flag_words: &words[flags.0..flags.0 + flags.1],
                     label_of: &|e| edge(e).0,
                 },
@@ -1984,8 +2003,8 @@ struct DenseCheck<'w, 'f> {
     num_classes: u32,
     eos_ids: &'w [u32],
     csr: &'w [u32],
-    class_csr: &'w [u32],
-    members: &'w [u32],
+    word_csr: &'w [u32],
+    class_words: &'w [u32],
     flag_words: &'w [u32],
     label_of: &'f dyn Fn(usize) -> u32,
 }
@@ -2009,8 +2028,8 @@ fn validate_dense_masks(
         num_classes,
         eos_ids,
         csr,
-        class_csr,
-        members,
+        word_csr,
+        class_words,
         flag_words,
         label_of,
     } = check;
@@ -2034,10 +2053,7 @@ fn validate_dense_masks(
     }
     let num_masks = table.1 / width;
     let masks = &words[table.0..table.0 + table.1];
-    let popcounts: Vec<usize> = masks
-        .chunks_exact(width)
-        .map(|m| m.iter().map(|w| w.count_ones() as usize).sum())
-        .collect();
+    let mut expected = vec![0u32; width];
     let mut next_new = 0usize;
     // Per mask, the class labels and EOS ids of the state that verified it.
     let mut verified: Vec<Option<(Vec<u32>, bool)>> = vec![None; num_masks];
@@ -2069,38 +2085,36 @@ fn validate_dense_masks(
         {
             continue;
         }
-        let eos: &[u32] = if accepts { eos_ids } else { &[] };
-        let tokens_of =
-            |c: u32| &members[class_csr[c as usize] as usize..class_csr[c as usize + 1] as usize];
-        let has = |t: u32| mask[(t / 32) as usize] & (1 << (t % 32)) != 0;
-        let allowed = || classes.iter().flat_map(|&c| tokens_of(c).iter()).chain(eos);
-        if let Some(&t) = allowed().find(|&&t| !has(t)) {
-            let what = if eos.contains(&t) {
-                "an EOS id of the accepting state"
-            } else {
-                "an edge"
-            };
-            return Err(bad(format!(
-                "section 'dense masks' mask {id} (state {s}): token {t} is {what} but its \
-                 bit is 0"
-            )));
-        }
-        if popcounts[id] != allowed().count() {
-            // Some bit is set that the state does not allow: name the first one.
-            let mut expected = vec![0u32; width];
-            for &t in allowed() {
-                expected[(t / 32) as usize] |= 1 << (t % 32);
+        // The allowed set as a mask, from the class words (a word per OR) and EOS ids.
+        expected.fill(0);
+        for &c in &classes {
+            let pairs = &class_words
+                [2 * word_csr[c as usize] as usize..2 * word_csr[c as usize + 1] as usize];
+            for pair in pairs.chunks_exact(2) {
+                expected[pair[0] as usize] |= pair[1];
             }
-            let extra = (0..width * 32)
-                .map(|t| t as u32)
-                .find(|&t| has(t) && expected[(t / 32) as usize] & (1 << (t % 32)) == 0)
-                .unwrap_or(0);
-            let why = if extra >= vocab_size {
-                format!("padding bit {extra} (past vocab_size {vocab_size}) is set")
-            } else if eos_ids.binary_search(&extra).is_ok() {
-                format!("it allows EOS id {extra} but the state does not accept")
+        }
+        if accepts {
+            for &e in eos_ids {
+                expected[(e / 32) as usize] |= 1 << (e % 32);
+            }
+        }
+        if let Some(i) = (0..width).find(|&i| expected[i] != mask[i]) {
+            let diff = expected[i] ^ mask[i];
+            let t = i as u32 * 32 + diff.trailing_zeros();
+            let why = if expected[i] & diff != 0 {
+                let what = if accepts && eos_ids.binary_search(&t).is_ok() {
+                    "an EOS id of the accepting state"
+                } else {
+                    "an edge"
+                };
+                format!("token {t} is {what} but its bit is 0")
+            } else if t >= vocab_size {
+                format!("padding bit {t} (past vocab_size {vocab_size}) is set")
+            } else if eos_ids.binary_search(&t).is_ok() {
+                format!("it allows EOS id {t} but the state does not accept")
             } else {
-                format!("it allows token {extra}, which is not an edge of the state")
+                format!("it allows token {t}, which is not an edge of the state")
             };
             return Err(bad(format!(
                 "section 'dense masks' mask {id} (state {s}): {why}"

@@ -343,6 +343,7 @@ fn a_flipped_mask_bit_is_an_error_naming_the_state() {
         ),
         // State 2 shares state 0's mask; its edge for class 2 (token 6) moves to class 3
         // (tokens 200..270, outside the mask). Edges are packed `class << 16 | target`.
+        // The first wrong bit is then token 6, in the mask but no longer an edge.
         (
             Box::new(|w| {
                 let (edges, _) = section(w, 9);
@@ -353,7 +354,7 @@ fn a_flipped_mask_bit_is_an_error_naming_the_state() {
                 w[11] += 69; // the header's token edge count follows
             }),
             FormatErrorKind::DenseMask,
-            &["state 2", "token 200", "edge"],
+            &["state 2", "token 6", "not an edge"],
         ),
         // One of the two mask sections dropped from the table.
         (
