@@ -150,8 +150,8 @@ pub const SECTION_STATE_MASK_INDEX: u32 = 17;
 pub const NO_DENSE_MASK: u32 = u32::MAX;
 
 /// Fewest allowed tokens for which a state gets a dense mask, whatever the vocabulary:
-/// below this the edge loop of `fill_mask` costs under ~40 ns, so a mask would only add
-/// file size (and tiny test vocabularies keep the plain five-section layout).
+/// below this the class-word loop of `fill_mask` costs under ~40 ns, so a mask would only
+/// add file size (and tiny test vocabularies have no dense mask sections).
 pub const DENSE_MIN_TOKENS: usize = 64;
 /// A state gets a dense mask when its allowed tokens number at least the mask's width in
 /// words divided by this. Measured at the Llama 3 width (4008 words; `mask_timing --

@@ -1,8 +1,9 @@
 //! Token automata for constrained decoding.
 //!
 //! A regex (or, later, a grammar) is compiled into a [`TokenAutomaton`](automaton::TokenAutomaton): a deterministic
-//! automaton whose edges are token ids of one vocabulary, so a decoder masks logits with
-//! one lookup per step instead of matching text (Koo, Liu & He, "Automata-based
+//! automaton over the token ids of one vocabulary (its edges stored by token class: tokens
+//! that behave alike everywhere), so a decoder masks logits with one lookup per step
+//! instead of matching text (Koo, Liu & He, "Automata-based
 //! constraints for language model decoding"). EOS ids are allowed exactly in accepting
 //! states.
 //!
