@@ -276,3 +276,20 @@ fn class_parts_are_canonicalized_and_checked() {
         assert!(e.to_string().contains(needle), "{e}");
     }
 }
+
+#[test]
+fn class_layout_equals_token_layout_on_real_vocabularies() {
+    let Some(dir) = shared_vocabs_dir() else {
+        println!("skipped: no shared vocabularies (../shared/vocabs or $FSTC_VOCABS)");
+        return;
+    };
+    for rel in ["llama2/tokenizer.json", "llama3/tokenizer.json"] {
+        let path = dir.join(rel);
+        if !path.exists() {
+            println!("skipped: {rel} is absent");
+            continue;
+        }
+        let vocab = Vocabulary::from_file(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        check_class_layout(rel, &VocabTrie::new(&vocab));
+    }
+}
