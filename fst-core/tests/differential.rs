@@ -5,7 +5,7 @@
 //! under random other tokenizations, are accepted; texts that `regex` rejects are
 //! rejected under every tokenization tried; saving and loading keeps every mask.
 
-use std::collections::HashMap;
+mod tokenize_support;
 
 use detok::fixtures::{shared_vocabs_dir, testdata_dir};
 use detok::Vocabulary;
@@ -13,7 +13,7 @@ use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::RegexCompiler;
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::Walker;
-use fst_core::TokenVocabulary;
+use tokenize_support::{accepts, Segmenter};
 
 /// Patterns with texts that match and texts that do not.
 const CASES: &[(&str, &[&str], &[&str])] = &[
@@ -196,58 +196,6 @@ const CASES: &[(&str, &[&str], &[&str])] = &[
 
 fn oracle(pattern: &str) -> regex::bytes::Regex {
     regex::bytes::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap()
-}
-
-/// Walks `tokens` from the start; true if all are allowed and the walk ends accepting.
-fn accepts(automaton: &TokenAutomaton, tokens: &[u32]) -> bool {
-    let mut walker = Walker::new(automaton);
-    tokens.iter().all(|&t| walker.consume(t).is_ok()) && walker.is_accepting()
-}
-
-/// Random tokenizations of byte strings with any text tokens of the vocabulary.
-struct Segmenter {
-    ids: HashMap<Vec<u8>, u32>,
-    longest: usize,
-}
-
-impl Segmenter {
-    fn new(vocab: &Vocabulary) -> Segmenter {
-        let mut ids = HashMap::new();
-        let mut longest = 0;
-        for id in 0..vocab.len() as u32 {
-            if let Some(bytes) = vocab.token_bytes(id) {
-                longest = longest.max(bytes.len());
-                ids.entry(bytes.to_vec()).or_insert(id);
-            }
-        }
-        Segmenter { ids, longest }
-    }
-
-    /// A random tokenization of `text`, or `None` if the vocabulary cannot spell it.
-    fn segment(&self, text: &[u8], rng: &mut SplitMix64) -> Option<Vec<u32>> {
-        let n = text.len();
-        // spellable[i]: text[i..] can be split into tokens.
-        let mut spellable = vec![false; n + 1];
-        spellable[n] = true;
-        for i in (0..n).rev() {
-            spellable[i] = (1..=self.longest.min(n - i))
-                .any(|len| spellable[i + len] && self.ids.contains_key(&text[i..i + len]));
-        }
-        if !spellable[0] {
-            return None;
-        }
-        let mut tokens = Vec::new();
-        let mut i = 0;
-        while i < n {
-            let choices: Vec<usize> = (1..=self.longest.min(n - i))
-                .filter(|&len| spellable[i + len] && self.ids.contains_key(&text[i..i + len]))
-                .collect();
-            let len = choices[rng.index(choices.len())];
-            tokens.push(self.ids[&text[i..i + len]]);
-            i += len;
-        }
-        Some(tokens)
-    }
 }
 
 /// Every mask of `a` equals the mask of the same state of `b`.

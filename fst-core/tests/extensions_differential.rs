@@ -8,7 +8,7 @@
 //! known-good texts are given as segments tokenized one by one: a token never straddles a
 //! terminal's boundary.
 
-use std::collections::HashMap;
+mod tokenize_support;
 
 use detok::fixtures::{shared_vocabs_dir, testdata_dir};
 use detok::Vocabulary;
@@ -17,6 +17,7 @@ use fst_core::compiler::RegexCompiler;
 use fst_core::sample::{RandomWalk, SplitMix64};
 use fst_core::walker::Walker;
 use fst_core::TokenVocabulary;
+use tokenize_support::{accepts, Segmenter};
 
 /// How a finished walk is judged: on its text, or on its tokens.
 enum Checker {
@@ -379,57 +380,6 @@ fn walk_to_eos(automaton: &TokenAutomaton, rng: &mut SplitMix64, max: usize) -> 
     }
 }
 
-/// Walks `tokens` from the start; true if all are allowed and the walk ends accepting.
-fn accepts(automaton: &TokenAutomaton, tokens: &[u32]) -> bool {
-    let mut walker = Walker::new(automaton);
-    tokens.iter().all(|&t| walker.consume(t).is_ok()) && walker.is_accepting()
-}
-
-/// Random tokenizations of byte strings with any text tokens of the vocabulary.
-struct Segmenter {
-    ids: HashMap<Vec<u8>, u32>,
-    longest: usize,
-}
-
-impl Segmenter {
-    fn new(vocab: &Vocabulary) -> Segmenter {
-        let mut ids = HashMap::new();
-        let mut longest = 0;
-        for id in 0..vocab.len() as u32 {
-            if let Some(bytes) = vocab.token_bytes(id).filter(|b| !b.is_empty()) {
-                longest = longest.max(bytes.len());
-                ids.entry(bytes.to_vec()).or_insert(id);
-            }
-        }
-        Segmenter { ids, longest }
-    }
-
-    /// A random tokenization of `text`, or `None` if the vocabulary cannot spell it.
-    fn segment(&self, text: &[u8], rng: &mut SplitMix64) -> Option<Vec<u32>> {
-        let n = text.len();
-        let mut spellable = vec![false; n + 1];
-        spellable[n] = true;
-        for i in (0..n).rev() {
-            spellable[i] = (1..=self.longest.min(n - i))
-                .any(|len| spellable[i + len] && self.ids.contains_key(&text[i..i + len]));
-        }
-        if !spellable[0] {
-            return None;
-        }
-        let mut tokens = Vec::new();
-        let mut i = 0;
-        while i < n {
-            let choices: Vec<usize> = (1..=self.longest.min(n - i))
-                .filter(|&len| spellable[i + len] && self.ids.contains_key(&text[i..i + len]))
-                .collect();
-            let len = choices[rng.index(choices.len())];
-            tokens.push(self.ids[&text[i..i + len]]);
-            i += len;
-        }
-        Some(tokens)
-    }
-}
-
 /// The tokenizer's own spelling of `text`, else a random one.
 fn tokenize(
     vocab: &Vocabulary,
@@ -492,7 +442,7 @@ fn check_vocabulary(name: &str, vocab: &Vocabulary, walks: usize) {
             for s in segments {
                 // A token-level case counts tokens: each segment is meant as one token.
                 let spelled = match &case.check {
-                    Checker::Tokens(_) => seg.ids.get(s.as_bytes()).map(|&id| vec![id]),
+                    Checker::Tokens(_) => seg.token(s.as_bytes()).map(|id| vec![id]),
                     Checker::Text(_) => tokenize(vocab, &seg, s, &mut rng),
                 };
                 match spelled {
