@@ -2,6 +2,9 @@
 //! word overwrites, and structural damage behind a recomputed (forged) checksum, which is
 //! what a buggy writer produces and what validation must catch on its own.
 
+mod file_support;
+
+use file_support::{fnv_words, forge_checksum};
 use fst_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
 use fst_core::format::FormatErrorKind;
 use fst_core::sample::{random_walk, SplitMix64};
@@ -56,23 +59,6 @@ fn real_automaton() -> TokenAutomaton {
         ],
     })
     .unwrap()
-}
-
-/// The documented checksum: FNV-1a 64 with the 32-bit word as its unit.
-fn fnv_words(words: &[u32]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &w in words {
-        h ^= u64::from(w);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-fn forge_checksum(words: &mut [u32]) {
-    let n = words.len() - 2;
-    let h = fnv_words(&words[..n]);
-    words[n] = h as u32;
-    words[n + 1] = (h >> 32) as u32;
 }
 
 /// Uses everything a decoder would, to show a loaded automaton is safe to use.
@@ -247,13 +233,7 @@ fn structural_damage_is_named() {
     // table 16..46 (EOS, offsets, flags, packed edges, class offsets, class tokens, token
     // index, token classes, class word offsets, class words), EOS 46, offsets 47..51,
     // flags 51 (a bit per state), edges 52..56, then the class sections.
-    let section = |w: &Vec<u32>, id: u32| -> usize {
-        (0..10)
-            .map(|k| 16 + 3 * k)
-            .find(|&at| w[at] == id)
-            .map(|at| w[at + 1] as usize)
-            .unwrap()
-    };
+    let section = |w: &Vec<u32>, id: u32| -> usize { file_support::section(w, id).0 };
     let cases: Vec<Case> = vec![
         (
             Box::new(|w| w[9] = 3),

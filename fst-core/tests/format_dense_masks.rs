@@ -3,6 +3,9 @@
 //! edge-derived one (EOS included when accepting, padding and any wider tail zero), masks
 //! survive a round trip, and a file whose masks disagree with its edges never loads.
 
+mod file_support;
+
+use file_support::{forge_checksum, section};
 use fst_core::automaton::{AutomatonParts, TokenAutomaton};
 use fst_core::format::{
     dense_mask_wanted, FormatErrorKind, NO_DENSE_MASK, SECTION_DENSE_MASKS,
@@ -199,27 +202,6 @@ fn small_automata_have_no_dense_mask_sections() {
 
 // ---------------------------------------------------------------------------------------
 // Corruption.
-
-fn forge_checksum(words: &mut [u32]) {
-    let n = words.len() - 2;
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &w in &words[..n] {
-        h ^= u64::from(w);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    words[n] = h as u32;
-    words[n + 1] = (h >> 32) as u32;
-}
-
-/// `(offset, length)` of section `id`, from the section table.
-fn section(words: &[u32], id: u32) -> (usize, usize) {
-    let n = words[15] as usize;
-    (0..n)
-        .map(|k| 16 + 3 * k)
-        .find(|&at| words[at] == id)
-        .map(|at| (words[at + 1] as usize, words[at + 2] as usize))
-        .unwrap()
-}
 
 /// Five states over 1000 tokens (masks of 32 words; 64 tokens make a state dense):
 /// 0 and 2 share their 100 tokens (one mask), 1 accepts with 70 tokens, 3 has 70 tokens

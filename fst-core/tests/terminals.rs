@@ -2,6 +2,9 @@
 //! precomputed set of tokens. Checked here on hand-built automata: precedence (token
 //! edges, then terminals in order), masks, EOS, the file sections and their validation.
 
+mod file_support;
+
+use file_support::{forge_checksum, section};
 use fst_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
 use fst_core::format::FormatErrorKind;
 use fst_core::sample::{random_walk, SplitMix64};
@@ -241,25 +244,8 @@ fn damaged(edit: impl Fn(&mut Vec<u32>)) -> fst_core::format::FormatError {
     let a = TokenAutomaton::from_parts(paragraph_automaton()).unwrap();
     let mut words = a.as_words().to_vec();
     edit(&mut words);
-    let n = words.len() - 2;
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &w in &words[..n] {
-        h ^= u64::from(w);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    words[n] = h as u32;
-    words[n + 1] = (h >> 32) as u32;
+    forge_checksum(&mut words);
     TokenAutomaton::from_words(words).unwrap_err()
-}
-
-/// Word offset and length of section `id` in a file.
-fn section(words: &[u32], id: u32) -> (usize, usize) {
-    let n = words[15] as usize;
-    (0..n)
-        .map(|i| &words[16 + 3 * i..19 + 3 * i])
-        .find(|e| e[0] == id)
-        .map(|e| (e[1] as usize, e[2] as usize))
-        .unwrap()
 }
 
 #[test]

@@ -1,0 +1,31 @@
+//! Helpers shared by the tests that edit automaton files word by word: the checksum, forged
+//! after an edit so that validation reaches the damage, and section lookup.
+#![allow(dead_code)]
+
+/// FNV-1a over words, as the format computes its checksum (written here independently).
+pub fn fnv_words(words: &[u32]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &w in words {
+        h ^= u64::from(w);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Rewrites the trailing checksum to match the (edited) words before it.
+pub fn forge_checksum(words: &mut [u32]) {
+    let n = words.len() - 2;
+    let h = fnv_words(&words[..n]);
+    words[n] = h as u32;
+    words[n + 1] = (h >> 32) as u32;
+}
+
+/// `(offset, length)` in words of section `id`, from the section table; panics if absent.
+pub fn section(words: &[u32], id: u32) -> (usize, usize) {
+    let n = words[15] as usize;
+    (0..n)
+        .map(|k| 16 + 3 * k)
+        .find(|&at| words[at] == id)
+        .map(|at| (words[at + 1] as usize, words[at + 2] as usize))
+        .unwrap()
+}
