@@ -476,40 +476,18 @@ pub(crate) fn class_parts(parts: AutomatonParts) -> Result<ClassParts, FormatErr
     let eos_ids = check_eos_ids(eos_ids, vocab_size)?;
     let num_terminals = check_terminals(vocab_size, &eos_ids, &terminals)?;
     let label_end = u64::from(vocab_size) + u64::from(num_terminals);
-    for (state, list) in edges.iter_mut().enumerate() {
-        list.sort_unstable_by_key(|&(token, _)| token);
-        for (i, &(token, target)) in list.iter().enumerate() {
-            if u64::from(token) >= label_end {
-                return Err(parts_error(
-                    FormatErrorKind::EdgeLabel,
-                    format!(
-                        "state {state}: {}",
-                        label_fault(token, vocab_size, num_terminals)
-                    ),
-                ));
-            }
-            if eos_ids.binary_search(&token).is_ok() {
-                return Err(parts_error(
-                    FormatErrorKind::EdgeLabel,
-                    format!(
-                        "state {state}: EOS id {token} labels an edge; EOS is allowed by \
-                         accepting states, never by edges"
-                    ),
-                ));
-            }
-            check_target(state, token, target, n)?;
-            if i > 0 && list[i - 1].0 == token {
-                return Err(parts_error(
-                    FormatErrorKind::EdgeLabel,
-                    format!(
-                        "state {state} has two edges with token {token} (to states {} and \
-                         {target}); a token automaton is deterministic",
-                        list[i - 1].1
-                    ),
-                ));
-            }
+    check_edge_lists(&mut edges, n, "token", |token| {
+        if u64::from(token) >= label_end {
+            Some(label_fault(token, vocab_size, num_terminals))
+        } else if eos_ids.binary_search(&token).is_ok() {
+            Some(format!(
+                "EOS id {token} labels an edge; EOS is allowed by accepting states, never by \
+                 edges"
+            ))
+        } else {
+            None
         }
-    }
+    })?;
     // Each token's column: the (state, target) pairs of its edges, in state order.
     let mut columns: HashMap<u32, Vec<(u32, StateId)>> = HashMap::new();
     for (state, list) in edges.iter().enumerate() {
@@ -601,15 +579,44 @@ fn check_eos_ids(mut eos_ids: Vec<u32>, vocab_size: u32) -> Result<Vec<u32>, For
     Ok(eos_ids)
 }
 
-fn check_target(state: usize, label: u32, target: StateId, n: u32) -> Result<(), FormatError> {
-    if target >= n {
-        return Err(parts_error(
-            FormatErrorKind::EdgeTarget,
-            format!(
-                "state {state}: label {label} goes to state {target}, \
-                 but there are only {n} states"
-            ),
-        ));
+/// Sorts each state's edges by label and checks them: `fault` says what is wrong with a
+/// label, if anything; targets must be states; a label may label one edge per state.
+/// `noun` names labels in the message ("token", "label").
+fn check_edge_lists(
+    edges: &mut [Vec<(u32, StateId)>],
+    num_states: u32,
+    noun: &str,
+    fault: impl Fn(u32) -> Option<String>,
+) -> Result<(), FormatError> {
+    for (state, list) in edges.iter_mut().enumerate() {
+        list.sort_unstable_by_key(|&(label, _)| label);
+        for (i, &(label, target)) in list.iter().enumerate() {
+            if let Some(why) = fault(label) {
+                return Err(parts_error(
+                    FormatErrorKind::EdgeLabel,
+                    format!("state {state}: {why}"),
+                ));
+            }
+            if target >= num_states {
+                return Err(parts_error(
+                    FormatErrorKind::EdgeTarget,
+                    format!(
+                        "state {state}: label {label} goes to state {target}, \
+                         but there are only {num_states} states"
+                    ),
+                ));
+            }
+            if i > 0 && list[i - 1].0 == label {
+                return Err(parts_error(
+                    FormatErrorKind::EdgeLabel,
+                    format!(
+                        "state {state} has two edges with {noun} {label} (to states {} and \
+                         {target}); a token automaton is deterministic",
+                        list[i - 1].1
+                    ),
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -674,31 +681,14 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
         }
     }
     let label_end = u64::from(given_classes) + u64::from(num_terminals);
-    for (state, list) in edges.iter_mut().enumerate() {
-        list.sort_unstable_by_key(|&(label, _)| label);
-        for (i, &(label, target)) in list.iter().enumerate() {
-            if u64::from(label) >= label_end {
-                return Err(parts_error(
-                    FormatErrorKind::EdgeLabel,
-                    format!(
-                        "state {state}: label {label} is neither one of the {given_classes} \
-                         classes nor one of the {num_terminals} terminal labels after them"
-                    ),
-                ));
-            }
-            check_target(state, label, target, num_states)?;
-            if i > 0 && list[i - 1].0 == label {
-                return Err(parts_error(
-                    FormatErrorKind::EdgeLabel,
-                    format!(
-                        "state {state} has two edges with label {label} (to states {} and \
-                         {target}); a token automaton is deterministic",
-                        list[i - 1].1
-                    ),
-                ));
-            }
-        }
-    }
+    check_edge_lists(&mut edges, num_states, "label", |label| {
+        (u64::from(label) >= label_end).then(|| {
+            format!(
+                "label {label} is neither one of the {given_classes} classes nor one of the \
+                 {num_terminals} terminal labels after them"
+            )
+        })
+    })?;
 
     // Canonical classes: merge those with identical columns, drop those without edges
     // or tokens, number by smallest token.
