@@ -588,8 +588,8 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             .map(|(_, target)| target)
     }
 
-    /// Whether `state` has a token edge (not a terminal edge) for `token`.
-    fn has_token_edge(&self, state: StateId, token: u32) -> bool {
+    /// Whether `state` has a token edge (not a terminal edge) for `token`: its class's edge.
+    pub fn has_token_edge(&self, state: StateId, token: u32) -> bool {
         self.token_class(token)
             .is_some_and(|c| self.class_target(state, c).is_some())
     }

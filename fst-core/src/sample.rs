@@ -170,9 +170,7 @@ fn terminal_token<W: AsRef<[u32]>>(
             }
             let token = i as u32 * 32 + bits.trailing_zeros();
             if automaton.next_state(state, token) == Some(target)
-                && !automaton
-                    .token_class(token)
-                    .is_some_and(|c| automaton.class_edges(state).any(|(other, _)| other == c))
+                && !automaton.has_token_edge(state, token)
             {
                 return Some(token);
             }
