@@ -207,14 +207,24 @@ impl TokenAutomaton<Vec<u32>> {
     /// EOS id or a token not below `vocab_size`.
     pub fn from_class_parts(parts: ClassParts) -> Result<TokenAutomaton, FormatError> {
         let words = format::words_from_class_parts(parts)?;
-        TokenAutomaton::from_words(words)
+        // The parts were checked and the writer lays out only consistent sections, so the
+        // O(file) content checks (checksum, class and mask tables) would re-prove what it
+        // just wrote: only the header and section table are parsed. Debug builds (every
+        // test) still run the loader's full validation on each layout.
+        debug_assert!(
+            format::validate(&words, format::Checks::All).is_ok(),
+            "the writer produced an invalid file: {:?}",
+            format::validate(&words, format::Checks::All).err()
+        );
+        let layout = format::validate(&words, format::Checks::Structure)?;
+        Ok(TokenAutomaton { words, layout })
     }
 }
 
 impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// Validates `words` as an automaton file (checksum included) and wraps them.
     pub fn from_words(words: W) -> Result<TokenAutomaton<W>, FormatError> {
-        let layout = format::validate(words.as_ref())?;
+        let layout = format::validate(words.as_ref(), format::Checks::All)?;
         Ok(TokenAutomaton { words, layout })
     }
 
@@ -248,7 +258,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         self.layout.start
     }
 
-    /// What the automaton is; always [`AutomatonKind::TokenFsa`] in format version 2.
+    /// What the automaton is; always [`AutomatonKind::TokenFsa`] in format version 3.
     pub fn kind(&self) -> AutomatonKind {
         self.layout.kind
     }

@@ -2,12 +2,18 @@
 //! after an edit so that validation reaches the damage, and section lookup.
 #![allow(dead_code)]
 
-/// FNV-1a over words, as the format computes its checksum (written here independently).
+/// The format's checksum, written here independently: FNV-1a (64-bit) in 8 lanes, lane `j`
+/// over words `j, j + 8, ...`, then FNV-1a over the 8 lane values.
 pub fn fnv_words(words: &[u32]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &w in words {
-        h ^= u64::from(w);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut lanes = vec![OFFSET; 8];
+    for (i, &w) in words.iter().enumerate() {
+        lanes[i % 8] = (lanes[i % 8] ^ u64::from(w)).wrapping_mul(PRIME);
+    }
+    let mut h = OFFSET;
+    for lane in lanes {
+        h = (h ^ lane).wrapping_mul(PRIME);
     }
     h
 }

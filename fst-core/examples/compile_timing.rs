@@ -1,0 +1,83 @@
+//! Times `RegexCompiler::compile_with_trie` stage by stage on real vocabularies, with
+//! repetitions, so a compile-time change can be measured without the peers.
+//!
+//! Run in release: `cargo run --release -p fst-core --example compile_timing [VOCABS_DIR] [REPS]`
+//! (default: `detok::fixtures::shared_vocabs_dir`, 50 repetitions). Prints the median of
+//! each stage per pattern and vocabulary. `VOCAB=llama3` and `ONLY=string` narrow the run
+//! (for profiling).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use fst_core::compiler::RegexCompiler;
+use fst_core::compose::VocabTrie;
+
+const PATTERNS: [(&str, &str); 5] = [
+    ("ident", r"[^\W\d]\w*"),
+    (
+        "ipv4",
+        r"((25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(25[0-5]|2[0-4]\d|[01]?\d\d?)",
+    ),
+    (
+        "datetime",
+        r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
+    ),
+    ("summary", r"Summary:(\n\* [^\n]+){3,5}"),
+    ("string", r#""([^"\\]|\\.)*""#),
+];
+
+fn median(mut v: Vec<Duration>) -> f64 {
+    v.sort();
+    v[v.len() / 2].as_secs_f64() * 1e3
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dir = args
+        .next()
+        .map(PathBuf::from)
+        .or_else(detok::fixtures::shared_vocabs_dir)
+        .expect("no vocabularies: pass a directory holding gpt2/ llama2/ llama3/ qwen3/");
+    let reps: usize = args.next().map_or(50, |r| r.parse().expect("REPS"));
+    let only = std::env::var("ONLY").ok();
+    println!("| vocabulary | pattern | byte DFA ms | compose ms | layout ms | total ms |");
+    println!("|---|---|---:|---:|---:|---:|");
+    let vocab_filter = std::env::var("VOCAB").ok();
+    for name in ["gpt2", "llama2", "llama3", "qwen3"] {
+        if vocab_filter.as_deref().is_some_and(|v| v != name) {
+            continue;
+        }
+        let file = if name == "gpt2" {
+            "encoder.json"
+        } else {
+            "tokenizer.json"
+        };
+        let Ok(vocab) = detok::Vocabulary::from_file(dir.join(name).join(file)) else {
+            continue;
+        };
+        let trie = VocabTrie::new(&vocab);
+        for (label, pattern) in PATTERNS {
+            if only.as_deref().is_some_and(|o| o != label) {
+                continue;
+            }
+            let compiler = RegexCompiler::new();
+            let (mut dfa, mut compose, mut layout, mut total) = (vec![], vec![], vec![], vec![]);
+            for _ in 0..reps {
+                let (_, stats) = compiler
+                    .compile_with_trie(pattern, &trie)
+                    .expect("compiles");
+                dfa.push(stats.byte_dfa_time);
+                compose.push(stats.compose_time);
+                layout.push(stats.layout_time);
+                total.push(stats.byte_dfa_time + stats.compose_time + stats.layout_time);
+            }
+            println!(
+                "| {name} | {label} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                median(dfa),
+                median(compose),
+                median(layout),
+                median(total)
+            );
+        }
+    }
+}
