@@ -47,6 +47,9 @@ pub struct AutomatonParts {
     pub terminals: Vec<Terminal>,
 }
 
+/// The class of a token that is in no class, in [`ClassParts::class_of_token`].
+pub const NO_CLASS: u32 = u32::MAX;
+
 /// A token automaton with its edges labelled by token class: what the compiler produces,
 /// before layout.
 ///
@@ -65,11 +68,15 @@ pub struct ClassParts {
     pub start: StateId,
     /// One flag per state.
     pub accepting: Vec<bool>,
-    /// Disjoint sets of tokens (no EOS id); class `c` is `classes[c]`.
-    pub classes: Vec<Vec<u32>>,
+    /// Number of classes `C`.
+    pub num_classes: u32,
+    /// The class (below `C`) of each token id, `vocab_size` entries; [`NO_CLASS`] for a
+    /// token in none. A map rather than token lists: classes are disjoint by
+    /// construction, and it is what a compiler's grouping produces. EOS ids are in none.
+    pub class_of_token: Vec<u32>,
     /// One list per state of `(label, target state)`, at most one edge per label. A label
-    /// below `classes.len()` is a class (every token of it goes to the target); label
-    /// `classes.len() + k` is terminal `k`.
+    /// below `C` is a class (every token of it goes to the target); label `C + k` is
+    /// terminal `k`.
     pub edges: Vec<Vec<(u32, StateId)>>,
     /// Terminal labels, in precedence order (as in [`AutomatonParts::terminals`]).
     pub terminals: Vec<Terminal>,
@@ -691,9 +698,16 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             eos_ids: self.eos_ids().to_vec(),
             start: self.start(),
             accepting: (0..n).map(|s| self.is_accepting(s)).collect(),
-            classes: (0..self.num_classes())
-                .map(|c| self.class_tokens(c).to_vec())
-                .collect(),
+            num_classes: self.num_classes(),
+            class_of_token: {
+                let mut class_of = vec![NO_CLASS; self.vocab_size() as usize];
+                for c in 0..self.num_classes() {
+                    for &t in self.class_tokens(c) {
+                        class_of[t as usize] = c;
+                    }
+                }
+                class_of
+            },
             edges: (0..n).map(|s| self.labelled_edges(s).collect()).collect(),
             terminals: self.terminals(),
         }

@@ -12,13 +12,19 @@
 //! The vocabulary trie (`VocabTrie`) is built once per vocabulary and reused for every
 //! pattern compiled against it.
 //!
-//! A byte DFA cannot tell apart bytes of one byte class, so tokens whose bytes have the
-//! same class sequence behave identically from every state. Each compile therefore first
-//! folds the vocabulary trie into a trie of class strings (`ClassTrie`, typically ten
-//! times smaller) whose nodes carry *groups* of tokens; the walks, the trimming and the
-//! minimization run on groups (further merged when their columns agree), and only the
-//! final automaton is expanded to token edges. Groups are numbered by their smallest
-//! token so that every breadth-first numbering matches the token-level one.
+//! Tokens that behave identically from every state form *groups*, and the walks, the
+//! trimming and the minimization run on groups (further merged when their columns
+//! agree); the compiler lays groups out as token classes, and only tools expand them to
+//! token edges. Groups are numbered by their smallest token so that every breadth-first
+//! numbering matches the token-level one. Two ways to find them:
+//!
+//! - by transition function (`functions`), for DFAs of at most `MAX_FUNCTION_STATES`
+//!   states: tokens that map every state to the same state are one group, found in one
+//!   pass over the vocabulary trie with a memo table; a group's edges are read off its
+//!   function, with no walk at all. Gives up (past a budget) when the functions multiply.
+//! - by class string (`ClassTrie`): a byte DFA cannot tell apart bytes of one byte class,
+//!   so the vocabulary trie is folded into a trie of class strings (typically ten times
+//!   smaller), which is then walked from every state.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -29,6 +35,10 @@ use rayon::prelude::*;
 use crate::automaton::{AutomatonParts, ClassParts, StateId};
 use crate::minimize::minimize;
 use crate::vocab::{fingerprint, TokenVocabulary};
+
+mod functions;
+
+use functions::FunctionGroups;
 
 /// A deterministic automaton over bytes, as the composition consumes it.
 ///
@@ -164,6 +174,8 @@ pub struct VocabTrie {
     /// `token_ids[token_start[i]..token_start[i + 1]]` are the tokens spelling node `i`.
     token_start: Vec<u32>,
     token_ids: Vec<u32>,
+    /// The node spelling each token id; 0 (the root) for tokens without text.
+    node_of_token: Vec<u32>,
     max_depth: usize,
 }
 
@@ -202,6 +214,7 @@ impl VocabTrie {
             end: vec![0],
             token_start: vec![0],
             token_ids: Vec::with_capacity(tokens.len()),
+            node_of_token: vec![0; vocab_size],
             max_depth: 0,
         };
         // `path[d]` is the node at depth d on the path to the previous token.
@@ -227,6 +240,7 @@ impl VocabTrie {
                 path.push(node);
             }
             trie.token_ids.push(id);
+            trie.node_of_token[id as usize] = *path.last().expect("path holds the root");
             trie.max_depth = trie.max_depth.max(bytes.len());
             previous = bytes;
         }
@@ -329,46 +343,45 @@ struct ClassTrie {
 struct Labels {
     /// The label of each token id, or `NONE` for tokens without text.
     of_token: Vec<u32>,
-    /// `tokens[start[l]..start[l + 1]]` are label `l`'s tokens, ascending.
-    start: Vec<u32>,
-    tokens: Vec<u32>,
+    /// Tokens per label.
+    size: Vec<u32>,
 }
 
 impl Labels {
     /// The labels of `of_token` (ids `0..count`, numbered by first token).
     fn new(of_token: Vec<u32>, count: usize) -> Labels {
-        let mut start = vec![0u32; count + 1];
+        let mut size = vec![0u32; count];
         for &l in of_token.iter().filter(|&&l| l != NONE) {
-            start[l as usize + 1] += 1;
+            size[l as usize] += 1;
         }
-        for l in 0..count {
-            start[l + 1] += start[l];
+        Labels { of_token, size }
+    }
+
+    fn len(&self) -> usize {
+        self.size.len()
+    }
+
+    fn size(&self, label: u32) -> usize {
+        self.size[label as usize] as usize
+    }
+
+    /// Each label's tokens, ascending, as a CSR `(start, tokens)`: label `l` has
+    /// `tokens[start[l]..start[l + 1]]`. Built on demand; the class layout never needs it.
+    fn token_lists(&self) -> (Vec<u32>, Vec<u32>) {
+        let mut start = Vec::with_capacity(self.len() + 1);
+        start.push(0u32);
+        for (l, &n) in self.size.iter().enumerate() {
+            start.push(start[l] + n);
         }
         let mut fill = start.clone();
-        let mut tokens = vec![0u32; start[count] as usize];
-        for (t, &l) in of_token.iter().enumerate() {
+        let mut tokens = vec![0u32; start[self.len()] as usize];
+        for (t, &l) in self.of_token.iter().enumerate() {
             if l != NONE {
                 tokens[fill[l as usize] as usize] = t as u32;
                 fill[l as usize] += 1;
             }
         }
-        Labels {
-            of_token,
-            start,
-            tokens,
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.start.len() - 1
-    }
-
-    fn size(&self, label: u32) -> usize {
-        (self.start[label as usize + 1] - self.start[label as usize]) as usize
-    }
-
-    fn tokens(&self, label: u32) -> &[u32] {
-        &self.tokens[self.start[label as usize] as usize..self.start[label as usize + 1] as usize]
+        (start, tokens)
     }
 
     /// Token edges of label edge lists, each sorted by token. Labels from `len()` up are
@@ -376,6 +389,9 @@ impl Labels {
     fn expand(&self, edges: &[Vec<(u32, StateId)>]) -> Vec<Vec<(u32, StateId)>> {
         let vocab = self.of_token.len();
         let groups = self.len() as u32;
+        let (start, tokens) = self.token_lists();
+        let tokens_of =
+            |l: u32| &tokens[start[l as usize] as usize..start[l as usize + 1] as usize];
         let terminal = |l: u32| vocab as u32 + (l - groups);
         edges
             .par_iter()
@@ -401,7 +417,7 @@ impl Labels {
                         }
                     } else {
                         for &(l, t) in list {
-                            out.extend(self.tokens(l).iter().map(|&token| (token, t)));
+                            out.extend(tokens_of(l).iter().map(|&token| (token, t)));
                         }
                         out.sort_unstable();
                     }
@@ -727,9 +743,8 @@ where
         eos_ids: minimal.eos_ids,
         start: minimal.start,
         accepting: minimal.accepting,
-        classes: (0..labels.len() as u32)
-            .map(|l| labels.tokens(l).to_vec())
-            .collect(),
+        num_classes: labels.len() as u32,
+        class_of_token: labels.of_token,
         edges: minimal.edges,
         terminals: Vec::new(),
     })
@@ -745,15 +760,20 @@ fn compose_minimal_groups<A>(
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
-    let (classes, mut grouped) = compose_groups(dfa, trie, limits)?;
-    let labels = match merge_columns(&classes.groups, &grouped.edges) {
+    let (groups, grouped) = compose_groups(dfa, trie, limits, GroupBy::Auto)?;
+    Ok(minimal_from_groups(groups, grouped))
+}
+
+/// Merges the labels whose columns agree, then minimizes.
+fn minimal_from_groups(groups: Labels, mut grouped: AutomatonParts) -> (Labels, AutomatonParts) {
+    let labels = match merge_columns(&groups, &grouped.edges) {
         Some((labels, edges)) => {
             grouped.edges = edges;
             labels
         }
-        None => classes.groups,
+        None => groups,
     };
-    Ok((labels, minimize(grouped)))
+    (labels, minimize(grouped))
 }
 
 /// The token automaton of `dfa` over the vocabulary of `trie`, trimmed but not minimized.
@@ -770,9 +790,9 @@ pub fn compose_trimmed_with_trie<A>(
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
-    let (classes, grouped) = compose_groups(dfa, trie, limits)?;
+    let (groups, grouped) = compose_groups(dfa, trie, limits, GroupBy::Auto)?;
     Ok(AutomatonParts {
-        edges: classes.groups.expand(&grouped.edges),
+        edges: groups.expand(&grouped.edges),
         ..grouped
     })
 }
@@ -782,7 +802,8 @@ fn compose_groups<A>(
     dfa: &A,
     trie: &VocabTrie,
     limits: &ComposeLimits,
-) -> Result<(ClassTrie, AutomatonParts), ComposeError>
+    group_by: GroupBy,
+) -> Result<(Labels, AutomatonParts), ComposeError>
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
@@ -836,19 +857,39 @@ where
     } else {
         None
     };
-    // Classes no state has a transition on: tokens containing them never fit. Known
-    // only from the table (without it, nothing is pruned up front).
-    let mut dead = vec![table.is_some(); k];
-    if let Some(table) = &table {
-        for row in table.chunks(k) {
-            for (c, &t) in row.iter().enumerate() {
-                if t != NONE {
-                    dead[c] = false;
+    // Small DFAs group tokens by transition function (no walks); larger ones, or when
+    // the functions multiply, by class string.
+    // (whether to try functions, their budget)
+    let (try_functions, budget) = match group_by {
+        GroupBy::Auto => (num_dfa_states <= MAX_FUNCTION_STATES, MAX_FUNCTION_ENTRIES),
+        GroupBy::Functions => (true, usize::MAX),
+        GroupBy::ClassStrings => (false, 0),
+    };
+    let by_function = match &table {
+        Some(table) if try_functions => {
+            FunctionGroups::new(trie, table, k, &dense.class_of_byte, num_dfa_states, budget)
+        }
+        _ => None,
+    };
+    let grouping = match by_function {
+        Some(functions) => Grouping::Functions(functions),
+        None => {
+            // Classes no state has a transition on: tokens containing them never fit.
+            // Known only from the table (without it, nothing is pruned up front).
+            let mut dead = vec![table.is_some(); k];
+            if let Some(table) = &table {
+                for row in table.chunks(k) {
+                    for (c, &t) in row.iter().enumerate() {
+                        if t != NONE {
+                            dead[c] = false;
+                        }
+                    }
                 }
             }
+            Grouping::Trie(ClassTrie::new(trie, dense, &dead))
         }
-    }
-    let classes = ClassTrie::new(trie, dense, &dead);
+    };
+    let num_groups = grouping.groups().len() as u32;
 
     // Token-level state of each DFA state, or NONE while undiscovered.
     let mut index = vec![NONE; num_dfa_states];
@@ -857,45 +898,64 @@ where
     let mut edges: Vec<Vec<(u32, StateId)>> = Vec::new();
     let edge_count = AtomicUsize::new(0);
     let over_limit = AtomicBool::new(false);
-    let whole = [(1u32, classes.num_nodes() as u32)];
-    let mut by_group = vec![NONE; classes.groups.len()];
+    let mut by_group = vec![NONE; num_groups as usize];
 
     let mut frontier_start = 0;
     while frontier_start < order.len() {
         let frontier: Vec<u32> = order[frontier_start..].to_vec();
         frontier_start = order.len();
-        // A small frontier is split by trie chunks so that every thread has work.
-        let chunks: &[(u32, u32)] = if frontier.len() >= 4 * rayon::current_num_threads() {
-            &whole
-        } else {
-            &classes.chunks
-        };
-        let items: Vec<(u32, (u32, u32))> = frontier
-            .iter()
-            .flat_map(|&s| chunks.iter().map(move |&c| (s, c)))
-            .collect();
-        // Threads pay off only when there are many class-trie nodes to walk.
-        let parallel =
-            items.len() > 1 && frontier.len() * classes.num_nodes() >= PARALLEL_WALK_NODES;
         let counter = (&edge_count, &over_limit, limits.token_edge_limit);
-        let walked = match &table {
-            Some(table) => {
-                let k = classes.num_classes();
-                let step = |s: u32, c: u32| {
-                    let t = table[s as usize * k + c as usize];
-                    (t != NONE).then_some(t)
-                };
-                walk_items(&classes, &step, &items, parallel, counter)
+        let (walked, items_per_state) = match &grouping {
+            Grouping::Functions(functions) => {
+                let walked = frontier
+                    .iter()
+                    .map(|&s| {
+                        let (list, found) = functions.edges(s);
+                        let total = edge_count.fetch_add(found, Ordering::Relaxed) + found;
+                        if total > limits.token_edge_limit {
+                            over_limit.store(true, Ordering::Relaxed);
+                        }
+                        list
+                    })
+                    .collect();
+                (walked, 1)
             }
-            None => {
-                let step = |s: u32, c: u32| {
-                    if (s as usize) < num_dfa_states {
-                        dfa.next(s, classes.representative[c as usize])
-                    } else {
-                        None
+            Grouping::Trie(classes) => {
+                let whole = [(1u32, classes.num_nodes() as u32)];
+                // A small frontier is split by trie chunks so that every thread has work.
+                let chunks: &[(u32, u32)] = if frontier.len() >= 4 * rayon::current_num_threads() {
+                    &whole
+                } else {
+                    &classes.chunks
+                };
+                let items: Vec<(u32, (u32, u32))> = frontier
+                    .iter()
+                    .flat_map(|&s| chunks.iter().map(move |&c| (s, c)))
+                    .collect();
+                // Threads pay off only when there are many class-trie nodes to walk.
+                let parallel =
+                    items.len() > 1 && frontier.len() * classes.num_nodes() >= PARALLEL_WALK_NODES;
+                let walked = match &table {
+                    Some(table) => {
+                        let k = classes.num_classes();
+                        let step = |s: u32, c: u32| {
+                            let t = table[s as usize * k + c as usize];
+                            (t != NONE).then_some(t)
+                        };
+                        walk_items(classes, &step, &items, parallel, counter)
+                    }
+                    None => {
+                        let step = |s: u32, c: u32| {
+                            if (s as usize) < num_dfa_states {
+                                dfa.next(s, classes.representative[c as usize])
+                            } else {
+                                None
+                            }
+                        };
+                        walk_items(classes, &step, &items, parallel, counter)
                     }
                 };
-                walk_items(&classes, &step, &items, parallel, counter)
+                (walked, chunks.len())
             }
         };
         if over_limit.load(Ordering::Relaxed) {
@@ -908,13 +968,13 @@ where
                 ),
             ));
         }
-        for (&dfa_state, per_state) in frontier.iter().zip(walked.chunks(chunks.len())) {
+        for (&dfa_state, per_state) in frontier.iter().zip(walked.chunks(items_per_state)) {
             // In group order, i.e. in order of first tokens: breadth-first discovery
             // then follows token order. A group occurs at most once per state (it is one
             // class-trie node), so a state reaching many groups is bucketed, not sorted.
             let found: usize = per_state.iter().map(Vec::len).sum();
             let mut list: Vec<(u32, StateId)> = Vec::with_capacity(found);
-            if found.saturating_mul(8) >= classes.groups.len() {
+            if found.saturating_mul(8) >= num_groups as usize {
                 for &(g, t) in per_state.iter().flatten() {
                     by_group[g as usize] = t;
                 }
@@ -930,7 +990,6 @@ where
             }
             // Terminal edges read a whole token, so they leave only from token boundaries,
             // i.e. from here; labelled after every group.
-            let num_groups = classes.groups.len() as u32;
             for k in 0..num_terminals {
                 if let Some(t) = dfa.next_terminal(dfa_state, k) {
                     list.push((num_groups + k as u32, t));
@@ -958,7 +1017,7 @@ where
     let accepting: Vec<bool> = order.iter().map(|&s| dfa.is_accepting(s)).collect();
     let (accepting, edges) = trim(accepting, edges)?;
     Ok((
-        classes,
+        grouping.into_groups(),
         AutomatonParts {
             vocab_size,
             vocab_fingerprint: trie.fingerprint,
@@ -970,6 +1029,45 @@ where
         },
     ))
 }
+
+/// How to group the tokens: by transition function when the DFA is small (tests force
+/// it without a budget), or by class string. Both give the same automaton; tests compare them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GroupBy {
+    Auto,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Functions,
+    #[cfg_attr(not(test), allow(dead_code))]
+    ClassStrings,
+}
+
+/// How the tokens were grouped for one compile.
+enum Grouping {
+    Functions(FunctionGroups),
+    Trie(ClassTrie),
+}
+
+impl Grouping {
+    fn groups(&self) -> &Labels {
+        match self {
+            Grouping::Functions(functions) => &functions.groups,
+            Grouping::Trie(classes) => &classes.groups,
+        }
+    }
+
+    fn into_groups(self) -> Labels {
+        match self {
+            Grouping::Functions(functions) => functions.groups,
+            Grouping::Trie(classes) => classes.groups,
+        }
+    }
+}
+
+/// Byte DFAs with at most this many states try grouping by transition function.
+const MAX_FUNCTION_STATES: usize = 128;
+/// Function entries (distinct functions times DFA states) past which grouping by
+/// function gives up for the class trie (1 MB).
+const MAX_FUNCTION_ENTRIES: usize = 1 << 18;
 
 /// Class-trie nodes (summed over a frontier's states) below which one thread walks.
 const PARALLEL_WALK_NODES: usize = 1 << 16;
@@ -1098,7 +1196,17 @@ fn merge_columns(labels: &Labels, edges: &[Vec<(u32, StateId)>]) -> Option<(Labe
             }
         })
         .collect();
-    Some((Labels::new(of_token, size.len()), merged_edges))
+    let mut merged_size = vec![0u32; size.len()];
+    for (l, &m) in merged_of.iter().enumerate() {
+        merged_size[m as usize] += labels.size[l];
+    }
+    Some((
+        Labels {
+            of_token,
+            size: merged_size,
+        },
+        merged_edges,
+    ))
 }
 
 fn out_of_range(what: &str, state: u32, num_states: usize) -> ComposeError {
@@ -1204,6 +1312,86 @@ mod tests {
         assert_eq!(ids, [2, 5]);
         assert_eq!(trie.eos_ids(), [7]);
         assert_eq!(make_chunks(trie.end.len(), |i| trie.end[i]), [(1, 8)]);
+    }
+
+    /// A vocabulary of every single byte plus random strings over quotes, backslashes,
+    /// newlines, ASCII and pieces of multi-byte UTF-8 characters.
+    fn mixed_vocab(seed: u64, extra: usize) -> ByteVocabulary {
+        let alphabet: Vec<&[u8]> = vec![
+            b"\"",
+            b"\\",
+            b"\n",
+            b"a",
+            b"Z",
+            b"_",
+            b"7",
+            b"0",
+            b"-",
+            b":",
+            b".",
+            b" ",
+            b"*",
+            "é".as_bytes(),
+            "中".as_bytes(),
+            "😀".as_bytes(),
+            &[0xe4],
+            &[0xb8, 0xad],
+            &[0x80],
+            &[0xff],
+        ];
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        };
+        let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+        for _ in 0..extra {
+            let len = 1 + next() % 4;
+            let token: Vec<u8> = (0..len)
+                .flat_map(|_| alphabet[next() % alphabet.len()].iter().copied())
+                .collect();
+            tokens.push(Some(token));
+        }
+        tokens.push(None);
+        let eos = tokens.len() as u32 - 1;
+        ByteVocabulary::new(tokens, vec![eos])
+    }
+
+    #[test]
+    fn grouping_by_function_equals_grouping_by_class_string() {
+        let patterns = [
+            r#""([^"\\]|\\.)*""#,
+            r"Summary:(\n\* [^\n]+){3,5}",
+            r"((25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(25[0-5]|2[0-4]\d|[01]?\d\d?)",
+            r"[^\W\d]\w*",
+            r"(é|中)+[a-z]*",
+            r"[0-9]{2,4}-?",
+            r".{0,6}",
+        ];
+        for seed in 1..4 {
+            let trie = VocabTrie::new(&mixed_vocab(seed, 2000));
+            for pattern in patterns {
+                let dfa = crate::regex::ByteDfa::from_regex(pattern, 10_000).unwrap();
+                let limits = ComposeLimits::default();
+                let run = |group_by| {
+                    let (groups, trimmed) = compose_groups(&dfa, &trie, &limits, group_by).unwrap();
+                    let trimmed_edges = groups.expand(&trimmed.edges);
+                    let (labels, minimal) = minimal_from_groups(groups, trimmed.clone());
+                    (
+                        trimmed.accepting,
+                        trimmed_edges,
+                        minimal.accepting,
+                        labels.expand(&minimal.edges),
+                    )
+                };
+                let by_function = run(GroupBy::Functions);
+                let by_string = run(GroupBy::ClassStrings);
+                assert!(!by_function.1.is_empty(), "{pattern}");
+                assert_eq!(by_function, by_string, "seed {seed}, pattern {pattern}");
+            }
+        }
     }
 
     #[test]

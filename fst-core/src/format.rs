@@ -104,7 +104,7 @@ use std::path::Path;
 
 use crate::automaton::{
     parts_error, AutomatonKind, AutomatonParts, ClassParts, Layout, StateId, Terminal,
-    TokenAutomaton,
+    TokenAutomaton, NO_CLASS,
 };
 
 /// The magic bytes every automaton file starts with.
@@ -541,13 +541,20 @@ pub(crate) fn class_parts(parts: AutomatonParts) -> Result<ClassParts, FormatErr
                 .map(|&(l, t)| (num_classes + (l - vocab_size), t)),
         );
     }
+    let mut class_of_token = vec![NO_CLASS; vocab_size as usize];
+    for (c, members) in classes.iter().enumerate() {
+        for &t in members {
+            class_of_token[t as usize] = c as u32;
+        }
+    }
     Ok(ClassParts {
         vocab_size,
         vocab_fingerprint,
         eos_ids,
         start,
         accepting,
-        classes,
+        num_classes,
+        class_of_token,
         edges: class_edges,
         terminals,
     })
@@ -646,54 +653,44 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
         eos_ids,
         start,
         accepting,
-        mut classes,
+        num_classes: given_classes,
+        class_of_token,
         mut edges,
         terminals,
     } = parts;
     let num_states = check_state_count(accepting.len(), edges.len(), start)?;
     let eos_ids = check_eos_ids(eos_ids, vocab_size)?;
     let num_terminals = check_terminals(vocab_size, &eos_ids, &terminals)?;
-    let given_classes = u32::try_from(classes.len())
-        .ok()
-        .filter(|&c| u64::from(c) + u64::from(num_terminals) <= u64::from(u32::MAX))
-        .ok_or_else(|| {
-            parts_error(
-                FormatErrorKind::Counts,
-                format!("{} token classes do not fit in u32 labels", classes.len()),
-            )
-        })?;
-    let mut owner = vec![u32::MAX; vocab_size as usize];
-    for (c, members) in classes.iter_mut().enumerate() {
-        members.sort_unstable();
-        members.dedup();
-        for &t in members.iter() {
-            if t >= vocab_size {
-                return Err(parts_error(
-                    FormatErrorKind::EdgeLabel,
-                    format!("class {c}: token {t} is not below vocab_size {vocab_size}"),
-                ));
-            }
-            if eos_ids.binary_search(&t).is_ok() {
-                return Err(parts_error(
-                    FormatErrorKind::EdgeLabel,
-                    format!(
-                        "class {c}: EOS id {t} is in a token class; EOS is allowed by \
-                         accepting states, never by edges"
-                    ),
-                ));
-            }
-            let o = &mut owner[t as usize];
-            if *o != u32::MAX {
-                return Err(parts_error(
-                    FormatErrorKind::EdgeLabel,
-                    format!(
-                        "token {t} is in classes {} and {c}; classes are disjoint",
-                        *o
-                    ),
-                ));
-            }
-            *o = c as u32;
-        }
+    if u64::from(given_classes) + u64::from(num_terminals) > u64::from(u32::MAX) {
+        return Err(parts_error(
+            FormatErrorKind::Counts,
+            format!(
+                "{given_classes} token classes and {num_terminals} terminals do not fit in \
+                 u32 labels"
+            ),
+        ));
+    }
+    if class_of_token.len() != vocab_size as usize {
+        return Err(parts_error(
+            FormatErrorKind::Counts,
+            format!(
+                "class_of_token has {} entries but vocab_size is {vocab_size}: it needs one \
+                 per token id",
+                class_of_token.len()
+            ),
+        ));
+    }
+    if let Some(&e) = eos_ids
+        .iter()
+        .find(|&&e| class_of_token[e as usize] != NO_CLASS)
+    {
+        return Err(parts_error(
+            FormatErrorKind::EdgeLabel,
+            format!(
+                "EOS id {e} is in class {}; EOS is allowed by accepting states, never by edges",
+                class_of_token[e as usize]
+            ),
+        ));
     }
     let label_end = u64::from(given_classes) + u64::from(num_terminals);
     check_edge_lists(&mut edges, num_states, "label", |label| {
@@ -706,70 +703,72 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
     })?;
 
     // Canonical classes: merge those with identical columns, drop those without edges
-    // or tokens, number by smallest token.
-    let mut columns: Vec<Vec<(u32, StateId)>> = vec![Vec::new(); classes.len()];
+    // or tokens, number by smallest token. Merging works on classes; the tokens are
+    // read twice, once for each group's first token and size, once to lay them out.
+    let mut columns: Vec<Vec<(u32, StateId)>> = vec![Vec::new(); given_classes as usize];
     for (state, list) in edges.iter().enumerate() {
         for &(label, target) in list.iter().take_while(|&&(l, _)| l < given_classes) {
             columns[label as usize].push((state as u32, target));
         }
     }
-    let mut merged_of: HashMap<&[(u32, StateId)], usize> = HashMap::new();
-    let mut groups: Vec<Vec<u32>> = Vec::new();
-    let mut group_of = vec![u32::MAX; classes.len()];
-    for (c, column) in columns.iter().enumerate() {
-        if column.is_empty() || classes[c].is_empty() {
-            continue;
-        }
-        let next = groups.len();
-        let g = *merged_of.entry(column.as_slice()).or_insert(next);
-        if g == next {
-            groups.push(Vec::new());
-        }
-        groups[g].push(c as u32);
-        group_of[c] = g as u32;
-    }
-    let mut order: Vec<usize> = (0..groups.len()).collect();
-    let first = |g: usize| {
-        groups[g]
-            .iter()
-            .map(|&c| classes[c as usize][0])
-            .min()
-            .unwrap_or(0)
-    };
-    order.sort_unstable_by_key(|&g| first(g));
-    let mut final_of_group = vec![0u32; groups.len()];
-    for (i, &g) in order.iter().enumerate() {
-        final_of_group[g] = i as u32;
-    }
-    let num_classes = groups.len() as u32;
-    let final_classes: Vec<Vec<u32>> = order
+    let mut merged_of: HashMap<&[(u32, StateId)], u32> = HashMap::new();
+    let group_of: Vec<u32> = columns
         .iter()
-        .map(|&g| {
-            let mut tokens: Vec<u32> = groups[g]
-                .iter()
-                .flat_map(|&c| classes[c as usize].iter().copied())
-                .collect();
-            tokens.sort_unstable();
-            tokens
+        .map(|column| {
+            if column.is_empty() {
+                return NO_CLASS;
+            }
+            let next = merged_of.len() as u32;
+            *merged_of.entry(column.as_slice()).or_insert(next)
         })
         .collect();
-    drop(classes);
-    // `owner` becomes each token's final class.
-    for o in owner.iter_mut().filter(|o| **o != u32::MAX) {
-        let g = group_of[*o as usize];
-        *o = if g == u32::MAX {
-            u32::MAX
-        } else {
-            final_of_group[g as usize]
+    let num_groups = merged_of.len();
+    let mut first = vec![NO_CLASS; num_groups];
+    let mut size = vec![0u32; num_groups];
+    for (t, &c) in class_of_token.iter().enumerate() {
+        if c == NO_CLASS {
+            continue;
+        }
+        let Some(&g) = group_of.get(c as usize) else {
+            return Err(parts_error(
+                FormatErrorKind::EdgeLabel,
+                format!("token {t} is given class {c}, but there are {given_classes} classes"),
+            ));
         };
+        if g != NO_CLASS {
+            if first[g as usize] == NO_CLASS {
+                first[g as usize] = t as u32;
+            }
+            size[g as usize] += 1;
+        }
     }
+    let mut order: Vec<usize> = (0..num_groups).filter(|&g| size[g] > 0).collect();
+    order.sort_unstable_by_key(|&g| first[g]);
+    let num_classes = order.len() as u32;
+    let mut final_of_group = vec![NO_CLASS; num_groups];
+    let mut class_offsets = Vec::with_capacity(order.len() + 1);
+    class_offsets.push(0u32);
+    for (i, &g) in order.iter().enumerate() {
+        final_of_group[g] = i as u32;
+        class_offsets.push(class_offsets[i] + size[g]);
+    }
+    let final_of_class: Vec<u32> = group_of
+        .iter()
+        .map(|&g| {
+            if g == NO_CLASS {
+                NO_CLASS
+            } else {
+                final_of_group[g as usize]
+            }
+        })
+        .collect();
     for list in &mut edges {
         let mut out: Vec<(u32, StateId)> = Vec::with_capacity(list.len());
         for &(label, target) in list.iter() {
             if label < given_classes {
-                let g = group_of[label as usize];
-                if g != u32::MAX {
-                    out.push((final_of_group[g as usize], target));
+                let c = final_of_class[label as usize];
+                if c != NO_CLASS {
+                    out.push((c, target));
                 }
             } else {
                 out.push((num_classes + (label - given_classes), target));
@@ -779,14 +778,36 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
         out.dedup();
         *list = out;
     }
+    // The class lists, and the token index in token order with each entry's class.
+    let total = class_offsets[order.len()] as usize;
+    let mut fill = class_offsets[..order.len()].to_vec();
+    let mut class_tokens = vec![0u32; total];
+    let mut index_tokens = Vec::with_capacity(total);
+    let mut index_classes = Vec::with_capacity(total);
+    for (t, &c) in class_of_token.iter().enumerate() {
+        if c == NO_CLASS {
+            continue;
+        }
+        let f = final_of_class[c as usize];
+        if f != NO_CLASS {
+            let slot = &mut fill[f as usize];
+            class_tokens[*slot as usize] = t as u32;
+            *slot += 1;
+            index_tokens.push(t as u32);
+            index_classes.push(f);
+        }
+    }
+    drop(class_of_token);
     layout_words(LayoutInput {
         vocab_size,
         vocab_fingerprint,
         eos_ids,
         start,
         accepting,
-        classes: final_classes,
-        class_of: owner,
+        class_offsets,
+        class_tokens,
+        index_tokens,
+        index_classes,
         edges,
         terminals,
     })
@@ -799,9 +820,13 @@ struct LayoutInput {
     eos_ids: Vec<u32>,
     start: StateId,
     accepting: Vec<bool>,
-    classes: Vec<Vec<u32>>,
-    /// The class of each token id, `u32::MAX` for none.
-    class_of: Vec<u32>,
+    /// CSR of the classes: class `c` is `class_tokens[class_offsets[c]..class_offsets[c + 1]]`,
+    /// ascending.
+    class_offsets: Vec<u32>,
+    class_tokens: Vec<u32>,
+    /// The tokens in some class, ascending, and the class of each.
+    index_tokens: Vec<u32>,
+    index_classes: Vec<u32>,
     edges: Vec<Vec<(u32, StateId)>>,
     terminals: Vec<Terminal>,
 }
@@ -827,19 +852,21 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
         eos_ids,
         start,
         accepting,
-        classes,
-        class_of,
+        class_offsets,
+        class_tokens,
+        index_tokens: token_index,
+        index_classes,
         edges,
         terminals,
     } = input;
     let num_states = accepting.len() as u32;
-    let num_classes = classes.len() as u32;
+    let num_classes = (class_offsets.len() - 1) as u32;
     let num_terminals = terminals.len() as u32;
     let narrow = fits_narrow(
         u64::from(num_classes) + u64::from(num_terminals),
         u64::from(num_states),
     );
-    let class_size = |c: u32| classes[c as usize].len() as u64;
+    let class_size = |c: u32| u64::from(class_offsets[c as usize + 1] - class_offsets[c as usize]);
     let mut num_edges: u64 = 0;
     let mut num_class_edges: u64 = 0;
     for list in &edges {
@@ -862,44 +889,29 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
     let num_accepting = accepting.iter().filter(|&&a| a).count() as u32;
     let num_eos = eos_ids.len() as u32;
 
-    let mut class_offsets = Vec::with_capacity(classes.len() + 1);
-    let mut class_tokens = Vec::new();
-    class_offsets.push(0u32);
-    for members in &classes {
-        class_tokens.extend_from_slice(members);
-        class_offsets.push(class_tokens.len() as u32);
-    }
-    // The index in token order without sorting: classes are disjoint subsets of the ids.
-    let index: Vec<(u32, u32)> = class_of
-        .iter()
-        .enumerate()
-        .filter(|&(_, &c)| c != u32::MAX)
-        .map(|(t, &c)| (t as u32, c))
-        .collect();
-    drop(class_of);
-    let token_index: Vec<u32> = index.iter().map(|&(t, _)| t).collect();
-    let mut class_word_offsets = Vec::with_capacity(classes.len() + 1);
+    let class_members =
+        |c: usize| &class_tokens[class_offsets[c] as usize..class_offsets[c + 1] as usize];
+    let mut class_word_offsets = Vec::with_capacity(class_offsets.len());
     let mut class_words = Vec::new();
     class_word_offsets.push(0u32);
-    for members in &classes {
-        class_words.extend(class_mask_words(members));
+    for c in 0..num_classes as usize {
+        class_words.extend(class_mask_words(class_members(c)));
         class_word_offsets.push((class_words.len() / 2) as u32);
     }
     let token_classes: Vec<u32> = if narrow {
-        index
+        index_classes
             .chunks(2)
-            .map(|pair| pair[0].1 | pair.get(1).map_or(0, |&(_, c)| c << 16))
+            .map(|pair| pair[0] | pair.get(1).map_or(0, |&c| c << 16))
             .collect()
     } else {
-        index.iter().map(|&(_, c)| c).collect()
+        index_classes
     };
-    drop(index);
 
     let (mask_table, mask_index) = dense_masks(
         vocab_size,
         &eos_ids,
         &accepting,
-        &classes,
+        &class_offsets,
         (&class_word_offsets, &class_words),
         &edges,
     );
@@ -1200,12 +1212,12 @@ fn dense_masks(
     vocab_size: u32,
     eos_ids: &[u32],
     accepting: &[bool],
-    classes: &[Vec<u32>],
+    class_offsets: &[u32],
     (word_offsets, class_words): (&[u32], &[u32]),
     edges: &[Vec<(u32, StateId)>],
 ) -> (Vec<u32>, Vec<u32>) {
     let width = (vocab_size as usize).div_ceil(32);
-    let num_classes = classes.len() as u32;
+    let num_classes = (class_offsets.len() - 1) as u32;
     let mut table: Vec<u32> = Vec::new();
     let mut index = vec![NO_DENSE_MASK; edges.len()];
     // Classes are disjoint and non-empty and EOS ids are in none, so two states have the
@@ -1217,7 +1229,7 @@ fn dense_masks(
         let class_edges = &list[..list.partition_point(|&(l, _)| l < num_classes)];
         let tokens: usize = class_edges
             .iter()
-            .map(|&(c, _)| classes[c as usize].len())
+            .map(|&(c, _)| (class_offsets[c as usize + 1] - class_offsets[c as usize]) as usize)
             .sum();
         if !dense_mask_wanted(tokens + eos.len(), width) {
             continue;

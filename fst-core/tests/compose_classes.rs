@@ -6,7 +6,7 @@
 
 use detok::fixtures::{shared_vocabs_dir, testdata_dir};
 use detok::Vocabulary;
-use fst_core::automaton::{ClassParts, TokenAutomaton};
+use fst_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
 use fst_core::compose::{
     compose_classes_with_trie, compose_trimmed_with_trie, compose_with_trie, ByteAutomaton,
     ComposeError, ComposeLimits, VocabTrie,
@@ -215,6 +215,17 @@ fn class_layout_equals_token_layout() {
     }
 }
 
+/// A `class_of_token` map over `n` token ids from class lists.
+fn class_map(n: usize, classes: &[&[u32]]) -> Vec<u32> {
+    let mut map = vec![NO_CLASS; n];
+    for (c, members) in classes.iter().enumerate() {
+        for &t in *members {
+            map[t as usize] = c as u32;
+        }
+    }
+    map
+}
+
 #[test]
 fn class_parts_are_canonicalized_and_checked() {
     // Tokens 0..6, EOS 6. Class {1} is split in two, an unused class is present and the
@@ -225,12 +236,14 @@ fn class_parts_are_canonicalized_and_checked() {
         eos_ids: vec![6],
         start: 0,
         accepting: vec![false, true],
-        classes: vec![vec![0, 2], vec![1, 4]],
+        num_classes: 2,
+        class_of_token: class_map(7, &[&[0, 2], &[1, 4]]),
         edges: vec![vec![(0, 1), (1, 0)], vec![(1, 1)]],
         terminals: Vec::new(),
     };
     let messy = ClassParts {
-        classes: vec![vec![4], vec![5], vec![2, 0], vec![1]],
+        num_classes: 4,
+        class_of_token: class_map(7, &[&[4], &[5], &[2, 0], &[1]]),
         edges: vec![vec![(3, 0), (0, 0), (2, 1)], vec![(0, 1), (3, 1)]],
         ..canonical.clone()
     };
@@ -247,28 +260,42 @@ fn class_parts_are_canonicalized_and_checked() {
         6,
         "token edges: 2 + 2 from state 0, 2 from state 1"
     );
+    assert_eq!(
+        a.to_class_parts(),
+        canonical,
+        "to_class_parts inverts the layout"
+    );
 
-    for (classes, edges, needle) in [
+    let mut eos_in_class = class_map(7, &[&[0]]);
+    eos_in_class[6] = 0;
+    let mut out_of_range = class_map(7, &[&[0]]);
+    out_of_range[3] = 5;
+    for (class_of_token, edges, needle) in [
         (
-            vec![vec![0, 2], vec![2]],
+            out_of_range,
             vec![vec![(0, 1)], vec![]],
-            "classes 0 and 1",
+            "token 3 is given class 5, but there are 1 classes",
         ),
-        (vec![vec![0, 6]], vec![vec![(0, 1)], vec![]], "EOS id 6"),
+        (eos_in_class, vec![vec![(0, 1)], vec![]], "EOS id 6"),
         (
-            vec![vec![9]],
+            class_map(9, &[&[0]]),
             vec![vec![(0, 1)], vec![]],
-            "not below vocab_size 7",
+            "class_of_token has 9 entries but vocab_size is 7",
         ),
         (
-            vec![vec![0]],
+            class_map(7, &[&[0]]),
             vec![vec![(1, 1)], vec![]],
             "label 1 is neither",
         ),
-        (vec![vec![0]], vec![vec![(0, 2)], vec![]], "only 2 states"),
+        (
+            class_map(7, &[&[0]]),
+            vec![vec![(0, 2)], vec![]],
+            "only 2 states",
+        ),
     ] {
         let e = TokenAutomaton::from_class_parts(ClassParts {
-            classes,
+            num_classes: 1,
+            class_of_token,
             edges,
             ..canonical.clone()
         })

@@ -1,0 +1,169 @@
+//! Token groups by transition function: the grouping for small byte DFAs.
+//!
+//! A string `w` drives a byte DFA as a function `f_w` from states to states (or to the
+//! dead state). Tokens with the same function behave alike from every state, so they
+//! form one group, and a group's edges need no walk: from state `q` its edge goes to
+//! `f_w(q)`. A trie node's function is its parent's followed by one byte class, so one
+//! preorder pass over the vocabulary trie, memoizing `(function, class) -> function` in
+//! a dense table, groups every token: a table load per trie node instead of the class
+//! trie's hash lookup, and no per-state walks afterwards. Each new function costs
+//! O(states) once. Few DFA states give few functions (a quoted string: a few dozen);
+//! many states can give many, so the pass gives up past a budget and the caller uses
+//! the class trie instead.
+
+use std::collections::HashMap;
+
+use super::{Labels, VocabTrie, NONE};
+
+/// A memo entry not yet computed; `NONE` marks the dead function.
+const UNKNOWN: u32 = NONE - 1;
+
+/// The text tokens grouped by the function they drive the DFA with.
+pub(super) struct FunctionGroups {
+    num_states: usize,
+    /// Group `g`'s function: `targets[g * num_states + q]`, `NONE` where it dies.
+    targets: Vec<u32>,
+    pub(super) groups: Labels,
+}
+
+impl FunctionGroups {
+    /// Groups the tokens of `trie` by their function on the DFA whose transition table
+    /// over dense classes is `table` (`num_states` rows of `k` entries, `NONE` for no
+    /// transition). `None` when more than `max_entries` function entries (functions
+    /// times states) would be needed.
+    pub(super) fn new(
+        trie: &VocabTrie,
+        table: &[u32],
+        k: usize,
+        class_of_byte: &[u8; 256],
+        num_states: usize,
+        max_entries: usize,
+    ) -> Option<FunctionGroups> {
+        let n = num_states;
+        // Function 0 is the identity (the root: no byte read yet).
+        let mut functions: Vec<u32> = (0..n as u32).collect();
+        let mut memo: Vec<u32> = vec![UNKNOWN; k];
+        let mut ids: HashMap<u64, u32> = HashMap::new();
+        let mut scratch = vec![NONE; n];
+        // The function of each trie node (`NONE` in dead subtrees and at the root, which
+        // no token spells): written in preorder without branching on tokens, then read
+        // in token order.
+        let nodes = trie.num_nodes();
+        let mut function_of_node = vec![0u32; nodes];
+        function_of_node[0] = NONE;
+        let mut path = vec![0u32; trie.max_depth + 1];
+        let mut node = 1;
+        while node < nodes {
+            let depth = trie.depth[node] as usize;
+            let f = path[depth - 1] as usize;
+            let c = class_of_byte[trie.byte[node] as usize] as usize;
+            let mut g = memo[f * k + c];
+            if g == UNKNOWN {
+                g = compose_step(&functions[f * n..(f + 1) * n], table, k, c, &mut scratch);
+                if g != NONE {
+                    g = intern(&mut functions, &mut ids, &scratch);
+                    if functions.len() > max_entries {
+                        return None;
+                    }
+                    if memo.len() < functions.len() / n * k {
+                        memo.resize(functions.len() / n * k, UNKNOWN);
+                    }
+                }
+                memo[f * k + c] = g;
+            }
+            if g == NONE {
+                let end = trie.end[node] as usize;
+                function_of_node[node..end].fill(NONE);
+                node = end;
+                continue;
+            }
+            function_of_node[node] = g;
+            path[depth] = g;
+            node += 1;
+        }
+
+        // Groups: the functions that some token has, numbered by first token.
+        let mut group_of_function = vec![NONE; functions.len() / n];
+        let mut targets: Vec<u32> = Vec::new();
+        let mut count = 0u32;
+        let group_of_token: Vec<u32> = trie
+            .node_of_token
+            .iter()
+            .map(|&node| {
+                let f = function_of_node[node as usize];
+                if f == NONE {
+                    return NONE;
+                }
+                let g = &mut group_of_function[f as usize];
+                if *g == NONE {
+                    *g = count;
+                    count += 1;
+                    targets.extend_from_slice(&functions[f as usize * n..(f as usize + 1) * n]);
+                }
+                *g
+            })
+            .collect();
+        Some(FunctionGroups {
+            num_states: n,
+            targets,
+            groups: Labels::new(group_of_token, count as usize),
+        })
+    }
+
+    /// The `(group, target)` edges of DFA state `state`, in group order, and the number
+    /// of token edges they stand for.
+    pub(super) fn edges(&self, state: u32) -> (Vec<(u32, u32)>, usize) {
+        let mut out = Vec::new();
+        let mut token_edges = 0;
+        for (g, function) in self.targets.chunks_exact(self.num_states).enumerate() {
+            let t = function[state as usize];
+            if t != NONE {
+                out.push((g as u32, t));
+                token_edges += self.groups.size(g as u32);
+            }
+        }
+        (out, token_edges)
+    }
+}
+
+/// Writes into `out` the function `f` followed by class `c`; `NONE` if it is dead
+/// everywhere, else 0.
+fn compose_step(f: &[u32], table: &[u32], k: usize, c: usize, out: &mut [u32]) -> u32 {
+    let mut live = false;
+    for (o, &s) in out.iter_mut().zip(f) {
+        *o = if s == NONE {
+            NONE
+        } else {
+            table[s as usize * k + c]
+        };
+        live |= *o != NONE;
+    }
+    if live {
+        0
+    } else {
+        NONE
+    }
+}
+
+/// The id of `function`, appending it to `functions` if new. Keys are hashes, probed
+/// linearly on a collision, so the map owns no copies of the functions.
+fn intern(functions: &mut Vec<u32>, ids: &mut HashMap<u64, u32>, function: &[u32]) -> u32 {
+    let n = function.len();
+    let mut key = function.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &t| {
+        (h ^ u64::from(t)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    loop {
+        match ids.get(&key) {
+            None => {
+                let id = (functions.len() / n) as u32;
+                functions.extend_from_slice(function);
+                ids.insert(key, id);
+                return id;
+            }
+            Some(&id) if functions[id as usize * n..(id as usize + 1) * n] == *function => {
+                return id
+            }
+            Some(_) => key = key.wrapping_add(1),
+        }
+    }
+}
