@@ -299,7 +299,7 @@ fn info(args: InfoArgs) -> Result<ExitCode> {
         "token classes: {} ({} tokens, {class_edges} class edges)",
         automaton.num_classes(),
         (0..automaton.num_classes())
-            .map(|c| automaton.class_tokens(c).len())
+            .map(|c| automaton.class_size(c))
             .sum::<usize>()
     );
     println!("start state: {}", automaton.start());

@@ -3,7 +3,8 @@
 //!
 //! Run in release: `cargo run --release -p fst-core --example compile_timing [VOCABS_DIR] [REPS]`
 //! (default: `detok::fixtures::shared_vocabs_dir`, 50 repetitions). Prints the median of
-//! each stage per pattern and vocabulary. `VOCAB=llama3` and `ONLY=string` narrow the run
+//! each stage per pattern and vocabulary, the fastest total and the first one (what a
+//! single compile costs, as the comparison bench measures it). `VOCAB=llama3` and `ONLY=string` narrow the run
 //! (for profiling).
 
 use std::path::PathBuf;
@@ -40,8 +41,8 @@ fn main() {
         .expect("no vocabularies: pass a directory holding gpt2/ llama2/ llama3/ qwen3/");
     let reps: usize = args.next().map_or(50, |r| r.parse().expect("REPS"));
     let only = std::env::var("ONLY").ok();
-    println!("| vocabulary | pattern | byte DFA ms | compose ms | layout ms | total ms |");
-    println!("|---|---|---:|---:|---:|---:|");
+    println!("| vocabulary | pattern | byte DFA ms | compose ms | layout ms | total ms | min total ms | first total ms |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let vocab_filter = std::env::var("VOCAB").ok();
     for name in ["gpt2", "llama2", "llama3", "qwen3"] {
         if vocab_filter.as_deref().is_some_and(|v| v != name) {
@@ -71,8 +72,10 @@ fn main() {
                 layout.push(stats.layout_time);
                 total.push(stats.byte_dfa_time + stats.compose_time + stats.layout_time);
             }
+            let first = total[0].as_secs_f64() * 1e3;
+            let min = total.iter().min().expect("reps > 0").as_secs_f64() * 1e3;
             println!(
-                "| {name} | {label} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                "| {name} | {label} | {:.3} | {:.3} | {:.3} | {:.3} | {min:.3} | {first:.3} |",
                 median(dfa),
                 median(compose),
                 median(layout),

@@ -153,16 +153,13 @@ pub(crate) struct Layout {
     pub(crate) edge_targets: usize,
     /// Number of token classes.
     pub(crate) num_classes: u32,
-    /// Start of the CSR class offsets (`num_classes + 1` words).
-    pub(crate) class_offsets: usize,
-    /// Start of the class tokens (each class ascending).
-    pub(crate) class_tokens: usize,
-    /// Number of tokens in some class.
-    pub(crate) num_class_tokens: usize,
-    /// Start of all class tokens in ascending order.
-    pub(crate) token_index: usize,
-    /// Start of the class of each `token_index` entry (`u16` pairs when `narrow`).
+    /// Start of the token classes (`u16` pairs when `narrow`, `0xffff` or `u32::MAX` for
+    /// none): of every token id, or of each token index entry when there is an index.
     pub(crate) token_classes: usize,
+    /// Start of the token index (the tokens with a class, ascending), if there is one.
+    pub(crate) token_index: usize,
+    /// Entries of the token index, `None` when the file has no index.
+    pub(crate) num_indexed: Option<usize>,
     /// Start of the CSR class word offsets (`num_classes + 1` words, counting pairs).
     pub(crate) class_word_offsets: usize,
     /// Start of the class words: `(word index, bits)` pairs.
@@ -421,17 +418,25 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         self.layout.num_classes
     }
 
-    /// The tokens of class `class`, ascending; empty if there is no such class.
-    pub fn class_tokens(&self, class: u32) -> &[u32] {
-        if class >= self.layout.num_classes {
-            return &[];
-        }
-        match self.section(self.layout.class_offsets + class as usize, 2) {
-            [b, e] if b <= e => {
-                self.section(self.layout.class_tokens + *b as usize, (e - b) as usize)
-            }
-            _ => &[],
-        }
+    /// The tokens of class `class`, ascending (read off its mask words); none if there
+    /// is no such class.
+    pub fn class_tokens(&self, class: u32) -> impl Iterator<Item = u32> + '_ {
+        self.class_mask_words(class)
+            .chunks_exact(2)
+            .flat_map(|pair| {
+                let (word, bits) = (pair[0], pair[1]);
+                (0..32u32)
+                    .filter(move |b| bits & (1 << b) != 0)
+                    .map(move |b| word * 32 + b)
+            })
+    }
+
+    /// Number of tokens in class `class` (0 if there is no such class).
+    pub fn class_size(&self, class: u32) -> usize {
+        self.class_mask_words(class)
+            .chunks_exact(2)
+            .map(|pair| pair[1].count_ones() as usize)
+            .sum()
     }
 
     /// Class `class` as mask words: `(word index, bits)` pairs flattened, word indices
@@ -449,17 +454,27 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         }
     }
 
-    /// The class of `token`, or `None` if no state has an edge for it.
+    /// The class of `token`, or `None` if no state has an edge for it. O(1), or a binary
+    /// search when few tokens have a class (the file then lists them).
+    #[inline]
     pub fn token_class(&self, token: u32) -> Option<u32> {
-        let index = self.section(self.layout.token_index, self.layout.num_class_tokens);
-        let i = index.binary_search(&token).ok()?;
-        let words = self.words.as_ref();
-        if self.layout.narrow {
-            let w = *words.get(self.layout.token_classes + i / 2)?;
-            Some((w >> (16 * (i % 2))) & 0xffff)
-        } else {
-            words.get(self.layout.token_classes + i).copied()
+        if token >= self.layout.vocab_size {
+            return None;
         }
+        let words = self.words.as_ref();
+        let t = match self.layout.num_indexed {
+            Some(n) => self
+                .section(self.layout.token_index, n)
+                .binary_search(&token)
+                .ok()?,
+            None => token as usize,
+        };
+        let class = if self.layout.narrow {
+            (*words.get(self.layout.token_classes + t / 2)? >> (16 * (t % 2))) & 0xffff
+        } else {
+            *words.get(self.layout.token_classes + t)?
+        };
+        (class < self.layout.num_classes).then_some(class)
     }
 
     /// The class edges of `state`: classes in increasing order and their targets. Every
@@ -473,7 +488,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// Number of tokens with an edge out of `state` (terminal edges not counted).
     pub fn num_token_edges(&self, state: StateId) -> usize {
         self.class_edges(state)
-            .map(|(c, _)| self.class_tokens(c).len())
+            .map(|(c, _)| self.class_size(c))
             .sum()
     }
 
@@ -482,7 +497,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     pub fn token_edges(&self, state: StateId) -> Vec<(u32, StateId)> {
         let mut out: Vec<(u32, StateId)> = self
             .class_edges(state)
-            .flat_map(|(c, t)| self.class_tokens(c).iter().map(move |&token| (token, t)))
+            .flat_map(|(c, t)| self.class_tokens(c).map(move |token| (token, t)))
             .collect();
         out.sort_unstable();
         out
@@ -495,10 +510,10 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         }
         let mut edges = self.class_edges(state);
         let (class, target) = edges.next()?;
-        match (edges.next(), self.class_tokens(class)) {
-            (None, [token]) => Some((*token, target)),
-            _ => None,
+        if edges.next().is_some() || self.class_size(class) != 1 {
+            return None;
         }
+        Some((self.class_tokens(class).next()?, target))
     }
 
     /// The terminal edges of `state`: terminal numbers `k` in precedence order (increasing)
@@ -570,7 +585,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             // first token of its mask that it takes.
             let by_class = self
                 .class_edges(state)
-                .filter_map(|(c, next)| Some((*self.class_tokens(c).first()?, next)));
+                .filter_map(|(c, next)| Some((self.class_tokens(c).next()?, next)));
             let by_terminal = self.terminal_edges(state).filter_map(|(k, next)| {
                 let token = self.terminal_witness(state, k)?;
                 Some((token, next))
@@ -701,10 +716,8 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             num_classes: self.num_classes(),
             class_of_token: {
                 let mut class_of = vec![NO_CLASS; self.vocab_size() as usize];
-                for c in 0..self.num_classes() {
-                    for &t in self.class_tokens(c) {
-                        class_of[t as usize] = c;
-                    }
+                for (t, slot) in class_of.iter_mut().enumerate() {
+                    *slot = self.token_class(t as u32).unwrap_or(NO_CLASS);
                 }
                 class_of
             },

@@ -174,7 +174,10 @@ pub struct VocabTrie {
     /// `token_ids[token_start[i]..token_start[i + 1]]` are the tokens spelling node `i`.
     token_start: Vec<u32>,
     token_ids: Vec<u32>,
-    /// The node spelling each token id; 0 (the root) for tokens without text.
+    /// The parent of each node (0 for the root itself).
+    parent: Vec<u32>,
+    /// The node spelling each token id; `num_nodes()` (one past the last) for tokens
+    /// without text.
     node_of_token: Vec<u32>,
     max_depth: usize,
 }
@@ -214,7 +217,8 @@ impl VocabTrie {
             end: vec![0],
             token_start: vec![0],
             token_ids: Vec::with_capacity(tokens.len()),
-            node_of_token: vec![0; vocab_size],
+            parent: vec![0],
+            node_of_token: vec![NONE; vocab_size],
             max_depth: 0,
         };
         // `path[d]` is the node at depth d on the path to the previous token.
@@ -237,6 +241,7 @@ impl VocabTrie {
                 trie.depth.push(path.len() as u32);
                 trie.end.push(0);
                 trie.token_start.push(trie.token_ids.len() as u32);
+                trie.parent.push(*path.last().expect("path holds the root"));
                 path.push(node);
             }
             trie.token_ids.push(id);
@@ -248,6 +253,10 @@ impl VocabTrie {
             trie.end[node as usize] = trie.byte.len() as u32;
         }
         trie.token_start.push(trie.token_ids.len() as u32);
+        let past_last = trie.byte.len() as u32;
+        for node in trie.node_of_token.iter_mut().filter(|n| **n == NONE) {
+            *node = past_last;
+        }
         trie
     }
 

@@ -38,25 +38,28 @@
 //! Required sections: [`SECTION_EOS_IDS`] (sorted, distinct), [`SECTION_STATE_OFFSETS`]
 //! (CSR: `num_states + 1` indices into the edges, from 0), [`SECTION_STATE_FLAGS`] (the
 //! accepting states as a bitset, bit `s % 32` of word `s / 32`, bits past the last state 0),
-//! the edges, and the classes:
-//! [`SECTION_CLASS_OFFSETS`] (CSR: `C + 1` indices into the class tokens, strictly
-//! increasing: no class is empty), [`SECTION_CLASS_TOKENS`] (class after class, each
-//! ascending), [`SECTION_TOKEN_INDEX`] (every class token once, ascending; none is an EOS
-//! id), [`SECTION_TOKEN_CLASSES`] (the class of each index entry), and each class as mask
-//! words, which is how the walker fills a sparse state's mask (a word per OR instead of a
-//! bit per token): [`SECTION_CLASS_WORD_OFFSETS`] (CSR: `C + 1` indices of pairs) and
-//! [`SECTION_CLASS_WORDS`] (`(word index, bits)` pairs, word indices increasing, exactly
-//! the words of the class's tokens). The edges (labels
+//! the edges, and the classes: [`SECTION_TOKEN_CLASSES`] (the class of every token id,
+//! `vocab_size` entries, "none" for EOS ids and tokens without edges, so `consume` finds a
+//! token's class in O(1); or, when the optional [`SECTION_TOKEN_INDEX`] lists the tokens in
+//! some class, strictly increasing, the class of each index entry, which is smaller when
+//! few tokens have a class) and each class as mask words, which is how the walker fills a
+//! sparse state's mask (a word per OR instead of a bit per token) and the only list of a
+//! class's tokens: [`SECTION_CLASS_WORD_OFFSETS`] (CSR: `C + 1` indices of pairs, strictly
+//! increasing: no class is empty) and [`SECTION_CLASS_WORDS`] (`(word index, bits)` pairs,
+//! word indices strictly increasing, bits non-zero, exactly the words of the tokens the
+//! token classes give the class). The edges (labels
 //! strictly increasing within a state) come in one of two layouts:
 //!
-//! - when `C + T` and the number of states are at most 2^16: [`SECTION_EDGES_PACKED`],
-//!   one word per edge, `label << 16 | target`; token classes are then 16-bit, two per
-//!   word (entry `i` in the low half of word `i / 2` when `i` is even), the unused half 0;
+//! - when `C + T` is below 2^16 - 1 and the number of states at most 2^16:
+//!   [`SECTION_EDGES_PACKED`], one word per edge, `label << 16 | target`; token classes
+//!   are then 16-bit, two per word (entry `i` in the low half of word `i / 2` when `i` is
+//!   even), `0xffff` for none and for the unused half after an odd count;
 //! - otherwise [`SECTION_EDGE_LABELS`] and [`SECTION_EDGE_TARGETS`], a word each, and a
-//!   word per token class.
+//!   word per token class (`u32::MAX` for none).
 //!
 //! Id [`SECTION_STACK_OPS`] is reserved for a later version; any other unknown id is
-//! rejected. Version 1 files (an edge per token) are refused with a request to recompile.
+//! rejected. Older versions (1: an edge per token; 2: class lists and a sorted token
+//! index, one checksum chain) are refused with a request to recompile.
 //!
 //! Terminal labels (Koo et al. §2.5.1) stand for precomputed sets of tokens, stored once
 //! per file rather than as an edge per token. When `T > 0`, two sections describe them
@@ -96,7 +99,7 @@
 //! then hashed the same way as 64-bit units. Independent lanes let the multiplies overlap
 //! (several times faster than one chain, which matters on every compile and load), and
 //! since every step is a bijection of the running hash, any change to a single word is
-//! still always detected. Version 2 used one chain; its files are refused (recompile).
+//! still always detected. (Version 2 used one chain.)
 
 use std::collections::HashMap;
 use std::fmt;
@@ -132,13 +135,12 @@ pub const SECTION_TERMINAL_NAMES: u32 = 7;
 pub const SECTION_STACK_OPS: u32 = 8;
 /// Section id of the packed edges (`label << 16 | target`), 16-bit layout.
 pub const SECTION_EDGES_PACKED: u32 = 9;
-/// Section id of the CSR class offsets (`num_classes + 1` words).
-pub const SECTION_CLASS_OFFSETS: u32 = 10;
-/// Section id of the class tokens (class after class, each ascending).
-pub const SECTION_CLASS_TOKENS: u32 = 11;
-/// Section id of the token index (every class token, ascending).
+/// Section id of the token index (optional): the tokens in some class, ascending. With
+/// it, [`SECTION_TOKEN_CLASSES`] holds the class of each index entry; without it, the
+/// class of every token id. The writer picks the smaller.
 pub const SECTION_TOKEN_INDEX: u32 = 12;
-/// Section id of the class of each token index entry.
+/// Section id of the token classes (see [`SECTION_TOKEN_INDEX`]). Ids 10 and 11 held the
+/// class token lists in version 2.
 pub const SECTION_TOKEN_CLASSES: u32 = 13;
 /// Section id of the CSR class word offsets (`num_classes + 1` entries, counting pairs).
 pub const SECTION_CLASS_WORD_OFFSETS: u32 = 14;
@@ -199,7 +201,7 @@ const FIXED_HEADER: usize = 16;
 /// Words of the checksum trailer.
 const TRAILER: usize = 2;
 /// The section ids this version knows.
-const KNOWN_SECTIONS: [u32; 16] = [
+const KNOWN_SECTIONS: [u32; 14] = [
     SECTION_EOS_IDS,
     SECTION_STATE_OFFSETS,
     SECTION_STATE_FLAGS,
@@ -208,8 +210,6 @@ const KNOWN_SECTIONS: [u32; 16] = [
     SECTION_TERMINAL_MASKS,
     SECTION_TERMINAL_NAMES,
     SECTION_EDGES_PACKED,
-    SECTION_CLASS_OFFSETS,
-    SECTION_CLASS_TOKENS,
     SECTION_TOKEN_INDEX,
     SECTION_TOKEN_CLASSES,
     SECTION_CLASS_WORD_OFFSETS,
@@ -261,8 +261,6 @@ fn section_name(id: u32) -> &'static str {
         SECTION_TERMINAL_NAMES => "terminal names",
         SECTION_STACK_OPS => "stack operations",
         SECTION_EDGES_PACKED => "packed edges",
-        SECTION_CLASS_OFFSETS => "class offsets",
-        SECTION_CLASS_TOKENS => "class tokens",
         SECTION_TOKEN_INDEX => "token index",
         SECTION_TOKEN_CLASSES => "token classes",
         SECTION_CLASS_WORD_OFFSETS => "class word offsets",
@@ -723,35 +721,47 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
         })
         .collect();
     let num_groups = merged_of.len();
-    let mut first = vec![NO_CLASS; num_groups];
-    let mut size = vec![0u32; num_groups];
-    for (t, &c) in class_of_token.iter().enumerate() {
-        if c == NO_CLASS {
-            continue;
-        }
-        let Some(&g) = group_of.get(c as usize) else {
-            return Err(parts_error(
-                FormatErrorKind::EdgeLabel,
-                format!("token {t} is given class {c}, but there are {given_classes} classes"),
-            ));
-        };
-        if g != NO_CLASS {
-            if first[g as usize] == NO_CLASS {
-                first[g as usize] = t as u32;
-            }
-            size[g as usize] += 1;
-        }
+    if let Some((t, &c)) = class_of_token
+        .iter()
+        .enumerate()
+        .find(|&(_, &c)| c != NO_CLASS && c >= given_classes)
+    {
+        return Err(parts_error(
+            FormatErrorKind::EdgeLabel,
+            format!("token {t} is given class {c}, but there are {given_classes} classes"),
+        ));
     }
-    let mut order: Vec<usize> = (0..num_groups).filter(|&g| size[g] > 0).collect();
-    order.sort_unstable_by_key(|&g| first[g]);
+    // Each group as mask words, in one pass over the tokens.
+    let group_words = mask_words_by_label(
+        class_of_token.iter().map(|&c| {
+            if c == NO_CLASS {
+                NO_CLASS
+            } else {
+                group_of[c as usize]
+            }
+        }),
+        num_groups,
+    );
+    // Final classes: the groups with tokens, numbered by first token.
+    let first_token = |words: &[u32]| words[0] * 32 + words[1].trailing_zeros();
+    let mut order: Vec<usize> = (0..num_groups)
+        .filter(|&g| !group_words[g].is_empty())
+        .collect();
+    order.sort_unstable_by_key(|&g| first_token(&group_words[g]));
     let num_classes = order.len() as u32;
     let mut final_of_group = vec![NO_CLASS; num_groups];
-    let mut class_offsets = Vec::with_capacity(order.len() + 1);
-    class_offsets.push(0u32);
+    let mut class_word_offsets = Vec::with_capacity(order.len() + 1);
+    class_word_offsets.push(0u32);
+    let mut class_words = Vec::new();
+    let mut class_sizes = Vec::with_capacity(order.len());
     for (i, &g) in order.iter().enumerate() {
         final_of_group[g] = i as u32;
-        class_offsets.push(class_offsets[i] + size[g]);
+        let words = &group_words[g];
+        class_words.extend_from_slice(words);
+        class_word_offsets.push((class_words.len() / 2) as u32);
+        class_sizes.push(words.chunks_exact(2).map(|p| p[1].count_ones()).sum());
     }
+    drop(group_words);
     let final_of_class: Vec<u32> = group_of
         .iter()
         .map(|&g| {
@@ -762,6 +772,17 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
             }
         })
         .collect();
+    let token_classes: Vec<u32> = class_of_token
+        .iter()
+        .map(|&c| {
+            if c == NO_CLASS {
+                NO_CLASS
+            } else {
+                final_of_class[c as usize]
+            }
+        })
+        .collect();
+    drop(class_of_token);
     for list in &mut edges {
         let mut out: Vec<(u32, StateId)> = Vec::with_capacity(list.len());
         for &(label, target) in list.iter() {
@@ -778,36 +799,16 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
         out.dedup();
         *list = out;
     }
-    // The class lists, and the token index in token order with each entry's class.
-    let total = class_offsets[order.len()] as usize;
-    let mut fill = class_offsets[..order.len()].to_vec();
-    let mut class_tokens = vec![0u32; total];
-    let mut index_tokens = Vec::with_capacity(total);
-    let mut index_classes = Vec::with_capacity(total);
-    for (t, &c) in class_of_token.iter().enumerate() {
-        if c == NO_CLASS {
-            continue;
-        }
-        let f = final_of_class[c as usize];
-        if f != NO_CLASS {
-            let slot = &mut fill[f as usize];
-            class_tokens[*slot as usize] = t as u32;
-            *slot += 1;
-            index_tokens.push(t as u32);
-            index_classes.push(f);
-        }
-    }
-    drop(class_of_token);
     layout_words(LayoutInput {
         vocab_size,
         vocab_fingerprint,
         eos_ids,
         start,
         accepting,
-        class_offsets,
-        class_tokens,
-        index_tokens,
-        index_classes,
+        class_word_offsets,
+        class_words,
+        class_sizes,
+        token_classes,
         edges,
         terminals,
     })
@@ -820,29 +821,51 @@ struct LayoutInput {
     eos_ids: Vec<u32>,
     start: StateId,
     accepting: Vec<bool>,
-    /// CSR of the classes: class `c` is `class_tokens[class_offsets[c]..class_offsets[c + 1]]`,
-    /// ascending.
-    class_offsets: Vec<u32>,
-    class_tokens: Vec<u32>,
-    /// The tokens in some class, ascending, and the class of each.
-    index_tokens: Vec<u32>,
-    index_classes: Vec<u32>,
+    /// CSR of the classes as mask words: class `c` is the `(word index, bits)` pairs
+    /// `class_words[2 * class_word_offsets[c]..2 * class_word_offsets[c + 1]]`.
+    class_word_offsets: Vec<u32>,
+    class_words: Vec<u32>,
+    /// Tokens per class.
+    class_sizes: Vec<u32>,
+    /// The class of every token id, `NO_CLASS` for none.
+    token_classes: Vec<u32>,
     edges: Vec<Vec<(u32, StateId)>>,
     terminals: Vec<Terminal>,
 }
 
-/// A class's tokens (ascending) as `(word index, bits)` pairs of a walker mask, flattened:
-/// what filling a sparse state ORs in, one word at a time.
-fn class_mask_words(tokens: &[u32]) -> impl Iterator<Item = u32> + '_ {
-    tokens.chunk_by(|a, b| a >> 5 == b >> 5).flat_map(|run| {
-        let bits = run.iter().fold(0u32, |acc, &t| acc | 1 << (t & 31));
-        [run[0] >> 5, bits]
-    })
+/// Each label's tokens as mask words, `(word index, bits)` pairs flattened with word
+/// indices increasing, from the label of every token id (`NO_CLASS` for none): what
+/// filling a sparse state ORs in, one word at a time. One pass; a run of tokens with
+/// one label within one word is written once.
+fn mask_words_by_label(labels: impl Iterator<Item = u32>, num_labels: usize) -> Vec<Vec<u32>> {
+    fn push(list: &mut Vec<u32>, word: u32, bits: u32) {
+        match list.len() {
+            n if n >= 2 && list[n - 2] == word => list[n - 1] |= bits,
+            _ => list.extend_from_slice(&[word, bits]),
+        }
+    }
+    let mut lists: Vec<Vec<u32>> = vec![Vec::new(); num_labels];
+    let (mut run_label, mut run_word, mut run_bits) = (NO_CLASS, 0u32, 0u32);
+    for (t, label) in labels.enumerate() {
+        let word = (t / 32) as u32;
+        if label != run_label || word != run_word {
+            if run_label != NO_CLASS {
+                push(&mut lists[run_label as usize], run_word, run_bits);
+            }
+            (run_label, run_word, run_bits) = (label, word, 0);
+        }
+        run_bits |= 1 << (t % 32);
+    }
+    if run_label != NO_CLASS {
+        push(&mut lists[run_label as usize], run_word, run_bits);
+    }
+    lists
 }
 
-/// Whether labels and targets fit the packed 16-bit edge layout.
+/// Whether labels and targets fit the packed 16-bit edge layout (labels below `0xffff`,
+/// which marks a token without a class).
 fn fits_narrow(num_labels: u64, num_states: u64) -> bool {
-    num_labels <= 1 << 16 && num_states <= 1 << 16
+    num_labels < 1 << 16 && num_states <= 1 << 16
 }
 
 fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
@@ -852,28 +875,33 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
         eos_ids,
         start,
         accepting,
-        class_offsets,
-        class_tokens,
-        index_tokens: token_index,
-        index_classes,
+        class_word_offsets,
+        class_words,
+        class_sizes,
+        mut token_classes,
         edges,
         terminals,
     } = input;
     let num_states = accepting.len() as u32;
-    let num_classes = (class_offsets.len() - 1) as u32;
+    let num_classes = class_sizes.len() as u32;
     let num_terminals = terminals.len() as u32;
     let narrow = fits_narrow(
         u64::from(num_classes) + u64::from(num_terminals),
         u64::from(num_states),
     );
-    let class_size = |c: u32| u64::from(class_offsets[c as usize + 1] - class_offsets[c as usize]);
     let mut num_edges: u64 = 0;
     let mut num_class_edges: u64 = 0;
     for list in &edges {
         num_class_edges += list.len() as u64;
         num_edges += list
             .iter()
-            .map(|&(l, _)| if l < num_classes { class_size(l) } else { 1 })
+            .map(|&(l, _)| {
+                if l < num_classes {
+                    u64::from(class_sizes[l as usize])
+                } else {
+                    1
+                }
+            })
             .sum::<u64>();
     }
     let too_many = |what: &str, count: u64| {
@@ -888,30 +916,35 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
     }
     let num_accepting = accepting.iter().filter(|&&a| a).count() as u32;
     let num_eos = eos_ids.len() as u32;
-
-    let class_members =
-        |c: usize| &class_tokens[class_offsets[c] as usize..class_offsets[c + 1] as usize];
-    let mut class_word_offsets = Vec::with_capacity(class_offsets.len());
-    let mut class_words = Vec::new();
-    class_word_offsets.push(0u32);
-    for c in 0..num_classes as usize {
-        class_words.extend(class_mask_words(class_members(c)));
-        class_word_offsets.push((class_words.len() / 2) as u32);
-    }
+    // The class of every token id, or an index of the tokens with a class and the class
+    // of each entry: whichever is smaller.
+    let with_class = class_sizes.iter().map(|&n| n as usize).sum::<usize>();
+    let entry_words = |n: usize| if narrow { n.div_ceil(2) } else { n };
+    let sparse = with_class + entry_words(with_class) < entry_words(token_classes.len());
+    let token_index: Vec<u32> = if sparse {
+        let index: Vec<u32> = (0..token_classes.len() as u32)
+            .filter(|&t| token_classes[t as usize] != NO_CLASS)
+            .collect();
+        token_classes = index.iter().map(|&t| token_classes[t as usize]).collect();
+        index
+    } else {
+        Vec::new()
+    };
     let token_classes: Vec<u32> = if narrow {
-        index_classes
+        // 16 bits each; `NO_CLASS` becomes 0xffff, and so does the pad of an odd count.
+        token_classes
             .chunks(2)
-            .map(|pair| pair[0] | pair.get(1).map_or(0, |&c| c << 16))
+            .map(|pair| (pair[0] & 0xffff) | pair.get(1).map_or(0xffff, |&c| c & 0xffff) << 16)
             .collect()
     } else {
-        index_classes
+        token_classes
     };
 
     let (mask_table, mask_index) = dense_masks(
         vocab_size,
         &eos_ids,
         &accepting,
-        &class_offsets,
+        &class_sizes,
         (&class_word_offsets, &class_words),
         &edges,
     );
@@ -935,10 +968,10 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
             (SECTION_EDGE_TARGETS, num_class_edges),
         ]);
     }
+    if sparse {
+        lens.push((SECTION_TOKEN_INDEX, token_index.len() as u64));
+    }
     lens.extend([
-        (SECTION_CLASS_OFFSETS, class_offsets.len() as u64),
-        (SECTION_CLASS_TOKENS, class_tokens.len() as u64),
-        (SECTION_TOKEN_INDEX, token_index.len() as u64),
         (SECTION_TOKEN_CLASSES, token_classes.len() as u64),
         (SECTION_CLASS_WORD_OFFSETS, class_word_offsets.len() as u64),
         (SECTION_CLASS_WORDS, class_words.len() as u64),
@@ -1016,8 +1049,6 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
             words.extend(list.iter().map(|&(_, target)| target));
         }
     }
-    words.extend_from_slice(&class_offsets);
-    words.extend_from_slice(&class_tokens);
     words.extend_from_slice(&token_index);
     words.extend_from_slice(&token_classes);
     words.extend_from_slice(&class_word_offsets);
@@ -1212,12 +1243,12 @@ fn dense_masks(
     vocab_size: u32,
     eos_ids: &[u32],
     accepting: &[bool],
-    class_offsets: &[u32],
+    class_sizes: &[u32],
     (word_offsets, class_words): (&[u32], &[u32]),
     edges: &[Vec<(u32, StateId)>],
 ) -> (Vec<u32>, Vec<u32>) {
     let width = (vocab_size as usize).div_ceil(32);
-    let num_classes = (class_offsets.len() - 1) as u32;
+    let num_classes = class_sizes.len() as u32;
     let mut table: Vec<u32> = Vec::new();
     let mut index = vec![NO_DENSE_MASK; edges.len()];
     // Classes are disjoint and non-empty and EOS ids are in none, so two states have the
@@ -1229,7 +1260,7 @@ fn dense_masks(
         let class_edges = &list[..list.partition_point(|&(l, _)| l < num_classes)];
         let tokens: usize = class_edges
             .iter()
-            .map(|&(c, _)| (class_offsets[c as usize + 1] - class_offsets[c as usize]) as usize)
+            .map(|&(c, _)| class_sizes[c as usize] as usize)
             .sum();
         if !dense_mask_wanted(tokens + eos.len(), width) {
             continue;
@@ -1490,10 +1521,8 @@ pub(crate) fn validate(words: &[u32], checks: Checks) -> Result<Layout, FormatEr
     let eos = require(SECTION_EOS_IDS)?;
     let offsets = require(SECTION_STATE_OFFSETS)?;
     let flags = require(SECTION_STATE_FLAGS)?;
-    let class_offsets = require(SECTION_CLASS_OFFSETS)?;
-    let class_tokens = require(SECTION_CLASS_TOKENS)?;
-    let token_index = require(SECTION_TOKEN_INDEX)?;
     let token_classes = require(SECTION_TOKEN_CLASSES)?;
+    let token_index = get(SECTION_TOKEN_INDEX);
     let class_word_offsets = require(SECTION_CLASS_WORD_OFFSETS)?;
     let word_pairs = require(SECTION_CLASS_WORDS)?;
     let (narrow, labels, targets) = match (
@@ -1667,25 +1696,16 @@ pub(crate) fn validate(words: &[u32], checks: Checks) -> Result<Layout, FormatEr
         ));
     }
 
-    // Token classes: non-empty, each ascending, in the vocabulary, not EOS; the index
-    // holds every class token once, ascending, with its class.
+    // Token classes: the class of every token id (none for EOS ids), and each class as
+    // mask words holding exactly the tokens given that class.
     let bad_class = |message: String| err(FormatErrorKind::TokenClasses, message);
-    if class_offsets.1 == 0 {
+    if class_word_offsets.1 == 0 {
         return Err(bad_class(
-            "section 'class offsets' is empty; it has one word more than there are classes".into(),
+            "section 'class word offsets' is empty; it has one word more than there are classes"
+                .into(),
         ));
     }
-    let num_classes = (class_offsets.1 - 1) as u32;
-    let class_csr = &words[class_offsets.0..class_offsets.0 + class_offsets.1];
-    check_csr(
-        class_csr,
-        class_offsets.0,
-        "class offsets",
-        "class",
-        class_tokens.1,
-        "class tokens",
-        true,
-    )?;
+    let num_classes = (class_word_offsets.1 - 1) as u32;
     if u64::from(num_classes) + u64::from(num_terminals) > u64::from(u32::MAX)
         || (narrow
             && !fits_narrow(
@@ -1699,100 +1719,6 @@ pub(crate) fn validate(words: &[u32], checks: Checks) -> Result<Layout, FormatEr
             if narrow { "packed 16-bit" } else { "32-bit" }
         )));
     }
-    let members = &words[class_tokens.0..class_tokens.0 + class_tokens.1];
-    let num_class_tokens = members.len();
-    expect(
-        SECTION_TOKEN_INDEX,
-        token_index,
-        num_class_tokens as u64,
-        format!("the {num_class_tokens} class tokens"),
-    )?;
-    let index = &words[token_index.0..token_index.0 + token_index.1];
-    if all {
-        if let Some(i) = (1..index.len()).find(|&i| index[i - 1] >= index[i]) {
-            return Err(bad_class(format!(
-                "section 'token index' word {}: tokens are not strictly increasing ({} then {})",
-                token_index.0 + i,
-                index[i - 1],
-                index[i]
-            )));
-        }
-        if let Some(&t) = index.last().filter(|&&t| t >= vocab_size) {
-            return Err(bad_class(format!(
-                "section 'token index': token {t} is not below vocab_size {vocab_size}"
-            )));
-        }
-        if let Some(&t) = index.iter().find(|&&t| eos_ids.binary_search(&t).is_ok()) {
-            return Err(bad_class(format!(
-                "section 'token index': EOS id {t} is in a token class; EOS is allowed by \
-                 accepting states, never by edges"
-            )));
-        }
-    }
-    expect(
-        SECTION_TOKEN_CLASSES,
-        token_classes,
-        if narrow {
-            num_class_tokens.div_ceil(2) as u64
-        } else {
-            num_class_tokens as u64
-        },
-        format!(
-            "the {num_class_tokens} class tokens ({})",
-            if narrow {
-                "16 bits each"
-            } else {
-                "a word each"
-            }
-        ),
-    )?;
-    let class_words = &words[token_classes.0..token_classes.0 + token_classes.1];
-    if narrow && num_class_tokens % 2 == 1 && class_words.last().is_some_and(|w| w >> 16 != 0) {
-        return Err(bad_class(
-            "section 'token classes': the unused upper half of the last word is not 0".into(),
-        ));
-    }
-    let class_at = |i: usize| {
-        if narrow {
-            (class_words[i / 2] >> (16 * (i % 2))) & 0xffff
-        } else {
-            class_words[i]
-        }
-    };
-    // The index in token order visits each class's tokens in their list order: one
-    // cursor per class checks that the index and the lists hold the same (token, class)
-    // pairs, in O(tokens). With the index strictly increasing, every class list is then
-    // strictly increasing and the classes are disjoint.
-    if all {
-        let mut cursor: Vec<u32> = class_csr[..num_classes as usize].to_vec();
-        for (i, &t) in index.iter().enumerate() {
-            let c = class_at(i);
-            let at = token_classes.0 + if narrow { i / 2 } else { i };
-            if c >= num_classes {
-                return Err(bad_class(format!(
-                    "section 'token classes' word {at}: token {t} is given class {c}, but there \
-                 are {num_classes} classes"
-                )));
-            }
-            let k = cursor[c as usize] as usize;
-            if k >= class_csr[c as usize + 1] as usize || members[k] != t {
-                return Err(bad_class(format!(
-                    "section 'token classes' word {at}: the token index gives token {t} class \
-                 {c}, but class {c}'s list does not hold it in that place"
-                )));
-            }
-            cursor[c as usize] += 1;
-        }
-    }
-    // The lengths agree (checked above), so every list was consumed entirely.
-
-    // Class words: exactly the mask words of each class's tokens.
-    expect(
-        SECTION_CLASS_WORD_OFFSETS,
-        class_word_offsets,
-        u64::from(num_classes) + 1,
-        format!("the {num_classes} classes"),
-    )?;
     let word_csr = &words[class_word_offsets.0..class_word_offsets.0 + class_word_offsets.1];
     if word_pairs.1 % 2 != 0 {
         return Err(bad_class(format!(
@@ -1810,20 +1736,158 @@ pub(crate) fn validate(words: &[u32], checks: Checks) -> Result<Layout, FormatEr
         true,
     )?;
     let pairs = &words[word_pairs.0..word_pairs.0 + word_pairs.1];
+    let vocab = vocab_size as usize;
+    // Entries of the token classes: one per token id, or one per index entry.
+    let index: &[u32] = match token_index {
+        Some((offset, len)) => &words[offset..offset + len],
+        None => &[],
+    };
+    let entries = if token_index.is_some() {
+        index.len()
+    } else {
+        vocab
+    };
+    expect(
+        SECTION_TOKEN_CLASSES,
+        token_classes,
+        if narrow {
+            entries.div_ceil(2) as u64
+        } else {
+            entries as u64
+        },
+        format!(
+            "{} ({})",
+            if token_index.is_some() {
+                format!("the {entries} token index entries")
+            } else {
+                format!("the {vocab_size} token ids")
+            },
+            if narrow {
+                "16 bits each"
+            } else {
+                "a word each"
+            }
+        ),
+    )?;
+    let class_section = &words[token_classes.0..token_classes.0 + token_classes.1];
+    let none = if narrow { 0xffff } else { u32::MAX };
+    let class_at = |i: usize| {
+        if narrow {
+            (class_section[i / 2] >> (16 * (i % 2))) & 0xffff
+        } else {
+            class_section[i]
+        }
+    };
+    // The class entry of token `t`, `none` if it has none.
+    let class_of = |t: usize| {
+        if token_index.is_some() {
+            index.binary_search(&(t as u32)).map_or(none, &class_at)
+        } else {
+            class_at(t)
+        }
+    };
+    let token_of = |i: usize| {
+        if token_index.is_some() {
+            index[i] as usize
+        } else {
+            i
+        }
+    };
+    let mask_words = vocab.div_ceil(32);
+    // Tokens per class, for the header's edge count.
+    let mut class_sizes = vec![0u64; num_classes as usize];
     if all {
-        for c in 0..num_classes as usize {
-            let tokens = &members[class_csr[c] as usize..class_csr[c + 1] as usize];
-            let stored = &pairs[2 * word_csr[c] as usize..2 * word_csr[c + 1] as usize];
-            if !class_mask_words(tokens).eq(stored.iter().copied()) {
+        if narrow && entries % 2 == 1 && class_section.last().is_some_and(|w| w >> 16 != 0xffff) {
+            return Err(bad_class(
+                "section 'token classes': the unused upper half of the last word is not 0xffff"
+                    .into(),
+            ));
+        }
+        if let Some(i) = (1..index.len()).find(|&i| index[i - 1] >= index[i]) {
+            return Err(bad_class(format!(
+                "section 'token index' entry {i}: tokens are not strictly increasing ({} then \
+                 {})",
+                index[i - 1],
+                index[i]
+            )));
+        }
+        if let Some(&t) = index.last().filter(|&&t| t >= vocab_size) {
+            return Err(bad_class(format!(
+                "section 'token index': token {t} is not below vocab_size {vocab_size}"
+            )));
+        }
+        for i in 0..entries {
+            let c = class_at(i);
+            if c == none && token_index.is_some() {
                 return Err(bad_class(format!(
-                    "section 'class words' (class {c}): the stored mask words differ from the \
-                 class's tokens"
+                    "section 'token classes': token {} is in the token index but given no \
+                     class",
+                    token_of(i)
+                )));
+            }
+            if c == none {
+                continue;
+            }
+            if c >= num_classes {
+                return Err(bad_class(format!(
+                    "section 'token classes': token {} is given class {c}, but there are \
+                     {num_classes} classes",
+                    token_of(i)
+                )));
+            }
+            class_sizes[c as usize] += 1;
+        }
+        if let Some(&e) = eos_ids.iter().find(|&&e| class_of(e as usize) != none) {
+            return Err(bad_class(format!(
+                "section 'token classes': EOS id {e} is given class {}; EOS is allowed by \
+                 accepting states, never by edges",
+                class_of(e as usize)
+            )));
+        }
+        for c in 0..num_classes as usize {
+            let list = &pairs[2 * word_csr[c] as usize..2 * word_csr[c + 1] as usize];
+            let mut set = 0u64;
+            let mut previous: Option<u32> = None;
+            for pair in list.chunks_exact(2) {
+                let (w, bits) = (pair[0], pair[1]);
+                if w as usize >= mask_words || previous.is_some_and(|p| p >= w) || bits == 0 {
+                    return Err(bad_class(format!(
+                        "section 'class words' (class {c}): pair ({w}, {bits:#x}) breaks the \
+                         rule that word indices increase strictly, stay below {mask_words} \
+                         and have some bit set"
+                    )));
+                }
+                previous = Some(w);
+                let mut rest = bits;
+                while rest != 0 {
+                    let t = w as usize * 32 + rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if t >= vocab || class_of(t) != c as u32 {
+                        let given = if t >= vocab {
+                            "it is past vocab_size".to_string()
+                        } else if class_of(t) == none {
+                            "the token classes give it none".to_string()
+                        } else {
+                            format!("the token classes give it class {}", class_of(t))
+                        };
+                        return Err(bad_class(format!(
+                            "section 'class words' (class {c}): token {t} is set, but {given}"
+                        )));
+                    }
+                }
+                set += u64::from(bits.count_ones());
+            }
+            if set != class_sizes[c] {
+                return Err(bad_class(format!(
+                    "section 'class words' (class {c}): {set} tokens are set, but the token \
+                     classes give {} tokens this class",
+                    class_sizes[c]
                 )));
             }
         }
     }
+
     // Terminal masks and names.
-    let mask_words = (vocab_size as usize).div_ceil(32);
     let (terminal_masks, terminal_names) = match terminal_sections {
         Some((masks, names)) => {
             let t = num_terminals as usize;
@@ -1908,13 +1972,14 @@ pub(crate) fn validate(words: &[u32], checks: Checks) -> Result<Layout, FormatEr
                 ));
             }
             token_edges += if label < num_classes {
-                u64::from(class_csr[label as usize + 1] - class_csr[label as usize])
+                class_sizes[label as usize]
             } else {
                 1
             };
         }
     }
-    if token_edges != u64::from(num_edges) {
+    // (Class sizes are only counted when checking everything.)
+    if all && token_edges != u64::from(num_edges) {
         return Err(err(
             FormatErrorKind::Counts,
             format!(
@@ -1967,11 +2032,9 @@ pub(crate) fn validate(words: &[u32], checks: Checks) -> Result<Layout, FormatEr
         edge_labels: labels.0,
         edge_targets: targets.0,
         num_classes,
-        class_offsets: class_offsets.0,
-        class_tokens: class_tokens.0,
-        num_class_tokens,
-        token_index: token_index.0,
         token_classes: token_classes.0,
+        token_index: token_index.map_or(0, |(offset, _)| offset),
+        num_indexed: token_index.map(|(_, len)| len),
         class_word_offsets: class_word_offsets.0,
         class_words: word_pairs.0,
         mask_words,

@@ -250,7 +250,8 @@ fn class_parts_are_canonicalized_and_checked() {
     let a = TokenAutomaton::from_class_parts(canonical.clone()).unwrap();
     assert_eq!(TokenAutomaton::from_class_parts(messy).unwrap(), a);
     assert_eq!(a.num_classes(), 2);
-    assert_eq!(a.class_tokens(1), [1, 4]);
+    assert_eq!(a.class_tokens(1).collect::<Vec<_>>(), [1, 4]);
+    assert_eq!(a.class_size(1), 2);
     assert_eq!(a.token_class(4), Some(1));
     assert_eq!(a.token_class(5), None, "a token without edges has no class");
     assert_eq!(a.next_state(0, 4), Some(0));

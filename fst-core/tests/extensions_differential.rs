@@ -357,8 +357,9 @@ fn walk_to_eos(automaton: &TokenAutomaton, rng: &mut SplitMix64, max: usize) -> 
         // newline after a paragraph, whose class is small); otherwise any allowed token.
         let classes: Vec<u32> = automaton.class_edges(walker.state()).map(|e| e.0).collect();
         if !classes.is_empty() && rng.below(2) == 0 {
-            let members = automaton.class_tokens(classes[rng.index(classes.len())]);
-            let t = members[rng.index(members.len())];
+            let class = classes[rng.index(classes.len())];
+            let pick = rng.index(automaton.class_size(class));
+            let t = automaton.class_tokens(class).nth(pick).unwrap();
             walker.consume(t).unwrap();
             tokens.push(t);
             continue;

@@ -229,10 +229,10 @@ type Case = (Box<dyn Fn(&mut Vec<u32>)>, FormatErrorKind, &'static str);
 
 #[test]
 fn structural_damage_is_named() {
-    // Layout of this file (four one-token classes, packed 16-bit edges): header 0..16,
-    // table 16..46 (EOS, offsets, flags, packed edges, class offsets, class tokens, token
-    // index, token classes, class word offsets, class words), EOS 46, offsets 47..51,
-    // flags 51 (a bit per state), edges 52..56, then the class sections.
+    // Layout of this file (four one-token classes, token 3 in none, packed 16-bit edges):
+    // header 0..16, table 16..37 (EOS, offsets, flags, packed edges, token classes, class
+    // word offsets, class words), EOS 37, offsets 38..42, flags 42 (a bit per state),
+    // edges 43..47, then the class sections.
     let section = |w: &Vec<u32>, id: u32| -> usize { file_support::section(w, id).0 };
     let cases: Vec<Case> = vec![
         (
@@ -335,15 +335,16 @@ fn structural_damage_is_named() {
         ),
         (
             Box::new(move |w| {
-                let o = section(w, 12);
-                w[o + 3] = 5
+                // Token 5 (EOS) is the upper half of word 2.
+                let o = section(w, 13);
+                w[o + 2] &= 0xffff
             }),
             FormatErrorKind::TokenClasses,
-            "EOS id 5",
+            "EOS id 5 is given class 0",
         ),
         (
             Box::new(move |w| {
-                let o = section(w, 10);
+                let o = section(w, 14);
                 w[o + 1] = 0
             }),
             FormatErrorKind::TokenClasses,
@@ -352,26 +353,43 @@ fn structural_damage_is_named() {
         (
             Box::new(move |w| {
                 let o = section(w, 13);
-                w[o] = (w[o] & 0xffff_0000) | 1
+                w[o] = (w[o] & 0xffff_0000) | 9
             }),
             FormatErrorKind::TokenClasses,
-            "gives token 0 class 1",
+            "token 0 is given class 9, but there are 4 classes",
         ),
         (
             Box::new(move |w| {
-                let o = section(w, 11);
-                w[o + 3] = 3
+                let o = section(w, 13);
+                w[o] = (w[o] & 0xffff_0000) | 1
             }),
             FormatErrorKind::TokenClasses,
-            "gives token 4 class 3, but class 3's list does not hold it",
+            "token 0 is set, but the token classes give it class 1",
         ),
         (
             Box::new(move |w| {
                 let o = section(w, 15);
-                w[o + 1] ^= 1 << 7
+                w[o + 1] ^= 1 << 3
             }),
             FormatErrorKind::TokenClasses,
-            "stored mask words differ",
+            "token 3 is set, but the token classes give it none",
+        ),
+        (
+            Box::new(move |w| {
+                // Token 3 (no edges, no class) is the upper half of word 1.
+                let o = section(w, 13);
+                w[o + 1] &= 0xffff
+            }),
+            FormatErrorKind::TokenClasses,
+            "1 tokens are set, but the token classes give 2 tokens this class",
+        ),
+        (
+            Box::new(move |w| {
+                let o = section(w, 15);
+                w[o + 2] = 7
+            }),
+            FormatErrorKind::TokenClasses,
+            "word indices increase strictly, stay below 1",
         ),
         (
             Box::new(|w| w[11] = 99),
@@ -389,6 +407,80 @@ fn structural_damage_is_named() {
     ];
     for (i, (edit, kind, needle)) in cases.into_iter().enumerate() {
         let e = structural_error(edit);
+        assert_eq!(e.kind(), kind, "case {i}: {e}");
+        assert!(
+            e.to_string().contains(needle),
+            "case {i}: {e:?} lacks {needle:?}"
+        );
+    }
+}
+
+#[test]
+fn sparse_token_index_damage_is_named() {
+    // Two tokens with a class out of 100 ids: the file lists them in a token index
+    // (section 12) with a class per entry (section 13) instead of a class per token id.
+    let a = TokenAutomaton::from_parts(AutomatonParts {
+        vocab_size: 100,
+        vocab_fingerprint: 1,
+        eos_ids: vec![99],
+        start: 0,
+        accepting: vec![false, true],
+        edges: vec![vec![(3, 1), (40, 1)], vec![]],
+        terminals: Vec::new(),
+    })
+    .unwrap();
+    assert_eq!(a.token_class(40), Some(0));
+    assert_eq!(a.token_class(41), None);
+    let words = a.as_words().to_vec();
+    assert_eq!(file_support::section(&words, 12).1, 2, "the index is used");
+    assert_eq!(file_support::section(&words, 13).1, 1, "two 16-bit entries");
+    let cases: Vec<Case> = vec![
+        (
+            Box::new(|w| {
+                let o = file_support::section(w, 12).0;
+                w[o + 1] = 3
+            }),
+            FormatErrorKind::TokenClasses,
+            "not strictly increasing (3 then 3)",
+        ),
+        (
+            Box::new(|w| {
+                let o = file_support::section(w, 12).0;
+                w[o + 1] = 120
+            }),
+            FormatErrorKind::TokenClasses,
+            "token 120 is not below vocab_size 100",
+        ),
+        (
+            Box::new(|w| {
+                let o = file_support::section(w, 12).0;
+                w[o + 1] = 99
+            }),
+            FormatErrorKind::TokenClasses,
+            "EOS id 99 is given class 0",
+        ),
+        (
+            Box::new(|w| {
+                let o = file_support::section(w, 13).0;
+                w[o] |= 0xffff
+            }),
+            FormatErrorKind::TokenClasses,
+            "token 3 is in the token index but given no class",
+        ),
+        (
+            Box::new(|w| {
+                let o = file_support::section(w, 12).0;
+                w[o + 1] = 41
+            }),
+            FormatErrorKind::TokenClasses,
+            "token 40 is set, but the token classes give it none",
+        ),
+    ];
+    for (i, (edit, kind, needle)) in cases.into_iter().enumerate() {
+        let mut w = words.clone();
+        edit(&mut w);
+        forge_checksum(&mut w);
+        let e = TokenAutomaton::from_words(w).unwrap_err();
         assert_eq!(e.kind(), kind, "case {i}: {e}");
         assert!(
             e.to_string().contains(needle),

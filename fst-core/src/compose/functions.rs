@@ -45,17 +45,16 @@ impl FunctionGroups {
         let mut memo: Vec<u32> = vec![UNKNOWN; k];
         let mut ids: HashMap<u64, u32> = HashMap::new();
         let mut scratch = vec![NONE; n];
-        // The function of each trie node (`NONE` in dead subtrees and at the root, which
-        // no token spells): written in preorder without branching on tokens, then read
-        // in token order.
+        // The function of each trie node, `NONE` in dead subtrees, and one slot past the
+        // last node holding `NONE` for the tokens without text. A node reads its parent's
+        // function, not a path stack, so nodes of different branches do not wait on
+        // each other.
         let nodes = trie.num_nodes();
-        let mut function_of_node = vec![0u32; nodes];
-        function_of_node[0] = NONE;
-        let mut path = vec![0u32; trie.max_depth + 1];
+        let mut function_of_node = vec![0u32; nodes + 1];
+        function_of_node[nodes] = NONE;
         let mut node = 1;
         while node < nodes {
-            let depth = trie.depth[node] as usize;
-            let f = path[depth - 1] as usize;
+            let f = function_of_node[trie.parent[node] as usize] as usize;
             let c = class_of_byte[trie.byte[node] as usize] as usize;
             let mut g = memo[f * k + c];
             if g == UNKNOWN {
@@ -78,14 +77,13 @@ impl FunctionGroups {
                 continue;
             }
             function_of_node[node] = g;
-            path[depth] = g;
             node += 1;
         }
 
         // Groups: the functions that some token has, numbered by first token.
         let mut group_of_function = vec![NONE; functions.len() / n];
         let mut targets: Vec<u32> = Vec::new();
-        let mut count = 0u32;
+        let mut size: Vec<u32> = Vec::new();
         let group_of_token: Vec<u32> = trie
             .node_of_token
             .iter()
@@ -96,17 +94,21 @@ impl FunctionGroups {
                 }
                 let g = &mut group_of_function[f as usize];
                 if *g == NONE {
-                    *g = count;
-                    count += 1;
+                    *g = size.len() as u32;
+                    size.push(0);
                     targets.extend_from_slice(&functions[f as usize * n..(f as usize + 1) * n]);
                 }
+                size[*g as usize] += 1;
                 *g
             })
             .collect();
         Some(FunctionGroups {
             num_states: n,
             targets,
-            groups: Labels::new(group_of_token, count as usize),
+            groups: Labels {
+                of_token: group_of_token,
+                size,
+            },
         })
     }
 
