@@ -163,9 +163,9 @@ pub const DENSE_MIN_TOKENS: usize = 64;
 /// words divided by this. Measured at the Llama 3 width (4008 words; `mask_timing --
 /// --calibrate`, x86-64): with warm caches the class-list loop costs ~0.5-1 ns per token and
 /// a copy only ~0.02 us more than the zeroing both paths do, so speed alone would pick ~50
-/// tokens. Memory sets the bar: a state's tokens already cost about a word each in the
-/// class lists, and a mask is only worth its width when it is no larger than that, so the
-/// sparse path costs at most one word-sized OR per mask word (~1-2 us at 128k tokens).
+/// tokens. Memory sets the bar: a mask costs its width in every file, so it is kept only
+/// for states allowing at least a token per mask word; the sparse path then costs at most
+/// one word-sized OR per class word (~1-2 us at 128k tokens).
 pub const DENSE_WORDS_PER_TOKEN: usize = 1;
 
 /// Whether a state allowing `allowed` tokens (token edges plus EOS ids when it accepts) gets a
