@@ -174,11 +174,15 @@ pub struct VocabTrie {
     /// `token_ids[token_start[i]..token_start[i + 1]]` are the tokens spelling node `i`.
     token_start: Vec<u32>,
     token_ids: Vec<u32>,
-    /// The parent of each node (0 for the root itself).
-    parent: Vec<u32>,
-    /// The node spelling each token id; `num_nodes()` (one past the last) for tokens
-    /// without text.
-    node_of_token: Vec<u32>,
+    /// The trie again in level order (breadth-first, each level in preorder), for passes
+    /// where a node needs only its parent's value: with every parent on an earlier
+    /// level, such a pass has no chain of dependent loads from one node to the next.
+    /// Entry 0 is the root; `level_parent[i]` is the parent's entry, `level_byte[i]` the
+    /// byte into entry `i`, `level_of_token[t]` the entry spelling token `t`
+    /// (`level_parent.len()`, one past the last, for tokens without text).
+    level_parent: Vec<u32>,
+    level_byte: Vec<u8>,
+    level_of_token: Vec<u32>,
     max_depth: usize,
 }
 
@@ -217,12 +221,15 @@ impl VocabTrie {
             end: vec![0],
             token_start: vec![0],
             token_ids: Vec::with_capacity(tokens.len()),
-            parent: vec![0],
-            node_of_token: vec![NONE; vocab_size],
+            level_parent: Vec::new(),
+            level_byte: Vec::new(),
+            level_of_token: Vec::new(),
             max_depth: 0,
         };
         // `path[d]` is the node at depth d on the path to the previous token.
         let mut path: Vec<u32> = vec![0];
+        let mut parent: Vec<u32> = vec![0];
+        let mut node_of_token = vec![NONE; vocab_size];
         let mut previous: &[u8] = &[];
         for &(bytes, id) in &tokens {
             let common = previous
@@ -241,11 +248,11 @@ impl VocabTrie {
                 trie.depth.push(path.len() as u32);
                 trie.end.push(0);
                 trie.token_start.push(trie.token_ids.len() as u32);
-                trie.parent.push(*path.last().expect("path holds the root"));
+                parent.push(*path.last().expect("path holds the root"));
                 path.push(node);
             }
             trie.token_ids.push(id);
-            trie.node_of_token[id as usize] = *path.last().expect("path holds the root");
+            node_of_token[id as usize] = *path.last().expect("path holds the root");
             trie.max_depth = trie.max_depth.max(bytes.len());
             previous = bytes;
         }
@@ -253,11 +260,42 @@ impl VocabTrie {
             trie.end[node as usize] = trie.byte.len() as u32;
         }
         trie.token_start.push(trie.token_ids.len() as u32);
-        let past_last = trie.byte.len() as u32;
-        for node in trie.node_of_token.iter_mut().filter(|n| **n == NONE) {
-            *node = past_last;
-        }
+        trie.set_level_order(&parent, &node_of_token);
         trie
+    }
+
+    /// Fills the level-order view from the preorder one: a stable counting sort by depth.
+    fn set_level_order(&mut self, parent: &[u32], node_of_token: &[u32]) {
+        let nodes = self.byte.len();
+        let mut start = vec![0u32; self.max_depth + 2];
+        for &d in &self.depth {
+            start[d as usize + 1] += 1;
+        }
+        for d in 0..=self.max_depth {
+            start[d + 1] += start[d];
+        }
+        let mut entry_of_node = vec![0u32; nodes];
+        for (node, &d) in self.depth.iter().enumerate() {
+            entry_of_node[node] = start[d as usize];
+            start[d as usize] += 1;
+        }
+        self.level_parent = vec![0; nodes];
+        self.level_byte = vec![0; nodes];
+        for node in 1..nodes {
+            let i = entry_of_node[node] as usize;
+            self.level_parent[i] = entry_of_node[parent[node] as usize];
+            self.level_byte[i] = self.byte[node];
+        }
+        self.level_of_token = node_of_token
+            .iter()
+            .map(|&node| {
+                if node == NONE {
+                    nodes as u32
+                } else {
+                    entry_of_node[node as usize]
+                }
+            })
+            .collect();
     }
 
     /// Number of token ids of the vocabulary, special tokens included.

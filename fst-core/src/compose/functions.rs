@@ -4,8 +4,8 @@
 //! dead state). Tokens with the same function behave alike from every state, so they
 //! form one group, and a group's edges need no walk: from state `q` its edge goes to
 //! `f_w(q)`. A trie node's function is its parent's followed by one byte class, so one
-//! preorder pass over the vocabulary trie, memoizing `(function, class) -> function` in
-//! a dense table, groups every token: a table load per trie node instead of the class
+//! level-order pass over the vocabulary trie, memoizing `(function, class) -> function`
+//! in a dense table, groups every token: a table load per trie node instead of the class
 //! trie's hash lookup, and no per-state walks afterwards. Each new function costs
 //! O(states) once. Few DFA states give few functions (a quoted string: a few dozen);
 //! many states can give many, so the pass gives up past a budget and the caller uses
@@ -40,68 +40,73 @@ impl FunctionGroups {
         max_entries: usize,
     ) -> Option<FunctionGroups> {
         let n = num_states;
-        // Function 0 is the identity (the root: no byte read yet).
-        let mut functions: Vec<u32> = (0..n as u32).collect();
-        let mut memo: Vec<u32> = vec![UNKNOWN; k];
+        // Function 0 is dead (every state dies), function 1 the identity (the root). A
+        // node's value is its function's row in the memo (`f * k`), so a step is an add
+        // and a load; the dead row maps every class to itself.
+        let mut functions: Vec<u32> = vec![NONE; n];
         let mut ids: HashMap<u64, u32> = HashMap::new();
+        let identity: Vec<u32> = (0..n as u32).collect();
+        intern(&mut functions, &mut ids, &identity);
+        let mut memo: Vec<u32> = vec![0; k];
+        memo.resize(2 * k, UNKNOWN);
         let mut scratch = vec![NONE; n];
-        // The function of each trie node, `NONE` in dead subtrees, and one slot past the
-        // last node holding `NONE` for the tokens without text. A node reads its parent's
-        // function, not a path stack, so nodes of different branches do not wait on
-        // each other.
-        let nodes = trie.num_nodes();
-        let mut function_of_node = vec![0u32; nodes + 1];
-        function_of_node[nodes] = NONE;
-        let mut node = 1;
-        while node < nodes {
-            let f = function_of_node[trie.parent[node] as usize] as usize;
-            let c = class_of_byte[trie.byte[node] as usize] as usize;
-            let mut g = memo[f * k + c];
+        // Level order: a node's parent is always done, and nodes do not wait on each other.
+        let entries = trie.level_parent.len();
+        let mut row_of_entry = vec![0u32; entries + 1];
+        row_of_entry[0] = k as u32;
+        for i in 1..entries {
+            let f_row = row_of_entry[trie.level_parent[i] as usize] as usize;
+            let c = class_of_byte[trie.level_byte[i] as usize] as usize;
+            let mut g = memo[f_row + c];
             if g == UNKNOWN {
-                g = compose_step(&functions[f * n..(f + 1) * n], table, k, c, &mut scratch);
-                if g != NONE {
-                    g = intern(&mut functions, &mut ids, &scratch);
-                    if functions.len() > max_entries {
-                        return None;
+                let f = f_row / k;
+                g = match compose_step(&functions[f * n..(f + 1) * n], table, k, c, &mut scratch)
+                {
+                    NONE => 0,
+                    _ => {
+                        let id = intern(&mut functions, &mut ids, &scratch) as usize;
+                        if functions.len() > max_entries {
+                            return None;
+                        }
+                        if memo.len() < (id + 1) * k {
+                            memo.resize((id + 1) * k, UNKNOWN);
+                        }
+                        (id * k) as u32
                     }
-                    if memo.len() < functions.len() / n * k {
-                        memo.resize(functions.len() / n * k, UNKNOWN);
-                    }
-                }
-                memo[f * k + c] = g;
+                };
+                memo[f_row + c] = g;
             }
-            if g == NONE {
-                let end = trie.end[node] as usize;
-                function_of_node[node..end].fill(NONE);
-                node = end;
-                continue;
-            }
-            function_of_node[node] = g;
-            node += 1;
+            row_of_entry[i] = g;
         }
 
-        // Groups: the functions that some token has, numbered by first token.
-        let mut group_of_function = vec![NONE; functions.len() / n];
+        // Groups: the functions that some token has, numbered by first token. Sizes are
+        // counted in four interleaved lanes so that runs of one group do not wait on
+        // one counter.
+        let mut group_of_row = vec![NONE; memo.len()];
         let mut targets: Vec<u32> = Vec::new();
-        let mut size: Vec<u32> = Vec::new();
+        let mut lanes: Vec<u32> = Vec::new();
         let group_of_token: Vec<u32> = trie
-            .node_of_token
+            .level_of_token
             .iter()
-            .map(|&node| {
-                let f = function_of_node[node as usize];
-                if f == NONE {
+            .enumerate()
+            .map(|(t, &entry)| {
+                let row = row_of_entry[entry as usize] as usize;
+                if row == 0 {
                     return NONE;
                 }
-                let g = &mut group_of_function[f as usize];
-                if *g == NONE {
-                    *g = size.len() as u32;
-                    size.push(0);
-                    targets.extend_from_slice(&functions[f as usize * n..(f as usize + 1) * n]);
+                let mut g = group_of_row[row];
+                if g == NONE {
+                    g = (lanes.len() / 4) as u32;
+                    group_of_row[row] = g;
+                    lanes.extend_from_slice(&[0; 4]);
+                    let f = row / k;
+                    targets.extend_from_slice(&functions[f * n..(f + 1) * n]);
                 }
-                size[*g as usize] += 1;
-                *g
+                lanes[g as usize * 4 + t % 4] += 1;
+                g
             })
             .collect();
+        let size = lanes.chunks_exact(4).map(|l| l.iter().sum()).collect();
         Some(FunctionGroups {
             num_states: n,
             targets,
