@@ -300,7 +300,7 @@ pub fn print_vocab(v: &VocabResult) {
         );
         if let Some((dfa, dfa_states, compose, layout)) = case.fstc_stages {
             println!(
-                "  - fstc compile stages: byte DFA {} ms ({dfa_states} states), \
+                "  - fstc compile stages (first run): byte DFA {} ms ({dfa_states} states), \
                  compose + minimize {} ms, layout {} ms",
                 ms(dfa),
                 ms(compose),
