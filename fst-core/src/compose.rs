@@ -26,13 +26,13 @@
 //!   so the vocabulary trie is folded into a trie of class strings (typically ten times
 //!   smaller), which is then walked from every state.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
 use crate::automaton::{AutomatonParts, ClassParts, StateId};
+use crate::fast_hash::FastMap;
 use crate::minimize::minimize;
 use crate::vocab::{fingerprint, TokenVocabulary};
 
@@ -1110,8 +1110,9 @@ impl Grouping {
     }
 }
 
-/// Byte DFAs with at most this many states try grouping by transition function.
-const MAX_FUNCTION_STATES: usize = 128;
+/// Byte DFAs with at most this many states try grouping by transition function (the
+/// five regexes of the benchmarks have 11 to 484).
+const MAX_FUNCTION_STATES: usize = 512;
 /// Function entries (distinct functions times DFA states) past which grouping by
 /// function gives up for the class trie (1 MB).
 const MAX_FUNCTION_ENTRIES: usize = 1 << 18;
@@ -1182,7 +1183,7 @@ fn merge_columns(labels: &Labels, edges: &[Vec<(u32, StateId)>]) -> Option<(Labe
         }
     }
     // Merged labels numbered by first member, hence by first token.
-    let mut ids: HashMap<(u64, u32), u32> = HashMap::with_capacity(n);
+    let mut ids: FastMap<(u64, u32), u32> = FastMap::default();
     let mut merged_of = vec![0u32; n];
     let mut size: Vec<u32> = Vec::new();
     for l in 0..n {

@@ -102,6 +102,8 @@
 //! still always detected. (Version 2 used one chain.)
 
 use std::collections::HashMap;
+
+use crate::fast_hash::FastMap;
 use std::fmt;
 use std::path::Path;
 
@@ -709,7 +711,7 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
             columns[label as usize].push((state as u32, target));
         }
     }
-    let mut merged_of: HashMap<&[(u32, StateId)], u32> = HashMap::new();
+    let mut merged_of: FastMap<&[(u32, StateId)], u32> = FastMap::default();
     let group_of: Vec<u32> = columns
         .iter()
         .map(|column| {
@@ -1254,7 +1256,7 @@ fn dense_masks(
     // Classes are disjoint and non-empty and EOS ids are in none, so two states have the
     // same mask exactly when they have the same classes and acceptance: key on those
     // instead of hashing masks.
-    let mut seen: HashMap<(Vec<u32>, bool), u32> = HashMap::new();
+    let mut seen: FastMap<(Vec<u32>, bool), u32> = FastMap::default();
     for (state, list) in edges.iter().enumerate() {
         let eos: &[u32] = if accepting[state] { eos_ids } else { &[] };
         let class_edges = &list[..list.partition_point(|&(l, _)| l < num_classes)];

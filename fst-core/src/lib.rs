@@ -50,6 +50,7 @@
 
 pub mod automaton;
 pub mod dot;
+mod fast_hash;
 pub mod format;
 pub mod sample;
 pub mod vocab;

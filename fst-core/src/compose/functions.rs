@@ -11,9 +11,8 @@
 //! many states can give many, so the pass gives up past a budget and the caller uses
 //! the class trie instead.
 
-use std::collections::HashMap;
-
 use super::{Labels, VocabTrie, NONE};
+use crate::fast_hash::FastMap;
 
 /// A memo entry not yet computed; `NONE` marks the dead function.
 const UNKNOWN: u32 = NONE - 1;
@@ -44,7 +43,7 @@ impl FunctionGroups {
         // node's value is its function's row in the memo (`f * k`), so a step is an add
         // and a load; the dead row maps every class to itself.
         let mut functions: Vec<u32> = vec![NONE; n];
-        let mut ids: HashMap<u64, u32> = HashMap::new();
+        let mut ids: FunctionIds = FastMap::default();
         let identity: Vec<u32> = (0..n as u32).collect();
         intern(&mut functions, &mut ids, &identity);
         let mut memo: Vec<u32> = vec![0; k];
@@ -60,8 +59,7 @@ impl FunctionGroups {
             let mut g = memo[f_row + c];
             if g == UNKNOWN {
                 let f = f_row / k;
-                g = match compose_step(&functions[f * n..(f + 1) * n], table, k, c, &mut scratch)
-                {
+                g = match compose_step(&functions[f * n..(f + 1) * n], table, k, c, &mut scratch) {
                     NONE => 0,
                     _ => {
                         let id = intern(&mut functions, &mut ids, &scratch) as usize;
@@ -152,13 +150,23 @@ fn compose_step(f: &[u32], table: &[u32], k: usize, c: usize, out: &mut [u32]) -
     }
 }
 
+/// Function ids by the function's hash.
+type FunctionIds = FastMap<u64, u32>;
+
 /// The id of `function`, appending it to `functions` if new. Keys are hashes, probed
 /// linearly on a collision, so the map owns no copies of the functions.
-fn intern(functions: &mut Vec<u32>, ids: &mut HashMap<u64, u32>, function: &[u32]) -> u32 {
+fn intern(functions: &mut Vec<u32>, ids: &mut FunctionIds, function: &[u32]) -> u32 {
     let n = function.len();
-    let mut key = function.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &t| {
-        (h ^ u64::from(t)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
+    // Two targets per multiply; the final mix spreads the bits the map's buckets use.
+    let mut key = function
+        .chunks(2)
+        .fold(0x243f_6a88_85a3_08d3u64, |h, pair| {
+            let word = u64::from(pair[0]) | u64::from(*pair.get(1).unwrap_or(&0)) << 32;
+            (h ^ word)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .rotate_left(29)
+        });
+    key ^= key >> 32;
     loop {
         match ids.get(&key) {
             None => {
