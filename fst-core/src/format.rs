@@ -774,16 +774,12 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
             }
         })
         .collect();
-    let token_classes: Vec<u32> = class_of_token
-        .iter()
-        .map(|&c| {
-            if c == NO_CLASS {
-                NO_CLASS
-            } else {
-                final_of_class[c as usize]
-            }
-        })
-        .collect();
+    let narrow = fits_narrow(
+        u64::from(num_classes) + terminals.len() as u64,
+        u64::from(num_states),
+    );
+    let (token_index, token_classes) =
+        encode_token_classes(&class_of_token, &final_of_class, &class_sizes, narrow);
     drop(class_of_token);
     for list in &mut edges {
         let mut out: Vec<(u32, StateId)> = Vec::with_capacity(list.len());
@@ -810,10 +806,63 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
         class_word_offsets,
         class_words,
         class_sizes,
+        narrow,
+        token_index,
         token_classes,
         edges,
         terminals,
     })
+}
+
+/// The token classes section (and the token index, `None` when not used) for the class of
+/// every token id `final_of_class[class_of_token[t]]`: a class per token id, or an index
+/// of the tokens with a class and a class per entry, whichever is smaller; 16 bits per
+/// entry when `narrow` (0xffff for none and for the pad of an odd count).
+fn encode_token_classes(
+    class_of_token: &[u32],
+    final_of_class: &[u32],
+    class_sizes: &[u32],
+    narrow: bool,
+) -> (Option<Vec<u32>>, Vec<u32>) {
+    let class_of = |c: u32| {
+        if c == NO_CLASS {
+            NO_CLASS
+        } else {
+            final_of_class[c as usize]
+        }
+    };
+    let with_class = class_sizes.iter().map(|&n| n as usize).sum::<usize>();
+    let entry_words = |n: usize| if narrow { n.div_ceil(2) } else { n };
+    let (index, entries): (Vec<u32>, Vec<u32>) =
+        if with_class + entry_words(with_class) < entry_words(class_of_token.len()) {
+            (0..class_of_token.len() as u32)
+                .filter_map(|t| {
+                    let c = class_of(class_of_token[t as usize]);
+                    (c != NO_CLASS).then_some((t, c))
+                })
+                .unzip()
+        } else if narrow {
+            let packed = class_of_token
+                .chunks(2)
+                .map(|pair| {
+                    let low = class_of(pair[0]) & 0xffff;
+                    let high = pair.get(1).map_or(0xffff, |&c| class_of(c) & 0xffff);
+                    low | high << 16
+                })
+                .collect();
+            return (None, packed);
+        } else {
+            return (None, class_of_token.iter().map(|&c| class_of(c)).collect());
+        };
+    let entries = if narrow {
+        entries
+            .chunks(2)
+            .map(|pair| (pair[0] & 0xffff) | pair.get(1).map_or(0xffff, |&c| c & 0xffff) << 16)
+            .collect()
+    } else {
+        entries
+    };
+    (Some(index), entries)
 }
 
 /// Canonical, checked class parts.
@@ -829,7 +878,11 @@ struct LayoutInput {
     class_words: Vec<u32>,
     /// Tokens per class.
     class_sizes: Vec<u32>,
-    /// The class of every token id, `NO_CLASS` for none.
+    /// Whether the edges and token classes use the 16-bit layout.
+    narrow: bool,
+    /// The token index (`None` when the token classes hold a class per token id) and the
+    /// token classes, encoded (see `encode_token_classes`).
+    token_index: Option<Vec<u32>>,
     token_classes: Vec<u32>,
     edges: Vec<Vec<(u32, StateId)>>,
     terminals: Vec<Terminal>,
@@ -880,17 +933,16 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
         class_word_offsets,
         class_words,
         class_sizes,
-        mut token_classes,
+        narrow,
+        token_index,
+        token_classes,
         edges,
         terminals,
     } = input;
     let num_states = accepting.len() as u32;
     let num_classes = class_sizes.len() as u32;
     let num_terminals = terminals.len() as u32;
-    let narrow = fits_narrow(
-        u64::from(num_classes) + u64::from(num_terminals),
-        u64::from(num_states),
-    );
+
     let mut num_edges: u64 = 0;
     let mut num_class_edges: u64 = 0;
     for list in &edges {
@@ -918,30 +970,6 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
     }
     let num_accepting = accepting.iter().filter(|&&a| a).count() as u32;
     let num_eos = eos_ids.len() as u32;
-    // The class of every token id, or an index of the tokens with a class and the class
-    // of each entry: whichever is smaller.
-    let with_class = class_sizes.iter().map(|&n| n as usize).sum::<usize>();
-    let entry_words = |n: usize| if narrow { n.div_ceil(2) } else { n };
-    let sparse = with_class + entry_words(with_class) < entry_words(token_classes.len());
-    let token_index: Vec<u32> = if sparse {
-        let index: Vec<u32> = (0..token_classes.len() as u32)
-            .filter(|&t| token_classes[t as usize] != NO_CLASS)
-            .collect();
-        token_classes = index.iter().map(|&t| token_classes[t as usize]).collect();
-        index
-    } else {
-        Vec::new()
-    };
-    let token_classes: Vec<u32> = if narrow {
-        // 16 bits each; `NO_CLASS` becomes 0xffff, and so does the pad of an odd count.
-        token_classes
-            .chunks(2)
-            .map(|pair| (pair[0] & 0xffff) | pair.get(1).map_or(0xffff, |&c| c & 0xffff) << 16)
-            .collect()
-    } else {
-        token_classes
-    };
-
     let (mask_table, mask_index) = dense_masks(
         vocab_size,
         &eos_ids,
@@ -970,8 +998,8 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
             (SECTION_EDGE_TARGETS, num_class_edges),
         ]);
     }
-    if sparse {
-        lens.push((SECTION_TOKEN_INDEX, token_index.len() as u64));
+    if let Some(index) = &token_index {
+        lens.push((SECTION_TOKEN_INDEX, index.len() as u64));
     }
     lens.extend([
         (SECTION_TOKEN_CLASSES, token_classes.len() as u64),
@@ -1051,7 +1079,7 @@ fn layout_words(input: LayoutInput) -> Result<Vec<u32>, FormatError> {
             words.extend(list.iter().map(|&(_, target)| target));
         }
     }
-    words.extend_from_slice(&token_index);
+    words.extend_from_slice(token_index.as_deref().unwrap_or(&[]));
     words.extend_from_slice(&token_classes);
     words.extend_from_slice(&class_word_offsets);
     words.extend_from_slice(&class_words);
