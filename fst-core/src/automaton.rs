@@ -380,7 +380,11 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     }
 
     /// All edges of `state` as `(label, target)`, labels increasing.
-    fn labelled_edges(&self, state: StateId) -> impl Iterator<Item = (u32, StateId)> + '_ {
+    #[inline]
+    pub(crate) fn labelled_edges(
+        &self,
+        state: StateId,
+    ) -> impl Iterator<Item = (u32, StateId)> + '_ {
         let (begin, end) = self.edge_range(state);
         (begin..end).map(move |e| self.edge(e))
     }
