@@ -74,8 +74,8 @@ impl RegexCompiler {
     /// The token set of terminal `kind` over the vocabulary of `trie`.
     fn terminal(&self, kind: TerminalKind, trie: &VocabTrie) -> Result<Terminal, BuildError> {
         let mask = match kind {
-            TerminalKind::TextToken => trie.text_token_mask(|_| true),
-            TerminalKind::ParagraphToken => trie.text_token_mask(|bytes| !bytes.contains(&b'\n')),
+            TerminalKind::TextToken => trie.text_token_mask(None),
+            TerminalKind::ParagraphToken => trie.text_token_mask(Some(b'\n')),
             TerminalKind::Image => {
                 if self.image_tokens.is_empty() {
                     return Err(BuildError::terminal(

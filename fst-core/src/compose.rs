@@ -318,20 +318,24 @@ impl VocabTrie {
         self.byte.len()
     }
 
-    /// The text tokens whose bytes satisfy `keep`, as a mask of `ceil(vocab_size / 32)`
-    /// words laid out like a walker mask: how terminal labels get their token sets.
-    pub fn text_token_mask(&self, keep: impl Fn(&[u8]) -> bool) -> Vec<u32> {
+    /// The text tokens, or with `Some(byte)` those whose bytes never contain `byte`, as a
+    /// mask of `ceil(vocab_size / 32)` words laid out like a walker mask: how terminal
+    /// labels get their token sets. One level-order pass (a node contains the byte when
+    /// its parent does or its own byte is it) and one over the token ids.
+    pub fn text_token_mask(&self, without: Option<u8>) -> Vec<u32> {
+        let entries = self.level_parent.len();
+        // Entry `entries` stands for the tokens without text: never in the mask.
+        let mut excluded = vec![false; entries + 1];
+        excluded[entries] = true;
+        if let Some(byte) = without {
+            for i in 1..entries {
+                excluded[i] = excluded[self.level_parent[i] as usize] || self.level_byte[i] == byte;
+            }
+        }
         let mut mask = vec![0u32; self.vocab_size.div_ceil(32)];
-        let mut path: Vec<u8> = Vec::with_capacity(self.max_depth);
-        for node in 1..self.byte.len() {
-            path.truncate(self.depth[node] as usize - 1);
-            path.push(self.byte[node]);
-            let tokens = &self.token_ids
-                [self.token_start[node] as usize..self.token_start[node + 1] as usize];
-            if !tokens.is_empty() && keep(&path) {
-                for &t in tokens {
-                    mask[(t / 32) as usize] |= 1 << (t % 32);
-                }
+        for (t, &entry) in self.level_of_token.iter().enumerate() {
+            if !excluded[entry as usize] {
+                mask[t / 32] |= 1 << (t % 32);
             }
         }
         mask
@@ -1438,6 +1442,24 @@ mod tests {
                 let by_string = run(GroupBy::ClassStrings);
                 assert!(!by_function.1.is_empty(), "{pattern}");
                 assert_eq!(by_function, by_string, "seed {seed}, pattern {pattern}");
+            }
+        }
+    }
+
+    #[test]
+    fn text_token_masks_match_the_token_bytes() {
+        let vocab = mixed_vocab(7, 500);
+        let trie = VocabTrie::new(&vocab);
+        for without in [None, Some(b'\n'), Some(b'"'), Some(0xe4)] {
+            let mask = trie.text_token_mask(without);
+            for t in 0..vocab.len() {
+                let bytes = vocab.token_bytes(t as u32).unwrap_or(&[]);
+                let want = !bytes.is_empty() && without.map_or(true, |b| !bytes.contains(&b));
+                assert_eq!(
+                    mask[t / 32] >> (t % 32) & 1 == 1,
+                    want,
+                    "{without:?} token {t}"
+                );
             }
         }
     }
