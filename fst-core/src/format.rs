@@ -50,7 +50,7 @@
 //! token classes give the class). The edges (labels
 //! strictly increasing within a state) come in one of two layouts:
 //!
-//! - when `C + T` is below 2^16 - 1 and the number of states at most 2^16:
+//! - when `C + T` is below 2^16 (so no class is 0xffff) and the number of states at most 2^16:
 //!   [`SECTION_EDGES_PACKED`], one word per edge, `label << 16 | target`; token classes
 //!   are then 16-bit, two per word (entry `i` in the low half of word `i / 2` when `i` is
 //!   even), `0xffff` for none and for the unused half after an odd count;
