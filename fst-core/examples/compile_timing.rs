@@ -32,18 +32,30 @@ fn median(mut v: Vec<Duration>) -> f64 {
     v[v.len() / 2].as_secs_f64() * 1e3
 }
 
+fn fail(message: &str) -> ! {
+    eprintln!("compile_timing: {message}");
+    std::process::exit(2)
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args
         .next()
         .map(PathBuf::from)
         .or_else(detok::fixtures::shared_vocabs_dir)
-        .expect("no vocabularies: pass a directory holding gpt2/ llama2/ llama3/ qwen3/");
-    let reps: usize = args.next().map_or(50, |r| r.parse().expect("REPS"));
+        .unwrap_or_else(|| {
+            fail("no vocabularies: pass a directory holding gpt2/ llama2/ llama3/ qwen3/")
+        });
+    let reps: usize = match args.next().map(|r| r.parse()) {
+        None => 50,
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => fail("REPS must be a positive number"),
+    };
     let only = std::env::var("ONLY").ok();
     println!("| vocabulary | pattern | byte DFA ms | compose ms | layout ms | total ms | min total ms | first total ms |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let vocab_filter = std::env::var("VOCAB").ok();
+    let mut loaded = 0;
     for name in ["gpt2", "llama2", "llama3", "qwen3"] {
         if vocab_filter.as_deref().is_some_and(|v| v != name) {
             continue;
@@ -53,9 +65,14 @@ fn main() {
         } else {
             "tokenizer.json"
         };
-        let Ok(vocab) = detok::Vocabulary::from_file(dir.join(name).join(file)) else {
-            continue;
+        let vocab = match detok::Vocabulary::from_file(dir.join(name).join(file)) {
+            Ok(vocab) => vocab,
+            Err(e) => {
+                eprintln!("compile_timing: skipped {name}: {e}");
+                continue;
+            }
         };
+        loaded += 1;
         let trie = VocabTrie::new(&vocab);
         for (label, pattern) in PATTERNS {
             if only.as_deref().is_some_and(|o| o != label) {
@@ -73,7 +90,7 @@ fn main() {
                 total.push(stats.byte_dfa_time + stats.compose_time + stats.layout_time);
             }
             let first = total[0].as_secs_f64() * 1e3;
-            let min = total.iter().min().expect("reps > 0").as_secs_f64() * 1e3;
+            let min = total.iter().min().map_or(0.0, |d| d.as_secs_f64() * 1e3);
             println!(
                 "| {name} | {label} | {:.3} | {:.3} | {:.3} | {:.3} | {min:.3} | {first:.3} |",
                 median(dfa),
@@ -82,5 +99,11 @@ fn main() {
                 median(total)
             );
         }
+    }
+    if loaded == 0 {
+        fail(&format!(
+            "no vocabulary could be read under {}",
+            dir.display()
+        ));
     }
 }
