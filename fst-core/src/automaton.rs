@@ -380,19 +380,18 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     }
 
     /// All edges of `state` as `(label, target)`, labels increasing.
-    #[inline]
-    pub(crate) fn labelled_edges(
-        &self,
-        state: StateId,
-    ) -> impl Iterator<Item = (u32, StateId)> + '_ {
+    fn labelled_edges(&self, state: StateId) -> impl Iterator<Item = (u32, StateId)> + '_ {
         let (begin, end) = self.edge_range(state);
         (begin..end).map(move |e| self.edge(e))
     }
 
     /// Where `state`'s terminal edges start: they are the last few, so a short scan from
-    /// the end finds them.
+    /// the end finds them (none to scan for in an automaton without terminals).
     #[inline]
     fn split_terminals(&self, begin: usize, end: usize) -> usize {
+        if self.layout.num_terminals == 0 {
+            return end;
+        }
         let classes = self.layout.num_classes;
         let mut i = end;
         while i > begin && self.edge_label(i - 1) >= classes {

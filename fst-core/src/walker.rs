@@ -158,15 +158,8 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         // States with many edges carry their mask, EOS bits included: one copy, then zero
         // the rest of a wider mask. `dense` has exactly `need` words.
         let a = self.automaton;
-        // Terminal edges are rare (most automata have no terminals at all): only states
-        // that have one pay for finding them (an out-of-range state has no edges).
-        let has_terminals = a.num_terminals() > 0 && a.has_terminal_edges(self.state);
         let mut terminals = a
-            .terminal_edges(if has_terminals {
-                self.state
-            } else {
-                StateId::MAX
-            })
+            .terminal_edges(self.state)
             .filter_map(|(k, _)| a.terminal_mask(k));
         if let Some(dense) = a.dense_mask(self.state) {
             let (head, tail) = mask.split_at_mut(need);
@@ -190,12 +183,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         }
         // Class by class, a precomputed mask word at a time (each word once per class, so
         // no store waits on the previous one); classes are disjoint, so ORing loses nothing.
-        // One pass over the state's edges: terminal labels come last and are skipped.
-        let classes = a.num_classes();
-        for (class, _) in a.labelled_edges(self.state) {
-            if class >= classes {
-                break;
-            }
+        for (class, _) in a.class_edges(self.state) {
             for pair in a.class_mask_words(class).chunks_exact(2) {
                 if let Some(slot) = mask.get_mut(pair[0] as usize) {
                     *slot |= pair[1];
