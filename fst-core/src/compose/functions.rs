@@ -59,18 +59,18 @@ impl FunctionGroups {
             let mut g = memo[f_row + c];
             if g == UNKNOWN {
                 let f = f_row / k;
-                g = match compose_step(&functions[f * n..(f + 1) * n], table, k, c, &mut scratch) {
-                    NONE => 0,
-                    _ => {
-                        let id = intern(&mut functions, &mut ids, &scratch) as usize;
-                        if functions.len() > max_entries {
-                            return None;
-                        }
-                        if memo.len() < (id + 1) * k {
-                            memo.resize((id + 1) * k, UNKNOWN);
-                        }
-                        (id * k) as u32
+                let live = compose_step(&functions[f * n..(f + 1) * n], table, k, c, &mut scratch);
+                g = if live {
+                    let id = intern(&mut functions, &mut ids, &scratch) as usize;
+                    if functions.len() > max_entries {
+                        return None;
                     }
+                    if memo.len() < (id + 1) * k {
+                        memo.resize((id + 1) * k, UNKNOWN);
+                    }
+                    (id * k) as u32
+                } else {
+                    0
                 };
                 memo[f_row + c] = g;
             }
@@ -131,9 +131,9 @@ impl FunctionGroups {
     }
 }
 
-/// Writes into `out` the function `f` followed by class `c`; `NONE` if it is dead
-/// everywhere, else 0.
-fn compose_step(f: &[u32], table: &[u32], k: usize, c: usize, out: &mut [u32]) -> u32 {
+/// Writes into `out` the function `f` followed by class `c`; whether it is live (some
+/// state survives).
+fn compose_step(f: &[u32], table: &[u32], k: usize, c: usize, out: &mut [u32]) -> bool {
     let mut live = false;
     for (o, &s) in out.iter_mut().zip(f) {
         *o = if s == NONE {
@@ -143,11 +143,7 @@ fn compose_step(f: &[u32], table: &[u32], k: usize, c: usize, out: &mut [u32]) -
         };
         live |= *o != NONE;
     }
-    if live {
-        0
-    } else {
-        NONE
-    }
+    live
 }
 
 /// Function ids by the function's hash.
