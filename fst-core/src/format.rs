@@ -735,13 +735,7 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
     }
     // Each group as mask words, in one pass over the tokens.
     let group_words = mask_words_by_label(
-        class_of_token.iter().map(|&c| {
-            if c == NO_CLASS {
-                NO_CLASS
-            } else {
-                group_of[c as usize]
-            }
-        }),
+        class_of_token.iter().map(|&c| renumber(&group_of, c)),
         num_groups,
     );
     // Final classes: the groups with tokens, numbered by first token.
@@ -766,13 +760,7 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
     drop(group_words);
     let final_of_class: Vec<u32> = group_of
         .iter()
-        .map(|&g| {
-            if g == NO_CLASS {
-                NO_CLASS
-            } else {
-                final_of_group[g as usize]
-            }
-        })
+        .map(|&g| renumber(&final_of_group, g))
         .collect();
     let narrow = fits_narrow(
         u64::from(num_classes) + terminals.len() as u64,
@@ -824,13 +812,7 @@ fn encode_token_classes(
     class_sizes: &[u32],
     narrow: bool,
 ) -> (Option<Vec<u32>>, Vec<u32>) {
-    let class_of = |c: u32| {
-        if c == NO_CLASS {
-            NO_CLASS
-        } else {
-            final_of_class[c as usize]
-        }
-    };
+    let class_of = |c: u32| renumber(final_of_class, c);
     let with_class = class_sizes.iter().map(|&n| n as usize).sum::<usize>();
     let entry_words = |n: usize| if narrow { n.div_ceil(2) } else { n };
     let (index, entries): (Vec<u32>, Vec<u32>) =
@@ -863,6 +845,15 @@ fn encode_token_classes(
         entries
     };
     (Some(index), entries)
+}
+
+/// Class (or group) `c` renumbered by `table`; `NO_CLASS` stays `NO_CLASS`.
+fn renumber(table: &[u32], c: u32) -> u32 {
+    if c == NO_CLASS {
+        NO_CLASS
+    } else {
+        table[c as usize]
+    }
 }
 
 /// Canonical, checked class parts.
