@@ -13,19 +13,9 @@ use std::time::Duration;
 use fst_core::compiler::RegexCompiler;
 use fst_core::compose::VocabTrie;
 
-const PATTERNS: [(&str, &str); 5] = [
-    ("ident", r"[^\W\d]\w*"),
-    (
-        "ipv4",
-        r"((25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(25[0-5]|2[0-4]\d|[01]?\d\d?)",
-    ),
-    (
-        "datetime",
-        r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
-    ),
-    ("summary", r"Summary:(\n\* [^\n]+){3,5}"),
-    ("string", r#""([^"\\]|\\.)*""#),
-];
+#[path = "shared/patterns.rs"]
+mod patterns;
+use patterns::PATTERNS;
 
 fn median(mut v: Vec<Duration>) -> f64 {
     v.sort();
