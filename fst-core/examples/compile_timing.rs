@@ -4,7 +4,8 @@
 //! Run in release: `cargo run --release -p fst-core --example compile_timing [VOCABS_DIR] [REPS]`
 //! (default: `detok::fixtures::shared_vocabs_dir`, 50 repetitions). Prints the median of
 //! each stage per pattern and vocabulary, the fastest total and the first one (what a
-//! single compile costs, as the comparison bench measures it). `VOCAB=llama3` and `ONLY=string` narrow the run
+//! single compile costs, as the comparison bench measures it), and on stderr the time to
+//! build each vocabulary's trie. `VOCAB=llama3` and `ONLY=string` narrow the run
 //! (for profiling).
 
 use std::path::PathBuf;
@@ -63,7 +64,12 @@ fn main() {
             }
         };
         loaded += 1;
+        let started = std::time::Instant::now();
         let trie = VocabTrie::new(&vocab);
+        eprintln!(
+            "{name}: vocabulary trie built in {:.1} ms (once per vocabulary)",
+            started.elapsed().as_secs_f64() * 1e3
+        );
         for (label, pattern) in PATTERNS {
             if only.as_deref().is_some_and(|o| o != label) {
                 continue;

@@ -37,8 +37,10 @@ use crate::minimize::minimize;
 use crate::vocab::{fingerprint, TokenVocabulary};
 
 mod functions;
+mod level_trie;
 
 use functions::FunctionGroups;
+use level_trie::{classes_of_coarse, LevelTrie};
 
 /// A deterministic automaton over bytes, as the composition consumes it.
 ///
@@ -174,15 +176,11 @@ pub struct VocabTrie {
     /// `token_ids[token_start[i]..token_start[i + 1]]` are the tokens spelling node `i`.
     token_start: Vec<u32>,
     token_ids: Vec<u32>,
-    /// The trie again in level order (breadth-first, each level in preorder), for passes
-    /// where a node needs only its parent's value: with every parent on an earlier
-    /// level, such a pass has no chain of dependent loads from one node to the next.
-    /// Entry 0 is the root; `level_parent[i]` is the parent's entry, `level_byte[i]` the
-    /// byte into entry `i`, `level_of_token[t]` the entry spelling token `t`
-    /// (`level_parent.len()`, one past the last, for tokens without text).
-    level_parent: Vec<u32>,
-    level_byte: Vec<u8>,
-    level_of_token: Vec<u32>,
+    /// The trie again in level order (each level in preorder), for passes where a node
+    /// needs only its parent's value.
+    levels: LevelTrie,
+    /// `levels` by coarse byte classes, for patterns that do not split them.
+    coarse_levels: LevelTrie,
     max_depth: usize,
 }
 
@@ -221,9 +219,8 @@ impl VocabTrie {
             end: vec![0],
             token_start: vec![0],
             token_ids: Vec::with_capacity(tokens.len()),
-            level_parent: Vec::new(),
-            level_byte: Vec::new(),
-            level_of_token: Vec::new(),
+            levels: LevelTrie::default(),
+            coarse_levels: LevelTrie::default(),
             max_depth: 0,
         };
         // `path[d]` is the node at depth d on the path to the previous token.
@@ -264,7 +261,7 @@ impl VocabTrie {
         trie
     }
 
-    /// Fills the level-order view from the preorder one: a stable counting sort by depth.
+    /// Fills the level-order views from the preorder one: a stable counting sort by depth.
     fn set_level_order(&mut self, parent: &[u32], node_of_token: &[u32]) {
         let nodes = self.byte.len();
         let mut start = vec![0u32; self.max_depth + 2];
@@ -279,14 +276,15 @@ impl VocabTrie {
             entry_of_node[node] = start[d as usize];
             start[d as usize] += 1;
         }
-        self.level_parent = vec![0; nodes];
-        self.level_byte = vec![0; nodes];
+        let levels = &mut self.levels;
+        levels.parent = vec![0; nodes];
+        levels.symbol = vec![0; nodes];
         for node in 1..nodes {
             let i = entry_of_node[node] as usize;
-            self.level_parent[i] = entry_of_node[parent[node] as usize];
-            self.level_byte[i] = self.byte[node];
+            levels.parent[i] = entry_of_node[parent[node] as usize];
+            levels.symbol[i] = self.byte[node];
         }
-        self.level_of_token = node_of_token
+        levels.of_token = node_of_token
             .iter()
             .map(|&node| {
                 if node == NONE {
@@ -296,6 +294,7 @@ impl VocabTrie {
                 }
             })
             .collect();
+        self.coarse_levels = self.levels.coarse();
     }
 
     /// Number of token ids of the vocabulary, special tokens included.
@@ -323,17 +322,18 @@ impl VocabTrie {
     /// labels get their token sets. One level-order pass (a node contains the byte when
     /// its parent does or its own byte is it) and one over the token ids.
     pub fn text_token_mask(&self, without: Option<u8>) -> Vec<u32> {
-        let entries = self.level_parent.len();
+        let levels = &self.levels;
+        let entries = levels.len();
         // Entry `entries` stands for the tokens without text: never in the mask.
         let mut excluded = vec![false; entries + 1];
         excluded[entries] = true;
         if let Some(byte) = without {
             for i in 1..entries {
-                excluded[i] = excluded[self.level_parent[i] as usize] || self.level_byte[i] == byte;
+                excluded[i] = excluded[levels.parent[i] as usize] || levels.symbol[i] == byte;
             }
         }
         let mut mask = vec![0u32; self.vocab_size.div_ceil(32)];
-        for (t, &entry) in self.level_of_token.iter().enumerate() {
+        for (t, &entry) in levels.of_token.iter().enumerate() {
             if !excluded[entry as usize] {
                 mask[t / 32] |= 1 << (t % 32);
             }
@@ -913,12 +913,21 @@ where
     // (whether to try functions, their budget)
     let (try_functions, budget) = match group_by {
         GroupBy::Auto => (num_dfa_states <= MAX_FUNCTION_STATES, MAX_FUNCTION_ENTRIES),
-        GroupBy::Functions => (true, usize::MAX),
+        GroupBy::Functions | GroupBy::ByteFunctions => (true, usize::MAX),
         GroupBy::ClassStrings => (false, 0),
     };
     let by_function = match &table {
         Some(table) if try_functions => {
-            FunctionGroups::new(trie, table, k, &dense.class_of_byte, num_dfa_states, budget)
+            // The coarse trie, far smaller, when the pattern does not split its classes.
+            let coarse = match group_by {
+                GroupBy::ByteFunctions => None,
+                _ => classes_of_coarse(&dense.class_of_byte),
+            };
+            let (levels, class_of_symbol): (&LevelTrie, &[u8]) = match &coarse {
+                Some(classes) => (&trie.coarse_levels, classes),
+                None => (&trie.levels, &dense.class_of_byte),
+            };
+            FunctionGroups::new(levels, class_of_symbol, table, k, num_dfa_states, budget)
         }
         _ => None,
     };
@@ -1082,12 +1091,15 @@ where
 }
 
 /// How to group the tokens: by transition function when the DFA is small (tests force
-/// it without a budget), or by class string. Both give the same automaton; tests compare them.
+/// it without a budget, over the coarse trie where the classes allow or always over the
+/// byte trie), or by class string. All give the same automaton; tests compare them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GroupBy {
     Auto,
     #[cfg_attr(not(test), allow(dead_code))]
     Functions,
+    #[cfg_attr(not(test), allow(dead_code))]
+    ByteFunctions,
     #[cfg_attr(not(test), allow(dead_code))]
     ClassStrings,
 }
@@ -1374,9 +1386,12 @@ mod tests {
             b"\\",
             b"\n",
             b"a",
+            b"q",
             b"Z",
+            b"M",
             b"_",
             b"7",
+            b"9",
             b"0",
             b"-",
             b":",
@@ -1389,6 +1404,9 @@ mod tests {
             &[0xe4],
             &[0xb8, 0xad],
             &[0x80],
+            &[0xa0, 0x9f],
+            &[0xed],
+            &[0xf4, 0x8f],
             &[0xff],
         ];
         let mut state = seed;
@@ -1422,10 +1440,13 @@ mod tests {
             r"[0-9]{2,4}-?",
             r".{0,6}",
         ];
+        let mut coarse_patterns = 0;
         for seed in 1..4 {
             let trie = VocabTrie::new(&mixed_vocab(seed, 2000));
             for pattern in patterns {
                 let dfa = crate::regex::ByteDfa::from_regex(pattern, 10_000).unwrap();
+                let dense = DenseClasses::new(dfa.byte_classes());
+                coarse_patterns += usize::from(classes_of_coarse(&dense.class_of_byte).is_some());
                 let limits = ComposeLimits::default();
                 let run = |group_by| {
                     let (groups, trimmed) = compose_groups(&dfa, &trie, &limits, group_by).unwrap();
@@ -1439,11 +1460,19 @@ mod tests {
                     )
                 };
                 let by_function = run(GroupBy::Functions);
+                let by_byte_function = run(GroupBy::ByteFunctions);
                 let by_string = run(GroupBy::ClassStrings);
                 assert!(!by_function.1.is_empty(), "{pattern}");
                 assert_eq!(by_function, by_string, "seed {seed}, pattern {pattern}");
+                assert_eq!(
+                    by_byte_function, by_string,
+                    "seed {seed}, pattern {pattern}"
+                );
             }
         }
+        // The coarse trie served the quoted string, `[0-9]{2,4}-?` and `.{0,6}` (not IPv4:
+        // its Unicode `\d` splits the UTF-8 classes).
+        assert_eq!(coarse_patterns, 3 * 3);
     }
 
     #[test]

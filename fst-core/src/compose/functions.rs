@@ -11,7 +11,7 @@
 //! many states can give many, so the pass gives up past a budget and the caller uses
 //! the class trie instead.
 
-use super::{Labels, VocabTrie, NONE};
+use super::{Labels, LevelTrie, NONE};
 use crate::fast_hash::FastMap;
 
 /// A memo entry not yet computed; `NONE` marks the dead function.
@@ -28,13 +28,14 @@ pub(super) struct FunctionGroups {
 impl FunctionGroups {
     /// Groups the tokens of `trie` by their function on the DFA whose transition table
     /// over dense classes is `table` (`num_states` rows of `k` entries, `NONE` for no
-    /// transition). `None` when more than `max_entries` function entries (functions
-    /// times states) would be needed.
+    /// transition); `class_of_symbol` maps the trie's symbols (bytes or coarse classes)
+    /// to dense classes. `None` when more than `max_entries` function entries
+    /// (functions times states) would be needed.
     pub(super) fn new(
-        trie: &VocabTrie,
+        trie: &LevelTrie,
+        class_of_symbol: &[u8],
         table: &[u32],
         k: usize,
-        class_of_byte: &[u8; 256],
         num_states: usize,
         max_entries: usize,
     ) -> Option<FunctionGroups> {
@@ -50,12 +51,12 @@ impl FunctionGroups {
         memo.resize(2 * k, UNKNOWN);
         let mut scratch = vec![NONE; n];
         // Level order: a node's parent is always done, and nodes do not wait on each other.
-        let entries = trie.level_parent.len();
+        let entries = trie.len();
         let mut row_of_entry = vec![0u32; entries + 1];
         row_of_entry[0] = k as u32;
         for i in 1..entries {
-            let f_row = row_of_entry[trie.level_parent[i] as usize] as usize;
-            let c = class_of_byte[trie.level_byte[i] as usize] as usize;
+            let f_row = row_of_entry[trie.parent[i] as usize] as usize;
+            let c = class_of_symbol[trie.symbol[i] as usize] as usize;
             let mut g = memo[f_row + c];
             if g == UNKNOWN {
                 let f = f_row / k;
@@ -84,7 +85,7 @@ impl FunctionGroups {
         let mut targets: Vec<u32> = Vec::new();
         let mut lanes: Vec<u32> = Vec::new();
         let group_of_token: Vec<u32> = trie
-            .level_of_token
+            .of_token
             .iter()
             .enumerate()
             .map(|(t, &entry)| {
