@@ -276,15 +276,14 @@ impl VocabTrie {
             entry_of_node[node] = start[d as usize];
             start[d as usize] += 1;
         }
-        let levels = &mut self.levels;
-        levels.parent = vec![0; nodes];
-        levels.symbol = vec![0; nodes];
+        let mut level_parent = vec![0; nodes];
+        let mut level_byte = vec![0; nodes];
         for node in 1..nodes {
             let i = entry_of_node[node] as usize;
-            levels.parent[i] = entry_of_node[parent[node] as usize];
-            levels.symbol[i] = self.byte[node];
+            level_parent[i] = entry_of_node[parent[node] as usize];
+            level_byte[i] = self.byte[node];
         }
-        levels.of_token = node_of_token
+        let of_token = node_of_token
             .iter()
             .map(|&node| {
                 if node == NONE {
@@ -294,6 +293,7 @@ impl VocabTrie {
                 }
             })
             .collect();
+        self.levels = LevelTrie::new(level_parent, level_byte, of_token);
         self.coarse_levels = self.levels.coarse();
     }
 

@@ -78,34 +78,33 @@ impl FunctionGroups {
             row_of_entry[i] = g;
         }
 
-        // Groups: the functions that some token has, numbered by first token. Sizes are
-        // counted in four interleaved lanes so that runs of one group do not wait on
-        // one counter.
+        // Groups: the functions that some token has, numbered by first token. Entries
+        // taken by first token number them so; then each token's group is one load.
         let mut group_of_row = vec![NONE; memo.len()];
+        let mut group_of_entry = vec![NONE; entries + 1];
         let mut targets: Vec<u32> = Vec::new();
-        let mut lanes: Vec<u32> = Vec::new();
+        let mut size: Vec<u32> = Vec::new();
+        for &e in &trie.by_first_token {
+            let row = row_of_entry[e as usize] as usize;
+            if row == 0 {
+                continue;
+            }
+            let mut g = group_of_row[row];
+            if g == NONE {
+                g = size.len() as u32;
+                group_of_row[row] = g;
+                size.push(0);
+                let f = row / k;
+                targets.extend_from_slice(&functions[f * n..(f + 1) * n]);
+            }
+            size[g as usize] += trie.tokens_at[e as usize];
+            group_of_entry[e as usize] = g;
+        }
         let group_of_token: Vec<u32> = trie
             .of_token
             .iter()
-            .enumerate()
-            .map(|(t, &entry)| {
-                let row = row_of_entry[entry as usize] as usize;
-                if row == 0 {
-                    return NONE;
-                }
-                let mut g = group_of_row[row];
-                if g == NONE {
-                    g = (lanes.len() / 4) as u32;
-                    group_of_row[row] = g;
-                    lanes.extend_from_slice(&[0; 4]);
-                    let f = row / k;
-                    targets.extend_from_slice(&functions[f * n..(f + 1) * n]);
-                }
-                lanes[g as usize * 4 + t % 4] += 1;
-                g
-            })
+            .map(|&e| group_of_entry[e as usize])
             .collect();
-        let size = lanes.chunks_exact(4).map(|l| l.iter().sum()).collect();
         Some(FunctionGroups {
             num_states: n,
             targets,

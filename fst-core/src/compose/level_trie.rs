@@ -25,6 +25,11 @@ pub(super) struct LevelTrie {
     /// The entry spelling each token id; `parent.len()`, one past the last, for tokens
     /// without text.
     pub(super) of_token: Vec<u32>,
+    /// The entries that spell tokens, by their smallest token: numbering labels of
+    /// entries in this order numbers them by first token, without a pass over tokens.
+    pub(super) by_first_token: Vec<u32>,
+    /// Number of tokens spelling each entry.
+    pub(super) tokens_at: Vec<u32>,
 }
 
 impl LevelTrie {
@@ -33,37 +38,55 @@ impl LevelTrie {
         self.parent.len()
     }
 
+    /// The trie of `parent` and `symbol` (in level order) and the entry of each token
+    /// id (`parent.len()` for tokens without text).
+    pub(super) fn new(parent: Vec<u32>, symbol: Vec<u8>, of_token: Vec<u32>) -> LevelTrie {
+        let entries = parent.len();
+        let mut tokens_at = vec![0u32; entries + 1];
+        let mut by_first_token = Vec::new();
+        for &e in &of_token {
+            if tokens_at[e as usize] == 0 && (e as usize) < entries {
+                by_first_token.push(e);
+            }
+            tokens_at[e as usize] += 1;
+        }
+        tokens_at.truncate(entries);
+        LevelTrie {
+            parent,
+            symbol,
+            of_token,
+            by_first_token,
+            tokens_at,
+        }
+    }
+
     /// This byte trie with every byte replaced by its coarse class, equal strings merged.
     pub(super) fn coarse(&self) -> LevelTrie {
         let entries = self.len();
-        let mut coarse = LevelTrie {
-            parent: vec![0],
-            symbol: vec![0],
-            of_token: Vec::new(),
-        };
+        let (mut parent, mut symbol) = (vec![0u32], vec![0u8]);
         let mut coarse_of_entry = vec![0u32; entries];
         let mut child: FastMap<u64, u32> = FastMap::default();
         // Entries arrive level by level, so coarse entries are created level by level too.
         for i in 1..entries {
-            let parent = coarse_of_entry[self.parent[i] as usize];
+            let up = coarse_of_entry[self.parent[i] as usize];
             let class = COARSE_CLASS_OF_BYTE[self.symbol[i] as usize];
-            let next = coarse.parent.len() as u32;
+            let next = parent.len() as u32;
             let entry = *child
-                .entry(u64::from(parent) << 8 | u64::from(class))
+                .entry(u64::from(up) << 8 | u64::from(class))
                 .or_insert(next);
             if entry == next {
-                coarse.parent.push(parent);
-                coarse.symbol.push(class);
+                parent.push(up);
+                symbol.push(class);
             }
             coarse_of_entry[i] = entry;
         }
-        let no_text = coarse.len() as u32;
-        coarse.of_token = self
+        let no_text = parent.len() as u32;
+        let of_token = self
             .of_token
             .iter()
             .map(|&e| coarse_of_entry.get(e as usize).copied().unwrap_or(no_text))
             .collect();
-        coarse
+        LevelTrie::new(parent, symbol, of_token)
     }
 }
 
