@@ -703,8 +703,8 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
     })?;
 
     // Canonical classes: merge those with identical columns, drop those without edges
-    // or tokens, number by smallest token. Merging works on classes; the tokens are
-    // read twice, once for each group's first token and size, once to lay them out.
+    // or tokens, number by smallest token. Merging works on classes; the passes over
+    // the token ids (check, mask words, class map) take a word of one class in one step.
     let mut columns: Vec<Vec<(u32, StateId)>> = vec![Vec::new(); given_classes as usize];
     for (state, list) in edges.iter().enumerate() {
         for &(label, target) in list.iter().take_while(|&&(l, _)| l < given_classes) {
@@ -723,21 +723,20 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
         })
         .collect();
     let num_groups = merged_of.len();
-    if let Some((t, &c)) = class_of_token
-        .iter()
-        .enumerate()
-        .find(|&(_, &c)| c != NO_CLASS && c >= given_classes)
-    {
+    // `c + 1` wraps `NO_CLASS` to 0, so one (vectorized) maximum checks every token.
+    let largest = class_of_token.iter().map(|&c| c.wrapping_add(1)).max();
+    if largest.is_some_and(|c| c > given_classes) {
+        let (t, c) = (class_of_token.iter().enumerate())
+            .find(|&(_, &c)| c != NO_CLASS && c >= given_classes)
+            .expect("the maximum is a token's class");
         return Err(parts_error(
             FormatErrorKind::EdgeLabel,
             format!("token {t} is given class {c}, but there are {given_classes} classes"),
         ));
     }
+    let uniform = uniform_words(&class_of_token);
     // Each group as mask words, in one pass over the tokens.
-    let group_words = mask_words_by_label(
-        class_of_token.iter().map(|&c| renumber(&group_of, c)),
-        num_groups,
-    );
+    let group_words = mask_words_by_label(&class_of_token, &uniform, &group_of, num_groups);
     // Final classes: the groups with tokens, numbered by first token.
     let first_token = |words: &[u32]| words[0] * 32 + words[1].trailing_zeros();
     let mut order: Vec<usize> = (0..num_groups)
@@ -766,8 +765,13 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
         u64::from(num_classes) + terminals.len() as u64,
         u64::from(num_states),
     );
-    let (token_index, token_classes) =
-        encode_token_classes(&class_of_token, &final_of_class, &class_sizes, narrow);
+    let (token_index, token_classes) = encode_token_classes(
+        &class_of_token,
+        &uniform,
+        &final_of_class,
+        &class_sizes,
+        narrow,
+    );
     drop(class_of_token);
     for list in &mut edges {
         let mut out: Vec<(u32, StateId)> = Vec::with_capacity(list.len());
@@ -808,6 +812,7 @@ pub(crate) fn words_from_class_parts(parts: ClassParts) -> Result<Vec<u32>, Form
 /// entry when `narrow` (0xffff for none and for the pad of an odd count).
 fn encode_token_classes(
     class_of_token: &[u32],
+    uniform: &[bool],
     final_of_class: &[u32],
     class_sizes: &[u32],
     narrow: bool,
@@ -815,36 +820,50 @@ fn encode_token_classes(
     let class_of = |c: u32| renumber(final_of_class, c);
     let with_class = class_sizes.iter().map(|&n| n as usize).sum::<usize>();
     let entry_words = |n: usize| if narrow { n.div_ceil(2) } else { n };
-    let (index, entries): (Vec<u32>, Vec<u32>) =
-        if with_class + entry_words(with_class) < entry_words(class_of_token.len()) {
-            (0..class_of_token.len() as u32)
-                .filter_map(|t| {
-                    let c = class_of(class_of_token[t as usize]);
-                    (c != NO_CLASS).then_some((t, c))
-                })
-                .unzip()
-        } else if narrow {
-            let packed = class_of_token
+    let words = class_of_token.chunks(MASK_WORD_TOKENS).zip(uniform);
+    if with_class + entry_words(with_class) < entry_words(class_of_token.len()) {
+        let (mut index, mut entries) = (Vec::with_capacity(with_class), Vec::new());
+        for (w, (chunk, &whole)) in words.enumerate() {
+            if whole && class_of(chunk[0]) == NO_CLASS {
+                continue;
+            }
+            for (i, &c) in chunk.iter().enumerate() {
+                let c = class_of(c);
+                if c != NO_CLASS {
+                    index.push((w * MASK_WORD_TOKENS + i) as u32);
+                    entries.push(c);
+                }
+            }
+        }
+        let entries = if narrow {
+            entries
                 .chunks(2)
-                .map(|pair| {
-                    let low = class_of(pair[0]) & 0xffff;
-                    let high = pair.get(1).map_or(0xffff, |&c| class_of(c) & 0xffff);
-                    low | high << 16
-                })
-                .collect();
-            return (None, packed);
+                .map(|pair| (pair[0] & 0xffff) | pair.get(1).map_or(0xffff, |&c| c & 0xffff) << 16)
+                .collect()
         } else {
-            return (None, class_of_token.iter().map(|&c| class_of(c)).collect());
+            entries
         };
-    let entries = if narrow {
-        entries
-            .chunks(2)
-            .map(|pair| (pair[0] & 0xffff) | pair.get(1).map_or(0xffff, |&c| c & 0xffff) << 16)
-            .collect()
-    } else {
-        entries
-    };
-    (Some(index), entries)
+        return (Some(index), entries);
+    }
+    // A class per token id; a uniform word's 32 entries are one value repeated.
+    let mut out = Vec::with_capacity(entry_words(class_of_token.len()));
+    for (chunk, &whole) in words {
+        let full = chunk.len() == MASK_WORD_TOKENS;
+        match (narrow, whole && full) {
+            (true, true) => {
+                let c = class_of(chunk[0]) & 0xffff;
+                out.extend(std::iter::repeat_n(c | c << 16, MASK_WORD_TOKENS / 2));
+            }
+            (true, false) => out.extend(chunk.chunks(2).map(|pair| {
+                let low = class_of(pair[0]) & 0xffff;
+                let high = pair.get(1).map_or(0xffff, |&c| class_of(c) & 0xffff);
+                low | high << 16
+            })),
+            (false, true) => out.extend(std::iter::repeat_n(class_of(chunk[0]), MASK_WORD_TOKENS)),
+            (false, false) => out.extend(chunk.iter().map(|&c| class_of(c))),
+        }
+    }
+    (None, out)
 }
 
 /// Class (or group) `c` renumbered by `table`; `NO_CLASS` stays `NO_CLASS`.
@@ -879,11 +898,29 @@ struct LayoutInput {
     terminals: Vec<Terminal>,
 }
 
+/// Token ids per mask word.
+const MASK_WORD_TOKENS: usize = 32;
+
+/// Whether each mask word's token ids (32; fewer in the last word) all have one class:
+/// the writer lays such words out whole instead of token by token. Most words are
+/// uniform (a pattern treats most tokens alike), and this pass vectorizes.
+fn uniform_words(class_of_token: &[u32]) -> Vec<bool> {
+    class_of_token
+        .chunks(MASK_WORD_TOKENS)
+        .map(|chunk| chunk.iter().fold(0, |acc, &c| acc | (c ^ chunk[0])) == 0)
+        .collect()
+}
+
 /// Each label's tokens as mask words, `(word index, bits)` pairs flattened with word
-/// indices increasing, from the label of every token id (`NO_CLASS` for none): what
-/// filling a sparse state ORs in, one word at a time. One pass; a run of tokens with
-/// one label within one word is written once.
-fn mask_words_by_label(labels: impl Iterator<Item = u32>, num_labels: usize) -> Vec<Vec<u32>> {
+/// indices increasing, where token `t`'s label is `label_of_class[class_of_token[t]]`
+/// (`NO_CLASS` for none): what filling a sparse state ORs in, one word at a time. A
+/// `uniform` word is one step; the others a step per token.
+fn mask_words_by_label(
+    class_of_token: &[u32],
+    uniform: &[bool],
+    label_of_class: &[u32],
+    num_labels: usize,
+) -> Vec<Vec<u32>> {
     fn push(list: &mut Vec<u32>, word: u32, bits: u32) {
         match list.len() {
             n if n >= 2 && list[n - 2] == word => list[n - 1] |= bits,
@@ -891,19 +928,23 @@ fn mask_words_by_label(labels: impl Iterator<Item = u32>, num_labels: usize) -> 
         }
     }
     let mut lists: Vec<Vec<u32>> = vec![Vec::new(); num_labels];
-    let (mut run_label, mut run_word, mut run_bits) = (NO_CLASS, 0u32, 0u32);
-    for (t, label) in labels.enumerate() {
-        let word = (t / 32) as u32;
-        if label != run_label || word != run_word {
-            if run_label != NO_CLASS {
-                push(&mut lists[run_label as usize], run_word, run_bits);
+    let words = class_of_token.chunks(MASK_WORD_TOKENS).zip(uniform);
+    for (w, (chunk, &whole)) in words.enumerate() {
+        let word = w as u32;
+        if whole {
+            let label = renumber(label_of_class, chunk[0]);
+            if label != NO_CLASS {
+                let bits = u32::MAX >> (MASK_WORD_TOKENS - chunk.len());
+                push(&mut lists[label as usize], word, bits);
             }
-            (run_label, run_word, run_bits) = (label, word, 0);
+            continue;
         }
-        run_bits |= 1 << (t % 32);
-    }
-    if run_label != NO_CLASS {
-        push(&mut lists[run_label as usize], run_word, run_bits);
+        for (i, &c) in chunk.iter().enumerate() {
+            let label = renumber(label_of_class, c);
+            if label != NO_CLASS {
+                push(&mut lists[label as usize], word, 1 << i);
+            }
+        }
     }
     lists
 }

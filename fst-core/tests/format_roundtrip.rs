@@ -369,3 +369,69 @@ fn empty_language_and_empty_vocabulary_are_representable() {
     w.fill_mask(&mut []).unwrap();
     assert!(w.forced_tokens().is_empty());
 }
+
+/// Parts where runs of token ids share a column, so whole mask words hold one class,
+/// next to ids with columns of their own: the writer lays out a uniform word in one step
+/// and a mixed one token by token, in each layout of the token classes.
+fn blocky_parts(vocab: u32, states: u32, used: u32) -> AutomatonParts {
+    let mut edges = vec![Vec::new(); states as usize];
+    // State 0 loops on the block 0..used/2 (whole words of one class) and, per id of
+    // the next block, goes to its own state (a class per id; mixed words where blocks meet).
+    edges[0].extend((0..used / 2).map(|t| (t, 0)));
+    for (i, t) in (used / 2..used).enumerate() {
+        edges[0].push((t, 1 + (i as u32 % (states - 1))));
+    }
+    for s in 1..states {
+        // A token past the block per state (many classes when many states), to the last.
+        let t = used / 2 + s % (vocab - 1 - used / 2);
+        edges[s as usize].push((t, states - 1));
+    }
+    let mut accepting = vec![false; states as usize];
+    accepting[states as usize - 1] = true;
+    AutomatonParts {
+        vocab_size: vocab,
+        vocab_fingerprint: 7,
+        eos_ids: vec![vocab - 1],
+        start: 0,
+        accepting,
+        edges,
+        terminals: Vec::new(),
+    }
+}
+
+#[test]
+fn uniform_and_mixed_mask_words_round_trip_in_every_class_layout() {
+    // (vocabulary, states, tokens used): dense 16-bit map; sparse token index (few ids
+    // used); 32-bit map (more than 2^16 states and classes).
+    for (vocab, states, used) in [
+        (4099, 50, 3001),
+        (40_000, 20, 301),
+        (70_200, 70_001, 70_150),
+    ] {
+        let parts = blocky_parts(vocab, states, used);
+        let a = TokenAutomaton::from_parts(parts.clone()).unwrap();
+        assert_eq!(a.to_parts(), normalized(parts.clone()), "vocab {vocab}");
+        let copied = TokenAutomaton::from_bytes_copied(&a.to_bytes()).unwrap();
+        assert_eq!(copied, a);
+        let width = (vocab as usize).div_ceil(32);
+        for s in [0, 1, states / 2, states - 1] {
+            let mut want = vec![0u32; width];
+            for &(t, _) in &parts.edges[s as usize] {
+                want[(t / 32) as usize] |= 1 << (t % 32);
+            }
+            if parts.accepting[s as usize] {
+                want[((vocab - 1) / 32) as usize] |= 1 << ((vocab - 1) % 32);
+            }
+            let mut w = Walker::new(&a);
+            for t in a
+                .shortest_path_to(s)
+                .expect("every checked state is reachable")
+            {
+                w.consume(t).unwrap();
+            }
+            let mut mask = vec![u32::MAX; width];
+            w.fill_mask(&mut mask).unwrap();
+            assert_eq!(mask, want, "vocab {vocab} state {s}");
+        }
+    }
+}
