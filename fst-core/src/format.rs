@@ -852,14 +852,14 @@ fn encode_token_classes(
         match (narrow, whole && full) {
             (true, true) => {
                 let c = class_of(chunk[0]) & 0xffff;
-                out.extend(std::iter::repeat_n(c | c << 16, MASK_WORD_TOKENS / 2));
+                out.resize(out.len() + MASK_WORD_TOKENS / 2, c | c << 16);
             }
             (true, false) => out.extend(chunk.chunks(2).map(|pair| {
                 let low = class_of(pair[0]) & 0xffff;
                 let high = pair.get(1).map_or(0xffff, |&c| class_of(c) & 0xffff);
                 low | high << 16
             })),
-            (false, true) => out.extend(std::iter::repeat_n(class_of(chunk[0]), MASK_WORD_TOKENS)),
+            (false, true) => out.resize(out.len() + MASK_WORD_TOKENS, class_of(chunk[0])),
             (false, false) => out.extend(chunk.iter().map(|&c| class_of(c))),
         }
     }
