@@ -457,6 +457,45 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         }
     }
 
+    /// ORs the mask words of every class edge of `state` into `mask` (words past its end
+    /// are skipped): the sparse part of a walker's mask. The class offsets and words are
+    /// sliced once per call, not once per class, which is most of the cost of a state
+    /// with many one-token classes.
+    #[inline]
+    pub(crate) fn or_class_mask_words(&self, state: StateId, mask: &mut [u32]) {
+        let (begin, end) = self.edge_range(state);
+        let split = self.split_terminals(begin, end);
+        let layout = &self.layout;
+        let offsets = self.section(layout.class_word_offsets, layout.num_classes as usize + 1);
+        let pairs = self.section(
+            layout.class_words,
+            2 * offsets.last().map_or(0, |&n| n as usize),
+        );
+        // Narrow edges pack the label in the high half; wide ones keep labels apart.
+        let shift = if layout.narrow { 16 } else { 0 };
+        for &word in self.section(layout.edge_labels + begin, split - begin) {
+            let class = (word >> shift) as usize;
+            let (Some(&b), Some(&e)) = (offsets.get(class), offsets.get(class + 1)) else {
+                continue;
+            };
+            let Some(class_pairs) = pairs.get(2 * b as usize..2 * e as usize) else {
+                continue;
+            };
+            if let [word, bits] = *class_pairs {
+                // One word: most classes of a sparse state hold one token or a few.
+                if let Some(slot) = mask.get_mut(word as usize) {
+                    *slot |= bits;
+                }
+                continue;
+            }
+            for pair in class_pairs.chunks_exact(2) {
+                if let Some(slot) = mask.get_mut(pair[0] as usize) {
+                    *slot |= pair[1];
+                }
+            }
+        }
+    }
+
     /// The class of `token`, or `None` if no state has an edge for it. O(1), or a binary
     /// search when few tokens have a class (the file then lists them).
     #[inline]

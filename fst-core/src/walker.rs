@@ -183,13 +183,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         }
         // Class by class, a precomputed mask word at a time (each word once per class, so
         // no store waits on the previous one); classes are disjoint, so ORing loses nothing.
-        for (class, _) in a.class_edges(self.state) {
-            for pair in a.class_mask_words(class).chunks_exact(2) {
-                if let Some(slot) = mask.get_mut(pair[0] as usize) {
-                    *slot |= pair[1];
-                }
-            }
-        }
+        a.or_class_mask_words(self.state, mask);
         self.set_eos_bits(mask);
         Ok(())
     }
