@@ -11,6 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::Vocabulary;
+
 /// The variable naming the shared vocabulary folder, for worktrees or checkouts that do not
 /// sit beside it.
 pub const SHARED_VOCABS_VAR: &str = "FSTC_VOCABS";
@@ -32,6 +34,30 @@ pub fn shared_vocabs_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace_root().join("../shared/vocabs"));
     dir.is_dir().then_some(dir)
+}
+
+/// The file `rel` (e.g. `llama3/tokenizer.json`) in [`shared_vocabs_dir`], or `None`
+/// after printing a line that says the calling test is skipped.
+pub fn shared_vocab_path(rel: &str) -> Option<PathBuf> {
+    match shared_vocabs_dir().map(|dir| dir.join(rel)) {
+        Some(path) if path.exists() => Some(path),
+        _ => {
+            println!("skipped: {rel} is absent (set {SHARED_VOCABS_VAR} or add ../shared/vocabs)");
+            None
+        }
+    }
+}
+
+/// The real vocabulary `rel` read by [`Vocabulary::from_file`], or `None` (test skipped)
+/// when it is absent.
+///
+/// # Panics
+///
+/// When the file is there but does not load: a broken fixture must fail the test, not
+/// skip it.
+pub fn shared_vocab(rel: &str) -> Option<Vocabulary> {
+    let path = shared_vocab_path(rel)?;
+    Some(Vocabulary::from_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
 #[cfg(test)]

@@ -4,12 +4,13 @@
 mod common;
 
 use common::*;
+use detok::fixtures::shared_vocab_path;
 use detok::{Family, Vocabulary};
 use fst_core::TokenVocabulary;
 
 #[test]
 fn gpt2() {
-    let Some(path) = shared("gpt2/encoder.json") else {
+    let Some(path) = shared_vocab_path("gpt2/encoder.json") else {
         return;
     };
     let vocab = Vocabulary::from_file(&path).unwrap();
@@ -24,7 +25,7 @@ fn gpt2() {
 
 #[test]
 fn llama2() {
-    let Some(path) = shared("llama2/tokenizer.json") else {
+    let Some(path) = shared_vocab_path("llama2/tokenizer.json") else {
         return;
     };
     let vocab = Vocabulary::from_file(&path).unwrap();
@@ -48,7 +49,7 @@ fn llama2() {
 
 #[test]
 fn llama3() {
-    let Some(path) = shared("llama3/tokenizer.json") else {
+    let Some(path) = shared_vocab_path("llama3/tokenizer.json") else {
         return;
     };
     let vocab = Vocabulary::from_file(&path).unwrap();
@@ -69,7 +70,7 @@ fn llama3() {
 
 #[test]
 fn qwen3() {
-    let Some(path) = shared("qwen3/tokenizer.json") else {
+    let Some(path) = shared_vocab_path("qwen3/tokenizer.json") else {
         return;
     };
     let vocab = Vocabulary::from_file(&path).unwrap();
@@ -91,7 +92,9 @@ fn qwen3() {
 #[test]
 fn real_tokenizers_agree_with_their_own_encoding() {
     for rel in ["llama3/tokenizer.json", "qwen3/tokenizer.json"] {
-        let Some(path) = shared(rel) else { continue };
+        let Some(path) = shared_vocab_path(rel) else {
+            continue;
+        };
         let vocab = Vocabulary::from_file(&path).unwrap();
         let tok = tokenizers::Tokenizer::from_file(&path).unwrap();
         for text in TEXTS {

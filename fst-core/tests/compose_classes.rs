@@ -4,7 +4,7 @@
 //! the same errors and the same limit decisions, on generated and real vocabularies.
 #![cfg(feature = "compile")]
 
-use detok::fixtures::{shared_vocabs_dir, testdata_dir};
+use detok::fixtures::{shared_vocab, testdata_dir};
 use detok::Vocabulary;
 use fst_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
 use fst_core::compose::{
@@ -131,17 +131,10 @@ fn class_path_equals_per_byte_path_on_fixture_tokenizers() {
 
 #[test]
 fn class_path_equals_per_byte_path_on_real_vocabularies() {
-    let Some(dir) = shared_vocabs_dir() else {
-        println!("skipped: no shared vocabularies (../shared/vocabs or $FSTC_VOCABS)");
-        return;
-    };
     for rel in ["gpt2/encoder.json", "llama3/tokenizer.json"] {
-        let path = dir.join(rel);
-        if !path.exists() {
-            println!("skipped: {rel} is absent");
+        let Some(vocab) = shared_vocab(rel) else {
             continue;
-        }
-        let vocab = Vocabulary::from_file(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        };
         check_same(rel, &VocabTrie::new(&vocab));
     }
 }
@@ -307,17 +300,10 @@ fn class_parts_are_canonicalized_and_checked() {
 
 #[test]
 fn class_layout_equals_token_layout_on_real_vocabularies() {
-    let Some(dir) = shared_vocabs_dir() else {
-        println!("skipped: no shared vocabularies (../shared/vocabs or $FSTC_VOCABS)");
-        return;
-    };
     for rel in ["llama2/tokenizer.json", "llama3/tokenizer.json"] {
-        let path = dir.join(rel);
-        if !path.exists() {
-            println!("skipped: {rel} is absent");
+        let Some(vocab) = shared_vocab(rel) else {
             continue;
-        }
-        let vocab = Vocabulary::from_file(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        };
         check_class_layout(rel, &VocabTrie::new(&vocab));
     }
 }

@@ -9,25 +9,12 @@ mod compose_support;
 use std::time::Instant;
 
 use compose_support::TableDfa;
-use detok::fixtures::shared_vocabs_dir;
+use detok::fixtures::shared_vocab;
 use detok::{detokenizing_fst, Vocabulary};
 use fst_core::compose::{compose_trimmed_with_trie, compose_with_trie, ComposeLimits, VocabTrie};
 use fst_core::minimize::minimize;
 use fst_core::reference::compose_reference;
 use fst_core::{ByteVocabulary, TokenVocabulary};
-
-/// GPT-2 or Llama 3 from the shared vocabularies, read by detok (the one tokenizer
-/// reader); `None`, with a line saying the test is skipped, when they are absent.
-fn shared_vocab(rel: &str) -> Option<Vocabulary> {
-    let Some(path) = shared_vocabs_dir()
-        .map(|dir| dir.join(rel))
-        .filter(|path| path.exists())
-    else {
-        println!("skipped: {rel} is absent (set FSTC_VOCABS or add ../shared/vocabs)");
-        return None;
-    };
-    Some(Vocabulary::from_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
-}
 
 fn digits() -> TableDfa {
     TableDfa::new(2, &[1], &[])

@@ -6,19 +6,10 @@ mod common;
 use std::time::Instant;
 
 use common::run_tokens;
-use detok::fixtures::shared_vocabs_dir;
-use detok::Vocabulary;
+use detok::fixtures::shared_vocab;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 use pda::{compose, ComposeLimits, Grammar, Pda};
-
-/// GPT-2 read by detok (the one tokenizer reader), or `None` when the shared vocabularies
-/// are absent.
-fn gpt2_vocab() -> Option<Vocabulary> {
-    let path = shared_vocabs_dir()?.join("gpt2/encoder.json");
-    path.exists()
-        .then(|| Vocabulary::from_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
-}
 
 /// JSON values (no exponent or fraction), with optional spaces between tokens.
 fn json_grammar() -> String {
@@ -47,8 +38,7 @@ fn json_grammar() -> String {
 
 #[test]
 fn json_grammar_over_gpt2() {
-    let Some(vocab) = gpt2_vocab() else {
-        println!("skipped: no shared vocabularies (set FSTC_VOCABS or add ../shared/vocabs)");
+    let Some(vocab) = shared_vocab("gpt2/encoder.json") else {
         return;
     };
     assert_eq!(vocab.eos_ids(), [50256]);

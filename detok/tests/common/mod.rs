@@ -13,19 +13,6 @@ pub fn testdata(rel: &str) -> PathBuf {
     detok::fixtures::testdata_dir().join(rel)
 }
 
-/// A real vocabulary file under [`detok::fixtures::shared_vocabs_dir`], or `None` (with a
-/// line saying the test is skipped) when it is absent.
-pub fn shared(rel: &str) -> Option<PathBuf> {
-    let path = detok::fixtures::shared_vocabs_dir().map(|dir| dir.join(rel));
-    match path {
-        Some(path) if path.exists() => Some(path),
-        _ => {
-            println!("skipped: {rel} is absent from the shared vocabularies");
-            None
-        }
-    }
-}
-
 /// Texts for round trips: ASCII, spaces, newlines, tabs, Unicode, emoji, marker-like text.
 pub const TEXTS: &[&str] = &[
     "",
