@@ -15,6 +15,7 @@ use regex_syntax::utf8::Utf8Sequences;
 use super::extensions::{is_reserved, placeholder_id, unrecognized, Kind, TerminalKind, Use};
 use super::fragments;
 use super::{RegexError, RegexErrorKind};
+use crate::fast_hash::FastMap;
 
 /// One NFA state. Offsets index `Nfa::ranges` / `Nfa::targets`.
 #[derive(Clone, Copy, Debug)]
@@ -491,38 +492,18 @@ fn literal(hir: &Hir) -> Option<Vec<u8>> {
     }
 }
 
-/// Turns a class into a byte DAG: a trie of its UTF-8 sequences (which come sorted and
-/// prefix-free, so shared prefixes are always the last edge of a node), then suffix
-/// sharing bottom-up so equal continuations (`[80-BF]` tails) exist once.
+/// Turns a class into a byte DAG: its UTF-8 sequences (which come sorted and
+/// prefix-free) inserted one after another along a path of open nodes; when a sequence
+/// leaves the path, the nodes it leaves are complete and are looked up, so equal
+/// continuations (`[80-BF]` tails) exist once. The same minimal DAG as building the whole
+/// trie and sharing suffixes afterwards, without the trie: a Unicode `\w` (~1,000
+/// sequences) is the costliest class of a typical pattern.
 fn build_class_graph(class: &Class) -> ByteGraph {
-    // Trie: edges (lo, hi, child), child == usize::MAX for the end of a sequence.
-    const LEAF: usize = usize::MAX;
-    let mut trie: Vec<Vec<(u8, u8, usize)>> = vec![Vec::new()];
-    let mut insert = |seq: &[(u8, u8)]| {
-        let mut node = 0;
-        for (i, &(lo, hi)) in seq.iter().enumerate() {
-            let last = i + 1 == seq.len();
-            match trie[node].last() {
-                Some(&(l, h, child)) if l == lo && h == hi && child != LEAF && !last => {
-                    node = child;
-                }
-                _ => {
-                    if last {
-                        trie[node].push((lo, hi, LEAF));
-                    } else {
-                        let child = trie.len();
-                        trie.push(Vec::new());
-                        trie[node].push((lo, hi, child));
-                        node = child;
-                    }
-                }
-            }
-        }
-    };
+    let mut builder = ClassGraphBuilder::default();
     match class {
         Class::Bytes(c) => {
             for r in c.ranges() {
-                insert(&[(r.start(), r.end())]);
+                builder.add(&[(r.start(), r.end())]);
             }
         }
         Class::Unicode(c) => {
@@ -531,46 +512,85 @@ fn build_class_graph(class: &Class) -> ByteGraph {
                 for s in Utf8Sequences::new(r.start(), r.end()) {
                     seq.clear();
                     seq.extend(s.as_slice().iter().map(|u| (u.start, u.end)));
-                    insert(&seq);
+                    builder.add(&seq);
                 }
             }
         }
     }
-    let mut graph = ByteGraph {
-        nodes: Vec::new(),
-        entry: 0,
-    };
-    let mut memo: HashMap<Vec<(u8, u8, Dest)>, u32> = HashMap::new();
-    graph.entry = share_suffixes(&trie, 0, &mut graph.nodes, &mut memo);
-    graph
+    builder.finish()
 }
 
-/// Post-order: a node's edges, with children already replaced by their shared ids, are
-/// looked up so that identical sub-tries become one node. Depth is at most 4.
-fn share_suffixes(
-    trie: &[Vec<(u8, u8, usize)>],
-    node: usize,
-    out: &mut Vec<Vec<(u8, u8, Dest)>>,
-    memo: &mut HashMap<Vec<(u8, u8, Dest)>, u32>,
-) -> u32 {
-    let edges: Vec<(u8, u8, Dest)> = trie[node]
-        .iter()
-        .map(|&(lo, hi, child)| {
-            let d = if child == usize::MAX {
-                Dest::Out
+type Edges = Vec<(u8, u8, Dest)>;
+
+/// The state of [`build_class_graph`]: `open[0]` is the root and the last edge of each
+/// open node leads to the next one (its `Dest` is filled in when that node closes).
+#[derive(Default)]
+struct ClassGraphBuilder {
+    open: Vec<Edges>,
+    /// Closed nodes by their edges; ids are assigned in closing order.
+    ids: FastMap<Edges, u32>,
+    /// Buffers of closed nodes that turned out to exist already, for new open nodes.
+    spare: Vec<Edges>,
+}
+
+impl ClassGraphBuilder {
+    fn add(&mut self, seq: &[(u8, u8)]) {
+        if self.open.is_empty() {
+            self.open.push(Vec::new());
+        }
+        // Follow the open path while the sequence repeats its last edges (never its own
+        // last range: that one ends the sequence).
+        let mut depth = 0;
+        while depth + 1 < seq.len() && depth + 1 < self.open.len() {
+            match self.open[depth].last() {
+                Some(&(lo, hi, _)) if (lo, hi) == seq[depth] => depth += 1,
+                _ => break,
+            }
+        }
+        self.close_down_to(depth);
+        for (i, &(lo, hi)) in seq.iter().enumerate().skip(depth) {
+            if i + 1 == seq.len() {
+                self.open[i].push((lo, hi, Dest::Out));
             } else {
-                Dest::Node(share_suffixes(trie, child, out, memo))
-            };
-            (lo, hi, d)
-        })
-        .collect();
-    if let Some(&id) = memo.get(&edges) {
-        return id;
+                // Filled in when the node opened here closes.
+                self.open[i].push((lo, hi, Dest::Node(u32::MAX)));
+                self.open.push(self.spare.pop().unwrap_or_default());
+            }
+        }
     }
-    let id = out.len() as u32;
-    out.push(edges.clone());
-    memo.insert(edges, id);
-    id
+
+    /// Closes the open nodes deeper than `depth`, deepest first, pointing each parent's
+    /// last edge at the closed node's id.
+    fn close_down_to(&mut self, depth: usize) {
+        while self.open.len() > depth + 1 {
+            let edges = self.open.pop().expect("deeper than depth");
+            let id = self.intern(edges);
+            let parent = self.open.last_mut().expect("the root stays open");
+            parent.last_mut().expect("the edge into the closed node").2 = Dest::Node(id);
+        }
+    }
+
+    fn intern(&mut self, mut edges: Edges) -> u32 {
+        if let Some(&id) = self.ids.get(&edges) {
+            edges.clear();
+            self.spare.push(edges);
+            return id;
+        }
+        let id = self.ids.len() as u32;
+        self.ids.insert(edges, id);
+        id
+    }
+
+    fn finish(mut self) -> ByteGraph {
+        self.close_down_to(0);
+        let root = self.open.pop().unwrap_or_default();
+        let entry = self.intern(root);
+        let mut nodes = vec![Vec::new(); self.ids.len()];
+        for (edges, id) in self.ids {
+            nodes[id as usize] = edges;
+        }
+        ByteGraph { nodes, entry }
+    }
 }
 
 #[cfg(test)]
