@@ -309,65 +309,81 @@ pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
     }
 }
 
-/// Hopcroft's partition refinement on the DFA completed with an explicit sink, then the
-/// sink's block (every state that cannot reach acceptance) is dropped and the rest is
-/// renumbered breadth-first from the start, classes in order, so output is canonical.
+/// Hopcroft's partition refinement on the partial DFA (Valmari and Lehtinen's variant):
+/// states that cannot reach acceptance are dropped first, every initial block starts as
+/// a splitter, and a splitter's incoming transitions are visited class by class. The cost
+/// follows the transitions that exist, not states times classes: a Unicode pattern's
+/// table is mostly `DEAD`. The result is renumbered breadth-first from the start, classes
+/// in order, so output is canonical.
 pub(crate) fn minimize(dfa: &TableDfa) -> TableDfa {
+    const NO_BLOCK: u32 = u32::MAX;
     let k = dfa.width();
     let n = dfa.accepting.len();
-    let total = n + 1;
-    let sink = n as u32;
-    let delta = |s: u32, c: usize| -> u32 {
-        if s == sink {
-            return sink;
-        }
-        match dfa.table[s as usize * k + c] {
-            DEAD => sink,
-            t => t,
-        }
-    };
 
-    // Inverse transitions, CSR keyed by (class, target).
-    let mut off = vec![0u32; k * total + 1];
-    for s in 0..total as u32 {
-        for c in 0..k {
-            off[c * total + delta(s, c) as usize + 1] += 1;
-        }
+    // Incoming transitions by target, CSR: `(class, source)` pairs.
+    let mut in_off = vec![0u32; n + 1];
+    for &t in dfa.table.iter().filter(|&&t| t != DEAD) {
+        in_off[t as usize + 1] += 1;
     }
-    for i in 1..off.len() {
-        off[i] += off[i - 1];
+    for i in 1..in_off.len() {
+        in_off[i] += in_off[i - 1];
     }
-    let mut cursor = off.clone();
-    let mut srcs = vec![0u32; k * total];
-    for s in 0..total as u32 {
-        for c in 0..k {
-            let key = c * total + delta(s, c) as usize;
-            srcs[cursor[key] as usize] = s;
-            cursor[key] += 1;
+    let mut cursor = in_off.clone();
+    let mut incoming = vec![(0u32, 0u32); in_off[n] as usize];
+    for (s, row) in dfa.table.chunks_exact(k).enumerate() {
+        for (c, &t) in row.iter().enumerate().filter(|&(_, &t)| t != DEAD) {
+            incoming[cursor[t as usize] as usize] = (c as u32, s as u32);
+            cursor[t as usize] += 1;
         }
     }
     drop(cursor);
+    let into = |t: u32| &incoming[in_off[t as usize] as usize..in_off[t as usize + 1] as usize];
 
-    // Partition: blocks are ranges of `elems`; marked elements sit at a block's front.
+    // Live states: those from which acceptance is reachable.
+    let mut live = dfa.accepting.clone();
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
+    while let Some(t) = stack.pop() {
+        for &(_, s) in into(t) {
+            if !live[s as usize] {
+                live[s as usize] = true;
+                stack.push(s);
+            }
+        }
+    }
+    if n == 0 || !live[0] {
+        // Empty language: just a non-accepting start state.
+        return TableDfa {
+            classes: [0; 256],
+            num_classes: 1,
+            num_terminals: dfa.num_terminals,
+            table: vec![DEAD; 1 + dfa.num_terminals],
+            accepting: vec![false],
+        };
+    }
+
+    // Partition of the live states: blocks are ranges of `elems`; marked elements sit at
+    // a block's front.
     struct Block {
         start: usize,
         end: usize,
         marked: usize,
     }
-    let mut elems: Vec<u32> = (0..total as u32)
-        .filter(|&s| s != sink && dfa.accepting[s as usize])
+    let is_live = |s: &u32| live[*s as usize];
+    let mut elems: Vec<u32> = (0..n as u32)
+        .filter(|&s| dfa.accepting[s as usize])
         .collect();
     let n_acc = elems.len();
-    elems.extend((0..total as u32).filter(|&s| s == sink || !dfa.accepting[s as usize]));
-    let mut loc = vec![0usize; total];
+    elems.extend((0..n as u32).filter(|s| is_live(s) && !dfa.accepting[*s as usize]));
+    let mut loc = vec![0usize; n];
     for (i, &s) in elems.iter().enumerate() {
         loc[s as usize] = i;
     }
     let mut blocks = Vec::new();
-    let mut blk = vec![0u32; total];
+    let mut blk = vec![NO_BLOCK; n];
     let mut work = Vec::new();
     let mut in_work = Vec::new();
-    for (start, end) in [(0, n_acc), (n_acc, total)] {
+    // Without an explicit sink, both initial blocks must be splitters.
+    for (start, end) in [(0, n_acc), (n_acc, elems.len())] {
         if start < end {
             let b = blocks.len() as u32;
             blocks.push(Block {
@@ -378,46 +394,49 @@ pub(crate) fn minimize(dfa: &TableDfa) -> TableDfa {
             for &s in &elems[start..end] {
                 blk[s as usize] = b;
             }
-            in_work.push(false);
+            work.push(b);
+            in_work.push(true);
         }
     }
-    // Hopcroft: one of the two initial blocks suffices as a splitter; take the smaller
-    // (the other holds the sink, whose preimage is every missing transition).
-    if blocks.len() == 2 {
-        let smaller = if n_acc <= total - n_acc { 0 } else { 1 };
-        work.push(smaller);
-        in_work[smaller as usize] = true;
-    }
 
+    // A splitter's sources, bucketed by class (a counting sort: no comparison sort).
+    let mut sources: Vec<Vec<u32>> = vec![Vec::new(); k];
+    let mut classes: Vec<u32> = Vec::new();
     let mut touched: Vec<u32> = Vec::new();
-    let mut splitter: Vec<u32> = Vec::new();
     while let Some(a) = work.pop() {
         in_work[a as usize] = false;
-        splitter.clear();
         let ab = &blocks[a as usize];
-        splitter.extend_from_slice(&elems[ab.start..ab.end]);
-        for c in 0..k {
+        for &t in &elems[ab.start..ab.end] {
+            for &(c, s) in into(t).iter().filter(|&&(_, s)| live[s as usize]) {
+                let bucket = &mut sources[c as usize];
+                if bucket.is_empty() {
+                    classes.push(c);
+                }
+                bucket.push(s);
+            }
+        }
+        for c in classes.drain(..) {
+            let mut bucket = std::mem::take(&mut sources[c as usize]);
             touched.clear();
-            for &t in &splitter {
-                let key = c * total + t as usize;
-                for &s in &srcs[off[key] as usize..off[key + 1] as usize] {
-                    let b = blk[s as usize] as usize;
-                    let block = &mut blocks[b];
-                    let m = block.start + block.marked;
-                    let p = loc[s as usize];
-                    if p < m {
-                        continue;
-                    }
-                    let other = elems[m];
-                    elems.swap(p, m);
-                    loc[other as usize] = p;
-                    loc[s as usize] = m;
-                    block.marked += 1;
-                    if block.marked == 1 {
-                        touched.push(b as u32);
-                    }
+            for &s in &bucket {
+                let b = blk[s as usize] as usize;
+                let block = &mut blocks[b];
+                let m = block.start + block.marked;
+                let p = loc[s as usize];
+                if p < m {
+                    continue;
+                }
+                let other = elems[m];
+                elems.swap(p, m);
+                loc[other as usize] = p;
+                loc[s as usize] = m;
+                block.marked += 1;
+                if block.marked == 1 {
+                    touched.push(b as u32);
                 }
             }
+            bucket.clear();
+            sources[c as usize] = bucket;
             for &b in &touched {
                 let (start, end, marked) = {
                     let block = &mut blocks[b as usize];
@@ -455,31 +474,19 @@ pub(crate) fn minimize(dfa: &TableDfa) -> TableDfa {
         }
     }
 
-    let dead = blk[sink as usize];
     let mut new_id = vec![DEAD; blocks.len()];
-    let mut order: Vec<u32> = Vec::new();
+    let mut order: Vec<u32> = vec![blk[0]];
+    new_id[blk[0] as usize] = 0;
     let mut table = Vec::new();
     let mut accepting = Vec::new();
-    if blk[0] == dead {
-        // Empty language: just a non-accepting start state.
-        return TableDfa {
-            classes: [0; 256],
-            num_classes: 1,
-            num_terminals: dfa.num_terminals,
-            table: vec![DEAD; 1 + dfa.num_terminals],
-            accepting: vec![false],
-        };
-    }
-    new_id[blk[0] as usize] = 0;
-    order.push(blk[0]);
     let mut i = 0;
     while i < order.len() {
         let b = order[i] as usize;
-        let rep = elems[blocks[b].start];
-        accepting.push(dfa.accepting[rep as usize]);
-        for c in 0..k {
-            let tb = blk[delta(rep, c) as usize];
-            if tb == dead {
+        let rep = elems[blocks[b].start] as usize;
+        accepting.push(dfa.accepting[rep]);
+        for &t in &dfa.table[rep * k..(rep + 1) * k] {
+            let tb = if t == DEAD { NO_BLOCK } else { blk[t as usize] };
+            if tb == NO_BLOCK {
                 table.push(DEAD);
                 continue;
             }
