@@ -261,12 +261,15 @@ pub(crate) fn determinize(
 pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
     let k = dfa.width();
     let n = dfa.accepting.len();
-    // Group classes by a cheap column hash, then confirm by comparing columns.
-    let column_hash = |c: usize| -> u64 {
-        (0..n).fold(0u64, |h, s| {
-            (h.rotate_left(5) ^ u64::from(dfa.table[s * k + c])).wrapping_mul(0x517C_C1B7_2722_0A95)
-        })
-    };
+    // Group classes by a cheap column hash, then confirm by comparing columns. The hashes
+    // of all columns are computed in one pass over the rows (the table is row-major).
+    let mut hashes = vec![0u64; k];
+    for row in dfa.table.chunks_exact(k) {
+        for (h, &t) in hashes.iter_mut().zip(row) {
+            *h = (h.rotate_left(5) ^ u64::from(t)).wrapping_mul(0x517C_C1B7_2722_0A95);
+        }
+    }
+    let column_hash = |c: usize| hashes[c];
     let same_column =
         |a: usize, b: usize| (0..n).all(|s| dfa.table[s * k + a] == dfa.table[s * k + b]);
     let mut remap: Vec<Option<u8>> = vec![None; k];
