@@ -5,7 +5,7 @@
 //! other closure may; `End` assertions are crossed only when deciding whether a state
 //! accepts (the text ends there), never before reading a byte.
 
-use std::collections::HashMap;
+use crate::fast_hash::FastMap;
 
 use super::extensions::TerminalKind;
 use super::nfa::{Nfa, State};
@@ -169,7 +169,7 @@ pub(crate) fn determinize(
         terminal_column[t as usize] = num_classes + i;
     }
     let mut closer = Closer::new(nfa);
-    let mut ids: HashMap<Box<[u32]>, u32> = HashMap::new();
+    let mut ids: FastMap<Box<[u32]>, u32> = FastMap::default();
     let mut sets: Vec<Box<[u32]>> = Vec::new();
     let mut accepting: Vec<bool> = Vec::new();
     let mut table: Vec<u32> = Vec::new();
@@ -273,7 +273,7 @@ pub(crate) fn merge_classes(dfa: TableDfa) -> TableDfa {
     let same_column =
         |a: usize, b: usize| (0..n).all(|s| dfa.table[s * k + a] == dfa.table[s * k + b]);
     let mut remap: Vec<Option<u8>> = vec![None; k];
-    let mut by_hash: HashMap<u64, Vec<u8>> = HashMap::new();
+    let mut by_hash: FastMap<u64, Vec<u8>> = FastMap::default();
     let mut kept: Vec<usize> = Vec::new();
     let mut classes = [0u8; 256];
     for (slot, &old) in classes.iter_mut().zip(dfa.classes.iter()) {
