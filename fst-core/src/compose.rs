@@ -1129,8 +1129,8 @@ impl Grouping {
 /// Byte DFAs with at most this many states try grouping by transition function (the
 /// five regexes of the benchmarks have 11 to 484).
 const MAX_FUNCTION_STATES: usize = 512;
-/// Function entries (distinct functions times DFA states) past which grouping by
-/// function gives up for the class trie (1 MB).
+/// Live `(state, target)` pairs, summed over the distinct functions, past which grouping
+/// by function gives up for the class trie (2 MB).
 const MAX_FUNCTION_ENTRIES: usize = 1 << 18;
 
 /// Class-trie nodes (summed over a frontier's states) below which one thread walks.

@@ -6,10 +6,12 @@
 //! `f_w(q)`. A trie node's function is its parent's followed by one byte class, so one
 //! level-order pass over the vocabulary trie, memoizing `(function, class) -> function`
 //! in a dense table, groups every token: a table load per trie node instead of the class
-//! trie's hash lookup, and no per-state walks afterwards. Each new function costs
-//! O(states) once. Few DFA states give few functions (a quoted string: a few dozen);
-//! many states can give many, so the pass gives up past a budget and the caller uses
-//! the class trie instead.
+//! trie's hash lookup, and no per-state walks afterwards. A function is stored sparsely,
+//! as the `(state, target)` pairs where it lives: after a byte or two most states die
+//! (an identifier token kills every mid-UTF-8 state), so a new function costs its live
+//! pairs, not the DFA's size. Few DFA states give few functions (a quoted string: a few
+//! dozen); many states can give many, so the pass gives up past a budget and the caller
+//! uses the class trie instead.
 
 use super::{Labels, LevelTrie, NONE};
 use crate::fast_hash::FastMap;
@@ -19,18 +21,65 @@ const UNKNOWN: u32 = NONE - 1;
 
 /// The text tokens grouped by the function they drive the DFA with.
 pub(super) struct FunctionGroups {
-    num_states: usize,
-    /// Group `g`'s function: `targets[g * num_states + q]`, `NONE` where it dies.
-    targets: Vec<u32>,
+    /// State `q`'s `(group, target)` edges, in group order:
+    /// `edges[edge_start[q]..edge_start[q + 1]]`.
+    edge_start: Vec<u32>,
+    edges: Vec<(u32, u32)>,
     pub(super) groups: Labels,
+}
+
+/// Functions as sorted `(state, target)` lists of their live states, CSR: function `f`
+/// is `pairs[start[f]..start[f + 1]]`.
+struct Functions {
+    start: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+    /// Function ids by the function's hash.
+    ids: FastMap<u64, u32>,
+}
+
+impl Functions {
+    fn get(&self, f: usize) -> &[(u32, u32)] {
+        &self.pairs[self.start[f] as usize..self.start[f + 1] as usize]
+    }
+
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    /// The id of `function`, appended if new. Keys are hashes, probed linearly on a
+    /// collision, so the map owns no copies of the functions.
+    fn intern(&mut self, function: &[(u32, u32)]) -> u32 {
+        let mut key = function
+            .iter()
+            .fold(0x243f_6a88_85a3_08d3u64, |h, &(q, t)| {
+                let word = u64::from(q) | u64::from(t) << 32;
+                (h ^ word)
+                    .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    .rotate_left(29)
+            });
+        key ^= key >> 32;
+        loop {
+            match self.ids.get(&key) {
+                None => {
+                    let id = self.len() as u32;
+                    self.pairs.extend_from_slice(function);
+                    self.start.push(self.pairs.len() as u32);
+                    self.ids.insert(key, id);
+                    return id;
+                }
+                Some(&id) if self.get(id as usize) == function => return id,
+                Some(_) => key = key.wrapping_add(1),
+            }
+        }
+    }
 }
 
 impl FunctionGroups {
     /// Groups the tokens of `trie` by their function on the DFA whose transition table
     /// over dense classes is `table` (`num_states` rows of `k` entries, `NONE` for no
     /// transition); `class_of_symbol` maps the trie's symbols (bytes or coarse classes)
-    /// to dense classes. `None` when more than `max_entries` function entries
-    /// (functions times states) would be needed.
+    /// to dense classes. `None` when the distinct functions would hold more than
+    /// `max_entries` live `(state, target)` pairs.
     pub(super) fn new(
         trie: &LevelTrie,
         class_of_symbol: &[u8],
@@ -39,17 +88,19 @@ impl FunctionGroups {
         num_states: usize,
         max_entries: usize,
     ) -> Option<FunctionGroups> {
-        let n = num_states;
-        // Function 0 is dead (every state dies), function 1 the identity (the root). A
+        // Function 0 is dead (no live state), function 1 the identity (the root). A
         // node's value is its function's row in the memo (`f * k`), so a step is an add
         // and a load; the dead row maps every class to itself.
-        let mut functions: Vec<u32> = vec![NONE; n];
-        let mut ids: FunctionIds = FastMap::default();
-        let identity: Vec<u32> = (0..n as u32).collect();
-        intern(&mut functions, &mut ids, &identity);
+        let mut functions = Functions {
+            start: vec![0, 0],
+            pairs: Vec::new(),
+            ids: FastMap::default(),
+        };
+        let identity: Vec<(u32, u32)> = (0..num_states as u32).map(|q| (q, q)).collect();
+        functions.intern(&identity);
         let mut memo: Vec<u32> = vec![0; k];
         memo.resize(2 * k, UNKNOWN);
-        let mut scratch = vec![NONE; n];
+        let mut scratch = Vec::with_capacity(num_states);
         // Level order: a node's parent is always done, and nodes do not wait on each other.
         let entries = trie.len();
         let mut row_of_entry = vec![0u32; entries + 1];
@@ -59,19 +110,22 @@ impl FunctionGroups {
             let c = class_of_symbol[trie.symbol[i] as usize] as usize;
             let mut g = memo[f_row + c];
             if g == UNKNOWN {
-                let f = f_row / k;
-                let live = compose_step(&functions[f * n..(f + 1) * n], table, k, c, &mut scratch);
-                g = if live {
-                    let id = intern(&mut functions, &mut ids, &scratch) as usize;
-                    if functions.len() > max_entries {
+                scratch.clear();
+                scratch.extend(functions.get(f_row / k).iter().filter_map(|&(q, s)| {
+                    let t = table[s as usize * k + c];
+                    (t != NONE).then_some((q, t))
+                }));
+                g = if scratch.is_empty() {
+                    0
+                } else {
+                    let id = functions.intern(&scratch) as usize;
+                    if functions.pairs.len() > max_entries {
                         return None;
                     }
                     if memo.len() < (id + 1) * k {
                         memo.resize((id + 1) * k, UNKNOWN);
                     }
                     (id * k) as u32
-                } else {
-                    0
                 };
                 memo[f_row + c] = g;
             }
@@ -82,7 +136,7 @@ impl FunctionGroups {
         // taken by first token number them so; then each token's group is one load.
         let mut group_of_row = vec![NONE; memo.len()];
         let mut group_of_entry = vec![NONE; entries + 1];
-        let mut targets: Vec<u32> = Vec::new();
+        let mut function_of_group: Vec<usize> = Vec::new();
         let mut size: Vec<u32> = Vec::new();
         for &e in &trie.by_first_token {
             let row = row_of_entry[e as usize] as usize;
@@ -94,8 +148,7 @@ impl FunctionGroups {
                 g = size.len() as u32;
                 group_of_row[row] = g;
                 size.push(0);
-                let f = row / k;
-                targets.extend_from_slice(&functions[f * n..(f + 1) * n]);
+                function_of_group.push(row / k);
             }
             size[g as usize] += trie.tokens_at[e as usize];
             group_of_entry[e as usize] = g;
@@ -105,9 +158,28 @@ impl FunctionGroups {
             .iter()
             .map(|&e| group_of_entry[e as usize])
             .collect();
+
+        // Each state's edges: its pairs in every group's function, in group order.
+        let mut edge_start = vec![0u32; num_states + 1];
+        for &f in &function_of_group {
+            for &(q, _) in functions.get(f) {
+                edge_start[q as usize + 1] += 1;
+            }
+        }
+        for q in 0..num_states {
+            edge_start[q + 1] += edge_start[q];
+        }
+        let mut cursor = edge_start.clone();
+        let mut edges = vec![(0u32, 0u32); edge_start[num_states] as usize];
+        for (g, &f) in function_of_group.iter().enumerate() {
+            for &(q, t) in functions.get(f) {
+                edges[cursor[q as usize] as usize] = (g as u32, t);
+                cursor[q as usize] += 1;
+            }
+        }
         Some(FunctionGroups {
-            num_states: n,
-            targets,
+            edge_start,
+            edges,
             groups: Labels {
                 of_token: group_of_token,
                 size,
@@ -118,63 +190,9 @@ impl FunctionGroups {
     /// The `(group, target)` edges of DFA state `state`, in group order, and the number
     /// of token edges they stand for.
     pub(super) fn edges(&self, state: u32) -> (Vec<(u32, u32)>, usize) {
-        let mut out = Vec::new();
-        let mut token_edges = 0;
-        for (g, function) in self.targets.chunks_exact(self.num_states).enumerate() {
-            let t = function[state as usize];
-            if t != NONE {
-                out.push((g as u32, t));
-                token_edges += self.groups.size(g as u32);
-            }
-        }
-        (out, token_edges)
-    }
-}
-
-/// Writes into `out` the function `f` followed by class `c`; whether it is live (some
-/// state survives).
-fn compose_step(f: &[u32], table: &[u32], k: usize, c: usize, out: &mut [u32]) -> bool {
-    let mut live = false;
-    for (o, &s) in out.iter_mut().zip(f) {
-        *o = if s == NONE {
-            NONE
-        } else {
-            table[s as usize * k + c]
-        };
-        live |= *o != NONE;
-    }
-    live
-}
-
-/// Function ids by the function's hash.
-type FunctionIds = FastMap<u64, u32>;
-
-/// The id of `function`, appending it to `functions` if new. Keys are hashes, probed
-/// linearly on a collision, so the map owns no copies of the functions.
-fn intern(functions: &mut Vec<u32>, ids: &mut FunctionIds, function: &[u32]) -> u32 {
-    let n = function.len();
-    // Two targets per multiply; the final mix spreads the bits the map's buckets use.
-    let mut key = function
-        .chunks(2)
-        .fold(0x243f_6a88_85a3_08d3u64, |h, pair| {
-            let word = u64::from(pair[0]) | u64::from(*pair.get(1).unwrap_or(&0)) << 32;
-            (h ^ word)
-                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                .rotate_left(29)
-        });
-    key ^= key >> 32;
-    loop {
-        match ids.get(&key) {
-            None => {
-                let id = (functions.len() / n) as u32;
-                functions.extend_from_slice(function);
-                ids.insert(key, id);
-                return id;
-            }
-            Some(&id) if functions[id as usize * n..(id as usize + 1) * n] == *function => {
-                return id
-            }
-            Some(_) => key = key.wrapping_add(1),
-        }
+        let q = state as usize;
+        let list = &self.edges[self.edge_start[q] as usize..self.edge_start[q + 1] as usize];
+        let token_edges = list.iter().map(|&(g, _)| self.groups.size(g)).sum();
+        (list.to_vec(), token_edges)
     }
 }
