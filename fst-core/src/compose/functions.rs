@@ -16,7 +16,7 @@
 use super::{Labels, LevelTrie, NONE};
 use crate::fast_hash::FastMap;
 
-/// A memo entry not yet computed; `NONE` marks the dead function.
+/// A memo entry not yet computed (entries are rows `f * k`, far below it; row 0 is dead).
 const UNKNOWN: u32 = NONE - 1;
 
 /// The text tokens grouped by the function they drive the DFA with.
