@@ -6,7 +6,7 @@
 //! each stage per pattern and vocabulary, the fastest total and the first one (what a
 //! single compile costs, as the comparison bench measures it), and on stderr the time to
 //! build each vocabulary's trie. `VOCAB=llama3` and `ONLY=string` narrow the run
-//! (for profiling).
+//! (for profiling); `PATTERN='(\w+ ){2,8}\w+'` times one regex of your own instead.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -43,6 +43,12 @@ fn main() {
         Some(_) => fail("REPS must be a positive number"),
     };
     let only = std::env::var("ONLY").ok();
+    // `PATTERN=...` times that regex alone, under the name "custom".
+    let custom = std::env::var("PATTERN").ok();
+    let patterns: Vec<(&str, &str)> = match &custom {
+        Some(pattern) => vec![("custom", pattern.as_str())],
+        None => PATTERNS.to_vec(),
+    };
     println!("| vocabulary | pattern | byte DFA ms | compose ms | layout ms | total ms | min total ms | first total ms |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let vocab_filter = std::env::var("VOCAB").ok();
@@ -70,7 +76,7 @@ fn main() {
             "{name}: vocabulary trie built in {:.1} ms (once per vocabulary)",
             started.elapsed().as_secs_f64() * 1e3
         );
-        for (label, pattern) in PATTERNS {
+        for &(label, pattern) in &patterns {
             if only.as_deref().is_some_and(|o| o != label) {
                 continue;
             }
@@ -79,7 +85,7 @@ fn main() {
             for _ in 0..reps {
                 let (_, stats) = compiler
                     .compile_with_trie(pattern, &trie)
-                    .expect("compiles");
+                    .unwrap_or_else(|e| fail(&format!("{label}: {e}")));
                 dfa.push(stats.byte_dfa_time);
                 compose.push(stats.compose_time);
                 layout.push(stats.layout_time);
