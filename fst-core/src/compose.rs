@@ -40,7 +40,7 @@ mod functions;
 mod level_trie;
 
 use functions::FunctionGroups;
-use level_trie::{classes_of_coarse, LevelTrie};
+use level_trie::{LevelTrie, FOLDS};
 
 /// A deterministic automaton over bytes, as the composition consumes it.
 ///
@@ -179,8 +179,9 @@ pub struct VocabTrie {
     /// The trie again in level order (each level in preorder), for passes where a node
     /// needs only its parent's value.
     levels: LevelTrie,
-    /// `levels` by coarse byte classes, for patterns that do not split them.
-    coarse_levels: LevelTrie,
+    /// `levels` folded by each partition of `level_trie::FOLDS`, coarsest first, for
+    /// patterns that do not split its classes.
+    folded_levels: Vec<LevelTrie>,
     max_depth: usize,
 }
 
@@ -220,7 +221,7 @@ impl VocabTrie {
             token_start: vec![0],
             token_ids: Vec::with_capacity(tokens.len()),
             levels: LevelTrie::default(),
-            coarse_levels: LevelTrie::default(),
+            folded_levels: Vec::new(),
             max_depth: 0,
         };
         // `path[d]` is the node at depth d on the path to the previous token.
@@ -294,7 +295,7 @@ impl VocabTrie {
             })
             .collect();
         self.levels = LevelTrie::new(level_parent, level_byte, of_token);
-        self.coarse_levels = self.levels.coarse();
+        self.folded_levels = level_trie::folds(&self.levels);
     }
 
     /// Number of token ids of the vocabulary, special tokens included.
@@ -918,13 +919,14 @@ where
     };
     let by_function = match &table {
         Some(table) if try_functions => {
-            // The coarse trie, far smaller, when the pattern does not split its classes.
-            let coarse = match group_by {
+            // The first folded trie (far smaller) whose partition the pattern does not split.
+            let folded = match group_by {
                 GroupBy::ByteFunctions => None,
-                _ => classes_of_coarse(&dense.class_of_byte),
+                _ => (FOLDS.iter().zip(&trie.folded_levels))
+                    .find_map(|(p, levels)| Some((levels, p.classes_of(&dense.class_of_byte)?))),
             };
-            let (levels, class_of_symbol): (&LevelTrie, &[u8]) = match &coarse {
-                Some(classes) => (&trie.coarse_levels, classes),
+            let (levels, class_of_symbol): (&LevelTrie, &[u8]) = match &folded {
+                Some((levels, classes)) => (levels, classes),
                 None => (&trie.levels, &dense.class_of_byte),
             };
             FunctionGroups::new(levels, class_of_symbol, table, k, num_dfa_states, budget)
@@ -1091,7 +1093,7 @@ where
 }
 
 /// How to group the tokens: by transition function when the DFA is small (tests force
-/// it without a budget, over the coarse trie where the classes allow or always over the
+/// it without a budget, over a folded trie where the classes allow or always over the
 /// byte trie), or by class string. All give the same automaton; tests compare them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GroupBy {
@@ -1442,13 +1444,17 @@ mod tests {
             r"[0-9]{2,4}-?",
             r".{0,6}",
         ];
-        let mut coarse_patterns = 0;
+        // How many patterns each folded trie served (by `FOLDS` index), and the byte trie.
+        let mut served = [0; FOLDS.len() + 1];
         for seed in 1..4 {
             let trie = VocabTrie::new(&mixed_vocab(seed, 2000));
             for pattern in patterns {
                 let dfa = crate::regex::ByteDfa::from_regex(pattern, 10_000).unwrap();
                 let dense = DenseClasses::new(dfa.byte_classes());
-                coarse_patterns += usize::from(classes_of_coarse(&dense.class_of_byte).is_some());
+                let fold = FOLDS
+                    .iter()
+                    .position(|p| p.classes_of(&dense.class_of_byte).is_some());
+                served[fold.unwrap_or(FOLDS.len())] += 1;
                 let limits = ComposeLimits::default();
                 let run = |group_by| {
                     let (groups, trimmed) = compose_groups(&dfa, &trie, &limits, group_by).unwrap();
@@ -1472,9 +1478,9 @@ mod tests {
                 );
             }
         }
-        // The coarse trie served the quoted string, `[0-9]{2,4}-?` and `.{0,6}` (not IPv4:
-        // its Unicode `\d` splits the UTF-8 classes).
-        assert_eq!(coarse_patterns, 3 * 3);
+        // COARSE: the quoted string, `[0-9]{2,4}-?`, `.{0,6}`; LETTERS: IPv4 (its Unicode `\d`
+        // splits the continuation bytes), the identifier, `(é|中)+[a-z]*`; bytes: Summary.
+        assert_eq!(served, [3 * 3, 3 * 3, 3]);
     }
 
     #[test]
