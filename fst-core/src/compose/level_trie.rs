@@ -24,7 +24,7 @@ use crate::fast_hash::FastMap;
 pub(super) struct LevelTrie {
     /// Each entry's parent entry (the root's is itself).
     pub(super) parent: Vec<u32>,
-    /// The symbol on the edge into each entry: a byte, or a coarse class.
+    /// The symbol on the edge into each entry: a byte, or a class of the folding partition.
     pub(super) symbol: Vec<u8>,
     /// The entry spelling each token id; `parent.len()`, one past the last, for tokens
     /// without text.
