@@ -36,6 +36,15 @@ pub fn shared_vocabs_dir() -> Option<PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
+/// The real vocabularies of [`shared_vocabs_dir`], by name, with their file relative to
+/// it: GPT-2 as `encoder.json` (with `vocab.bpe` beside it), the others as `tokenizer.json`.
+pub const SHARED_VOCABS: [(&str, &str); 4] = [
+    ("gpt2", "gpt2/encoder.json"),
+    ("llama2", "llama2/tokenizer.json"),
+    ("llama3", "llama3/tokenizer.json"),
+    ("qwen3", "qwen3/tokenizer.json"),
+];
+
 /// The file `rel` (e.g. `llama3/tokenizer.json`) in [`shared_vocabs_dir`], or `None`
 /// after printing a line that says the calling test is skipped.
 pub fn shared_vocab_path(rel: &str) -> Option<PathBuf> {

@@ -53,16 +53,11 @@ fn main() {
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let vocab_filter = std::env::var("VOCAB").ok();
     let mut loaded = 0;
-    for name in ["gpt2", "llama2", "llama3", "qwen3"] {
+    for (name, file) in detok::fixtures::SHARED_VOCABS {
         if vocab_filter.as_deref().is_some_and(|v| v != name) {
             continue;
         }
-        let file = if name == "gpt2" {
-            "encoder.json"
-        } else {
-            "tokenizer.json"
-        };
-        let vocab = match detok::Vocabulary::from_file(dir.join(name).join(file)) {
+        let vocab = match detok::Vocabulary::from_file(dir.join(file)) {
             Ok(vocab) => vocab,
             Err(e) => {
                 eprintln!("compile_timing: skipped {name}: {e}");

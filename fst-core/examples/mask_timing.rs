@@ -69,18 +69,21 @@ fn report(label: &str, mut samples: Vec<Duration>, medians_max: Option<Duration>
 
 fn measure<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, mask_words: usize) {
     let mut mask = vec![0u32; mask_words];
+    // A walker in every reachable state, reached by a shortest path from the start.
+    let walkers: Vec<Walker<'_, W>> = (0..a.num_states())
+        .filter_map(|s| {
+            let mut w = Walker::new(a);
+            w.consume_tokens(&a.shortest_path_to(s)?)
+                .expect("path follows edges");
+            Some(w)
+        })
+        .collect();
     // Every state.
-    let mut samples = Vec::with_capacity(a.num_states() as usize * REPS_PER_STATE);
+    let mut samples = Vec::with_capacity(walkers.len() * REPS_PER_STATE);
     let mut medians_max = Duration::ZERO;
-    for s in 0..a.num_states() {
-        // Reach state `s` directly: walk a shortest path from the start.
-        let Some(path) = a.shortest_path_to(s) else {
-            continue;
-        };
-        let mut w = Walker::new(a);
-        w.consume_tokens(&path).expect("path follows edges");
+    for w in &walkers {
         let mut mine: Vec<Duration> = (0..REPS_PER_STATE)
-            .map(|_| time_fill(&w, &mut mask))
+            .map(|_| time_fill(w, &mut mask))
             .collect();
         mine.sort_unstable();
         medians_max = medians_max.max(mine[mine.len() / 2]);
@@ -89,13 +92,6 @@ fn measure<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, mask_words: usize) {
     report("states", samples, Some(medians_max));
     // Every state again, timed over back-to-back fills: no clock read per call, so
     // differences of a few ns (per class, per word) show.
-    let walkers: Vec<Walker<'_, W>> = (0..a.num_states())
-        .filter_map(|s| {
-            let mut w = Walker::new(a);
-            w.consume_tokens(&a.shortest_path_to(s)?).ok()?;
-            Some(w)
-        })
-        .collect();
     let mut best = f64::MAX;
     for _ in 0..5 {
         let started = Instant::now();
@@ -197,16 +193,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     };
     let only = std::env::var("VOCAB").ok();
-    for family in ["gpt2", "llama2", "llama3", "qwen3"] {
+    for (family, file) in detok::fixtures::SHARED_VOCABS {
         if only.as_deref().is_some_and(|v| v != family) {
             continue;
         }
-        let file = if family == "gpt2" {
-            "encoder.json"
-        } else {
-            "tokenizer.json"
-        };
-        let path = dir.join(family).join(file);
+        let path = dir.join(file);
         if !path.exists() {
             println!("skipping {family}: {} not found", path.display());
             continue;
