@@ -445,16 +445,19 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// Class `class` as mask words: `(word index, bits)` pairs flattened, word indices
     /// increasing. ORing them into a zeroed mask sets exactly the class's tokens.
     pub fn class_mask_words(&self, class: u32) -> &[u32] {
-        if class >= self.layout.num_classes {
-            return &[];
-        }
-        match self.section(self.layout.class_word_offsets + class as usize, 2) {
-            [b, e] if b <= e => self.section(
-                self.layout.class_words + 2 * *b as usize,
-                2 * (e - b) as usize,
-            ),
-            _ => &[],
-        }
+        self.class_words().of(class as usize)
+    }
+
+    /// The class word sections, sliced once for any number of classes.
+    #[inline]
+    fn class_words(&self) -> ClassWords<'_> {
+        let layout = &self.layout;
+        let offsets = self.section(layout.class_word_offsets, layout.num_classes as usize + 1);
+        let pairs = self.section(
+            layout.class_words,
+            2 * offsets.last().map_or(0, |&n| n as usize),
+        );
+        ClassWords { offsets, pairs }
     }
 
     /// ORs the mask words of every class edge of `state` into `mask` (words past its end
@@ -465,22 +468,11 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     pub(crate) fn or_class_mask_words(&self, state: StateId, mask: &mut [u32]) {
         let (begin, end) = self.edge_range(state);
         let split = self.split_terminals(begin, end);
-        let layout = &self.layout;
-        let offsets = self.section(layout.class_word_offsets, layout.num_classes as usize + 1);
-        let pairs = self.section(
-            layout.class_words,
-            2 * offsets.last().map_or(0, |&n| n as usize),
-        );
+        let classes = self.class_words();
         // Narrow edges pack the label in the high half; wide ones keep labels apart.
-        let shift = if layout.narrow { 16 } else { 0 };
-        for &word in self.section(layout.edge_labels + begin, split - begin) {
-            let class = (word >> shift) as usize;
-            let (Some(&b), Some(&e)) = (offsets.get(class), offsets.get(class + 1)) else {
-                continue;
-            };
-            let Some(class_pairs) = pairs.get(2 * b as usize..2 * e as usize) else {
-                continue;
-            };
+        let shift = if self.layout.narrow { 16 } else { 0 };
+        for &word in self.section(self.layout.edge_labels + begin, split - begin) {
+            let class_pairs = classes.of((word >> shift) as usize);
             if let [word, bits] = *class_pairs {
                 // One word: most classes of a sparse state hold one token or a few.
                 if let Some(slot) = mask.get_mut(word as usize) {
@@ -803,4 +795,25 @@ impl<W: AsRef<[u32]>> Eq for TokenAutomaton<W> {}
 /// Error for `from_parts` input that does not describe an automaton.
 pub(crate) fn parts_error(kind: FormatErrorKind, message: String) -> FormatError {
     FormatError::new(kind, format!("invalid automaton parts: {message}"))
+}
+
+/// The classes' mask words: class `c` is the `(word, bits)` pairs
+/// `pairs[2 * offsets[c]..2 * offsets[c + 1]]`.
+struct ClassWords<'a> {
+    offsets: &'a [u32],
+    pairs: &'a [u32],
+}
+
+impl<'a> ClassWords<'a> {
+    /// Class `class`'s pairs; none for a class that does not exist.
+    #[inline]
+    fn of(&self, class: usize) -> &'a [u32] {
+        match (self.offsets.get(class), self.offsets.get(class + 1)) {
+            (Some(&b), Some(&e)) => self
+                .pairs
+                .get(2 * b as usize..2 * e as usize)
+                .unwrap_or(&[]),
+            _ => &[],
+        }
+    }
 }
