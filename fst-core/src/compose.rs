@@ -40,7 +40,7 @@ mod functions;
 mod level_trie;
 
 use functions::FunctionGroups;
-use level_trie::{LevelTrie, FOLDS};
+use level_trie::{first_unsplit_fold, LevelTrie};
 
 /// A deterministic automaton over bytes, as the composition consumes it.
 ///
@@ -922,11 +922,10 @@ where
             // The first folded trie (far smaller) whose partition the pattern does not split.
             let folded = match group_by {
                 GroupBy::ByteFunctions => None,
-                _ => (FOLDS.iter().zip(&trie.folded_levels))
-                    .find_map(|(p, levels)| Some((levels, p.classes_of(&dense.class_of_byte)?))),
+                _ => first_unsplit_fold(&dense.class_of_byte),
             };
             let (levels, class_of_symbol): (&LevelTrie, &[u8]) = match &folded {
-                Some((levels, classes)) => (levels, classes),
+                Some((i, classes)) => (&trie.folded_levels[*i], classes),
                 None => (&trie.levels, &dense.class_of_byte),
             };
             FunctionGroups::new(levels, class_of_symbol, table, k, num_dfa_states, budget)
@@ -1360,6 +1359,7 @@ fn trim(accepting: Vec<bool>, edges: Vec<Vec<(u32, StateId)>>) -> Result<Trimmed
 
 #[cfg(test)]
 mod tests {
+    use super::level_trie::FOLDS;
     use super::*;
     use crate::vocab::ByteVocabulary;
 
@@ -1451,9 +1451,7 @@ mod tests {
             for pattern in patterns {
                 let dfa = crate::regex::ByteDfa::from_regex(pattern, 10_000).unwrap();
                 let dense = DenseClasses::new(dfa.byte_classes());
-                let fold = FOLDS
-                    .iter()
-                    .position(|p| p.classes_of(&dense.class_of_byte).is_some());
+                let fold = first_unsplit_fold(&dense.class_of_byte).map(|(i, _)| i);
                 served[fold.unwrap_or(FOLDS.len())] += 1;
                 let limits = ComposeLimits::default();
                 let run = |group_by| {

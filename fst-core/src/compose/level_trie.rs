@@ -137,6 +137,12 @@ impl BytePartition {
     }
 }
 
+/// The first partition of [`FOLDS`] that a pattern with byte classes `class_of_byte`
+/// does not split: its index and the pattern's class of each of its classes.
+pub(super) fn first_unsplit_fold(class_of_byte: &[u8; 256]) -> Option<(usize, Vec<u8>)> {
+    (FOLDS.iter().enumerate()).find_map(|(i, p)| Some((i, p.classes_of(class_of_byte)?)))
+}
+
 /// The partitions the vocabulary trie is folded by, coarsest first: the first one a
 /// pattern does not split is used.
 pub(super) const FOLDS: [&BytePartition; 2] = [&COARSE, &LETTERS];
