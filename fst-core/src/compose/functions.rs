@@ -77,7 +77,7 @@ impl Functions {
 impl FunctionGroups {
     /// Groups the tokens of `trie` by their function on the DFA whose transition table
     /// over dense classes is `table` (`num_states` rows of `k` entries, `NONE` for no
-    /// transition); `class_of_symbol` maps the trie's symbols (bytes or coarse classes)
+    /// transition); `class_of_symbol` maps the trie's symbols (bytes or folded classes)
     /// to dense classes. `None` when the distinct functions would hold more than
     /// `max_entries` live `(state, target)` pairs.
     pub(super) fn new(

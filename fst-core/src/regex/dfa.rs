@@ -371,12 +371,11 @@ pub(crate) fn minimize(dfa: &TableDfa) -> TableDfa {
         end: usize,
         marked: usize,
     }
-    let is_live = |s: &u32| live[*s as usize];
     let mut elems: Vec<u32> = (0..n as u32)
         .filter(|&s| dfa.accepting[s as usize])
         .collect();
     let n_acc = elems.len();
-    elems.extend((0..n as u32).filter(|s| is_live(s) && !dfa.accepting[*s as usize]));
+    elems.extend((0..n as u32).filter(|&s| live[s as usize] && !dfa.accepting[s as usize]));
     let mut loc = vec![0usize; n];
     for (i, &s) in elems.iter().enumerate() {
         loc[s as usize] = i;
