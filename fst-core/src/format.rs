@@ -838,7 +838,7 @@ fn encode_token_classes(
         let entries = if narrow {
             entries
                 .chunks(2)
-                .map(|pair| (pair[0] & 0xffff) | pair.get(1).map_or(0xffff, |&c| c & 0xffff) << 16)
+                .map(|pair| pack_classes(pair[0], pair.get(1).copied()))
                 .collect()
         } else {
             entries
@@ -854,16 +854,22 @@ fn encode_token_classes(
                 let c = class_of(chunk[0]) & 0xffff;
                 out.resize(out.len() + MASK_WORD_TOKENS / 2, c | c << 16);
             }
-            (true, false) => out.extend(chunk.chunks(2).map(|pair| {
-                let low = class_of(pair[0]) & 0xffff;
-                let high = pair.get(1).map_or(0xffff, |&c| class_of(c) & 0xffff);
-                low | high << 16
-            })),
+            (true, false) => out.extend(
+                chunk
+                    .chunks(2)
+                    .map(|pair| pack_classes(class_of(pair[0]), pair.get(1).map(|&c| class_of(c)))),
+            ),
             (false, true) => out.resize(out.len() + MASK_WORD_TOKENS, class_of(chunk[0])),
             (false, false) => out.extend(chunk.iter().map(|&c| class_of(c))),
         }
     }
     (None, out)
+}
+
+/// Two 16-bit class entries in one word, the first in the low half; a missing second one
+/// (the pad of an odd count) and `NO_CLASS` are 0xffff.
+fn pack_classes(low: u32, high: Option<u32>) -> u32 {
+    (low & 0xffff) | high.map_or(0xffff, |c| c & 0xffff) << 16
 }
 
 /// Class (or group) `c` renumbered by `table`; `NO_CLASS` stays `NO_CLASS`.
