@@ -435,3 +435,50 @@ fn uniform_and_mixed_mask_words_round_trip_in_every_class_layout() {
         }
     }
 }
+
+/// FNV-1a 64 over bytes, written here so the pin below does not rest on the format's own
+/// checksum code.
+fn fnv_bytes(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The file bytes of the bench regexes (`benches/benches/compare/{samples,terminals}.rs`)
+/// compiled for the GPT-2 fixture, pinned as (length, FNV-1a of the bytes) from the
+/// writer before the format was split into a folder: restructuring must not change a
+/// byte of any file.
+#[test]
+fn bench_regex_files_on_gpt2_are_byte_identical_to_the_pinned_writer() {
+    let path = detok::fixtures::testdata_dir().join("gpt2/encoder.json");
+    let vocab = detok::Vocabulary::from_file(&path).unwrap();
+    let pinned: [(&str, usize, u64); 8] = [
+        (r"[^\W\d]\w*", 202668, 0xb725b7328a83d013),
+        (
+            r"((25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(25[0-5]|2[0-4]\d|[01]?\d\d?)",
+            16044,
+            0x7a9e108ea8ae0cd8,
+        ),
+        (
+            r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
+            35896,
+            0x813fbae70cc218c2,
+        ),
+        (r"Summary:(\n\* [^\n]+){3,5}", 162084, 0x524a0cf37865048e),
+        (r#""([^"\\]|\\.)*""#, 128948, 0x1aa00be119059dd2),
+        (
+            r"Summary:(\n\* (?P<PARAGRAPH_TOKEN>)+){3,5}",
+            7228,
+            0x7587e9c19c126a9c,
+        ),
+        (r"Note: (?P<PARAGRAPH_TOKEN>)+\n", 6844, 0x58f68959e8cd47af),
+        (r"Note: [^\n]+\n", 147172, 0x731340489214d509),
+    ];
+    let compiler = fst_core::compiler::RegexCompiler::new();
+    let mut got = Vec::new();
+    for &(pattern, _, _) in &pinned {
+        let bytes = compiler.compile(pattern, &vocab).unwrap().to_bytes();
+        got.push((pattern, bytes.len(), fnv_bytes(&bytes)));
+    }
+    assert_eq!(got, pinned);
+}
