@@ -16,167 +16,13 @@
 //! fills their mask with one copy.
 
 use std::fmt;
+use std::path::Path;
 
-use crate::format::{self, FormatError, FormatErrorKind};
+use crate::format::{self, FormatError, Layout};
+use crate::parts::{self, PartsError, PartsErrorKind};
 
-/// A state number.
-pub type StateId = u32;
-
-/// The pieces of a token automaton, as a compiler produces them.
-///
-/// `TokenAutomaton::from_parts` checks them and lays them out in the word array that is
-/// also the file format.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AutomatonParts {
-    /// Number of token ids of the vocabulary (the minimum mask width).
-    pub vocab_size: u32,
-    /// `fingerprint` of the vocabulary the automaton was compiled for.
-    pub vocab_fingerprint: u64,
-    /// Ids that end generation; allowed exactly in accepting states.
-    pub eos_ids: Vec<u32>,
-    /// The start state.
-    pub start: StateId,
-    /// One flag per state.
-    pub accepting: Vec<bool>,
-    /// One list per state of `(label, target state)`, at most one edge per label. A label
-    /// below `vocab_size` is a token; `vocab_size + k` is terminal `k` of `terminals`.
-    pub edges: Vec<Vec<(u32, StateId)>>,
-    /// Terminal labels, in precedence order: wildcard edges that read any one token of a
-    /// precomputed set (Koo et al. §2.5.1), stored once per automaton instead of as an
-    /// edge per token.
-    pub terminals: Vec<Terminal>,
-}
-
-/// The class of a token that is in no class, in [`ClassParts::class_of_token`].
-pub const NO_CLASS: u32 = u32::MAX;
-
-/// A token automaton with its edges labelled by token class: what the compiler produces,
-/// before layout.
-///
-/// `TokenAutomaton::from_class_parts` merges classes that have the same edges everywhere,
-/// drops unused ones and numbers them by smallest token, so any two class parts of one
-/// automaton give the same file.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ClassParts {
-    /// Number of token ids of the vocabulary (the minimum mask width).
-    pub vocab_size: u32,
-    /// `fingerprint` of the vocabulary the automaton was compiled for.
-    pub vocab_fingerprint: u64,
-    /// Ids that end generation; allowed exactly in accepting states.
-    pub eos_ids: Vec<u32>,
-    /// The start state.
-    pub start: StateId,
-    /// One flag per state.
-    pub accepting: Vec<bool>,
-    /// Number of classes `C`.
-    pub num_classes: u32,
-    /// The class (below `C`) of each token id, `vocab_size` entries; [`NO_CLASS`] for a
-    /// token in none. A map rather than token lists: classes are disjoint by
-    /// construction, and it is what a compiler's grouping produces. EOS ids are in none.
-    pub class_of_token: Vec<u32>,
-    /// One list per state of `(label, target state)`, at most one edge per label. A label
-    /// below `C` is a class (every token of it goes to the target); label `C + k` is
-    /// terminal `k`.
-    pub edges: Vec<Vec<(u32, StateId)>>,
-    /// Terminal labels, in precedence order (as in [`AutomatonParts::terminals`]).
-    pub terminals: Vec<Terminal>,
-}
-
-/// A terminal label: a named set of tokens that one edge reads as a whole.
-///
-/// A token with a normal edge in a state takes that edge; otherwise the state's terminal
-/// edges are tried in precedence order (their order in [`AutomatonParts::terminals`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Terminal {
-    /// What the set is, e.g. `PARAGRAPH_TOKEN` (shown by `fstc info` and `fstc dot`).
-    pub name: String,
-    /// The tokens, as a mask of `ceil(vocab_size / 32)` words laid out like a walker mask.
-    /// EOS ids may not be in it.
-    pub mask: Vec<u32>,
-}
-
-/// What an automaton file holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum AutomatonKind {
-    /// A deterministic finite automaton over token ids (file kind 0).
-    TokenFsa,
-    /// A token pushdown automaton (file kind 1). Reserved: this version of fstc neither
-    /// writes nor loads it.
-    TokenPda,
-}
-
-impl AutomatonKind {
-    /// The kind word stored in the file header.
-    pub fn code(self) -> u32 {
-        match self {
-            AutomatonKind::TokenFsa => 0,
-            AutomatonKind::TokenPda => 1,
-        }
-    }
-}
-
-impl fmt::Display for AutomatonKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AutomatonKind::TokenFsa => "token FSA",
-            AutomatonKind::TokenPda => "token PDA",
-        })
-    }
-}
-
-/// Where everything is inside the word array, parsed and validated once by
-/// [`format::validate`]. All offsets are word indices into the array.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Layout {
-    pub(crate) kind: AutomatonKind,
-    pub(crate) vocab_size: u32,
-    pub(crate) vocab_fingerprint: u64,
-    pub(crate) start: StateId,
-    pub(crate) num_states: u32,
-    /// Token edges plus terminal edges (the header's count).
-    pub(crate) num_edges: u32,
-    pub(crate) num_accepting: u32,
-    pub(crate) num_terminals: u32,
-    /// Start of the EOS id section and its length.
-    pub(crate) eos: (usize, usize),
-    /// Start of the CSR state offsets (`num_states + 1` words, indices of class edges).
-    pub(crate) state_offsets: usize,
-    /// Start of the state flags (a bit per state: `ceil(num_states / 32)` words).
-    pub(crate) state_flags: usize,
-    /// Labels and targets fit in 16 bits: one packed word per edge (`label << 16 |
-    /// target`) at `edge_labels`, and class numbers packed two to a word.
-    pub(crate) narrow: bool,
-    /// Start of the edge labels (or of the packed edges when `narrow`).
-    pub(crate) edge_labels: usize,
-    /// Start of the edge targets (unused when `narrow`).
-    pub(crate) edge_targets: usize,
-    /// Number of token classes.
-    pub(crate) num_classes: u32,
-    /// Start of the token classes (`u16` pairs when `narrow`, `0xffff` or `u32::MAX` for
-    /// none): of every token id, or of each token index entry when there is an index.
-    pub(crate) token_classes: usize,
-    /// Start of the token index (the tokens with a class, ascending), if there is one.
-    pub(crate) token_index: usize,
-    /// Entries of the token index, `None` when the file has no index.
-    pub(crate) num_indexed: Option<usize>,
-    /// Start of the CSR class word offsets (`num_classes + 1` words, counting pairs).
-    pub(crate) class_word_offsets: usize,
-    /// Start of the class words: `(word index, bits)` pairs.
-    pub(crate) class_words: usize,
-    /// Words of one mask: `ceil(vocab_size / 32)`.
-    pub(crate) mask_words: usize,
-    /// Start of the dense mask table (`num_masks * mask_words` words).
-    pub(crate) dense_masks: usize,
-    /// Number of dense masks; 0 when the file has no dense mask sections.
-    pub(crate) num_masks: u32,
-    /// Start of the per-state mask index (`num_states` words), if `num_masks > 0`.
-    pub(crate) state_mask_index: usize,
-    /// Start of the terminal masks (`num_terminals * mask_words` words).
-    pub(crate) terminal_masks: usize,
-    /// Start and length of the terminal names section.
-    pub(crate) terminal_names: (usize, usize),
-}
+pub use crate::format::AutomatonKind;
+pub use crate::parts::{AutomatonParts, ClassParts, StateId, Terminal, NO_CLASS};
 
 /// A deterministic automaton over token ids, ready to walk.
 ///
@@ -201,16 +47,16 @@ impl TokenAutomaton<Vec<u32>> {
     /// start state or a target is out of range, a token or EOS id is not below
     /// `vocab_size`, a state has two edges with one token, an EOS id labels an edge, or
     /// `accepting` and `edges` disagree on the number of states.
-    pub fn from_parts(parts: AutomatonParts) -> Result<TokenAutomaton, FormatError> {
-        TokenAutomaton::from_class_parts(format::class_parts(parts)?)
+    pub fn from_parts(parts: AutomatonParts) -> Result<TokenAutomaton, PartsError> {
+        TokenAutomaton::from_class_parts(parts::class_parts(parts)?)
     }
 
     /// Lays out and validates an automaton whose edges are labelled by token class.
     ///
     /// Fails like [`from_parts`](Self::from_parts), and when classes overlap or hold an
     /// EOS id or a token not below `vocab_size`.
-    pub fn from_class_parts(parts: ClassParts) -> Result<TokenAutomaton, FormatError> {
-        let words = format::words_from_class_parts(parts)?;
+    pub fn from_class_parts(parts: ClassParts) -> Result<TokenAutomaton, PartsError> {
+        let words = format::write_token_fsa(parts::canonical(parts)?)?;
         // The parts were checked and the writer lays out only consistent sections, so the
         // O(file) content checks (checksum, class and mask tables) would re-prove what it
         // just wrote: only the header and section table are parsed. Debug builds (every
@@ -220,8 +66,36 @@ impl TokenAutomaton<Vec<u32>> {
             "the writer produced an invalid file: {:?}",
             format::validate(&words, format::Checks::All).err()
         );
-        let layout = format::validate(&words, format::Checks::Structure)?;
+        let layout = format::validate(&words, format::Checks::Structure).map_err(|e| {
+            PartsError::new(
+                PartsErrorKind::Internal,
+                format!("the writer produced an invalid file: {e}"),
+            )
+        })?;
         Ok(TokenAutomaton { words, layout })
+    }
+
+    /// Validates `bytes` as an automaton file and copies them into owned words; works at
+    /// any alignment and on any host.
+    pub fn from_bytes_copied(bytes: &[u8]) -> Result<TokenAutomaton<Vec<u32>>, FormatError> {
+        TokenAutomaton::from_words(format::copy_words(bytes)?)
+    }
+
+    /// Reads and validates an automaton file; errors name the path.
+    pub fn read_file(path: impl AsRef<Path>) -> Result<TokenAutomaton<Vec<u32>>, FormatError> {
+        let path = path.as_ref();
+        let bytes = format::read_bytes(path)?;
+        TokenAutomaton::from_bytes_copied(&bytes).map_err(|e| e.in_file(path))
+    }
+}
+
+impl<'a> TokenAutomaton<&'a [u32]> {
+    /// Validates `bytes` as an automaton file and borrows them without copying.
+    ///
+    /// Needs a 4-byte-aligned buffer and a little-endian host; otherwise use
+    /// [`TokenAutomaton::from_bytes_copied`]. Validation reads every word once.
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<TokenAutomaton<&'a [u32]>, FormatError> {
+        TokenAutomaton::from_words(format::borrow_words(bytes)?)
     }
 }
 
@@ -678,6 +552,11 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             })
     }
 
+    /// Writes the automaton file (its words, little-endian); errors name the path.
+    pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), FormatError> {
+        format::write_bytes(path.as_ref(), &self.to_bytes())
+    }
+
     /// The words of the automaton: exactly its file, as little-endian words.
     pub fn as_words(&self) -> &[u32] {
         self.words.as_ref()
@@ -791,11 +670,6 @@ impl<W: AsRef<[u32]>, V: AsRef<[u32]>> PartialEq<TokenAutomaton<V>> for TokenAut
 }
 
 impl<W: AsRef<[u32]>> Eq for TokenAutomaton<W> {}
-
-/// Error for `from_parts` input that does not describe an automaton.
-pub(crate) fn parts_error(kind: FormatErrorKind, message: String) -> FormatError {
-    FormatError::new(kind, format!("invalid automaton parts: {message}"))
-}
 
 /// The classes' mask words: class `c` is the `(word, bits)` pairs
 /// `pairs[2 * offsets[c]..2 * offsets[c + 1]]`.

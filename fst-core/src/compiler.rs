@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::automaton::{Terminal, TokenAutomaton};
 use crate::compose::{compose_classes_with_trie, ComposeError, ComposeLimits, VocabTrie};
-use crate::format::FormatError;
+use crate::parts::PartsError;
 use crate::regex::{ByteDfa, RegexError, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
 use crate::vocab::TokenVocabulary;
 
@@ -142,7 +142,7 @@ impl RegexCompiler {
         stats.compose_time = started.elapsed();
 
         let started = Instant::now();
-        let automaton = TokenAutomaton::from_class_parts(parts).map_err(BuildError::format)?;
+        let automaton = TokenAutomaton::from_class_parts(parts).map_err(BuildError::parts)?;
         stats.layout_time = started.elapsed();
         Ok((automaton, stats))
     }
@@ -167,8 +167,9 @@ pub enum BuildErrorKind {
         /// What went wrong.
         error: ComposeError,
     },
-    /// The compiler produced parts that do not form a valid automaton (a bug in fstc).
-    Format(FormatError),
+    /// The compiler produced parts that do not form a valid automaton, or one too large
+    /// for a file's 32-bit counts.
+    Parts(PartsError),
     /// A terminal label cannot be built (e.g. `IMAGE` without image token ids).
     Terminal(String),
 }
@@ -195,9 +196,9 @@ impl BuildError {
         }
     }
 
-    fn format(error: FormatError) -> BuildError {
+    fn parts(error: PartsError) -> BuildError {
         BuildError {
-            kind: BuildErrorKind::Format(error),
+            kind: BuildErrorKind::Parts(error),
         }
     }
 
@@ -215,7 +216,7 @@ impl fmt::Display for BuildError {
                 write!(f, "pattern {pattern:?}: {error}")
             }
             BuildErrorKind::Terminal(message) => f.write_str(message),
-            BuildErrorKind::Format(e) => {
+            BuildErrorKind::Parts(e) => {
                 write!(
                     f,
                     "internal error, please report: compiled automaton is invalid: {e}"

@@ -3,6 +3,7 @@
 
 use fst_core::automaton::{AutomatonKind, AutomatonParts, TokenAutomaton};
 use fst_core::format::FormatErrorKind;
+use fst_core::parts::PartsErrorKind;
 use fst_core::sample::SplitMix64;
 use fst_core::walker::Walker;
 
@@ -174,7 +175,7 @@ fn random_automata_round_trip_with_identical_walks() {
 /// A damage to apply, the error kind it must give, and a phrase its message must contain.
 type Case = (
     Box<dyn Fn(&mut AutomatonParts)>,
-    FormatErrorKind,
+    PartsErrorKind,
     &'static str,
 );
 
@@ -183,37 +184,37 @@ fn from_parts_rejects_what_is_not_an_automaton() {
     let cases: Vec<Case> = vec![
         (
             Box::new(|p| p.start = 3),
-            FormatErrorKind::StartState,
+            PartsErrorKind::StartState,
             "start state 3",
         ),
         (
             Box::new(|p| p.accepting.pop().map(|_| ()).unwrap()),
-            FormatErrorKind::Counts,
+            PartsErrorKind::Counts,
             "edge lists",
         ),
         (
             Box::new(|p| p.edges[1].push((6, 0))),
-            FormatErrorKind::EdgeLabel,
+            PartsErrorKind::EdgeLabel,
             "token 6 is not below vocab_size 6",
         ),
         (
             Box::new(|p| p.edges[1].push((3, 7))),
-            FormatErrorKind::EdgeTarget,
+            PartsErrorKind::EdgeTarget,
             "goes to state 7",
         ),
         (
             Box::new(|p| p.edges[0].push((2, 1))),
-            FormatErrorKind::EdgeLabel,
+            PartsErrorKind::EdgeLabel,
             "two edges with token 2",
         ),
         (
             Box::new(|p| p.edges[2].push((5, 0))),
-            FormatErrorKind::EdgeLabel,
+            PartsErrorKind::EdgeLabel,
             "EOS id 5 labels an edge",
         ),
         (
             Box::new(|p| p.eos_ids.push(6)),
-            FormatErrorKind::EosIds,
+            PartsErrorKind::EosIds,
             "EOS id 6",
         ),
         (
@@ -222,7 +223,7 @@ fn from_parts_rejects_what_is_not_an_automaton() {
                 p.edges.clear();
                 p.start = 0;
             }),
-            FormatErrorKind::StartState,
+            PartsErrorKind::StartState,
             "only 0 states",
         ),
     ];
