@@ -52,6 +52,7 @@ pub mod automaton;
 pub mod dot;
 mod fast_hash;
 pub mod format;
+pub mod matcher;
 pub mod parts;
 pub mod sample;
 pub mod vocab;

@@ -6,58 +6,21 @@
 //! decoding and fast-forwarding need: check draft tokens without moving
 //! ([`Walker::validate_tokens`]), undo rejected ones ([`Walker::rollback`]), and find
 //! tokens the constraint forces so they can be appended without a forward pass
-//! ([`Walker::forced_tokens`]).
+//! ([`Walker::forced_tokens`]). Both walkers implement [`Matcher`], the decoding interface
+//! token PDAs will share.
 
-use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
 
 use crate::automaton::{StateId, TokenAutomaton};
+use crate::matcher::Matcher;
+pub use crate::matcher::{MatchError as WalkError, MatchErrorKind as WalkErrorKind};
 
-/// What went wrong in a walker operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum WalkErrorKind {
-    /// The token is neither an edge of the current state nor an EOS id allowed there.
-    TokenNotAllowed,
-    /// The token id is not below the vocabulary size.
-    OutOfVocabulary,
-    /// The walk already ended with EOS; only a rollback or reset continues it.
-    Finished,
-    /// The mask has fewer bits than the vocabulary has tokens.
-    MaskTooNarrow,
-    /// More tokens were to be rolled back than were consumed.
-    RollbackTooFar,
-}
-
-/// A walker operation that cannot be done; the walker is left as it was.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WalkError {
-    kind: WalkErrorKind,
-    message: String,
-}
-
-impl WalkError {
-    fn new(kind: WalkErrorKind, message: String) -> WalkError {
-        WalkError { kind, message }
-    }
-
-    /// What went wrong.
-    pub fn kind(&self) -> WalkErrorKind {
-        self.kind
-    }
-}
-
-impl fmt::Display for WalkError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for WalkError {}
-
-/// A position in a token automaton, with the history needed to roll back.
-#[derive(Debug)]
-pub struct Walker<'a, W: AsRef<[u32]> = Vec<u32>> {
-    automaton: &'a TokenAutomaton<W>,
+/// A position in a token automaton, with the history needed to roll back; `A` holds the
+/// automaton: a reference ([`Walker`]) or an `Arc` ([`OwnedWalker`]).
+#[derive(Clone, Debug)]
+pub struct WalkerOf<A> {
+    automaton: A,
     state: StateId,
     /// The state before each consumed token, EOS included.
     history: Vec<StateId>,
@@ -65,24 +28,47 @@ pub struct Walker<'a, W: AsRef<[u32]> = Vec<u32>> {
     finished: bool,
 }
 
-// By hand: deriving would demand `W: Clone`, but only the reference is copied.
-impl<W: AsRef<[u32]>> Clone for Walker<'_, W> {
-    fn clone(&self) -> Self {
-        Walker {
-            automaton: self.automaton,
-            state: self.state,
-            history: self.history.clone(),
-            finished: self.finished,
-        }
-    }
-}
+/// A walker borrowing its automaton: one loaded automaton serves any number of them.
+pub type Walker<'a, W = Vec<u32>> = WalkerOf<&'a TokenAutomaton<W>>;
+
+/// A walker sharing its automaton through an `Arc`, for holders that cannot carry a
+/// lifetime (language bindings, decoders keeping walkers in long-lived structs).
+pub type OwnedWalker<W = Vec<u32>> = WalkerOf<Arc<TokenAutomaton<W>>>;
 
 impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
     /// A walker at the automaton's start state.
     pub fn new(automaton: &'a TokenAutomaton<W>) -> Walker<'a, W> {
-        Walker {
+        WalkerOf::at_start(automaton)
+    }
+
+    /// The automaton being walked.
+    pub fn automaton(&self) -> &'a TokenAutomaton<W> {
+        self.automaton
+    }
+}
+
+impl<W: AsRef<[u32]>> OwnedWalker<W> {
+    /// A walker at the start state of a shared automaton.
+    pub fn new(automaton: Arc<TokenAutomaton<W>>) -> OwnedWalker<W> {
+        WalkerOf::at_start(automaton)
+    }
+
+    /// The automaton being walked.
+    pub fn automaton(&self) -> &Arc<TokenAutomaton<W>> {
+        &self.automaton
+    }
+}
+
+impl<W, A> WalkerOf<A>
+where
+    W: AsRef<[u32]>,
+    A: Deref<Target = TokenAutomaton<W>>,
+{
+    fn at_start(automaton: A) -> WalkerOf<A> {
+        let state = automaton.start();
+        WalkerOf {
             automaton,
-            state: automaton.start(),
+            state,
             history: Vec::new(),
             finished: false,
         }
@@ -93,11 +79,6 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         self.state = self.automaton.start();
         self.history.clear();
         self.finished = false;
-    }
-
-    /// The automaton being walked.
-    pub fn automaton(&self) -> &'a TokenAutomaton<W> {
-        self.automaton
     }
 
     /// The current state (after EOS, the accepting state EOS was consumed in).
@@ -157,7 +138,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         }
         // States with many edges carry their mask, EOS bits included: one copy, then zero
         // the rest of a wider mask. `dense` has exactly `need` words.
-        let a = self.automaton;
+        let a: &TokenAutomaton<W> = &self.automaton;
         let mut terminals = a
             .terminal_edges(self.state)
             .filter_map(|(k, _)| a.terminal_mask(k));
@@ -213,7 +194,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
                 return set;
             }
         }
-        step(self.automaton, self.state, token).is_some()
+        step(&self.automaton, self.state, token).is_some()
     }
 
     /// Consumes one token. EOS in an accepting state finishes the walk. A token that is
@@ -228,7 +209,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
                 ),
             ));
         }
-        match step(self.automaton, self.state, token) {
+        match step(&self.automaton, self.state, token) {
             Some(Step::Eos) => {
                 self.history.push(self.state);
                 self.finished = true;
@@ -244,7 +225,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
     }
 
     fn not_allowed(&self, token: u32) -> WalkError {
-        let a = self.automaton;
+        let a: &TokenAutomaton<W> = &self.automaton;
         let s = self.state;
         if token >= a.vocab_size() {
             WalkError::new(
@@ -284,10 +265,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
                 let undo = self.history.len() - before;
                 // Cannot fail: we consumed exactly `undo` tokens above.
                 let _ = self.rollback(undo);
-                return Err(WalkError::new(
-                    e.kind,
-                    format!("tokens[{i}]: {}", e.message),
-                ));
+                return Err(e.context(&format!("tokens[{i}]")));
             }
         }
         Ok(())
@@ -300,7 +278,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         }
         let mut state = self.state;
         for (i, &t) in tokens.iter().enumerate() {
-            match step(self.automaton, state, t) {
+            match step(&self.automaton, state, t) {
                 Some(Step::To(next)) => state = next,
                 Some(Step::Eos) => return i + 1,
                 None => return i,
@@ -340,7 +318,7 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
         if self.finished {
             return out;
         }
-        let a = self.automaton;
+        let a: &TokenAutomaton<W> = &self.automaton;
         let mut state = self.state;
         for _ in 0..a.num_states() {
             if a.is_accepting(state) || a.has_terminal_edges(state) {
@@ -355,6 +333,62 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
             }
         }
         out
+    }
+}
+
+/// The decoding interface, by the inherent methods above (which keep their names for
+/// callers that do not import the trait).
+impl<W, A> Matcher for WalkerOf<A>
+where
+    W: AsRef<[u32]>,
+    A: Deref<Target = TokenAutomaton<W>>,
+{
+    fn vocab_size(&self) -> u32 {
+        self.automaton.vocab_size()
+    }
+
+    fn reset(&mut self) {
+        WalkerOf::reset(self)
+    }
+
+    fn fill_mask(&self, mask: &mut [u32]) -> Result<(), WalkError> {
+        WalkerOf::fill_mask(self, mask)
+    }
+
+    fn is_allowed(&self, token: u32) -> bool {
+        WalkerOf::is_allowed(self, token)
+    }
+
+    fn consume(&mut self, token: u32) -> Result<(), WalkError> {
+        WalkerOf::consume(self, token)
+    }
+
+    fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), WalkError> {
+        WalkerOf::consume_tokens(self, tokens)
+    }
+
+    fn rollback(&mut self, n: usize) -> Result<(), WalkError> {
+        WalkerOf::rollback(self, n)
+    }
+
+    fn validate_tokens(&self, tokens: &[u32]) -> usize {
+        WalkerOf::validate_tokens(self, tokens)
+    }
+
+    fn forced_tokens(&self) -> Vec<u32> {
+        WalkerOf::forced_tokens(self)
+    }
+
+    fn is_accepting(&self) -> bool {
+        WalkerOf::is_accepting(self)
+    }
+
+    fn is_finished(&self) -> bool {
+        WalkerOf::is_finished(self)
+    }
+
+    fn num_consumed(&self) -> usize {
+        WalkerOf::num_consumed(self)
     }
 }
 

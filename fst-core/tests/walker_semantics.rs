@@ -296,3 +296,57 @@ fn random_walks_stay_in_the_language_and_are_reproducible() {
         [] as [u32; 0]
     );
 }
+
+mod matcher_contract;
+
+/// A small vocabulary: every byte, some words, and the two-byte pieces of "Note: " and of
+/// the words, with EOS last.
+fn small_vocab() -> (fst_core::ByteVocabulary, u32) {
+    let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+    for piece in [
+        "No", "te", ": ", "Note: ", "ab", "abc", "a\n", " x", "foo", "food",
+    ] {
+        tokens.push(Some(piece.as_bytes().to_vec()));
+    }
+    let eos = tokens.len() as u32;
+    tokens.push(None);
+    (fst_core::ByteVocabulary::new(tokens, vec![eos]), eos)
+}
+
+/// The automata the contract runs on: Figure 5, a terminal pattern, a pattern whose wide
+/// states carry dense masks, and one with a forced prefix.
+fn contract_automata() -> Vec<(TokenAutomaton, Vec<u32>)> {
+    let (vocab, eos) = small_vocab();
+    let compiler = fst_core::compiler::RegexCompiler::new();
+    let mut out = vec![(figure5(), vec![EOS])];
+    for pattern in [
+        r"Note: (?P<PARAGRAPH_TOKEN>)+\n",
+        r"[^\n]{0,3}x",
+        r"food(ab|c)+",
+    ] {
+        let a = compiler.compile(pattern, &vocab).unwrap();
+        out.push((a, vec![eos]));
+    }
+    assert!(out[2].0.num_dense_masks() > 0, "a dense mask is exercised");
+    assert!(out[1].0.num_terminals() > 0, "a terminal is exercised");
+    out
+}
+
+#[test]
+fn borrowing_walker_keeps_the_matcher_contract() {
+    for (seed, (a, eos)) in contract_automata().iter().enumerate() {
+        matcher_contract::check_contract(|| Walker::new(a), eos, seed as u64);
+    }
+}
+
+#[test]
+fn owning_walker_keeps_the_matcher_contract() {
+    for (seed, (a, eos)) in contract_automata().into_iter().enumerate() {
+        let a = std::sync::Arc::new(a);
+        matcher_contract::check_contract(
+            || fst_core::walker::OwnedWalker::new(a.clone()),
+            &eos,
+            100 + seed as u64,
+        );
+    }
+}

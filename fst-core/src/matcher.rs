@@ -1,0 +1,121 @@
+//! One decoding interface for every kind of token automaton.
+//!
+//! A decoder, a binding or a bench is written once against [`Matcher`]: the per-sequence
+//! cursor that fills the mask of allowed tokens, consumes the sampled one, rolls back
+//! rejected draft tokens and reports forced tokens. Token FSAs implement it through
+//! [`Walker`](crate::walker::Walker) (borrowing the automaton) and
+//! [`OwnedWalker`](crate::walker::OwnedWalker) (holding an `Arc`, for bindings that cannot
+//! carry a lifetime); token PDAs will implement it next. The shape follows llguidance's
+//! `Matcher`: masks as `u32` words, token `t` allowed iff bit `t % 32` of word `t / 32`.
+
+use std::fmt;
+
+/// What went wrong in a matcher operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MatchErrorKind {
+    /// The token is neither an edge of the current state nor an EOS id allowed there.
+    TokenNotAllowed,
+    /// The token id is not below the vocabulary size.
+    OutOfVocabulary,
+    /// The walk already ended with EOS; only a rollback or reset continues it.
+    Finished,
+    /// The mask has fewer bits than the vocabulary has tokens.
+    MaskTooNarrow,
+    /// More tokens were to be rolled back than were consumed.
+    RollbackTooFar,
+}
+
+/// A matcher operation that cannot be done; the matcher is left as it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchError {
+    kind: MatchErrorKind,
+    message: String,
+}
+
+impl MatchError {
+    pub(crate) fn new(kind: MatchErrorKind, message: String) -> MatchError {
+        MatchError { kind, message }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> MatchErrorKind {
+        self.kind
+    }
+
+    /// The same error with `context` before its message (e.g. the position of a token).
+    pub(crate) fn context(self, context: &str) -> MatchError {
+        MatchError {
+            kind: self.kind,
+            message: format!("{context}: {}", self.message),
+        }
+    }
+}
+
+impl fmt::Display for MatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for MatchError {}
+
+/// The decoding interface: a position in a constraint over token ids, with the history
+/// needed to roll back.
+///
+/// Contract (checked for every implementation by the `matcher_contract` tests):
+/// - `fill_mask` accepts any mask of at least `vocab_size` bits, writes every word, sets
+///   exactly the tokens `consume` accepts (bits past the vocabulary stay 0) and fails on a
+///   narrower mask without touching it;
+/// - EOS ids are allowed exactly where `is_accepting`; consuming one makes
+///   `is_finished` true, after which the mask is empty and `consume` fails;
+/// - a failed `consume`, `consume_tokens` or `rollback` changes nothing;
+/// - `rollback(n)` after `n` consumed tokens restores the earlier state exactly (its mask
+///   included);
+/// - `validate_tokens` is the length of the prefix `consume_tokens` would accept, without
+///   moving;
+/// - `forced_tokens` are tokens `consume_tokens` accepts, each the only allowed token.
+pub trait Matcher {
+    /// Number of token ids of the vocabulary: the minimum mask width in bits.
+    fn vocab_size(&self) -> u32;
+
+    /// Back to the start with nothing consumed.
+    fn reset(&mut self);
+
+    /// Writes the allowed tokens into `mask`: bit `t % 32` of word `t / 32` is set exactly
+    /// when token `t` may come next.
+    fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError>;
+
+    /// Whether `token` may come next.
+    fn is_allowed(&self, token: u32) -> bool;
+
+    /// Consumes one token; an EOS id where accepting finishes the walk.
+    fn consume(&mut self, token: u32) -> Result<(), MatchError>;
+
+    /// Consumes all of `tokens` or, if one is not allowed, none of them.
+    fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), MatchError>;
+
+    /// Undoes the last `n` consumed tokens (EOS included).
+    fn rollback(&mut self, n: usize) -> Result<(), MatchError>;
+
+    /// How many leading tokens of `tokens` would be accepted from here, without moving.
+    fn validate_tokens(&self, tokens: &[u32]) -> usize;
+
+    /// Tokens the constraint forces from here, which a decoder may append without
+    /// sampling.
+    fn forced_tokens(&self) -> Vec<u32>;
+
+    /// Whether EOS may be consumed here (or was).
+    fn is_accepting(&self) -> bool;
+
+    /// Whether EOS has been consumed: nothing more is allowed.
+    fn is_finished(&self) -> bool;
+
+    /// Number of tokens consumed since the start, EOS included: how far `rollback` can go.
+    fn num_consumed(&self) -> usize;
+
+    /// Words of the narrowest mask `fill_mask` accepts.
+    fn mask_words(&self) -> usize {
+        (self.vocab_size() as usize).div_ceil(32)
+    }
+}
