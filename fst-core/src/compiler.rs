@@ -11,14 +11,77 @@ use crate::vocab::TokenVocabulary;
 
 /// Compiles regular expressions into token automata for one vocabulary at a time.
 ///
-/// The limits turn state explosions into errors instead of exhausted memory: the byte
-/// DFA of the pattern may have at most `dfa_state_limit` states, the token automaton at
-/// most `token_edge_limit` edges.
-#[derive(Clone, Debug)]
+/// Configured by value, as regex-automata's builders are: `RegexCompiler::new()
+/// .configure(RegexCompiler::config().dfa_state_limit(1000))`. The limits turn state
+/// explosions into errors instead of exhausted memory: the byte DFA of the pattern may have
+/// at most `dfa_state_limit` states, the token automaton at most `token_edge_limit` edges.
+#[derive(Clone, Debug, Default)]
 pub struct RegexCompiler {
-    dfa_state_limit: usize,
-    limits: ComposeLimits,
-    image_tokens: Vec<u32>,
+    config: Config,
+}
+
+/// The options of a [`RegexCompiler`]. An option not set keeps its default (or, given to
+/// [`RegexCompiler::configure`], the compiler's current value).
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    dfa_state_limit: Option<usize>,
+    token_edge_limit: Option<usize>,
+    image_tokens: Option<Vec<u32>>,
+}
+
+impl Config {
+    /// Every option at its default.
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    /// Most states the pattern's byte DFA may have (default [`DEFAULT_DFA_STATE_LIMIT`]).
+    pub fn dfa_state_limit(mut self, limit: usize) -> Config {
+        self.dfa_state_limit = Some(limit);
+        self
+    }
+
+    /// Most edges the token automaton may have (default
+    /// [`ComposeLimits::DEFAULT_TOKEN_EDGE_LIMIT`]).
+    pub fn token_edge_limit(mut self, limit: usize) -> Config {
+        self.token_edge_limit = Some(limit);
+        self
+    }
+
+    /// The token ids `(?P<IMAGE>)` stands for (e.g. a multimodal model's image tokens).
+    /// They may be special tokens, but not EOS ids. Default: none, so `(?P<IMAGE>)` is an
+    /// error.
+    pub fn image_tokens(mut self, ids: impl IntoIterator<Item = u32>) -> Config {
+        let mut ids: Vec<u32> = ids.into_iter().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        self.image_tokens = Some(ids);
+        self
+    }
+
+    /// The byte DFA state limit in effect.
+    pub fn get_dfa_state_limit(&self) -> usize {
+        self.dfa_state_limit.unwrap_or(DEFAULT_DFA_STATE_LIMIT)
+    }
+
+    /// The token edge limit in effect.
+    pub fn get_token_edge_limit(&self) -> usize {
+        (self.token_edge_limit).unwrap_or(ComposeLimits::DEFAULT_TOKEN_EDGE_LIMIT)
+    }
+
+    /// The image token ids, sorted and distinct.
+    pub fn get_image_tokens(&self) -> &[u32] {
+        self.image_tokens.as_deref().unwrap_or(&[])
+    }
+
+    /// `self` with the options set in `other` replacing its own.
+    fn overwrite(self, other: Config) -> Config {
+        Config {
+            dfa_state_limit: other.dfa_state_limit.or(self.dfa_state_limit),
+            token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
+            image_tokens: other.image_tokens.or(self.image_tokens),
+        }
+    }
 }
 
 /// How long each stage of a compile took, and how big its results were.
@@ -34,41 +97,42 @@ pub struct CompileStats {
     pub layout_time: Duration,
 }
 
-impl Default for RegexCompiler {
-    fn default() -> RegexCompiler {
-        RegexCompiler::new()
-    }
-}
-
 impl RegexCompiler {
-    /// A compiler with the default limits.
+    /// A compiler with the default options.
     pub fn new() -> RegexCompiler {
-        RegexCompiler {
-            dfa_state_limit: DEFAULT_DFA_STATE_LIMIT,
-            limits: ComposeLimits::default(),
-            image_tokens: Vec::new(),
-        }
+        RegexCompiler::default()
     }
 
-    /// Most states the pattern's byte DFA may have.
-    pub fn dfa_state_limit(mut self, limit: usize) -> RegexCompiler {
-        self.dfa_state_limit = limit;
+    /// A configuration with every option at its default, to give to
+    /// [`configure`](Self::configure).
+    pub fn config() -> Config {
+        Config::new()
+    }
+
+    /// The compiler with the options set in `config` replacing its own.
+    pub fn configure(mut self, config: Config) -> RegexCompiler {
+        self.config = self.config.overwrite(config);
         self
     }
 
-    /// Most edges the token automaton may have.
-    pub fn token_edge_limit(mut self, limit: usize) -> RegexCompiler {
-        self.limits.token_edge_limit = limit;
-        self
+    /// The options in effect.
+    pub fn get_config(&self) -> &Config {
+        &self.config
     }
 
-    /// The token ids `(?P<IMAGE>)` stands for (e.g. a multimodal model's image tokens).
-    /// They may be special tokens, but not EOS ids.
-    pub fn image_tokens(mut self, ids: impl IntoIterator<Item = u32>) -> RegexCompiler {
-        self.image_tokens = ids.into_iter().collect();
-        self.image_tokens.sort_unstable();
-        self.image_tokens.dedup();
-        self
+    /// Shorthand for `configure(RegexCompiler::config().dfa_state_limit(limit))`.
+    pub fn dfa_state_limit(self, limit: usize) -> RegexCompiler {
+        self.configure(Config::new().dfa_state_limit(limit))
+    }
+
+    /// Shorthand for `configure(RegexCompiler::config().token_edge_limit(limit))`.
+    pub fn token_edge_limit(self, limit: usize) -> RegexCompiler {
+        self.configure(Config::new().token_edge_limit(limit))
+    }
+
+    /// Shorthand for `configure(RegexCompiler::config().image_tokens(ids))`.
+    pub fn image_tokens(self, ids: impl IntoIterator<Item = u32>) -> RegexCompiler {
+        self.configure(Config::new().image_tokens(ids))
     }
 
     /// The token set of terminal `kind` over the vocabulary of `trie`.
@@ -77,7 +141,8 @@ impl RegexCompiler {
             TerminalKind::TextToken => trie.text_token_mask(None),
             TerminalKind::ParagraphToken => trie.text_token_mask(Some(b'\n')),
             TerminalKind::Image => {
-                if self.image_tokens.is_empty() {
+                let image_tokens = self.config.get_image_tokens();
+                if image_tokens.is_empty() {
                     return Err(BuildError::terminal(
                         "the pattern uses (?P<IMAGE>) but no image token ids were given \
                          (RegexCompiler::image_tokens, or `fstc compile --image-tokens`)"
@@ -85,7 +150,7 @@ impl RegexCompiler {
                     ));
                 }
                 let mut mask = vec![0u32; trie.vocab_size().div_ceil(32)];
-                for &id in &self.image_tokens {
+                for &id in image_tokens {
                     if id as usize >= trie.vocab_size() {
                         return Err(BuildError::terminal(format!(
                             "image token id {id} is not below the vocabulary size {}",
@@ -109,6 +174,14 @@ impl RegexCompiler {
         })
     }
 
+    /// The composition limits of the options.
+    fn limits(&self) -> ComposeLimits {
+        ComposeLimits {
+            token_edge_limit: self.config.get_token_edge_limit(),
+            ..ComposeLimits::default()
+        }
+    }
+
     /// Compiles `pattern` (full-match semantics) for `vocab`.
     pub fn compile<V>(&self, pattern: &str, vocab: &V) -> Result<TokenAutomaton, BuildError>
     where
@@ -127,12 +200,13 @@ impl RegexCompiler {
     ) -> Result<(TokenAutomaton, CompileStats), BuildError> {
         let mut stats = CompileStats::default();
         let started = Instant::now();
-        let dfa = ByteDfa::from_regex(pattern, self.dfa_state_limit).map_err(BuildError::regex)?;
+        let dfa = ByteDfa::from_regex(pattern, self.config.get_dfa_state_limit())
+            .map_err(BuildError::regex)?;
         stats.byte_dfa_time = started.elapsed();
         stats.byte_dfa_states = dfa.num_states();
 
         let started = Instant::now();
-        let mut parts = compose_classes_with_trie(&dfa, trie, &self.limits)
+        let mut parts = compose_classes_with_trie(&dfa, trie, &self.limits())
             .map_err(|e| BuildError::compose(pattern, e))?;
         parts.terminals = dfa
             .terminals()
@@ -229,3 +303,44 @@ impl fmt::Display for BuildError {
 /// The message already includes the underlying error's, so `source` is empty: error
 /// reporters that print the chain would otherwise say everything twice.
 impl std::error::Error for BuildError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ByteVocabulary;
+
+    #[test]
+    fn configure_replaces_only_the_options_it_sets() {
+        let compiler = RegexCompiler::new()
+            .dfa_state_limit(5)
+            .image_tokens([3, 1, 3])
+            .configure(RegexCompiler::config().token_edge_limit(7));
+        let config = compiler.get_config();
+        assert_eq!(config.get_dfa_state_limit(), 5);
+        assert_eq!(config.get_token_edge_limit(), 7);
+        assert_eq!(config.get_image_tokens(), [1, 3]);
+        let defaults = RegexCompiler::new();
+        assert_eq!(
+            defaults.get_config().get_dfa_state_limit(),
+            DEFAULT_DFA_STATE_LIMIT
+        );
+        assert_eq!(
+            defaults.get_config().get_token_edge_limit(),
+            ComposeLimits::DEFAULT_TOKEN_EDGE_LIMIT
+        );
+    }
+
+    #[test]
+    fn configured_limits_are_enforced() {
+        let tokens = (0..=255u8).map(|b| Some(vec![b])).chain([None]).collect();
+        let vocab = ByteVocabulary::new(tokens, vec![256]);
+        let pattern = "[a-z]{20}";
+        assert!(RegexCompiler::new().compile(pattern, &vocab).is_ok());
+        let tight_dfa = RegexCompiler::new().configure(Config::new().dfa_state_limit(5));
+        let e = tight_dfa.compile(pattern, &vocab).unwrap_err();
+        assert!(matches!(e.kind(), BuildErrorKind::Regex(_)), "{e}");
+        let tight_edges = RegexCompiler::new().configure(Config::new().token_edge_limit(10));
+        let e = tight_edges.compile(pattern, &vocab).unwrap_err();
+        assert!(matches!(e.kind(), BuildErrorKind::Compose { .. }), "{e}");
+    }
+}
