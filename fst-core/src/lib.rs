@@ -7,10 +7,12 @@
 //! constraints for language model decoding"). EOS ids are allowed exactly in accepting
 //! states.
 //!
-//! The always-built half is what a decoder needs: [`automaton`] (the type),
-//! [`format`](mod@format) (its validated, zero-copy file format) and [`walker`] (masks,
-//! consume, rollback, fast-forward), plus [`sample`] and [`dot`]. With default features
-//! off it depends on `bytemuck` only. Feature `compile` (default) adds the regex compiler.
+//! The always-built half is what a decoder needs: [`automaton`] (the type), [`parts`]
+//! (what a compiler hands over, checked), [`format`](mod@format) (its validated,
+//! zero-copy file format), [`matcher`] (the decoding interface every automaton kind
+//! implements) and [`walker`] (its token FSA implementation: masks, consume, rollback,
+//! fast-forward), plus [`sample`] and [`dot`]. With default features off it depends on
+//! `bytemuck` only. Feature `compile` (default) adds the regex compiler.
 //!
 //! Build an automaton by hand (the paper's Figure 5, `/(foo)+d/` over the tokens `f`,
 //! `oo`, `foo`, `for`, `food`), save it, load it back and walk it:
@@ -44,6 +46,16 @@
 //! assert!(walker.only_eos_allowed());
 //! walker.consume(eos)?;
 //! assert!(walker.is_finished());
+//!
+//! // The same through the decoding interface, with the automaton shared by an `Arc`.
+//! use fst_core::matcher::Matcher;
+//! use fst_core::walker::OwnedWalker;
+//! let mut matcher = OwnedWalker::new(std::sync::Arc::new(automaton));
+//! assert_eq!(matcher.validate_tokens(&[f, oo, food, eos, f]), 4);
+//! matcher.consume_tokens(&[foo, food])?;
+//! matcher.rollback(1)?;
+//! matcher.fill_mask(&mut mask)?;
+//! assert_eq!(mask[0], 1 << f | 1 << foo | 1 << food);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]

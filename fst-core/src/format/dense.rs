@@ -43,18 +43,13 @@ pub(crate) fn dense_masks(
         let id = *seen.entry(key).or_insert_with(|| {
             let start = table.len();
             table.resize(start + width, 0);
-            let mask = &mut table[start..];
-            for &(c, _) in class_edges {
-                let c = c as usize;
-                let pairs =
-                    &class_words[2 * word_offsets[c] as usize..2 * word_offsets[c + 1] as usize];
-                for pair in pairs.chunks_exact(2) {
-                    mask[pair[0] as usize] |= pair[1];
-                }
-            }
-            for &t in eos {
-                mask[(t / 32) as usize] |= 1 << (t % 32);
-            }
+            let classes = class_edges.iter().map(|&(c, _)| c);
+            or_allowed(
+                &mut table[start..],
+                classes,
+                (word_offsets, class_words),
+                eos,
+            );
             next
         });
         index[state] = id;
@@ -154,37 +149,11 @@ pub(crate) fn validate_dense_masks(
         {
             continue;
         }
-        // The allowed set as a mask, from the class words (a word per OR) and EOS ids.
         expected.fill(0);
-        for &c in &classes {
-            let pairs = &class_words
-                [2 * word_csr[c as usize] as usize..2 * word_csr[c as usize + 1] as usize];
-            for pair in pairs.chunks_exact(2) {
-                expected[pair[0] as usize] |= pair[1];
-            }
-        }
-        if accepts {
-            for &e in eos_ids {
-                expected[(e / 32) as usize] |= 1 << (e % 32);
-            }
-        }
-        if let Some(i) = (0..width).find(|&i| expected[i] != mask[i]) {
-            let diff = expected[i] ^ mask[i];
-            let t = i as u32 * 32 + diff.trailing_zeros();
-            let why = if expected[i] & diff != 0 {
-                let what = if accepts && eos_ids.binary_search(&t).is_ok() {
-                    "an EOS id of the accepting state"
-                } else {
-                    "an edge"
-                };
-                format!("token {t} is {what} but its bit is 0")
-            } else if t >= vocab_size {
-                format!("padding bit {t} (past vocab_size {vocab_size}) is set")
-            } else if eos_ids.binary_search(&t).is_ok() {
-                format!("it allows EOS id {t} but the state does not accept")
-            } else {
-                format!("it allows token {t}, which is not an edge of the state")
-            };
+        let eos: &[u32] = if accepts { eos_ids } else { &[] };
+        let words = (word_csr, class_words);
+        or_allowed(&mut expected, classes.iter().copied(), words, eos);
+        if let Some(why) = mask_fault(&expected, mask, (vocab_size, eos_ids), accepts) {
             return Err(bad(format!(
                 "section 'dense masks' mask {id} (state {s}): {why}"
             )));
@@ -199,4 +168,51 @@ pub(crate) fn validate_dense_masks(
         )));
     }
     Ok(num_masks as u32)
+}
+
+/// ORs the allowed set of a state into `mask`: the mask words of its `classes` (a word per
+/// OR) and its `eos` ids. What the writer stores and the reader expects.
+fn or_allowed(
+    mask: &mut [u32],
+    classes: impl Iterator<Item = u32>,
+    (word_offsets, class_words): (&[u32], &[u32]),
+    eos: &[u32],
+) {
+    for c in classes {
+        let c = c as usize;
+        let pairs = &class_words[2 * word_offsets[c] as usize..2 * word_offsets[c + 1] as usize];
+        for pair in pairs.chunks_exact(2) {
+            mask[pair[0] as usize] |= pair[1];
+        }
+    }
+    for &t in eos {
+        mask[(t / 32) as usize] |= 1 << (t % 32);
+    }
+}
+
+/// How a stored dense `mask` differs from the `expected` one at its first differing bit,
+/// if it does.
+fn mask_fault(
+    expected: &[u32],
+    mask: &[u32],
+    (vocab_size, eos_ids): (u32, &[u32]),
+    accepts: bool,
+) -> Option<String> {
+    let i = (0..expected.len()).find(|&i| expected[i] != mask[i])?;
+    let diff = expected[i] ^ mask[i];
+    let t = i as u32 * 32 + diff.trailing_zeros();
+    Some(if expected[i] & diff != 0 {
+        let what = if accepts && eos_ids.binary_search(&t).is_ok() {
+            "an EOS id of the accepting state"
+        } else {
+            "an edge"
+        };
+        format!("token {t} is {what} but its bit is 0")
+    } else if t >= vocab_size {
+        format!("padding bit {t} (past vocab_size {vocab_size}) is set")
+    } else if eos_ids.binary_search(&t).is_ok() {
+        format!("it allows EOS id {t} but the state does not accept")
+    } else {
+        format!("it allows token {t}, which is not an edge of the state")
+    })
 }
