@@ -1,6 +1,5 @@
 //! Helpers shared by the tests that edit automaton files word by word: the checksum, forged
 //! after an edit so that validation reaches the damage, and section lookup.
-#![allow(dead_code)]
 
 /// The format's checksum, written here independently: FNV-1a (64-bit) in 8 lanes, lane `j`
 /// over words `j, j + 8, ...`, then FNV-1a over the 8 lane values.

@@ -1,9 +1,7 @@
 //! The paper's Figure 5: `(foo)+d` over the vocabulary `f, oo, foo, for, food`.
 #![cfg(feature = "compile")]
 
-mod compose_support;
-
-use compose_support::{all_sequences, foo_plus_d, parts_accept, spell};
+use crate::compose_support::{all_sequences, foo_plus_d, parts_accept, spell};
 use detok::detokenizing_fst;
 use fst_core::compose::{compose, compose_trimmed_with_trie, ComposeLimits, VocabTrie};
 use fst_core::reference::compose_reference;

@@ -2,11 +2,9 @@
 //! branches) checked against the `regex` crate on every text of length <= 6 over a
 //! three-letter alphabet, plus minimality of the result.
 
-mod regex_support;
-
+use crate::regex_support::count_equivalence_classes;
 use fst_core::regex::ByteDfa;
 use fst_core::sample::SplitMix64;
-use regex_support::count_equivalence_classes;
 
 fn gen(rng: &mut SplitMix64, depth: u32) -> String {
     let leaf = depth == 0 || rng.below(3) == 0;

@@ -2,9 +2,7 @@
 //! byte DFA itself.
 #![cfg(feature = "compile")]
 
-mod compose_support;
-
-use compose_support::{
+use crate::compose_support::{
     all_sequences, brute_force, foo_plus_d, parts_accept, random_dfa, random_vocab, spell,
     text_ids, Rng, TableDfa,
 };

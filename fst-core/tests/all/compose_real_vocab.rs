@@ -4,11 +4,9 @@
 //! only correctness.
 #![cfg(feature = "compile")]
 
-mod compose_support;
-
 use std::time::Instant;
 
-use compose_support::TableDfa;
+use crate::compose_support::TableDfa;
 use detok::fixtures::shared_vocab;
 use detok::{detokenizing_fst, Vocabulary};
 use fst_core::compose::{compose_trimmed_with_trie, compose_with_trie, ComposeLimits, VocabTrie};

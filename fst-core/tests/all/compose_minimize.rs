@@ -1,11 +1,9 @@
 //! Token-level minimization against a naive Moore refinement.
 #![cfg(feature = "compile")]
 
-mod compose_support;
-
 use std::collections::{BTreeMap, HashMap};
 
-use compose_support::{parts_accept, Rng};
+use crate::compose_support::{parts_accept, Rng};
 use fst_core::automaton::AutomatonParts;
 use fst_core::minimize::minimize;
 

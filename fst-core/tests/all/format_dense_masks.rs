@@ -3,9 +3,7 @@
 //! edge-derived one (EOS included when accepting, padding and any wider tail zero), masks
 //! survive a round trip, and a file whose masks disagree with its edges never loads.
 
-mod file_support;
-
-use file_support::{forge_checksum, section};
+use crate::file_support::{forge_checksum, section};
 use fst_core::automaton::{AutomatonParts, TokenAutomaton};
 use fst_core::format::{
     dense_mask_wanted, FormatErrorKind, NO_DENSE_MASK, SECTION_DENSE_MASKS,

@@ -1,9 +1,7 @@
 //! Trimming, empty languages, limits and inconsistent inputs of the fast path.
 #![cfg(feature = "compile")]
 
-mod compose_support;
-
-use compose_support::TableDfa;
+use crate::compose_support::TableDfa;
 use detok::detokenizing_fst;
 use fst_core::compose::{
     compose, compose_trimmed_with_trie, ByteAutomaton, ComposeErrorKind, ComposeLimits, VocabTrie,

@@ -4,13 +4,11 @@
 
 use std::time::Instant;
 
-mod regex_support;
-
+use crate::regex_support::count_equivalence_classes;
 use fst_core::compose::ByteAutomaton;
 use fst_core::labels::byte_label;
 use fst_core::regex::{ByteDfa, RegexBuilder, RegexErrorKind, DEAD, DEFAULT_DFA_STATE_LIMIT};
 use fst_core::sample::SplitMix64;
-use regex_support::count_equivalence_classes;
 use rustfst::fst_impls::VectorFst;
 use rustfst::fst_traits::{CoreFst, ExpandedFst};
 use rustfst::semirings::TropicalWeight;
@@ -393,7 +391,7 @@ fn builder_case_insensitive_and_limit() {
 }
 
 /// The patterns a later issue must compile in a few ms each; run with
-/// `cargo test --release -p fst-core --test regex_dfa -- --nocapture timings`.
+/// `cargo test --release -p fst-core --test all -- --nocapture regex_dfa::timings`.
 #[test]
 fn timings_of_realistic_patterns() {
     let cases: &[(&str, &str)] = &[

@@ -1,6 +1,5 @@
 //! Helpers shared by the differential tests that feed token sequences to compiled
 //! automata: random tokenizations of a text, and acceptance by walking.
-#![allow(dead_code)]
 
 use std::collections::HashMap;
 

@@ -1,6 +1,5 @@
 //! Helpers shared by the `compose_*` tests: hand-built byte DFAs, brute-force oracles
 //! and a seeded generator. T_V comes from `detok::detokenizing_fst`, the one builder.
-#![allow(dead_code)]
 
 use std::collections::HashMap;
 

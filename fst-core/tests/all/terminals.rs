@@ -2,9 +2,7 @@
 //! precomputed set of tokens. Checked here on hand-built automata: precedence (token
 //! edges, then terminals in order), masks, EOS, the file sections and their validation.
 
-mod file_support;
-
-use file_support::{forge_checksum, section};
+use crate::file_support::{forge_checksum, section};
 use fst_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
 use fst_core::format::FormatErrorKind;
 use fst_core::sample::{random_walk, SplitMix64};
