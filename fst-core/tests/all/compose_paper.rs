@@ -4,19 +4,9 @@
 use crate::compose_support::{all_sequences, foo_plus_d, parts_accept, spell};
 use detok::detokenizing_fst;
 use fst_core::compose::{compose, compose_trimmed_with_trie, ComposeLimits, VocabTrie};
+use fst_core::fingerprint;
 use fst_core::reference::compose_reference;
-use fst_core::{fingerprint, ByteVocabulary};
-
-const F: u32 = 0;
-const OO: u32 = 1;
-const FOO: u32 = 2;
-const FOR: u32 = 3;
-const FOOD: u32 = 4;
-const EOS: u32 = 5;
-
-fn vocab() -> ByteVocabulary {
-    ByteVocabulary::from_strs(&["f", "oo", "foo", "for", "food"])
-}
+use testkit::paper::{figure4_vocabulary as vocab, EOS, F, FOO, FOOD, FOR, OO};
 
 #[test]
 fn figure_5_token_automaton_before_minimization() {

@@ -8,7 +8,6 @@
 //! known-good texts are given as segments tokenized one by one: a token never straddles a
 //! terminal's boundary.
 
-use crate::tokenize_support::{accepts, Segmenter};
 use detok::fixtures::{shared_vocab, testdata_dir};
 use detok::Vocabulary;
 use fst_core::automaton::TokenAutomaton;
@@ -16,6 +15,7 @@ use fst_core::compiler::RegexCompiler;
 use fst_core::sample::{RandomWalk, SplitMix64};
 use fst_core::walker::Walker;
 use fst_core::TokenVocabulary;
+use testkit::tokenize::{accepts, Segmenter};
 
 /// How a finished walk is judged: on its text, or on its tokens.
 enum Checker {

@@ -2,11 +2,11 @@
 //! word overwrites, and structural damage behind a recomputed (forged) checksum, which is
 //! what a buggy writer produces and what validation must catch on its own.
 
-use crate::file_support::{fnv_words, forge_checksum};
 use fst_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
 use fst_core::format::FormatErrorKind;
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::Walker;
+use testkit::file::{fnv_words, forge_checksum};
 
 /// A "real" file: a random automaton with 40 states over 300 tokens, two EOS ids and two
 /// terminal labels that some states have edges on.
@@ -231,7 +231,7 @@ fn structural_damage_is_named() {
     // header 0..16, table 16..37 (EOS, offsets, flags, packed edges, token classes, class
     // word offsets, class words), EOS 37, offsets 38..42, flags 42 (a bit per state),
     // edges 43..47, then the class sections.
-    let section = |w: &Vec<u32>, id: u32| -> usize { crate::file_support::section(w, id).0 };
+    let section = |w: &Vec<u32>, id: u32| -> usize { testkit::file::section(w, id).0 };
     let cases: Vec<Case> = vec![
         (
             Box::new(|w| w[9] = 3),
@@ -430,20 +430,16 @@ fn sparse_token_index_damage_is_named() {
     assert_eq!(a.token_class(40), Some(0));
     assert_eq!(a.token_class(41), None);
     let words = a.as_words().to_vec();
+    assert_eq!(testkit::file::section(&words, 12).1, 2, "the index is used");
     assert_eq!(
-        crate::file_support::section(&words, 12).1,
-        2,
-        "the index is used"
-    );
-    assert_eq!(
-        crate::file_support::section(&words, 13).1,
+        testkit::file::section(&words, 13).1,
         1,
         "two 16-bit entries"
     );
     let cases: Vec<Case> = vec![
         (
             Box::new(|w| {
-                let o = crate::file_support::section(w, 12).0;
+                let o = testkit::file::section(w, 12).0;
                 w[o + 1] = 3
             }),
             FormatErrorKind::TokenClasses,
@@ -451,7 +447,7 @@ fn sparse_token_index_damage_is_named() {
         ),
         (
             Box::new(|w| {
-                let o = crate::file_support::section(w, 12).0;
+                let o = testkit::file::section(w, 12).0;
                 w[o + 1] = 120
             }),
             FormatErrorKind::TokenClasses,
@@ -459,7 +455,7 @@ fn sparse_token_index_damage_is_named() {
         ),
         (
             Box::new(|w| {
-                let o = crate::file_support::section(w, 12).0;
+                let o = testkit::file::section(w, 12).0;
                 w[o + 1] = 99
             }),
             FormatErrorKind::TokenClasses,
@@ -467,7 +463,7 @@ fn sparse_token_index_damage_is_named() {
         ),
         (
             Box::new(|w| {
-                let o = crate::file_support::section(w, 13).0;
+                let o = testkit::file::section(w, 13).0;
                 w[o] |= 0xffff
             }),
             FormatErrorKind::TokenClasses,
@@ -475,7 +471,7 @@ fn sparse_token_index_damage_is_named() {
         ),
         (
             Box::new(|w| {
-                let o = crate::file_support::section(w, 12).0;
+                let o = testkit::file::section(w, 12).0;
                 w[o + 1] = 41
             }),
             FormatErrorKind::TokenClasses,

@@ -3,7 +3,6 @@
 //! edge-derived one (EOS included when accepting, padding and any wider tail zero), masks
 //! survive a round trip, and a file whose masks disagree with its edges never loads.
 
-use crate::file_support::{forge_checksum, section};
 use fst_core::automaton::{AutomatonParts, TokenAutomaton};
 use fst_core::format::{
     dense_mask_wanted, FormatErrorKind, NO_DENSE_MASK, SECTION_DENSE_MASKS,
@@ -11,6 +10,7 @@ use fst_core::format::{
 };
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::Walker;
+use testkit::file::{forge_checksum, section};
 
 /// A random automaton over a large vocabulary whose states have very different fan-outs:
 /// empty, a handful of edges, just under and over the dense threshold, and wildcard-like

@@ -3,9 +3,7 @@
 
 #[cfg(feature = "compile")]
 mod compose_support;
-mod file_support;
 mod regex_support;
-mod tokenize_support;
 
 mod compose_classes;
 mod compose_differential;

@@ -1,31 +1,24 @@
 //! The worked examples of Koo et al. that concern regular constraints, as snapshots.
 
 use fst_core::compiler::RegexCompiler;
-use fst_core::walker::Walker;
-use fst_core::{ByteVocabulary, TokenVocabulary};
-
-/// Figure 4's vocabulary: f, oo, foo, for, food (ids 0..5), then EOS (id 5).
-fn figure4_vocabulary() -> ByteVocabulary {
-    ByteVocabulary::from_strs(&["f", "oo", "foo", "for", "food"])
-}
-
-fn accepts(automaton: &fst_core::automaton::TokenAutomaton, tokens: &[u32]) -> bool {
-    let mut walker = Walker::new(automaton);
-    tokens.iter().all(|&t| walker.consume(t).is_ok()) && walker.is_accepting()
-}
+use fst_core::TokenVocabulary;
+use testkit::paper::{figure4_vocabulary, F, FIGURE5_PATTERN, FOO, FOOD, FOR, OO};
+use testkit::tokenize::accepts;
 
 /// Figure 5: /(foo)+d/ composed with the Figure 4 detokenizer.
 #[test]
 fn figure5_foo_plus_d() {
     let vocab = figure4_vocabulary();
-    let automaton = RegexCompiler::new().compile("(foo)+d", &vocab).unwrap();
+    let automaton = RegexCompiler::new()
+        .compile(FIGURE5_PATTERN, &vocab)
+        .unwrap();
     let text = |id: u32| vocab.token_bytes(id).map(<[u8]>::to_vec);
     insta::assert_snapshot!(
         "figure5_token_automaton",
         fst_core::dot::to_dot(&automaton, &text)
     );
 
-    let [f, oo, foo, _for, food] = [0, 1, 2, 3, 4];
+    let [f, oo, foo, _for, food] = [F, OO, FOO, FOR, FOOD];
     // Every tokenization of "foofood" is accepted, including "food" crossing the
     // boundary between the last repetition of (foo) and d.
     for tokens in [

@@ -2,11 +2,11 @@
 //! precomputed set of tokens. Checked here on hand-built automata: precedence (token
 //! edges, then terminals in order), masks, EOS, the file sections and their validation.
 
-use crate::file_support::{forge_checksum, section};
 use fst_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
 use fst_core::format::FormatErrorKind;
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::Walker;
+use testkit::file::{forge_checksum, section};
 
 const VOCAB: u32 = 100;
 const EOS: u32 = 99;

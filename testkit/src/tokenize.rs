@@ -1,5 +1,4 @@
-//! Helpers shared by the differential tests that feed token sequences to compiled
-//! automata: random tokenizations of a text, and acceptance by walking.
+//! For the differential tests that feed token sequences to compiled automata: random tokenizations of a text, and acceptance by walking.
 
 use std::collections::HashMap;
 

@@ -1,4 +1,4 @@
-//! Helpers shared by the tests that edit automaton files word by word: the checksum, forged
+//! For the tests that edit automaton files word by word: the checksum, forged
 //! after an edit so that validation reaches the damage, and section lookup.
 
 /// The format's checksum, written here independently: FNV-1a (64-bit) in 8 lanes, lane `j`
