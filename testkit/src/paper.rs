@@ -1,6 +1,7 @@
 //! The worked examples of Koo et al. ("Automata-based constraints for language model
 //! decoding") that concern regular constraints.
 
+use fst_core::automaton::AutomatonParts;
 use fst_core::ByteVocabulary;
 
 /// Figure 4's tokens, in id order.
@@ -23,10 +24,26 @@ pub fn figure4_vocabulary() -> ByteVocabulary {
     ByteVocabulary::from_strs(&FIGURE4_TOKENS)
 }
 
+/// Figure 5's token automaton, minimized: [`FIGURE5_PATTERN`] over
+/// [`figure4_vocabulary`]. States: 0 expects a "foo" (start), 1 is after "f", 2 after "d"
+/// (accepting). The fingerprint is 0; tests that need a vocabulary's set it.
+pub fn figure5_parts() -> AutomatonParts {
+    AutomatonParts {
+        vocab_size: 6,
+        vocab_fingerprint: 0,
+        eos_ids: vec![EOS],
+        start: 0,
+        accepting: vec![false, false, true],
+        edges: vec![vec![(F, 1), (FOO, 0), (FOOD, 2)], vec![(OO, 0)], vec![]],
+        terminals: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fst_core::TokenVocabulary;
+    use fst_core::compiler::RegexCompiler;
+    use fst_core::{fingerprint, TokenVocabulary};
 
     #[test]
     fn ids_name_the_tokens() {
@@ -42,5 +59,18 @@ mod tests {
         }
         assert_eq!(vocab.eos_ids(), [EOS]);
         assert_eq!(vocab.token_bytes(EOS), None);
+    }
+
+    #[test]
+    fn figure5_parts_are_what_the_compiler_builds() {
+        let vocab = figure4_vocabulary();
+        let compiled = RegexCompiler::new()
+            .compile(FIGURE5_PATTERN, &vocab)
+            .unwrap();
+        let want = AutomatonParts {
+            vocab_fingerprint: fingerprint(&vocab),
+            ..figure5_parts()
+        };
+        assert_eq!(compiled.to_parts(), want);
     }
 }

@@ -7,6 +7,7 @@ use fst_core::format::FormatErrorKind;
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::Walker;
 use testkit::file::{fnv_words, forge_checksum};
+use testkit::paper::figure5_parts;
 
 /// A "real" file: a random automaton with 40 states over 300 tokens, two EOS ids and two
 /// terminal labels that some states have edges on.
@@ -207,13 +208,8 @@ fn damage_behind_a_forged_checksum_never_panics() {
 /// Applies `edit` to the words of the Figure 5 file, forges the checksum, and returns the error.
 fn structural_error(edit: impl Fn(&mut Vec<u32>)) -> fst_core::format::FormatError {
     let a = TokenAutomaton::from_parts(AutomatonParts {
-        vocab_size: 6,
         vocab_fingerprint: 1,
-        eos_ids: vec![5],
-        start: 0,
-        accepting: vec![false, false, true],
-        edges: vec![vec![(0, 1), (2, 0), (4, 2)], vec![(1, 0)], vec![]],
-        terminals: Vec::new(),
+        ..figure5_parts()
     })
     .unwrap();
     let mut words = a.as_words().to_vec();

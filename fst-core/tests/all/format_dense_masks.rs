@@ -11,6 +11,7 @@ use fst_core::format::{
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::Walker;
 use testkit::file::{forge_checksum, section};
+use testkit::paper::figure5_parts;
 
 /// A random automaton over a large vocabulary whose states have very different fan-outs:
 /// empty, a handful of edges, just under and over the dense threshold, and wildcard-like
@@ -185,13 +186,8 @@ fn small_automata_have_no_dense_mask_sections() {
     // state sections, packed edges and the three token class sections (here the class of
     // every token id, no index, and the class words with their offsets).
     let a = TokenAutomaton::from_parts(AutomatonParts {
-        vocab_size: 6,
         vocab_fingerprint: 1,
-        eos_ids: vec![5],
-        start: 0,
-        accepting: vec![false, false, true],
-        edges: vec![vec![(0, 1), (2, 0), (4, 2)], vec![(1, 0)], vec![]],
-        terminals: Vec::new(),
+        ..figure5_parts()
     })
     .unwrap();
     assert_eq!(a.as_words()[15], 7, "number of sections");

@@ -5,20 +5,18 @@ use fst_core::automaton::{AutomatonKind, AutomatonParts, TokenAutomaton};
 use fst_core::format::FormatErrorKind;
 use fst_core::sample::SplitMix64;
 use fst_core::walker::Walker;
+use testkit::paper::figure5_parts;
 
 /// The paper's Figure 5: /(foo)+d/ over the vocabulary f, oo, foo, for, food (+ EOS 5),
 /// minimized: 0 = expecting a "foo" (start), 1 = after "f", 2 = after "d" (accepting).
 fn figure5() -> AutomatonParts {
-    AutomatonParts {
-        vocab_size: 6,
+    let mut parts = AutomatonParts {
         vocab_fingerprint: 0x1234_5678_9abc_def0,
-        eos_ids: vec![5],
-        start: 0,
-        accepting: vec![false, false, true],
-        // Deliberately unsorted: from_parts sorts.
-        edges: vec![vec![(4, 2), (0, 1), (2, 0)], vec![(1, 0)], vec![]],
-        terminals: Vec::new(),
-    }
+        ..figure5_parts()
+    };
+    // Deliberately unsorted: from_parts sorts.
+    parts.edges[0].rotate_right(1);
+    parts
 }
 
 /// A random deterministic automaton; edges come out unsorted.

@@ -6,26 +6,10 @@ use bitvec::prelude::{BitSlice, Lsb0};
 use fst_core::automaton::{AutomatonParts, TokenAutomaton};
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::{WalkErrorKind, Walker};
-
-// Figure 5 of the paper: /(foo)+d/ over f, oo, foo, for, food, with EOS 5.
-const F: u32 = 0;
-const OO: u32 = 1;
-const FOO: u32 = 2;
-const FOR: u32 = 3;
-const FOOD: u32 = 4;
-const EOS: u32 = 5;
+use testkit::paper::{figure5_parts, EOS, F, FOO, FOOD, FOR, OO};
 
 fn figure5() -> TokenAutomaton {
-    TokenAutomaton::from_parts(AutomatonParts {
-        vocab_size: 6,
-        vocab_fingerprint: 0,
-        eos_ids: vec![EOS],
-        start: 0,
-        accepting: vec![false, false, true],
-        edges: vec![vec![(F, 1), (FOO, 0), (FOOD, 2)], vec![(OO, 0)], vec![]],
-        terminals: Vec::new(),
-    })
-    .unwrap()
+    TokenAutomaton::from_parts(figure5_parts()).unwrap()
 }
 
 fn allowed(w: &Walker<'_>, width: usize) -> Vec<u32> {
