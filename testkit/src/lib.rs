@@ -1,7 +1,8 @@
 //! fstc's shared test fixtures, in one dev-only crate (`publish = false`) so that a fixture
 //! is written once and every crate's tests use the same one:
 //!
-//! - [`paper`]: the worked examples of Koo et al. (Figure 4's vocabulary and its ids).
+//! - [`paper`]: the worked examples of Koo et al. (Figure 4's vocabulary and its ids,
+//!   Figure 5's pattern and token automaton).
 //! - [`file`]: the format's checksum written independently, forged after an edit so that
 //!   validation reaches the damage, and section lookup.
 //! - [`tokenize`]: random tokenizations of a text and acceptance by walking.
