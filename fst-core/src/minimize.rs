@@ -76,9 +76,23 @@ fn useful_states(
             }
         }
     }
-    // Sources of the edges into each reached state, as a CSR.
+    let seeds = (0..n).map(|s| reached[s] && accepting[s]).collect();
+    let useful = coreachable(seeds, edges, |s| reached[s]);
+    useful[start as usize].then_some(useful)
+}
+
+/// `seeds` widened by every state with an edge path into a seed, following only the
+/// edges of states `from` allows (backward reachability over a CSR of edge sources):
+/// the one co-reachability pass, shared by minimization and the composition's trim.
+pub(crate) fn coreachable(
+    seeds: Vec<bool>,
+    edges: &[Vec<(u32, StateId)>],
+    from: impl Fn(usize) -> bool,
+) -> Vec<bool> {
+    let n = seeds.len();
+    // Sources of the edges into each state, as a CSR.
     let mut in_start = vec![0u32; n + 1];
-    for s in (0..n).filter(|&s| reached[s]) {
+    for s in (0..n).filter(|&s| from(s)) {
         for &(_, t) in &edges[s] {
             in_start[t as usize + 1] += 1;
         }
@@ -88,27 +102,28 @@ fn useful_states(
     }
     let mut fill = in_start.clone();
     let mut sources = vec![0u32; in_start[n] as usize];
-    for s in (0..n).filter(|&s| reached[s]) {
+    for s in (0..n).filter(|&s| from(s)) {
         for &(_, t) in &edges[s] {
             sources[fill[t as usize] as usize] = s as u32;
             fill[t as usize] += 1;
         }
     }
-    let mut useful: Vec<bool> = (0..n).map(|s| reached[s] && accepting[s]).collect();
-    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| useful[s as usize]).collect();
+    let mut live = seeds;
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
     while let Some(s) = stack.pop() {
         for &p in &sources[in_start[s as usize] as usize..in_start[s as usize + 1] as usize] {
-            if !useful[p as usize] {
-                useful[p as usize] = true;
+            if !live[p as usize] {
+                live[p as usize] = true;
                 stack.push(p);
             }
         }
     }
-    useful[start as usize].then_some(useful)
+    live
 }
 
-/// The automaton on the useful states only, with the start state renumbered to 0.
-fn restrict(
+/// The automaton on the useful states only, with the start state renumbered to 0 and
+/// the others in their old order.
+pub(crate) fn restrict(
     useful: &[bool],
     start: StateId,
     accepting: Vec<bool>,

@@ -13,7 +13,8 @@
 //! dozen); many states can give many, so the pass gives up past a budget and the caller
 //! uses the class trie instead.
 
-use super::{Labels, LevelTrie, NONE};
+use super::labels::{Labels, NONE};
+use super::level_trie::LevelTrie;
 use crate::fast_hash::FastMap;
 
 /// A memo entry not yet computed (entries are rows `f * k`, far below it; row 0 is dead).

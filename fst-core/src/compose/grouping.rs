@@ -1,0 +1,250 @@
+//! Choosing how to group the tokens for one byte automaton, and finding a frontier's
+//! group edges: read off the transition functions, or walked over the class trie.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::byte_automaton::ByteAutomaton;
+use super::class_trie::{ClassTrie, DenseClasses};
+use super::error::{out_of_range, ComposeError};
+use super::functions::FunctionGroups;
+use super::labels::{Labels, NONE};
+use super::level_trie::{first_unsplit_fold, LevelTrie};
+use super::vocab_trie::VocabTrie;
+
+/// How to group the tokens: by transition function when the DFA is small (tests force
+/// it without a budget, over a folded trie where the classes allow or always over the
+/// byte trie), or by class string. All give the same automaton; tests compare them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum GroupBy {
+    Auto,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Functions,
+    #[cfg_attr(not(test), allow(dead_code))]
+    ByteFunctions,
+    #[cfg_attr(not(test), allow(dead_code))]
+    ClassStrings,
+}
+
+/// How the tokens were grouped for one compile.
+pub(super) enum Grouping {
+    Functions(FunctionGroups),
+    Trie(ClassTrie),
+}
+
+/// Byte DFAs with at most this many states try grouping by transition function (the
+/// five regexes of the benchmarks have 11 to 484). With sparse functions it wins up to
+/// ~1,500 states (three date-times, 1,453 states: 2.8 vs 4.4 ms of composition on Llama 3)
+/// and breaks even near 3,000 (`(\w+ ){2,8}\w+`, 2,853 states).
+const MAX_FUNCTION_STATES: usize = 2048;
+/// Live `(state, target)` pairs, summed over the distinct functions, past which grouping
+/// by function gives up for the class trie (2 MB).
+const MAX_FUNCTION_ENTRIES: usize = 1 << 18;
+
+/// Class-trie nodes (summed over a frontier's states) below which one thread walks.
+const PARALLEL_WALK_NODES: usize = 1 << 16;
+/// Largest (states x classes) transition table built for the walks (16 MB).
+const MAX_TABLE_ENTRIES: usize = 1 << 22;
+
+/// Counters shared by the walks: token edges so far, whether the limit was passed, the limit.
+pub(super) type EdgeCounter<'a> = (&'a AtomicUsize, &'a AtomicBool, usize);
+
+/// The automaton as a dense table over the classes of `dense` (`NONE` for no
+/// transition), when that is small: the walks then take one load per node.
+pub(super) fn transition_table<A>(
+    dfa: &A,
+    dense: &DenseClasses,
+) -> Result<Option<Vec<u32>>, ComposeError>
+where
+    A: ByteAutomaton + ?Sized,
+{
+    let num_dfa_states = dfa.num_states();
+    let k = dense.representative.len();
+    if num_dfa_states.saturating_mul(k) > MAX_TABLE_ENTRIES {
+        return Ok(None);
+    }
+    let mut table = Vec::with_capacity(num_dfa_states * k);
+    for s in 0..num_dfa_states as u32 {
+        for &b in &dense.representative {
+            match dfa.next(s, b) {
+                Some(t) if t as usize >= num_dfa_states => {
+                    return Err(out_of_range("transition target", t, num_dfa_states))
+                }
+                Some(t) => table.push(t),
+                None => table.push(NONE),
+            }
+        }
+    }
+    Ok(Some(table))
+}
+
+impl Grouping {
+    /// Groups the tokens of `trie` for a DFA of `num_dfa_states` states with classes
+    /// `dense` and transition `table`: small DFAs by transition function (no walks);
+    /// larger ones, or when the functions multiply, by class string.
+    pub(super) fn new(
+        trie: &VocabTrie,
+        dense: DenseClasses,
+        table: Option<&[u32]>,
+        num_dfa_states: usize,
+        group_by: GroupBy,
+    ) -> Grouping {
+        let k = dense.representative.len();
+        // (whether to try functions, their budget)
+        let (try_functions, budget) = match group_by {
+            GroupBy::Auto => (num_dfa_states <= MAX_FUNCTION_STATES, MAX_FUNCTION_ENTRIES),
+            GroupBy::Functions | GroupBy::ByteFunctions => (true, usize::MAX),
+            GroupBy::ClassStrings => (false, 0),
+        };
+        let by_function = match table {
+            Some(table) if try_functions => {
+                // The first folded trie (far smaller) whose partition the pattern does not split.
+                let folded = match group_by {
+                    GroupBy::ByteFunctions => None,
+                    _ => first_unsplit_fold(&dense.class_of_byte),
+                };
+                let (levels, class_of_symbol): (&LevelTrie, &[u8]) = match &folded {
+                    Some((i, classes)) => (&trie.folded_levels[*i], classes),
+                    None => (&trie.levels, &dense.class_of_byte),
+                };
+                FunctionGroups::new(levels, class_of_symbol, table, k, num_dfa_states, budget)
+            }
+            _ => None,
+        };
+        match by_function {
+            Some(functions) => Grouping::Functions(functions),
+            None => {
+                // Classes no state has a transition on: tokens containing them never fit.
+                // Known only from the table (without it, nothing is pruned up front).
+                let mut dead = vec![table.is_some(); k];
+                if let Some(table) = table {
+                    for row in table.chunks(k) {
+                        for (c, &t) in row.iter().enumerate() {
+                            if t != NONE {
+                                dead[c] = false;
+                            }
+                        }
+                    }
+                }
+                Grouping::Trie(ClassTrie::new(trie, dense, &dead))
+            }
+        }
+    }
+
+    pub(super) fn groups(&self) -> &Labels {
+        match self {
+            Grouping::Functions(functions) => &functions.groups,
+            Grouping::Trie(classes) => &classes.groups,
+        }
+    }
+
+    pub(super) fn into_groups(self) -> Labels {
+        match self {
+            Grouping::Functions(functions) => functions.groups,
+            Grouping::Trie(classes) => classes.groups,
+        }
+    }
+
+    /// The `(group, target)` edges of every state of `frontier`, as lists of which each
+    /// state owns the returned count in a row, counted against the token edge limit.
+    pub(super) fn frontier_edges<A>(
+        &self,
+        dfa: &A,
+        table: Option<&[u32]>,
+        frontier: &[u32],
+        counter: EdgeCounter<'_>,
+    ) -> (Vec<Vec<(u32, u32)>>, usize)
+    where
+        A: ByteAutomaton + Sync + ?Sized,
+    {
+        let classes = match self {
+            Grouping::Functions(functions) => {
+                let (edge_count, over_limit, limit) = counter;
+                let walked = frontier
+                    .iter()
+                    .map(|&s| {
+                        let (list, found) = functions.edges(s);
+                        let total = edge_count.fetch_add(found, Ordering::Relaxed) + found;
+                        if total > limit {
+                            over_limit.store(true, Ordering::Relaxed);
+                        }
+                        list
+                    })
+                    .collect();
+                return (walked, 1);
+            }
+            Grouping::Trie(classes) => classes,
+        };
+        let whole = [(1u32, classes.num_nodes() as u32)];
+        // A small frontier is split by trie chunks so that every thread has work.
+        let chunks: &[(u32, u32)] = if frontier.len() >= 4 * rayon::current_num_threads() {
+            &whole
+        } else {
+            &classes.chunks
+        };
+        let items: Vec<(u32, (u32, u32))> = frontier
+            .iter()
+            .flat_map(|&s| chunks.iter().map(move |&c| (s, c)))
+            .collect();
+        // Threads pay off only when there are many class-trie nodes to walk.
+        let parallel =
+            items.len() > 1 && frontier.len() * classes.num_nodes() >= PARALLEL_WALK_NODES;
+        let walked = match table {
+            Some(table) => {
+                let k = classes.num_classes();
+                let step = |s: u32, c: u32| {
+                    let t = table[s as usize * k + c as usize];
+                    (t != NONE).then_some(t)
+                };
+                walk_items(classes, &step, &items, parallel, counter)
+            }
+            None => {
+                let num_dfa_states = dfa.num_states();
+                let step = |s: u32, c: u32| {
+                    if (s as usize) < num_dfa_states {
+                        dfa.next(s, classes.representative[c as usize])
+                    } else {
+                        None
+                    }
+                };
+                walk_items(classes, &step, &items, parallel, counter)
+            }
+        };
+        (walked, chunks.len())
+    }
+}
+
+/// The group edges of every `(state, node range)` item, on threads when `parallel`.
+/// Stops early (returning empty lists) once the token edges pass the limit.
+fn walk_items<F>(
+    classes: &ClassTrie,
+    step: &F,
+    items: &[(u32, (u32, u32))],
+    parallel: bool,
+    (edge_count, over_limit, limit): EdgeCounter<'_>,
+) -> Vec<Vec<(u32, u32)>>
+where
+    F: Fn(u32, u32) -> Option<u32> + Sync,
+{
+    let walk = |stack: &mut Vec<u32>, &(state, range): &(u32, (u32, u32))| {
+        let mut out = Vec::new();
+        if over_limit.load(Ordering::Relaxed) {
+            return out;
+        }
+        let found = classes.walk(step, state, range, stack, &mut out);
+        let total = edge_count.fetch_add(found, Ordering::Relaxed) + found;
+        if total > limit {
+            over_limit.store(true, Ordering::Relaxed);
+            out = Vec::new();
+        }
+        out
+    };
+    let new_stack = || vec![0u32; classes.max_depth + 1];
+    if parallel {
+        items.par_iter().map_init(new_stack, walk).collect()
+    } else {
+        let mut stack = new_stack();
+        items.iter().map(|item| walk(&mut stack, item)).collect()
+    }
+}

@@ -1,0 +1,162 @@
+//! Tests of the composition's internals: the trie layout, the groupings against each
+//! other, the terminal masks.
+
+use super::assemble::{compose_groups, ComposeLimits};
+use super::class_trie::DenseClasses;
+use super::grouping::GroupBy;
+use super::level_trie::{first_unsplit_fold, FOLDS};
+use super::minimal_from_groups;
+use super::vocab_trie::{make_chunks, VocabTrie};
+use crate::vocab::{ByteVocabulary, TokenVocabulary};
+
+#[test]
+fn trie_is_preorder_with_subtree_ranges() {
+    let vocab = ByteVocabulary::from_strs(&["f", "oo", "foo", "for", "food", "foo", ""]);
+    let trie = VocabTrie::new(&vocab);
+    // Nodes: root, f, fo, foo, food, for, o, oo.
+    assert_eq!(trie.num_nodes(), 8);
+    assert_eq!(trie.byte[1..], *b"foodroo");
+    assert_eq!(trie.depth, [0, 1, 2, 3, 4, 3, 1, 2]);
+    assert_eq!(trie.end, [8, 6, 6, 5, 5, 6, 8, 8]);
+    // The duplicate "foo" (ids 2 and 5) sits on one node; the empty token is left out.
+    assert_eq!(trie.num_text_tokens(), 6);
+    let foo = 3;
+    let ids = &trie.token_ids[trie.token_start[foo] as usize..trie.token_start[foo + 1] as usize];
+    assert_eq!(ids, [2, 5]);
+    assert_eq!(trie.eos_ids(), [7]);
+    assert_eq!(make_chunks(trie.end.len(), |i| trie.end[i]), [(1, 8)]);
+}
+
+/// A vocabulary of every single byte plus random strings over quotes, backslashes,
+/// newlines, ASCII and pieces of multi-byte UTF-8 characters.
+fn mixed_vocab(seed: u64, extra: usize) -> ByteVocabulary {
+    let alphabet: Vec<&[u8]> = vec![
+        b"\"",
+        b"\\",
+        b"\n",
+        b"a",
+        b"q",
+        b"Z",
+        b"M",
+        b"_",
+        b"7",
+        b"9",
+        b"0",
+        b"-",
+        b":",
+        b".",
+        b" ",
+        b"*",
+        "é".as_bytes(),
+        "中".as_bytes(),
+        "😀".as_bytes(),
+        &[0xe4],
+        &[0xb8, 0xad],
+        &[0x80],
+        &[0xa0, 0x9f],
+        &[0xed],
+        &[0xf4, 0x8f],
+        &[0xff],
+    ];
+    let mut state = seed;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) as usize
+    };
+    let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+    for _ in 0..extra {
+        let len = 1 + next() % 4;
+        let token: Vec<u8> = (0..len)
+            .flat_map(|_| alphabet[next() % alphabet.len()].iter().copied())
+            .collect();
+        tokens.push(Some(token));
+    }
+    tokens.push(None);
+    let eos = tokens.len() as u32 - 1;
+    ByteVocabulary::new(tokens, vec![eos])
+}
+
+#[test]
+fn grouping_by_function_equals_grouping_by_class_string() {
+    let patterns = [
+        r#""([^"\\]|\\.)*""#,
+        r"Summary:(\n\* [^\n]+){3,5}",
+        r"((25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(25[0-5]|2[0-4]\d|[01]?\d\d?)",
+        r"[^\W\d]\w*",
+        r"(é|中)+[a-z]*",
+        r"[0-9]{2,4}-?",
+        r".{0,6}",
+    ];
+    // How many patterns each folded trie served (by `FOLDS` index), and the byte trie.
+    let mut served = [0; FOLDS.len() + 1];
+    for seed in 1..4 {
+        let trie = VocabTrie::new(&mixed_vocab(seed, 2000));
+        for pattern in patterns {
+            let dfa = crate::regex::ByteDfa::from_regex(pattern, 10_000).unwrap();
+            let dense = DenseClasses::new(dfa.byte_classes());
+            let fold = first_unsplit_fold(&dense.class_of_byte).map(|(i, _)| i);
+            served[fold.unwrap_or(FOLDS.len())] += 1;
+            let limits = ComposeLimits::default();
+            let run = |group_by| {
+                let (groups, trimmed) = compose_groups(&dfa, &trie, &limits, group_by).unwrap();
+                let trimmed_edges = groups.expand(&trimmed.edges);
+                let (labels, minimal) = minimal_from_groups(groups, trimmed.clone());
+                (
+                    trimmed.accepting,
+                    trimmed_edges,
+                    minimal.accepting,
+                    labels.expand(&minimal.edges),
+                )
+            };
+            let by_function = run(GroupBy::Functions);
+            let by_byte_function = run(GroupBy::ByteFunctions);
+            let by_string = run(GroupBy::ClassStrings);
+            assert!(!by_function.1.is_empty(), "{pattern}");
+            assert_eq!(by_function, by_string, "seed {seed}, pattern {pattern}");
+            assert_eq!(
+                by_byte_function, by_string,
+                "seed {seed}, pattern {pattern}"
+            );
+        }
+    }
+    // COARSE: the quoted string, `[0-9]{2,4}-?`, `.{0,6}`; LETTERS: IPv4 (its Unicode `\d`
+    // splits the continuation bytes), the identifier, `(é|中)+[a-z]*`; bytes: Summary.
+    assert_eq!(served, [3 * 3, 3 * 3, 3]);
+}
+
+#[test]
+fn text_token_masks_match_the_token_bytes() {
+    let vocab = mixed_vocab(7, 500);
+    let trie = VocabTrie::new(&vocab);
+    for without in [None, Some(b'\n'), Some(b'"'), Some(0xe4)] {
+        let mask = trie.text_token_mask(without);
+        for t in 0..vocab.len() {
+            let bytes = vocab.token_bytes(t as u32).unwrap_or(&[]);
+            let want = !bytes.is_empty() && without.map_or(true, |b| !bytes.contains(&b));
+            assert_eq!(
+                mask[t / 32] >> (t % 32) & 1 == 1,
+                want,
+                "{without:?} token {t}"
+            );
+        }
+    }
+}
+
+#[test]
+fn chunks_cover_all_nodes_in_whole_subtrees() {
+    let words: Vec<String> = (0..20_000u32).map(|i| format!("{i:x}q{}", i % 7)).collect();
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    let trie = VocabTrie::new(&ByteVocabulary::from_strs(&refs));
+    let chunks = make_chunks(trie.end.len(), |i| trie.end[i]);
+    assert!(chunks.len() > 1);
+    assert_eq!(chunks[0].0, 1);
+    assert_eq!(chunks.last().unwrap().1 as usize, trie.num_nodes());
+    for w in chunks.windows(2) {
+        assert_eq!(w[0].1, w[1].0);
+    }
+    for &(lo, _) in &chunks {
+        assert_eq!(trie.depth[lo as usize], 1, "a chunk starts at a root child");
+    }
+}

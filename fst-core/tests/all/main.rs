@@ -1,0 +1,25 @@
+//! fst-core's integration tests as one binary (one link instead of one per file), a
+//! module per subject; the `*_support` modules are the helpers they share.
+
+#[cfg(feature = "compile")]
+mod compose_support;
+mod regex_support;
+
+mod compose_classes;
+mod compose_differential;
+mod compose_limits;
+mod compose_minimize;
+mod compose_paper;
+mod compose_real_vocab;
+mod differential;
+mod extensions_differential;
+mod format_corruption;
+mod format_dense_masks;
+mod format_roundtrip;
+mod paper_examples;
+mod regex_dfa;
+mod regex_errors;
+mod regex_extensions;
+mod regex_random;
+mod terminals;
+mod walker_semantics;

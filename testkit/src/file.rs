@@ -1,0 +1,36 @@
+//! For the tests that edit automaton files word by word: the checksum, forged
+//! after an edit so that validation reaches the damage, and section lookup.
+
+/// The format's checksum, written here independently: FNV-1a (64-bit) in 8 lanes, lane `j`
+/// over words `j, j + 8, ...`, then FNV-1a over the 8 lane values.
+pub fn fnv_words(words: &[u32]) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut lanes = vec![OFFSET; 8];
+    for (i, &w) in words.iter().enumerate() {
+        lanes[i % 8] = (lanes[i % 8] ^ u64::from(w)).wrapping_mul(PRIME);
+    }
+    let mut h = OFFSET;
+    for lane in lanes {
+        h = (h ^ lane).wrapping_mul(PRIME);
+    }
+    h
+}
+
+/// Rewrites the trailing checksum to match the (edited) words before it.
+pub fn forge_checksum(words: &mut [u32]) {
+    let n = words.len() - 2;
+    let h = fnv_words(&words[..n]);
+    words[n] = h as u32;
+    words[n + 1] = (h >> 32) as u32;
+}
+
+/// `(offset, length)` in words of section `id`, from the section table; panics if absent.
+pub fn section(words: &[u32], id: u32) -> (usize, usize) {
+    let n = words[15] as usize;
+    (0..n)
+        .map(|k| 16 + 3 * k)
+        .find(|&at| words[at] == id)
+        .map(|at| (words[at + 1] as usize, words[at + 2] as usize))
+        .unwrap()
+}

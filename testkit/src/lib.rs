@@ -1,0 +1,16 @@
+//! fstc's shared test fixtures, in one dev-only crate (`publish = false`) so that a fixture
+//! is written once and every crate's tests use the same one:
+//!
+//! - [`paper`]: the worked examples of Koo et al. (Figure 4's vocabulary and its ids,
+//!   Figure 5's pattern and token automaton).
+//! - [`file`]: the format's checksum written independently, forged after an edit so that
+//!   validation reaches the damage, and section lookup.
+//! - [`tokenize`]: random tokenizations of a text and acceptance by walking.
+//!
+//! Tokenizer files are found through `detok::fixtures`, which the benches and examples
+//! share with the tests.
+#![forbid(unsafe_code)]
+
+pub mod file;
+pub mod paper;
+pub mod tokenize;
