@@ -18,11 +18,13 @@
 //! rewrites them into placeholder groups before regex-syntax parses the pattern;
 //! `fragments` builds the sugar that has no compact regex.
 
+mod algebra;
 mod dfa;
 mod extensions;
 mod fragments;
 mod nfa;
 
+pub use algebra::{Algebra, Universe};
 pub use extensions::{ExtensionInfo, TerminalKind, EXTENSIONS};
 pub use fragments::{QUOTED_TEXT_REGEX, UNQUOTED_TEXT_REGEX};
 
@@ -91,6 +93,11 @@ pub enum RegexErrorKind {
     Extension {
         /// The group name as written (`"DELIMITED_LIST"`).
         name: String,
+    },
+    /// An [`Algebra`] operation was given a DFA with wildcard terminals.
+    TerminalOperand {
+        /// The operation (`"intersection"`, `"reversal"`, ...).
+        operation: &'static str,
     },
 }
 

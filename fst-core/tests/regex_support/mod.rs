@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 
 use fst_core::regex::ByteDfa;
+use fst_core::sample::SplitMix64;
 
 /// The number of right-language classes of `dfa`'s states, by Moore refinement: a minimal
 /// DFA has as many classes as states. Independent of the library's own minimization.
@@ -32,4 +33,59 @@ pub fn count_equivalence_classes(dfa: &ByteDfa) -> usize {
             .map(|sig| sorted.binary_search(sig).expect("present"))
             .collect();
     }
+}
+
+/// A random small pattern over `a`, `b`, `c`: anchors anywhere, classes, empty branches,
+/// lazy and counted repetition, a case-insensitive letter.
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn random_pattern(rng: &mut SplitMix64, depth: u32) -> String {
+    let leaf = depth == 0 || rng.below(3) == 0;
+    if leaf {
+        return match rng.below(10) {
+            0 => "^".into(),
+            1 => "$".into(),
+            2 => "[ab]".into(),
+            3 => "[^a]".into(),
+            4 => String::new(),
+            5 => "a".into(),
+            6 => "b".into(),
+            7 => "c".into(),
+            8 => ".".into(),
+            _ => "(?i)A".into(),
+        };
+    }
+    let a = random_pattern(rng, depth - 1);
+    match rng.below(8) {
+        0 | 1 => format!("{a}{}", random_pattern(rng, depth - 1)),
+        2 => format!("(?:{a}|{})", random_pattern(rng, depth - 1)),
+        3 => format!("(?:{a})*"),
+        4 => format!("(?:{a})?"),
+        5 => format!("(?:{a})+?"),
+        6 => {
+            let lo = rng.below(3);
+            let hi = lo + rng.below(3);
+            format!("(?:{a}){{{lo},{hi}}}")
+        }
+        _ => format!("(?:{a}){{{},}}", rng.below(3)),
+    }
+}
+
+/// Every concatenation of at most `max_len` of `pieces` (duplicates when pieces overlap).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn all_texts(pieces: &[&[u8]], max_len: usize) -> Vec<Vec<u8>> {
+    let mut out = vec![Vec::new()];
+    let mut frontier = vec![Vec::new()];
+    for _ in 0..max_len {
+        let mut next = Vec::new();
+        for t in &frontier {
+            for p in pieces {
+                let mut u: Vec<u8> = t.clone();
+                u.extend_from_slice(p);
+                next.push(u);
+            }
+        }
+        out.extend(next.iter().cloned());
+        frontier = next;
+    }
+    out
 }
