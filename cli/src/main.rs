@@ -65,7 +65,9 @@ struct VocabArgs {
 
 #[derive(Args)]
 struct CompileRegexArgs {
-    /// The regular expression; the whole generated text must match it.
+    /// The regular expression; the whole generated text must match it. It may start
+    /// with `-` (`-?\d+`) without a `--` before it.
+    #[arg(allow_hyphen_values = true)]
     pattern: String,
     #[command(flatten)]
     vocab: VocabArgs,
@@ -103,7 +105,12 @@ struct DotArgs {
     /// A token automaton file (with --vocab, edges show token text instead of ids).
     file: Option<PathBuf>,
     /// Draw the byte automaton of this regular expression.
-    #[arg(long, value_name = "PATTERN", conflicts_with_all = ["file", "vocab"])]
+    #[arg(
+        long,
+        value_name = "PATTERN",
+        allow_hyphen_values = true,
+        conflicts_with_all = ["file", "vocab"]
+    )]
     regex: Option<String>,
     /// Draw this vocabulary's detokenizing FST (for small vocabularies), or label FILE's edges.
     #[arg(long, value_name = "VOCAB")]

@@ -368,15 +368,15 @@ fn bad_usage_and_bad_input_exit_2() {
         (vec!["compile", "regex", "a"], "--vocab"),
         (
             vec![
-                "compile", "regex", "(?=a)b", "--vocab", vocab, "-o", out_path,
+                "compile", "regex", "(?=a$)b", "--vocab", vocab, "-o", out_path,
             ],
-            "look-around",
+            "look-ahead",
         ),
         (
             vec![
-                "compile", "regex", r"a\bc", "--vocab", vocab, "-o", out_path,
+                "compile", "regex", r"(a)\1", "--vocab", vocab, "-o", out_path,
             ],
-            "word boundary",
+            "backreference",
         ),
         (
             vec!["compile", "regex", "(foo", "--vocab", vocab, "-o", out_path],
@@ -454,4 +454,25 @@ fn every_command_has_help() {
         assert!(out.status.success(), "{command:?}");
         assert!(stdout(&out).contains("Usage: fstc"), "{command:?}");
     }
+}
+
+#[test]
+fn patterns_may_start_with_a_hyphen() {
+    let dir = scratch("hyphen");
+    // No `--` before the pattern: it is a value, not an unknown option.
+    let file = compile(&dir, "int", r"-?\d+", &gpt2(), &[]);
+    for (text, code) in [("-42", 0), ("42", 0), ("--42", 1)] {
+        let out = fstc(&[
+            "check",
+            file.to_str().unwrap(),
+            "--vocab",
+            gpt2().to_str().unwrap(),
+            "--text",
+            text,
+        ]);
+        assert_eq!(out.status.code(), Some(code), "{text}: {}", stdout(&out));
+    }
+    let out = fstc(&["dot", "--regex", "-[0-9]"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("digraph"));
 }

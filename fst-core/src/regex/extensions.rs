@@ -125,6 +125,12 @@ pub(crate) enum Kind {
     SubstringOf,
     DelimitedList,
     DelimitedSubsequenceOf,
+    /// A look-around group (`(?=R)`, `(?!R)`, `(?<=R)`, `(?<!R)`), rewritten like an
+    /// extension so that regex-syntax (which refuses look-around) parses its body.
+    LookAround {
+        ahead: bool,
+        negated: bool,
+    },
 }
 
 impl Kind {
@@ -161,6 +167,23 @@ impl Use {
     /// An error about this group, naming it.
     pub(crate) fn error(&self, what: &str) -> RegexError {
         ext_error(self.name, self.span, &self.group, what)
+    }
+
+    /// A look-around group fstc cannot compile exactly, naming it and its span.
+    pub(crate) fn unsupported(&self, why: &str) -> RegexError {
+        RegexError::new(
+            RegexErrorKind::Unsupported {
+                construct: self.name,
+            },
+            Some(self.span),
+            format!(
+                "unsupported {} `{}` at bytes {}..{} of the pattern: {why}",
+                self.name,
+                shown(&self.group),
+                self.span.0,
+                self.span.1
+            ),
+        )
     }
 }
 
@@ -307,7 +330,24 @@ fn group_header(p: &str, i: usize) -> Option<(usize, usize, usize)> {
     (end > start && bytes.get(end) == Some(&b'>')).then_some((start, end, end + 1))
 }
 
-/// Rewrites the extension groups of `pattern`; `None` when it has none.
+/// The look-around group opening at `i`: its kind, name and header length.
+fn look_header(p: &str, i: usize) -> Option<(Kind, &'static str, usize)> {
+    let rest = &p[i..];
+    let (ahead, negated, name, len) = if rest.starts_with("(?=") {
+        (true, false, "look-ahead", 3)
+    } else if rest.starts_with("(?!") {
+        (true, true, "negative look-ahead", 3)
+    } else if rest.starts_with("(?<=") {
+        (false, false, "look-behind", 4)
+    } else if rest.starts_with("(?<!") {
+        (false, true, "negative look-behind", 4)
+    } else {
+        return None;
+    };
+    Some((Kind::LookAround { ahead, negated }, name, len))
+}
+
+/// Rewrites the extension and look-around groups of `pattern`; `None` when it has none.
 pub(crate) fn rewrite(pattern: &str) -> Result<Option<Rewritten>, RegexError> {
     let mut r = Rewriter {
         p: pattern,
@@ -370,6 +410,11 @@ impl Rewriter<'_> {
                 b'\\' => i += 2,
                 // An unclosed class is regex-syntax's to report.
                 b'[' => i = class_end(bytes, i).unwrap_or(end),
+                b'(' if look_header(self.p, i).is_some() => {
+                    self.copy(pending, i);
+                    i = self.look_around(i, end)?;
+                    pending = i;
+                }
                 b'(' => match group_header(self.p, i) {
                     Some((ns, ne, body)) => {
                         let name = &self.p[ns..ne];
@@ -397,6 +442,35 @@ impl Rewriter<'_> {
         }
         self.copy(pending, end.min(i));
         Ok(())
+    }
+
+    /// Rewrites the look-around group opening at `open` (closing before `end`) into a
+    /// placeholder group around its body; returns the index after its `)`.
+    fn look_around(&mut self, open: usize, end: usize) -> Result<usize, RegexError> {
+        let (kind, name, len) = look_header(self.p, open).expect("caller checked");
+        let body = open + len;
+        let Some((close, _)) = group_end(self.p.as_bytes(), body, end) else {
+            return Err(ext_error(
+                name,
+                (open, body),
+                &self.p[open..body],
+                "the group has no matching `)` (unbalanced parentheses); close it, and \
+                 escape literal parentheses as `\\(` and `\\)`",
+            ));
+        };
+        let id = self.uses.len();
+        self.uses.push(Use {
+            kind,
+            name,
+            span: (open, close + 1),
+            group: self.p[open..close + 1].to_string(),
+            min: 1,
+            max: None,
+        });
+        self.emit(&format!("(?P<{EXT_PREFIX}{id}>"), open, body);
+        self.range(body, close)?;
+        self.emit(")", close, close + 1);
+        Ok(close + 1)
     }
 
     /// Rewrites the extension group opening at `open` (name `ns..ne`, argument from
@@ -516,6 +590,7 @@ impl Rewriter<'_> {
                 }
                 2
             }
+            Kind::LookAround { .. } => unreachable!("Kind::from_name never names a look-around"),
             Kind::DelimitedSubsequenceOf => {
                 if fields.len() < 2 {
                     return Err(u.error(

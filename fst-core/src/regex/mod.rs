@@ -22,6 +22,7 @@ mod algebra;
 mod dfa;
 mod extensions;
 mod fragments;
+mod look;
 mod nfa;
 
 pub use algebra::{Algebra, Universe};
@@ -30,7 +31,7 @@ pub use fragments::{QUOTED_TEXT_REGEX, UNQUOTED_TEXT_REGEX};
 
 use std::fmt;
 
-use regex_syntax::ast::{self, AssertionKind, Ast, Flag, Flags, FlagsItemKind, GroupKind};
+use regex_syntax::ast;
 use regex_syntax::hir::translate::TranslatorBuilder;
 use rustfst::fst_impls::VectorFst;
 use rustfst::fst_traits::MutableFst;
@@ -254,91 +255,6 @@ impl<'p> Source<'p> {
     }
 }
 
-/// Finds the constructs regex-syntax accepts but a whole-text byte DFA cannot honour.
-struct Checker<'s, 'p> {
-    src: &'s Source<'p>,
-}
-
-impl Checker<'_, '_> {
-    /// `context` is the text that sets the flags (`(?m)` or `(?m:`), for the message.
-    fn check_flags(&self, flags: &Flags, context: &str) -> Result<(), RegexError> {
-        let mut negated = false;
-        for item in &flags.items {
-            match item.kind {
-                FlagsItemKind::Negation => negated = true,
-                // Turning a mode off is harmless; only enabling it changes ^ and $.
-                FlagsItemKind::Flag(Flag::MultiLine) if !negated => {
-                    return Err(self.flag_error("multi-line mode flag", 'm', item, context));
-                }
-                FlagsItemKind::Flag(Flag::CRLF) if !negated => {
-                    return Err(self.flag_error("CRLF mode flag", 'R', item, context));
-                }
-                FlagsItemKind::Flag(_) => {}
-            }
-        }
-        Ok(())
-    }
-
-    fn flag_error(
-        &self,
-        construct: &'static str,
-        flag: char,
-        item: &ast::FlagsItem,
-        context: &str,
-    ) -> RegexError {
-        let span = self.src.span(&item.span);
-        RegexError::new(
-            RegexErrorKind::Unsupported { construct },
-            span_pair(&span),
-            format!(
-                "unsupported {construct} `{flag}` at bytes {}..{} of the pattern (in `{context}`): \
-                 in fstc, ^ and $ only match at the text's ends, so line modes have no meaning; \
-                 remove the flag and match line breaks explicitly (e.g. `\\n`)",
-                span.start.offset, span.end.offset,
-            ),
-        )
-    }
-}
-
-impl ast::Visitor for Checker<'_, '_> {
-    type Output = ();
-    type Err = RegexError;
-
-    fn finish(self) -> Result<(), RegexError> {
-        Ok(())
-    }
-
-    fn visit_pre(&mut self, ast: &Ast) -> Result<(), RegexError> {
-        match ast {
-            Ast::Assertion(a) => match a.kind {
-                AssertionKind::StartLine
-                | AssertionKind::EndLine
-                | AssertionKind::StartText
-                | AssertionKind::EndText => Ok(()),
-                _ => Err(unsupported(
-                    self.src.pattern,
-                    "word boundary",
-                    &self.src.span(&a.span),
-                    "whether a word boundary holds depends on the bytes around it, which a \
-                     token constraint cannot see; match the separators explicitly (e.g. `\\s`, \
-                     `[^\\w]`) instead",
-                )),
-            },
-            Ast::Flags(f) => self.check_flags(&f.flags, fragment(self.src.text, &f.span)),
-            Ast::Group(g) => match &g.kind {
-                GroupKind::NonCapturing(flags) => {
-                    // From `(` through the `:` that ends the flags.
-                    let end = (flags.span.end.offset + 1).min(g.span.end.offset);
-                    let context = self.src.text.get(g.span.start.offset..end).unwrap_or("");
-                    self.check_flags(flags, context)
-                }
-                _ => Ok(()),
-            },
-            _ => Ok(()),
-        }
-    }
-}
-
 /// Parses and translates `src` to a HIR, mapping every regex-syntax error to ours.
 fn parse(src: &Source<'_>, case_insensitive: bool) -> Result<regex_syntax::hir::Hir, RegexError> {
     let pattern = src.pattern;
@@ -369,7 +285,6 @@ fn parse(src: &Source<'_>, case_insensitive: bool) -> Result<regex_syntax::hir::
             }
             kind => syntax_error(pattern, kind, &src.span(e.span())),
         })?;
-    ast::visit(&ast, Checker { src })?;
     TranslatorBuilder::new()
         .utf8(true)
         .case_insensitive(case_insensitive)
@@ -444,20 +359,130 @@ impl RegexBuilder {
         let nfa_limit = limit
             .saturating_mul(NFA_STATES_PER_DFA_STATE)
             .clamp(MIN_NFA_STATE_LIMIT, max_ids);
+        self.compile_hir(&hir, uses, limit, nfa_limit)
+    }
+
+    /// HIR → NFA → minimized DFA; NFAs with look conditions go through `look`.
+    fn compile_hir(
+        &self,
+        hir: &regex_syntax::hir::Hir,
+        uses: &[extensions::Use],
+        limit: usize,
+        nfa_limit: usize,
+    ) -> Result<ByteDfa, RegexError> {
         let mut compiler = nfa::Compiler::new(nfa_limit, uses);
-        if compiler.estimate(&hir)? > nfa_limit as u64 {
+        if compiler.estimate(hir)? > nfa_limit as u64 {
             return Err(RegexError::too_many_nfa_states(nfa_limit));
         }
-        let nfa = compiler.compile(&hir)?;
+        let nfa = compiler.compile(hir)?;
         let nfa_terminals = nfa.terminals.clone();
-        let raw = dfa::determinize(
-            &nfa,
-            limit,
-            nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE),
-        )?;
+        let budget = nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE);
+        let raw = if nfa.looks.is_empty() {
+            dfa::determinize(&nfa, limit, budget)?
+        } else {
+            if let Some(t) = nfa_terminals.first() {
+                return Err(RegexError::new(
+                    RegexErrorKind::Unsupported {
+                        construct: "assertion with wildcard terminals",
+                    },
+                    None,
+                    format!(
+                        "the pattern has both an assertion (a word boundary, a multi-line \
+                         anchor or a look-around) and the wildcard terminal `<{}>`, whose \
+                         bytes are unknown until composition, so the assertion cannot be \
+                         decided next to it; drop one of them",
+                        t.name()
+                    ),
+                ));
+            }
+            let cx = self.contexts(&nfa, uses, limit, nfa_limit)?;
+            look::determinize(&nfa, &cx, limit, budget)?
+        };
         drop(nfa);
         let min = dfa::merge_classes(dfa::minimize(&dfa::merge_classes(raw)));
         Ok(ByteDfa::from_table(min, &nfa_terminals))
+    }
+
+    /// DFAs for the NFA's look conditions: `R` ahead, `Σ*R` behind (the UTF-8 universe
+    /// concatenated with `R`, by the algebra).
+    fn contexts(
+        &self,
+        nfa: &nfa::Nfa,
+        uses: &[extensions::Use],
+        limit: usize,
+        nfa_limit: usize,
+    ) -> Result<look::Contexts, RegexError> {
+        let mut keys: [Vec<&nfa::Context>; 2] = [Vec::new(), Vec::new()];
+        let mut conds = Vec::with_capacity(nfa.looks.len());
+        for spec in &nfa.looks {
+            let mut pick = [None, None];
+            for (side, c) in [&spec.behind, &spec.ahead].into_iter().enumerate() {
+                if let Some((cx, want)) = c {
+                    let keys = &mut keys[side];
+                    let i = keys.iter().position(|k| *k == cx).unwrap_or_else(|| {
+                        keys.push(cx);
+                        keys.len() - 1
+                    });
+                    pick[side] = Some((i, *want));
+                }
+            }
+            conds.push((pick[0], pick[1]));
+        }
+        let mut algebra = Algebra::new();
+        algebra.state_limit(limit);
+        let universe = ByteDfa::universe(Universe::Utf8);
+        let mut behind = Vec::new();
+        for cx in &keys[0] {
+            let r = self.context_dfa(cx, uses, limit, nfa_limit)?;
+            behind.push(algebra.concat(&universe, &r)?);
+        }
+        let mut ahead = Vec::new();
+        for cx in &keys[1] {
+            ahead.push(self.context_dfa(cx, uses, limit, nfa_limit)?);
+        }
+        Ok(look::Contexts {
+            behind,
+            ahead,
+            conds,
+        })
+    }
+
+    /// The DFA of one context language (a word character, a byte, a look-around body).
+    fn context_dfa(
+        &self,
+        cx: &nfa::Context,
+        uses: &[extensions::Use],
+        limit: usize,
+        nfa_limit: usize,
+    ) -> Result<ByteDfa, RegexError> {
+        let fixed = |p: &str| RegexBuilder::new().build(p);
+        match cx {
+            nfa::Context::Word { unicode: true } => fixed(r"\w"),
+            nfa::Context::Word { unicode: false } => fixed(r"(?-u:\w)"),
+            nfa::Context::Byte(b) => fixed(&format!(r"\x{b:02X}")),
+            nfa::Context::Body { use_id, hir } => {
+                let u = &uses[*use_id];
+                let body = nfa::Compiler::new(nfa_limit, uses).compile(hir)?;
+                if !body.looks.is_empty() || body.has_anchors() {
+                    return Err(u.unsupported(
+                        "its body has an assertion of its own (`^`, `$`, `\\b`, a \
+                         look-around), which fstc does not compile inside look-around; \
+                         move it out of the group",
+                    ));
+                }
+                if let Some(t) = body.terminals.first() {
+                    return Err(u.unsupported(&format!(
+                        "its body has the wildcard terminal `<{}>`, whose bytes are unknown \
+                         until composition",
+                        t.name()
+                    )));
+                }
+                let budget = nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE);
+                let raw = dfa::determinize(&body, limit, budget)?;
+                let min = dfa::merge_classes(dfa::minimize(&dfa::merge_classes(raw)));
+                Ok(ByteDfa::from_table(min, &[]))
+            }
+        }
     }
 }
 

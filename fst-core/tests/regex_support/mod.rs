@@ -7,6 +7,7 @@ use fst_core::sample::SplitMix64;
 
 /// The number of right-language classes of `dfa`'s states, by Moore refinement: a minimal
 /// DFA has as many classes as states. Independent of the library's own minimization.
+#[allow(dead_code)] // not every test binary that includes this module uses it
 pub fn count_equivalence_classes(dfa: &ByteDfa) -> usize {
     let n = dfa.num_states();
     let mut part: Vec<usize> = (0..n as u32)
@@ -35,29 +36,29 @@ pub fn count_equivalence_classes(dfa: &ByteDfa) -> usize {
     }
 }
 
+/// The leaves of [`random_pattern`].
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub const LEAVES: &[&str] = &["^", "$", "[ab]", "[^a]", "", "a", "b", "c", ".", "(?i)A"];
+
 /// A random small pattern over `a`, `b`, `c`: anchors anywhere, classes, empty branches,
 /// lazy and counted repetition, a case-insensitive letter.
 #[allow(dead_code)] // not every test binary that includes this module uses it
 pub fn random_pattern(rng: &mut SplitMix64, depth: u32) -> String {
+    random_pattern_with(rng, depth, LEAVES)
+}
+
+/// A random pattern of depth at most `depth` over `leaves` (concatenation, alternation,
+/// greedy, lazy and counted repetition).
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn random_pattern_with(rng: &mut SplitMix64, depth: u32, leaves: &[&str]) -> String {
     let leaf = depth == 0 || rng.below(3) == 0;
     if leaf {
-        return match rng.below(10) {
-            0 => "^".into(),
-            1 => "$".into(),
-            2 => "[ab]".into(),
-            3 => "[^a]".into(),
-            4 => String::new(),
-            5 => "a".into(),
-            6 => "b".into(),
-            7 => "c".into(),
-            8 => ".".into(),
-            _ => "(?i)A".into(),
-        };
+        return leaves[rng.index(leaves.len())].to_string();
     }
-    let a = random_pattern(rng, depth - 1);
+    let a = random_pattern_with(rng, depth - 1, leaves);
     match rng.below(8) {
-        0 | 1 => format!("{a}{}", random_pattern(rng, depth - 1)),
-        2 => format!("(?:{a}|{})", random_pattern(rng, depth - 1)),
+        0 | 1 => format!("{a}{}", random_pattern_with(rng, depth - 1, leaves)),
+        2 => format!("(?:{a}|{})", random_pattern_with(rng, depth - 1, leaves)),
         3 => format!("(?:{a})*"),
         4 => format!("(?:{a})?"),
         5 => format!("(?:{a})+?"),
