@@ -5,10 +5,15 @@
 //! characters (`é`), spaces and both line breaks.
 
 mod regex_support;
+mod tokenize_support;
 
+use detok::fixtures::{shared_vocab, testdata_dir};
+use detok::Vocabulary;
+use fst_core::compiler::RegexCompiler;
 use fst_core::regex::{ByteDfa, RegexBuilder};
 use fst_core::sample::SplitMix64;
 use regex_support::{all_texts, random_pattern_with};
+use tokenize_support::{accepts, walk_to_eos, Segmenter};
 
 const PIECES: &[&[u8]] = &[b"a", b"_", b" ", b"\n", b"\r", "é".as_bytes()];
 
@@ -145,5 +150,77 @@ fn password_rules_as_look_aheads() {
         ("Zz9éééééé", true),
     ] {
         assert_eq!(dfa.is_match(text.as_bytes()), ok, "{text}");
+    }
+}
+
+/// Token automata of assertion patterns: random walks spell matching texts (checked by
+/// `fancy-regex`), known-good texts are accepted under the tokenizer's own and random
+/// tokenizations, and near misses are rejected.
+fn check_tokens(name: &str, vocab: &Vocabulary) {
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        (
+            r"(?:\b\w+\b[ ,]*)+",
+            &["hello world", "a, b", "héllo wörld "],
+            &[" hello", "hello,world!"],
+        ),
+        (r"(?m)(?:^\d+$\n?)+", &["12\n345", "7\n"], &["12 \n3", "\n"]),
+        (
+            r"(?=.*\d)(?=.*[a-z])(?!.*\s).{8,12}",
+            &["abcdefg1", "9zzzzzzzzz"],
+            &["abcdefgh", "abcd efg1", "12345678"],
+        ),
+        (
+            r"(?:\d|(?<!-)-)+(?<=\d)",
+            &["1-2", "12-3-45"],
+            &["1--2", "1-"],
+        ),
+    ];
+    let seg = Segmenter::new(vocab);
+    let mut rng = SplitMix64::new(77);
+    for &(pattern, good, bad) in cases {
+        let automaton = RegexCompiler::new()
+            .compile(pattern, vocab)
+            .unwrap_or_else(|e| panic!("{name}: {pattern}: {e}"));
+        let oracle = fancy_regex::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap();
+        let mut complete = 0;
+        for _ in 0..100 {
+            let walk = walk_to_eos(&automaton, &mut rng, 40);
+            if walk.complete {
+                complete += 1;
+                let text = String::from_utf8(vocab.detokenize(&walk.tokens)).unwrap();
+                assert!(
+                    oracle.is_match(&text).unwrap(),
+                    "{name}: {pattern}: {text:?}"
+                );
+            }
+        }
+        assert!(complete > 0, "{name}: {pattern}: no complete walk");
+        for text in good {
+            assert!(oracle.is_match(text).unwrap(), "{pattern}: {text:?}");
+            let own = vocab.tokenize(text).unwrap();
+            assert!(accepts(&automaton, &own), "{name}: {pattern}: {text:?}");
+            for _ in 0..5 {
+                let tokens = seg.segment(text.as_bytes(), &mut rng).unwrap();
+                assert!(
+                    accepts(&automaton, &tokens),
+                    "{name}: {pattern}: {tokens:?}"
+                );
+            }
+        }
+        for text in bad {
+            assert!(!oracle.is_match(text).unwrap(), "{pattern}: {text:?}");
+            if let Some(tokens) = seg.segment(text.as_bytes(), &mut rng) {
+                assert!(!accepts(&automaton, &tokens), "{name}: {pattern}: {text:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn token_automata_of_assertions() {
+    let gpt2 = Vocabulary::from_file(testdata_dir().join("gpt2/encoder.json")).unwrap();
+    check_tokens("gpt2", &gpt2);
+    if let Some(llama3) = shared_vocab("llama3/tokenizer.json") {
+        check_tokens("llama3", &llama3);
     }
 }

@@ -19,6 +19,9 @@ use super::dfa::{classes_from_boundaries, nfa_boundaries, TableDfa};
 use super::nfa::{Nfa, State};
 use super::{ByteDfa, RegexError, DEAD};
 
+/// One side of a condition: the index of its DFA and the outcome required.
+pub(crate) type Side = Option<(usize, bool)>;
+
 /// The DFAs of an NFA's look conditions (`Nfa::looks[i]` is `conds[i]`).
 pub(crate) struct Contexts {
     /// Trackers: DFAs of `Σ*R`, run over the whole text.
@@ -26,7 +29,7 @@ pub(crate) struct Contexts {
     /// DFAs of `R`, run from the position of the assertion.
     pub(crate) ahead: Vec<ByteDfa>,
     /// Per condition: (tracker, must accept) and (ahead DFA, positive).
-    pub(crate) conds: Vec<(Option<(usize, bool)>, Option<(usize, bool)>)>,
+    pub(crate) conds: Vec<(Side, Side)>,
 }
 
 /// An NFA thread: a state and the pending look-ahead runs `(ahead DFA, state, positive)`,
@@ -133,11 +136,8 @@ impl Builder<'_> {
             match dfa.next(q, byte) {
                 None if positive => return None,
                 None => {}
-                Some(q2) if dfa.is_accepting(q2) => {
-                    if !positive {
-                        return None;
-                    }
-                }
+                Some(q2) if dfa.is_accepting(q2) && !positive => return None,
+                Some(q2) if dfa.is_accepting(q2) => {}
                 Some(q2) => out.push((a, q2, positive)),
             }
         }
