@@ -86,6 +86,16 @@ struct CompileRegexArgs {
     /// Print compile time and automaton size to stderr.
     #[arg(long)]
     stats: bool,
+    /// Pattern syntax: `regex` (the regex crate's) or `ecmascript` (ECMA-262 with the `u`
+    /// flag, as JSON Schema's `pattern`: ASCII `\d`, `\w`, `\b`).
+    #[arg(long, value_enum, default_value_t = DialectArg::Regex)]
+    dialect: DialectArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DialectArg {
+    Regex,
+    Ecmascript,
 }
 
 #[derive(Args)]
@@ -222,6 +232,10 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
         compiler = compiler.token_edge_limit(limit);
     }
     compiler = compiler.image_tokens(args.image_tokens.iter().copied());
+    compiler = compiler.dialect(match args.dialect {
+        DialectArg::Regex => fst_core::regex::Dialect::Regex,
+        DialectArg::Ecmascript => fst_core::regex::Dialect::EcmaScript,
+    });
     progress.stage("indexing vocabulary");
     let trie_start = Instant::now();
     let trie = VocabTrie::new(&vocab);

@@ -476,3 +476,40 @@ fn patterns_may_start_with_a_hyphen() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("digraph"));
 }
+
+#[test]
+fn ecmascript_dialect() {
+    let dir = scratch("ecma");
+    // ECMAScript `\d` is ASCII: an Arabic-Indic digit is refused there, accepted by the
+    // regex crate's Unicode `\d`.
+    let ecma = compile(&dir, "ecma", r"\d+", &gpt2(), &["--dialect", "ecmascript"]);
+    let unicode = compile(&dir, "unicode", r"\d+", &gpt2(), &[]);
+    for (file, code) in [(&ecma, 1), (&unicode, 0)] {
+        let out = fstc(&[
+            "check",
+            file.to_str().unwrap(),
+            "--vocab",
+            gpt2().to_str().unwrap(),
+            "--text",
+            "1\u{663}",
+        ]);
+        assert_eq!(out.status.code(), Some(code), "{}", stdout(&out));
+    }
+    let out = fstc(&[
+        "compile",
+        "regex",
+        "(?i)a",
+        "--dialect",
+        "ecmascript",
+        "--vocab",
+        gpt2().to_str().unwrap(),
+        "-o",
+        dir.join("x.fstc").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("non-ECMAScript group"),
+        "{}",
+        stderr(&out)
+    );
+}

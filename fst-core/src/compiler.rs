@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use crate::automaton::{Terminal, TokenAutomaton};
 use crate::compose::{compose_classes_with_trie, ComposeError, ComposeLimits, VocabTrie};
 use crate::format::FormatError;
-use crate::regex::{ByteDfa, RegexError, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
+use crate::regex::{Dialect, RegexBuilder, RegexError, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
 use crate::vocab::TokenVocabulary;
 
 /// Compiles regular expressions into token automata for one vocabulary at a time.
@@ -19,6 +19,7 @@ pub struct RegexCompiler {
     dfa_state_limit: usize,
     limits: ComposeLimits,
     image_tokens: Vec<u32>,
+    dialect: Dialect,
 }
 
 /// How long each stage of a compile took, and how big its results were.
@@ -47,7 +48,14 @@ impl RegexCompiler {
             dfa_state_limit: DEFAULT_DFA_STATE_LIMIT,
             limits: ComposeLimits::default(),
             image_tokens: Vec::new(),
+            dialect: Dialect::Regex,
         }
+    }
+
+    /// Reads patterns in `dialect` ([`Dialect::EcmaScript`] for JSON Schema's `pattern`).
+    pub fn dialect(mut self, dialect: Dialect) -> RegexCompiler {
+        self.dialect = dialect;
+        self
     }
 
     /// Most states the pattern's byte DFA may have.
@@ -127,7 +135,11 @@ impl RegexCompiler {
     ) -> Result<(TokenAutomaton, CompileStats), BuildError> {
         let mut stats = CompileStats::default();
         let started = Instant::now();
-        let dfa = ByteDfa::from_regex(pattern, self.dfa_state_limit).map_err(BuildError::regex)?;
+        let dfa = RegexBuilder::new()
+            .state_limit(self.dfa_state_limit)
+            .dialect(self.dialect)
+            .build(pattern)
+            .map_err(BuildError::regex)?;
         stats.byte_dfa_time = started.elapsed();
         stats.byte_dfa_states = dfa.num_states();
 

@@ -302,11 +302,26 @@ fn parse(src: &Source<'_>, case_insensitive: bool) -> Result<regex_syntax::hir::
         })
 }
 
+/// The syntax and class meanings a pattern is read with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// The `regex` crate's syntax (regex-syntax): Unicode `\d`, `\w`, `\s`, `\b`.
+    #[default]
+    Regex,
+    /// ECMAScript (ECMA-262) with the `u` flag and no other flag, as JSON Schema's
+    /// `pattern` is read: `\d` = `[0-9]`, `\w` = `[0-9A-Za-z_]`, `\s` per ECMA (with
+    /// U+FEFF and the Unicode spaces), `\b` on ASCII word characters, `.` excludes every
+    /// line terminator, `\uHHHH` (surrogate pairs joined) and `\u{...}`, `(?<name>...)`,
+    /// `[^]`, `\/`. Regex-syntax extras (`(?i)`, `(?P<`, `\A`, `\pL`) are refused.
+    EcmaScript,
+}
+
 /// Options for compiling a pattern; [`ByteDfa::from_regex`] covers the common case.
 #[derive(Clone, Debug)]
 pub struct RegexBuilder {
     state_limit: usize,
     case_insensitive: bool,
+    dialect: Dialect,
 }
 
 impl Default for RegexBuilder {
@@ -321,7 +336,14 @@ impl RegexBuilder {
         RegexBuilder {
             state_limit: DEFAULT_DFA_STATE_LIMIT,
             case_insensitive: false,
+            dialect: Dialect::Regex,
         }
+    }
+
+    /// Reads patterns in `dialect` (default [`Dialect::Regex`]).
+    pub fn dialect(&mut self, dialect: Dialect) -> &mut RegexBuilder {
+        self.dialect = dialect;
+        self
     }
 
     /// Caps byte-DFA states (and, in proportion, NFA states). 0 counts as 1.
@@ -338,7 +360,19 @@ impl RegexBuilder {
 
     /// Compiles `pattern` to a minimized, trimmed byte DFA with full-match semantics.
     pub fn build(&self, pattern: &str) -> Result<ByteDfa, RegexError> {
-        let rewritten = extensions::rewrite(pattern)?;
+        if self.dialect == Dialect::EcmaScript && self.case_insensitive {
+            return Err(RegexError::new(
+                RegexErrorKind::Unsupported {
+                    construct: "case-insensitive ECMAScript",
+                },
+                None,
+                "case-insensitive matching (the `i` flag) is not supported with the ECMAScript \
+                 dialect: ECMAScript's case folding and `\\w`/`\\b` under `i` differ from \
+                 regex-syntax's; spell both cases in the pattern"
+                    .to_string(),
+            ));
+        }
+        let rewritten = extensions::rewrite(pattern, self.dialect == Dialect::EcmaScript)?;
         let (hir, uses) = match &rewritten {
             None => (
                 parse(&Source::plain(pattern), self.case_insensitive)?,
