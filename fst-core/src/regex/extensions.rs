@@ -924,7 +924,7 @@ mod tests {
     #[test]
     fn groups_are_rewritten_and_spans_map_back() {
         let p = r"x(?P<DELIMITED_LIST>,|[|)](a\|)|2)y";
-        let r = rewrite(p).unwrap().unwrap();
+        let r = rewrite(p, false).unwrap().unwrap();
         assert_eq!(
             r.text,
             r"x(?P<__fstc_ext_0>(?P<__fstc_arg_0_0>,)(?P<__fstc_arg_0_1>[|)](a\|)))y"
@@ -936,16 +936,19 @@ mod tests {
         assert_eq!(r.map.end(y + 1), p.len());
         assert_eq!(r.map.start(0), 0);
         assert_eq!(r.map.start(1), 1);
-        assert!(rewrite("(?P<lower>a)(?P<Mixed>b)[(?P<X>)]")
+        assert!(rewrite("(?P<lower>a)(?P<Mixed>b)[(?P<X>)]", false)
             .unwrap()
             .is_none());
     }
 
     #[test]
     fn nested_uses_get_distinct_placeholders() {
-        let r = rewrite("(?P<DELIMITED_LIST>(?P<TEXT_TOKEN>)|(?P<QUOTED_TEXT>))")
-            .unwrap()
-            .unwrap();
+        let r = rewrite(
+            "(?P<DELIMITED_LIST>(?P<TEXT_TOKEN>)|(?P<QUOTED_TEXT>))",
+            false,
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(r.uses.len(), 3);
         assert!(r.text.contains(r"__fstc_ext_1>\x00?)") && r.text.contains(r"__fstc_ext_2>\x00?)"));
     }

@@ -774,7 +774,9 @@ mod tests {
             "(?P<DELIMITED_LIST>;|(?P<DELIMITED_LIST>,|x|2|3)|3)",
             "(?P<DELIMITED_SUBSEQUENCE_OF>, |a|bc|(?P<QUOTED_TEXT>)|d)",
         ] {
-            let r = crate::regex::extensions::rewrite(pattern).unwrap().unwrap();
+            let r = crate::regex::extensions::rewrite(pattern, false)
+                .unwrap()
+                .unwrap();
             assert_estimate_bounds(pattern, &r.text, &r.uses);
         }
     }
