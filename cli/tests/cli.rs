@@ -456,20 +456,25 @@ fn every_command_has_help() {
     }
 }
 
+/// `fstc check FILE --vocab gpt2 --text TEXT`.
+fn check_text(file: &Path, text: &str) -> Output {
+    fstc(&[
+        "check",
+        file.to_str().unwrap(),
+        "--vocab",
+        gpt2().to_str().unwrap(),
+        "--text",
+        text,
+    ])
+}
+
 #[test]
 fn patterns_may_start_with_a_hyphen() {
     let dir = scratch("hyphen");
     // No `--` before the pattern: it is a value, not an unknown option.
     let file = compile(&dir, "int", r"-?\d+", &gpt2(), &[]);
     for (text, code) in [("-42", 0), ("42", 0), ("--42", 1)] {
-        let out = fstc(&[
-            "check",
-            file.to_str().unwrap(),
-            "--vocab",
-            gpt2().to_str().unwrap(),
-            "--text",
-            text,
-        ]);
+        let out = check_text(&file, text);
         assert_eq!(out.status.code(), Some(code), "{text}: {}", stdout(&out));
     }
     let out = fstc(&["dot", "--regex", "-[0-9]"]);
@@ -485,14 +490,7 @@ fn ecmascript_dialect() {
     let ecma = compile(&dir, "ecma", r"\d+", &gpt2(), &["--dialect", "ecmascript"]);
     let unicode = compile(&dir, "unicode", r"\d+", &gpt2(), &[]);
     for (file, code) in [(&ecma, 1), (&unicode, 0)] {
-        let out = fstc(&[
-            "check",
-            file.to_str().unwrap(),
-            "--vocab",
-            gpt2().to_str().unwrap(),
-            "--text",
-            "1\u{663}",
-        ]);
+        let out = check_text(file, "1\u{663}");
         assert_eq!(out.status.code(), Some(code), "{}", stdout(&out));
     }
     let out = fstc(&[

@@ -17,8 +17,12 @@ fn oracle(pattern: &str) -> regex::bytes::Regex {
     regex::bytes::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap()
 }
 
-fn pair(rng: &mut SplitMix64) -> (String, String) {
-    (random_pattern(rng, 3), random_pattern(rng, 3))
+/// Two random patterns and their DFAs.
+fn pair(rng: &mut SplitMix64) -> (String, String, ByteDfa, ByteDfa) {
+    let (p, q) = (random_pattern(rng, 3), random_pattern(rng, 3));
+    let a = ByteDfa::from_regex(&p, 10_000).unwrap();
+    let b = ByteDfa::from_regex(&q, 10_000).unwrap();
+    (p, q, a, b)
 }
 
 fn check(what: &str, dfa: &ByteDfa, texts: &[Vec<u8>], expected: impl Fn(&[u8]) -> bool) {
@@ -38,11 +42,7 @@ fn boolean_operations_agree_with_the_regex_crate() {
     let algebra = Algebra::new();
     let mut rng = SplitMix64::new(15);
     for _ in 0..150 {
-        let (p, q) = pair(&mut rng);
-        let (a, b) = (
-            ByteDfa::from_regex(&p, 10_000).unwrap(),
-            ByteDfa::from_regex(&q, 10_000).unwrap(),
-        );
+        let (p, q, a, b) = pair(&mut rng);
         let (ra, rb) = (oracle(&p), oracle(&q));
         let name = |op: &str| format!("{op}({p}, {q})");
         check(
@@ -84,11 +84,7 @@ fn concatenation_and_reversal_agree_with_the_regex_crate() {
     let algebra = Algebra::new();
     let mut rng = SplitMix64::new(51);
     for _ in 0..150 {
-        let (p, q) = pair(&mut rng);
-        let (a, b) = (
-            ByteDfa::from_regex(&p, 10_000).unwrap(),
-            ByteDfa::from_regex(&q, 10_000).unwrap(),
-        );
+        let (p, q, a, b) = pair(&mut rng);
         let (ra, rb) = (oracle(&p), oracle(&q));
         check(
             &format!("concat({p}, {q})"),
@@ -113,11 +109,7 @@ fn equal_languages_give_equal_dfas() {
     let algebra = Algebra::new();
     let mut rng = SplitMix64::new(3);
     for _ in 0..100 {
-        let (p, q) = pair(&mut rng);
-        let (a, b) = (
-            ByteDfa::from_regex(&p, 10_000).unwrap(),
-            ByteDfa::from_regex(&q, 10_000).unwrap(),
-        );
+        let (p, q, a, b) = pair(&mut rng);
         // De Morgan in the UTF-8 universe, and reversal twice.
         let lhs = algebra.complement(&algebra.union(&a, &b).unwrap(), Universe::Utf8);
         let rhs = algebra.intersect(
@@ -137,11 +129,7 @@ fn shortest_witnesses_are_shortest_and_emptiness_is_exact() {
     let algebra = Algebra::new();
     let mut rng = SplitMix64::new(9);
     for _ in 0..200 {
-        let (p, q) = pair(&mut rng);
-        let (a, b) = (
-            ByteDfa::from_regex(&p, 10_000).unwrap(),
-            ByteDfa::from_regex(&q, 10_000).unwrap(),
-        );
+        let (p, q, a, b) = pair(&mut rng);
         let both = algebra.intersect(&a, &b).unwrap();
         let (ra, rb) = (oracle(&p), oracle(&q));
         match both.shortest_match() {

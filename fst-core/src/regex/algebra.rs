@@ -18,7 +18,7 @@
 
 use crate::fast_hash::FastMap;
 
-use super::dfa::{merge_classes, minimize, TableDfa};
+use super::dfa::TableDfa;
 use super::{ByteDfa, RegexBuilder, RegexError, RegexErrorKind, DEAD, DEFAULT_DFA_STATE_LIMIT};
 
 /// The set of texts a complement is taken in.
@@ -277,7 +277,7 @@ impl Algebra {
 
 /// Minimizes and numbers a terminal-free table DFA canonically.
 fn finish(dfa: TableDfa) -> ByteDfa {
-    ByteDfa::from_table(merge_classes(minimize(&merge_classes(dfa))), &[])
+    ByteDfa::minimal(dfa, &[])
 }
 
 fn refuse_terminals(operation: &'static str, d: &ByteDfa) -> Result<(), RegexError> {

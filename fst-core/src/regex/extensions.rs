@@ -466,19 +466,25 @@ impl Rewriter<'_> {
         Ok(())
     }
 
+    /// The error for group `name` opening at `open` (its header ending at `body`) that
+    /// never closes.
+    fn unclosed(&self, name: &str, open: usize, body: usize) -> RegexError {
+        ext_error(
+            name,
+            (open, body),
+            &self.p[open..body],
+            "the group has no matching `)` (unbalanced parentheses); close it, and \
+             escape literal parentheses as `\\(` and `\\)`",
+        )
+    }
+
     /// Rewrites the look-around group opening at `open` (closing before `end`) into a
     /// placeholder group around its body; returns the index after its `)`.
     fn look_around(&mut self, open: usize, end: usize) -> Result<usize, RegexError> {
         let (kind, name, len) = look_header(self.p, open).expect("caller checked");
         let body = open + len;
         let Some((close, _)) = group_end(self.p.as_bytes(), body, end) else {
-            return Err(ext_error(
-                name,
-                (open, body),
-                &self.p[open..body],
-                "the group has no matching `)` (unbalanced parentheses); close it, and \
-                 escape literal parentheses as `\\(` and `\\)`",
-            ));
+            return Err(self.unclosed(name, open, body));
         };
         let id = self.uses.len();
         self.uses.push(Use {
@@ -525,17 +531,8 @@ impl Rewriter<'_> {
             .find(|e| e.name == name_text)
             .map(|e| e.name)
             .expect("every Kind is listed in EXTENSIONS");
-        let (close, bars) = match group_end(self.p.as_bytes(), body, end) {
-            Some(found) => found,
-            None => {
-                return Err(ext_error(
-                    name,
-                    (open, body),
-                    &self.p[open..body],
-                    "the group has no matching `)` (unbalanced parentheses); close it, and \
-                     escape literal parentheses as `\\(` and `\\)`",
-                ));
-            }
+        let Some((close, bars)) = group_end(self.p.as_bytes(), body, end) else {
+            return Err(self.unclosed(name, open, body));
         };
         let span = (open, close + 1);
         let mut fields: Vec<(usize, usize)> = Vec::with_capacity(bars.len() + 1);

@@ -7,9 +7,10 @@
 //!
 //! Semantics are full match: the whole text must match, as with `\A(?:pattern)\z`.
 //! `^`/`\A` hold only before the first byte and `$`/`\z` only after the last, wherever
-//! they appear in the pattern. Word boundaries, multi-line and CRLF modes, look-around and
-//! backreferences are rejected: they depend on text outside what a DFA over the whole
-//! text can see, or are not regular.
+//! they appear in the pattern. Word boundaries, `(?m)`/`(?R)` line anchors and
+//! look-around are conditions on the whole text, compiled exactly by `look`;
+//! backreferences are rejected (not regular). `algebra` combines DFAs (intersection,
+//! complement, ...); [`Dialect::EcmaScript`] reads ECMA-262 patterns.
 //!
 //! Extensions (Koo et al. §2.5) are capture groups with reserved names, `[A-Z][A-Z0-9_]*`
 //! (see [`EXTENSIONS`]): wildcard terminals (`(?P<PARAGRAPH_TOKEN>)`, [`TerminalKind`]),
@@ -73,9 +74,12 @@ const SET_ENTRIES_PER_NFA_STATE: usize = 1;
 pub enum RegexErrorKind {
     /// The pattern is not valid regex syntax (regex-syntax's own diagnosis).
     Syntax,
-    /// A construct fstc cannot turn into a byte DFA: `"look-around"`, `"backreference"`,
-    /// `"word boundary"`, `"multi-line mode flag"`, `"CRLF mode flag"`,
-    /// `"non-UTF-8 construct"`.
+    /// A construct fstc cannot turn into a byte DFA: `"backreference"`,
+    /// `"non-UTF-8 construct"`, a look-around it cannot compile exactly (`"look-ahead"`,
+    /// `"negative look-behind"`, ...: assertions inside the body),
+    /// `"assertion with wildcard terminals"`, and in the ECMAScript dialect
+    /// `"non-ECMAScript group"`, `"escape"`, `"unclosed class"`,
+    /// `"case-insensitive ECMAScript"`.
     Unsupported {
         /// Short name of the construct.
         construct: &'static str,
@@ -266,8 +270,8 @@ fn parse(src: &Source<'_>, case_insensitive: bool) -> Result<regex_syntax::hir::
                 pattern,
                 "look-around",
                 &src.span(e.span()),
-                "look-ahead and look-behind are not supported; fold the condition into the \
-                 pattern itself",
+                "this look-around was hidden from fstc's pre-pass (a verbose-mode comment \
+                 before it has an unbalanced `[` or `(`); remove or escape it",
             ),
             // `\k<name>` is a named backreference in other engines; regex-syntax does not
             // know the escape, but the user meant a backreference.
@@ -433,8 +437,7 @@ impl RegexBuilder {
             look::determinize(&nfa, &cx, limit, budget)?
         };
         drop(nfa);
-        let min = dfa::merge_classes(dfa::minimize(&dfa::merge_classes(raw)));
-        Ok(ByteDfa::from_table(min, &nfa_terminals))
+        Ok(ByteDfa::minimal(raw, &nfa_terminals))
     }
 
     /// DFAs for the NFA's look conditions: `R` ahead, `Σ*R` behind (the UTF-8 universe
@@ -512,9 +515,10 @@ impl RegexBuilder {
                     )));
                 }
                 let budget = nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE);
-                let raw = dfa::determinize(&body, limit, budget)?;
-                let min = dfa::merge_classes(dfa::minimize(&dfa::merge_classes(raw)));
-                Ok(ByteDfa::from_table(min, &[]))
+                Ok(ByteDfa::minimal(
+                    dfa::determinize(&body, limit, budget)?,
+                    &[],
+                ))
             }
         }
     }
@@ -563,6 +567,12 @@ impl ByteDfa {
             terminals: used.iter().map(|&c| kinds[c - k]).collect(),
             terminal_table,
         }
+    }
+
+    /// Minimizes a table DFA (classes merged before and after) into a `ByteDfa`.
+    fn minimal(raw: dfa::TableDfa, kinds: &[TerminalKind]) -> ByteDfa {
+        let min = dfa::merge_classes(dfa::minimize(&dfa::merge_classes(raw)));
+        ByteDfa::from_table(min, kinds)
     }
 
     /// Compiles `pattern` (full match) with at most `state_limit` DFA states.
