@@ -65,7 +65,9 @@ struct VocabArgs {
 
 #[derive(Args)]
 struct CompileRegexArgs {
-    /// The regular expression; the whole generated text must match it.
+    /// The regular expression; the whole generated text must match it. It may start
+    /// with `-` (`-?\d+`) without a `--` before it.
+    #[arg(allow_hyphen_values = true)]
     pattern: String,
     #[command(flatten)]
     vocab: VocabArgs,
@@ -84,6 +86,16 @@ struct CompileRegexArgs {
     /// Print compile time and automaton size to stderr.
     #[arg(long)]
     stats: bool,
+    /// Pattern syntax: `regex` (the regex crate's) or `ecmascript` (ECMA-262 with the `u`
+    /// flag, as JSON Schema's `pattern`: ASCII `\d`, `\w`, `\b`).
+    #[arg(long, value_enum, default_value_t = DialectArg::Regex)]
+    dialect: DialectArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DialectArg {
+    Regex,
+    Ecmascript,
 }
 
 #[derive(Args)]
@@ -103,7 +115,12 @@ struct DotArgs {
     /// A token automaton file (with --vocab, edges show token text instead of ids).
     file: Option<PathBuf>,
     /// Draw the byte automaton of this regular expression.
-    #[arg(long, value_name = "PATTERN", conflicts_with_all = ["file", "vocab"])]
+    #[arg(
+        long,
+        value_name = "PATTERN",
+        allow_hyphen_values = true,
+        conflicts_with_all = ["file", "vocab"]
+    )]
     regex: Option<String>,
     /// Draw this vocabulary's detokenizing FST (for small vocabularies), or label FILE's edges.
     #[arg(long, value_name = "VOCAB")]
@@ -215,6 +232,10 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
         compiler = compiler.token_edge_limit(limit);
     }
     compiler = compiler.image_tokens(args.image_tokens.iter().copied());
+    compiler = compiler.dialect(match args.dialect {
+        DialectArg::Regex => fst_core::regex::Dialect::Regex,
+        DialectArg::Ecmascript => fst_core::regex::Dialect::EcmaScript,
+    });
     progress.stage("indexing vocabulary");
     let trie_start = Instant::now();
     let trie = VocabTrie::new(&vocab);

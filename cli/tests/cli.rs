@@ -368,15 +368,15 @@ fn bad_usage_and_bad_input_exit_2() {
         (vec!["compile", "regex", "a"], "--vocab"),
         (
             vec![
-                "compile", "regex", "(?=a)b", "--vocab", vocab, "-o", out_path,
+                "compile", "regex", "(?=a$)b", "--vocab", vocab, "-o", out_path,
             ],
-            "look-around",
+            "look-ahead",
         ),
         (
             vec![
-                "compile", "regex", r"a\bc", "--vocab", vocab, "-o", out_path,
+                "compile", "regex", r"(a)\1", "--vocab", vocab, "-o", out_path,
             ],
-            "word boundary",
+            "backreference",
         ),
         (
             vec!["compile", "regex", "(foo", "--vocab", vocab, "-o", out_path],
@@ -454,4 +454,60 @@ fn every_command_has_help() {
         assert!(out.status.success(), "{command:?}");
         assert!(stdout(&out).contains("Usage: fstc"), "{command:?}");
     }
+}
+
+/// `fstc check FILE --vocab gpt2 --text TEXT`.
+fn check_text(file: &Path, text: &str) -> Output {
+    fstc(&[
+        "check",
+        file.to_str().unwrap(),
+        "--vocab",
+        gpt2().to_str().unwrap(),
+        "--text",
+        text,
+    ])
+}
+
+#[test]
+fn patterns_may_start_with_a_hyphen() {
+    let dir = scratch("hyphen");
+    // No `--` before the pattern: it is a value, not an unknown option.
+    let file = compile(&dir, "int", r"-?\d+", &gpt2(), &[]);
+    for (text, code) in [("-42", 0), ("42", 0), ("--42", 1)] {
+        let out = check_text(&file, text);
+        assert_eq!(out.status.code(), Some(code), "{text}: {}", stdout(&out));
+    }
+    let out = fstc(&["dot", "--regex", "-[0-9]"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("digraph"));
+}
+
+#[test]
+fn ecmascript_dialect() {
+    let dir = scratch("ecma");
+    // ECMAScript `\d` is ASCII: an Arabic-Indic digit is refused there, accepted by the
+    // regex crate's Unicode `\d`.
+    let ecma = compile(&dir, "ecma", r"\d+", &gpt2(), &["--dialect", "ecmascript"]);
+    let unicode = compile(&dir, "unicode", r"\d+", &gpt2(), &[]);
+    for (file, code) in [(&ecma, 1), (&unicode, 0)] {
+        let out = check_text(file, "1\u{663}");
+        assert_eq!(out.status.code(), Some(code), "{}", stdout(&out));
+    }
+    let out = fstc(&[
+        "compile",
+        "regex",
+        "(?i)a",
+        "--dialect",
+        "ecmascript",
+        "--vocab",
+        gpt2().to_str().unwrap(),
+        "-o",
+        dir.join("x.fstc").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("non-ECMAScript group"),
+        "{}",
+        stderr(&out)
+    );
 }

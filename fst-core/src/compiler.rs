@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use crate::automaton::{Terminal, TokenAutomaton};
 use crate::compose::{compose_classes_with_trie, ComposeError, ComposeLimits, VocabTrie};
 use crate::parts::PartsError;
-use crate::regex::{ByteDfa, RegexError, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
+use crate::regex::{Dialect, RegexBuilder, RegexError, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
 use crate::vocab::TokenVocabulary;
 
 /// Compiles regular expressions into token automata for one vocabulary at a time.
@@ -27,6 +27,7 @@ pub struct Config {
     dfa_state_limit: Option<usize>,
     token_edge_limit: Option<usize>,
     image_tokens: Option<Vec<u32>>,
+    dialect: Option<Dialect>,
 }
 
 impl Config {
@@ -59,6 +60,18 @@ impl Config {
         self
     }
 
+    /// Reads patterns in `dialect` ([`Dialect::EcmaScript`] for JSON Schema's `pattern`;
+    /// default [`Dialect::Regex`]).
+    pub fn dialect(mut self, dialect: Dialect) -> Config {
+        self.dialect = Some(dialect);
+        self
+    }
+
+    /// The pattern dialect in effect.
+    pub fn get_dialect(&self) -> Dialect {
+        self.dialect.unwrap_or(Dialect::Regex)
+    }
+
     /// The byte DFA state limit in effect.
     pub fn get_dfa_state_limit(&self) -> usize {
         self.dfa_state_limit.unwrap_or(DEFAULT_DFA_STATE_LIMIT)
@@ -80,6 +93,7 @@ impl Config {
             dfa_state_limit: other.dfa_state_limit.or(self.dfa_state_limit),
             token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
             image_tokens: other.image_tokens.or(self.image_tokens),
+            dialect: other.dialect.or(self.dialect),
         }
     }
 }
@@ -128,6 +142,11 @@ impl RegexCompiler {
     /// Shorthand for `configure(RegexCompiler::config().token_edge_limit(limit))`.
     pub fn token_edge_limit(self, limit: usize) -> RegexCompiler {
         self.configure(Config::new().token_edge_limit(limit))
+    }
+
+    /// Shorthand for `configure(RegexCompiler::config().dialect(dialect))`.
+    pub fn dialect(self, dialect: Dialect) -> RegexCompiler {
+        self.configure(Config::new().dialect(dialect))
     }
 
     /// Shorthand for `configure(RegexCompiler::config().image_tokens(ids))`.
@@ -200,7 +219,10 @@ impl RegexCompiler {
     ) -> Result<(TokenAutomaton, CompileStats), BuildError> {
         let mut stats = CompileStats::default();
         let started = Instant::now();
-        let dfa = ByteDfa::from_regex(pattern, self.config.get_dfa_state_limit())
+        let dfa = RegexBuilder::new()
+            .state_limit(self.config.get_dfa_state_limit())
+            .dialect(self.config.get_dialect())
+            .build(pattern)
             .map_err(BuildError::regex)?;
         stats.byte_dfa_time = started.elapsed();
         stats.byte_dfa_states = dfa.num_states();

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use detok::Vocabulary;
 use fst_core::automaton::TokenAutomaton;
-use fst_core::sample::SplitMix64;
+use fst_core::sample::{RandomWalk, SplitMix64};
 use fst_core::walker::Walker;
 use fst_core::TokenVocabulary;
 
@@ -62,5 +62,48 @@ impl Segmenter {
             i += len;
         }
         Some(tokens)
+    }
+}
+
+/// A random walk that picks a token edge or any allowed token of the mask (terminal
+/// tokens included), and stops with probability 1/4 where the state accepts: wildcard
+/// states allow ~|V| tokens, so `random_walk`'s one EOS choice among them would almost
+/// never end a walk.
+pub fn walk_to_eos(automaton: &TokenAutomaton, rng: &mut SplitMix64, max: usize) -> RandomWalk {
+    let mut walker = Walker::new(automaton);
+    let mut mask = vec![0u32; (automaton.vocab_size() as usize).div_ceil(32)];
+    let mut tokens = Vec::new();
+    while tokens.len() < max {
+        if walker.is_accepting() && rng.below(4) == 0 {
+            return RandomWalk {
+                tokens,
+                complete: true,
+            };
+        }
+        // Half the time, a token of a random class edge (leaving a wildcard, e.g. the
+        // newline after a paragraph, whose class is small); otherwise any allowed token.
+        let classes: Vec<u32> = automaton.class_edges(walker.state()).map(|e| e.0).collect();
+        if !classes.is_empty() && rng.below(2) == 0 {
+            let class = classes[rng.index(classes.len())];
+            let pick = rng.index(automaton.class_size(class));
+            let t = automaton.class_tokens(class).nth(pick).unwrap();
+            walker.consume(t).unwrap();
+            tokens.push(t);
+            continue;
+        }
+        walker.fill_mask(&mut mask).unwrap();
+        let allowed: Vec<u32> = (0..automaton.vocab_size())
+            .filter(|&t| mask[(t / 32) as usize] & (1 << (t % 32)) != 0 && !automaton.is_eos(t))
+            .collect();
+        if allowed.is_empty() {
+            break;
+        }
+        let t = allowed[rng.index(allowed.len())];
+        walker.consume(t).unwrap();
+        tokens.push(t);
+    }
+    RandomWalk {
+        tokens,
+        complete: walker.is_accepting(),
     }
 }

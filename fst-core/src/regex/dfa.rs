@@ -34,11 +34,21 @@ impl TableDfa {
 /// Byte classes from the NFA's byte ranges: bytes no range boundary separates always move
 /// together. Classes are contiguous and numbered in byte order.
 fn nfa_byte_classes(nfa: &Nfa) -> ([u8; 256], usize) {
+    classes_from_boundaries(&nfa_boundaries(nfa))
+}
+
+/// `b` is marked when a byte range of the NFA starts at `b` or ends at `b - 1`.
+pub(crate) fn nfa_boundaries(nfa: &Nfa) -> [bool; 257] {
     let mut boundary = [false; 257];
     for &(lo, hi, _) in &nfa.ranges {
         boundary[lo as usize] = true;
         boundary[hi as usize + 1] = true;
     }
+    boundary
+}
+
+/// Contiguous byte classes, a new one at each marked byte, numbered in byte order.
+pub(crate) fn classes_from_boundaries(boundary: &[bool; 257]) -> ([u8; 256], usize) {
     let mut classes = [0u8; 256];
     let mut c = 0usize;
     for (b, class) in classes.iter_mut().enumerate() {
@@ -110,6 +120,8 @@ impl<'a> Closer<'a> {
                 State::End(t) => self.ends.push(t),
                 State::Terminal { .. } => kernel.push(s),
                 State::Match => matched = true,
+                // NFAs with `Look` states are determinized by `look::determinize`.
+                State::Look { .. } => {}
             }
         }
         kernel.sort_unstable();
@@ -131,7 +143,7 @@ impl<'a> Closer<'a> {
             }
             self.seen[s as usize] = self.gen;
             match self.nfa.states[s as usize] {
-                State::Bytes { .. } | State::Terminal { .. } => {}
+                State::Bytes { .. } | State::Terminal { .. } | State::Look { .. } => {}
                 State::Split { off, len } => {
                     stack.extend_from_slice(self.nfa.split_targets(off, len))
                 }

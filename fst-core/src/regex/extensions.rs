@@ -125,6 +125,12 @@ pub(crate) enum Kind {
     SubstringOf,
     DelimitedList,
     DelimitedSubsequenceOf,
+    /// A look-around group (`(?=R)`, `(?!R)`, `(?<=R)`, `(?<!R)`), rewritten like an
+    /// extension so that regex-syntax (which refuses look-around) parses its body.
+    LookAround {
+        ahead: bool,
+        negated: bool,
+    },
 }
 
 impl Kind {
@@ -161,6 +167,11 @@ impl Use {
     /// An error about this group, naming it.
     pub(crate) fn error(&self, what: &str) -> RegexError {
         ext_error(self.name, self.span, &self.group, what)
+    }
+
+    /// A look-around group fstc cannot compile exactly, naming it and its span.
+    pub(crate) fn unsupported(&self, why: &str) -> RegexError {
+        unsupported_at(self.name, self.span, &self.group, why)
     }
 }
 
@@ -307,16 +318,36 @@ fn group_header(p: &str, i: usize) -> Option<(usize, usize, usize)> {
     (end > start && bytes.get(end) == Some(&b'>')).then_some((start, end, end + 1))
 }
 
-/// Rewrites the extension groups of `pattern`; `None` when it has none.
-pub(crate) fn rewrite(pattern: &str) -> Result<Option<Rewritten>, RegexError> {
+/// The look-around group opening at `i`: its kind, name and header length.
+fn look_header(p: &str, i: usize) -> Option<(Kind, &'static str, usize)> {
+    let rest = &p[i..];
+    let (ahead, negated, name, len) = if rest.starts_with("(?=") {
+        (true, false, "look-ahead", 3)
+    } else if rest.starts_with("(?!") {
+        (true, true, "negative look-ahead", 3)
+    } else if rest.starts_with("(?<=") {
+        (false, false, "look-behind", 4)
+    } else if rest.starts_with("(?<!") {
+        (false, true, "negative look-behind", 4)
+    } else {
+        return None;
+    };
+    Some((Kind::LookAround { ahead, negated }, name, len))
+}
+
+/// Rewrites the extension and look-around groups of `pattern`, and with `ecma` its
+/// ECMAScript escapes, classes and `.` (see `Rewriter::ecma_escape`); `None` when
+/// nothing changed.
+pub(crate) fn rewrite(pattern: &str, ecma: bool) -> Result<Option<Rewritten>, RegexError> {
     let mut r = Rewriter {
         p: pattern,
         out: String::with_capacity(pattern.len()),
         map: SpanMap::default(),
         uses: Vec::new(),
+        ecma,
     };
     r.range(0, pattern.len())?;
-    if r.uses.is_empty() {
+    if r.uses.is_empty() && !ecma {
         return Ok(None);
     }
     Ok(Some(Rewritten {
@@ -331,6 +362,32 @@ struct Rewriter<'p> {
     out: String,
     map: SpanMap,
     uses: Vec<Use>,
+    /// The pattern is ECMAScript (ECMA-262, `u` flag semantics).
+    ecma: bool,
+}
+
+/// ECMAScript's `\s`: WhiteSpace and LineTerminator (ECMA-262 §22.2.2.9), as class items.
+const ECMA_SPACE: &str = r"\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+/// ECMAScript's `\w` (ASCII only, also with the `u` flag unless `i` is set).
+const ECMA_WORD: &str = "0-9A-Za-z_";
+
+/// An ECMAScript construct fstc refuses, naming it with its span.
+fn unsupported_at(
+    construct: &'static str,
+    span: (usize, usize),
+    text: &str,
+    why: &str,
+) -> RegexError {
+    RegexError::new(
+        RegexErrorKind::Unsupported { construct },
+        Some(span),
+        format!(
+            "unsupported {construct} `{}` at bytes {}..{} of the pattern: {why}",
+            shown(text),
+            span.0,
+            span.1
+        ),
+    )
 }
 
 impl Rewriter<'_> {
@@ -367,9 +424,19 @@ impl Rewriter<'_> {
         let mut pending = start;
         while i < end {
             match bytes[i] {
+                b'\\' | b'[' | b'.' | b'(' if self.ecma && self.ecma_special(i)? => {
+                    self.copy(pending, i);
+                    i = self.ecma_rewrite(i, end)?;
+                    pending = i;
+                }
                 b'\\' => i += 2,
                 // An unclosed class is regex-syntax's to report.
                 b'[' => i = class_end(bytes, i).unwrap_or(end),
+                b'(' if look_header(self.p, i).is_some() => {
+                    self.copy(pending, i);
+                    i = self.look_around(i, end)?;
+                    pending = i;
+                }
                 b'(' => match group_header(self.p, i) {
                     Some((ns, ne, body)) => {
                         let name = &self.p[ns..ne];
@@ -397,6 +464,41 @@ impl Rewriter<'_> {
         }
         self.copy(pending, end.min(i));
         Ok(())
+    }
+
+    /// The error for group `name` opening at `open` (its header ending at `body`) that
+    /// never closes.
+    fn unclosed(&self, name: &str, open: usize, body: usize) -> RegexError {
+        ext_error(
+            name,
+            (open, body),
+            &self.p[open..body],
+            "the group has no matching `)` (unbalanced parentheses); close it, and \
+             escape literal parentheses as `\\(` and `\\)`",
+        )
+    }
+
+    /// Rewrites the look-around group opening at `open` (closing before `end`) into a
+    /// placeholder group around its body; returns the index after its `)`.
+    fn look_around(&mut self, open: usize, end: usize) -> Result<usize, RegexError> {
+        let (kind, name, len) = look_header(self.p, open).expect("caller checked");
+        let body = open + len;
+        let Some((close, _)) = group_end(self.p.as_bytes(), body, end) else {
+            return Err(self.unclosed(name, open, body));
+        };
+        let id = self.uses.len();
+        self.uses.push(Use {
+            kind,
+            name,
+            span: (open, close + 1),
+            group: self.p[open..close + 1].to_string(),
+            min: 1,
+            max: None,
+        });
+        self.emit(&format!("(?P<{EXT_PREFIX}{id}>"), open, body);
+        self.range(body, close)?;
+        self.emit(")", close, close + 1);
+        Ok(close + 1)
     }
 
     /// Rewrites the extension group opening at `open` (name `ns..ne`, argument from
@@ -429,17 +531,8 @@ impl Rewriter<'_> {
             .find(|e| e.name == name_text)
             .map(|e| e.name)
             .expect("every Kind is listed in EXTENSIONS");
-        let (close, bars) = match group_end(self.p.as_bytes(), body, end) {
-            Some(found) => found,
-            None => {
-                return Err(ext_error(
-                    name,
-                    (open, body),
-                    &self.p[open..body],
-                    "the group has no matching `)` (unbalanced parentheses); close it, and \
-                     escape literal parentheses as `\\(` and `\\)`",
-                ));
-            }
+        let Some((close, bars)) = group_end(self.p.as_bytes(), body, end) else {
+            return Err(self.unclosed(name, open, body));
         };
         let span = (open, close + 1);
         let mut fields: Vec<(usize, usize)> = Vec::with_capacity(bars.len() + 1);
@@ -516,6 +609,7 @@ impl Rewriter<'_> {
                 }
                 2
             }
+            Kind::LookAround { .. } => unreachable!("Kind::from_name never names a look-around"),
             Kind::DelimitedSubsequenceOf => {
                 if fields.len() < 2 {
                     return Err(u.error(
@@ -540,6 +634,219 @@ impl Rewriter<'_> {
         }
         self.emit(")", close, close + 1);
         Ok(close + 1)
+    }
+}
+
+/// ECMAScript (ECMA-262 with the `u` flag) translated to regex-syntax: escapes and
+/// classes take their ECMAScript meaning (`\d` = `[0-9]`, `\w` = `[0-9A-Za-z_]`, `\s`
+/// per ECMA, `\b` on ASCII word characters, `.` excludes every line terminator), and
+/// regex-syntax's own extras (`(?i)` flags, `(?P<`, `\A`, `\pL`) are refused by name.
+impl Rewriter<'_> {
+    /// Whether the ECMAScript construct at `i` needs rewriting; errors on group syntax
+    /// ECMAScript does not have.
+    fn ecma_special(&self, i: usize) -> Result<bool, RegexError> {
+        let rest = &self.p[i..];
+        if !rest.starts_with("(?") {
+            return Ok(!rest.starts_with('('));
+        }
+        let ok = rest.starts_with("(?:")
+            || look_header(self.p, i).is_some()
+            || (rest.starts_with("(?<") && group_header(self.p, i).is_some());
+        if ok {
+            return Ok(false);
+        }
+        let end = (i + 4).min(self.p.len());
+        let end = (end..=self.p.len())
+            .find(|&e| self.p.is_char_boundary(e))
+            .unwrap_or(end);
+        Err(unsupported_at(
+            "non-ECMAScript group",
+            (i, end),
+            &self.p[i..end],
+            "ECMAScript groups are `(...)`, `(?:...)`, `(?<name>...)` and look-around; \
+             flags such as `(?i)` and `(?P<name>` belong to other dialects",
+        ))
+    }
+
+    /// Rewrites the escape, class or `.` at `i`; returns the index after it.
+    fn ecma_rewrite(&mut self, i: usize, end: usize) -> Result<usize, RegexError> {
+        match self.p.as_bytes()[i] {
+            b'.' => {
+                self.emit(r"[^\n\r\x{2028}\x{2029}]", i, i + 1);
+                Ok(i + 1)
+            }
+            b'[' => self.ecma_class(i, end),
+            _ => {
+                let (text, next) = self.ecma_escape(i, false)?;
+                self.emit(&text, i, next);
+                Ok(next)
+            }
+        }
+    }
+
+    /// A class `[...]`: `[^]` is any character, `[]` none; `[`, `&`, `~` are literal.
+    fn ecma_class(&mut self, open: usize, end: usize) -> Result<usize, RegexError> {
+        let bytes = self.p.as_bytes();
+        let negated = bytes.get(open + 1) == Some(&b'^');
+        let mut i = open + 1 + usize::from(negated);
+        let mut out = String::from(if negated { "[^" } else { "[" });
+        let mut empty = true;
+        while i < end && bytes[i] != b']' {
+            empty = false;
+            match bytes[i] {
+                b'\\' => {
+                    let (text, next) = self.ecma_escape(i, true)?;
+                    out.push_str(&text);
+                    i = next;
+                }
+                b'[' | b'&' | b'~' => {
+                    out.push('\\');
+                    out.push(bytes[i] as char);
+                    i += 1;
+                }
+                _ => {
+                    let c = self.p[i..]
+                        .chars()
+                        .next()
+                        .expect("i < end is a char boundary");
+                    out.push(c);
+                    i += c.len_utf8();
+                }
+            }
+        }
+        if i >= end {
+            return Err(unsupported_at(
+                "unclosed class",
+                (open, end),
+                &self.p[open..end],
+                "the class has no closing `]`",
+            ));
+        }
+        let text = match (empty, negated) {
+            (true, true) => r"(?s:.)".to_string(),
+            (true, false) => r"[^\x{0}-\x{10FFFF}]".to_string(),
+            _ => out + "]",
+        };
+        self.emit(&text, open, i + 1);
+        Ok(i + 1)
+    }
+
+    /// The regex-syntax text of the escape at `i` (inside a class when `in_class`) and
+    /// the index after it.
+    fn ecma_escape(&self, i: usize, in_class: bool) -> Result<(String, usize), RegexError> {
+        let p = self.p;
+        let Some(c) = p[i + 1..].chars().next() else {
+            return Err(unsupported_at(
+                "escape",
+                (i, i + 1),
+                "\\",
+                "the pattern ends with `\\`",
+            ));
+        };
+        let next = i + 1 + c.len_utf8();
+        let refuse = |construct, why: &str| {
+            let e = next.min(p.len());
+            unsupported_at(construct, (i, e), &p[i..e], why)
+        };
+        let class = |items: &str, negate: bool| {
+            let hat = if negate { "^" } else { "" };
+            format!("[{hat}{items}]")
+        };
+        let text = match c {
+            'd' | 'D' => class("0-9", c == 'D'),
+            'w' | 'W' => class(ECMA_WORD, c == 'W'),
+            's' | 'S' => class(ECMA_SPACE, c == 'S'),
+            'b' if in_class => r"\x08".to_string(),
+            'b' => r"(?-u:\b)".to_string(),
+            'B' if !in_class => r"(?-u:\B)".to_string(),
+            'f' | 'n' | 'r' | 't' | 'v' => format!("\\{c}"),
+            '0' if !p[next..].starts_with(|d: char| d.is_ascii_digit()) => r"\x00".to_string(),
+            '1'..='9' | 'k' => {
+                return Err(refuse(
+                    "backreference",
+                    "backreferences do not describe a regular language; spell out the \
+                     alternatives",
+                ))
+            }
+            'c' => match p[next..].chars().next() {
+                Some(l) if l.is_ascii_alphabetic() => {
+                    return Ok((format!(r"\x{:02X}", (l as u8) % 32), next + 1))
+                }
+                _ => return Err(refuse("escape", "`\\c` must be followed by a letter")),
+            },
+            'x' => {
+                let hex = p
+                    .get(next..next + 2)
+                    .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                match hex {
+                    Some(h) => return Ok((format!(r"\x{h}"), next + 2)),
+                    None => return Err(refuse("escape", "`\\x` takes two hex digits")),
+                }
+            }
+            'u' => return self.ecma_unicode(i, next),
+            'p' | 'P' if p[next..].starts_with('{') => {
+                let close = p[next..].find('}').map_or(p.len(), |k| next + k + 1);
+                return Ok((p[i..close].to_string(), close));
+            }
+            '^' | '$' | '\\' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' => {
+                format!("\\{c}")
+            }
+            '/' => "/".to_string(),
+            '-' if in_class => r"\-".to_string(),
+            _ => {
+                return Err(refuse(
+                    "escape",
+                    "not an ECMAScript escape (with the `u` flag, only syntax characters, `/` \
+                     and the escapes of ECMA-262 may follow `\\`)",
+                ))
+            }
+        };
+        Ok((text, next))
+    }
+
+    /// `\uHHHH` (a surrogate pair of two makes one character) or `\u{H...}` at `i`;
+    /// `next` is just past the `u`.
+    fn ecma_unicode(&self, i: usize, next: usize) -> Result<(String, usize), RegexError> {
+        let p = self.p;
+        let hex4 = |at: usize| {
+            p.get(at..at + 4)
+                .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+        };
+        let (cp, after) = if p[next..].starts_with('{') {
+            let close = p[next..].find('}').map(|k| next + k);
+            let value = close
+                .and_then(|c| p.get(next + 1..c))
+                .filter(|h| !h.is_empty() && h.len() <= 6)
+                .and_then(|h| u32::from_str_radix(h, 16).ok());
+            match (value, close) {
+                (Some(v), Some(c)) => (v, c + 1),
+                _ => (u32::MAX, close.map_or(p.len(), |c| c + 1)),
+            }
+        } else {
+            match hex4(next) {
+                Some(hi @ 0xD800..=0xDBFF) if p[next + 4..].starts_with("\\u") => {
+                    match hex4(next + 6) {
+                        Some(lo @ 0xDC00..=0xDFFF) => {
+                            (0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00), next + 10)
+                        }
+                        _ => (hi, next + 4),
+                    }
+                }
+                Some(v) => (v, next + 4),
+                None => (u32::MAX, next),
+            }
+        };
+        match char::from_u32(cp) {
+            Some(c) => Ok((format!(r"\x{{{:X}}}", c as u32), after)),
+            None => Err(unsupported_at(
+                "escape",
+                (i, after.max(next)),
+                &p[i..after.max(next)],
+                "not a Unicode scalar value: `\\u` takes four hex digits or `{...}` up to \
+                 10FFFF, and a lone surrogate cannot occur in UTF-8 text",
+            )),
+        }
     }
 }
 
@@ -614,7 +921,7 @@ mod tests {
     #[test]
     fn groups_are_rewritten_and_spans_map_back() {
         let p = r"x(?P<DELIMITED_LIST>,|[|)](a\|)|2)y";
-        let r = rewrite(p).unwrap().unwrap();
+        let r = rewrite(p, false).unwrap().unwrap();
         assert_eq!(
             r.text,
             r"x(?P<__fstc_ext_0>(?P<__fstc_arg_0_0>,)(?P<__fstc_arg_0_1>[|)](a\|)))y"
@@ -626,16 +933,19 @@ mod tests {
         assert_eq!(r.map.end(y + 1), p.len());
         assert_eq!(r.map.start(0), 0);
         assert_eq!(r.map.start(1), 1);
-        assert!(rewrite("(?P<lower>a)(?P<Mixed>b)[(?P<X>)]")
+        assert!(rewrite("(?P<lower>a)(?P<Mixed>b)[(?P<X>)]", false)
             .unwrap()
             .is_none());
     }
 
     #[test]
     fn nested_uses_get_distinct_placeholders() {
-        let r = rewrite("(?P<DELIMITED_LIST>(?P<TEXT_TOKEN>)|(?P<QUOTED_TEXT>))")
-            .unwrap()
-            .unwrap();
+        let r = rewrite(
+            "(?P<DELIMITED_LIST>(?P<TEXT_TOKEN>)|(?P<QUOTED_TEXT>))",
+            false,
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(r.uses.len(), 3);
         assert!(r.text.contains(r"__fstc_ext_1>\x00?)") && r.text.contains(r"__fstc_ext_2>\x00?)"));
     }

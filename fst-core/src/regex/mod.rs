@@ -7,9 +7,10 @@
 //!
 //! Semantics are full match: the whole text must match, as with `\A(?:pattern)\z`.
 //! `^`/`\A` hold only before the first byte and `$`/`\z` only after the last, wherever
-//! they appear in the pattern. Word boundaries, multi-line and CRLF modes, look-around and
-//! backreferences are rejected: they depend on text outside what a DFA over the whole
-//! text can see, or are not regular.
+//! they appear in the pattern. Word boundaries, `(?m)`/`(?R)` line anchors and
+//! look-around are conditions on the whole text, compiled exactly by `look`;
+//! backreferences are rejected (not regular). `algebra` combines DFAs (intersection,
+//! complement, ...); [`Dialect::EcmaScript`] reads ECMA-262 patterns.
 //!
 //! Extensions (Koo et al. §2.5) are capture groups with reserved names, `[A-Z][A-Z0-9_]*`
 //! (see [`EXTENSIONS`]): wildcard terminals (`(?P<PARAGRAPH_TOKEN>)`, [`TerminalKind`]),
@@ -18,17 +19,20 @@
 //! rewrites them into placeholder groups before regex-syntax parses the pattern;
 //! `fragments` builds the sugar that has no compact regex.
 
+mod algebra;
 mod dfa;
 mod extensions;
 mod fragments;
+mod look;
 mod nfa;
 
+pub use algebra::{Algebra, Universe};
 pub use extensions::{ExtensionInfo, TerminalKind, EXTENSIONS};
 pub use fragments::{QUOTED_TEXT_REGEX, UNQUOTED_TEXT_REGEX};
 
 use std::fmt;
 
-use regex_syntax::ast::{self, AssertionKind, Ast, Flag, Flags, FlagsItemKind, GroupKind};
+use regex_syntax::ast;
 use regex_syntax::hir::translate::TranslatorBuilder;
 use rustfst::fst_impls::VectorFst;
 use rustfst::fst_traits::MutableFst;
@@ -70,9 +74,12 @@ const SET_ENTRIES_PER_NFA_STATE: usize = 1;
 pub enum RegexErrorKind {
     /// The pattern is not valid regex syntax (regex-syntax's own diagnosis).
     Syntax,
-    /// A construct fstc cannot turn into a byte DFA: `"look-around"`, `"backreference"`,
-    /// `"word boundary"`, `"multi-line mode flag"`, `"CRLF mode flag"`,
-    /// `"non-UTF-8 construct"`.
+    /// A construct fstc cannot turn into a byte DFA: `"backreference"`,
+    /// `"non-UTF-8 construct"`, a look-around it cannot compile exactly (`"look-ahead"`,
+    /// `"negative look-behind"`, ...: assertions inside the body),
+    /// `"assertion with wildcard terminals"`, and in the ECMAScript dialect
+    /// `"non-ECMAScript group"`, `"escape"`, `"unclosed class"`,
+    /// `"case-insensitive ECMAScript"`.
     Unsupported {
         /// Short name of the construct.
         construct: &'static str,
@@ -91,6 +98,11 @@ pub enum RegexErrorKind {
     Extension {
         /// The group name as written (`"DELIMITED_LIST"`).
         name: String,
+    },
+    /// An [`Algebra`] operation was given a DFA with wildcard terminals.
+    TerminalOperand {
+        /// The operation (`"intersection"`, `"reversal"`, ...).
+        operation: &'static str,
     },
 }
 
@@ -247,91 +259,6 @@ impl<'p> Source<'p> {
     }
 }
 
-/// Finds the constructs regex-syntax accepts but a whole-text byte DFA cannot honour.
-struct Checker<'s, 'p> {
-    src: &'s Source<'p>,
-}
-
-impl Checker<'_, '_> {
-    /// `context` is the text that sets the flags (`(?m)` or `(?m:`), for the message.
-    fn check_flags(&self, flags: &Flags, context: &str) -> Result<(), RegexError> {
-        let mut negated = false;
-        for item in &flags.items {
-            match item.kind {
-                FlagsItemKind::Negation => negated = true,
-                // Turning a mode off is harmless; only enabling it changes ^ and $.
-                FlagsItemKind::Flag(Flag::MultiLine) if !negated => {
-                    return Err(self.flag_error("multi-line mode flag", 'm', item, context));
-                }
-                FlagsItemKind::Flag(Flag::CRLF) if !negated => {
-                    return Err(self.flag_error("CRLF mode flag", 'R', item, context));
-                }
-                FlagsItemKind::Flag(_) => {}
-            }
-        }
-        Ok(())
-    }
-
-    fn flag_error(
-        &self,
-        construct: &'static str,
-        flag: char,
-        item: &ast::FlagsItem,
-        context: &str,
-    ) -> RegexError {
-        let span = self.src.span(&item.span);
-        RegexError::new(
-            RegexErrorKind::Unsupported { construct },
-            span_pair(&span),
-            format!(
-                "unsupported {construct} `{flag}` at bytes {}..{} of the pattern (in `{context}`): \
-                 in fstc, ^ and $ only match at the text's ends, so line modes have no meaning; \
-                 remove the flag and match line breaks explicitly (e.g. `\\n`)",
-                span.start.offset, span.end.offset,
-            ),
-        )
-    }
-}
-
-impl ast::Visitor for Checker<'_, '_> {
-    type Output = ();
-    type Err = RegexError;
-
-    fn finish(self) -> Result<(), RegexError> {
-        Ok(())
-    }
-
-    fn visit_pre(&mut self, ast: &Ast) -> Result<(), RegexError> {
-        match ast {
-            Ast::Assertion(a) => match a.kind {
-                AssertionKind::StartLine
-                | AssertionKind::EndLine
-                | AssertionKind::StartText
-                | AssertionKind::EndText => Ok(()),
-                _ => Err(unsupported(
-                    self.src.pattern,
-                    "word boundary",
-                    &self.src.span(&a.span),
-                    "whether a word boundary holds depends on the bytes around it, which a \
-                     token constraint cannot see; match the separators explicitly (e.g. `\\s`, \
-                     `[^\\w]`) instead",
-                )),
-            },
-            Ast::Flags(f) => self.check_flags(&f.flags, fragment(self.src.text, &f.span)),
-            Ast::Group(g) => match &g.kind {
-                GroupKind::NonCapturing(flags) => {
-                    // From `(` through the `:` that ends the flags.
-                    let end = (flags.span.end.offset + 1).min(g.span.end.offset);
-                    let context = self.src.text.get(g.span.start.offset..end).unwrap_or("");
-                    self.check_flags(flags, context)
-                }
-                _ => Ok(()),
-            },
-            _ => Ok(()),
-        }
-    }
-}
-
 /// Parses and translates `src` to a HIR, mapping every regex-syntax error to ours.
 fn parse(src: &Source<'_>, case_insensitive: bool) -> Result<regex_syntax::hir::Hir, RegexError> {
     let pattern = src.pattern;
@@ -343,8 +270,8 @@ fn parse(src: &Source<'_>, case_insensitive: bool) -> Result<regex_syntax::hir::
                 pattern,
                 "look-around",
                 &src.span(e.span()),
-                "look-ahead and look-behind are not supported; fold the condition into the \
-                 pattern itself",
+                "this look-around was hidden from fstc's pre-pass (a verbose-mode comment \
+                 before it has an unbalanced `[` or `(`); remove or escape it",
             ),
             // `\k<name>` is a named backreference in other engines; regex-syntax does not
             // know the escape, but the user meant a backreference.
@@ -362,7 +289,6 @@ fn parse(src: &Source<'_>, case_insensitive: bool) -> Result<regex_syntax::hir::
             }
             kind => syntax_error(pattern, kind, &src.span(e.span())),
         })?;
-    ast::visit(&ast, Checker { src })?;
     TranslatorBuilder::new()
         .utf8(true)
         .case_insensitive(case_insensitive)
@@ -380,11 +306,26 @@ fn parse(src: &Source<'_>, case_insensitive: bool) -> Result<regex_syntax::hir::
         })
 }
 
+/// The syntax and class meanings a pattern is read with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// The `regex` crate's syntax (regex-syntax): Unicode `\d`, `\w`, `\s`, `\b`.
+    #[default]
+    Regex,
+    /// ECMAScript (ECMA-262) with the `u` flag and no other flag, as JSON Schema's
+    /// `pattern` is read: `\d` = `[0-9]`, `\w` = `[0-9A-Za-z_]`, `\s` per ECMA (with
+    /// U+FEFF and the Unicode spaces), `\b` on ASCII word characters, `.` excludes every
+    /// line terminator, `\uHHHH` (surrogate pairs joined) and `\u{...}`, `(?<name>...)`,
+    /// `[^]`, `\/`. Regex-syntax extras (`(?i)`, `(?P<`, `\A`, `\pL`) are refused.
+    EcmaScript,
+}
+
 /// Options for compiling a pattern; [`ByteDfa::from_regex`] covers the common case.
 #[derive(Clone, Debug)]
 pub struct RegexBuilder {
     state_limit: usize,
     case_insensitive: bool,
+    dialect: Dialect,
 }
 
 impl Default for RegexBuilder {
@@ -399,7 +340,14 @@ impl RegexBuilder {
         RegexBuilder {
             state_limit: DEFAULT_DFA_STATE_LIMIT,
             case_insensitive: false,
+            dialect: Dialect::Regex,
         }
+    }
+
+    /// Reads patterns in `dialect` (default [`Dialect::Regex`]).
+    pub fn dialect(&mut self, dialect: Dialect) -> &mut RegexBuilder {
+        self.dialect = dialect;
+        self
     }
 
     /// Caps byte-DFA states (and, in proportion, NFA states). 0 counts as 1.
@@ -416,7 +364,19 @@ impl RegexBuilder {
 
     /// Compiles `pattern` to a minimized, trimmed byte DFA with full-match semantics.
     pub fn build(&self, pattern: &str) -> Result<ByteDfa, RegexError> {
-        let rewritten = extensions::rewrite(pattern)?;
+        if self.dialect == Dialect::EcmaScript && self.case_insensitive {
+            return Err(RegexError::new(
+                RegexErrorKind::Unsupported {
+                    construct: "case-insensitive ECMAScript",
+                },
+                None,
+                "case-insensitive matching (the `i` flag) is not supported with the ECMAScript \
+                 dialect: ECMAScript's case folding and `\\w`/`\\b` under `i` differ from \
+                 regex-syntax's; spell both cases in the pattern"
+                    .to_string(),
+            ));
+        }
+        let rewritten = extensions::rewrite(pattern, self.dialect == Dialect::EcmaScript)?;
         let (hir, uses) = match &rewritten {
             None => (
                 parse(&Source::plain(pattern), self.case_insensitive)?,
@@ -437,20 +397,130 @@ impl RegexBuilder {
         let nfa_limit = limit
             .saturating_mul(NFA_STATES_PER_DFA_STATE)
             .clamp(MIN_NFA_STATE_LIMIT, max_ids);
+        self.compile_hir(&hir, uses, limit, nfa_limit)
+    }
+
+    /// HIR → NFA → minimized DFA; NFAs with look conditions go through `look`.
+    fn compile_hir(
+        &self,
+        hir: &regex_syntax::hir::Hir,
+        uses: &[extensions::Use],
+        limit: usize,
+        nfa_limit: usize,
+    ) -> Result<ByteDfa, RegexError> {
         let mut compiler = nfa::Compiler::new(nfa_limit, uses);
-        if compiler.estimate(&hir)? > nfa_limit as u64 {
+        if compiler.estimate(hir)? > nfa_limit as u64 {
             return Err(RegexError::too_many_nfa_states(nfa_limit));
         }
-        let nfa = compiler.compile(&hir)?;
+        let nfa = compiler.compile(hir)?;
         let nfa_terminals = nfa.terminals.clone();
-        let raw = dfa::determinize(
-            &nfa,
-            limit,
-            nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE),
-        )?;
+        let budget = nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE);
+        let raw = if nfa.looks.is_empty() {
+            dfa::determinize(&nfa, limit, budget)?
+        } else {
+            if let Some(t) = nfa_terminals.first() {
+                return Err(RegexError::new(
+                    RegexErrorKind::Unsupported {
+                        construct: "assertion with wildcard terminals",
+                    },
+                    None,
+                    format!(
+                        "the pattern has both an assertion (a word boundary, a multi-line \
+                         anchor or a look-around) and the wildcard terminal `<{}>`, whose \
+                         bytes are unknown until composition, so the assertion cannot be \
+                         decided next to it; drop one of them",
+                        t.name()
+                    ),
+                ));
+            }
+            let cx = self.contexts(&nfa, uses, limit, nfa_limit)?;
+            look::determinize(&nfa, &cx, limit, budget)?
+        };
         drop(nfa);
-        let min = dfa::merge_classes(dfa::minimize(&dfa::merge_classes(raw)));
-        Ok(ByteDfa::from_table(min, &nfa_terminals))
+        Ok(ByteDfa::minimal(raw, &nfa_terminals))
+    }
+
+    /// DFAs for the NFA's look conditions: `R` ahead, `Σ*R` behind (the UTF-8 universe
+    /// concatenated with `R`, by the algebra).
+    fn contexts(
+        &self,
+        nfa: &nfa::Nfa,
+        uses: &[extensions::Use],
+        limit: usize,
+        nfa_limit: usize,
+    ) -> Result<look::Contexts, RegexError> {
+        let mut keys: [Vec<&nfa::Context>; 2] = [Vec::new(), Vec::new()];
+        let mut conds = Vec::with_capacity(nfa.looks.len());
+        for spec in &nfa.looks {
+            let mut pick = [None, None];
+            for (side, c) in [&spec.behind, &spec.ahead].into_iter().enumerate() {
+                if let Some((cx, want)) = c {
+                    let keys = &mut keys[side];
+                    let i = keys.iter().position(|k| *k == cx).unwrap_or_else(|| {
+                        keys.push(cx);
+                        keys.len() - 1
+                    });
+                    pick[side] = Some((i, *want));
+                }
+            }
+            conds.push((pick[0], pick[1]));
+        }
+        let mut algebra = Algebra::new();
+        algebra.state_limit(limit);
+        let universe = ByteDfa::universe(Universe::Utf8);
+        let mut behind = Vec::new();
+        for cx in &keys[0] {
+            let r = self.context_dfa(cx, uses, limit, nfa_limit)?;
+            behind.push(algebra.concat(&universe, &r)?);
+        }
+        let mut ahead = Vec::new();
+        for cx in &keys[1] {
+            ahead.push(self.context_dfa(cx, uses, limit, nfa_limit)?);
+        }
+        Ok(look::Contexts {
+            behind,
+            ahead,
+            conds,
+        })
+    }
+
+    /// The DFA of one context language (a word character, a byte, a look-around body).
+    fn context_dfa(
+        &self,
+        cx: &nfa::Context,
+        uses: &[extensions::Use],
+        limit: usize,
+        nfa_limit: usize,
+    ) -> Result<ByteDfa, RegexError> {
+        let fixed = |p: &str| RegexBuilder::new().build(p);
+        match cx {
+            nfa::Context::Word { unicode: true } => fixed(r"\w"),
+            nfa::Context::Word { unicode: false } => fixed(r"(?-u:\w)"),
+            nfa::Context::Byte(b) => fixed(&format!(r"\x{b:02X}")),
+            nfa::Context::Body { use_id, hir } => {
+                let u = &uses[*use_id];
+                let body = nfa::Compiler::new(nfa_limit, uses).compile(hir)?;
+                if !body.looks.is_empty() || body.has_anchors() {
+                    return Err(u.unsupported(
+                        "its body has an assertion of its own (`^`, `$`, `\\b`, a \
+                         look-around), which fstc does not compile inside look-around; \
+                         move it out of the group",
+                    ));
+                }
+                if let Some(t) = body.terminals.first() {
+                    return Err(u.unsupported(&format!(
+                        "its body has the wildcard terminal `<{}>`, whose bytes are unknown \
+                         until composition",
+                        t.name()
+                    )));
+                }
+                let budget = nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE);
+                Ok(ByteDfa::minimal(
+                    dfa::determinize(&body, limit, budget)?,
+                    &[],
+                ))
+            }
+        }
     }
 }
 
@@ -497,6 +567,12 @@ impl ByteDfa {
             terminals: used.iter().map(|&c| kinds[c - k]).collect(),
             terminal_table,
         }
+    }
+
+    /// Minimizes a table DFA (classes merged before and after) into a `ByteDfa`.
+    fn minimal(raw: dfa::TableDfa, kinds: &[TerminalKind]) -> ByteDfa {
+        let min = dfa::merge_classes(dfa::minimize(&dfa::merge_classes(raw)));
+        ByteDfa::from_table(min, kinds)
     }
 
     /// Compiles `pattern` (full match) with at most `state_limit` DFA states.

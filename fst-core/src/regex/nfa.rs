@@ -14,7 +14,7 @@ use regex_syntax::utf8::Utf8Sequences;
 
 use super::extensions::{is_reserved, placeholder_id, unrecognized, Kind, TerminalKind, Use};
 use super::fragments;
-use super::{RegexError, RegexErrorKind};
+use super::RegexError;
 use crate::fast_hash::FastMap;
 
 /// One NFA state. Offsets index `Nfa::ranges` / `Nfa::targets`.
@@ -28,6 +28,9 @@ pub(crate) enum State {
     Start(u32),
     /// Epsilon transition that holds only after the last byte (`$`, `\z`).
     End(u32),
+    /// Epsilon transition that holds where the condition `Nfa::looks[id]` does (a word
+    /// boundary, a line anchor, a look-around); resolved by `regex/look.rs`.
+    Look { id: u32, next: u32 },
     /// Reads one terminal symbol (a wildcard extension) and goes to `next`.
     Terminal { kind: TerminalKind, next: u32 },
     /// The whole pattern matched here.
@@ -43,6 +46,30 @@ pub(crate) struct Nfa {
     pub(crate) start: u32,
     /// The distinct terminals on `Terminal` states, in precedence order.
     pub(crate) terminals: Vec<TerminalKind>,
+    /// The conditions of `Look` states; empty for most patterns.
+    pub(crate) looks: Vec<LookSpec>,
+}
+
+/// A language of text next to a position: what precedes it must end with one
+/// (`behind`), or what follows must (or must not) start with one (`ahead`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Context {
+    /// One word character: `\w` (Unicode) or `[0-9A-Za-z_]` (ASCII).
+    Word { unicode: bool },
+    /// One byte (`\n`, `\r`).
+    Byte(u8),
+    /// The body of look-around group `use_id` (its placeholder number).
+    Body { use_id: usize, hir: Box<Hir> },
+}
+
+/// A conjunction of at most one condition on the text before a position and one on
+/// the text after it; disjunctions are `Split`s over several `Look` states.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LookSpec {
+    /// The text so far ends with `Context` (`true`) or does not (`false`).
+    pub(crate) behind: Option<(Context, bool)>,
+    /// The rest of the text starts with `Context` (`true`) or does not (`false`).
+    pub(crate) ahead: Option<(Context, bool)>,
 }
 
 impl Nfa {
@@ -52,6 +79,13 @@ impl Nfa {
             State::Bytes { off, len } => &self.ranges[off as usize..(off + len) as usize],
             _ => &[],
         }
+    }
+
+    /// Whether a `Start` or `End` state (`^`, `$`, `\A`, `\z`) is present.
+    pub(crate) fn has_anchors(&self) -> bool {
+        self.states
+            .iter()
+            .any(|s| matches!(s, State::Start(_) | State::End(_)))
     }
 
     /// The epsilon targets of a `Split` state.
@@ -100,6 +134,7 @@ impl<'u> Compiler<'u> {
                 targets: Vec::new(),
                 start: 0,
                 terminals: Vec::new(),
+                looks: Vec::new(),
             },
             limit,
             classes: HashMap::new(),
@@ -180,7 +215,7 @@ impl<'u> Compiler<'u> {
         let u = &uses[id];
         let fields = fields(sub);
         Ok(match u.kind {
-            Kind::Terminal(_) => 1,
+            Kind::Terminal(_) | Kind::LookAround { .. } => 1,
             Kind::QuotedText => self.estimate(fragments::quoted_text())?,
             Kind::UnquotedText => self.estimate(fragments::unquoted_text())?,
             Kind::TextUntil | Kind::SubstringOf => self.graph(id, &fields)?.nodes.len() as u64,
@@ -262,6 +297,24 @@ impl<'u> Compiler<'u> {
                 self.terminals[t as usize] = true;
                 self.push(State::Terminal { kind: t, next })
             }
+            Kind::LookAround { ahead, negated } => {
+                let cx = Context::Body {
+                    use_id: id,
+                    hir: Box::new(sub.clone()),
+                };
+                let spec = if ahead {
+                    LookSpec {
+                        behind: None,
+                        ahead: Some((cx, !negated)),
+                    }
+                } else {
+                    LookSpec {
+                        behind: Some((cx, !negated)),
+                        ahead: None,
+                    }
+                };
+                self.push_look(spec, next)
+            }
             Kind::QuotedText => self.compile_into(fragments::quoted_text(), next),
             Kind::UnquotedText => self.compile_into(fragments::unquoted_text(), next),
             Kind::TextUntil | Kind::SubstringOf => {
@@ -332,6 +385,88 @@ impl<'u> Compiler<'u> {
         Ok((self.nfa.states.len() - 1) as u32)
     }
 
+    /// An assertion as a `Split` over conjunctions of conditions on the text around it
+    /// (`Start`/`End` for the text's ends). Word characters count as the text's ends'
+    /// neighbours do not: the ends are non-word.
+    fn compile_look(&mut self, look: Look, next: u32) -> Result<u32, RegexError> {
+        use Context::{Byte, Word};
+        let cond = |behind: Option<(Context, bool)>, ahead: Option<(Context, bool)>| LookSpec {
+            behind,
+            ahead,
+        };
+        let word = |unicode| Word { unicode };
+        let mut alts = Vec::new();
+        match look {
+            Look::Start => return self.push(State::Start(next)),
+            Look::End => return self.push(State::End(next)),
+            Look::StartLF => alts.push(cond(Some((Byte(b'\n'), true)), None)),
+            Look::EndLF => alts.push(cond(None, Some((Byte(b'\n'), true)))),
+            Look::StartCRLF => {
+                alts.push(cond(Some((Byte(b'\n'), true)), None));
+                alts.push(cond(Some((Byte(b'\r'), true)), Some((Byte(b'\n'), false))));
+            }
+            Look::EndCRLF => {
+                alts.push(cond(None, Some((Byte(b'\r'), true))));
+                alts.push(cond(Some((Byte(b'\r'), false)), Some((Byte(b'\n'), true))));
+            }
+            Look::WordAscii
+            | Look::WordUnicode
+            | Look::WordAsciiNegate
+            | Look::WordUnicodeNegate => {
+                let u = matches!(look, Look::WordUnicode | Look::WordUnicodeNegate);
+                let negate = matches!(look, Look::WordAsciiNegate | Look::WordUnicodeNegate);
+                alts.push(cond(Some((word(u), true)), Some((word(u), negate))));
+                alts.push(cond(Some((word(u), false)), Some((word(u), !negate))));
+            }
+            Look::WordStartAscii | Look::WordStartUnicode => {
+                let u = look == Look::WordStartUnicode;
+                alts.push(cond(Some((word(u), false)), Some((word(u), true))));
+            }
+            Look::WordEndAscii | Look::WordEndUnicode => {
+                let u = look == Look::WordEndUnicode;
+                alts.push(cond(Some((word(u), true)), Some((word(u), false))));
+            }
+            Look::WordStartHalfAscii | Look::WordStartHalfUnicode => {
+                let u = look == Look::WordStartHalfUnicode;
+                alts.push(cond(Some((word(u), false)), None));
+            }
+            Look::WordEndHalfAscii | Look::WordEndHalfUnicode => {
+                let u = look == Look::WordEndHalfUnicode;
+                alts.push(cond(None, Some((word(u), false))));
+            }
+        }
+        let mut targets = Vec::with_capacity(alts.len() + 1);
+        // Line anchors also hold at the text's ends.
+        if matches!(look, Look::StartLF | Look::StartCRLF) {
+            targets.push(self.push(State::Start(next))?);
+        }
+        if matches!(look, Look::EndLF | Look::EndCRLF) {
+            targets.push(self.push(State::End(next))?);
+        }
+        for spec in alts {
+            targets.push(self.push_look(spec, next)?);
+        }
+        match targets[..] {
+            [one] => Ok(one),
+            _ => self.push_split(&targets),
+        }
+    }
+
+    /// A `Look` state for `spec` (conditions numbered by first use).
+    fn push_look(&mut self, spec: LookSpec, next: u32) -> Result<u32, RegexError> {
+        let id = match self.nfa.looks.iter().position(|l| *l == spec) {
+            Some(id) => id,
+            None => {
+                self.nfa.looks.push(spec);
+                self.nfa.looks.len() - 1
+            }
+        };
+        self.push(State::Look {
+            id: id as u32,
+            next,
+        })
+    }
+
     fn push_split(&mut self, targets: &[u32]) -> Result<u32, RegexError> {
         let off = self.nfa.targets.len() as u32;
         self.nfa.targets.extend_from_slice(targets);
@@ -367,20 +502,7 @@ impl<'u> Compiler<'u> {
                 let graph = self.class_graph(hir, class);
                 self.instantiate(&graph, next)
             }
-            HirKind::Look(look) => match look {
-                Look::Start => self.push(State::Start(next)),
-                Look::End => self.push(State::End(next)),
-                other => Err(RegexError::new(
-                    RegexErrorKind::Unsupported {
-                        construct: "look-around",
-                    },
-                    None,
-                    format!(
-                        "the assertion {other:?} is not supported: fstc honours only ^, $, \\A and \\z, \
-                         which hold at the text's ends"
-                    ),
-                )),
-            },
+            HirKind::Look(look) => self.compile_look(*look, next),
             HirKind::Repetition(rep) => {
                 let mut cur = next;
                 match rep.max {
@@ -652,7 +774,9 @@ mod tests {
             "(?P<DELIMITED_LIST>;|(?P<DELIMITED_LIST>,|x|2|3)|3)",
             "(?P<DELIMITED_SUBSEQUENCE_OF>, |a|bc|(?P<QUOTED_TEXT>)|d)",
         ] {
-            let r = crate::regex::extensions::rewrite(pattern).unwrap().unwrap();
+            let r = crate::regex::extensions::rewrite(pattern, false)
+                .unwrap()
+                .unwrap();
             assert_estimate_bounds(pattern, &r.text, &r.uses);
         }
     }

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "compile")]
 mod compose_support;
+mod matcher_contract;
 mod regex_support;
 
 mod compose_classes;
@@ -17,7 +18,10 @@ mod format_corruption;
 mod format_dense_masks;
 mod format_roundtrip;
 mod paper_examples;
+mod regex_algebra;
+mod regex_assertions;
 mod regex_dfa;
+mod regex_ecmascript;
 mod regex_errors;
 mod regex_extensions;
 mod regex_random;

@@ -2,6 +2,7 @@
 //! consume/rollback/validate semantics, forced tokens, and random walks that stay inside
 //! the language.
 
+use crate::matcher_contract;
 use bitvec::prelude::{BitSlice, Lsb0};
 use fst_core::automaton::{AutomatonParts, TokenAutomaton};
 use fst_core::sample::{random_walk, SplitMix64};
@@ -280,8 +281,6 @@ fn random_walks_stay_in_the_language_and_are_reproducible() {
         [] as [u32; 0]
     );
 }
-
-mod matcher_contract;
 
 /// A small vocabulary: every byte, some words, and the two-byte pieces of "Note: " and of
 /// the words, with EOS last.

@@ -1,0 +1,207 @@
+//! The byte-DFA algebra (`fst_core::regex::Algebra`) against the `regex` crate: for pairs
+//! of random small patterns, every operation's result is compared on every text of up to
+//! four pieces over `a`, `b`, `c`, `é` and a lone `\xC3` (invalid UTF-8), with the
+//! operation applied to the oracle's answers (both match, either, one not the other, a
+//! split point for concatenation, the mirrored text for reversal). Results are minimal,
+//! witnesses are shortest, and size limits and terminal operands fail cleanly.
+
+use crate::regex_support::{all_texts, count_equivalence_classes, random_pattern};
+use fst_core::regex::{Algebra, ByteDfa, RegexErrorKind, Universe};
+use fst_core::sample::SplitMix64;
+
+const PIECES: &[&[u8]] = &[b"a", b"b", b"c", "é".as_bytes(), b"\xC3"];
+
+fn oracle(pattern: &str) -> regex::bytes::Regex {
+    regex::bytes::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap()
+}
+
+/// Two random patterns and their DFAs.
+fn pair(rng: &mut SplitMix64) -> (String, String, ByteDfa, ByteDfa) {
+    let (p, q) = (random_pattern(rng, 3), random_pattern(rng, 3));
+    let a = ByteDfa::from_regex(&p, 10_000).unwrap();
+    let b = ByteDfa::from_regex(&q, 10_000).unwrap();
+    (p, q, a, b)
+}
+
+fn check(what: &str, dfa: &ByteDfa, texts: &[Vec<u8>], expected: impl Fn(&[u8]) -> bool) {
+    for t in texts {
+        assert_eq!(dfa.is_match(t), expected(t), "{what} on {t:?}");
+    }
+    assert_eq!(
+        count_equivalence_classes(dfa),
+        dfa.num_states(),
+        "{what}: not minimal"
+    );
+}
+
+#[test]
+fn boolean_operations_agree_with_the_regex_crate() {
+    let texts = all_texts(PIECES, 4);
+    let algebra = Algebra::new();
+    let mut rng = SplitMix64::new(15);
+    for _ in 0..150 {
+        let (p, q, a, b) = pair(&mut rng);
+        let (ra, rb) = (oracle(&p), oracle(&q));
+        let name = |op: &str| format!("{op}({p}, {q})");
+        check(
+            &name("intersect"),
+            &algebra.intersect(&a, &b).unwrap(),
+            &texts,
+            |t| ra.is_match(t) && rb.is_match(t),
+        );
+        check(
+            &name("union"),
+            &algebra.union(&a, &b).unwrap(),
+            &texts,
+            |t| ra.is_match(t) || rb.is_match(t),
+        );
+        check(
+            &name("difference"),
+            &algebra.difference(&a, &b).unwrap(),
+            &texts,
+            |t| ra.is_match(t) && !rb.is_match(t),
+        );
+        check(
+            &format!("complement_utf8({p})"),
+            &algebra.complement(&a, Universe::Utf8).unwrap(),
+            &texts,
+            |t| std::str::from_utf8(t).is_ok() && !ra.is_match(t),
+        );
+        check(
+            &format!("complement_bytes({p})"),
+            &algebra.complement(&a, Universe::Bytes).unwrap(),
+            &texts,
+            |t| !ra.is_match(t),
+        );
+    }
+}
+
+#[test]
+fn concatenation_and_reversal_agree_with_the_regex_crate() {
+    let texts = all_texts(PIECES, 4);
+    let algebra = Algebra::new();
+    let mut rng = SplitMix64::new(51);
+    for _ in 0..150 {
+        let (p, q, a, b) = pair(&mut rng);
+        let (ra, rb) = (oracle(&p), oracle(&q));
+        check(
+            &format!("concat({p}, {q})"),
+            &algebra.concat(&a, &b).unwrap(),
+            &texts,
+            |t| (0..=t.len()).any(|i| ra.is_match(&t[..i]) && rb.is_match(&t[i..])),
+        );
+        check(
+            &format!("reverse({p})"),
+            &algebra.reverse(&a).unwrap(),
+            &texts,
+            |t| {
+                let mirrored: Vec<u8> = t.iter().rev().copied().collect();
+                ra.is_match(&mirrored)
+            },
+        );
+    }
+}
+
+#[test]
+fn equal_languages_give_equal_dfas() {
+    let algebra = Algebra::new();
+    let mut rng = SplitMix64::new(3);
+    for _ in 0..100 {
+        let (p, q, a, b) = pair(&mut rng);
+        // De Morgan in the UTF-8 universe, and reversal twice.
+        let lhs = algebra.complement(&algebra.union(&a, &b).unwrap(), Universe::Utf8);
+        let rhs = algebra.intersect(
+            &algebra.complement(&a, Universe::Utf8).unwrap(),
+            &algebra.complement(&b, Universe::Utf8).unwrap(),
+        );
+        assert_eq!(lhs.unwrap(), rhs.unwrap(), "De Morgan on {p}, {q}");
+        let twice = algebra.reverse(&algebra.reverse(&a).unwrap()).unwrap();
+        assert_eq!(twice, a, "reverse twice of {p}");
+        assert_eq!(algebra.intersect(&a, &a).unwrap(), a, "{p} ∩ {p}");
+    }
+}
+
+#[test]
+fn shortest_witnesses_are_shortest_and_emptiness_is_exact() {
+    let texts = all_texts(PIECES, 3);
+    let algebra = Algebra::new();
+    let mut rng = SplitMix64::new(9);
+    for _ in 0..200 {
+        let (p, q, a, b) = pair(&mut rng);
+        let both = algebra.intersect(&a, &b).unwrap();
+        let (ra, rb) = (oracle(&p), oracle(&q));
+        match both.shortest_match() {
+            Some(w) => {
+                assert!(ra.is_match(&w) && rb.is_match(&w), "{p} ∩ {q}: {w:?}");
+                // No shorter text over the test pieces is in both.
+                for t in texts.iter().filter(|t| t.len() < w.len()) {
+                    assert!(!(ra.is_match(t) && rb.is_match(t)), "{p} ∩ {q}: {t:?}");
+                }
+                assert!(!both.is_empty());
+            }
+            None => {
+                assert!(both.is_empty());
+                for t in &texts {
+                    assert!(!(ra.is_match(t) && rb.is_match(t)), "{p} ∩ {q}: {t:?}");
+                }
+            }
+        }
+        let none = algebra
+            .intersect(&a, &algebra.complement(&a, Universe::Bytes).unwrap())
+            .unwrap();
+        assert!(none.is_empty(), "{p} minus itself");
+        assert_eq!(none, ByteDfa::empty_language());
+    }
+    assert_eq!(
+        ByteDfa::from_regex("[a-c]{3}x", 100)
+            .unwrap()
+            .shortest_match(),
+        Some(b"aaax".to_vec())
+    );
+    assert_eq!(
+        ByteDfa::universe(Universe::Utf8).shortest_match(),
+        Some(Vec::new())
+    );
+}
+
+#[test]
+fn operations_stop_at_the_state_limit() {
+    let mut algebra = Algebra::new();
+    algebra.state_limit(500);
+    // The mirror of `(a|b){12}a(a|b)*` is `(a|b)*a(a|b){12}`: 2^13 states.
+    let wide = ByteDfa::from_regex("(?:a|b){12}a(?:a|b)*", 10_000).unwrap();
+    let err = algebra.reverse(&wide).unwrap_err();
+    assert_eq!(err.kind(), &RegexErrorKind::TooManyStates { limit: 500 });
+    assert!(err.to_string().contains("reversal"), "{err}");
+    // A product of two 30-state cycles needs 900 states.
+    let x = ByteDfa::from_regex("(?:a{30})*", 10_000).unwrap();
+    let y = ByteDfa::from_regex("(?:a{31})*", 10_000).unwrap();
+    let err = algebra.intersect(&x, &y).unwrap_err();
+    assert_eq!(err.kind(), &RegexErrorKind::TooManyStates { limit: 500 });
+    assert!(err.to_string().contains("intersection"), "{err}");
+    algebra.state_limit(10_000);
+    let both = algebra.intersect(&x, &y).unwrap();
+    assert_eq!(both.shortest_match(), Some(Vec::new()));
+    assert!(both.is_match(&[b'a'; 30 * 31]) && !both.is_match(&[b'a'; 30]));
+}
+
+#[test]
+fn terminal_operands_are_refused_by_name() {
+    let algebra = Algebra::new();
+    let wild = ByteDfa::from_regex("x(?P<TEXT_TOKEN>)", 1_000).unwrap();
+    let plain = ByteDfa::from_regex("x", 1_000).unwrap();
+    for (op, result) in [
+        ("intersection", algebra.intersect(&plain, &wild)),
+        ("union", algebra.union(&wild, &plain)),
+        ("concatenation", algebra.concat(&plain, &wild)),
+        ("reversal", algebra.reverse(&wild)),
+        ("complement", algebra.complement(&wild, Universe::Utf8)),
+    ] {
+        let err = result.unwrap_err();
+        assert_eq!(
+            err.kind(),
+            &RegexErrorKind::TerminalOperand { operation: op }
+        );
+        assert!(err.to_string().contains("<TEXT_TOKEN>"), "{err}");
+    }
+}
