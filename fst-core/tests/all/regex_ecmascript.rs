@@ -155,3 +155,55 @@ fn constructs_outside_ecmascript_are_refused_by_name() {
         .unwrap_err();
     assert!(e.to_string().contains("case-insensitive"), "{e}");
 }
+
+/// Mutated patterns (characters deleted, duplicated or replaced by syntax characters)
+/// compile or fail with an error, in both dialects: never a panic. What compiles in
+/// the ECMAScript dialect and `regress` also accepts must agree with it.
+#[test]
+fn mutated_patterns_never_panic() {
+    const SYNTAX: &[&str] = &[
+        "\\", "[", "]", "(", ")", "(?", "(?<", "(?=", "{", "}", "u", "u{", "x", "c", "^", "-", "|",
+        "é", "\\u", "\\p{", "*", "?",
+    ];
+    let pieces: Vec<&[u8]> = PIECES.iter().map(|p| p.as_bytes()).collect();
+    let texts = all_texts(&pieces, 2);
+    let mut rng = SplitMix64::new(99);
+    for _ in 0..2000 {
+        let mut pattern = flat_pattern(&mut rng);
+        for _ in 0..1 + rng.below(3) {
+            let chars: Vec<(usize, char)> = pattern.char_indices().collect();
+            let (at, c) = match chars.get(rng.index(chars.len().max(1))) {
+                Some(&(at, c)) => (at, c.len_utf8()),
+                None => (0, 0),
+            };
+            let insert = SYNTAX[rng.index(SYNTAX.len())];
+            match rng.below(3) {
+                0 => pattern.replace_range(at..at + c, ""),
+                1 => pattern.insert_str(at, insert),
+                _ => pattern.replace_range(at..at + c, insert),
+            }
+        }
+        let _ = ByteDfa::from_regex(&pattern, 10_000);
+        let Ok(dfa) = ecma(&pattern) else { continue };
+        // Nested quantifiers can exhaust `regress`'s memory (see `flat_pattern`).
+        if pattern
+            .replace("(?", "")
+            .matches(['*', '+', '?', '{'])
+            .count()
+            > 1
+        {
+            continue;
+        }
+        let Ok(oracle) = regress::Regex::with_flags(&format!("^(?:{pattern})$"), "u") else {
+            continue;
+        };
+        for t in &texts {
+            let s = std::str::from_utf8(t).unwrap();
+            assert_eq!(
+                dfa.is_match(t),
+                oracle.find(s).is_some(),
+                "{pattern} on {s:?}"
+            );
+        }
+    }
+}
