@@ -76,6 +76,12 @@ fn missing_and_mistyped_fields() {
         &format!(r#"{{"added_tokens": [{{"id": "x", "content": "<s>"}}], {BPE_MODEL}}}"#),
     );
     expect(&err, VocabErrorKind::Malformed, "invalid type");
+    // Whether an added token is text or special is never guessed.
+    let err = tokenizer_json_err(
+        "added-no-special",
+        &format!(r#"{{"added_tokens": [{{"id": 0, "content": "<s>"}}], {BPE_MODEL}}}"#),
+    );
+    expect(&err, VocabErrorKind::Malformed, "missing field `special`");
     let err = tokenizer_json_err(
         "untyped-decoder",
         &format!(r#"{{"decoder": {{}}, {BPE_MODEL}}}"#),
@@ -295,7 +301,8 @@ fn missing_files() {
 fn unknown_characters_without_byte_fallback_are_a_tokenize_error() {
     // A SentencePiece-style Unigram without byte fallback cannot spell "z".
     let json = r#"{
-      "added_tokens": [{"id": 0, "content": "<unk>", "special": true}],
+      "added_tokens": [{"id": 0, "content": "<unk>", "single_word": false, "lstrip": false,
+                        "rstrip": false, "normalized": false, "special": true}],
       "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
       "pre_tokenizer": null,
       "decoder": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": false},
