@@ -123,7 +123,12 @@ struct InfoArgs {
     #[arg(long, value_name = "VOCAB")]
     vocab: Option<PathBuf>,
     /// EOS token ids, comma-separated; overrides what the tokenizer files say.
-    #[arg(long, value_name = "ID,ID,...", value_delimiter = ',', requires = "vocab")]
+    #[arg(
+        long,
+        value_name = "ID,ID,...",
+        value_delimiter = ',',
+        requires = "vocab"
+    )]
     eos: Option<Vec<u32>>,
     #[command(flatten)]
     added: AddedArgs,

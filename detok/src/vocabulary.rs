@@ -419,12 +419,17 @@ impl Vocabulary {
     /// Added tokens that are text (`"special": false` in a tokenizer.json), with their
     /// names, by increasing id. They have bytes like any text token.
     pub fn added_text_tokens(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
-        self.added_text.iter().map(|(id, name)| (*id, name.as_str()))
+        self.added_text
+            .iter()
+            .map(|(id, name)| (*id, name.as_str()))
     }
 
     /// The name of `id` if it is an added token that is text.
     pub fn added_text_name(&self, id: u32) -> Option<&str> {
-        let i = self.added_text.binary_search_by_key(&id, |&(i, _)| i).ok()?;
+        let i = self
+            .added_text
+            .binary_search_by_key(&id, |&(i, _)| i)
+            .ok()?;
         Some(&self.added_text[i].1)
     }
 

@@ -286,7 +286,10 @@ fn eos_override() {
     assert!(err.to_string().contains("text token"), "{err}");
     // An added token that is text is text: not EOS until made special.
     let err = vocab.clone().with_eos_ids(vec![2003]).unwrap_err();
-    assert!(err.to_string().contains("added token that is text"), "{err}");
+    assert!(
+        err.to_string().contains("added token that is text"),
+        "{err}"
+    );
     let named = AddedAsSpecial::Named(vec!["<|reserved_special_token_0|>".into()]);
     let special = vocab.clone().with_added_as_special(&named).unwrap();
     assert_eq!(special.with_eos_ids(vec![2003]).unwrap().eos_ids(), &[2003]);
@@ -382,7 +385,10 @@ fn added_tokens_made_special_have_no_text_and_another_fingerprint() {
     let ids = table.tokenize("<table>\n").unwrap();
     assert!(!ids.contains(&2008) && ids.ends_with(&[2004]), "{ids:?}");
 
-    let all = vocab.clone().with_added_as_special(&AddedAsSpecial::All).unwrap();
+    let all = vocab
+        .clone()
+        .with_added_as_special(&AddedAsSpecial::All)
+        .unwrap();
     assert_eq!(all.added_text_tokens().count(), 0);
     assert_eq!(all.special_tokens().count(), 9);
     assert!((2000..2009).all(|id| all.token_bytes(id).is_none()));
@@ -391,7 +397,11 @@ fn added_tokens_made_special_have_no_text_and_another_fingerprint() {
     let unknown = AddedAsSpecial::Named(vec!["<tabel>".into()]);
     let err = vocab.with_added_as_special(&unknown).unwrap_err();
     assert_eq!(err.kind(), VocabErrorKind::AddedToken);
-    assert!(err.to_string().contains("\"<tabel>\" is not an added token"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("\"<tabel>\" is not an added token"),
+        "{err}"
+    );
     assert!(err.to_string().contains("<table>"), "{err}");
 }
 
@@ -405,7 +415,8 @@ fn sentencepiece_added_tokens_made_special_fail_tokenizing_with_their_name() {
     let err = vocab.tokenize("a\nb").unwrap_err();
     assert_eq!(err.kind(), VocabErrorKind::Tokenize);
     assert!(
-        err.to_string().contains("token 32000, special token \"\\n\""),
+        err.to_string()
+            .contains("token 32000, special token \"\\n\""),
         "{err}"
     );
 }
