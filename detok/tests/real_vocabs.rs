@@ -97,9 +97,34 @@ fn qwen3() {
     assert!(err.to_string().contains("cannot spell"), "{err}");
 }
 
+/// Gemma 3 (`benches/fetch_tokenizers.sh gemma3`, then `FSTC_VOCABS=benches/vocabs`): 6406
+/// added tokens that are text (newline and whitespace runs, HTML tags, `<unusedN>`).
+#[test]
+fn gemma3() {
+    let Some(path) = shared_vocab_path("gemma3/tokenizer.json") else {
+        return;
+    };
+    let vocab = Vocabulary::from_file(&path).unwrap();
+    assert_eq!(vocab.family(), Family::SentencePiece);
+    let stats = check_against_tokenizers(&vocab, &path);
+    println!("gemma3: {stats:?}");
+    assert_eq!(stats.added_text, 6406);
+    // tokenizer_config.json names <end_of_turn>.
+    assert_eq!(vocab.eos_ids(), &[vocab.token_id("<end_of_turn>").unwrap()]);
+    check_round_trips(&vocab, &["<table>\n<tr>\n\n\n\n</tr>"]);
+    // Every newline run is one added token, as the model writes it.
+    let ids = vocab.tokenize("a\n\nb\n").unwrap();
+    assert_eq!(ids[1], vocab.token_id("\n\n").unwrap());
+    assert_eq!(ids[3], vocab.token_id("\n").unwrap());
+}
+
 #[test]
 fn real_tokenizers_agree_with_their_own_encoding() {
-    for rel in ["llama3/tokenizer.json", "qwen3/tokenizer.json"] {
+    for rel in [
+        "llama3/tokenizer.json",
+        "qwen3/tokenizer.json",
+        "gemma3/tokenizer.json",
+    ] {
         let Some(path) = shared_vocab_path(rel) else {
             continue;
         };
