@@ -20,6 +20,16 @@ SP_KEEP_BELOW = 2000
 SP_EXTRA_CHARS = set("中文日本語’“”—…€©°±×÷")
 # Llama 3 ids below this bound are kept (256 single bytes, then merge results).
 BL_KEEP_BELOW = 2000
+# Added tokens that are text (`"special": false`), as Gemma and Qwen have them: newline runs,
+# whitespace runs and an HTML tag. In the SentencePiece fixture they also sit in the model
+# vocabulary at the same ids (as in Gemma's file), from 32000 on (past Llama 2's ids); one
+# whitespace run is written with the ▁ marker (17 of them: a run Llama 2 has no piece for),
+# which the decoder turns into spaces.
+SP_ADDED_TEXT = ["\n", "\n\n", "\n\n\n", "\t\t", "\u2581" * 17, "<table>"]
+SP_ADDED_FIRST_ID = 32000
+# In the byte-level fixture they are added tokens only (as Qwen's <think>), numbered after
+# BL_ADDED.
+BL_ADDED_TEXT = ["\n", "\n\n", "\n\n\n", " " * 8, "<table>"]
 
 
 def dump_json(path, value):
@@ -61,6 +71,11 @@ def make_gpt2(src):
         shutil.copyfile(os.path.join(src, "gpt2", name), os.path.join(dst, name))
 
 
+def added_text_entry(content, token_id):
+    return {"id": token_id, "content": content, "single_word": False, "lstrip": False,
+            "rstrip": False, "normalized": False, "special": False}
+
+
 def make_sentencepiece(src):
     with open(os.path.join(src, "llama2", "tokenizer.json"), encoding="utf-8") as f:
         tok = json.load(f)
@@ -74,6 +89,10 @@ def make_sentencepiece(src):
     # Keep Llama 2's own ids (the fixture has holes where pieces were dropped).
     tok["model"]["vocab"] = dict(sorted(kept.items(), key=lambda kv: kv[1]))
     tok["model"]["merges"] = keep_merges(tok["model"]["merges"], kept)
+    for i, content in enumerate(SP_ADDED_TEXT):
+        assert content not in kept, content
+        tok["model"]["vocab"][content] = SP_ADDED_FIRST_ID + i
+        tok["added_tokens"].append(added_text_entry(content, SP_ADDED_FIRST_ID + i))
     dst = os.path.join(HERE, "sentencepiece")
     os.makedirs(dst, exist_ok=True)
     dump_json(os.path.join(dst, "tokenizer.json"), tok)
@@ -108,6 +127,8 @@ def make_bytelevel(src):
         entry["id"] = new_id
         entry["special"] = special
         added.append(entry)
+    for content in BL_ADDED_TEXT:
+        added.append(added_text_entry(content, BL_KEEP_BELOW + len(added)))
     tok["added_tokens"] = added
     dst = os.path.join(HERE, "bytelevel")
     os.makedirs(dst, exist_ok=True)

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use detok::Vocabulary;
+use detok::{AddedAsSpecial, Vocabulary};
 use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::RegexCompiler;
 use fst_core::compose::VocabTrie;
@@ -61,6 +61,33 @@ struct VocabArgs {
     /// EOS token ids, comma-separated; overrides what the tokenizer files say.
     #[arg(long, value_name = "ID,ID,...", value_delimiter = ',')]
     eos: Option<Vec<u32>>,
+    #[command(flatten)]
+    added: AddedArgs,
+}
+
+/// Added tokens that are text (`"special": false`, e.g. Qwen's `<think>`, Gemma's newline
+/// runs) made special instead: no text, so no constraint produces them.
+#[derive(Args, Clone, Default)]
+struct AddedArgs {
+    /// Treat this added token (its content in the tokenizer file) as special: no text. Repeat for several.
+    #[arg(long, value_name = "TOKEN")]
+    added_as_special: Vec<String>,
+    /// Treat every added token as special (no text), as fstc did before added tokens were text.
+    #[arg(long, conflicts_with = "added_as_special")]
+    all_added_as_special: bool,
+}
+
+impl AddedArgs {
+    fn apply(&self, vocab: Vocabulary) -> Result<Vocabulary> {
+        let which = if self.all_added_as_special {
+            AddedAsSpecial::All
+        } else if !self.added_as_special.is_empty() {
+            AddedAsSpecial::Named(self.added_as_special.clone())
+        } else {
+            return Ok(vocab);
+        };
+        Ok(vocab.with_added_as_special(&which)?)
+    }
 }
 
 #[derive(Args)]
@@ -99,9 +126,24 @@ enum DialectArg {
 }
 
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["file", "vocab"])))]
 struct InfoArgs {
     /// A token automaton file.
-    file: PathBuf,
+    file: Option<PathBuf>,
+    /// Describe this vocabulary too (ids, text tokens, special and added tokens, EOS), and
+    /// with FILE say whether FILE was compiled for it.
+    #[arg(long, value_name = "VOCAB")]
+    vocab: Option<PathBuf>,
+    /// EOS token ids, comma-separated; overrides what the tokenizer files say.
+    #[arg(
+        long,
+        value_name = "ID,ID,...",
+        value_delimiter = ',',
+        requires = "vocab"
+    )]
+    eos: Option<Vec<u32>>,
+    #[command(flatten)]
+    added: AddedArgs,
 }
 
 #[derive(Args)]
@@ -133,6 +175,8 @@ struct DotArgs {
         requires = "vocab"
     )]
     eos: Option<Vec<u32>>,
+    #[command(flatten)]
+    added: AddedArgs,
 }
 
 #[derive(Args)]
@@ -188,6 +232,7 @@ fn main() -> ExitCode {
 fn load_vocab(args: &VocabArgs) -> Result<Vocabulary> {
     let vocab = Vocabulary::from_file(&args.vocab)
         .with_context(|| format!("cannot load vocabulary {}", args.vocab.display()))?;
+    let vocab = args.added.apply(vocab)?;
     match &args.eos {
         Some(ids) => Ok(vocab.with_eos_ids(ids.clone())?),
         None => Ok(vocab),
@@ -253,6 +298,7 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
             ms(loaded),
             ms(indexed)
         );
+        eprintln!("vocabulary: {}", vocab.summary());
         eprintln!(
             "compile: {:.1} ms (byte DFA {:.1} ms, {} states; composition and minimization {:.1} ms; layout {:.1} ms)",
             ms(stats.byte_dfa_time + stats.compose_time + stats.layout_time),
@@ -308,7 +354,33 @@ impl Drop for Progress {
 }
 
 fn info(args: InfoArgs) -> Result<ExitCode> {
-    let automaton = load_automaton(&args.file)?;
+    let vocab = match &args.vocab {
+        Some(path) => Some(load_vocab(&VocabArgs {
+            vocab: path.clone(),
+            eos: args.eos.clone(),
+            added: args.added.clone(),
+        })?),
+        None => None,
+    };
+    if let Some(vocab) = &vocab {
+        println!(
+            "vocabulary: {}; fingerprint {:016x}",
+            vocab.summary(),
+            vocab.fingerprint()
+        );
+    }
+    let Some(file) = &args.file else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let automaton = load_automaton(file)?;
+    if let Some(vocab) = &vocab {
+        let matches = automaton.vocab_fingerprint() == vocab.fingerprint()
+            && automaton.vocab_size() as usize == vocab.len();
+        println!(
+            "compiled for this vocabulary: {}",
+            if matches { "yes" } else { "no" }
+        );
+    }
     println!("kind: {}", automaton.kind());
     println!("states: {}", automaton.num_states());
     println!("accepting states: {}", automaton.num_accepting());
@@ -369,6 +441,7 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
             let vocab_args = VocabArgs {
                 vocab: path.clone(),
                 eos: args.eos.clone(),
+                added: args.added.clone(),
             };
             let (automaton, vocab) = load_pair(file, &vocab_args)?;
             let text = |id: u32| vocab.token_bytes(id).map(<[u8]>::to_vec);
@@ -378,6 +451,7 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
             let vocab = load_vocab(&VocabArgs {
                 vocab: path.clone(),
                 eos: args.eos.clone(),
+                added: args.added.clone(),
             })?;
             const MAX_DRAWN: usize = 5_000;
             if vocab.len() > MAX_DRAWN {

@@ -511,3 +511,122 @@ fn ecmascript_dialect() {
         stderr(&out)
     );
 }
+
+#[test]
+fn added_tokens_are_text_unless_made_special() {
+    let dir = scratch("added");
+    let vocab = testdata("bytelevel/tokenizer.json");
+    let v = vocab.to_str().unwrap();
+    let pattern = r"<table>\n[a-z]+\n\n";
+    let text = "<table>\nrow\n\n";
+    let file = compile(&dir, "table", pattern, &vocab, &[]);
+    let f = file.to_str().unwrap();
+    // The tokenizer's own tokens for "<table>", "\n" and "\n\n" are added tokens.
+    let out = fstc(&["check", f, "--vocab", v, "--text", text]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("accepted: 4 tokens [2008,2004,654,2005]"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Made special, they have no text: the constraint spells them with ordinary tokens.
+    let special = compile(
+        &dir,
+        "table-special",
+        pattern,
+        &vocab,
+        &["--all-added-as-special"],
+    );
+    let s = special.to_str().unwrap();
+    let out = fstc(&[
+        "check",
+        s,
+        "--vocab",
+        v,
+        "--all-added-as-special",
+        "--tokens",
+        "2008",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("(id 2008, a special token)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = fstc(&[
+        "sample",
+        s,
+        "--vocab",
+        v,
+        "--all-added-as-special",
+        "-n",
+        "20",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for line in stdout(&out).lines() {
+        let walk: serde_json::Value = serde_json::from_str(line).unwrap();
+        let tokens = walk["tokens"].as_array().unwrap();
+        assert!(tokens.iter().all(|t| t.as_u64().unwrap() < 2000), "{line}");
+    }
+    // A file built with other token bytes describes another vocabulary: refused.
+    let out = fstc(&["check", s, "--vocab", v, "--text", text]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("was compiled for another vocabulary"),
+        "{}",
+        stderr(&out)
+    );
+    let out = fstc(&[
+        "check",
+        f,
+        "--vocab",
+        v,
+        "--added-as-special",
+        "<table>",
+        "--text",
+        "x",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("was compiled for another vocabulary"),
+        "{}",
+        stderr(&out)
+    );
+
+    // info says how many added tokens are text and how many tokens are special.
+    let out = fstc(&["info", "--vocab", v]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("2009 ids: 2006 with text (6 of them added tokens), 3 special tokens without text, 0 holes; EOS ids 2002"),
+        "{}",
+        stdout(&out)
+    );
+    let out = fstc(&["info", f, "--vocab", v, "--added-as-special", "<table>"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("(5 of them added tokens), 4 special tokens"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("compiled for this vocabulary: no"),
+        "{}",
+        stdout(&out)
+    );
+    let out = fstc(&["info", f, "--vocab", v]);
+    assert!(
+        stdout(&out).contains("compiled for this vocabulary: yes"),
+        "{}",
+        stdout(&out)
+    );
+
+    // A name that is no added token is an error naming it.
+    let out = fstc(&["info", "--vocab", v, "--added-as-special", "<tabel>"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("\"<tabel>\" is not an added token"),
+        "{}",
+        stderr(&out)
+    );
+}

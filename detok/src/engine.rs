@@ -2,8 +2,9 @@
 //! first use so that loading a vocabulary stays cheap.
 //!
 //! For a tokenizer.json the `tokenizers` crate does the work, on a copy of the file adjusted
-//! so that the output spells the input: no added tokens are matched (text never reaches them),
-//! no post-processor adds BOS/EOS, no truncation or padding, and SentencePiece's prepended `▁`
+//! so that the output spells the input: only the added tokens that are text are matched
+//! (the others are marked special and `encode_special_tokens` makes the crate leave special
+//! tokens to the model; removing them instead would renumber the rest), no post-processor adds BOS/EOS, no truncation or padding, and SentencePiece's prepended `▁`
 //! is off (the Prepend normalizer is dropped, Metaspace gets `prepend_scheme: never`,
 //! ByteLevel gets `add_prefix_space: false`). For GPT-2's encoder.json a byte-level BPE is
 //! built from the vocabulary and vocab.bpe; tiktoken rank files use [`RankEncoder`].
@@ -51,9 +52,11 @@ impl Engine {
             Source::HfJson { json } => {
                 let mut value: Value = serde_json::from_slice(json)
                     .map_err(|e| build_error(vocab, format!("invalid JSON: {e}")))?;
-                exact_spelling_config(&mut value);
-                let tokenizer: Tokenizer =
+                let added_text: Vec<u32> = vocab.added_text_tokens().map(|(id, _)| id).collect();
+                exact_spelling_config(&mut value, &added_text);
+                let mut tokenizer: Tokenizer =
                     serde_json::from_value(value).map_err(|e| build_error(vocab, e.to_string()))?;
+                tokenizer.set_encode_special_tokens(true);
                 Ok(Engine::Hf(Box::new(tokenizer)))
             }
             Source::Gpt2 { merges_path } => {
@@ -124,12 +127,20 @@ impl Engine {
     }
 }
 
-/// Adjusts a tokenizer.json so that encoding spells the text exactly (see the module doc).
-fn exact_spelling_config(value: &mut Value) {
+/// Adjusts a tokenizer.json so that encoding spells the text exactly (see the module doc):
+/// every added token but those with ids in `added_text` (sorted; the ones that are text)
+/// is marked special.
+fn exact_spelling_config(value: &mut Value, added_text: &[u32]) {
     let Some(obj) = value.as_object_mut() else {
         return;
     };
-    obj.insert("added_tokens".into(), Value::Array(Vec::new()));
+    if let Some(added) = obj.get_mut("added_tokens").and_then(Value::as_array_mut) {
+        for token in added.iter_mut().filter_map(Value::as_object_mut) {
+            let id = token.get("id").and_then(Value::as_u64);
+            let text = id.is_some_and(|id| added_text.binary_search(&(id as u32)).is_ok());
+            token.insert("special".into(), Value::Bool(!text));
+        }
+    }
     for key in ["post_processor", "truncation", "padding"] {
         obj.insert(key.into(), Value::Null);
     }

@@ -21,6 +21,8 @@ pub enum VocabErrorKind {
     Eos,
     /// Text could not be tokenized exactly (or the tokenizer could not be built for it).
     Tokenize,
+    /// A name given to make an added token special is not an added token.
+    AddedToken,
 }
 
 /// An error from loading a vocabulary or tokenizing text.

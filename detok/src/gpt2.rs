@@ -32,6 +32,7 @@ pub(crate) fn load(path: &Path, data: &[u8]) -> Result<Vocabulary> {
         family: Family::ByteLevelBpe,
         origin,
         text,
+        added_text: Vec::new(),
         specials,
         source: Source::Gpt2 {
             merges_path: path.with_file_name("vocab.bpe"),

@@ -4,7 +4,9 @@
 //! and the normalizer, pre-tokenizer and decoder, which tell byte-level BPE (tokens written
 //! with GPT-2's byte table) from SentencePiece style (`▁` for space, `<0xHH>` byte pieces).
 //! The token bytes are what the tokenizer's own decoder gives for a token that is not the
-//! first of a text (decoders such as `Strip` only touch the start of the whole text).
+//! first of a text (decoders such as `Strip` only touch the start of the whole text). That
+//! holds for added tokens too: one marked `"special": false` is text (its content through
+//! the decoder, so a SentencePiece `▁` is a space), one marked `"special": true` has none.
 
 use std::fmt;
 use std::path::Path;
@@ -34,6 +36,9 @@ struct TokenizerFile {
 struct AddedToken {
     id: u32,
     content: String,
+    /// Required, as in the `tokenizers` crate: whether the token is a control token without
+    /// text or text.
+    special: bool,
 }
 
 #[derive(serde::Deserialize)]
@@ -125,15 +130,23 @@ pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Vocabulary> {
             out
         }
     };
-    let specials = file
-        .added_tokens
+    // As the tokenizer's decoder does: a special added token is left out of the text (it
+    // is a control token), any other added token is its content passed through the decoder.
+    let (specials, added): (Vec<AddedToken>, Vec<AddedToken>) =
+        file.added_tokens.into_iter().partition(|t| t.special);
+    let specials = specials.into_iter().map(|t| (t.id, t.content)).collect();
+    let added_text = added
         .into_iter()
-        .map(|t| (t.id, t.content))
+        .map(|t| {
+            let bytes = spell(&spelling, &t.content);
+            (t.id, t.content, bytes)
+        })
         .collect();
     let mut parts = Parts {
         family,
         origin: origin.clone(),
         text,
+        added_text,
         specials,
         source: Source::HfJson { json: data },
     };

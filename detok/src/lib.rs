@@ -46,4 +46,4 @@ pub use error::{Result, VocabError, VocabErrorKind};
 pub use fst::{detokenizer_dot, detokenizing_fst};
 pub use gpt2::GPT2_END_OF_TEXT;
 pub use tiktoken::{TiktokenOptions, CL100K_PATTERN};
-pub use vocabulary::{Family, Vocabulary, MAX_TOKEN_ID, WELL_KNOWN_EOS};
+pub use vocabulary::{AddedAsSpecial, Family, Vocabulary, MAX_TOKEN_ID, WELL_KNOWN_EOS};

@@ -99,6 +99,7 @@ pub(crate) fn load(path: &Path, data: &[u8], options: &TiktokenOptions) -> Resul
         family: Family::Tiktoken,
         origin,
         text: tokens,
+        added_text: Vec::new(),
         specials: options
             .special_tokens
             .iter()

@@ -50,6 +50,15 @@ pub const WELL_KNOWN_EOS: &[&str] = &[
     "<end_of_turn>",
 ];
 
+/// Which added tokens that are text [`Vocabulary::with_added_as_special`] makes special.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AddedAsSpecial {
+    /// Every added token that is text.
+    All,
+    /// The added tokens with these names (their content in the tokenizer file).
+    Named(Vec<String>),
+}
+
 /// What a loader found in a file, before ids are checked and bytes packed.
 pub(crate) struct Parts {
     pub family: Family,
@@ -57,7 +66,11 @@ pub(crate) struct Parts {
     pub origin: String,
     /// Text tokens: id and exact bytes.
     pub text: Vec<(u32, Vec<u8>)>,
-    /// Special and added tokens: id and name. They override a text token with the same id.
+    /// Added tokens that are text (`"special": false`): id, name (the file's content) and
+    /// the bytes the tokenizer's decoder gives them. They override a text token with the
+    /// same id, as the tokenizer's own decoding does.
+    pub added_text: Vec<(u32, String, Vec<u8>)>,
+    /// Special tokens (no text): id and name. They override a text token with the same id.
     pub specials: Vec<(u32, String)>,
     pub source: Source,
 }
@@ -65,9 +78,15 @@ pub(crate) struct Parts {
 impl Parts {
     /// Makes the text token spelled `name` special, for an EOS token that a config names but
     /// that the vocabulary lists as text (then, as in `transformers`, the name is special).
-    /// Returns whether the name is now a special token.
+    /// An added token that is text and has that name becomes special too. Returns whether
+    /// the name is now a special token.
     pub fn ensure_special(&mut self, name: &str) -> bool {
         if self.specials.iter().any(|(_, n)| n == name) {
+            return true;
+        }
+        if let Some(pos) = self.added_text.iter().position(|(_, n, _)| n == name) {
+            let (id, name, _) = self.added_text.swap_remove(pos);
+            self.specials.push((id, name));
             return true;
         }
         let Some(pos) = self.text.iter().position(|(_, b)| b == name.as_bytes()) else {
@@ -82,9 +101,10 @@ impl Parts {
 /// A tokenizer's vocabulary as exact bytes per token id.
 ///
 /// Ids run over `0..len()`. Text tokens have their exact bytes (a byte-level token may hold
-/// part of a UTF-8 character); special and added tokens, and ids the file does not define
-/// (holes), have none. EOS ids are a set of special ids. Cloning is cheap for the tokenizer
-/// part (shared) and copies the byte arena.
+/// part of a UTF-8 character), and so do added tokens that are not special (the bytes the
+/// tokenizer's own decoder gives them: Qwen's `<think>`, Gemma's newline runs); special
+/// tokens and ids the file does not define (holes) have none. EOS ids are a set of special
+/// ids. Cloning is cheap for the tokenizer part (shared) and copies the byte arena.
 #[derive(Clone)]
 pub struct Vocabulary {
     family: Family,
@@ -94,6 +114,8 @@ pub struct Vocabulary {
     bytes: Vec<u8>,
     /// Sorted by id, one entry per id.
     specials: Vec<(u32, String)>,
+    /// Added tokens that are text, with their names; sorted by id, one entry per id.
+    added_text: Vec<(u32, String)>,
     by_name: HashMap<String, u32>,
     eos: Vec<u32>,
     source: Arc<Source>,
@@ -107,6 +129,7 @@ impl fmt::Debug for Vocabulary {
             .field("family", &self.family)
             .field("len", &self.len())
             .field("specials", &self.specials.len())
+            .field("added_text", &self.added_text.len())
             .field("eos", &self.eos)
             .finish()
     }
@@ -139,7 +162,9 @@ impl Vocabulary {
     /// Loads a HuggingFace `tokenizer.json` (byte-level BPE, or SentencePiece-style BPE or
     /// Unigram).
     ///
-    /// Every entry of `added_tokens`, special or not, becomes a special token (no text). EOS:
+    /// An entry of `added_tokens` marked `"special": true` becomes a special token (no text);
+    /// one marked `"special": false` is text: the bytes the tokenizer's decoder gives its
+    /// content (see [`Vocabulary::with_added_as_special`] to make such tokens special). EOS:
     /// if a `tokenizer_config.json` sits beside the file and has an `eos_token` (a string or
     /// `{"content": ...}`), that token alone; otherwise every special token named in
     /// [`WELL_KNOWN_EOS`].
@@ -171,34 +196,12 @@ impl Vocabulary {
             family,
             origin,
             text,
-            mut specials,
+            added_text,
+            specials,
             source,
         } = parts;
-        let too_big = |id: u32| {
-            malformed(format!(
-                "{origin}: token id {id} is above the supported maximum {MAX_TOKEN_ID}"
-            ))
-        };
-        let mut len: usize = 0;
-        for &id in text
-            .iter()
-            .map(|(id, _)| id)
-            .chain(specials.iter().map(|(id, _)| id))
-        {
-            if id > MAX_TOKEN_ID {
-                return Err(too_big(id));
-            }
-            len = len.max(id as usize + 1);
-        }
-
-        specials.sort_by_key(|&(id, _)| id);
-        specials.dedup();
-        if let Some(w) = specials.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(malformed(format!(
-                "{origin}: id {} is given to two special tokens, {:?} and {:?}",
-                w[0].0, w[0].1, w[1].1
-            )));
-        }
+        let len = id_space(&origin, &text, &added_text, &specials)?;
+        let (specials, added_text) = check_added(&origin, specials, added_text)?;
 
         let mut slots: Vec<Option<Vec<u8>>> = vec![None; len];
         for (id, bytes) in text {
@@ -212,29 +215,21 @@ impl Vocabulary {
             }
             *slot = Some(bytes);
         }
+        let mut added_names = Vec::with_capacity(added_text.len());
+        for (id, name, bytes) in added_text {
+            // An added token with empty content has no text, like a hole.
+            slots[id as usize] = Some(bytes).filter(|b| !b.is_empty());
+            added_names.push((id, name));
+        }
         for &(id, _) in &specials {
             slots[id as usize] = None;
         }
+        let (offsets, bytes) = pack(&origin, &slots)?;
 
-        let total: usize = slots.iter().flatten().map(Vec::len).sum();
-        if u32::try_from(total).is_err() {
-            return Err(malformed(format!(
-                "{origin}: the tokens hold {total} bytes in all, more than 4 GiB"
-            )));
-        }
-        let mut bytes = Vec::with_capacity(total);
-        let mut offsets = Vec::with_capacity(len + 1);
-        offsets.push(0u32);
-        for slot in &slots {
-            if let Some(b) = slot {
-                bytes.extend_from_slice(b);
-            }
-            offsets.push(bytes.len() as u32);
-        }
-
-        let mut by_name = HashMap::with_capacity(specials.len());
-        for (id, name) in &specials {
-            by_name.entry(name.clone()).or_insert(*id);
+        let mut by_name = HashMap::with_capacity(specials.len() + added_names.len());
+        for (id, name) in specials.iter().chain(&added_names) {
+            let lowest = by_name.entry(name.clone()).or_insert(*id);
+            *lowest = (*lowest).min(*id);
         }
         Ok(Vocabulary {
             family,
@@ -242,11 +237,84 @@ impl Vocabulary {
             offsets,
             bytes,
             specials,
+            added_text: added_names,
             by_name,
             eos: Vec::new(),
             source: Arc::new(source),
             engine: Arc::new(OnceLock::new()),
         })
+    }
+
+    /// Makes added tokens that are text special (no text), for users who want to keep a
+    /// constraint from producing them: e.g. Qwen's `<think>` or Gemma's `<table>` as text are
+    /// then only spelled by ordinary tokens (or not at all), and the ids can serve as EOS.
+    ///
+    /// Fails if a name is neither an added token that is text nor a special token. Token
+    /// bytes change, so the [fingerprint](Vocabulary::fingerprint) does too: an automaton
+    /// compiled with one choice is refused with the other. [`Vocabulary::tokenize`] then no
+    /// longer matches these tokens in text (where the tokenizer's model has the same token,
+    /// as Gemma's newline runs, tokenizing such text fails saying which special token came
+    /// out).
+    pub fn with_added_as_special(mut self, which: &AddedAsSpecial) -> Result<Vocabulary> {
+        let ids: Vec<u32> = match which {
+            AddedAsSpecial::All => self.added_text.iter().map(|&(id, _)| id).collect(),
+            AddedAsSpecial::Named(names) => self.added_ids_named(names)?,
+        };
+        if ids.is_empty() {
+            return Ok(self);
+        }
+        let mut special = vec![false; self.len()];
+        for &id in &ids {
+            special[id as usize] = true;
+        }
+        let (moved, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.added_text)
+            .into_iter()
+            .partition(|&(id, _)| special[id as usize]);
+        self.added_text = kept;
+        self.specials.extend(moved);
+        self.specials.sort_by_key(|&(id, _)| id);
+        let slots: Vec<Option<Vec<u8>>> = (0..self.len() as u32)
+            .map(|id| {
+                let text = self.token_bytes(id).filter(|_| !special[id as usize]);
+                text.map(<[u8]>::to_vec)
+            })
+            .collect();
+        (self.offsets, self.bytes) = pack(&self.origin, &slots)?;
+        // The tokenizer matches added tokens that are text; these no longer are.
+        self.engine = Arc::new(OnceLock::new());
+        Ok(self)
+    }
+
+    /// The ids of the added tokens that are text called `names`; names of special tokens are
+    /// skipped (they are special already), any other name is an error.
+    fn added_ids_named(&self, names: &[String]) -> Result<Vec<u32>> {
+        let mut ids = Vec::with_capacity(names.len());
+        for name in names {
+            let found = self.added_text.iter().find(|(_, n)| n == name);
+            match found {
+                Some(&(id, _)) => ids.push(id),
+                None if self.specials.iter().any(|(_, n)| n == name) => {}
+                None => {
+                    let known: Vec<&str> = self
+                        .added_text
+                        .iter()
+                        .take(8)
+                        .map(|(_, n)| n.as_str())
+                        .collect();
+                    return Err(VocabError::new(
+                        VocabErrorKind::AddedToken,
+                        format!(
+                            "{name:?} is not an added token of {} (its added tokens that are \
+                             text: {} in all{}{known:?})",
+                            self.origin,
+                            self.added_text.len(),
+                            if known.is_empty() { "" } else { ", first " },
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(ids)
     }
 
     /// Sets EOS to the specials named in [`WELL_KNOWN_EOS`].
@@ -288,10 +356,16 @@ impl Vocabulary {
                 ));
             }
             if let Some(bytes) = self.token_bytes(id) {
+                let hint = if self.added_text_name(id).is_some() {
+                    " (it is an added token that is text; make it special first)"
+                } else {
+                    ""
+                };
                 return Err(VocabError::new(
                     VocabErrorKind::Eos,
                     format!(
-                        "EOS id {id} is the text token \"{}\" of {}; EOS must be a special token",
+                        "EOS id {id} is the text token \"{}\" of {}; EOS must be a special \
+                         token{hint}",
                         bytes.escape_ascii(),
                         self.origin
                     ),
@@ -337,12 +411,52 @@ impl Vocabulary {
         self.family
     }
 
-    /// Special and added tokens with their names, by increasing id.
+    /// Special tokens (no text) with their names, by increasing id.
     pub fn special_tokens(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
         self.specials.iter().map(|(id, name)| (*id, name.as_str()))
     }
 
-    /// The id of the special token called `name` (the lowest, if two share a name).
+    /// Added tokens that are text (`"special": false` in a tokenizer.json), with their
+    /// names, by increasing id. They have bytes like any text token.
+    pub fn added_text_tokens(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
+        self.added_text
+            .iter()
+            .map(|(id, name)| (*id, name.as_str()))
+    }
+
+    /// The name of `id` if it is an added token that is text.
+    pub fn added_text_name(&self, id: u32) -> Option<&str> {
+        let i = self
+            .added_text
+            .binary_search_by_key(&id, |&(i, _)| i)
+            .ok()?;
+        Some(&self.added_text[i].1)
+    }
+
+    /// What the vocabulary holds, in one line: family, ids, text tokens, special tokens and
+    /// added tokens that are text, holes, EOS ids.
+    pub fn summary(&self) -> String {
+        let text = (0..self.len() as u32)
+            .filter(|&id| self.token_bytes(id).is_some())
+            .count();
+        let holes = self.len() - text - self.specials.len();
+        let eos: Vec<String> = self.eos.iter().map(u32::to_string).collect();
+        format!(
+            "{:?}, {} ids: {text} with text ({} of them added tokens), {} special tokens \
+             without text, {holes} holes; EOS ids {}",
+            self.family,
+            self.len(),
+            self.added_text.len(),
+            self.specials.len(),
+            if eos.is_empty() {
+                "none".to_string()
+            } else {
+                eos.join(",")
+            }
+        )
+    }
+
+    /// The id of the special or added token called `name` (the lowest, if two share a name).
     pub fn token_id(&self, name: &str) -> Option<u32> {
         self.by_name.get(name).copied()
     }
@@ -449,6 +563,74 @@ impl TokenVocabulary for Vocabulary {
     fn eos_ids(&self) -> &[u32] {
         &self.eos
     }
+}
+
+/// The number of ids: one past the largest id of any token. Fails on an id above
+/// [`MAX_TOKEN_ID`].
+fn id_space(
+    origin: &str,
+    text: &[(u32, Vec<u8>)],
+    added_text: &[(u32, String, Vec<u8>)],
+    specials: &[(u32, String)],
+) -> Result<usize> {
+    let ids = (text.iter().map(|(id, _)| id))
+        .chain(added_text.iter().map(|(id, _, _)| id))
+        .chain(specials.iter().map(|(id, _)| id));
+    let mut len = 0usize;
+    for &id in ids {
+        if id > MAX_TOKEN_ID {
+            return Err(malformed(format!(
+                "{origin}: token id {id} is above the supported maximum {MAX_TOKEN_ID}"
+            )));
+        }
+        len = len.max(id as usize + 1);
+    }
+    Ok(len)
+}
+
+/// Sorts the specials and added tokens that are text by id (exact repeats dropped) and
+/// checks that no id is given to two of them.
+#[allow(clippy::type_complexity)]
+fn check_added(
+    origin: &str,
+    mut specials: Vec<(u32, String)>,
+    mut added_text: Vec<(u32, String, Vec<u8>)>,
+) -> Result<(Vec<(u32, String)>, Vec<(u32, String, Vec<u8>)>)> {
+    specials.sort_by_key(|&(id, _)| id);
+    specials.dedup();
+    added_text.sort_by_key(|&(id, _, _)| id);
+    added_text.dedup();
+    let mut all: Vec<(u32, &str)> = (specials.iter().map(|(id, n)| (*id, n.as_str())))
+        .chain(added_text.iter().map(|(id, n, _)| (*id, n.as_str())))
+        .collect();
+    all.sort_unstable();
+    if let Some(w) = all.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(malformed(format!(
+            "{origin}: id {} is given to two added tokens, {:?} and {:?}",
+            w[0].0, w[0].1, w[1].1
+        )));
+    }
+    Ok((specials, added_text))
+}
+
+/// Packs the bytes of every id into one arena: `offsets[id]..offsets[id + 1]` is token `id`.
+fn pack(origin: &str, slots: &[Option<Vec<u8>>]) -> Result<(Vec<u32>, Vec<u8>)> {
+    let total: usize = slots.iter().flatten().map(Vec::len).sum();
+    if u32::try_from(total).is_err() {
+        return Err(malformed(format!(
+            "{origin}: the tokens hold {total} bytes in all, more than 4 GiB"
+        )));
+    }
+    let mut bytes = Vec::with_capacity(total);
+    let mut offsets = Vec::with_capacity(slots.len() + 1);
+    offsets.push(0u32);
+    for slot in slots {
+        if let Some(b) = slot {
+            bytes.extend_from_slice(b);
+        }
+        offsets.push(bytes.len() as u32);
+    }
+    Ok((offsets, bytes))
 }
 
 pub(crate) fn read(path: &Path) -> Result<Vec<u8>> {

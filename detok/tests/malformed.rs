@@ -76,6 +76,12 @@ fn missing_and_mistyped_fields() {
         &format!(r#"{{"added_tokens": [{{"id": "x", "content": "<s>"}}], {BPE_MODEL}}}"#),
     );
     expect(&err, VocabErrorKind::Malformed, "invalid type");
+    // Whether an added token is text or special is never guessed.
+    let err = tokenizer_json_err(
+        "added-no-special",
+        &format!(r#"{{"added_tokens": [{{"id": 0, "content": "<s>"}}], {BPE_MODEL}}}"#),
+    );
+    expect(&err, VocabErrorKind::Malformed, "missing field `special`");
     let err = tokenizer_json_err(
         "untyped-decoder",
         &format!(r#"{{"decoder": {{}}, {BPE_MODEL}}}"#),
@@ -295,7 +301,8 @@ fn missing_files() {
 fn unknown_characters_without_byte_fallback_are_a_tokenize_error() {
     // A SentencePiece-style Unigram without byte fallback cannot spell "z".
     let json = r#"{
-      "added_tokens": [{"id": 0, "content": "<unk>", "special": true}],
+      "added_tokens": [{"id": 0, "content": "<unk>", "single_word": false, "lstrip": false,
+                        "rstrip": false, "normalized": false, "special": true}],
       "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
       "pre_tokenizer": null,
       "decoder": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": false},
@@ -308,4 +315,83 @@ fn unknown_characters_without_byte_fallback_are_a_tokenize_error() {
     assert_eq!(vocab.tokenize("a a").unwrap(), [1, 3]);
     let err = vocab.tokenize("a z").unwrap_err();
     expect(&err, VocabErrorKind::Tokenize, "special token \"<unk>\"");
+}
+
+/// One random `added_tokens` entry: an id in, near or far past the model's range (repeats
+/// likely), a content of newlines, spaces, `▁`, tags, byte-level table characters or
+/// nothing, a random `special` flag, sometimes missing.
+fn random_added(rng: &mut fst_core::sample::SplitMix64) -> serde_json::Value {
+    const PARTS: &[&str] = &["\n", " ", "\u{2581}", "<table>", "Ġ", "é", "<0x41>", "a", ""];
+    let id = match rng.below(4) {
+        0 => rng.below(8),
+        1 => 256 + rng.below(8),
+        2 => 300 + rng.below(4),
+        _ => u64::from(detok::MAX_TOKEN_ID) + rng.below(3),
+    };
+    let content: String = (0..rng.below(4)).map(|_| PARTS[rng.index(PARTS.len())]).collect();
+    let mut entry = serde_json::json!({
+        "id": id, "content": content, "single_word": false, "lstrip": false,
+        "rstrip": false, "normalized": false, "special": rng.below(2) == 0,
+    });
+    if rng.below(10) == 0 {
+        entry.as_object_mut().unwrap().remove("special");
+    }
+    entry
+}
+
+#[test]
+fn random_added_tokens_load_as_the_tokenizer_decodes_them_or_fail_cleanly() {
+    // A byte-level model of the 256 single bytes; each case adds random added tokens.
+    let vocab: serde_json::Map<String, serde_json::Value> = (0..=255u8)
+        .map(|b| (detok::byte_level::encode_bytes(&[b]), b.into()))
+        .collect();
+    let mut rng = fst_core::sample::SplitMix64::new(14);
+    let (mut loaded, mut refused) = (0, 0);
+    for case in 0..150 {
+        let added: Vec<serde_json::Value> = (0..rng.below(6)).map(|_| random_added(&mut rng)).collect();
+        let json = serde_json::json!({
+            "added_tokens": added, "normalizer": null,
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
+            "decoder": {"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true},
+            "model": {"type": "BPE", "vocab": vocab, "merges": []},
+        });
+        let text = serde_json::to_vec(&json).unwrap();
+        let dir = dir_with(&format!("random-added-{case}"), &[("tokenizer.json", &text)]);
+        let path = dir.join("tokenizer.json");
+        let ours = match Vocabulary::from_file(&path) {
+            Ok(v) => v,
+            Err(err) => {
+                // Named faults only: a missing flag, a repeated id, an id too large.
+                let msg = err.to_string();
+                assert!(
+                    msg.contains("missing field `special`")
+                        || msg.contains("is given to two")
+                        || msg.contains("above the supported maximum"),
+                    "case {case}: {msg}"
+                );
+                refused += 1;
+                continue;
+            }
+        };
+        loaded += 1;
+        // Where the tokenizers crate keeps the file's ids, every id must agree with it.
+        let Ok(tok) = tokenizers::Tokenizer::from_file(&path) else {
+            continue;
+        };
+        let theirs = tok.get_added_tokens_decoder();
+        if theirs.iter().any(|(id, t)| ours.token_id(&t.content) != Some(*id)) {
+            continue; // renumbered or shadowed by the crate: no common ids to compare
+        }
+        for (id, t) in theirs {
+            let decoded = tok.decode(&[id], false).unwrap();
+            match (t.special, ours.token_bytes(id)) {
+                (true, bytes) => assert_eq!(bytes, None, "case {case}: {id}"),
+                (false, None) => assert_eq!(decoded, "", "case {case}: {id}"),
+                (false, Some(b)) => {
+                    assert_eq!(String::from_utf8_lossy(b), decoded, "case {case}: {id}")
+                }
+            }
+        }
+    }
+    assert!(loaded > 20 && refused > 20, "{loaded} loaded, {refused} refused");
 }

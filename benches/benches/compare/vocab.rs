@@ -24,7 +24,8 @@ pub struct LoadedVocab {
     pub name: String,
     /// The folder it was read from.
     pub dir: PathBuf,
-    /// Exact bytes per token id; `None` for special and added tokens.
+    /// Exact bytes per token id; `None` for special tokens (added tokens marked
+    /// `"special": false` are text, e.g. Gemma's newline runs: the tokenizer emits them).
     pub tokens: Vec<Option<Vec<u8>>>,
     /// Ids that end generation.
     pub eos_ids: Vec<u32>,
