@@ -37,6 +37,7 @@ mod engine;
 mod error;
 pub mod fixtures;
 mod fst;
+mod gguf;
 mod gpt2;
 mod hf;
 mod tiktoken;
