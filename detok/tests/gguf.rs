@@ -480,10 +480,11 @@ proptest! {
 }
 
 /// Real GGUF files against the tokenizer's own files, when present: `FSTC_GGUF_DIR` names a
-/// folder with llama.cpp's vocabulary-only GGUF files (`ggml-vocab-llama-spm.gguf`,
-/// `ggml-vocab-llama-bpe.gguf`, `ggml-vocab-gpt-2.gguf`, from llama.cpp's `models/` folder,
-/// e.g. inside the llama-cpp-python source package), compared id by id with the `tokenizers`
-/// crate decoding Llama 2's, Llama 3's and GPT-2's files in the shared vocabularies.
+/// folder with llama.cpp's vocabulary-only GGUF files (`ggml-vocab-llama-bpe.gguf`,
+/// `ggml-vocab-gpt-2.gguf`, from llama.cpp's `models/` folder, e.g. inside the
+/// llama-cpp-python source package), compared id by id with the `tokenizers` crate decoding
+/// Llama 3's and GPT-2's files in the shared vocabularies. (llama.cpp's `llama-spm` file is
+/// not the shared Llama 2 tokenizer: their ids differ from 260 on.)
 #[test]
 fn real_gguf_files_match_the_tokenizers_decoding() {
     let Some(dir) = std::env::var_os("FSTC_GGUF_DIR") else {
@@ -492,7 +493,6 @@ fn real_gguf_files_match_the_tokenizers_decoding() {
     };
     let dir = std::path::PathBuf::from(dir);
     let pairs = [
-        ("ggml-vocab-llama-spm.gguf", "llama2/tokenizer.json"),
         ("ggml-vocab-llama-bpe.gguf", "llama3/tokenizer.json"),
         ("ggml-vocab-gpt-2.gguf", "gpt2/encoder.json"),
     ];
@@ -516,4 +516,38 @@ fn real_gguf_files_match_the_tokenizers_decoding() {
         checked += 1;
     }
     assert!(checked > 0, "FSTC_GGUF_DIR is set but no pair could be checked");
+}
+
+/// A real GGUF file against llama.cpp's own pieces, when present: `FSTC_GGUF_FILE` names the
+/// model and `FSTC_GGUF_PIECES` the output of `testdata/gguf_pieces.py` on it (llama.cpp's
+/// `llama_token_to_piece` for every id, and whether it ends generation).
+#[test]
+fn real_gguf_file_matches_llama_cpp_pieces() {
+    let (Some(file), Some(pieces)) = (
+        std::env::var_os("FSTC_GGUF_FILE"),
+        std::env::var_os("FSTC_GGUF_PIECES"),
+    ) else {
+        println!("skipped: set FSTC_GGUF_FILE and FSTC_GGUF_PIECES (testdata/gguf_pieces.py)");
+        return;
+    };
+    let vocab = Vocabulary::from_file(&file).unwrap();
+    let pieces = std::fs::read_to_string(pieces).unwrap();
+    let lines: Vec<&str> = pieces.lines().collect();
+    assert_eq!(lines.len(), vocab.len(), "one line per id");
+    let (mut text, mut eog) = (0, Vec::new());
+    for (id, line) in lines.iter().enumerate() {
+        let mut fields = line.split(' ');
+        let hex = fields.next().unwrap();
+        let piece: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        if fields.next() == Some("eog") {
+            eog.push(id as u32);
+        }
+        let ours = vocab.token_bytes(id as u32).unwrap_or_default();
+        assert_eq!(ours, &piece[..], "token {id}");
+        text += !ours.is_empty() as usize;
+    }
+    println!("{} ids, {text} with text, eos {:?}, llama.cpp eog {eog:?}", vocab.len(), vocab.eos_ids());
+    assert_eq!(vocab.eos_ids(), &eog[..]);
 }
