@@ -112,7 +112,10 @@ fn guard(f: impl FnOnce() -> Result<(), Failure>) -> FstcStatus {
 }
 
 fn null(what: &str) -> Failure {
-    fail(FstcStatus::NullArgument, format!("{what} is a null pointer"))
+    fail(
+        FstcStatus::NullArgument,
+        format!("{what} is a null pointer"),
+    )
 }
 
 /// # Safety
@@ -143,13 +146,13 @@ unsafe fn put<T>(p: *mut T, value: T, what: &str) -> Result<(), Failure> {
 }
 
 fn check_len<T>(len: usize, what: &str) -> Result<(), Failure> {
-    if len.checked_mul(std::mem::size_of::<T>()).map_or(true, |n| n > isize::MAX as usize) {
-        return Err(fail(
+    match len.checked_mul(std::mem::size_of::<T>()) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(()),
+        _ => Err(fail(
             FstcStatus::InvalidArgument,
             format!("{what}: length {len} is past the address space"),
-        ));
+        )),
     }
-    Ok(())
 }
 
 /// The `len` elements at `p`; `p` may be null when `len` is 0.
@@ -187,7 +190,12 @@ unsafe fn slice_mut<'a, T>(p: *mut T, len: usize, what: &str) -> Result<&'a mut 
 ///
 /// # Safety
 /// As [`slice_mut`] for `buf`/`cap` and [`put`] for `len`.
-unsafe fn copy_out(buf: *mut u32, cap: usize, len: *mut usize, items: &[u32]) -> Result<(), Failure> {
+unsafe fn copy_out(
+    buf: *mut u32,
+    cap: usize,
+    len: *mut usize,
+    items: &[u32],
+) -> Result<(), Failure> {
     // SAFETY: forwarded contract.
     unsafe { put(len, items.len(), "len") }?;
     if cap < items.len() {
@@ -389,7 +397,9 @@ pub unsafe extern "C" fn fstc_matcher_is_allowed(
 pub unsafe extern "C" fn fstc_matcher_consume(matcher: *mut FstcMatcher, token: u32) -> FstcStatus {
     guard(|| {
         // SAFETY: per this function's contract.
-        Ok(unsafe { get_mut(matcher, "matcher") }?.walker.consume(token)?)
+        Ok(unsafe { get_mut(matcher, "matcher") }?
+            .walker
+            .consume(token)?)
     })
 }
 

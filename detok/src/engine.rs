@@ -114,7 +114,8 @@ impl Engine {
                     "tokenizing text is not supported for GGUF files: the pre-tokenizer \
                      (tokenizer.ggml.pre = {}) is llama.cpp code, not data in the file; give \
                      token ids (fstc check --tokens) or use the model's tokenizer.json",
-                    pre.as_deref().map_or("absent".to_string(), |p| format!("{p:?}"))
+                    pre.as_deref()
+                        .map_or("absent".to_string(), |p| format!("{p:?}"))
                 ),
             )),
         }

@@ -407,7 +407,11 @@ fn read_value<R: Read>(r: &mut Reader<'_, R>, key: &str, meta: &mut Meta) -> Res
                 return Err(wrong(r, "a string"));
             }
             let s = r.string(&what)?;
-            *(if key == MODEL_KEY { &mut meta.model } else { &mut meta.pre }) = Some(s);
+            *(if key == MODEL_KEY {
+                &mut meta.model
+            } else {
+                &mut meta.pre
+            }) = Some(s);
         }
         TOKENS_KEY => {
             if ty != ValueType::Array {
@@ -465,7 +469,10 @@ fn read_integers<R: Read>(r: &mut Reader<'_, R>, what: &str) -> Result<Vec<i64>>
     let at = r.offset;
     let (elem, count) = r.array_header(what)?;
     if !elem.is_integer() {
-        let msg = format!("expected an array of integers, found one of {}", elem.name());
+        let msg = format!(
+            "expected an array of integers, found one of {}",
+            elem.name()
+        );
         return Err(r.error(at, what, msg));
     }
     too_many(r, count, what)?;

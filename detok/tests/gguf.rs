@@ -127,7 +127,10 @@ fn other_keys() -> Vec<(&'static str, V)> {
         ("test.u64", V::U64(1 << 40)),
         ("test.i64", V::I64(-(1 << 40))),
         ("test.f64", V::F64(2.5)),
-        ("test.nested", V::Arr(9, vec![strs(&["a", "bc"]), i32s(&[1, 2, 3])])),
+        (
+            "test.nested",
+            V::Arr(9, vec![strs(&["a", "bc"]), i32s(&[1, 2, 3])]),
+        ),
         ("tokenizer.chat_template", V::Str("{{ messages }}")),
     ]
 }
@@ -217,7 +220,10 @@ fn committed_fixtures_are_what_the_writer_writes() {
             std::fs::write(&path, make()).unwrap();
         }
         let committed = std::fs::read(&path).unwrap();
-        assert!(committed == make(), "{rel} is stale: rerun with FSTC_WRITE_GGUF_FIXTURES=1");
+        assert!(
+            committed == make(),
+            "{rel} is stale: rerun with FSTC_WRITE_GGUF_FIXTURES=1"
+        );
     }
 }
 
@@ -306,7 +312,10 @@ fn tokenize_is_a_clear_error() {
     let err = vocab.tokenize("hello").unwrap_err();
     assert_eq!(err.kind(), VocabErrorKind::Tokenize);
     let msg = err.to_string();
-    assert!(msg.contains("not supported for GGUF") && msg.contains("\"smollm\""), "{msg}");
+    assert!(
+        msg.contains("not supported for GGUF") && msg.contains("\"smollm\""),
+        "{msg}"
+    );
 }
 
 fn from_bytes(data: &[u8]) -> Result<Vocabulary, VocabError> {
@@ -340,10 +349,17 @@ fn every_truncation_is_an_error() {
         let meta_end = full.windows(6).rposition(|w| w == b"weight").unwrap() - 8;
         for cut in 0..meta_end {
             let err = from_bytes(&full[..cut]).unwrap_err();
-            assert_eq!(err.kind(), VocabErrorKind::Malformed, "{rel} cut at {cut}: {err}");
+            assert_eq!(
+                err.kind(),
+                VocabErrorKind::Malformed,
+                "{rel} cut at {cut}: {err}"
+            );
             assert!(err.to_string().contains("at byte"), "{err}");
         }
-        assert!(from_bytes(&full[..meta_end]).is_ok(), "{rel}: tensor data is never read");
+        assert!(
+            from_bytes(&full[..meta_end]).is_ok(),
+            "{rel}: tensor data is never read"
+        );
     }
 }
 
@@ -357,17 +373,32 @@ fn absurd_lengths_and_counts_are_errors_naming_the_key() {
     expect_err(
         &data,
         VocabErrorKind::Malformed,
-        &["\"tokenizer.ggml.tokens\"", &format!("at byte {}", at + 8), "truncated"],
+        &[
+            "\"tokenizer.ggml.tokens\"",
+            &format!("at byte {}", at + 8),
+            "truncated",
+        ],
     );
     // A string length past the end of the file.
     let mut data = with_tokens(vec![]);
-    let at = data.windows(9).position(|w| w == b"\x01\0\0\0\0\0\0\0a").unwrap();
+    let at = data
+        .windows(9)
+        .position(|w| w == b"\x01\0\0\0\0\0\0\0a")
+        .unwrap();
     data[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
-    expect_err(&data, VocabErrorKind::Malformed, &["element 0", "truncated"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["element 0", "truncated"],
+    );
     // A key-value count no file of this size can hold.
     let mut data = with_tokens(vec![]);
     data[16..24].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
-    expect_err(&data, VocabErrorKind::Malformed, &["key-value count", "at byte 24"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["key-value count", "at byte 24"],
+    );
 }
 
 #[test]
@@ -376,7 +407,11 @@ fn wrong_types_and_values_are_named() {
     expect_err(
         &data,
         VocabErrorKind::Malformed,
-        &["\"tokenizer.ggml.model\"", "expected a string, found uint32", "at byte 52"],
+        &[
+            "\"tokenizer.ggml.model\"",
+            "expected a string, found uint32",
+            "at byte 52",
+        ],
     );
     let data = gguf(
         3,
@@ -385,27 +420,63 @@ fn wrong_types_and_values_are_named() {
             ("tokenizer.ggml.tokens", i32s(&[1])),
         ],
     );
-    expect_err(&data, VocabErrorKind::Malformed, &["array of strings, found one of int32"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["array of strings, found one of int32"],
+    );
     let data = with_tokens(vec![("tokenizer.ggml.token_type", strs(&["a", "b"]))]);
     expect_err(&data, VocabErrorKind::Malformed, &["array of integers"]);
     let data = with_tokens(vec![("tokenizer.ggml.token_type", i32s(&[1]))]);
     expect_err(&data, VocabErrorKind::Malformed, &["1 types for 2 tokens"]);
     let data = with_tokens(vec![("tokenizer.ggml.token_type", i32s(&[1, 9]))]);
-    expect_err(&data, VocabErrorKind::Malformed, &["token 1 \"b\" has type 9"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["token 1 \"b\" has type 9"],
+    );
     let data = with_tokens(vec![("tokenizer.ggml.token_type", i32s(&[1, 6]))]);
-    expect_err(&data, VocabErrorKind::Malformed, &["type 6 (byte)", "<0xHH>"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["type 6 (byte)", "<0xHH>"],
+    );
     let data = with_tokens(vec![("tokenizer.ggml.eos_token_id", V::U32(2))]);
-    expect_err(&data, VocabErrorKind::Eos, &["eos_token_id", "id 2 is not a token"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Eos,
+        &["eos_token_id", "id 2 is not a token"],
+    );
     let data = with_tokens(vec![("tokenizer.ggml.eot_token_id", V::Str("x"))]);
-    expect_err(&data, VocabErrorKind::Malformed, &["expected an integer, found string"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["expected an integer, found string"],
+    );
     let data = with_tokens(vec![("tokenizer.ggml.model", V::Str("again"))]);
-    expect_err(&data, VocabErrorKind::Malformed, &["\"tokenizer.ggml.model\" appears twice"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["\"tokenizer.ggml.model\" appears twice"],
+    );
     let data = gguf(3, vec![("tokenizer.ggml.model", V::Str("bert"))]);
-    expect_err(&data, VocabErrorKind::Unsupported, &["\"bert\"", "gpt2", "llama"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Unsupported,
+        &["\"bert\"", "gpt2", "llama"],
+    );
     let data = gguf(3, vec![("general.name", V::Str("no tokenizer"))]);
-    expect_err(&data, VocabErrorKind::Malformed, &["no \"tokenizer.ggml.model\" key"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["no \"tokenizer.ggml.model\" key"],
+    );
     let data = gguf(3, vec![("tokenizer.ggml.model", V::Str("llama"))]);
-    expect_err(&data, VocabErrorKind::Malformed, &["no \"tokenizer.ggml.tokens\""]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["no \"tokenizer.ggml.tokens\""],
+    );
 }
 
 #[test]
@@ -419,22 +490,44 @@ fn bad_headers_utf8_and_value_types_are_errors() {
     expect_err(&big_endian, VocabErrorKind::Unsupported, &["big-endian"]);
     let mut magic = good.clone();
     magic[0] = b'X';
-    expect_err(&magic, VocabErrorKind::Malformed, &["does not start with \"GGUF\""]);
+    expect_err(
+        &magic,
+        VocabErrorKind::Malformed,
+        &["does not start with \"GGUF\""],
+    );
     // Token "b" becomes the invalid UTF-8 byte 0xFF.
     let mut bad_utf8 = good.clone();
-    let at = bad_utf8.windows(9).rposition(|w| w == b"\x01\0\0\0\0\0\0\0b").unwrap();
+    let at = bad_utf8
+        .windows(9)
+        .rposition(|w| w == b"\x01\0\0\0\0\0\0\0b")
+        .unwrap();
     bad_utf8[at + 8] = 0xFF;
-    expect_err(&bad_utf8, VocabErrorKind::Malformed, &["element 1", "invalid UTF-8"]);
+    expect_err(
+        &bad_utf8,
+        VocabErrorKind::Malformed,
+        &["element 1", "invalid UTF-8"],
+    );
     let mut bad_type = good.clone();
     // The type of the first value (after the 24-byte header and the 20-byte first key).
     bad_type[24 + 8 + 20] = 13;
-    expect_err(&bad_type, VocabErrorKind::Malformed, &["unknown value type 13", "at byte 52"]);
-    let deep = V::Arr(9, vec![V::Arr(9, vec![V::Arr(9, vec![V::Arr(9, vec![V::Arr(
-        4,
-        vec![V::U32(1)],
-    )])])])]);
+    expect_err(
+        &bad_type,
+        VocabErrorKind::Malformed,
+        &["unknown value type 13", "at byte 52"],
+    );
+    let deep = V::Arr(
+        9,
+        vec![V::Arr(
+            9,
+            vec![V::Arr(9, vec![V::Arr(9, vec![V::Arr(4, vec![V::U32(1)])])])],
+        )],
+    );
     let data = with_tokens(vec![("test.deep", deep)]);
-    expect_err(&data, VocabErrorKind::Malformed, &["\"test.deep\"", "nested too deep"]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["\"test.deep\"", "nested too deep"],
+    );
 }
 
 #[test]
@@ -444,7 +537,10 @@ fn from_file_tells_gguf_by_its_magic() {
     // Any name: the content decides.
     let path = dir.join("model.bin");
     std::fs::write(&path, gpt2_fixture()).unwrap();
-    assert_eq!(Vocabulary::from_file(&path).unwrap().family(), Family::ByteLevelBpe);
+    assert_eq!(
+        Vocabulary::from_file(&path).unwrap().family(),
+        Family::ByteLevelBpe
+    );
     std::fs::write(&path, &gpt2_fixture()[..40]).unwrap();
     let err = Vocabulary::from_file(&path).unwrap_err();
     assert!(err.to_string().contains("model.bin: GGUF"), "{err}");
@@ -512,10 +608,17 @@ fn real_gguf_files_match_the_tokenizers_decoding() {
         } else {
             common::check_against_tokenizers(&vocab, &reference)
         };
-        println!("{file}: {} ids, {stats:?}, eos {:?}", vocab.len(), vocab.eos_ids());
+        println!(
+            "{file}: {} ids, {stats:?}, eos {:?}",
+            vocab.len(),
+            vocab.eos_ids()
+        );
         checked += 1;
     }
-    assert!(checked > 0, "FSTC_GGUF_DIR is set but no pair could be checked");
+    assert!(
+        checked > 0,
+        "FSTC_GGUF_DIR is set but no pair could be checked"
+    );
 }
 
 /// A real GGUF file against llama.cpp's own pieces, when present: `FSTC_GGUF_FILE` names the
@@ -548,6 +651,10 @@ fn real_gguf_file_matches_llama_cpp_pieces() {
         assert_eq!(ours, &piece[..], "token {id}");
         text += !ours.is_empty() as usize;
     }
-    println!("{} ids, {text} with text, eos {:?}, llama.cpp eog {eog:?}", vocab.len(), vocab.eos_ids());
+    println!(
+        "{} ids, {text} with text, eos {:?}, llama.cpp eog {eog:?}",
+        vocab.len(),
+        vocab.eos_ids()
+    );
     assert_eq!(vocab.eos_ids(), &eog[..]);
 }

@@ -1,12 +1,12 @@
-//! Builds capi/tests/c/test_fstc.c (and the README's C example) with the system C compiler
-//! against the static library and runs it on an automaton compiled here from a regex over
+//! Runs capi/tests/c/test_fstc.c and the README's C example (compiled by build.rs with the
+//! system C compiler, linked here with fstc-capi) on automata compiled here from regexes over
 //! the byte-level fixture vocabulary. The C program replays a script of calls whose results
 //! come from fst-core's own `Walker` on random walks, then calls every function with bad
 //! input.
 
+use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use detok::Vocabulary;
 use fst_core::automaton::TokenAutomaton;
@@ -88,7 +88,13 @@ fn script(automaton: &TokenAutomaton, walks: usize) -> (String, usize) {
             }
             if rng.below(5) == 0 && choices.len() > 1 {
                 let batch = [choices[rng.index(choices.len())], vocab_size];
-                writeln!(s, "tokens {} {}", ids(&batch), code(walker.consume_tokens(&batch))).unwrap();
+                writeln!(
+                    s,
+                    "tokens {} {}",
+                    ids(&batch),
+                    code(walker.consume_tokens(&batch))
+                )
+                .unwrap();
             }
             let t = choices[rng.index(choices.len())];
             writeln!(s, "consume {t} {}", code(walker.consume(t))).unwrap();
@@ -101,28 +107,27 @@ fn script(automaton: &TokenAutomaton, walks: usize) -> (String, usize) {
     (s, forced_steps)
 }
 
-fn target_dir() -> PathBuf {
-    // The test binary is target/<profile>/deps/c_abi-HASH; the library is in target/<profile>.
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
+#[link(name = "fstc_ctest", kind = "static")]
+extern "C" {
+    fn fstc_c_test_main(argc: c_int, argv: *const *const c_char) -> c_int;
+    fn fstc_readme_main(argc: c_int, argv: *const *const c_char) -> c_int;
 }
 
-/// Compiles `source` against fstc.h and the static library into `out`.
-fn build_c(source: &Path, out: &Path) {
-    let lib = target_dir().join("libfstc_capi.a");
-    assert!(lib.is_file(), "{} is missing: cargo builds it with the tests", lib.display());
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let status = Command::new(&cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-I"])
-        .arg(&include)
-        .arg(source)
-        .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(out)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?}: {e}"));
-    assert!(status.success(), "{cc} failed on {}", source.display());
+type CMain = unsafe extern "C" fn(c_int, *const *const c_char) -> c_int;
+
+/// Calls a C `main` with `args` (after the program name) and returns its exit code.
+fn call_main(main: CMain, args: &[&std::path::Path]) -> c_int {
+    // The C code calls fstc-capi's exports; name the crate so it is linked.
+    let _ = fstc_capi_ctest::fstc_capi::fstc_last_error;
+    let owned: Vec<CString> = std::iter::once("c_test".to_string())
+        .chain(args.iter().map(|p| p.display().to_string()))
+        .map(|s| CString::new(s).unwrap())
+        .collect();
+    let mut argv: Vec<*const c_char> = owned.iter().map(|s| s.as_ptr()).collect();
+    argv.push(std::ptr::null());
+    // SAFETY: argv holds argc valid C strings (alive in `owned`) and a null terminator, as
+    // a C `main` expects; the programs only read them.
+    unsafe { main(owned.len() as c_int, argv.as_ptr()) }
 }
 
 fn work_dir() -> PathBuf {
@@ -131,12 +136,13 @@ fn work_dir() -> PathBuf {
     dir
 }
 
-fn fixture_automaton(pattern: &str) -> (TokenAutomaton, PathBuf) {
+/// The automaton of `pattern` over the byte-level fixture, also written to `NAME.fstc`.
+fn fixture_automaton(pattern: &str, name: &str) -> (TokenAutomaton, PathBuf) {
     let path = detok::fixtures::testdata_dir().join("bytelevel/tokenizer.json");
     let vocab = Vocabulary::from_file(path).unwrap();
     let automaton = RegexCompiler::new().compile(pattern, &vocab).unwrap();
     assert_eq!(automaton.vocab_size() as usize, vocab.len());
-    let file = work_dir().join("test.fstc");
+    let file = work_dir().join(format!("{name}.fstc"));
     std::fs::write(&file, automaton.to_bytes()).unwrap();
     (automaton, file)
 }
@@ -145,51 +151,31 @@ const PATTERN: &str = r#"\{"(id|name)": ([0-9]{1,3}|"[a-z ]{0,8}")\}"#;
 
 #[test]
 fn c_program_exercises_every_function() {
-    let (automaton, file) = fixture_automaton(PATTERN);
+    let (automaton, file) = fixture_automaton(PATTERN, "script");
     let (script, forced_steps) = script(&automaton, 12);
-    assert!(forced_steps > 0, "the walks reach states with forced tokens");
-    let dir = work_dir();
-    std::fs::write(dir.join("script.txt"), &script).unwrap();
-    let exe = dir.join("test_fstc");
-    build_c(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/test_fstc.c"),
-        &exe,
+    assert!(
+        forced_steps > 0,
+        "the walks reach states with forced tokens"
     );
-    let out = Command::new(&exe)
-        .arg(&file)
-        .arg(dir.join("script.txt"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "test_fstc failed:\n{stdout}\n{stderr}");
-    let passed: usize = stdout
-        .trim()
-        .strip_suffix(" passed, 0 failed")
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected output {stdout:?}"));
-    assert!(passed > 1000, "{passed} checks");
+    let script_path = work_dir().join("script.txt");
+    std::fs::write(&script_path, &script).unwrap();
+    let code = call_main(fstc_c_test_main, &[&file, &script_path]);
+    assert_eq!(code, 0, "test_fstc.c failed (its stderr says which check)");
 }
 
 /// The README's "Use from C" example, compiled and run as written.
 #[test]
 fn readme_c_example_runs() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .unwrap();
-    let start = readme.find("```c\n").expect("README has a ```c block") + 5;
-    let end = start + readme[start..].find("```").unwrap();
-    let dir = work_dir();
-    let source = dir.join("example.c");
-    std::fs::write(&source, &readme[start..end]).unwrap();
-    let exe = dir.join("example");
-    build_c(&source, &exe);
-    let (automaton, file) = fixture_automaton(r"(yes|no)");
-    let out = Command::new(&exe).arg(&file).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    let walker = Walker::new(&automaton);
-    let n = (0..automaton.vocab_size())
-        .filter(|&t| walker.is_allowed(t))
-        .count();
-    assert!(stdout.contains(&format!("{n} tokens allowed")), "{stdout}");
+    let (_, file) = fixture_automaton(r"(yes|no)", "yesno");
+    assert_eq!(
+        call_main(fstc_readme_main, &[&file]),
+        0,
+        "the example walks to EOS"
+    );
+    let missing = work_dir().join("missing.fstc");
+    assert_eq!(
+        call_main(fstc_readme_main, &[&missing]),
+        2,
+        "a missing file is reported"
+    );
 }
