@@ -205,7 +205,10 @@ fn gpt2_fixture() -> Vec<u8> {
     gguf(2, kvs)
 }
 
-const FIXTURES: [(&str, fn() -> Vec<u8>); 2] = [
+/// Writes one fixture file's bytes.
+type Writer = fn() -> Vec<u8>;
+
+const FIXTURES: [(&str, Writer); 2] = [
     ("gguf/llama.gguf", llama_fixture),
     ("gguf/gpt2.gguf", gpt2_fixture),
 ];
