@@ -55,7 +55,7 @@ enum CompileCommand {
 
 #[derive(Args)]
 struct VocabArgs {
-    /// Tokenizer: a tokenizer.json, a GPT-2 encoder.json (vocab.bpe beside it), or a tiktoken rank file.
+    /// Tokenizer: a tokenizer.json, a GPT-2 encoder.json (vocab.bpe beside it), a tiktoken rank file, or a GGUF model file.
     #[arg(long, value_name = "VOCAB")]
     vocab: PathBuf,
     /// EOS token ids, comma-separated; overrides what the tokenizer files say.

@@ -32,6 +32,9 @@ pub(crate) enum Source {
     Gpt2 { merges_path: PathBuf },
     /// tiktoken: the compiled split pattern (ranks are the token bytes).
     Tiktoken { splitter: Split },
+    /// A GGUF file: its pre-tokenizer (`tokenizer.ggml.pre`) is llama.cpp code, not data, so
+    /// text cannot be tokenized exactly from the file.
+    Gguf { pre: Option<String> },
 }
 
 pub(crate) enum Engine {
@@ -108,6 +111,16 @@ impl Engine {
             Source::Tiktoken { splitter } => {
                 Ok(Engine::Ranks(Box::new(RankEncoder::new(vocab, splitter))))
             }
+            Source::Gguf { pre } => Err(build_error(
+                vocab,
+                format!(
+                    "tokenizing text is not supported for GGUF files: the pre-tokenizer \
+                     (tokenizer.ggml.pre = {}) is llama.cpp code, not data in the file; give \
+                     token ids (fstc check --tokens) or use the model's tokenizer.json",
+                    pre.as_deref()
+                        .map_or("absent".to_string(), |p| format!("{p:?}"))
+                ),
+            )),
         }
     }
 

@@ -4,8 +4,9 @@
 //! token stands for (a byte-level BPE token can be half a UTF-8 character), which ids are
 //! special (never produced by text), and which ids end generation. [`Vocabulary`] loads that
 //! from HuggingFace `tokenizer.json` files (byte-level BPE like GPT-2, Llama 3 and Qwen;
-//! SentencePiece-style BPE or Unigram like Llama 2), GPT-2's `encoder.json` and tiktoken rank
-//! files, and implements [`fst_core::TokenVocabulary`]. [`Vocabulary::tokenize`] gives the
+//! SentencePiece-style BPE or Unigram like Llama 2), GPT-2's `encoder.json`, tiktoken rank
+//! files and the metadata of GGUF model files (llama.cpp; [`Vocabulary::from_gguf`]), and
+//! implements [`fst_core::TokenVocabulary`]. [`Vocabulary::tokenize`] gives the
 //! tokenizer's own tokenization of a text, spelled exactly, for `fstc check --text`.
 //! [`detokenizing_fst`] builds the paper's T_V, which maps token sequences to bytes.
 //! [`fixtures`] says where fstc's own tests and benches find tokenizers.
@@ -37,6 +38,7 @@ mod engine;
 mod error;
 pub mod fixtures;
 mod fst;
+mod gguf;
 mod gpt2;
 mod hf;
 mod tiktoken;

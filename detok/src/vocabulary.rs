@@ -140,9 +140,13 @@ impl Vocabulary {
     /// a JSON object with a `"model": {...}` member is a HuggingFace tokenizer.json (see
     /// [`Vocabulary::from_tokenizer_json`]), any other JSON object is a GPT-2 encoder.json
     /// ([`Vocabulary::from_gpt2_encoder`]), anything else is read as a tiktoken rank file
-    /// without special tokens ([`Vocabulary::from_tiktoken`]).
+    /// without special tokens ([`Vocabulary::from_tiktoken`]). A file starting with `GGUF` is
+    /// a GGUF model ([`Vocabulary::from_gguf`]), of which only the metadata is read.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Vocabulary> {
         let path = path.as_ref();
+        if crate::gguf::has_magic(path)? {
+            return Vocabulary::from_gguf(path);
+        }
         let data = read(path)?;
         let first = data.iter().copied().find(|b| !b.is_ascii_whitespace());
         if first == Some(b'[') {

@@ -1,0 +1,49 @@
+//! Compiles capi/tests/c/test_fstc.c and the first ```c block of README.md into
+//! `libfstc_ctest.a`, with `main` renamed to `fstc_c_test_main` and `fstc_readme_main`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn run(cmd: &mut Command) {
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (a C compiler is needed)"));
+    assert!(status.success(), "{cmd:?} failed");
+}
+
+fn compile(cc: &str, source: &Path, main: &str, object: &Path) {
+    let capi = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    run(Command::new(cc)
+        .args(["-c", "-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC"])
+        .arg(format!("-Dmain={main}"))
+        .arg("-I")
+        .arg(capi.join("include"))
+        .arg(source)
+        .arg("-o")
+        .arg(object));
+}
+
+fn main() {
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let capi = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let test_c = capi.join("tests/c/test_fstc.c");
+    let readme = capi.join("../README.md");
+    for path in [&test_c, &readme, &capi.join("include/fstc.h")] {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    let text = std::fs::read_to_string(&readme).unwrap();
+    let start = text.find("```c\n").expect("README.md has a ```c block") + 5;
+    let end = start + text[start..].find("```").unwrap();
+    let example = out.join("readme_example.c");
+    std::fs::write(&example, &text[start..end]).unwrap();
+
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let ar = std::env::var("AR").unwrap_or_else(|_| "ar".to_string());
+    let objects = [out.join("test_fstc.o"), out.join("readme_example.o")];
+    compile(&cc, &test_c, "fstc_c_test_main", &objects[0]);
+    compile(&cc, &example, "fstc_readme_main", &objects[1]);
+    let lib = out.join("libfstc_ctest.a");
+    let _ = std::fs::remove_file(&lib);
+    run(Command::new(ar).arg("rcs").arg(&lib).args(&objects));
+    println!("cargo:rustc-link-search=native={}", out.display());
+}

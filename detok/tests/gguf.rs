@@ -1,0 +1,663 @@
+//! GGUF vocabularies: the committed fixtures (written by the small GGUF writer below, which
+//! shares no code with detok's reader), bytes per id and EOS ids for both tokenizer families,
+//! malformed and mutated files (errors, never panics), and real files when present.
+//!
+//! `FSTC_WRITE_GGUF_FIXTURES=1 cargo test -p detok --test gguf` rewrites testdata/gguf/.
+
+mod common;
+
+use std::io::Cursor;
+
+use common::testdata;
+use detok::{Family, VocabError, VocabErrorKind, Vocabulary};
+use fst_core::TokenVocabulary;
+use proptest::prelude::*;
+
+/// A GGUF value, written per the specification (little-endian, u64 lengths and counts).
+enum V {
+    U8(u8),
+    I8(i8),
+    U16(u16),
+    I16(i16),
+    U32(u32),
+    I32(i32),
+    F32(f32),
+    Bool(bool),
+    Str(&'static str),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    /// Element type code and elements (all of that type).
+    Arr(u32, Vec<V>),
+}
+
+impl V {
+    fn code(&self) -> u32 {
+        match self {
+            V::U8(_) => 0,
+            V::I8(_) => 1,
+            V::U16(_) => 2,
+            V::I16(_) => 3,
+            V::U32(_) => 4,
+            V::I32(_) => 5,
+            V::F32(_) => 6,
+            V::Bool(_) => 7,
+            V::Str(_) => 8,
+            V::Arr(..) => 9,
+            V::U64(_) => 10,
+            V::I64(_) => 11,
+            V::F64(_) => 12,
+        }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            V::U8(v) => out.push(*v),
+            V::I8(v) => out.extend(v.to_le_bytes()),
+            V::U16(v) => out.extend(v.to_le_bytes()),
+            V::I16(v) => out.extend(v.to_le_bytes()),
+            V::U32(v) => out.extend(v.to_le_bytes()),
+            V::I32(v) => out.extend(v.to_le_bytes()),
+            V::F32(v) => out.extend(v.to_le_bytes()),
+            V::Bool(v) => out.push(*v as u8),
+            V::Str(s) => write_str(out, s.as_bytes()),
+            V::U64(v) => out.extend(v.to_le_bytes()),
+            V::I64(v) => out.extend(v.to_le_bytes()),
+            V::F64(v) => out.extend(v.to_le_bytes()),
+            V::Arr(elem, items) => {
+                out.extend(elem.to_le_bytes());
+                out.extend((items.len() as u64).to_le_bytes());
+                for item in items {
+                    assert_eq!(item.code(), *elem);
+                    item.write(out);
+                }
+            }
+        }
+    }
+}
+
+fn write_str(out: &mut Vec<u8>, s: &[u8]) {
+    out.extend((s.len() as u64).to_le_bytes());
+    out.extend(s);
+}
+
+/// A whole GGUF file: header, key-values, one tiny tensor description and its data (which
+/// the reader must never need).
+fn gguf(version: u32, kvs: Vec<(&str, V)>) -> Vec<u8> {
+    let mut out = b"GGUF".to_vec();
+    out.extend(version.to_le_bytes());
+    out.extend(1u64.to_le_bytes());
+    out.extend((kvs.len() as u64).to_le_bytes());
+    for (key, value) in &kvs {
+        write_str(&mut out, key.as_bytes());
+        out.extend(value.code().to_le_bytes());
+        value.write(&mut out);
+    }
+    // Tensor info: name, 1 dimension of 4, type F32 (0), offset 0; aligned data.
+    write_str(&mut out, b"weight");
+    out.extend(1u32.to_le_bytes());
+    out.extend(4u64.to_le_bytes());
+    out.extend(0u32.to_le_bytes());
+    out.extend(0u64.to_le_bytes());
+    while out.len() % 32 != 0 {
+        out.push(0);
+    }
+    out.extend([0u8; 16]);
+    out
+}
+
+fn strs(items: &[&'static str]) -> V {
+    V::Arr(8, items.iter().map(|s| V::Str(s)).collect())
+}
+
+fn i32s(items: &[i32]) -> V {
+    V::Arr(5, items.iter().map(|&t| V::I32(t)).collect())
+}
+
+/// Keys of every value type the reader must skip, nested arrays included.
+fn other_keys() -> Vec<(&'static str, V)> {
+    vec![
+        ("general.alignment", V::U32(32)),
+        ("test.u8", V::U8(7)),
+        ("test.i8", V::I8(-7)),
+        ("test.u16", V::U16(700)),
+        ("test.i16", V::I16(-700)),
+        ("test.f32", V::F32(0.5)),
+        ("test.bool", V::Bool(true)),
+        ("test.u64", V::U64(1 << 40)),
+        ("test.i64", V::I64(-(1 << 40))),
+        ("test.f64", V::F64(2.5)),
+        (
+            "test.nested",
+            V::Arr(9, vec![strs(&["a", "bc"]), i32s(&[1, 2, 3])]),
+        ),
+        ("tokenizer.chat_template", V::Str("{{ messages }}")),
+    ]
+}
+
+// Token types: 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte.
+const LLAMA_TOKENS: &[(&str, i32)] = &[
+    ("<unk>", 2),
+    ("<s>", 3),
+    ("</s>", 3),
+    ("<0x0A>", 6),
+    ("<0xE2>", 6),
+    ("<0x82>", 6),
+    ("<0xAC>", 6),
+    ("\u{2581}hello", 1),
+    ("\u{2581}", 1),
+    ("world", 1),
+    ("\u{2581}\u{2581}x\u{2581}", 1),
+    ("<|user|>", 4),
+    ("\u{2581}user\u{2581}defined", 4),
+    ("<pad>", 5),
+    ("<|im_end|>", 3),
+    ("€", 1),
+];
+
+const GPT2_TOKENS: &[(&str, i32)] = &[
+    ("Ġhello", 1),
+    ("world", 1),
+    ("Ċ", 1),
+    ("Ã", 1),
+    ("<|endoftext|>", 3),
+    ("<|eot_id|>", 1),
+    ("<tool>", 4),
+    ("Ġ<x>Ġ", 4),
+    ("<0x41>", 6),
+    ("<unused>", 5),
+    ("ĠĠ", 1),
+];
+
+fn llama_fixture() -> Vec<u8> {
+    let tokens: Vec<&'static str> = LLAMA_TOKENS.iter().map(|t| t.0).collect();
+    let types: Vec<i32> = LLAMA_TOKENS.iter().map(|t| t.1).collect();
+    let mut kvs = vec![
+        ("general.architecture", V::Str("llama")),
+        ("tokenizer.ggml.model", V::Str("llama")),
+        ("tokenizer.ggml.tokens", strs(&tokens)),
+        (
+            "tokenizer.ggml.scores",
+            V::Arr(6, (0..tokens.len()).map(|i| V::F32(-(i as f32))).collect()),
+        ),
+        ("tokenizer.ggml.token_type", i32s(&types)),
+        ("tokenizer.ggml.bos_token_id", V::U32(1)),
+        ("tokenizer.ggml.eos_token_id", V::U32(2)),
+        ("tokenizer.ggml.unknown_token_id", V::U32(0)),
+    ];
+    kvs.extend(other_keys());
+    gguf(3, kvs)
+}
+
+fn gpt2_fixture() -> Vec<u8> {
+    let tokens: Vec<&'static str> = GPT2_TOKENS.iter().map(|t| t.0).collect();
+    let types: Vec<i32> = GPT2_TOKENS.iter().map(|t| t.1).collect();
+    let mut kvs = other_keys();
+    kvs.extend([
+        ("tokenizer.ggml.model", V::Str("gpt2")),
+        ("tokenizer.ggml.pre", V::Str("smollm")),
+        ("tokenizer.ggml.tokens", strs(&tokens)),
+        ("tokenizer.ggml.token_type", i32s(&types)),
+        ("tokenizer.ggml.merges", strs(&["Ġ h", "w o"])),
+        ("tokenizer.ggml.eos_token_id", V::U32(4)),
+        ("tokenizer.ggml.eot_token_id", V::I32(5)),
+    ]);
+    gguf(2, kvs)
+}
+
+/// Writes one fixture file's bytes.
+type Writer = fn() -> Vec<u8>;
+
+const FIXTURES: [(&str, Writer); 2] = [
+    ("gguf/llama.gguf", llama_fixture),
+    ("gguf/gpt2.gguf", gpt2_fixture),
+];
+
+#[test]
+fn committed_fixtures_are_what_the_writer_writes() {
+    let write = std::env::var_os("FSTC_WRITE_GGUF_FIXTURES").is_some();
+    for (rel, make) in FIXTURES {
+        let path = testdata(rel);
+        if write {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, make()).unwrap();
+        }
+        let committed = std::fs::read(&path).unwrap();
+        assert!(
+            committed == make(),
+            "{rel} is stale: rerun with FSTC_WRITE_GGUF_FIXTURES=1"
+        );
+    }
+}
+
+fn load(rel: &str) -> Vocabulary {
+    Vocabulary::from_file(testdata(rel)).unwrap()
+}
+
+fn bytes(vocab: &Vocabulary) -> Vec<Option<Vec<u8>>> {
+    (0..vocab.len() as u32)
+        .map(|id| vocab.token_bytes(id).map(<[u8]>::to_vec))
+        .collect()
+}
+
+#[test]
+fn llama_family_bytes_per_id() {
+    let vocab = load("gguf/llama.gguf");
+    assert_eq!(vocab.family(), Family::SentencePiece);
+    let b = |s: &str| Some(s.as_bytes().to_vec());
+    let expected = vec![
+        None,
+        None,
+        None,
+        Some(vec![b'\n']),
+        Some(vec![0xE2]),
+        Some(vec![0x82]),
+        Some(vec![0xAC]),
+        b(" hello"),
+        b(" "),
+        b("world"),
+        b("  x "),
+        // User-defined tokens are their text as written (no ▁ replacement).
+        b("<|user|>"),
+        b("\u{2581}user\u{2581}defined"),
+        None,
+        None,
+        b("€"),
+    ];
+    assert_eq!(bytes(&vocab), expected);
+    let specials: Vec<(u32, &str)> = vocab.special_tokens().collect();
+    assert_eq!(
+        specials,
+        [
+            (0, "<unk>"),
+            (1, "<s>"),
+            (2, "</s>"),
+            (13, "<pad>"),
+            (14, "<|im_end|>")
+        ]
+    );
+    // eos_token_id, plus the control token with a well-known end name.
+    assert_eq!(vocab.eos_ids(), &[2, 14]);
+    // The byte tokens spell "€" like the normal token does.
+    assert_eq!(vocab.detokenize(&[4, 5, 6]), vocab.token_bytes(15).unwrap());
+}
+
+#[test]
+fn gpt2_family_bytes_per_id() {
+    let vocab = load("gguf/gpt2.gguf");
+    assert_eq!(vocab.family(), Family::ByteLevelBpe);
+    let b = |s: &str| Some(s.as_bytes().to_vec());
+    let expected = vec![
+        b(" hello"),
+        b("world"),
+        b("\n"),
+        Some(vec![0xC3]),
+        None,
+        // Typed normal, but eot_token_id names it: special.
+        None,
+        b("<tool>"),
+        // User-defined: the text as written, not byte-level decoded.
+        b("Ġ<x>Ġ"),
+        // Byte tokens have no text in the gpt2 family (llama.cpp gives them none).
+        None,
+        None,
+        b("  "),
+    ];
+    assert_eq!(bytes(&vocab), expected);
+    assert_eq!(vocab.eos_ids(), &[4, 5]);
+    assert_eq!(vocab.special_name(5), Some("<|eot_id|>"));
+    assert_eq!(vocab.token_id("<unused>"), Some(9));
+}
+
+#[test]
+fn tokenize_is_a_clear_error() {
+    let vocab = load("gguf/gpt2.gguf");
+    let err = vocab.tokenize("hello").unwrap_err();
+    assert_eq!(err.kind(), VocabErrorKind::Tokenize);
+    let msg = err.to_string();
+    assert!(
+        msg.contains("not supported for GGUF") && msg.contains("\"smollm\""),
+        "{msg}"
+    );
+}
+
+fn from_bytes(data: &[u8]) -> Result<Vocabulary, VocabError> {
+    Vocabulary::from_gguf_reader(Cursor::new(data), data.len() as u64, "test.gguf")
+}
+
+fn expect_err(data: &[u8], kind: VocabErrorKind, needles: &[&str]) {
+    let err = from_bytes(data).unwrap_err();
+    assert_eq!(err.kind(), kind, "{err}");
+    let msg = err.to_string();
+    assert!(msg.starts_with("test.gguf: "), "names the file: {msg}");
+    for needle in needles {
+        assert!(msg.contains(needle), "{msg:?} should mention {needle:?}");
+    }
+}
+
+fn with_tokens(kvs_after: Vec<(&str, V)>) -> Vec<u8> {
+    let mut kvs = vec![
+        ("tokenizer.ggml.model", V::Str("llama")),
+        ("tokenizer.ggml.tokens", strs(&["a", "b"])),
+    ];
+    kvs.extend(kvs_after);
+    gguf(3, kvs)
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    for (rel, make) in FIXTURES {
+        let full = make();
+        // The metadata ends before the tensor info; past it the file still loads.
+        let meta_end = full.windows(6).rposition(|w| w == b"weight").unwrap() - 8;
+        for cut in 0..meta_end {
+            let err = from_bytes(&full[..cut]).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                VocabErrorKind::Malformed,
+                "{rel} cut at {cut}: {err}"
+            );
+            assert!(err.to_string().contains("at byte"), "{err}");
+        }
+        assert!(
+            from_bytes(&full[..meta_end]).is_ok(),
+            "{rel}: tensor data is never read"
+        );
+    }
+}
+
+#[test]
+fn absurd_lengths_and_counts_are_errors_naming_the_key() {
+    let mut data = with_tokens(vec![]);
+    // The token array count sits after its key, type (9) and element type (8).
+    let key = b"tokenizer.ggml.tokens";
+    let at = data.windows(key.len()).position(|w| w == key).unwrap() + key.len() + 8;
+    data[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &[
+            "\"tokenizer.ggml.tokens\"",
+            &format!("at byte {}", at + 8),
+            "truncated",
+        ],
+    );
+    // A string length past the end of the file.
+    let mut data = with_tokens(vec![]);
+    let at = data
+        .windows(9)
+        .position(|w| w == b"\x01\0\0\0\0\0\0\0a")
+        .unwrap();
+    data[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["element 0", "truncated"],
+    );
+    // A key-value count no file of this size can hold.
+    let mut data = with_tokens(vec![]);
+    data[16..24].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["key-value count", "at byte 24"],
+    );
+}
+
+#[test]
+fn wrong_types_and_values_are_named() {
+    let data = gguf(3, vec![("tokenizer.ggml.model", V::U32(1))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &[
+            "\"tokenizer.ggml.model\"",
+            "expected a string, found uint32",
+            "at byte 52",
+        ],
+    );
+    let data = gguf(
+        3,
+        vec![
+            ("tokenizer.ggml.model", V::Str("gpt2")),
+            ("tokenizer.ggml.tokens", i32s(&[1])),
+        ],
+    );
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["array of strings, found one of int32"],
+    );
+    let data = with_tokens(vec![("tokenizer.ggml.token_type", strs(&["a", "b"]))]);
+    expect_err(&data, VocabErrorKind::Malformed, &["array of integers"]);
+    let data = with_tokens(vec![("tokenizer.ggml.token_type", i32s(&[1]))]);
+    expect_err(&data, VocabErrorKind::Malformed, &["1 types for 2 tokens"]);
+    let data = with_tokens(vec![("tokenizer.ggml.token_type", i32s(&[1, 9]))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["token 1 \"b\" has type 9"],
+    );
+    let data = with_tokens(vec![("tokenizer.ggml.token_type", i32s(&[1, 6]))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["type 6 (byte)", "<0xHH>"],
+    );
+    let data = with_tokens(vec![("tokenizer.ggml.eos_token_id", V::U32(2))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Eos,
+        &["eos_token_id", "id 2 is not a token"],
+    );
+    let data = with_tokens(vec![("tokenizer.ggml.eot_token_id", V::Str("x"))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["expected an integer, found string"],
+    );
+    let data = with_tokens(vec![("tokenizer.ggml.model", V::Str("again"))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["\"tokenizer.ggml.model\" appears twice"],
+    );
+    let data = gguf(3, vec![("tokenizer.ggml.model", V::Str("bert"))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Unsupported,
+        &["\"bert\"", "gpt2", "llama"],
+    );
+    let data = gguf(3, vec![("general.name", V::Str("no tokenizer"))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["no \"tokenizer.ggml.model\" key"],
+    );
+    let data = gguf(3, vec![("tokenizer.ggml.model", V::Str("llama"))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["no \"tokenizer.ggml.tokens\""],
+    );
+}
+
+#[test]
+fn bad_headers_utf8_and_value_types_are_errors() {
+    let good = with_tokens(vec![]);
+    let mut v1 = good.clone();
+    v1[4] = 1;
+    expect_err(&v1, VocabErrorKind::Unsupported, &["GGUF version 1"]);
+    let mut big_endian = good.clone();
+    big_endian[4..8].copy_from_slice(&3u32.to_be_bytes());
+    expect_err(&big_endian, VocabErrorKind::Unsupported, &["big-endian"]);
+    let mut magic = good.clone();
+    magic[0] = b'X';
+    expect_err(
+        &magic,
+        VocabErrorKind::Malformed,
+        &["does not start with \"GGUF\""],
+    );
+    // Token "b" becomes the invalid UTF-8 byte 0xFF.
+    let mut bad_utf8 = good.clone();
+    let at = bad_utf8
+        .windows(9)
+        .rposition(|w| w == b"\x01\0\0\0\0\0\0\0b")
+        .unwrap();
+    bad_utf8[at + 8] = 0xFF;
+    expect_err(
+        &bad_utf8,
+        VocabErrorKind::Malformed,
+        &["element 1", "invalid UTF-8"],
+    );
+    let mut bad_type = good.clone();
+    // The type of the first value (after the 24-byte header and the 20-byte first key).
+    bad_type[24 + 8 + 20] = 13;
+    expect_err(
+        &bad_type,
+        VocabErrorKind::Malformed,
+        &["unknown value type 13", "at byte 52"],
+    );
+    let deep = V::Arr(
+        9,
+        vec![V::Arr(
+            9,
+            vec![V::Arr(9, vec![V::Arr(9, vec![V::Arr(4, vec![V::U32(1)])])])],
+        )],
+    );
+    let data = with_tokens(vec![("test.deep", deep)]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["\"test.deep\"", "nested too deep"],
+    );
+}
+
+#[test]
+fn from_file_tells_gguf_by_its_magic() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("detok-gguf");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Any name: the content decides.
+    let path = dir.join("model.bin");
+    std::fs::write(&path, gpt2_fixture()).unwrap();
+    assert_eq!(
+        Vocabulary::from_file(&path).unwrap().family(),
+        Family::ByteLevelBpe
+    );
+    std::fs::write(&path, &gpt2_fixture()[..40]).unwrap();
+    let err = Vocabulary::from_file(&path).unwrap_err();
+    assert!(err.to_string().contains("model.bin: GGUF"), "{err}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Mutated and truncated fixtures load or fail cleanly; what loads is a consistent
+    /// vocabulary.
+    #[test]
+    fn mutated_files_never_panic(
+        which in 0usize..2,
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+        cut in any::<prop::sample::Index>(),
+        truncate in any::<bool>(),
+    ) {
+        let mut data = FIXTURES[which].1();
+        for (at, byte) in edits {
+            let i = at.index(data.len());
+            data[i] = byte;
+        }
+        if truncate {
+            data.truncate(cut.index(data.len()));
+        }
+        if let Ok(vocab) = from_bytes(&data) {
+            prop_assert!(vocab.len() <= data.len());
+            for &id in vocab.eos_ids() {
+                prop_assert!(vocab.token_bytes(id).is_none());
+            }
+        }
+    }
+}
+
+/// Real GGUF files against the tokenizer's own files, when present: `FSTC_GGUF_DIR` names a
+/// folder with llama.cpp's vocabulary-only GGUF files (`ggml-vocab-llama-bpe.gguf`,
+/// `ggml-vocab-gpt-2.gguf`, from llama.cpp's `models/` folder, e.g. inside the
+/// llama-cpp-python source package), compared id by id with the `tokenizers` crate decoding
+/// Llama 3's and GPT-2's files in the shared vocabularies. (llama.cpp's `llama-spm` file is
+/// not the shared Llama 2 tokenizer: their ids differ from 260 on.)
+#[test]
+fn real_gguf_files_match_the_tokenizers_decoding() {
+    let Some(dir) = std::env::var_os("FSTC_GGUF_DIR") else {
+        println!("skipped: set FSTC_GGUF_DIR to a folder of llama.cpp's ggml-vocab-*.gguf");
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    let pairs = [
+        ("ggml-vocab-llama-bpe.gguf", "llama3/tokenizer.json"),
+        ("ggml-vocab-gpt-2.gguf", "gpt2/encoder.json"),
+    ];
+    let mut checked = 0;
+    for (file, rel) in pairs {
+        let gguf = dir.join(file);
+        let Some(reference) = detok::fixtures::shared_vocab_path(rel) else {
+            continue;
+        };
+        if !gguf.exists() {
+            println!("skipped: {} is absent", gguf.display());
+            continue;
+        }
+        let vocab = Vocabulary::from_file(&gguf).unwrap();
+        let stats = if rel.ends_with("encoder.json") {
+            common::check_gpt2_against_decoder(&vocab, &reference)
+        } else {
+            common::check_against_tokenizers(&vocab, &reference)
+        };
+        println!(
+            "{file}: {} ids, {stats:?}, eos {:?}",
+            vocab.len(),
+            vocab.eos_ids()
+        );
+        checked += 1;
+    }
+    assert!(
+        checked > 0,
+        "FSTC_GGUF_DIR is set but no pair could be checked"
+    );
+}
+
+/// A real GGUF file against llama.cpp's own pieces, when present: `FSTC_GGUF_FILE` names the
+/// model and `FSTC_GGUF_PIECES` the output of `testdata/gguf_pieces.py` on it (llama.cpp's
+/// `llama_token_to_piece` for every id, and whether it ends generation).
+#[test]
+fn real_gguf_file_matches_llama_cpp_pieces() {
+    let (Some(file), Some(pieces)) = (
+        std::env::var_os("FSTC_GGUF_FILE"),
+        std::env::var_os("FSTC_GGUF_PIECES"),
+    ) else {
+        println!("skipped: set FSTC_GGUF_FILE and FSTC_GGUF_PIECES (testdata/gguf_pieces.py)");
+        return;
+    };
+    let vocab = Vocabulary::from_file(&file).unwrap();
+    let pieces = std::fs::read_to_string(pieces).unwrap();
+    let lines: Vec<&str> = pieces.lines().collect();
+    assert_eq!(lines.len(), vocab.len(), "one line per id");
+    let (mut text, mut eog) = (0, Vec::new());
+    for (id, line) in lines.iter().enumerate() {
+        let mut fields = line.split(' ');
+        let hex = fields.next().unwrap();
+        let piece: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        if fields.next() == Some("eog") {
+            eog.push(id as u32);
+        }
+        let ours = vocab.token_bytes(id as u32).unwrap_or_default();
+        assert_eq!(ours, &piece[..], "token {id}");
+        text += !ours.is_empty() as usize;
+    }
+    println!(
+        "{} ids, {text} with text, eos {:?}, llama.cpp eog {eog:?}",
+        vocab.len(),
+        vocab.eos_ids()
+    );
+    assert_eq!(vocab.eos_ids(), &eog[..]);
+}
