@@ -41,7 +41,9 @@ impl TokenAutomaton {
     /// Reads and validates an automaton file.
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let inner = py.detach(|| Automaton::read_file(&path)).map_err(format_error)?;
+        let inner = py
+            .detach(|| Automaton::read_file(&path))
+            .map_err(format_error)?;
         Ok(TokenAutomaton {
             inner: Arc::new(inner),
         })

@@ -62,9 +62,7 @@ impl<'py> Bitmask<'py> {
             )));
         };
         if rows.num_rows > 0 && rows.words > 0 && rows.addr % 4 != 0 {
-            return Err(PyValueError::new_err(
-                "bitmask data is not 4-byte aligned",
-            ));
+            return Err(PyValueError::new_err("bitmask data is not 4-byte aligned"));
         }
         Ok(Bitmask {
             _array: array.clone(),
@@ -85,12 +83,16 @@ fn shape_2d(shape: &[usize]) -> PyResult<(usize, usize)> {
 
 fn from_array_interface(interface: &Bound<'_, PyDict>) -> PyResult<RawRows> {
     let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
-        interface.get_item(key)?.ok_or_else(|| {
-            PyTypeError::new_err(format!("__array_interface__ has no {key:?}"))
-        })
+        interface
+            .get_item(key)?
+            .ok_or_else(|| PyTypeError::new_err(format!("__array_interface__ has no {key:?}")))
     };
     let typestr: String = get("typestr")?.extract()?;
-    let native = if cfg!(target_endian = "little") { "<i4" } else { ">i4" };
+    let native = if cfg!(target_endian = "little") {
+        "<i4"
+    } else {
+        ">i4"
+    };
     if typestr != native {
         return Err(PyTypeError::new_err(format!(
             "bitmask dtype must be int32 (typestr {native:?}), got typestr {typestr:?}"
@@ -101,8 +103,8 @@ fn from_array_interface(interface: &Bound<'_, PyDict>) -> PyResult<RawRows> {
     let strides = get("strides")?;
     if !strides.is_none() {
         let strides: Vec<isize> = strides.extract()?;
-        let contiguous = (num_rows <= 1 || strides[0] == 4 * words as isize)
-            && (words <= 1 || strides[1] == 4);
+        let contiguous =
+            (num_rows <= 1 || strides[0] == 4 * words as isize) && (words <= 1 || strides[1] == 4);
         if !contiguous {
             return Err(PyValueError::new_err(format!(
                 "bitmask must be C-contiguous, got strides {strides:?} for shape {shape:?}"
@@ -129,7 +131,11 @@ fn from_torch(tensor: &Bound<'_, PyAny>) -> PyResult<RawRows> {
             "bitmask dtype must be torch.int32, got {dtype}"
         )));
     }
-    let device = tensor.getattr("device")?.getattr("type")?.str()?.to_string();
+    let device = tensor
+        .getattr("device")?
+        .getattr("type")?
+        .str()?
+        .to_string();
     if device != "cpu" {
         return Err(PyValueError::new_err(format!(
             "bitmask must be on the CPU, got device {device:?}; fill a CPU tensor and copy it"

@@ -91,7 +91,9 @@ impl Matcher {
         let mut mask = vec![0u32; vocab.div_ceil(32)];
         self.cursor.fill_mask(&mut mask).map_err(fstc_error)?;
         let ones = mask.iter().enumerate().flat_map(|(i, &w)| {
-            (0..32).filter(move |b| w >> b & 1 == 1).map(move |b| (i * 32 + b) as u32)
+            (0..32)
+                .filter(move |b| w >> b & 1 == 1)
+                .map(move |b| (i * 32 + b) as u32)
         });
         Ok(ones.collect())
     }
@@ -153,7 +155,11 @@ impl Matcher {
             "Matcher(state={}, accepted={}, terminated={})",
             self.cursor.state(),
             self.cursor.num_consumed(),
-            if self.cursor.is_finished() { "True" } else { "False" }
+            if self.cursor.is_finished() {
+                "True"
+            } else {
+                "False"
+            }
         )
     }
 }
