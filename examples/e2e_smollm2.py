@@ -121,18 +121,31 @@ def vocabulary_from_gguf(path: Path, out: Path) -> fstc.Vocabulary:
     return fstc.Vocabulary.from_file(out / "tokenizer.json")
 
 
+def llama_piece(llm, token: int) -> bytes:
+    """llama.cpp's text of one token (specials spell nothing). Calls the C function:
+    llama-cpp-python's own wrapper cuts pieces at 32 bytes."""
+    import ctypes
+
+    import llama_cpp
+
+    size = 256
+    while True:
+        buf = ctypes.create_string_buffer(size)
+        n = llama_cpp.llama_token_to_piece(llm._model.vocab, token, buf, size, 0, False)
+        if n >= 0:
+            return buf.raw[:n]
+        size = -n
+
+
 def check_vocabulary(vocab: fstc.Vocabulary, llm) -> None:
     """Our bytes per id against llama.cpp's own detokenization of each id."""
     n = llm.n_vocab()
     assert len(vocab) == n, (len(vocab), n)
-    mismatches = [
-        i for i in range(n)
-        if (vocab.token_bytes(i) or b"") != llm.detokenize([i], special=False)
-    ]
+    mismatches = [i for i in range(n) if (vocab.token_bytes(i) or b"") != llama_piece(llm, i)]
     print(f"vocabulary: {n} ids, EOS {vocab.eos_ids}; bytes per id equal llama.cpp's "
           f"detokenize for {n - len(mismatches)}/{n} ids")
     if mismatches:
-        shown = [(i, vocab.token_bytes(i), llm.detokenize([i], special=False)) for i in mismatches[:5]]
+        shown = [(i, vocab.token_bytes(i), llama_piece(llm, i)) for i in mismatches[:5]]
         sys.exit(f"vocabulary mismatches, e.g. {shown}")
 
 
