@@ -1,0 +1,129 @@
+"""The framework-independent core of fstc's logits processors, on numpy.
+
+A decoder hands a processor, at every step, each row's whole token sequence (prompt
+plus generated tokens) and that step's logits. ``ConstrainedBatch`` remembers each row's
+prompt length from the first call, feeds the matcher of each row the tokens it has not
+seen yet, and masks the logits of every token the constraint does not allow. The
+framework adapters (``fstc.hf``, ``fstc.llama_cpp``) only convert tensors.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence, Union
+
+import numpy as np
+
+from ._fstc import FstcError, Matcher, TokenAutomaton, fill_bitmasks
+from .bitmask import allocate_token_bitmask, unpack_bitmask
+
+
+class ConstrainedBatch:
+    """One matcher per batch row, plus each row's prompt length.
+
+    ``automata`` is one automaton for every row, or one per row. The batch size is fixed
+    by the first ``update`` when a single automaton is given. Rows whose matcher has
+    accepted EOS are finished: their later tokens (padding) are ignored and their logits
+    left alone.
+    """
+
+    def __init__(self, automata: Union[TokenAutomaton, Sequence[TokenAutomaton]]):
+        if isinstance(automata, TokenAutomaton):
+            self._shared: Optional[TokenAutomaton] = automata
+            self._automata: List[TokenAutomaton] = []
+        else:
+            self._shared = None
+            self._automata = list(automata)
+            if not self._automata:
+                raise ValueError("ConstrainedBatch needs at least one automaton")
+        self.matchers: List[Matcher] = []
+        self.prompt_lengths: List[int] = []
+
+    @property
+    def vocab_size(self) -> int:
+        """The largest vocabulary size among the rows' automata."""
+        automata = [self._shared] if self._shared is not None else self._automata
+        return max(a.vocab_size for a in automata)
+
+    def reset(self) -> None:
+        """Forget every row: the next ``update`` starts a new generation."""
+        self.matchers = []
+        self.prompt_lengths = []
+
+    def _start(self, sequences: Sequence[Sequence[int]]) -> None:
+        n = len(sequences)
+        if self._shared is not None:
+            automata = [self._shared] * n
+        elif len(self._automata) != n:
+            raise ValueError(f"{len(self._automata)} automata for a batch of {n} rows")
+        else:
+            automata = self._automata
+        self.matchers = [Matcher(a) for a in automata]
+        self.prompt_lengths = [len(s) for s in sequences]
+
+    def update(self, sequences: Sequence[Sequence[int]]) -> None:
+        """Feeds each row's matcher the tokens of its sequence it has not seen.
+
+        The first call after construction or ``reset`` records the prompt lengths. A
+        sampled token the constraint does not allow raises ``FstcError`` (it cannot
+        happen when every step was masked).
+        """
+        if not self.matchers:
+            self._start(sequences)
+            return
+        if len(sequences) != len(self.matchers):
+            raise ValueError(
+                f"batch changed from {len(self.matchers)} to {len(sequences)} rows; "
+                "call reset() between generations (beam reordering is not supported)"
+            )
+        for row, (seq, matcher) in enumerate(zip(sequences, self.matchers)):
+            if matcher.is_terminated():
+                continue
+            seen = self.prompt_lengths[row] + matcher.num_accepted
+            if len(seq) < seen:
+                matcher.rollback(seen - len(seq))
+                continue
+            new = [int(t) for t in seq[seen:]]
+            if not new:
+                continue
+            n = matcher.validate_tokens(new)
+            # A prefix shorter than `new` is fine only when it ends with EOS: the rest is
+            # padding after the row finished.
+            if n < len(new) and not (n > 0 and new[n - 1] in matcher.automaton.eos_ids):
+                raise FstcError(
+                    f"row {row}: generated token {new[n]} at position {seen + n} "
+                    "is not allowed by the constraint"
+                )
+            matcher.accept_tokens(new[:n])
+
+    def active_rows(self) -> List[int]:
+        """Rows whose matcher has not accepted EOS."""
+        return [i for i, m in enumerate(self.matchers) if not m.is_terminated()]
+
+    def fill_bitmask(self, bitmask: Any) -> List[int]:
+        """Fills the rows of ``bitmask`` (numpy or torch int32, one row per batch row)
+        of active rows; returns those rows. Finished rows are left untouched."""
+        rows = self.active_rows()
+        fill_bitmasks([self.matchers[i] for i in rows], bitmask, rows)
+        return rows
+
+    def mask_logits(self, scores: np.ndarray) -> np.ndarray:
+        """Sets, in place, the logits of disallowed tokens to -inf; returns ``scores``
+        (shape (batch, vocab)). The vocabulary axis may be wider than the automata's
+        vocabulary (padded embeddings): the extra tokens are disallowed."""
+        if scores.ndim != 2 or scores.shape[0] != len(self.matchers):
+            raise ValueError(
+                f"scores of shape {scores.shape} for a batch of {len(self.matchers)} rows"
+            )
+        width = scores.shape[1]
+        if width < self.vocab_size:
+            raise ValueError(
+                f"scores have {width} tokens but the automaton's vocabulary has "
+                f"{self.vocab_size}"
+            )
+        bitmask = allocate_token_bitmask(len(self.matchers), width)
+        rows = self.fill_bitmask(bitmask)
+        if rows:
+            allowed = unpack_bitmask(bitmask[rows], width)
+            scores[rows] = np.where(allowed, scores[rows], -np.inf)
+        return scores
+

@@ -1,0 +1,29 @@
+//! Python bindings for fstc (the `fstc._fstc` extension module).
+//!
+//! The Python package re-exports these classes from `fstc`. The serving API follows what
+//! inference servers already call (vLLM's structured-output grammar): a [`matcher::Matcher`]
+//! per sequence over a shared, immutable [`automaton::TokenAutomaton`], bitmasks filled
+//! into caller-owned int32 arrays, and a batch fill that runs in parallel without the GIL.
+//! New constraint kinds slot in as further `compile_*` functions returning a
+//! `TokenAutomaton`.
+
+use pyo3::prelude::*;
+
+mod automaton;
+mod bitmask;
+mod errors;
+mod matcher;
+mod vocab;
+mod walk;
+
+#[pymodule]
+fn _fstc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("FstcError", m.py().get_type::<errors::FstcError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<vocab::Vocabulary>()?;
+    m.add_class::<automaton::TokenAutomaton>()?;
+    m.add_class::<matcher::Matcher>()?;
+    m.add_function(wrap_pyfunction!(automaton::compile_regex, m)?)?;
+    m.add_function(wrap_pyfunction!(matcher::fill_bitmasks, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! `fstc.Vocabulary`: a tokenizer as exact bytes per token id (`detok::Vocabulary`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use fst_core::TokenVocabulary;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::errors::fstc_error;
+
+/// A tokenizer's vocabulary: the exact bytes of every token id, the special tokens (no
+/// text) and the EOS ids. Load with `Vocabulary.from_file`.
+#[pyclass(module = "fstc", frozen)]
+pub struct Vocabulary {
+    pub(crate) inner: Arc<detok::Vocabulary>,
+}
+
+#[pymethods]
+impl Vocabulary {
+    /// Loads a tokenizer file of any format fstc reads, telling the format from the
+    /// content: a HuggingFace `tokenizer.json`, a GPT-2 `encoder.json` (with `vocab.bpe`
+    /// beside it) or a tiktoken rank file. `eos_ids` replaces the EOS ids found in the file
+    /// (they must be special tokens; for tiktoken they may lie past the ranks).
+    #[staticmethod]
+    #[pyo3(signature = (path, eos_ids = None))]
+    fn from_file(py: Python<'_>, path: PathBuf, eos_ids: Option<Vec<u32>>) -> PyResult<Self> {
+        let vocab = py.detach(|| {
+            let vocab = detok::Vocabulary::from_file(&path)?;
+            match eos_ids {
+                Some(ids) => vocab.with_eos_ids(ids),
+                None => Ok(vocab),
+            }
+        });
+        Ok(Vocabulary {
+            inner: Arc::new(vocab.map_err(fstc_error)?),
+        })
+    }
+
+    /// Number of token ids, special tokens included.
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Number of token ids, special tokens included.
+    #[getter]
+    fn size(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// The ids that end generation, sorted.
+    #[getter]
+    fn eos_ids(&self) -> Vec<u32> {
+        self.inner.eos_ids().to_vec()
+    }
+
+    /// The 64-bit fingerprint of the id space and token bytes stored in every automaton
+    /// compiled for this vocabulary.
+    #[getter]
+    fn fingerprint(&self) -> u64 {
+        self.inner.fingerprint()
+    }
+
+    /// The exact bytes of a text token, or `None` for a special token or an unused id.
+    fn token_bytes<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyBytes>> {
+        self.inner.token_bytes(id).map(|b| PyBytes::new(py, b))
+    }
+
+    /// The bytes a token sequence spells (special tokens spell nothing).
+    fn detokenize<'py>(&self, py: Python<'py>, tokens: Vec<u32>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.detokenize(&tokens))
+    }
+
+    /// The token ids the tokenizer itself gives `text` (no BOS, no added prefix space).
+    fn tokenize(&self, py: Python<'_>, text: &str) -> PyResult<Vec<u32>> {
+        py.detach(|| self.inner.tokenize(text)).map_err(fstc_error)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Vocabulary(origin={:?}, size={}, eos_ids={:?})",
+            self.inner.origin(),
+            self.inner.len(),
+            self.inner.eos_ids()
+        )
+    }
+}

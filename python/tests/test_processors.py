@@ -1,0 +1,127 @@
+"""The logits processors on numpy (CI) and, when torch is importable, on torch: a
+simulated decoder samples from random logits through the processor; every finished
+output must fully match the regex (Python's `re`)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import fstc
+from fstc.hf import FstcLogitsProcessor
+from fstc.llama_cpp import FstcLlamaLogitsProcessor
+from fstc.processors import ConstrainedBatch
+
+PATTERN = r"\{\"n\": [0-9]{1,3}, \"s\": \"[a-z]{0,5}\"\}"
+
+
+def _sample(rng, scores):
+    """A random choice among the finite logits (softmax sampling)."""
+    finite = np.isfinite(scores)
+    assert finite.any(), "every token masked"
+    p = np.exp(scores[finite] - scores[finite].max())
+    return int(rng.choice(np.flatnonzero(finite), p=p / p.sum()))
+
+
+def test_llama_cpp_processor_generates_valid_texts(bytelevel):
+    automaton = fstc.compile_regex(PATTERN, bytelevel)
+    width = bytelevel.size + 7  # a model may have more logits than tokens
+    eos = bytelevel.eos_ids[0]
+    rng = np.random.default_rng(0)
+    for trial in range(20):
+        processor = FstcLlamaLogitsProcessor(automaton)
+        ids = np.array(bytelevel.tokenize("prompt text"), dtype=np.intc)
+        for _ in range(60):
+            scores = rng.normal(size=width).astype(np.float32)
+            out = processor(ids, scores)
+            assert out is scores
+            assert np.isneginf(scores[bytelevel.size :]).all()
+            token = _sample(rng, scores)
+            if token == eos:
+                break
+            ids = np.append(ids, token).astype(np.intc)
+        else:
+            pytest.fail("no EOS in 60 steps")
+        text = bytelevel.detokenize(list(ids[len(bytelevel.tokenize("prompt text")) :]))
+        assert re.fullmatch(PATTERN.encode(), text), text
+    # The matcher saw every generated token.
+    assert processor.matcher is not None and processor.matcher.is_accepting()
+
+
+def _generate_batch(processor, bytelevel, rng, to_tensor, from_scores):
+    """Greedy-free sampling for a batch of 3 rows with padded prompts; finished rows
+    continue with EOS as padding, as transformers does."""
+    eos = bytelevel.eos_ids[0]
+    prompt = [[5, 6, 7, 8], [9, 9, 9, 9], [1, 2, 3, 4]]
+    rows = [list(p) for p in prompt]
+    done = [False] * 3
+    for _ in range(80):
+        scores = rng.normal(size=(3, bytelevel.size)).astype(np.float32)
+        out = from_scores(processor(to_tensor(rows), to_tensor(scores)))
+        for r in range(3):
+            token = eos if done[r] else _sample(rng, out[r])
+            done[r] = done[r] or token == eos
+            rows[r].append(token)
+        if all(done):
+            break
+    assert all(done)
+    texts = []
+    for r in range(3):
+        generated = rows[r][4:]
+        generated = generated[: generated.index(eos)]
+        texts.append(bytelevel.detokenize(generated))
+    return texts
+
+
+def test_hf_processor_on_numpy_batch(bytelevel):
+    automata = [
+        fstc.compile_regex(PATTERN, bytelevel),
+        fstc.compile_regex(r"[0-9]{2,4}", bytelevel),
+        fstc.compile_regex(PATTERN, bytelevel),
+    ]
+    rng = np.random.default_rng(1)
+    processor = FstcLogitsProcessor(automata)
+    texts = _generate_batch(processor, bytelevel, rng, np.array, lambda s: s)
+    assert re.fullmatch(PATTERN.encode(), texts[0])
+    assert re.fullmatch(rb"[0-9]{2,4}", texts[1])
+    assert re.fullmatch(PATTERN.encode(), texts[2])
+    # A batch of a different size without reset is refused; after reset it starts anew.
+    with pytest.raises(ValueError, match="reset"):
+        processor(np.zeros((2, 5), dtype=np.int64), np.zeros((2, bytelevel.size), np.float32))
+    processor.reset()
+    processor(np.zeros((3, 5), dtype=np.int64), np.zeros((3, bytelevel.size), np.float32))
+
+
+def test_processor_rejects_unmasked_tokens_and_narrow_scores(bytelevel):
+    automaton = fstc.compile_regex(r"[0-9]+", bytelevel)
+    batch = ConstrainedBatch(automaton)
+    batch.update([[1, 2]])
+    letter = bytelevel.tokenize("x")[0]
+    with pytest.raises(fstc.FstcError, match=f"generated token {letter} at position 2"):
+        batch.update([[1, 2, letter]])
+    with pytest.raises(ValueError, match="vocabulary has 2004"):
+        batch.mask_logits(np.zeros((1, 100), np.float32))
+    # A shorter sequence rolls the matcher back (e.g. a decoder that rewinds).
+    digits = bytelevel.tokenize("12")
+    batch.update([[1, 2] + digits])
+    assert batch.matchers[0].num_accepted == len(digits)
+    batch.update([[1, 2]])
+    assert batch.matchers[0].num_accepted == 0
+
+
+def test_hf_processor_on_torch(bytelevel):
+    torch = pytest.importorskip("torch")
+    automaton = fstc.compile_regex(PATTERN, bytelevel)
+    rng = np.random.default_rng(2)
+    processor = FstcLogitsProcessor(automaton)
+    texts = _generate_batch(
+        processor,
+        bytelevel,
+        rng,
+        lambda x: torch.tensor(np.asarray(x)),
+        lambda s: s.numpy(),
+    )
+    for text in texts:
+        assert re.fullmatch(PATTERN.encode(), text)
