@@ -1,7 +1,7 @@
 //! The entry point: options, schema text in, regex or token automaton out.
 
 use fst_core::automaton::TokenAutomaton;
-use fst_core::compiler::{CompileStats, RegexCompiler};
+use fst_core::compiler::{BuildError, BuildErrorKind, CompileStats, RegexCompiler};
 use fst_core::compose::VocabTrie;
 use fst_core::TokenVocabulary;
 use serde_json::Value;
@@ -64,7 +64,7 @@ impl JsonSchemaCompiler {
         self
     }
 
-    /// Sets how often a `$ref` may recurse into itself.
+    /// Sets how many expansions of one `$ref` target may be nested.
     pub fn recursion_depth(mut self, depth: usize) -> JsonSchemaCompiler {
         self.config.recursion_depth = depth;
         self
@@ -104,9 +104,17 @@ impl JsonSchemaCompiler {
     /// The regex of the JSON texts a parsed schema admits.
     pub fn value_to_regex(&self, schema: &Value) -> Result<SchemaRegex, JsonSchemaError> {
         let mut translator = Translator::new(schema, &self.config)?;
-        let regex = translator.root()?.ok_or_else(|| {
-            JsonSchemaError::other("the schema admits no JSON text in this output form")
-        })?;
+        let Some(regex) = translator.root()? else {
+            let mut message = "the schema admits no JSON text in this output form".to_string();
+            if let Some(cut) = translator.cuts.first() {
+                message.push_str(&format!(
+                    " within the recursion depth {}: the recursive `$ref` `{cut}` was cut there \
+                     and the schema requires going deeper (raise recursion_depth)",
+                    self.config.recursion_depth
+                ));
+            }
+            return Err(JsonSchemaError::other(message));
+        };
         Ok(SchemaRegex {
             regex,
             warnings: translator.into_warnings(),
@@ -153,7 +161,7 @@ impl JsonSchemaCompiler {
             .dfa_state_limit(self.config.dfa_state_limit)
             .token_edge_limit(self.config.token_edge_limit)
             .compile_with_trie(regex, trie)
-            .map_err(|e| compile_error(&e.to_string()))?;
+            .map_err(|e| compile_error(&e))?;
         Ok(Compiled {
             automaton,
             warnings,
@@ -163,10 +171,10 @@ impl JsonSchemaCompiler {
 }
 
 /// A regex compile error, without the (possibly huge) generated pattern.
-fn compile_error(message: &str) -> JsonSchemaError {
-    let short: String = message.chars().take(300).collect();
-    JsonSchemaError::other(format!(
-        "the schema's automaton could not be built: {short}{}",
-        if short.len() < message.len() { "…" } else { "" }
-    ))
+fn compile_error(error: &BuildError) -> JsonSchemaError {
+    let message = match error.kind() {
+        BuildErrorKind::Compose { error, .. } => error.to_string(),
+        _ => error.to_string(),
+    };
+    JsonSchemaError::other(format!("the schema's automaton could not be built: {message}"))
 }

@@ -28,8 +28,9 @@ pub struct Config {
     /// Whether objects admit properties the schema does not name when it says nothing
     /// (`additionalProperties` absent). The spec says yes (default); strict servers no.
     pub additional_properties: bool,
-    /// How many times one `$ref` may be entered within itself before the recursive
-    /// branch is cut (it then admits nothing, so only optional recursion can be cut).
+    /// How many expansions of one `$ref` target may be nested (the root reference
+    /// counts); a deeper one is cut: it admits nothing, so only optional recursion can be
+    /// cut, and a schema that needs more is an error naming the reference.
     pub recursion_depth: usize,
     /// Nesting depth of schema-free JSON (`true`, `{}`, `--any-json`): depth 0 admits
     /// scalars only, depth d containers of depth-(d-1) values.
@@ -49,10 +50,10 @@ impl Default for Config {
             whitespace: Whitespace::Flexible { max: 8 },
             additional_properties: true,
             recursion_depth: 3,
-            any_json_depth: 3,
+            any_json_depth: 2,
             lenient: false,
             dfa_state_limit: 100_000,
-            token_edge_limit: 50_000_000,
+            token_edge_limit: 1_000_000_000,
         }
     }
 }
