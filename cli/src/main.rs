@@ -318,8 +318,12 @@ fn compile_json_schema(args: CompileJsonSchemaArgs) -> Result<ExitCode> {
     let mut config = fstc_json::Config {
         whitespace: match args.whitespace.as_str() {
             "compact" => Whitespace::Compact,
-            "pretty" => Whitespace::Pretty { indent: args.indent },
-            _ => Whitespace::Flexible { max: args.max_whitespace },
+            "pretty" => Whitespace::Pretty {
+                indent: args.indent,
+            },
+            _ => Whitespace::Flexible {
+                max: args.max_whitespace,
+            },
         },
         additional_properties: !args.no_additional_properties,
         lenient: args.lenient,
@@ -337,7 +341,8 @@ fn compile_json_schema(args: CompileJsonSchemaArgs) -> Result<ExitCode> {
         _ if args.any_json => compiler.compile_any_json(&trie)?,
         Some(path) => {
             let text = if path.as_os_str() == "-" {
-                std::io::read_to_string(std::io::stdin()).context("cannot read the schema from stdin")?
+                std::io::read_to_string(std::io::stdin())
+                    .context("cannot read the schema from stdin")?
             } else {
                 std::fs::read_to_string(path)
                     .with_context(|| format!("cannot read schema {}", path.display()))?
@@ -348,7 +353,13 @@ fn compile_json_schema(args: CompileJsonSchemaArgs) -> Result<ExitCode> {
     };
     compiled.automaton.write_file(&args.output)?;
     if args.stats {
-        print_stats(vocab.len(), loaded, indexed, &compiled.stats, &compiled.automaton);
+        print_stats(
+            vocab.len(),
+            loaded,
+            indexed,
+            &compiled.stats,
+            &compiled.automaton,
+        );
         eprintln!("warnings: {}", compiled.warnings.len());
     }
     for warning in &compiled.warnings {

@@ -10,7 +10,9 @@ use crate::error::JsonSchemaError;
 fn dfa(regex: &str, limit: usize) -> Result<ByteDfa, JsonSchemaError> {
     ByteDfa::from_regex(regex, limit).map_err(|e| {
         let short: String = e.to_string().chars().take(200).collect();
-        JsonSchemaError::other(format!("a sub-schema's automaton could not be built: {short}"))
+        JsonSchemaError::other(format!(
+            "a sub-schema's automaton could not be built: {short}"
+        ))
     })
 }
 
@@ -36,7 +38,14 @@ pub(crate) fn disjoint(a: &str, b: &str, limit: usize) -> Result<bool, JsonSchem
 }
 
 /// The texts that `regex` matches, in order.
-pub(crate) fn filter_matching(regex: &str, texts: Vec<String>, limit: usize) -> Result<Vec<String>, JsonSchemaError> {
+pub(crate) fn filter_matching(
+    regex: &str,
+    texts: Vec<String>,
+    limit: usize,
+) -> Result<Vec<String>, JsonSchemaError> {
     let dfa = dfa(regex, limit)?;
-    Ok(texts.into_iter().filter(|t| dfa.is_match(t.as_bytes())).collect())
+    Ok(texts
+        .into_iter()
+        .filter(|t| dfa.is_match(t.as_bytes()))
+        .collect())
 }

@@ -176,5 +176,7 @@ fn compile_error(error: &BuildError) -> JsonSchemaError {
         BuildErrorKind::Compose { error, .. } => error.to_string(),
         _ => error.to_string(),
     };
-    JsonSchemaError::other(format!("the schema's automaton could not be built: {message}"))
+    JsonSchemaError::other(format!(
+        "the schema's automaton could not be built: {message}"
+    ))
 }

@@ -27,8 +27,17 @@ pub(crate) enum Format {
 
 const NOT_YET: &str = "this format's grammar is not built yet";
 const KNOWN: &[&str] = &[
-    "email", "idn-email", "idn-hostname", "uri", "uri-reference", "iri", "iri-reference",
-    "uri-template", "json-pointer", "relative-json-pointer", "regex",
+    "email",
+    "idn-email",
+    "idn-hostname",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
 ];
 
 /// The handling of `format: name`.
@@ -38,7 +47,9 @@ pub(crate) fn body_regex(name: &str) -> Format {
         "time" => time(),
         "date-time" => format!("{}T{}", date(), time()),
         "duration" => duration(),
-        "uuid" => "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}".into(),
+        "uuid" => {
+            "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}".into()
+        }
         "ipv4" => {
             let octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
             format!("{octet}(?:\\.{octet}){{3}}")

@@ -22,7 +22,11 @@ pub(crate) fn natural_range(lo: u128, hi: Option<u128>) -> Option<String> {
     let mut alts = Vec::new();
     let top_len = hi.map_or(lo_len, digits);
     for len in lo_len..=top_len {
-        let a = if len == lo_len { lo } else { 10u128.pow(len - 1) };
+        let a = if len == lo_len {
+            lo
+        } else {
+            10u128.pow(len - 1)
+        };
         let b = match hi {
             Some(hi) if len == top_len => hi,
             _ => 10u128.pow(len) - 1,
@@ -120,17 +124,29 @@ pub(crate) fn decimal_range(lo: Option<Bound>, hi: Option<Bound>) -> Option<Stri
     if hi.map_or(true, |h| h.value > 0 || (h.value == 0 && h.inclusive)) {
         let from = match lo {
             Some(l) if l.value >= 0 => l,
-            _ => Bound { value: 0, inclusive: true },
+            _ => Bound {
+                value: 0,
+                inclusive: true,
+            },
         };
         alts.extend(positive_decimal(from, hi));
     }
     // x < 0: `-y` with y = -x > 0; x >= lo becomes y <= -lo.
     if lo.map_or(true, |l| l.value < 0) {
         let from = match hi {
-            Some(h) if h.value < 0 => Bound { value: -h.value, inclusive: h.inclusive },
-            _ => Bound { value: 0, inclusive: false },
+            Some(h) if h.value < 0 => Bound {
+                value: -h.value,
+                inclusive: h.inclusive,
+            },
+            _ => Bound {
+                value: 0,
+                inclusive: false,
+            },
         };
-        let to = lo.map(|l| Bound { value: -l.value, inclusive: l.inclusive });
+        let to = lo.map(|l| Bound {
+            value: -l.value,
+            inclusive: l.inclusive,
+        });
         if let Some(y) = positive_decimal(from, to) {
             alts.push(format!("-{y}"));
         }
@@ -159,14 +175,32 @@ mod tests {
 
     #[test]
     fn integer_ranges_are_exact() {
-        let cases = [(None, b(-3, true)), (b(-17, false), b(205, true)), (b(0, true), None),
-            (b(7, true), b(7, true)), (b(8, true), b(7, true)), (b(-1000, true), b(-10, false)),
-            (b(99, false), b(1001, false)), (None, None)];
+        let cases = [
+            (None, b(-3, true)),
+            (b(-17, false), b(205, true)),
+            (b(0, true), None),
+            (b(7, true), b(7, true)),
+            (b(8, true), b(7, true)),
+            (b(-1000, true), b(-10, false)),
+            (b(99, false), b(1001, false)),
+            (None, None),
+        ];
         for (lo, hi) in cases {
             let r = re(&integer_range(lo, hi));
             for n in -1500i128..1500 {
-                let want = lo.map_or(true, |l| if l.inclusive { n >= l.value } else { n > l.value })
-                    && hi.map_or(true, |h| if h.inclusive { n <= h.value } else { n < h.value });
+                let want = lo.map_or(true, |l| {
+                    if l.inclusive {
+                        n >= l.value
+                    } else {
+                        n > l.value
+                    }
+                }) && hi.map_or(true, |h| {
+                    if h.inclusive {
+                        n <= h.value
+                    } else {
+                        n < h.value
+                    }
+                });
                 assert_eq!(r.is_match(&n.to_string()), want, "{n} {lo:?} {hi:?}");
             }
             assert!(!r.is_match("-0") && !r.is_match("01"));
@@ -175,14 +209,31 @@ mod tests {
 
     #[test]
     fn decimal_ranges_are_exact() {
-        let cases = [(b(0, true), None), (b(0, false), b(10, true)), (b(-5, true), b(5, false)),
-            (None, b(-2, false)), (b(-3, false), b(-1, true)), (b(1, false), b(1, true))];
+        let cases = [
+            (b(0, true), None),
+            (b(0, false), b(10, true)),
+            (b(-5, true), b(5, false)),
+            (None, b(-2, false)),
+            (b(-3, false), b(-1, true)),
+            (b(1, false), b(1, true)),
+        ];
         for (lo, hi) in cases {
             let r = re(&decimal_range(lo, hi));
             for tenths in -80i128..120 {
                 let x = tenths as f64 / 10.0;
-                let want = lo.map_or(true, |l| if l.inclusive { x >= l.value as f64 } else { x > l.value as f64 })
-                    && hi.map_or(true, |h| if h.inclusive { x <= h.value as f64 } else { x < h.value as f64 });
+                let want = lo.map_or(true, |l| {
+                    if l.inclusive {
+                        x >= l.value as f64
+                    } else {
+                        x > l.value as f64
+                    }
+                }) && hi.map_or(true, |h| {
+                    if h.inclusive {
+                        x <= h.value as f64
+                    } else {
+                        x < h.value as f64
+                    }
+                });
                 let (i, f) = (tenths.abs() / 10, tenths.abs() % 10);
                 let sign = if tenths < 0 { "-" } else { "" };
                 for text in [format!("{sign}{i}.{f}"), format!("{sign}{i}.{f}0")] {

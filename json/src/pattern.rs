@@ -8,7 +8,9 @@
 //! code point: each class becomes the encodings of its code points (`strings`), so an
 //! escaped `\"` or `\n` in the JSON text counts as the one character it encodes.
 
-use regex_syntax::ast::{self, Ast, AssertionKind, ClassSetItem, GroupKind, LiteralKind, SpecialLiteralKind};
+use regex_syntax::ast::{
+    self, AssertionKind, Ast, ClassSetItem, GroupKind, LiteralKind, SpecialLiteralKind,
+};
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
 use crate::strings;
@@ -21,7 +23,10 @@ pub(crate) fn body_regex(pattern: &str) -> Result<String, String> {
     let ast = ast::parse::Parser::new()
         .parse(pattern)
         .map_err(|e| format!("cannot parse {pattern:?}: {}", e.kind()))?;
-    let mut checker = Checker { pattern, edits: Vec::new() };
+    let mut checker = Checker {
+        pattern,
+        edits: Vec::new(),
+    };
     ast::visit(&ast, &mut checker)?;
     let mut rewritten = pattern.to_string();
     checker.edits.sort_by_key(|e| std::cmp::Reverse(e.0));
@@ -36,8 +41,15 @@ pub(crate) fn body_regex(pattern: &str) -> Result<String, String> {
         HirKind::Concat(items) => items.iter().collect(),
         _ => vec![&hir],
     };
-    let start = matches!(items.first().map(|h| h.kind()), Some(HirKind::Look(Look::Start)));
-    let end = items.len() > usize::from(start) && matches!(items.last().map(|h| h.kind()), Some(HirKind::Look(Look::End)));
+    let start = matches!(
+        items.first().map(|h| h.kind()),
+        Some(HirKind::Look(Look::Start))
+    );
+    let end = items.len() > usize::from(start)
+        && matches!(
+            items.last().map(|h| h.kind()),
+            Some(HirKind::Look(Look::End))
+        );
     if end {
         items.pop();
     }
@@ -63,16 +75,23 @@ fn encoded(hir: &Hir) -> Result<Option<String>, String> {
     Ok(match hir.kind() {
         HirKind::Empty => Some(String::new()),
         HirKind::Literal(lit) => {
-            let text = std::str::from_utf8(&lit.0).map_err(|_| "a literal is not UTF-8".to_string())?;
+            let text =
+                std::str::from_utf8(&lit.0).map_err(|_| "a literal is not UTF-8".to_string())?;
             Some(format!("(?:{})", strings::encode_literal(text)))
         }
         HirKind::Class(Class::Unicode(class)) => {
-            let ranges: Vec<strings::CharRange> = class.ranges().iter().map(|r| (r.start(), r.end())).collect();
+            let ranges: Vec<strings::CharRange> = class
+                .ranges()
+                .iter()
+                .map(|r| (r.start(), r.end()))
+                .collect();
             strings::encode_class(&ranges)
         }
         HirKind::Class(Class::Bytes(_)) => return Err("byte classes are not supported".into()),
         HirKind::Look(_) => {
-            return Err("`^` and `$` are supported only at the very start and end of the pattern".into())
+            return Err(
+                "`^` and `$` are supported only at the very start and end of the pattern".into(),
+            )
         }
         HirKind::Repetition(rep) => {
             let max = rep.max.map_or(String::new(), |m| m.to_string());
@@ -126,17 +145,29 @@ impl Checker<'_> {
             ast::ClassPerlKind::Space => ECMA_SPACE.to_string(),
         };
         let neg = if class.negated { "^" } else { "" };
-        self.edits.push((class.span.start.offset, class.span.end.offset, format!("[{neg}{set}]")));
+        self.edits.push((
+            class.span.start.offset,
+            class.span.end.offset,
+            format!("[{neg}{set}]"),
+        ));
     }
 
     fn literal(&self, lit: &ast::Literal) -> Result<(), String> {
         match &lit.kind {
-            LiteralKind::HexFixed(ast::HexLiteralKind::UnicodeLong) => self.refuse(&lit.span, "`\\U`"),
-            LiteralKind::HexBrace(_) => self.refuse(&lit.span, "a braced escape `\\x{..}`/`\\u{..}`"),
+            LiteralKind::HexFixed(ast::HexLiteralKind::UnicodeLong) => {
+                self.refuse(&lit.span, "`\\U`")
+            }
+            LiteralKind::HexBrace(_) => {
+                self.refuse(&lit.span, "a braced escape `\\x{..}`/`\\u{..}`")
+            }
             LiteralKind::Special(SpecialLiteralKind::Bell) => self.refuse(&lit.span, "`\\a`"),
-            LiteralKind::Special(SpecialLiteralKind::Space) => self.refuse(&lit.span, "an escaped space"),
+            LiteralKind::Special(SpecialLiteralKind::Space) => {
+                self.refuse(&lit.span, "an escaped space")
+            }
             LiteralKind::Octal => self.refuse(&lit.span, "an octal escape"),
-            _ if self.pattern[lit.span.start.offset..].starts_with("\\e") => self.refuse(&lit.span, "`\\e`"),
+            _ if self.pattern[lit.span.start.offset..].starts_with("\\e") => {
+                self.refuse(&lit.span, "`\\e`")
+            }
             _ => Ok(()),
         }
     }
@@ -172,7 +203,10 @@ impl ast::Visitor for &mut Checker<'_> {
             }
             Ast::ClassBracketed(c) => self.bracketed(c),
             Ast::Group(g) => match &g.kind {
-                GroupKind::CaptureName { starts_with_p: true, .. } => self.refuse(&g.span, "a group `(?P<name>..)`"),
+                GroupKind::CaptureName {
+                    starts_with_p: true,
+                    ..
+                } => self.refuse(&g.span, "a group `(?P<name>..)`"),
                 GroupKind::NonCapturing(flags) if !flags.items.is_empty() => {
                     self.refuse(&g.span, "a flag group `(?flags:..)`")
                 }
@@ -219,7 +253,9 @@ mod tests {
 
     fn search(pattern: &str, encoded: &str) -> bool {
         let body = body_regex(pattern).unwrap();
-        regex::Regex::new(&format!("^(?:{body})$")).unwrap().is_match(encoded)
+        regex::Regex::new(&format!("^(?:{body})$"))
+            .unwrap()
+            .is_match(encoded)
     }
 
     #[test]
@@ -228,7 +264,10 @@ mod tests {
         assert!(!search("^a+$", "xxaay"));
         assert!(search("^\\d{3}$", "123"));
         assert!(!search("^\\d{3}$", "١٢٣"), "ECMA \\d is ASCII");
-        assert!(search("^a.b$", "a\\\"b"), "an escaped quote is one character");
+        assert!(
+            search("^a.b$", "a\\\"b"),
+            "an escaped quote is one character"
+        );
         assert!(!search("^a.b$", "a\\nb"), "ECMA . excludes newline");
         assert!(search("^a\\sb$", "a\\nb"));
         assert!(search("\"", "x\\\"y"));
@@ -238,9 +277,18 @@ mod tests {
 
     #[test]
     fn dialect_differences_are_refused_by_name() {
-        for (pattern, name) in [("\\bx", "word boundary"), ("(?i)x", "flag"), ("\\p{L}", "Unicode class"),
-            ("[[:alpha:]]", "POSIX"), ("[a&&b]", "set operation"), ("\\Ax", "\\A"), ("x{,3}", "cannot parse"),
-            ("[]a]", "`]` first"), ("a|^b", "start and end"), ("\\x{41}", "braced")] {
+        for (pattern, name) in [
+            ("\\bx", "word boundary"),
+            ("(?i)x", "flag"),
+            ("\\p{L}", "Unicode class"),
+            ("[[:alpha:]]", "POSIX"),
+            ("[a&&b]", "set operation"),
+            ("\\Ax", "\\A"),
+            ("x{,3}", "cannot parse"),
+            ("[]a]", "`]` first"),
+            ("a|^b", "start and end"),
+            ("\\x{41}", "braced"),
+        ] {
             let err = body_regex(pattern).unwrap_err();
             assert!(err.contains(name), "{pattern}: {err}");
         }

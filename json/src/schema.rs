@@ -19,32 +19,99 @@ pub(crate) type Lang = Option<String>;
 
 /// Keywords that only annotate, plus the containers of definitions: never constrain.
 const ANNOTATIONS: &[&str] = &[
-    "$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary", "$comment", "$defs",
-    "definitions", "title", "description", "examples", "default", "deprecated", "readOnly",
-    "writeOnly", "contentMediaType", "contentEncoding", "contentSchema", "then", "else",
-    "minContains", "maxContains",
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    "definitions",
+    "title",
+    "description",
+    "examples",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentMediaType",
+    "contentEncoding",
+    "contentSchema",
+    "then",
+    "else",
+    "minContains",
+    "maxContains",
 ];
 
 /// Keywords that constrain the instance directly (the siblings of an applicator).
 const ASSERTIONS: &[&str] = &[
-    "type", "enum", "const", "properties", "required", "additionalProperties",
-    "patternProperties", "propertyNames", "minProperties", "maxProperties", "items",
-    "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
-    "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "multipleOf", "dependentRequired", "dependencies", "dependentSchemas",
-    "unevaluatedProperties", "unevaluatedItems",
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "dependentRequired",
+    "dependencies",
+    "dependentSchemas",
+    "unevaluatedProperties",
+    "unevaluatedItems",
 ];
 
 /// Keywords not enforced yet, each with the reason given when refused.
 const REFUSED: &[(&str, &str)] = &[
-    ("not", "the complement of a sub-schema needs the byte-DFA algebra (not yet used here)"),
-    ("if", "if/then/else needs intersection and complement of sub-schemas (not yet used here)"),
-    ("contains", "counting matching items needs a product automaton (not yet built here)"),
-    ("dependentRequired", "presence dependencies between optional properties are not built yet"),
-    ("dependencies", "presence dependencies between optional properties are not built yet"),
-    ("dependentSchemas", "schemas conditional on a property need intersection (not yet)"),
-    ("unevaluatedProperties", "depends on what other applicators evaluated; not built yet"),
-    ("unevaluatedItems", "depends on what other applicators evaluated; not built yet"),
+    (
+        "not",
+        "the complement of a sub-schema needs the byte-DFA algebra (not yet used here)",
+    ),
+    (
+        "if",
+        "if/then/else needs intersection and complement of sub-schemas (not yet used here)",
+    ),
+    (
+        "contains",
+        "counting matching items needs a product automaton (not yet built here)",
+    ),
+    (
+        "dependentRequired",
+        "presence dependencies between optional properties are not built yet",
+    ),
+    (
+        "dependencies",
+        "presence dependencies between optional properties are not built yet",
+    ),
+    (
+        "dependentSchemas",
+        "schemas conditional on a property need intersection (not yet)",
+    ),
+    (
+        "unevaluatedProperties",
+        "depends on what other applicators evaluated; not built yet",
+    ),
+    (
+        "unevaluatedItems",
+        "depends on what other applicators evaluated; not built yet",
+    ),
     ("$dynamicRef", "dynamic scopes are not supported"),
     ("$recursiveRef", "dynamic scopes are not supported"),
     ("multipleOf", "a remainder automaton is not built yet"),
@@ -63,7 +130,10 @@ pub(crate) struct Translator<'a> {
 }
 
 impl<'a> Translator<'a> {
-    pub(crate) fn new(root: &'a Value, config: &'a Config) -> Result<Translator<'a>, JsonSchemaError> {
+    pub(crate) fn new(
+        root: &'a Value,
+        config: &'a Config,
+    ) -> Result<Translator<'a>, JsonSchemaError> {
         let mut anchors = HashMap::new();
         collect_anchors(root, "", &mut anchors);
         Ok(Translator {
@@ -85,9 +155,18 @@ impl<'a> Translator<'a> {
     }
 
     /// A keyword that cannot be enforced exactly: an error, or a warning when lenient.
-    pub(crate) fn refuse(&mut self, pointer: &str, keyword: &str, why: &str) -> Result<(), JsonSchemaError> {
+    pub(crate) fn refuse(
+        &mut self,
+        pointer: &str,
+        keyword: &str,
+        why: &str,
+    ) -> Result<(), JsonSchemaError> {
         if !self.config.lenient {
-            return Err(JsonSchemaError::at(pointer, keyword, format!("{why} (use lenient mode to leave it out)")));
+            return Err(JsonSchemaError::at(
+                pointer,
+                keyword,
+                format!("{why} (use lenient mode to leave it out)"),
+            ));
         }
         self.warnings.push(Warning {
             pointer: pointer.into(),
@@ -98,16 +177,30 @@ impl<'a> Translator<'a> {
     }
 
     /// The language of the schema `value` at `pointer`, for a value nested `level` deep.
-    pub(crate) fn schema(&mut self, value: &Value, pointer: &str, level: usize) -> Result<Lang, JsonSchemaError> {
+    pub(crate) fn schema(
+        &mut self,
+        value: &Value,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
         match value {
             Value::Bool(true) => Ok(Some(self.any_value(level, self.config.any_json_depth))),
             Value::Bool(false) => Ok(None),
             Value::Object(map) => self.object_schema(map, pointer, level),
-            _ => Err(JsonSchemaError::at(pointer, "schema", "a schema must be an object or a boolean")),
+            _ => Err(JsonSchemaError::at(
+                pointer,
+                "schema",
+                "a schema must be an object or a boolean",
+            )),
         }
     }
 
-    fn object_schema(&mut self, map: &Map<String, Value>, pointer: &str, level: usize) -> Result<Lang, JsonSchemaError> {
+    fn object_schema(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
         for (keyword, why) in REFUSED {
             if map.contains_key(*keyword) && !(*keyword == "multipleOf" && trivial_multiple(map)) {
                 self.refuse(pointer, keyword, why)?;
@@ -116,7 +209,10 @@ impl<'a> Translator<'a> {
         // The parts whose languages would have to be intersected: the assertions
         // beside the applicators, `$ref`, each non-trivial `allOf` branch, `anyOf`, `oneOf`.
         let mut parts: Vec<(&'static str, Part)> = Vec::new();
-        if ASSERTIONS.iter().any(|k| map.contains_key(*k) && !REFUSED.iter().any(|(r, _)| r == k)) {
+        if ASSERTIONS
+            .iter()
+            .any(|k| map.contains_key(*k) && !REFUSED.iter().any(|(r, _)| r == k))
+        {
             parts.push(("type", Part::Assertions));
         }
         if let Some(target) = map.get("$ref") {
@@ -132,7 +228,10 @@ impl<'a> Translator<'a> {
         }
         for keyword in ["anyOf", "oneOf"] {
             if let Some(branches) = map.get(keyword) {
-                parts.push((keyword, Part::Union(keyword, schema_array(branches, pointer, keyword)?)));
+                parts.push((
+                    keyword,
+                    Part::Union(keyword, schema_array(branches, pointer, keyword)?),
+                ));
             }
         }
         if parts.len() > 1 {
@@ -148,13 +247,25 @@ impl<'a> Translator<'a> {
             None => Ok(Some(self.any_value(level, self.config.any_json_depth))),
             Some((_, Part::Assertions)) => self.assertions(map, pointer, level),
             Some((_, Part::Ref(target))) => self.reference(target, pointer, level),
-            Some((_, Part::AllOf(i, branch))) => self.schema(branch, &child(&child(pointer, "allOf"), &i.to_string()), level),
-            Some((_, Part::Union(keyword, branches))) => self.union(keyword, branches, pointer, level),
+            Some((_, Part::AllOf(i, branch))) => self.schema(
+                branch,
+                &child(&child(pointer, "allOf"), &i.to_string()),
+                level,
+            ),
+            Some((_, Part::Union(keyword, branches))) => {
+                self.union(keyword, branches, pointer, level)
+            }
         }
     }
 
     /// `anyOf` (alternation) and `oneOf` (alternation of pairwise disjoint branches).
-    fn union(&mut self, keyword: &str, branches: &[Value], pointer: &str, level: usize) -> Result<Lang, JsonSchemaError> {
+    fn union(
+        &mut self,
+        keyword: &str,
+        branches: &[Value],
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
         let here = child(pointer, keyword);
         let mut langs = Vec::new();
         for (i, branch) in branches.iter().enumerate() {
@@ -164,7 +275,8 @@ impl<'a> Translator<'a> {
             for i in 0..langs.len() {
                 for j in i + 1..langs.len() {
                     if !crate::check::disjoint(&langs[i], &langs[j], self.config.dfa_state_limit)? {
-                        let why = "the branches overlap in this output form, so `exactly one` would \
+                        let why =
+                            "the branches overlap in this output form, so `exactly one` would \
                                    need a difference of languages (not yet built); lenient mode \
                                    treats it as anyOf";
                         self.refuse(pointer, keyword, why)?;
@@ -177,7 +289,12 @@ impl<'a> Translator<'a> {
     }
 
     /// A local `$ref`: `#`, `#/json/pointer` or `#anchor`.
-    fn reference(&mut self, target: &Value, pointer: &str, level: usize) -> Result<Lang, JsonSchemaError> {
+    fn reference(
+        &mut self,
+        target: &Value,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
         let Some(target) = target.as_str() else {
             return Err(JsonSchemaError::at(pointer, "$ref", "must be a string"));
         };
@@ -195,9 +312,17 @@ impl<'a> Translator<'a> {
             return Err(JsonSchemaError::at(pointer, "$ref", why));
         };
         let Some(schema) = self.root.pointer(&target_pointer) else {
-            return Err(JsonSchemaError::at(pointer, "$ref", format!("`{target}` points at nothing")));
+            return Err(JsonSchemaError::at(
+                pointer,
+                "$ref",
+                format!("`{target}` points at nothing"),
+            ));
         };
-        let active = self.active_refs.iter().filter(|p| **p == target_pointer).count();
+        let active = self
+            .active_refs
+            .iter()
+            .filter(|p| **p == target_pointer)
+            .count();
         if active >= self.config.recursion_depth {
             self.cuts.push(target.to_string());
             return Ok(None);
@@ -209,7 +334,12 @@ impl<'a> Translator<'a> {
     }
 
     /// The assertions of one schema object, by instance type.
-    fn assertions(&mut self, map: &Map<String, Value>, pointer: &str, level: usize) -> Result<Lang, JsonSchemaError> {
+    fn assertions(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
         if map.contains_key("enum") || map.contains_key("const") {
             return self.enumeration(map, pointer, level);
         }
@@ -232,7 +362,12 @@ impl<'a> Translator<'a> {
 
     /// `enum` and `const`: the listed values (serialized in the output form) that the
     /// sibling keywords admit, checked on the siblings' own automaton.
-    fn enumeration(&mut self, map: &Map<String, Value>, pointer: &str, level: usize) -> Result<Lang, JsonSchemaError> {
+    fn enumeration(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
         let mut values: Vec<&Value> = match map.get("enum") {
             Some(Value::Array(values)) => values.iter().collect(),
             Some(_) => return Err(JsonSchemaError::at(pointer, "enum", "must be an array")),
@@ -244,11 +379,16 @@ impl<'a> Translator<'a> {
         let mut rest = map.clone();
         rest.remove("enum");
         rest.remove("const");
-        let texts: Vec<String> = values.iter().map(|v| crate::value::to_text(v, self.config.whitespace, level)).collect();
+        let texts: Vec<String> = values
+            .iter()
+            .map(|v| crate::value::to_text(v, self.config.whitespace, level))
+            .collect();
         let texts = if ASSERTIONS.iter().any(|k| rest.contains_key(*k)) {
             match self.assertions(&rest, pointer, level)? {
                 None => Vec::new(),
-                Some(regex) => crate::check::filter_matching(&regex, texts, self.config.dfa_state_limit)?,
+                Some(regex) => {
+                    crate::check::filter_matching(&regex, texts, self.config.dfa_state_limit)?
+                }
             }
         } else {
             texts
@@ -333,11 +473,20 @@ impl Ws {
 
     /// A container at `level` with the given brackets: `body` (non-empty members, if
     /// any), or nothing inside when `empty` allows it.
-    pub(crate) fn container(self, open: &str, close: &str, body: Option<&str>, empty: bool, level: usize) -> Lang {
+    pub(crate) fn container(
+        self,
+        open: &str,
+        close: &str,
+        body: Option<&str>,
+        empty: bool,
+        level: usize,
+    ) -> Lang {
         let (first, last) = match self.0 {
             Whitespace::Compact => (String::new(), String::new()),
             Whitespace::Flexible { .. } => (self.run(), self.run()),
-            Whitespace::Pretty { indent } => (Ws::newline(indent, level + 1), Ws::newline(indent, level)),
+            Whitespace::Pretty { indent } => {
+                (Ws::newline(indent, level + 1), Ws::newline(indent, level))
+            }
         };
         let mut alts = Vec::new();
         if let Some(body) = body {
@@ -361,7 +510,9 @@ pub(crate) fn alternation(langs: Vec<String>) -> Lang {
 
 /// The instance types a schema allows (`number` covers `integer`).
 fn types(map: &Map<String, Value>, pointer: &str) -> Result<Vec<&'static str>, JsonSchemaError> {
-    const ALL: [&str; 7] = ["null", "boolean", "object", "array", "number", "string", "integer"];
+    const ALL: [&str; 7] = [
+        "null", "boolean", "object", "array", "number", "string", "integer",
+    ];
     let names: Vec<&Value> = match map.get("type") {
         None => return Ok(ALL[..6].to_vec()),
         Some(Value::Array(names)) => names.iter().collect(),
@@ -373,7 +524,13 @@ fn types(map: &Map<String, Value>, pointer: &str) -> Result<Vec<&'static str>, J
         match found {
             Some(t) if !out.contains(t) => out.push(*t),
             Some(_) => {}
-            None => return Err(JsonSchemaError::at(pointer, "type", format!("{name} is not a JSON Schema type"))),
+            None => {
+                return Err(JsonSchemaError::at(
+                    pointer,
+                    "type",
+                    format!("{name} is not a JSON Schema type"),
+                ))
+            }
         }
     }
     if out.contains(&"number") {
@@ -382,10 +539,18 @@ fn types(map: &Map<String, Value>, pointer: &str) -> Result<Vec<&'static str>, J
     Ok(out)
 }
 
-fn schema_array<'v>(value: &'v Value, pointer: &str, keyword: &str) -> Result<&'v [Value], JsonSchemaError> {
+fn schema_array<'v>(
+    value: &'v Value,
+    pointer: &str,
+    keyword: &str,
+) -> Result<&'v [Value], JsonSchemaError> {
     match value {
         Value::Array(items) if !items.is_empty() => Ok(items),
-        _ => Err(JsonSchemaError::at(pointer, keyword, "must be a non-empty array of schemas")),
+        _ => Err(JsonSchemaError::at(
+            pointer,
+            keyword,
+            "must be a non-empty array of schemas",
+        )),
     }
 }
 
@@ -393,7 +558,9 @@ fn schema_array<'v>(value: &'v Value, pointer: &str, keyword: &str) -> Result<&'
 fn is_trivial(value: &Value) -> bool {
     match value {
         Value::Bool(b) => *b,
-        Value::Object(map) => map.keys().all(|k| ANNOTATIONS.contains(&k.as_str()) || !is_keyword(k)),
+        Value::Object(map) => map
+            .keys()
+            .all(|k| ANNOTATIONS.contains(&k.as_str()) || !is_keyword(k)),
         _ => false,
     }
 }
@@ -415,7 +582,8 @@ fn collect_anchors(value: &Value, pointer: &str, out: &mut HashMap<String, Strin
     match value {
         Value::Object(map) => {
             if let Some(Value::String(name)) = map.get("$anchor") {
-                out.entry(name.clone()).or_insert_with(|| pointer.to_string());
+                out.entry(name.clone())
+                    .or_insert_with(|| pointer.to_string());
             }
             for (k, v) in map {
                 collect_anchors(v, &child(pointer, k), out);
@@ -436,7 +604,9 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
         match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
             (b'%', Some(b)) => {
                 out.push(b);

@@ -141,7 +141,11 @@ pub(crate) fn body_except(names: &[&str]) -> String {
             alts.push(format!("{other}(?:{any})*"));
         }
         for (&c, child) in &node.children {
-            alts.push(format!("{}{}", encode_literal(&c.to_string()), walk(child, any)));
+            alts.push(format!(
+                "{}{}",
+                encode_literal(&c.to_string()),
+                walk(child, any)
+            ));
         }
         format!("(?:{})", alts.join("|"))
     }
@@ -153,13 +157,17 @@ mod tests {
     use super::*;
 
     fn matches(re: &str, text: &str) -> bool {
-        regex::Regex::new(&format!("^(?:{re})$")).unwrap().is_match(text)
+        regex::Regex::new(&format!("^(?:{re})$"))
+            .unwrap()
+            .is_match(text)
     }
 
     #[test]
     fn classes_encode_raw_and_escaped_code_points() {
         let any = any_char();
-        for text in ["a", "é", "😀", "\\\"", "\\\\", "\\n", "\\u001f", "/", "\u{7f}"] {
+        for text in [
+            "a", "é", "😀", "\\\"", "\\\\", "\\n", "\\u001f", "/", "\u{7f}",
+        ] {
             assert!(matches(&any, text), "{text}");
         }
         for text in ["\"", "\\", "\n", "\\u000a", "\\/", "ab", ""] {

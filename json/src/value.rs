@@ -10,7 +10,9 @@ pub(crate) fn equal(a: &Value, b: &Value) -> bool {
         (Value::Number(x), Value::Number(y)) => {
             x.as_f64() == y.as_f64() && (x.is_f64() || y.is_f64() || x == y)
         }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equal(a, b)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equal(a, b))
+        }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
         }
@@ -32,14 +34,30 @@ fn pretty(value: &Value, indent: usize, level: usize) -> String {
     match value {
         Value::Array(items) if !items.is_empty() => {
             let items: Vec<String> = items.iter().map(|v| pretty(v, indent, level + 1)).collect();
-            format!("[{}{}{}]", pad(level + 1), items.join(&format!(",{}", pad(level + 1))), pad(level))
+            format!(
+                "[{}{}{}]",
+                pad(level + 1),
+                items.join(&format!(",{}", pad(level + 1))),
+                pad(level)
+            )
         }
         Value::Object(map) if !map.is_empty() => {
             let members: Vec<String> = map
                 .iter()
-                .map(|(k, v)| format!("{}: {}", Value::String(k.clone()), pretty(v, indent, level + 1)))
+                .map(|(k, v)| {
+                    format!(
+                        "{}: {}",
+                        Value::String(k.clone()),
+                        pretty(v, indent, level + 1)
+                    )
+                })
                 .collect();
-            format!("{{{}{}{}}}", pad(level + 1), members.join(&format!(",{}", pad(level + 1))), pad(level))
+            format!(
+                "{{{}{}{}}}",
+                pad(level + 1),
+                members.join(&format!(",{}", pad(level + 1))),
+                pad(level)
+            )
         }
         _ => value.to_string(),
     }

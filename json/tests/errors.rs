@@ -11,26 +11,53 @@ use serde_json::{json, Value};
 use support::{corpus, dfa_walk, validator};
 
 fn error(schema: &str) -> String {
-    JsonSchemaCompiler::new().to_regex(schema).unwrap_err().to_string()
+    JsonSchemaCompiler::new()
+        .to_regex(schema)
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
 fn refusals_name_the_keyword_and_pointer() {
     let cases = [
-        (r##"{"properties": {"a": {"not": {"type": "null"}}}}"##, "`not` at #/properties/a"),
-        (r##"{"type": "array", "uniqueItems": true}"##, "`uniqueItems` at the schema root"),
+        (
+            r##"{"properties": {"a": {"not": {"type": "null"}}}}"##,
+            "`not` at #/properties/a",
+        ),
+        (
+            r##"{"type": "array", "uniqueItems": true}"##,
+            "`uniqueItems` at the schema root",
+        ),
         (r##"{"type": "integer", "multipleOf": 3}"##, "`multipleOf`"),
-        (r##"{"type": "string", "pattern": "\\bword"}"##, "word boundary"),
+        (
+            r##"{"type": "string", "pattern": "\\bword"}"##,
+            "word boundary",
+        ),
         (r##"{"type": "string", "format": "email"}"##, "`format`"),
         (r##"{"type": "number", "minimum": 0.5}"##, "`minimum`"),
-        (r##"{"oneOf": [{"type": "integer"}, {"type": "number"}]}"##, "`oneOf`"),
-        (r##"{"type": "object", "anyOf": [{"required": ["a"]}]}"##, "`anyOf`"),
-        (r##"{"allOf": [{"type": "string"}, {"maxLength": 3}]}"##, "`allOf`"),
-        (r##"{"$ref": "https://example.com/s.json"}"##, "not a local reference"),
+        (
+            r##"{"oneOf": [{"type": "integer"}, {"type": "number"}]}"##,
+            "`oneOf`",
+        ),
+        (
+            r##"{"type": "object", "anyOf": [{"required": ["a"]}]}"##,
+            "`anyOf`",
+        ),
+        (
+            r##"{"allOf": [{"type": "string"}, {"maxLength": 3}]}"##,
+            "`allOf`",
+        ),
+        (
+            r##"{"$ref": "https://example.com/s.json"}"##,
+            "not a local reference",
+        ),
         (r##"{"$ref": "#/$defs/missing"}"##, "points at nothing"),
         (r##"{"type": "strin"}"##, "`type` at the schema root"),
         (r##"{"minLength": -1, "type": "string"}"##, "`minLength`"),
-        (r##"{"type": "object", "properties": {"a": true}, "required": ["a"], "minProperties": 3}"##, "`minProperties`"),
+        (
+            r##"{"type": "object", "properties": {"a": true}, "required": ["a"], "minProperties": 3}"##,
+            "`minProperties`",
+        ),
     ];
     for (schema, expected) in cases {
         let message = error(schema);
@@ -41,13 +68,19 @@ fn refusals_name_the_keyword_and_pointer() {
 #[test]
 fn invalid_json_reports_the_position() {
     let message = error("{\"type\": \"string\",\n  \"maxLength\": }");
-    assert!(message.contains("not valid JSON") && message.contains("line 2"), "{message}");
+    assert!(
+        message.contains("not valid JSON") && message.contains("line 2"),
+        "{message}"
+    );
 }
 
 #[test]
 fn lenient_mode_lists_what_it_leaves_out() {
     let schema = r##"{"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 5}}, "required": ["n"]}"##;
-    let out = JsonSchemaCompiler::new().lenient(true).to_regex(schema).unwrap();
+    let out = JsonSchemaCompiler::new()
+        .lenient(true)
+        .to_regex(schema)
+        .unwrap();
     assert_eq!(out.warnings.len(), 1);
     assert_eq!(out.warnings[0].pointer, "/properties/n");
     assert_eq!(out.warnings[0].keyword, "multipleOf");
@@ -59,21 +92,43 @@ fn lenient_mode_lists_what_it_leaves_out() {
 fn recursion_is_cut_at_the_configured_depth() {
     let schema = json!({"$defs": {"list": {"type": "object", "properties": {"next": {"$ref": "#/$defs/list"}},
         "additionalProperties": false}}, "$ref": "#/$defs/list"});
-    let regex = JsonSchemaCompiler::new().recursion_depth(2).whitespace(fstc_json::Whitespace::Compact)
-        .value_to_regex(&schema).unwrap().regex;
+    let regex = JsonSchemaCompiler::new()
+        .recursion_depth(2)
+        .whitespace(fstc_json::Whitespace::Compact)
+        .value_to_regex(&schema)
+        .unwrap()
+        .regex;
     let dfa = ByteDfa::from_regex(&regex, 10_000).unwrap();
     assert!(dfa.is_match(br##"{"next":{}}"##));
     assert!(!dfa.is_match(br##"{"next":{"next":{}}}"##));
     let required = json!({"$defs": {"list": {"type": "object", "properties": {"next": {"$ref": "#/$defs/list"}},
         "required": ["next"]}}, "$ref": "#/$defs/list"});
-    let message = JsonSchemaCompiler::new().value_to_regex(&required).unwrap_err().to_string();
-    assert!(message.contains("recursion") && message.contains("#/$defs/list"), "{message}");
+    let message = JsonSchemaCompiler::new()
+        .value_to_regex(&required)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("recursion") && message.contains("#/$defs/list"),
+        "{message}"
+    );
 }
 
 /// Replaces one random sub-value of `value` by one of a few troublesome values.
 fn mutate(value: &mut Value, rng: &mut SplitMix64) {
-    let replacements = [json!(null), json!(-1), json!(1.5), json!("x"), json!([]), json!({}), json!(true),
-        json!(false), json!({"type": "nope"}), json!("#/nowhere"), json!(["a", 1]), json!(1e40)];
+    let replacements = [
+        json!(null),
+        json!(-1),
+        json!(1.5),
+        json!("x"),
+        json!([]),
+        json!({}),
+        json!(true),
+        json!(false),
+        json!({"type": "nope"}),
+        json!("#/nowhere"),
+        json!(["a", 1]),
+        json!(1e40),
+    ];
     let descend = rng.below(3) != 0;
     match value {
         Value::Object(m) if descend && !m.is_empty() => {

@@ -22,7 +22,10 @@ pub struct Case {
 
 pub fn corpus() -> Vec<Case> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schemas");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     paths.sort();
     paths
         .into_iter()
@@ -80,13 +83,18 @@ pub fn dfa_walk(dfa: &ByteDfa, rng: &mut SplitMix64, budget: usize) -> Vec<u8> {
         if dfa.is_accepting(s) && (out.len() >= budget || rng.below(8) == 0) {
             return out;
         }
-        let moves: Vec<(u8, u32)> = (0..=255u8).filter_map(|b| dfa.next(s, b).map(|t| (b, t))).collect();
+        let moves: Vec<(u8, u32)> = (0..=255u8)
+            .filter_map(|b| dfa.next(s, b).map(|t| (b, t)))
+            .collect();
         if moves.is_empty() {
             return out;
         }
         let moves: Vec<(u8, u32)> = if out.len() >= budget {
             let best = moves.iter().map(|m| dist[m.1 as usize]).min().unwrap();
-            moves.into_iter().filter(|m| dist[m.1 as usize] == best).collect()
+            moves
+                .into_iter()
+                .filter(|m| dist[m.1 as usize] == best)
+                .collect()
         } else {
             moves
         };
@@ -166,7 +174,11 @@ pub fn accepts(automaton: &TokenAutomaton, tokens: &[u32]) -> bool {
 }
 
 /// A random split of `text` into tokens of the vocabulary (`None` if some byte has no token).
-pub fn random_tokenization(by_bytes: &HashMap<Vec<u8>, u32>, text: &[u8], rng: &mut SplitMix64) -> Option<Vec<u32>> {
+pub fn random_tokenization(
+    by_bytes: &HashMap<Vec<u8>, u32>,
+    text: &[u8],
+    rng: &mut SplitMix64,
+) -> Option<Vec<u32>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < text.len() {
