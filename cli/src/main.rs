@@ -17,6 +17,7 @@ use fst_core::regex::ByteDfa;
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::Walker;
 use fst_core::TokenVocabulary;
+use fstc_json::{JsonSchemaCompiler, Whitespace};
 
 #[derive(Parser)]
 #[command(
@@ -51,6 +52,54 @@ enum Command {
 enum CompileCommand {
     /// Compile a regular expression (full-match semantics) for a vocabulary.
     Regex(CompileRegexArgs),
+    /// Compile a JSON Schema (draft 2020-12, draft-07 spellings) for a vocabulary.
+    JsonSchema(CompileJsonSchemaArgs),
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["schema", "any_json"])))]
+struct CompileJsonSchemaArgs {
+    /// The schema file, or `-` to read it from stdin.
+    schema: Option<PathBuf>,
+    /// Any JSON value up to --any-json-depth instead of a schema.
+    #[arg(long)]
+    any_json: bool,
+    #[command(flatten)]
+    vocab: VocabArgs,
+    /// Where to write the token automaton.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    /// Whitespace between JSON tokens: `compact`, `flexible` (at most --max-whitespace in a row)
+    /// or `pretty` (indented by --indent spaces).
+    #[arg(long, default_value = "flexible", value_parser = ["compact", "flexible", "pretty"])]
+    whitespace: String,
+    /// Longest whitespace run of the flexible style.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    max_whitespace: usize,
+    /// Indent of the pretty style.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    indent: usize,
+    /// Objects admit no unnamed properties when `additionalProperties` is absent.
+    #[arg(long)]
+    no_additional_properties: bool,
+    /// How many expansions of one `$ref` target may be nested (default 3).
+    #[arg(long, value_name = "N")]
+    recursion_depth: Option<usize>,
+    /// Nesting depth of schema-free JSON (`true`, `{}`, --any-json; default 2).
+    #[arg(long, value_name = "N")]
+    any_json_depth: Option<usize>,
+    /// Leave out keywords that cannot be enforced exactly (each listed as a warning) instead of failing.
+    #[arg(long)]
+    lenient: bool,
+    /// Most states the byte automaton may have before compiling fails.
+    #[arg(long, value_name = "N")]
+    dfa_state_limit: Option<usize>,
+    /// Most token edges the token automaton may have before compiling fails.
+    #[arg(long, value_name = "N")]
+    token_edge_limit: Option<usize>,
+    /// Print compile time, automaton size and warnings to stderr.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Args)]
@@ -215,6 +264,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compile(CompileCommand::Regex(args)) => compile_regex(args),
+        Command::Compile(CompileCommand::JsonSchema(args)) => compile_json_schema(args),
         Command::Info(args) => info(args),
         Command::Dot(args) => dot(args),
         Command::Sample(args) => sample(args),
@@ -291,29 +341,97 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
     automaton.write_file(&args.output)?;
     progress.finish();
     if args.stats {
-        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-        eprintln!(
-            "vocabulary: {} ids loaded in {:.1} ms, indexed in {:.1} ms",
-            vocab.len(),
-            ms(loaded),
-            ms(indexed)
+        print_stats(&vocab, loaded, indexed, &stats, &automaton);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `--stats` lines of a compile.
+fn print_stats(
+    vocab: &Vocabulary,
+    loaded: std::time::Duration,
+    indexed: std::time::Duration,
+    stats: &fst_core::compiler::CompileStats,
+    automaton: &TokenAutomaton,
+) {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    eprintln!(
+        "vocabulary: {} ids loaded in {:.1} ms, indexed in {:.1} ms",
+        vocab.len(),
+        ms(loaded),
+        ms(indexed)
+    );
+    eprintln!("vocabulary: {}", vocab.summary());
+    eprintln!(
+        "compile: {:.1} ms (byte DFA {:.1} ms, {} states; composition and minimization {:.1} ms; layout {:.1} ms)",
+        ms(stats.byte_dfa_time + stats.compose_time + stats.layout_time),
+        ms(stats.byte_dfa_time),
+        stats.byte_dfa_states,
+        ms(stats.compose_time),
+        ms(stats.layout_time)
+    );
+    eprintln!(
+        "automaton: {} states ({} accepting), {} edges, {} bytes",
+        automaton.num_states(),
+        automaton.num_accepting(),
+        automaton.num_edges(),
+        automaton.as_words().len() * 4
+    );
+}
+
+fn compile_json_schema(args: CompileJsonSchemaArgs) -> Result<ExitCode> {
+    let started = Instant::now();
+    let vocab = load_vocab(&args.vocab)?;
+    let loaded = started.elapsed();
+    let mut config = fstc_json::Config {
+        whitespace: match args.whitespace.as_str() {
+            "compact" => Whitespace::Compact,
+            "pretty" => Whitespace::Pretty {
+                indent: args.indent,
+            },
+            _ => Whitespace::Flexible {
+                max: args.max_whitespace,
+            },
+        },
+        additional_properties: !args.no_additional_properties,
+        lenient: args.lenient,
+        ..fstc_json::Config::default()
+    };
+    config.recursion_depth = args.recursion_depth.unwrap_or(config.recursion_depth);
+    config.any_json_depth = args.any_json_depth.unwrap_or(config.any_json_depth);
+    config.dfa_state_limit = args.dfa_state_limit.unwrap_or(config.dfa_state_limit);
+    config.token_edge_limit = args.token_edge_limit.unwrap_or(config.token_edge_limit);
+    let compiler = JsonSchemaCompiler::with_config(config);
+    let trie_start = Instant::now();
+    let trie = VocabTrie::new(&vocab);
+    let indexed = trie_start.elapsed();
+    let compiled = match &args.schema {
+        _ if args.any_json => compiler.compile_any_json(&trie)?,
+        Some(path) => {
+            let text = if path.as_os_str() == "-" {
+                std::io::read_to_string(std::io::stdin())
+                    .context("cannot read the schema from stdin")?
+            } else {
+                std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read schema {}", path.display()))?
+            };
+            compiler.compile_with_trie(&text, &trie)?
+        }
+        None => bail!("give a schema file, `-` or --any-json"),
+    };
+    compiled.automaton.write_file(&args.output)?;
+    if args.stats {
+        print_stats(
+            &vocab,
+            loaded,
+            indexed,
+            &compiled.stats,
+            &compiled.automaton,
         );
-        eprintln!("vocabulary: {}", vocab.summary());
-        eprintln!(
-            "compile: {:.1} ms (byte DFA {:.1} ms, {} states; composition and minimization {:.1} ms; layout {:.1} ms)",
-            ms(stats.byte_dfa_time + stats.compose_time + stats.layout_time),
-            ms(stats.byte_dfa_time),
-            stats.byte_dfa_states,
-            ms(stats.compose_time),
-            ms(stats.layout_time)
-        );
-        eprintln!(
-            "automaton: {} states ({} accepting), {} edges, {} bytes",
-            automaton.num_states(),
-            automaton.num_accepting(),
-            automaton.num_edges(),
-            automaton.as_words().len() * 4
-        );
+        eprintln!("warnings: {}", compiled.warnings.len());
+    }
+    for warning in &compiled.warnings {
+        eprintln!("warning: {warning}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -630,3 +630,84 @@ fn added_tokens_are_text_unless_made_special() {
         stderr(&out)
     );
 }
+
+#[test]
+fn compile_json_schema_then_check() {
+    let dir = scratch("json-schema");
+    let schema = dir.join("tool.json");
+    std::fs::write(
+        &schema,
+        r#"{"type": "object", "properties": {"city": {"type": "string", "maxLength": 8},
+            "days": {"type": "integer", "minimum": 1, "maximum": 14}},
+            "required": ["city"], "additionalProperties": false}"#,
+    )
+    .unwrap();
+    let out_path = dir.join("tool.fstc");
+    let (vocab, out_file) = (gpt2(), out_path.to_str().unwrap().to_string());
+    let args = [
+        "compile",
+        "json-schema",
+        schema.to_str().unwrap(),
+        "--whitespace",
+        "compact",
+    ];
+    let out = fstc(
+        &[
+            &args[..],
+            &[
+                "--vocab",
+                vocab.to_str().unwrap(),
+                "-o",
+                &out_file,
+                "--stats",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("warnings: 0"), "{}", stderr(&out));
+    let check = |text: &str| {
+        let args = [
+            "check",
+            &out_file,
+            "--vocab",
+            vocab.to_str().unwrap(),
+            "--text",
+            text,
+        ];
+        fstc(&args).status.code()
+    };
+    assert_eq!(check(r#"{"city":"Oslo","days":3}"#), Some(0));
+    assert_eq!(check(r#"{"city":"Oslo","days":15}"#), Some(1));
+    assert_eq!(check(r#"{"days":3}"#), Some(1));
+
+    // A keyword that cannot be enforced: an error naming it, or a warning with --lenient.
+    std::fs::write(
+        &schema,
+        r#"{"type": "array", "items": {"type": "integer"}, "uniqueItems": true}"#,
+    )
+    .unwrap();
+    let base = [
+        "compile",
+        "json-schema",
+        schema.to_str().unwrap(),
+        "--vocab",
+        vocab.to_str().unwrap(),
+        "-o",
+        &out_file,
+    ];
+    let out = fstc(&base);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("`uniqueItems` at the schema root"),
+        "{}",
+        stderr(&out)
+    );
+    let out = fstc(&[&base[..], &["--lenient"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: `uniqueItems`"),
+        "{}",
+        stderr(&out)
+    );
+}

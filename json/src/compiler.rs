@@ -1,0 +1,182 @@
+//! The entry point: options, schema text in, regex or token automaton out.
+
+use fst_core::automaton::TokenAutomaton;
+use fst_core::compiler::{BuildError, BuildErrorKind, CompileStats, RegexCompiler};
+use fst_core::compose::VocabTrie;
+use fst_core::TokenVocabulary;
+use serde_json::Value;
+
+use crate::config::{Config, Whitespace};
+use crate::error::{JsonSchemaError, Warning};
+use crate::schema::Translator;
+
+/// A schema's regex and what was left out (under `lenient`).
+#[derive(Clone, Debug)]
+pub struct SchemaRegex {
+    /// The regex (regex-syntax dialect, full match) of the admitted JSON texts.
+    pub regex: String,
+    /// Keywords not enforced (empty unless [`Config::lenient`]).
+    pub warnings: Vec<Warning>,
+}
+
+/// A compiled schema.
+#[derive(Debug)]
+pub struct Compiled {
+    /// The token automaton.
+    pub automaton: TokenAutomaton,
+    /// Keywords not enforced (empty unless [`Config::lenient`]).
+    pub warnings: Vec<Warning>,
+    /// Stage timings of the regex compile.
+    pub stats: CompileStats,
+}
+
+/// Compiles JSON Schemas (draft 2020-12, with draft-07 spellings) into token automata.
+#[derive(Clone, Debug, Default)]
+pub struct JsonSchemaCompiler {
+    config: Config,
+}
+
+impl JsonSchemaCompiler {
+    /// A compiler with the default [`Config`].
+    pub fn new() -> JsonSchemaCompiler {
+        JsonSchemaCompiler::default()
+    }
+
+    /// A compiler with `config`.
+    pub fn with_config(config: Config) -> JsonSchemaCompiler {
+        JsonSchemaCompiler { config }
+    }
+
+    /// The options in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Sets the whitespace style.
+    pub fn whitespace(mut self, whitespace: Whitespace) -> JsonSchemaCompiler {
+        self.config.whitespace = whitespace;
+        self
+    }
+
+    /// Sets whether unnamed properties are allowed when `additionalProperties` is absent.
+    pub fn additional_properties(mut self, allowed: bool) -> JsonSchemaCompiler {
+        self.config.additional_properties = allowed;
+        self
+    }
+
+    /// Sets how many expansions of one `$ref` target may be nested.
+    pub fn recursion_depth(mut self, depth: usize) -> JsonSchemaCompiler {
+        self.config.recursion_depth = depth;
+        self
+    }
+
+    /// Sets the nesting depth of schema-free JSON.
+    pub fn any_json_depth(mut self, depth: usize) -> JsonSchemaCompiler {
+        self.config.any_json_depth = depth;
+        self
+    }
+
+    /// Turns refusals into warnings.
+    pub fn lenient(mut self, yes: bool) -> JsonSchemaCompiler {
+        self.config.lenient = yes;
+        self
+    }
+
+    /// Sets the byte DFA state limit.
+    pub fn dfa_state_limit(mut self, limit: usize) -> JsonSchemaCompiler {
+        self.config.dfa_state_limit = limit;
+        self
+    }
+
+    /// Sets the token edge limit.
+    pub fn token_edge_limit(mut self, limit: usize) -> JsonSchemaCompiler {
+        self.config.token_edge_limit = limit;
+        self
+    }
+
+    /// The regex of the JSON texts `schema` (JSON text) admits.
+    pub fn to_regex(&self, schema: &str) -> Result<SchemaRegex, JsonSchemaError> {
+        let value: Value = serde_json::from_str(schema)
+            .map_err(|e| JsonSchemaError::other(format!("the schema is not valid JSON: {e}")))?;
+        self.value_to_regex(&value)
+    }
+
+    /// The regex of the JSON texts a parsed schema admits.
+    pub fn value_to_regex(&self, schema: &Value) -> Result<SchemaRegex, JsonSchemaError> {
+        let mut translator = Translator::new(schema, &self.config)?;
+        let Some(regex) = translator.root()? else {
+            let mut message = "the schema admits no JSON text in this output form".to_string();
+            if let Some(cut) = translator.cuts.first() {
+                message.push_str(&format!(
+                    " within the recursion depth {}: the recursive `$ref` `{cut}` was cut there \
+                     and the schema requires going deeper (raise recursion_depth)",
+                    self.config.recursion_depth
+                ));
+            }
+            return Err(JsonSchemaError::other(message));
+        };
+        Ok(SchemaRegex {
+            regex,
+            warnings: translator.into_warnings(),
+        })
+    }
+
+    /// The regex of any JSON value up to [`Config::any_json_depth`].
+    pub fn any_json_regex(&self) -> String {
+        self.value_to_regex(&Value::Bool(true))
+            .expect("`true` admits every value")
+            .regex
+    }
+
+    /// Compiles `schema` (JSON text) for `vocab`.
+    pub fn compile<V>(&self, schema: &str, vocab: &V) -> Result<Compiled, JsonSchemaError>
+    where
+        V: TokenVocabulary + ?Sized,
+    {
+        self.compile_with_trie(schema, &VocabTrie::new(vocab))
+    }
+
+    /// Compiles `schema` reusing a vocabulary trie built once.
+    pub fn compile_with_trie(
+        &self,
+        schema: &str,
+        trie: &VocabTrie,
+    ) -> Result<Compiled, JsonSchemaError> {
+        let SchemaRegex { regex, warnings } = self.to_regex(schema)?;
+        self.compile_regex(&regex, warnings, trie)
+    }
+
+    /// Compiles schema-free JSON (depth [`Config::any_json_depth`]) for the vocabulary.
+    pub fn compile_any_json(&self, trie: &VocabTrie) -> Result<Compiled, JsonSchemaError> {
+        self.compile_regex(&self.any_json_regex(), Vec::new(), trie)
+    }
+
+    fn compile_regex(
+        &self,
+        regex: &str,
+        warnings: Vec<Warning>,
+        trie: &VocabTrie,
+    ) -> Result<Compiled, JsonSchemaError> {
+        let (automaton, stats) = RegexCompiler::new()
+            .dfa_state_limit(self.config.dfa_state_limit)
+            .token_edge_limit(self.config.token_edge_limit)
+            .compile_with_trie(regex, trie)
+            .map_err(|e| compile_error(&e))?;
+        Ok(Compiled {
+            automaton,
+            warnings,
+            stats,
+        })
+    }
+}
+
+/// A regex compile error, without the (possibly huge) generated pattern.
+fn compile_error(error: &BuildError) -> JsonSchemaError {
+    let message = match error.kind() {
+        BuildErrorKind::Compose { error, .. } => error.to_string(),
+        _ => error.to_string(),
+    };
+    JsonSchemaError::other(format!(
+        "the schema's automaton could not be built: {message}"
+    ))
+}

@@ -1,0 +1,37 @@
+//! JSON Schema → token automaton (Koo, Liu & He, §5.1).
+//!
+//! A schema whose recursion is bounded admits a regular language of JSON texts. This
+//! crate translates a schema, keyword by keyword, into a regular expression over the
+//! bytes of those texts (in one chosen output form: properties in schema order, one
+//! whitespace style, canonical string escapes), which fst-core compiles to a byte DFA
+//! and composes with a vocabulary like any other regex. A keyword that cannot be
+//! enforced exactly is an error naming it and its JSON pointer, or with
+//! [`Config::lenient`] a [`Warning`] (and the keyword is left out).
+//!
+//! ```
+//! use fstc_json::JsonSchemaCompiler;
+//! let schema = r#"{"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}"#;
+//! let regex = JsonSchemaCompiler::new().to_regex(schema)?.regex;
+//! let dfa = fst_core::regex::ByteDfa::from_regex(&regex, 10_000)?;
+//! assert!(dfa.is_match(br#"{"ok": true}"#));
+//! assert!(!dfa.is_match(br#"{"ok": 1}"#));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod check;
+mod compiler;
+mod config;
+mod containers;
+mod error;
+mod formats;
+mod numbers;
+mod pattern;
+mod scalars;
+mod schema;
+mod strings;
+mod value;
+
+pub use compiler::{Compiled, JsonSchemaCompiler, SchemaRegex};
+pub use config::{Config, Whitespace};
+pub use error::{JsonSchemaError, Warning};

@@ -1,0 +1,191 @@
+//! Strings and numbers.
+
+use serde_json::{Map, Value};
+
+use crate::error::JsonSchemaError;
+use crate::numbers::{decimal_range, integer_range, Bound};
+use crate::schema::{Lang, Translator, NUMBER};
+use crate::{formats, pattern, strings};
+
+/// Largest magnitude of a numeric bound handled exactly.
+const MAX_BOUND: f64 = 1e30;
+
+impl Translator<'_> {
+    /// `type: string` with `minLength`/`maxLength` (code points), `pattern` or `format`.
+    pub(crate) fn string(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+    ) -> Result<Lang, JsonSchemaError> {
+        let min = count(map, pointer, "minLength")?.unwrap_or(0);
+        let max = count(map, pointer, "maxLength")?;
+        let lengths = min > 0 || max.is_some();
+        let mut body = None;
+        if let Some(p) = map.get("pattern") {
+            let p = p
+                .as_str()
+                .ok_or_else(|| JsonSchemaError::at(pointer, "pattern", "must be a string"))?;
+            body = Some(
+                pattern::body_regex(p)
+                    .map_err(|why| JsonSchemaError::at(pointer, "pattern", why))?,
+            );
+        }
+        if let Some(name) = map.get("format").and_then(Value::as_str) {
+            match formats::body_regex(name) {
+                formats::Format::Exact(regex) if body.is_none() => body = Some(regex),
+                formats::Format::Exact(_) => self.refuse(
+                    pointer,
+                    "format",
+                    "`pattern` and `format` together need intersection (not yet built)",
+                )?,
+                formats::Format::Unknown => {}
+                formats::Format::Refused(why) => self.refuse(pointer, "format", why)?,
+            }
+        }
+        if let Some(body) = body {
+            if lengths {
+                let why = "a length bound beside `pattern` or `format` needs intersection (not yet built)";
+                self.refuse(
+                    pointer,
+                    if min > 0 { "minLength" } else { "maxLength" },
+                    why,
+                )?;
+            }
+            return Ok(Some(format!("\"{body}\"")));
+        }
+        if max.is_some_and(|max| max < min) {
+            return Ok(None);
+        }
+        let max = max.map_or(String::new(), |m| m.to_string());
+        Ok(Some(format!(
+            "\"(?:{}){{{min},{max}}}\"",
+            strings::any_char()
+        )))
+    }
+
+    /// `type: integer` / `number` with `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`.
+    pub(crate) fn number(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        integer: bool,
+    ) -> Result<Lang, JsonSchemaError> {
+        let lo = tighter(
+            bound(map, pointer, "minimum", false)?,
+            bound(map, pointer, "exclusiveMinimum", true)?,
+            true,
+        );
+        let hi = tighter(
+            bound(map, pointer, "maximum", false)?,
+            bound(map, pointer, "exclusiveMaximum", true)?,
+            false,
+        );
+        if integer {
+            let lo = lo.map(|(x, inclusive)| round(x, inclusive, true));
+            let hi = hi.map(|(x, inclusive)| round(x, inclusive, false));
+            return Ok(match (lo, hi) {
+                (None, None) => Some("-?(?:0|[1-9][0-9]*)".into()),
+                _ => integer_range(lo, hi),
+            });
+        }
+        if lo.is_none() && hi.is_none() {
+            return Ok(Some(NUMBER.into()));
+        }
+        let mut exact = |b: Option<(f64, bool)>,
+                         keyword|
+         -> Result<Option<Bound>, JsonSchemaError> {
+            match b {
+                Some((x, inclusive)) if x.fract() == 0.0 => Ok(Some(Bound {
+                    value: x as i128,
+                    inclusive,
+                })),
+                Some(_) => {
+                    let why = "a non-integer bound on `number` is not built yet (integer bounds are exact)";
+                    self.refuse(pointer, keyword, why)?;
+                    Ok(None)
+                }
+                None => Ok(None),
+            }
+        };
+        let lo = exact(lo, "minimum")?;
+        let hi = exact(hi, "maximum")?;
+        Ok(decimal_range(lo, hi))
+    }
+}
+
+/// A non-negative integer keyword.
+pub(crate) fn count(
+    map: &Map<String, Value>,
+    pointer: &str,
+    keyword: &str,
+) -> Result<Option<u64>, JsonSchemaError> {
+    match map.get(keyword) {
+        None => Ok(None),
+        Some(v) => match v.as_u64().or_else(|| {
+            v.as_f64()
+                .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                .map(|f| f as u64)
+        }) {
+            Some(n) => Ok(Some(n)),
+            None => Err(JsonSchemaError::at(
+                pointer,
+                keyword,
+                "must be a non-negative integer",
+            )),
+        },
+    }
+}
+
+/// A numeric bound: the value and whether it is inclusive.
+fn bound(
+    map: &Map<String, Value>,
+    pointer: &str,
+    keyword: &str,
+    exclusive: bool,
+) -> Result<Option<(f64, bool)>, JsonSchemaError> {
+    let Some(v) = map.get(keyword) else {
+        return Ok(None);
+    };
+    match v.as_f64() {
+        Some(x) if x.abs() <= MAX_BOUND => Ok(Some((x, !exclusive))),
+        Some(_) => Err(JsonSchemaError::at(
+            pointer,
+            keyword,
+            "bounds beyond 1e30 in magnitude are not supported",
+        )),
+        None => Err(JsonSchemaError::at(
+            pointer,
+            keyword,
+            "must be a number (draft-04 boolean forms are not supported)",
+        )),
+    }
+}
+
+/// The tighter of two bounds on the same side (`lower`: the larger one).
+fn tighter(a: Option<(f64, bool)>, b: Option<(f64, bool)>, lower: bool) -> Option<(f64, bool)> {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let a_tighter = if lower { a.0 > b.0 } else { a.0 < b.0 };
+            Some(if a_tighter || (a.0 == b.0 && !a.1) {
+                a
+            } else {
+                b
+            })
+        }
+        (a, b) => a.or(b),
+    }
+}
+
+/// An integer bound equivalent to a real one for integers.
+fn round(x: f64, inclusive: bool, lower: bool) -> Bound {
+    let value = match (lower, inclusive || x.fract() != 0.0) {
+        (true, true) => x.ceil() as i128,
+        (true, false) => x as i128 + 1,
+        (false, true) => x.floor() as i128,
+        (false, false) => x as i128 - 1,
+    };
+    Bound {
+        value,
+        inclusive: true,
+    }
+}

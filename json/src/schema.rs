@@ -1,0 +1,622 @@
+//! Schema → regex text, keyword by keyword.
+//!
+//! Each sub-schema becomes a [`Lang`]: the regex of the JSON texts it admits in the
+//! chosen output form, or `None` for the empty language (so `false`, an unsatisfiable
+//! `required` or a recursion cut propagate instead of failing). Combinations that need
+//! intersection or complement of languages are refused by name until the byte-DFA
+//! algebra is used here.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::config::{Config, Whitespace};
+use crate::error::{child, JsonSchemaError, Warning};
+use crate::strings;
+
+/// The regex of a language, `None` when empty.
+pub(crate) type Lang = Option<String>;
+
+/// Keywords that only annotate, plus the containers of definitions: never constrain.
+const ANNOTATIONS: &[&str] = &[
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    "definitions",
+    "title",
+    "description",
+    "examples",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentMediaType",
+    "contentEncoding",
+    "contentSchema",
+    "then",
+    "else",
+    "minContains",
+    "maxContains",
+];
+
+/// Keywords that constrain the instance directly (the siblings of an applicator).
+const ASSERTIONS: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "dependentRequired",
+    "dependencies",
+    "dependentSchemas",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+
+/// Keywords not enforced yet, each with the reason given when refused.
+const REFUSED: &[(&str, &str)] = &[
+    (
+        "not",
+        "the complement of a sub-schema needs the byte-DFA algebra (not yet used here)",
+    ),
+    (
+        "if",
+        "if/then/else needs intersection and complement of sub-schemas (not yet used here)",
+    ),
+    (
+        "contains",
+        "counting matching items needs a product automaton (not yet built here)",
+    ),
+    (
+        "dependentRequired",
+        "presence dependencies between optional properties are not built yet",
+    ),
+    (
+        "dependencies",
+        "presence dependencies between optional properties are not built yet",
+    ),
+    (
+        "dependentSchemas",
+        "schemas conditional on a property need intersection (not yet)",
+    ),
+    (
+        "unevaluatedProperties",
+        "depends on what other applicators evaluated; not built yet",
+    ),
+    (
+        "unevaluatedItems",
+        "depends on what other applicators evaluated; not built yet",
+    ),
+    ("$dynamicRef", "dynamic scopes are not supported"),
+    ("$recursiveRef", "dynamic scopes are not supported"),
+    ("multipleOf", "a remainder automaton is not built yet"),
+];
+
+/// The translation of one schema document.
+pub(crate) struct Translator<'a> {
+    root: &'a Value,
+    pub(crate) config: &'a Config,
+    warnings: Vec<Warning>,
+    /// `$ref` targets being expanded, innermost last (for the recursion cut).
+    active_refs: Vec<String>,
+    /// Targets where recursion was cut at [`Config::recursion_depth`].
+    pub(crate) cuts: Vec<String>,
+    anchors: HashMap<String, String>,
+}
+
+impl<'a> Translator<'a> {
+    pub(crate) fn new(
+        root: &'a Value,
+        config: &'a Config,
+    ) -> Result<Translator<'a>, JsonSchemaError> {
+        let mut anchors = HashMap::new();
+        collect_anchors(root, "", &mut anchors);
+        Ok(Translator {
+            root,
+            config,
+            warnings: Vec::new(),
+            active_refs: Vec::new(),
+            cuts: Vec::new(),
+            anchors,
+        })
+    }
+
+    pub(crate) fn root(&mut self) -> Result<Lang, JsonSchemaError> {
+        self.schema(self.root, "", 0)
+    }
+
+    pub(crate) fn into_warnings(self) -> Vec<Warning> {
+        self.warnings
+    }
+
+    /// A keyword that cannot be enforced exactly: an error, or a warning when lenient.
+    pub(crate) fn refuse(
+        &mut self,
+        pointer: &str,
+        keyword: &str,
+        why: &str,
+    ) -> Result<(), JsonSchemaError> {
+        if !self.config.lenient {
+            return Err(JsonSchemaError::at(
+                pointer,
+                keyword,
+                format!("{why} (use lenient mode to leave it out)"),
+            ));
+        }
+        self.warnings.push(Warning {
+            pointer: pointer.into(),
+            keyword: keyword.into(),
+            message: why.into(),
+        });
+        Ok(())
+    }
+
+    /// The language of the schema `value` at `pointer`, for a value nested `level` deep.
+    pub(crate) fn schema(
+        &mut self,
+        value: &Value,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        match value {
+            Value::Bool(true) => Ok(Some(self.any_value(level, self.config.any_json_depth))),
+            Value::Bool(false) => Ok(None),
+            Value::Object(map) => self.object_schema(map, pointer, level),
+            _ => Err(JsonSchemaError::at(
+                pointer,
+                "schema",
+                "a schema must be an object or a boolean",
+            )),
+        }
+    }
+
+    fn object_schema(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        for (keyword, why) in REFUSED {
+            if map.contains_key(*keyword) && !(*keyword == "multipleOf" && trivial_multiple(map)) {
+                self.refuse(pointer, keyword, why)?;
+            }
+        }
+        // The parts whose languages would have to be intersected: the assertions
+        // beside the applicators, `$ref`, each non-trivial `allOf` branch, `anyOf`, `oneOf`.
+        let mut parts: Vec<(&'static str, Part)> = Vec::new();
+        if ASSERTIONS
+            .iter()
+            .any(|k| map.contains_key(*k) && !REFUSED.iter().any(|(r, _)| r == k))
+        {
+            parts.push(("type", Part::Assertions));
+        }
+        if let Some(target) = map.get("$ref") {
+            parts.push(("$ref", Part::Ref(target)));
+        }
+        if let Some(branches) = map.get("allOf") {
+            let branches = schema_array(branches, pointer, "allOf")?;
+            for (i, branch) in branches.iter().enumerate() {
+                if !is_trivial(branch) {
+                    parts.push(("allOf", Part::AllOf(i, branch)));
+                }
+            }
+        }
+        for keyword in ["anyOf", "oneOf"] {
+            if let Some(branches) = map.get(keyword) {
+                parts.push((
+                    keyword,
+                    Part::Union(keyword, schema_array(branches, pointer, keyword)?),
+                ));
+            }
+        }
+        if parts.len() > 1 {
+            let names: Vec<&str> = parts.iter().map(|(k, _)| *k).collect();
+            let why = format!(
+                "this schema combines {} whose languages would have to be intersected (not yet \
+                 built); lenient mode keeps only the first",
+                names.join(", ")
+            );
+            self.refuse(pointer, parts[1].0, &why)?;
+        }
+        match parts.into_iter().next() {
+            None => Ok(Some(self.any_value(level, self.config.any_json_depth))),
+            Some((_, Part::Assertions)) => self.assertions(map, pointer, level),
+            Some((_, Part::Ref(target))) => self.reference(target, pointer, level),
+            Some((_, Part::AllOf(i, branch))) => self.schema(
+                branch,
+                &child(&child(pointer, "allOf"), &i.to_string()),
+                level,
+            ),
+            Some((_, Part::Union(keyword, branches))) => {
+                self.union(keyword, branches, pointer, level)
+            }
+        }
+    }
+
+    /// `anyOf` (alternation) and `oneOf` (alternation of pairwise disjoint branches).
+    fn union(
+        &mut self,
+        keyword: &str,
+        branches: &[Value],
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        let here = child(pointer, keyword);
+        let mut langs = Vec::new();
+        for (i, branch) in branches.iter().enumerate() {
+            langs.extend(self.schema(branch, &child(&here, &i.to_string()), level)?);
+        }
+        if keyword == "oneOf" {
+            for i in 0..langs.len() {
+                for j in i + 1..langs.len() {
+                    if !crate::check::disjoint(&langs[i], &langs[j], self.config.dfa_state_limit)? {
+                        let why =
+                            "the branches overlap in this output form, so `exactly one` would \
+                                   need a difference of languages (not yet built); lenient mode \
+                                   treats it as anyOf";
+                        self.refuse(pointer, keyword, why)?;
+                        return Ok(alternation(langs));
+                    }
+                }
+            }
+        }
+        Ok(alternation(langs))
+    }
+
+    /// A local `$ref`: `#`, `#/json/pointer` or `#anchor`.
+    fn reference(
+        &mut self,
+        target: &Value,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        let Some(target) = target.as_str() else {
+            return Err(JsonSchemaError::at(pointer, "$ref", "must be a string"));
+        };
+        let resolved = if target == "#" {
+            Some(String::new())
+        } else if let Some(p) = target.strip_prefix("#/") {
+            Some(format!("/{}", percent_decode(p)))
+        } else if let Some(name) = target.strip_prefix('#') {
+            self.anchors.get(name).cloned()
+        } else {
+            None
+        };
+        let Some(target_pointer) = resolved else {
+            let why = format!("`{target}` is not a local reference (`#`, `#/pointer` or a `$anchor` of this document)");
+            return Err(JsonSchemaError::at(pointer, "$ref", why));
+        };
+        let Some(schema) = self.root.pointer(&target_pointer) else {
+            return Err(JsonSchemaError::at(
+                pointer,
+                "$ref",
+                format!("`{target}` points at nothing"),
+            ));
+        };
+        let active = self
+            .active_refs
+            .iter()
+            .filter(|p| **p == target_pointer)
+            .count();
+        if active >= self.config.recursion_depth {
+            self.cuts.push(target.to_string());
+            return Ok(None);
+        }
+        self.active_refs.push(target_pointer.clone());
+        let lang = self.schema(schema, &target_pointer, level);
+        self.active_refs.pop();
+        lang
+    }
+
+    /// The assertions of one schema object, by instance type.
+    fn assertions(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        if map.contains_key("enum") || map.contains_key("const") {
+            return self.enumeration(map, pointer, level);
+        }
+        let types = types(map, pointer)?;
+        let mut langs = Vec::new();
+        for t in types {
+            let lang = match t {
+                "null" => Some("null".to_string()),
+                "boolean" => Some("(?:true|false)".to_string()),
+                "string" => self.string(map, pointer)?,
+                "integer" => self.number(map, pointer, true)?,
+                "number" => self.number(map, pointer, false)?,
+                "array" => self.array(map, pointer, level)?,
+                _ => self.object(map, pointer, level)?,
+            };
+            langs.extend(lang);
+        }
+        Ok(alternation(langs))
+    }
+
+    /// `enum` and `const`: the listed values (serialized in the output form) that the
+    /// sibling keywords admit, checked on the siblings' own automaton.
+    fn enumeration(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        let mut values: Vec<&Value> = match map.get("enum") {
+            Some(Value::Array(values)) => values.iter().collect(),
+            Some(_) => return Err(JsonSchemaError::at(pointer, "enum", "must be an array")),
+            None => vec![&map["const"]],
+        };
+        if let (Some(c), true) = (map.get("const"), map.contains_key("enum")) {
+            values.retain(|v| crate::value::equal(v, c));
+        }
+        let mut rest = map.clone();
+        rest.remove("enum");
+        rest.remove("const");
+        let texts: Vec<String> = values
+            .iter()
+            .map(|v| crate::value::to_text(v, self.config.whitespace, level))
+            .collect();
+        let texts = if ASSERTIONS.iter().any(|k| rest.contains_key(*k)) {
+            match self.assertions(&rest, pointer, level)? {
+                None => Vec::new(),
+                Some(regex) => {
+                    crate::check::filter_matching(&regex, texts, self.config.dfa_state_limit)?
+                }
+            }
+        } else {
+            texts
+        };
+        let mut texts: Vec<String> = texts.iter().map(|t| regex_syntax::escape(t)).collect();
+        texts.sort();
+        texts.dedup();
+        Ok(alternation(texts))
+    }
+
+    /// Whitespace between tokens inside containers.
+    pub(crate) fn ws(&self) -> Ws {
+        Ws(self.config.whitespace)
+    }
+
+    /// Any JSON value nested at most `depth` more levels.
+    pub(crate) fn any_value(&self, level: usize, depth: usize) -> String {
+        let mut alts = vec![
+            "null".to_string(),
+            "(?:true|false)".to_string(),
+            format!("\"(?:{})*\"", strings::any_char()),
+            NUMBER.to_string(),
+        ];
+        if depth > 0 {
+            let inner = self.any_value(level + 1, depth - 1);
+            let ws = self.ws();
+            let key = format!("\"(?:{})*\"", strings::any_char());
+            let member = format!("{key}{}{inner}", ws.colon());
+            let members = format!("{member}(?:{}{member})*", ws.sep(level));
+            alts.extend(ws.container("\\{", "\\}", Some(&members), true, level));
+            let items = format!("{inner}(?:{}{inner})*", ws.sep(level));
+            alts.extend(ws.container("\\[", "\\]", Some(&items), true, level));
+        }
+        format!("(?:{})", alts.join("|"))
+    }
+}
+
+/// Any JSON number; exponents have at most two digits so that every number parses as a
+/// finite double in common parsers.
+pub(crate) const NUMBER: &str = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]{1,2})?";
+
+enum Part<'v> {
+    Assertions,
+    Ref(&'v Value),
+    AllOf(usize, &'v Value),
+    Union(&'static str, &'v [Value]),
+}
+
+/// Whitespace of one style, as regex text.
+#[derive(Clone, Copy)]
+pub(crate) struct Ws(Whitespace);
+
+impl Ws {
+    fn run(self) -> String {
+        match self.0 {
+            Whitespace::Flexible { max } if max > 0 => format!("[ \\t\\n\\r]{{0,{max}}}"),
+            _ => String::new(),
+        }
+    }
+
+    fn newline(indent: usize, level: usize) -> String {
+        format!("\\n{}", " ".repeat(indent * level))
+    }
+
+    /// Between a key and its value.
+    pub(crate) fn colon(self) -> String {
+        match self.0 {
+            Whitespace::Compact => ":".into(),
+            Whitespace::Flexible { .. } => format!("{0}:{0}", self.run()),
+            Whitespace::Pretty { .. } => ": ".into(),
+        }
+    }
+
+    /// Between two members of a container at `level`.
+    pub(crate) fn sep(self, level: usize) -> String {
+        match self.0 {
+            Whitespace::Compact => ",".into(),
+            Whitespace::Flexible { .. } => format!("{0},{0}", self.run()),
+            Whitespace::Pretty { indent } => format!(",{}", Ws::newline(indent, level + 1)),
+        }
+    }
+
+    /// A container at `level` with the given brackets: `body` (non-empty members, if
+    /// any), or nothing inside when `empty` allows it.
+    pub(crate) fn container(
+        self,
+        open: &str,
+        close: &str,
+        body: Option<&str>,
+        empty: bool,
+        level: usize,
+    ) -> Lang {
+        let (first, last) = match self.0 {
+            Whitespace::Compact => (String::new(), String::new()),
+            Whitespace::Flexible { .. } => (self.run(), self.run()),
+            Whitespace::Pretty { indent } => {
+                (Ws::newline(indent, level + 1), Ws::newline(indent, level))
+            }
+        };
+        let mut alts = Vec::new();
+        if let Some(body) = body {
+            alts.push(format!("{first}{body}{last}"));
+        }
+        if empty {
+            alts.push(self.run());
+        }
+        alternation(alts).map(|inside| format!("{open}{inside}{close}"))
+    }
+}
+
+/// `langs` as one alternation, `None` when there is none.
+pub(crate) fn alternation(langs: Vec<String>) -> Lang {
+    match langs.len() {
+        0 => None,
+        1 => langs.into_iter().next(),
+        _ => Some(format!("(?:{})", langs.join("|"))),
+    }
+}
+
+/// The instance types a schema allows (`number` covers `integer`).
+fn types(map: &Map<String, Value>, pointer: &str) -> Result<Vec<&'static str>, JsonSchemaError> {
+    const ALL: [&str; 7] = [
+        "null", "boolean", "object", "array", "number", "string", "integer",
+    ];
+    let names: Vec<&Value> = match map.get("type") {
+        None => return Ok(ALL[..6].to_vec()),
+        Some(Value::Array(names)) => names.iter().collect(),
+        Some(name) => vec![name],
+    };
+    let mut out = Vec::new();
+    for name in names {
+        let found = name.as_str().and_then(|n| ALL.iter().find(|a| **a == n));
+        match found {
+            Some(t) if !out.contains(t) => out.push(*t),
+            Some(_) => {}
+            None => {
+                return Err(JsonSchemaError::at(
+                    pointer,
+                    "type",
+                    format!("{name} is not a JSON Schema type"),
+                ))
+            }
+        }
+    }
+    if out.contains(&"number") {
+        out.retain(|t| *t != "integer");
+    }
+    Ok(out)
+}
+
+fn schema_array<'v>(
+    value: &'v Value,
+    pointer: &str,
+    keyword: &str,
+) -> Result<&'v [Value], JsonSchemaError> {
+    match value {
+        Value::Array(items) if !items.is_empty() => Ok(items),
+        _ => Err(JsonSchemaError::at(
+            pointer,
+            keyword,
+            "must be a non-empty array of schemas",
+        )),
+    }
+}
+
+/// Whether a schema admits everything and constrains nothing (`true`, `{}`, annotations).
+fn is_trivial(value: &Value) -> bool {
+    match value {
+        Value::Bool(b) => *b,
+        Value::Object(map) => map
+            .keys()
+            .all(|k| ANNOTATIONS.contains(&k.as_str()) || !is_keyword(k)),
+        _ => false,
+    }
+}
+
+/// Whether `k` is a keyword this translator knows (others are ignored, as the spec says).
+fn is_keyword(k: &str) -> bool {
+    ASSERTIONS.contains(&k)
+        || REFUSED.iter().any(|(r, _)| *r == k)
+        || ["$ref", "allOf", "anyOf", "oneOf"].contains(&k)
+}
+
+/// `multipleOf: 1` on an integer-only schema constrains nothing.
+fn trivial_multiple(map: &Map<String, Value>) -> bool {
+    map.get("multipleOf").and_then(Value::as_f64) == Some(1.0)
+        && map.get("type").and_then(Value::as_str) == Some("integer")
+}
+
+fn collect_anchors(value: &Value, pointer: &str, out: &mut HashMap<String, String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(name)) = map.get("$anchor") {
+                out.entry(name.clone())
+                    .or_insert_with(|| pointer.to_string());
+            }
+            for (k, v) in map {
+                collect_anchors(v, &child(pointer, k), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                collect_anchors(v, &child(pointer, &i.to_string()), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `%XX` escapes of a URI fragment decoded (JSON pointers in `$ref` are URI fragments).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

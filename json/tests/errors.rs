@@ -1,0 +1,186 @@
+//! Refusals name the keyword and its JSON pointer; lenient mode lists them as warnings;
+//! malformed and mutated schemas give a clean error or a correct automaton.
+
+mod support;
+
+use fst_core::regex::ByteDfa;
+use fst_core::sample::SplitMix64;
+use fstc_json::JsonSchemaCompiler;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use support::{corpus, dfa_walk, validator};
+
+fn error(schema: &str) -> String {
+    JsonSchemaCompiler::new()
+        .to_regex(schema)
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn refusals_name_the_keyword_and_pointer() {
+    let cases = [
+        (
+            r##"{"properties": {"a": {"not": {"type": "null"}}}}"##,
+            "`not` at #/properties/a",
+        ),
+        (
+            r##"{"type": "array", "uniqueItems": true}"##,
+            "`uniqueItems` at the schema root",
+        ),
+        (r##"{"type": "integer", "multipleOf": 3}"##, "`multipleOf`"),
+        (
+            r##"{"type": "string", "pattern": "\\bword"}"##,
+            "word boundary",
+        ),
+        (r##"{"type": "string", "format": "email"}"##, "`format`"),
+        (r##"{"type": "number", "minimum": 0.5}"##, "`minimum`"),
+        (
+            r##"{"oneOf": [{"type": "integer"}, {"type": "number"}]}"##,
+            "`oneOf`",
+        ),
+        (
+            r##"{"type": "object", "anyOf": [{"required": ["a"]}]}"##,
+            "`anyOf`",
+        ),
+        (
+            r##"{"allOf": [{"type": "string"}, {"maxLength": 3}]}"##,
+            "`allOf`",
+        ),
+        (
+            r##"{"$ref": "https://example.com/s.json"}"##,
+            "not a local reference",
+        ),
+        (r##"{"$ref": "#/$defs/missing"}"##, "points at nothing"),
+        (r##"{"type": "strin"}"##, "`type` at the schema root"),
+        (r##"{"minLength": -1, "type": "string"}"##, "`minLength`"),
+        (
+            r##"{"type": "object", "properties": {"a": true}, "required": ["a"], "minProperties": 3}"##,
+            "`minProperties`",
+        ),
+    ];
+    for (schema, expected) in cases {
+        let message = error(schema);
+        assert!(message.contains(expected), "{schema}: {message}");
+    }
+}
+
+#[test]
+fn invalid_json_reports_the_position() {
+    let message = error("{\"type\": \"string\",\n  \"maxLength\": }");
+    assert!(
+        message.contains("not valid JSON") && message.contains("line 2"),
+        "{message}"
+    );
+}
+
+#[test]
+fn lenient_mode_lists_what_it_leaves_out() {
+    let schema = r##"{"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 5}}, "required": ["n"]}"##;
+    let out = JsonSchemaCompiler::new()
+        .lenient(true)
+        .to_regex(schema)
+        .unwrap();
+    assert_eq!(out.warnings.len(), 1);
+    assert_eq!(out.warnings[0].pointer, "/properties/n");
+    assert_eq!(out.warnings[0].keyword, "multipleOf");
+    let strict = JsonSchemaCompiler::new().to_regex(schema);
+    assert!(strict.is_err());
+}
+
+#[test]
+fn recursion_is_cut_at_the_configured_depth() {
+    let schema = json!({"$defs": {"list": {"type": "object", "properties": {"next": {"$ref": "#/$defs/list"}},
+        "additionalProperties": false}}, "$ref": "#/$defs/list"});
+    let regex = JsonSchemaCompiler::new()
+        .recursion_depth(2)
+        .whitespace(fstc_json::Whitespace::Compact)
+        .value_to_regex(&schema)
+        .unwrap()
+        .regex;
+    let dfa = ByteDfa::from_regex(&regex, 10_000).unwrap();
+    assert!(dfa.is_match(br##"{"next":{}}"##));
+    assert!(!dfa.is_match(br##"{"next":{"next":{}}}"##));
+    let required = json!({"$defs": {"list": {"type": "object", "properties": {"next": {"$ref": "#/$defs/list"}},
+        "required": ["next"]}}, "$ref": "#/$defs/list"});
+    let message = JsonSchemaCompiler::new()
+        .value_to_regex(&required)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("recursion") && message.contains("#/$defs/list"),
+        "{message}"
+    );
+}
+
+/// Replaces one random sub-value of `value` by one of a few troublesome values.
+fn mutate(value: &mut Value, rng: &mut SplitMix64) {
+    let replacements = [
+        json!(null),
+        json!(-1),
+        json!(1.5),
+        json!("x"),
+        json!([]),
+        json!({}),
+        json!(true),
+        json!(false),
+        json!({"type": "nope"}),
+        json!("#/nowhere"),
+        json!(["a", 1]),
+        json!(1e40),
+    ];
+    let descend = rng.below(3) != 0;
+    match value {
+        Value::Object(m) if descend && !m.is_empty() => {
+            let k = rng.index(m.len());
+            mutate(m.values_mut().nth(k).expect("k < len"), rng);
+        }
+        Value::Array(a) if descend && !a.is_empty() => {
+            let k = rng.index(a.len());
+            mutate(&mut a[k], rng);
+        }
+        _ => *value = replacements[rng.index(replacements.len())].clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// A mutated corpus schema compiles to an automaton whose texts validate, or fails cleanly.
+    #[test]
+    fn mutated_schemas_fail_cleanly_or_stay_correct(seed in any::<u64>()) {
+        let cases = corpus();
+        let mut rng = SplitMix64::new(seed);
+        let case = &cases[rng.index(cases.len())];
+        let mut schema = case.schema.clone();
+        for _ in 0..1 + rng.below(3) {
+            mutate(&mut schema, &mut rng);
+        }
+        let compiler = JsonSchemaCompiler::new().dfa_state_limit(5_000);
+        if let Ok(out) = compiler.value_to_regex(&schema) {
+            // The oracle must accept the mutated schema for the comparison to mean anything.
+            let Ok(oracle) = jsonschema::options().should_validate_formats(true).build(&schema) else {
+                return Ok(());
+            };
+            let Ok(dfa) = ByteDfa::from_regex(&out.regex, 5_000) else { return Ok(()) };
+            for _ in 0..10 {
+                let text = String::from_utf8(dfa_walk(&dfa, &mut rng, 200)).unwrap();
+                let value: Value = serde_json::from_str(&text).unwrap();
+                prop_assert!(oracle.is_valid(&value), "{schema}\n{text}");
+            }
+        }
+    }
+
+    /// Arbitrary text as a schema: an error or a regex, never a panic.
+    #[test]
+    fn arbitrary_text_never_panics(text in ".{0,64}") {
+        let _ = JsonSchemaCompiler::new().to_regex(&text);
+    }
+}
+
+#[test]
+fn corpus_oracle_builds() {
+    for case in corpus() {
+        let _ = validator(&case.schema);
+    }
+}

@@ -1,0 +1,193 @@
+//! Shared helpers of the JSON Schema tests: the corpus, an independent validator, walks
+//! and tokenizations.
+#![allow(dead_code)]
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+
+use fst_core::automaton::TokenAutomaton;
+use fst_core::regex::ByteDfa;
+use fst_core::sample::SplitMix64;
+use fst_core::walker::Walker;
+use fstc_json::Whitespace;
+use serde_json::Value;
+
+/// One corpus file: a schema with instances that must and must not validate.
+pub struct Case {
+    pub name: String,
+    pub schema: Value,
+    pub valid: Vec<Value>,
+    pub invalid: Vec<Value>,
+}
+
+pub fn corpus() -> Vec<Case> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schemas");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut file: Value = serde_json::from_str(&text).unwrap();
+            let list = |v: Value| v.as_array().cloned().unwrap_or_default();
+            Case {
+                name: path.file_name().unwrap().to_string_lossy().into_owned(),
+                schema: file["schema"].take(),
+                valid: list(file["valid"].take()),
+                invalid: list(file["invalid"].take()),
+            }
+        })
+        .collect()
+}
+
+/// The independent oracle: the `jsonschema` crate with format assertions on.
+pub fn validator(schema: &Value) -> jsonschema::Validator {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .unwrap()
+}
+
+/// `value` serialized in a whitespace style (flexible: the compact form).
+pub fn serialize(value: &Value, style: Whitespace) -> String {
+    match style {
+        Whitespace::Pretty { indent } => {
+            let mut out = Vec::new();
+            let spaces = " ".repeat(indent);
+            let formatter = serde_json::ser::PrettyFormatter::with_indent(spaces.as_bytes());
+            let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+            serde::Serialize::serialize(value, &mut ser).unwrap();
+            String::from_utf8(out).unwrap()
+        }
+        _ => value.to_string(),
+    }
+}
+
+pub const STYLES: [Whitespace; 3] = [
+    Whitespace::Compact,
+    Whitespace::Flexible { max: 8 },
+    Whitespace::Pretty { indent: 2 },
+];
+
+/// A random text of the byte DFA: uniform over the bytes with a transition, steered to
+/// the nearest accepting state once `budget` bytes are spent; stops at accepting states
+/// with probability 1/8.
+pub fn dfa_walk(dfa: &ByteDfa, rng: &mut SplitMix64, budget: usize) -> Vec<u8> {
+    let dist = byte_distances(dfa);
+    let mut s = dfa.start();
+    let mut out = Vec::new();
+    loop {
+        if dfa.is_accepting(s) && (out.len() >= budget || rng.below(8) == 0) {
+            return out;
+        }
+        let moves: Vec<(u8, u32)> = (0..=255u8)
+            .filter_map(|b| dfa.next(s, b).map(|t| (b, t)))
+            .collect();
+        if moves.is_empty() {
+            return out;
+        }
+        let moves: Vec<(u8, u32)> = if out.len() >= budget {
+            let best = moves.iter().map(|m| dist[m.1 as usize]).min().unwrap();
+            moves
+                .into_iter()
+                .filter(|m| dist[m.1 as usize] == best)
+                .collect()
+        } else {
+            moves
+        };
+        let (b, t) = moves[rng.index(moves.len())];
+        out.push(b);
+        s = t;
+    }
+}
+
+fn byte_distances(dfa: &ByteDfa) -> Vec<u32> {
+    let n = dfa.num_states();
+    let mut reverse = vec![Vec::new(); n];
+    for s in 0..n as u32 {
+        for b in 0..=255u8 {
+            if let Some(t) = dfa.next(s, b) {
+                reverse[t as usize].push(s);
+            }
+        }
+    }
+    bfs(n, |s| dfa.is_accepting(s), &reverse)
+}
+
+fn bfs(n: usize, accepting: impl Fn(u32) -> bool, reverse: &[Vec<u32>]) -> Vec<u32> {
+    let mut dist = vec![u32::MAX; n];
+    let mut queue = VecDeque::new();
+    for s in 0..n as u32 {
+        if accepting(s) {
+            dist[s as usize] = 0;
+            queue.push_back(s);
+        }
+    }
+    while let Some(s) = queue.pop_front() {
+        for &p in &reverse[s as usize] {
+            if dist[p as usize] == u32::MAX {
+                dist[p as usize] = dist[s as usize] + 1;
+                queue.push_back(p);
+            }
+        }
+    }
+    dist
+}
+
+/// A random complete token sequence of the automaton, steered like [`dfa_walk`].
+pub fn token_walk(automaton: &TokenAutomaton, rng: &mut SplitMix64, budget: usize) -> Vec<u32> {
+    let n = automaton.num_states() as usize;
+    let mut reverse = vec![Vec::new(); n];
+    for s in 0..n as u32 {
+        for (_, t) in automaton.token_edges(s) {
+            reverse[t as usize].push(s);
+        }
+    }
+    let dist = bfs(n, |s| automaton.is_accepting(s), &reverse);
+    let mut s = automaton.start();
+    let mut out = Vec::new();
+    loop {
+        if automaton.is_accepting(s) && (out.len() >= budget || rng.below(8) == 0) {
+            return out;
+        }
+        let mut moves = automaton.token_edges(s);
+        if moves.is_empty() {
+            return out;
+        }
+        if out.len() >= budget {
+            let best = moves.iter().map(|m| dist[m.1 as usize]).min().unwrap();
+            moves.retain(|m| dist[m.1 as usize] == best);
+        }
+        let (token, t) = moves[rng.index(moves.len())];
+        out.push(token);
+        s = t;
+    }
+}
+
+/// Whether the automaton accepts `tokens` followed by EOS.
+pub fn accepts(automaton: &TokenAutomaton, tokens: &[u32]) -> bool {
+    let mut walker = Walker::new(automaton);
+    walker.consume_tokens(tokens).is_ok() && walker.is_accepting()
+}
+
+/// A random split of `text` into tokens of the vocabulary (`None` if some byte has no token).
+pub fn random_tokenization(
+    by_bytes: &HashMap<Vec<u8>, u32>,
+    text: &[u8],
+    rng: &mut SplitMix64,
+) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let options: Vec<(usize, u32)> = (1..=16.min(text.len() - i))
+            .filter_map(|len| by_bytes.get(&text[i..i + len]).map(|&id| (len, id)))
+            .collect();
+        let &(len, id) = options.get(rng.index(options.len().max(1)))?;
+        out.push(id);
+        i += len;
+    }
+    Some(out)
+}

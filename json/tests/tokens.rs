@@ -1,0 +1,111 @@
+//! Compiled token automata of the corpus: random token walks validate; known-valid
+//! instances are accepted under the tokenizer's own and random tokenizations; known-invalid
+//! ones are rejected. On the GPT-2 fixture always, on the shared Llama 3 and Qwen 3
+//! vocabularies when they exist.
+
+mod support;
+
+use std::collections::HashMap;
+
+use detok::fixtures::{shared_vocab, testdata_dir};
+use detok::Vocabulary;
+use fst_core::compose::VocabTrie;
+use fst_core::sample::SplitMix64;
+use fst_core::TokenVocabulary;
+use fstc_json::{JsonSchemaCompiler, Whitespace};
+use support::{accepts, corpus, random_tokenization, serialize, token_walk, validator};
+
+/// The corpus files checked at the token level (the others' byte DFAs are checked in
+/// `differential.rs`; composing every file with a 128k vocabulary would slow the tests).
+const TOKEN_CASES: [&str; 3] = [
+    "draft07_tuple.json",
+    "order_payload.json",
+    "weather_tool.json",
+];
+
+fn check_vocabulary(vocab: &Vocabulary, style: Whitespace, seed: u64, cases: &[&str]) {
+    let trie = VocabTrie::new(vocab);
+    let by_bytes: HashMap<Vec<u8>, u32> = (0..vocab.len() as u32)
+        .filter_map(|id| {
+            vocab
+                .token_bytes(id)
+                .filter(|b| !b.is_empty())
+                .map(|b| (b.to_vec(), id))
+        })
+        .collect();
+    let mut rng = SplitMix64::new(seed);
+    for case in corpus()
+        .into_iter()
+        .filter(|c| cases.contains(&c.name.as_str()))
+    {
+        let oracle = validator(&case.schema);
+        let schema = case.schema.to_string();
+        let compiled = JsonSchemaCompiler::new()
+            .whitespace(style)
+            .compile_with_trie(&schema, &trie)
+            .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let automaton = &compiled.automaton;
+        for _ in 0..10 {
+            let tokens = token_walk(automaton, &mut rng, 120);
+            let text = String::from_utf8(vocab.detokenize(&tokens)).expect("UTF-8");
+            let value: serde_json::Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{}: not JSON ({e}): {text}", case.name));
+            assert!(
+                oracle.is_valid(&value),
+                "{}: invalid walk: {text}",
+                case.name
+            );
+        }
+        for v in &case.valid {
+            let text = serialize(v, style);
+            let own = vocab.tokenize(&text).unwrap();
+            assert!(
+                accepts(automaton, &own),
+                "{}: own tokenization rejected: {text}",
+                case.name
+            );
+            for _ in 0..3 {
+                let split = random_tokenization(&by_bytes, text.as_bytes(), &mut rng).unwrap();
+                assert!(
+                    accepts(automaton, &split),
+                    "{}: random tokenization rejected: {text}",
+                    case.name
+                );
+            }
+        }
+        for v in &case.invalid {
+            let text = serialize(v, style);
+            let own = vocab.tokenize(&text).unwrap();
+            assert!(
+                !accepts(automaton, &own),
+                "{}: invalid accepted: {text}",
+                case.name
+            );
+        }
+    }
+}
+
+#[test]
+fn gpt2_fixture() {
+    let vocab = Vocabulary::from_file(testdata_dir().join("gpt2/encoder.json")).unwrap();
+    check_vocabulary(&vocab, Whitespace::Flexible { max: 8 }, 1, &TOKEN_CASES);
+}
+
+#[test]
+fn llama3_when_present() {
+    if let Some(vocab) = shared_vocab("llama3/tokenizer.json") {
+        check_vocabulary(
+            &vocab,
+            Whitespace::Pretty { indent: 2 },
+            2,
+            &TOKEN_CASES[2..],
+        );
+    }
+}
+
+#[test]
+fn llama2_when_present() {
+    if let Some(vocab) = shared_vocab("llama2/tokenizer.json") {
+        check_vocabulary(&vocab, Whitespace::Compact, 3, &TOKEN_CASES[2..]);
+    }
+}
