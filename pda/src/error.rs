@@ -22,6 +22,8 @@ pub enum PdaErrorKind {
     Conflict,
     /// A single token would have to pop an unbounded number of stack symbols.
     UnboundedPops,
+    /// A rule would need more automaton states than the limit allows.
+    TooLarge,
     /// The token PDA would have more edges than the limit allows.
     TokenEdgeLimit,
 }

@@ -48,10 +48,11 @@
 //! ```
 #![forbid(unsafe_code)]
 
-mod analysis;
 pub mod byte_pda;
 pub mod error;
+pub mod gbnf;
 pub mod grammar;
+mod rtn;
 pub mod token_pda;
 
 pub use byte_pda::{Edge, Pda, StackSym, MAX_STACK_DEPTH};
