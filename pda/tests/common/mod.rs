@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod earley;
+
 use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{compose, ComposeLimits, Grammar, Pda, TokenPda};
