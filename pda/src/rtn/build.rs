@@ -161,6 +161,10 @@ fn is_tail(rtn: &Rtn, k: usize, r: u32) -> bool {
     d.finals[r as usize] && d.trans[r as usize].is_empty()
 }
 
+/// An edge before states are numbered: byte (`None`: epsilon), pop (epsilon edges only),
+/// target (rule, state; `None`: accept), pushes.
+type RawEdge = (Option<u8>, StackSym, Option<(usize, u32)>, Vec<StackSym>);
+
 /// Builds the PDA of a checked RTN.
 pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
     let witness = Witness::new(rtn);
@@ -199,7 +203,7 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
     };
     let mut number: HashMap<(usize, u32), u32> = HashMap::from([((0, 0), 0)]);
     let mut order: Vec<(usize, u32)> = vec![(0, 0)];
-    let mut raw: Vec<Vec<(Option<u8>, StackSym, Option<(usize, u32)>, Vec<StackSym>)>> = Vec::new();
+    let mut raw: Vec<Vec<RawEdge>> = Vec::new();
     while raw.len() < order.len() {
         let (k, q) = order[raw.len()];
         let mut out = Vec::new();
@@ -220,8 +224,8 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
             }
         }
         for t in out.iter().filter_map(|e| e.2) {
-            if !number.contains_key(&t) {
-                number.insert(t, order.len() as u32);
+            if let std::collections::hash_map::Entry::Vacant(v) = number.entry(t) {
+                v.insert(order.len() as u32);
                 order.push(t);
             }
         }
