@@ -61,16 +61,16 @@ pub struct Edge {
 /// The byte-level PDA of a deterministic grammar.
 #[derive(Clone, Debug)]
 pub struct Pda {
-    start: u32,
-    accept: u32,
+    pub(crate) start: u32,
+    pub(crate) accept: u32,
     /// CSR offsets into `edges`: state `s` has `edges[offsets[s]..offsets[s + 1]]`, epsilon
     /// edges first (sorted by pop), then byte edges sorted by byte.
-    offsets: Vec<usize>,
-    edges: Vec<Edge>,
-    /// Per state: whether the dot is at the end of its rule (only epsilon edges leave it).
-    complete: Vec<bool>,
-    state_names: Vec<String>,
-    stack_names: Vec<String>,
+    pub(crate) offsets: Vec<usize>,
+    pub(crate) edges: Vec<Edge>,
+    /// Per state: whether only epsilon edges leave it (its rule can only return).
+    pub(crate) complete: Vec<bool>,
+    pub(crate) state_names: Vec<String>,
+    pub(crate) stack_names: Vec<String>,
 }
 
 /// Bound on the stack depth in [`Pda::accepts`]; deeper texts are rejected.
@@ -93,25 +93,6 @@ impl Pda {
     /// conflicts (all of them) where one byte of lookahead does not decide.
     pub fn from_rules(rules: &Rules) -> Result<Pda, PdaError> {
         crate::rtn::compile(rules)
-    }
-
-    pub(crate) fn from_parts(
-        accept: u32,
-        offsets: Vec<usize>,
-        edges: Vec<Edge>,
-        complete: Vec<bool>,
-        state_names: Vec<String>,
-        stack_names: Vec<String>,
-    ) -> Pda {
-        Pda {
-            start: 0,
-            accept,
-            offsets,
-            edges,
-            complete,
-            state_names,
-            stack_names,
-        }
     }
 
     /// Number of states, the accepting state included.
@@ -159,7 +140,7 @@ impl Pda {
         &self.stack_names[sym.0 as usize]
     }
 
-    /// Whether only epsilon edges leave `state` (the dot is at the end of its rule).
+    /// Whether only epsilon edges leave `state` (its rule can only return).
     pub(crate) fn is_complete(&self, state: u32) -> bool {
         self.complete[state as usize]
     }

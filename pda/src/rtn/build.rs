@@ -256,7 +256,15 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
     complete.push(true);
     state_names.push("accept".to_string());
     offsets.push(edges.len());
-    Pda::from_parts(accept, offsets, edges, complete, state_names, stack_names)
+    Pda {
+        start: 0,
+        accept,
+        offsets,
+        edges,
+        complete,
+        state_names,
+        stack_names,
+    }
 }
 
 /// Per rule, the stack symbols that can be on top when it is called (tail calls pass on
