@@ -247,8 +247,7 @@ impl Analysis {
     }
 
     fn check_conflicts(&self, rtn: &Rtn) -> Result<(), PdaError> {
-        let mut lines = Vec::new();
-        let texts = super::build::Witness::new(rtn);
+        let mut found: Vec<(usize, usize, Vec<(String, Vec<u8>)>)> = Vec::new();
         for (k, d) in rtn.dfas.iter().enumerate() {
             for q in 0..d.len() {
                 let mut groups: Vec<(String, Vec<u8>)> = Vec::new();
@@ -264,25 +263,33 @@ impl Analysis {
                         None => groups.push((what, vec![b])),
                     }
                 }
-                for (what, bytes) in groups {
-                    let shown: Vec<String> = bytes.iter().take(4).map(|&b| fmt_look(b)).collect();
-                    let more = if bytes.len() > 4 {
-                        format!(" (and {} more bytes)", bytes.len() - 4)
-                    } else {
-                        String::new()
-                    };
-                    lines.push(format!(
-                        "  {} at `{}`, after the input {}: {}{more} could {what}",
-                        rtn.rule_name(k),
-                        texts.state_name(rtn, k, q),
-                        fmt_literal(&texts.input(k, q)),
-                        shown.join(", "),
-                    ));
+                if !groups.is_empty() {
+                    found.push((k, q, groups));
                 }
             }
         }
-        if lines.is_empty() {
+        if found.is_empty() {
             return Ok(());
+        }
+        // Example inputs are only worth computing for a message.
+        let texts = super::build::Witness::with_inputs(rtn);
+        let mut lines = Vec::new();
+        for (k, q, groups) in found {
+            for (what, bytes) in groups {
+                let shown: Vec<String> = bytes.iter().take(4).map(|&b| fmt_look(b)).collect();
+                let more = if bytes.len() > 4 {
+                    format!(" (and {} more bytes)", bytes.len() - 4)
+                } else {
+                    String::new()
+                };
+                lines.push(format!(
+                    "  {} at `{}`, after the input {}: {}{more} could {what}",
+                    rtn.rule_name(k),
+                    texts.state_name(rtn, k, q),
+                    fmt_literal(&texts.input(k, q)),
+                    shown.join(", "),
+                ));
+            }
         }
         Err(PdaError::new(
             PdaErrorKind::Conflict,

@@ -28,7 +28,7 @@ fn shorter(old: &Option<Vec<u8>>, new: &[u8]) -> bool {
 }
 
 impl Witness {
-    /// Needs every rule to be able to finish (checked before).
+    /// The paths only: enough for state names.
     pub fn new(rtn: &Rtn) -> Witness {
         let paths = rtn.dfas.iter().map(|d| {
             let mut path: Vec<Option<Vec<u32>>> = vec![None; d.len()];
@@ -46,11 +46,17 @@ impl Witness {
             }
             path.into_iter().map(Option::unwrap_or_default).collect()
         });
-        let mut w = Witness {
+        Witness {
             paths: paths.collect(),
             short: Vec::new(),
             reach: vec![None; rtn.dfas.len()],
-        };
+        }
+    }
+
+    /// Also example inputs, for [`Witness::input`]. Needs every rule to be able to finish
+    /// (checked before).
+    pub fn with_inputs(rtn: &Rtn) -> Witness {
+        let mut w = Witness::new(rtn);
         w.short = shortest_texts(rtn);
         w.reach[0] = Some(Vec::new());
         let mut changed = true;
