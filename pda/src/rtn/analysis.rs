@@ -247,10 +247,10 @@ impl Analysis {
     }
 
     fn check_conflicts(&self, rtn: &Rtn) -> Result<(), PdaError> {
-        let mut found: Vec<(usize, usize, Vec<(String, Vec<u8>)>)> = Vec::new();
+        let mut found: Vec<(usize, usize, ByteGroups)> = Vec::new();
         for (k, d) in rtn.dfas.iter().enumerate() {
             for q in 0..d.len() {
-                let mut groups: Vec<(String, Vec<u8>)> = Vec::new();
+                let mut groups: ByteGroups = Vec::new();
                 for b in 0..=255u8 {
                     let routes = self.routes(rtn, k, q, b);
                     if routes.len() < 2 {
@@ -302,6 +302,9 @@ impl Analysis {
         ))
     }
 }
+
+/// The bytes of one state in conflict, grouped by what they could do.
+type ByteGroups = Vec<(String, Vec<u8>)>;
 
 fn describe(rtn: &Rtn, k: usize, r: Route) -> String {
     match r {
