@@ -2,8 +2,8 @@
 //! vocabulary a, b, bb, aaab) as Graphviz DOT: `cargo run -p pda --example figure7 | dot -Tsvg`.
 
 fn main() -> Result<(), pda::PdaError> {
-    let grammar = pda::Grammar::parse(r#"S -> "a" T ; T -> "b" | S "b" ;"#)?;
-    let byte_pda = pda::Pda::from_grammar(&grammar)?;
+    // The grammar as the paper prints it.
+    let byte_pda = pda::Pda::from_gbnf(r#"S → "ab" | "a" S "b""#)?;
     println!("{}", byte_pda.to_dot());
     let vocab = fst_core::ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]);
     let token_pda = pda::compose(&byte_pda, &vocab, &pda::ComposeLimits::default())?;

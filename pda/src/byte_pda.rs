@@ -1,34 +1,29 @@
 //! The byte-level pushdown automaton of a grammar (the paper's Figure 6).
 //!
-//! States are Earley-style dotted rules `A -> α • β` (plus one accepting state), and stack
-//! symbols are return addresses: the dotted rule `A -> α • B β` a call of `B` came from, or
-//! the initial symbol `[•]`. The construction, for a grammar that passed the
-//! checks of `Pda::from_grammar` (no unknown or unfinishable nonterminal, no left recursion,
-//! LL(1) over bytes):
+//! States are the states of the rules' DFAs (see `crate::rtn`: each kept rule's body, with
+//! non-recursive rules inlined, is a minimized DFA over bytes and calls), named after the
+//! fewest literals and calls that reach them (`S: "a" S •`), plus one accepting state.
+//! Stack symbols are return addresses: the DFA state a call returns to, or the initial
+//! symbol `[•]`.
 //!
-//! - Literals are byte chains: `A -> α • b β` reads `b` and goes to `A -> α b • β`.
-//! - Calling `B` from `A -> α • B β` pushes the return address `A -> α • B β`. The call is
-//!   merged with the first byte it reads: the edge reads `b`, pushes the return addresses of
-//!   the whole chain of calls that the byte selects (one alternative per nonterminal, by the
-//!   LL(1) condition; nullable nonterminals that `b` cannot start are skipped), and lands
-//!   just after `b`. A call in tail position (`β` empty, or able to derive only the empty
-//!   string) pushes nothing: `B` returns straight to `A`'s caller, which keeps
-//!   right-recursive lists at constant stack depth.
-//! - Finishing `A` (the dot at the end, or before a rest that can be empty) pops a return
-//!   address `X -> γ • A δ` and goes to `X -> γ A • δ`; popping `[•]` finishes the start
-//!   nonterminal and goes to the accepting state (pushing `[•]` back, so the accepted
-//!   configuration is the accepting state over the initial stack).
+//! - A byte edge reads one byte and pushes the return addresses of the chain of calls that
+//!   byte selects (each call is merged with the first byte it reads; a rule that may be
+//!   empty and cannot start with the byte is skipped). A call whose return state is final
+//!   with nothing after it (a tail call) pushes nothing: the rule returns straight to its
+//!   caller's caller, so right-recursive lists keep a constant stack depth.
+//! - Where a rule may end, one epsilon edge per possible return address pops it and enters
+//!   the state it names; popping `[•]` finishes the start rule and goes to the accepting
+//!   state (pushing `[•]` back, so the accepted configuration is the accepting state over
+//!   the initial stack).
 //!
 //! Every byte edge pushes only and every epsilon edge pops exactly one symbol. The automaton
 //! is deterministic with one byte of lookahead: a byte edge for the next byte is taken when
 //! there is one; otherwise the epsilon edge whose pop matches the top of the stack (at most
-//! one). The LL(1) check guarantees the two never compete for the same byte.
+//! one). The analysis guarantees the two never compete for the same byte.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
-
-use crate::analysis::{Cfg, Elem};
 use crate::error::PdaError;
-use crate::grammar::{fmt_literal, Grammar};
+use crate::gbnf::Rules;
+use crate::grammar::Grammar;
 
 /// A stack symbol: the initial symbol or a return address (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,209 +61,38 @@ pub struct Edge {
 /// The byte-level PDA of a deterministic grammar.
 #[derive(Clone, Debug)]
 pub struct Pda {
-    start: u32,
-    accept: u32,
+    pub(crate) start: u32,
+    pub(crate) accept: u32,
     /// CSR offsets into `edges`: state `s` has `edges[offsets[s]..offsets[s + 1]]`, epsilon
     /// edges first (sorted by pop), then byte edges sorted by byte.
-    offsets: Vec<usize>,
-    edges: Vec<Edge>,
-    /// Per state: whether the dot is at the end of its rule (only epsilon edges leave it).
-    complete: Vec<bool>,
-    state_names: Vec<String>,
-    stack_names: Vec<String>,
+    pub(crate) offsets: Vec<usize>,
+    pub(crate) edges: Vec<Edge>,
+    /// Per state: whether only epsilon edges leave it (its rule can only return).
+    pub(crate) complete: Vec<bool>,
+    pub(crate) state_names: Vec<String>,
+    pub(crate) stack_names: Vec<String>,
 }
 
 /// Bound on the stack depth in [`Pda::accepts`]; deeper texts are rejected.
 pub const MAX_STACK_DEPTH: usize = 1 << 16;
 
-/// Dotted rules of the flattened grammar, numbered rule by rule.
-struct Items<'a> {
-    cfg: &'a Cfg,
-    base: Vec<u32>,
-}
-
-impl<'a> Items<'a> {
-    fn new(cfg: &'a Cfg) -> Items<'a> {
-        let mut base = Vec::with_capacity(cfg.rules.len() + 1);
-        let mut next = 0u32;
-        for r in &cfg.rules {
-            base.push(next);
-            next += r.elems.len() as u32 + 1;
-        }
-        base.push(next);
-        Items { cfg, base }
-    }
-
-    fn id(&self, rule: usize, pos: usize) -> u32 {
-        self.base[rule] + pos as u32
-    }
-
-    fn count(&self) -> u32 {
-        self.base[self.cfg.rules.len()]
-    }
-
-    fn split(&self, item: u32) -> (usize, usize) {
-        let rule = self.base.partition_point(|&b| b <= item) - 1;
-        (rule, (item - self.base[rule]) as usize)
-    }
-
-    /// `A -> "a" • B "c"`: literals regrouped, the dot where it is.
-    fn name(&self, item: u32) -> String {
-        let (rule, pos) = self.split(item);
-        let r = &self.cfg.rules[rule];
-        let mut out = format!("{} ->", self.cfg.names[r.lhs as usize]);
-        let mut lit: Vec<u8> = Vec::new();
-        let flush = |lit: &mut Vec<u8>, out: &mut String| {
-            if !lit.is_empty() {
-                out.push(' ');
-                out.push_str(&fmt_literal(lit));
-                lit.clear();
-            }
-        };
-        for (k, e) in r.elems.iter().enumerate() {
-            if k == pos {
-                flush(&mut lit, &mut out);
-                out.push_str(" •");
-            }
-            match *e {
-                Elem::Byte(b) => lit.push(b),
-                Elem::Nt(m) => {
-                    flush(&mut lit, &mut out);
-                    out.push(' ');
-                    out.push_str(&self.cfg.names[m as usize]);
-                }
-            }
-        }
-        flush(&mut lit, &mut out);
-        if pos == r.elems.len() {
-            out.push_str(" •");
-        }
-        out
-    }
-}
-
 impl Pda {
-    /// Builds the PDA of `grammar`, or says why the grammar cannot give a deterministic one
-    /// (unknown or unfinishable nonterminal, left recursion, LL(1) conflict).
+    /// Builds the PDA of a grammar built in code or read from the arrow syntax, or says why
+    /// it cannot give a deterministic one (see [`Pda::from_rules`]).
     pub fn from_grammar(grammar: &Grammar) -> Result<Pda, PdaError> {
-        let cfg = Cfg::new(grammar)?;
-        Ok(Pda::build(&cfg))
+        Pda::from_rules(&Rules::from_grammar(grammar))
     }
 
-    fn build(cfg: &Cfg) -> Pda {
-        let items = Items::new(cfg);
-        // Stack symbols: 0 is [•], then every non-tail call position.
-        let mut stack_names = vec!["[•]".to_string()];
-        let mut sym_of_item: HashMap<u32, StackSym> = HashMap::new();
-        let mut item_of_sym: Vec<u32> = vec![u32::MAX];
-        for (ri, r) in cfg.rules.iter().enumerate() {
-            for (k, e) in r.elems.iter().enumerate() {
-                if matches!(e, Elem::Nt(_)) && !cfg.is_tail_call(ri, k) {
-                    let item = items.id(ri, k);
-                    sym_of_item.insert(item, StackSym(item_of_sym.len() as u32));
-                    item_of_sym.push(item);
-                    stack_names.push(items.name(item));
-                }
-            }
-        }
-        // Return addresses of each nonterminal (tail calls inherit the caller's).
-        let mut ret: Vec<BTreeSet<StackSym>> = vec![BTreeSet::new(); cfg.names.len()];
-        ret[cfg.synthetic_start() as usize].insert(StackSym::INITIAL);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for (ri, r) in cfg.rules.iter().enumerate() {
-                for (k, e) in r.elems.iter().enumerate() {
-                    if let Elem::Nt(b) = *e {
-                        let add: Vec<StackSym> = if cfg.is_tail_call(ri, k) {
-                            ret[r.lhs as usize].iter().copied().collect()
-                        } else {
-                            vec![sym_of_item[&items.id(ri, k)]]
-                        };
-                        for s in add {
-                            changed |= ret[b as usize].insert(s);
-                        }
-                    }
-                }
-            }
-        }
+    /// Reads GBNF (or the paper's arrow notation, see [`crate::gbnf`]) and builds its PDA.
+    pub fn from_gbnf(text: &str) -> Result<Pda, PdaError> {
+        Pda::from_rules(&crate::gbnf::parse(text)?)
+    }
 
-        // Edges of every item, as (input, pops, target item or None for accept, pushes).
-        type RawEdge = (Option<u8>, Vec<StackSym>, Option<u32>, Vec<StackSym>);
-        let raw_edges = |item: u32| -> Vec<RawEdge> {
-            let (rule, pos) = items.split(item);
-            let elems = &cfg.rules[rule].elems;
-            let mut out = Vec::new();
-            if cfg.nullable_of(&elems[pos..]) {
-                for &x in &ret[cfg.rules[rule].lhs as usize] {
-                    if x == StackSym::INITIAL {
-                        out.push((None, vec![x], None, vec![x]));
-                    } else {
-                        out.push((None, vec![x], Some(item_of_sym[x.0 as usize] + 1), vec![]));
-                    }
-                }
-            }
-            for b in 0..=255u8 {
-                if let Some((pushes, target)) = descend(cfg, &items, &sym_of_item, rule, pos, b) {
-                    out.push((Some(b), vec![], Some(target), pushes));
-                }
-            }
-            out
-        };
-
-        // Breadth-first numbering of the items reachable from the start; accept is last.
-        let start_item = items.id(0, 0);
-        let mut number: HashMap<u32, u32> = HashMap::new();
-        let mut order: Vec<u32> = vec![start_item];
-        number.insert(start_item, 0);
-        let mut queue = VecDeque::from([start_item]);
-        let mut per_state: Vec<Vec<RawEdge>> = Vec::new();
-        while let Some(item) = queue.pop_front() {
-            let edges = raw_edges(item);
-            for (_, _, target, _) in &edges {
-                if let Some(t) = *target {
-                    if let std::collections::hash_map::Entry::Vacant(v) = number.entry(t) {
-                        v.insert(order.len() as u32);
-                        order.push(t);
-                        queue.push_back(t);
-                    }
-                }
-            }
-            per_state.push(edges);
-        }
-        debug_assert!(items.count() as usize >= order.len());
-        let accept = order.len() as u32;
-        let mut offsets = vec![0];
-        let mut edges = Vec::new();
-        let mut complete = Vec::new();
-        let mut state_names = Vec::new();
-        for (s, (item, raw)) in order.iter().zip(per_state).enumerate() {
-            let (rule, pos) = items.split(*item);
-            complete.push(pos == cfg.rules[rule].elems.len());
-            state_names.push(items.name(*item));
-            for (input, pops, target, pushes) in raw {
-                edges.push(Edge {
-                    source: s as u32,
-                    input,
-                    pops,
-                    target: target.map_or(accept, |t| number[&t]),
-                    pushes,
-                });
-            }
-            offsets.push(edges.len());
-        }
-        complete.push(true);
-        state_names.push("accept".to_string());
-        offsets.push(edges.len());
-        Pda {
-            start: 0,
-            accept,
-            offsets,
-            edges,
-            complete,
-            state_names,
-            stack_names,
-        }
+    /// Builds the PDA of `rules`, or says why they cannot give a deterministic one: an
+    /// unknown rule, a rule that cannot finish, left recursion that is not direct, or the
+    /// conflicts (all of them) where one byte of lookahead does not decide.
+    pub fn from_rules(rules: &Rules) -> Result<Pda, PdaError> {
+        crate::rtn::compile(rules)
     }
 
     /// Number of states, the accepting state included.
@@ -316,7 +140,7 @@ impl Pda {
         &self.stack_names[sym.0 as usize]
     }
 
-    /// Whether only epsilon edges leave `state` (the dot is at the end of its rule).
+    /// Whether only epsilon edges leave `state` (its rule can only return).
     pub(crate) fn is_complete(&self, state: u32) -> bool {
         self.complete[state as usize]
     }
@@ -419,39 +243,5 @@ impl Pda {
         }
         out.push_str("}\n");
         out
-    }
-}
-
-/// How byte `b` is read from item `(rule, pos)` without returning from the rule: the return
-/// addresses pushed on the way down and the item reached just after `b`.
-fn descend(
-    cfg: &Cfg,
-    items: &Items<'_>,
-    sym_of_item: &HashMap<u32, StackSym>,
-    mut rule: usize,
-    mut pos: usize,
-    b: u8,
-) -> Option<(Vec<StackSym>, u32)> {
-    let mut pushes = Vec::new();
-    // Terminates: without left recursion the chain of calls before a byte is acyclic.
-    loop {
-        let elems = &cfg.rules[rule].elems;
-        match *elems.get(pos)? {
-            Elem::Byte(c) => return (c == b).then(|| (pushes, items.id(rule, pos + 1))),
-            Elem::Nt(n) => {
-                if cfg.first[n as usize].contains(b) {
-                    if !cfg.is_tail_call(rule, pos) {
-                        pushes.push(sym_of_item[&items.id(rule, pos)]);
-                    }
-                    // The LL(1) check makes this alternative unique.
-                    rule = cfg.choice(n, b)?;
-                    pos = 0;
-                } else if cfg.nullable[n as usize] {
-                    pos += 1;
-                } else {
-                    return None;
-                }
-            }
-        }
     }
 }

@@ -15,13 +15,16 @@ pub enum PdaErrorKind {
     UnknownNonterminal,
     /// A nonterminal can never finish: every rule for it needs an unfinishable nonterminal.
     NonProductive,
-    /// A nonterminal can call itself again without reading a byte (left recursion, possibly
-    /// through nullable symbols): the PDA would loop.
+    /// A rule can call itself again without reading a byte (through other rules or rules
+    /// that may be empty; direct left recursion is rewritten instead): the PDA would loop.
     LeftRecursion,
-    /// One byte of lookahead does not decide between two alternatives (not LL(1) over bytes).
+    /// One byte of lookahead does not decide between reading, calling, skipping an empty rule
+    /// and returning (the message lists every such conflict).
     Conflict,
     /// A single token would have to pop an unbounded number of stack symbols.
     UnboundedPops,
+    /// A rule would need more automaton states than the limit allows.
+    TooLarge,
     /// The token PDA would have more edges than the limit allows.
     TokenEdgeLimit,
 }

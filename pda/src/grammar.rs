@@ -9,9 +9,8 @@
 //! # Text syntax
 //!
 //! ```text
-//! # a^n b^n, left-factored so that one byte of lookahead decides every choice
-//! S -> "a" T ;
-//! T -> "b" | S "b" ;
+//! # a^n b^n
+//! S -> "ab" | "a" S "b" ;
 //! ```
 //!
 //! - A rule is `Name -> alternative | alternative ... ;`. The first rule's left-hand side is

@@ -1,34 +1,34 @@
-//! Grammar constraints: deterministic context-free grammars over bytes, their pushdown
-//! automata, and the composition of those with a tokenizer vocabulary into token PDAs that a
-//! decoder walks one token at a time (Koo, Liu & He, section 3).
+//! Grammar constraints: context-free grammars over bytes, their pushdown automata, and the
+//! composition of those with a tokenizer vocabulary into token PDAs that a decoder walks one
+//! token at a time (Koo, Liu & He, section 3).
 //!
-//! The pipeline is [`Grammar`] → [`Pda`] (byte level, one state per dotted rule, return
-//! addresses on the stack) → [`compose`] → [`TokenPda`]. Grammars must be deterministic with
-//! one byte of lookahead (LL(1) over bytes, no left recursion); anything else is reported
-//! as a [`PdaError`] naming the nonterminal, rules and byte at fault, as the paper does
-//! ("detect non-deterministic grammars and signal an error").
+//! The pipeline is grammar text ([`gbnf`]: llama.cpp's GBNF or the paper's arrow notation)
+//! or a [`Grammar`] built in code → [`gbnf::Rules`] → [`Pda`] (byte level) → [`compose`] →
+//! [`TokenPda`].
 //!
 //! What to expect:
 //!
-//! - **Grammars** are rules over nonterminals and byte-string literals, built with
-//!   [`Grammar::add_rule`] or parsed from a small text syntax ([`grammar`] documents it).
-//! - **Determinism.** Every choice must be decided by the next byte: no left recursion
-//!   (direct, indirect or through symbols that can be empty), and the alternatives of a
-//!   nonterminal may not share a possible first byte (FOLLOW counts for empty ones). Common
-//!   prefixes must be left-factored: `S -> "a" T ; T -> "b" | S "b"`, not
-//!   `S -> "ab" | "a" S "b"`.
-//! - **Stack.** Stack symbols are return addresses (dotted rules). Tail calls push nothing,
-//!   so right-recursive lists do not grow the stack.
+//! - **Regular parts are automata.** Each rule that must stay a call (the start rule and the
+//!   rules that can call themselves) becomes a minimized DFA over bytes and calls, with the
+//!   other rules inlined. Common prefixes and overlapping alternatives therefore cost nothing
+//!   (the paper's `S → ab | aSb` is deterministic as printed), and only genuinely recursive
+//!   calls push.
+//! - **Determinism.** What remains must be decided by the next byte: in every DFA state, a
+//!   byte may be read, start a call, follow a call of a rule that may be empty, or follow the
+//!   end of the rule, but only one of these. Direct left recursion (`e ::= e "+" t | t`) is
+//!   rewritten (`e ::= t ("+" t)*`); indirect left recursion is refused. A refused grammar's
+//!   error lists every conflict with its rule, an input that leads there and the bytes.
+//! - **Stack.** Stack symbols are return addresses (DFA states after a call). Tail calls
+//!   push nothing, so right-recursive lists do not grow the stack.
 //! - **Token PDA.** Edges carry whole pop and push sequences, EOS is allowed exactly when the
 //!   text may end, there are no epsilon edges, and equivalent states are merged.
 //!
 //! ```
 //! use fst_core::ByteVocabulary;
-//! use pda::{compose, ComposeLimits, Grammar, Pda};
+//! use pda::{compose, ComposeLimits, Pda};
 //!
-//! // a^n b^n (n >= 1), left-factored so that the next byte always decides.
-//! let grammar = Grammar::parse(r#"S -> "a" T ; T -> "b" | S "b" ;"#)?;
-//! let pda = Pda::from_grammar(&grammar)?;
+//! // The paper's Figure 6 grammar as printed: a^n b^n (n >= 1).
+//! let pda = Pda::from_gbnf(r#"S ::= "ab" | "a" S "b""#)?;
 //! assert!(pda.accepts(b"aaabbb") && !pda.accepts(b"aab"));
 //!
 //! // The paper's Figure 7 vocabulary, plus EOS (id 4).
@@ -48,10 +48,11 @@
 //! ```
 #![forbid(unsafe_code)]
 
-mod analysis;
 pub mod byte_pda;
 pub mod error;
+pub mod gbnf;
 pub mod grammar;
+mod rtn;
 pub mod token_pda;
 
 pub use byte_pda::{Edge, Pda, StackSym, MAX_STACK_DEPTH};

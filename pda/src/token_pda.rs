@@ -18,7 +18,7 @@
 //! Returns the token must make without reading a byte are part of its edge, so the token PDA
 //! has no epsilon edges. Their number is bounded: tail calls push nothing, and a return chain
 //! that could repeat (a recursive call followed by a rest that can be empty but need not be)
-//! is an LL(1) conflict that `Pda::from_grammar` already rejected. The walk still checks for
+//! is a conflict that `Pda::from_grammar` already rejected. The walk still checks for
 //! such a repeat and fails with `UnboundedPops` rather than looping.
 
 use std::collections::{HashMap, VecDeque};

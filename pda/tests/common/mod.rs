@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod earley;
+
 use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{compose, ComposeLimits, Grammar, Pda, TokenPda};
@@ -26,8 +28,8 @@ pub fn random_tokenization(vocab: &ByteVocabulary, text: &[u8], rng: &mut SplitM
     ids
 }
 
-/// The paper's Figure 6 language, left-factored: a^n b^n, n >= 1.
-pub const ANBN: &str = r#"S -> "a" T ; T -> "b" | S "b" ;"#;
+/// The paper's Figure 6 grammar as printed: a^n b^n, n >= 1.
+pub const ANBN: &str = r#"S -> "ab" | "a" S "b" ;"#;
 
 /// The paper's Figure 7 vocabulary; `from_strs` adds EOS as id 4.
 pub fn figure7_vocab() -> ByteVocabulary {

@@ -1,0 +1,42 @@
+//! Grammar text: llama.cpp's GBNF (written from its documentation) and the paper's arrow
+//! notation, read into [`Rules`].
+//!
+//! # Syntax
+//!
+//! ```text
+//! # JSON-ish lists of numbers; `#` starts a comment
+//! root   ::= list
+//! list   ::= "[" ws ( item ( "," ws item )* )? "]"
+//! item   ::= number ws | list ws
+//! number ::= "-"? [0-9]+ ( "." [0-9]+ )?
+//! ws     ::= [ \t\n]*
+//! ```
+//!
+//! - A rule is `name ::= body`; `->` and `→` may replace `::=`, and a rule may end with `;`
+//!   (the paper's `S → "ab" | "a" S "b"`). A body runs until the next `name ::=`, so rules
+//!   span lines freely. Names are ASCII letters, digits, `_` and `-`. The start rule is
+//!   `root` when there is one, else the first rule. A name defined twice has the
+//!   alternatives of both definitions.
+//! - `"..."` is a literal: the UTF-8 bytes of its text. `[...]` is one character in the class
+//!   (ranges `a-z`), `[^...]` one character outside it, `.` any character (all UTF-8
+//!   encoded, surrogates excluded). Escapes, in both: `\n \r \t \0 \\ \" \' \[ \] \- \^ \/`
+//!   and code points `\xHH`, `\uHHHH`, `\UHHHHHHHH` (`"\xe9"` is `é`, two bytes).
+//! - `( ... )` groups, `|` separates alternatives (an empty alternative is the empty
+//!   string), and a postfix `*`, `+`, `?`, `{m}`, `{m,}`, `{m,n}` or `{,n}` repeats what it
+//!   follows (bounds up to [`MAX_REPEAT`]).
+//!
+//! Errors name the line and column (from 1) in the text.
+
+mod ast;
+mod parse;
+
+pub(crate) use ast::fmt_rule_at;
+pub use ast::{Expr, Pos, RuleDef, Rules};
+pub use parse::MAX_REPEAT;
+
+use crate::error::PdaError;
+
+/// Reads grammar text (see the module documentation).
+pub fn parse(text: &str) -> Result<Rules, PdaError> {
+    parse::Parser::new(text).rules()
+}

@@ -1,0 +1,477 @@
+//! The GBNF reader (llama.cpp's grammar format, written from its documentation) that also
+//! reads the paper's arrow notation. See [`crate::gbnf`] for the syntax.
+
+use super::ast::{Expr, Pos, RuleDef, Rules};
+use crate::error::{PdaError, PdaErrorKind};
+
+/// Deeper group nesting is refused, so that parsing cannot overflow the call stack.
+const MAX_NESTING: usize = 200;
+/// Largest bound allowed in `{m,n}`.
+pub const MAX_REPEAT: u32 = 1000;
+
+pub(super) struct Parser<'a> {
+    text: &'a str,
+    pos: usize,
+    depth: usize,
+}
+
+type Res<T> = Result<T, PdaError>;
+
+impl<'a> Parser<'a> {
+    pub(super) fn new(text: &'a str) -> Parser<'a> {
+        Parser {
+            text,
+            pos: 0,
+            depth: 0,
+        }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    fn at(&self, offset: usize) -> Pos {
+        let before = &self.text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+        let col = before[line_start..].chars().count() + 1;
+        Pos {
+            line: line as u32,
+            col: col as u32,
+        }
+    }
+
+    fn err(&self, offset: usize, what: impl AsRef<str>) -> PdaError {
+        PdaError::new(
+            PdaErrorKind::Syntax,
+            format!("grammar {}: {}", self.at(offset), what.as_ref()),
+        )
+    }
+
+    /// The character at `offset`, for messages.
+    fn found(&self, offset: usize) -> String {
+        match self.text[offset..].chars().next() {
+            Some(c) if c.is_control() => format!("{:?}", c),
+            Some(c) => format!("`{c}`"),
+            None => "the end of the grammar".to_string(),
+        }
+    }
+
+    fn skip_space(&mut self) {
+        let b = self.bytes();
+        while let Some(&c) = b.get(self.pos) {
+            match c {
+                b' ' | b'\t' | b'\r' | b'\n' => self.pos += 1,
+                b'#' => {
+                    while b.get(self.pos).is_some_and(|&c| c != b'\n') {
+                        self.pos += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_space();
+        self.bytes().get(self.pos).copied()
+    }
+
+    /// The length of the rule arrow (`::=`, `->` or `→`) at `offset`, if one is there.
+    fn arrow_len(&self, offset: usize) -> Option<usize> {
+        let rest = &self.text[offset..];
+        ["::=", "->", "→"]
+            .iter()
+            .find(|a| rest.starts_with(*a))
+            .map(|a| a.len())
+    }
+
+    fn name_len(&self, offset: usize) -> usize {
+        let b = self.bytes();
+        let mut end = offset;
+        while let Some(&c) = b.get(end) {
+            let ok = c.is_ascii_alphanumeric()
+                || c == b'_'
+                || (c == b'-' && b.get(end + 1) != Some(&b'>'));
+            if !ok {
+                break;
+            }
+            end += 1;
+        }
+        end - offset
+    }
+
+    /// Whether a new rule (`name ::=`) starts at the current position.
+    fn at_rule_start(&mut self) -> bool {
+        self.skip_space();
+        let len = self.name_len(self.pos);
+        if len == 0 {
+            return false;
+        }
+        let save = self.pos;
+        self.pos += len;
+        self.skip_space();
+        let arrow = self.arrow_len(self.pos).is_some();
+        self.pos = save;
+        arrow
+    }
+
+    pub(super) fn rules(mut self) -> Res<Rules> {
+        let mut rules: Vec<RuleDef> = Vec::new();
+        while self.peek().is_some() {
+            let start = self.pos;
+            let len = self.name_len(start);
+            if len == 0 {
+                return Err(self.err(
+                    start,
+                    format!(
+                        "expected a rule `name ::= ...`, found {}",
+                        self.found(start)
+                    ),
+                ));
+            }
+            let name = self.text[start..start + len].to_string();
+            self.pos += len;
+            self.skip_space();
+            let Some(arrow) = self.arrow_len(self.pos) else {
+                return Err(self.err(
+                    self.pos,
+                    format!(
+                        "expected `::=` after `{name}`, found {}",
+                        self.found(self.pos)
+                    ),
+                ));
+            };
+            self.pos += arrow;
+            let body = self.alternatives()?;
+            if self.peek() == Some(b';') {
+                self.pos += 1;
+            }
+            match rules.iter_mut().find(|r| r.name == name) {
+                Some(r) => match &mut r.body {
+                    Expr::Alt(alts) => alts.push(body),
+                    other => *other = Expr::Alt(vec![other.clone(), body]),
+                },
+                None => rules.push(RuleDef {
+                    name,
+                    at: Some(self.at(start)),
+                    body,
+                }),
+            }
+        }
+        let Some(first) = rules.first() else {
+            return Err(PdaError::new(
+                PdaErrorKind::EmptyGrammar,
+                "the grammar has no rules; write at least one, such as `root ::= \"a\"`"
+                    .to_string(),
+            ));
+        };
+        let start = match rules.iter().any(|r| r.name == "root") {
+            true => "root".to_string(),
+            false => first.name.clone(),
+        };
+        Ok(Rules { start, rules })
+    }
+
+    fn alternatives(&mut self) -> Res<Expr> {
+        let mut alts = vec![self.sequence()?];
+        while self.peek() == Some(b'|') {
+            self.pos += 1;
+            alts.push(self.sequence()?);
+        }
+        Ok(match alts.len() {
+            1 => alts.pop().unwrap_or(Expr::Seq(Vec::new())),
+            _ => Expr::Alt(alts),
+        })
+    }
+
+    fn sequence(&mut self) -> Res<Expr> {
+        let mut items = Vec::new();
+        loop {
+            match self.peek() {
+                None | Some(b'|' | b')' | b';') => break,
+                _ if self.at_rule_start() => break,
+                _ => {}
+            }
+            let atom = self.atom()?;
+            items.push(self.postfix(atom)?);
+        }
+        Ok(match items.len() {
+            1 => items.pop().unwrap_or(Expr::Seq(Vec::new())),
+            _ => Expr::Seq(items),
+        })
+    }
+
+    fn atom(&mut self) -> Res<Expr> {
+        let at = self.pos;
+        match self.bytes()[at] {
+            b'"' => self.literal(),
+            b'[' => self.class(),
+            b'.' => {
+                self.pos += 1;
+                Ok(Expr::Class {
+                    ranges: Vec::new(),
+                    negated: true,
+                })
+            }
+            b'(' => {
+                if self.depth >= MAX_NESTING {
+                    return Err(self.err(at, format!("groups nested more than {MAX_NESTING} deep")));
+                }
+                self.pos += 1;
+                self.depth += 1;
+                let inner = self.alternatives()?;
+                self.depth -= 1;
+                if self.peek() != Some(b')') {
+                    return Err(self.err(
+                        self.pos,
+                        format!(
+                            "expected `)` closing the group opened at {}, found {}",
+                            self.at(at),
+                            self.found(self.pos)
+                        ),
+                    ));
+                }
+                self.pos += 1;
+                Ok(inner)
+            }
+            _ => {
+                let len = self.name_len(at);
+                if len == 0 {
+                    return Err(self.err(
+                        at,
+                        format!(
+                            "expected a rule name, a \"literal\", a [class], `.` or `(`, found {}",
+                            self.found(at)
+                        ),
+                    ));
+                }
+                self.pos += len;
+                Ok(Expr::Ref(
+                    self.text[at..at + len].to_string(),
+                    Some(self.at(at)),
+                ))
+            }
+        }
+    }
+
+    fn postfix(&mut self, mut expr: Expr) -> Res<Expr> {
+        loop {
+            // Operators must follow their operand directly or after spaces on the same line.
+            let at = self.pos;
+            let (min, max) = match self.bytes().get(at) {
+                Some(b'*') => (0, None),
+                Some(b'+') => (1, None),
+                Some(b'?') => (0, Some(1)),
+                Some(b'{') => self.braces()?,
+                Some(b' ' | b'\t') => {
+                    let save = self.pos;
+                    while matches!(self.bytes().get(self.pos), Some(b' ' | b'\t')) {
+                        self.pos += 1;
+                    }
+                    if matches!(self.bytes().get(self.pos), Some(b'*' | b'+' | b'?' | b'{')) {
+                        continue;
+                    }
+                    self.pos = save;
+                    return Ok(expr);
+                }
+                _ => return Ok(expr),
+            };
+            if self.bytes()[at] != b'{' {
+                self.pos += 1;
+            }
+            expr = Expr::Repeat {
+                expr: Box::new(expr),
+                min,
+                max,
+                at: Some(self.at(at)),
+            };
+        }
+    }
+
+    /// `{m}`, `{m,}`, `{m,n}` or `{,n}`.
+    fn braces(&mut self) -> Res<(u32, Option<u32>)> {
+        let open = self.pos;
+        let close = self.text[open..]
+            .find('}')
+            .map(|i| open + i)
+            .filter(|&c| !self.text[open..c].contains('\n'))
+            .ok_or_else(|| self.err(open, "unclosed `{`: expected `{m}`, `{m,}` or `{m,n}`"))?;
+        let inner: String = self.text[open + 1..close]
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let number = |s: &str| -> Res<u32> {
+            if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(self.err(
+                    open,
+                    format!(
+                        "bad repetition `{{{inner}}}`: expected `{{m}}`, `{{m,}}` or `{{m,n}}`"
+                    ),
+                ));
+            }
+            match s.parse::<u32>() {
+                Ok(v) if v <= MAX_REPEAT => Ok(v),
+                _ => Err(self.err(
+                    open,
+                    format!("repetition bound {s} is above the limit of {MAX_REPEAT}"),
+                )),
+            }
+        };
+        let (min, max) = match inner.split_once(',') {
+            None => {
+                let m = number(&inner)?;
+                (m, Some(m))
+            }
+            Some((m, n)) => {
+                let min = if m.is_empty() { 0 } else { number(m)? };
+                let max = if n.is_empty() { None } else { Some(number(n)?) };
+                (min, max)
+            }
+        };
+        if max.is_some_and(|n| n < min) {
+            return Err(self.err(
+                open,
+                format!("bad repetition `{{{inner}}}`: the maximum is below the minimum"),
+            ));
+        }
+        self.pos = close + 1;
+        Ok((min, max))
+    }
+
+    fn literal(&mut self) -> Res<Expr> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut out = Vec::new();
+        loop {
+            let Some(c) = self.text[self.pos..].chars().next() else {
+                return Err(self.err(open, "unterminated literal: no closing `\"`"));
+            };
+            match c {
+                '"' => {
+                    self.pos += 1;
+                    return Ok(Expr::Bytes(out));
+                }
+                '\n' => {
+                    return Err(self.err(
+                        open,
+                        "unterminated literal: the line ends before the closing `\"` (write \\n for a newline)",
+                    ))
+                }
+                '\\' => {
+                    let c = self.escape()?;
+                    let mut buf = [0; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+                _ => {
+                    out.extend_from_slice(&self.text.as_bytes()[self.pos..self.pos + c.len_utf8()]);
+                    self.pos += c.len_utf8();
+                }
+            }
+        }
+    }
+
+    /// An escape at `self.pos` (the backslash), as the character it stands for.
+    fn escape(&mut self) -> Res<char> {
+        let at = self.pos;
+        let Some(e) = self.text[at + 1..].chars().next() else {
+            return Err(self.err(at, "a `\\` ends the grammar"));
+        };
+        self.pos += 1 + e.len_utf8();
+        let digits = match e {
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            'n' => return Ok('\n'),
+            'r' => return Ok('\r'),
+            't' => return Ok('\t'),
+            '0' => return Ok('\0'),
+            '\\' | '"' | '\'' | '[' | ']' | '-' | '^' | '/' => return Ok(e),
+            _ => {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "unknown escape `\\{e}` (known: \\n \\r \\t \\0 \\\\ \\\" \\' \\[ \\] \\- \\^ \\/ \\xHH \\uHHHH \\UHHHHHHHH)"
+                    ),
+                ))
+            }
+        };
+        let hex = self
+            .text
+            .get(self.pos..self.pos + digits)
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+        let Some(hex) = hex else {
+            return Err(self.err(
+                at,
+                format!("`\\{e}` must be followed by {digits} hexadecimal digits"),
+            ));
+        };
+        self.pos += digits;
+        let value = u32::from_str_radix(hex, 16).unwrap_or(u32::MAX);
+        char::from_u32(value).ok_or_else(|| {
+            self.err(
+                at,
+                format!("`\\{e}{hex}` is not a Unicode scalar value (surrogate or above U+10FFFF)"),
+            )
+        })
+    }
+
+    /// `[...]` or `[^...]`: characters and ranges `a-z`, with escapes.
+    fn class(&mut self) -> Res<Expr> {
+        let open = self.pos;
+        self.pos += 1;
+        let negated = self.text[self.pos..].starts_with('^');
+        if negated {
+            self.pos += 1;
+        }
+        let mut ranges = Vec::new();
+        loop {
+            let lo = match self.class_char(open)? {
+                None => break,
+                Some(c) => c,
+            };
+            let hi = if self.text[self.pos..].starts_with('-')
+                && !self.text[self.pos + 1..].starts_with(']')
+            {
+                let dash = self.pos;
+                self.pos += 1;
+                match self.class_char(open)? {
+                    Some(hi) if hi >= lo => hi,
+                    Some(hi) => {
+                        return Err(self.err(
+                            dash,
+                            format!(
+                                "reversed range `{}-{}` in a character class",
+                                lo.escape_debug(),
+                                hi.escape_debug()
+                            ),
+                        ))
+                    }
+                    None => return Err(self.err(dash, "a range in a character class has no end")),
+                }
+            } else {
+                lo
+            };
+            ranges.push((lo as u32, hi as u32));
+        }
+        Ok(Expr::Class { ranges, negated })
+    }
+
+    /// The next character of a class, or `None` at its closing `]`.
+    fn class_char(&mut self, open: usize) -> Res<Option<char>> {
+        match self.text[self.pos..].chars().next() {
+            None | Some('\n') => {
+                Err(self.err(open, "unterminated character class: no closing `]`"))
+            }
+            Some(']') => {
+                self.pos += 1;
+                Ok(None)
+            }
+            Some('\\') => self.escape().map(Some),
+            Some(c) => {
+                self.pos += c.len_utf8();
+                Ok(Some(c))
+            }
+        }
+    }
+}

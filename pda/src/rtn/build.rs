@@ -1,0 +1,303 @@
+//! The byte PDA of a checked RTN, and the names and example inputs that messages and DOT
+//! output use.
+//!
+//! PDA states are the DFA states of the kept rules. A byte edge follows the byte's one
+//! route down through calls (each pushes its return state, except tail calls: a call whose
+//! return state is final with nothing after it pushes nothing, so right recursion does not
+//! grow the stack) to the state that reads it. A state where its rule may end has one
+//! epsilon edge per return address of the rule, popping it and entering it.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+use super::analysis::{Analysis, Route};
+use super::dfa::CALL;
+use super::Rtn;
+use crate::byte_pda::{Edge, Pda, StackSym};
+use crate::grammar::fmt_literal;
+
+/// Per state, the fewest labels that reach it; per rule, a shortest text and an input that
+/// reaches its start.
+pub(crate) struct Witness {
+    paths: Vec<Vec<Vec<u32>>>,
+    short: Vec<Vec<u8>>,
+    reach: Vec<Option<Vec<u8>>>,
+}
+
+fn shorter(old: &Option<Vec<u8>>, new: &[u8]) -> bool {
+    old.as_ref().map_or(true, |o| new.len() < o.len())
+}
+
+impl Witness {
+    /// The paths only: enough for state names.
+    pub fn new(rtn: &Rtn) -> Witness {
+        let paths = rtn.dfas.iter().map(|d| {
+            let mut path: Vec<Option<Vec<u32>>> = vec![None; d.len()];
+            path[0] = Some(Vec::new());
+            let mut queue = VecDeque::from([0u32]);
+            while let Some(q) = queue.pop_front() {
+                for &(l, t) in &d.trans[q as usize] {
+                    if path[t as usize].is_none() {
+                        let mut p = path[q as usize].clone().unwrap_or_default();
+                        p.push(l);
+                        path[t as usize] = Some(p);
+                        queue.push_back(t);
+                    }
+                }
+            }
+            path.into_iter().map(Option::unwrap_or_default).collect()
+        });
+        Witness {
+            paths: paths.collect(),
+            short: Vec::new(),
+            reach: vec![None; rtn.dfas.len()],
+        }
+    }
+
+    /// Also example inputs, for [`Witness::input`]. Needs every rule to be able to finish
+    /// (checked before).
+    pub fn with_inputs(rtn: &Rtn) -> Witness {
+        let mut w = Witness::new(rtn);
+        w.short = shortest_texts(rtn);
+        w.reach[0] = Some(Vec::new());
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (k, d) in rtn.dfas.iter().enumerate() {
+                let Some(before) = w.reach[k].clone() else {
+                    continue;
+                };
+                for q in 0..d.len() {
+                    for &(l, _) in d.trans[q].iter().filter(|(l, _)| *l >= CALL) {
+                        let text = [before.as_slice(), &w.expand(&w.paths[k][q])].concat();
+                        let m = (l - CALL) as usize;
+                        if shorter(&w.reach[m], &text) {
+                            w.reach[m] = Some(text);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        w
+    }
+
+    fn expand(&self, labels: &[u32]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &l in labels {
+            match l.checked_sub(CALL) {
+                None => out.push(l as u8),
+                Some(m) => out.extend_from_slice(&self.short[m as usize]),
+            }
+        }
+        out
+    }
+
+    /// A text that reaches state `q` of rule `k` from the start of the grammar.
+    pub fn input(&self, k: usize, q: usize) -> Vec<u8> {
+        let before = self.reach[k].clone().unwrap_or_default();
+        [before, self.expand(&self.paths[k][q])].concat()
+    }
+
+    /// `name: "a" S •`: the rule and the fewest literals and calls that reach the state.
+    pub fn state_name(&self, rtn: &Rtn, k: usize, q: usize) -> String {
+        let mut out = format!("{}:", rtn.names[k]);
+        let mut lit = Vec::new();
+        for &l in &self.paths[k][q] {
+            match l.checked_sub(CALL) {
+                None => lit.push(l as u8),
+                Some(m) => {
+                    if !lit.is_empty() {
+                        out.push(' ');
+                        out.push_str(&fmt_literal(&std::mem::take(&mut lit)));
+                    }
+                    out.push(' ');
+                    out.push_str(&rtn.names[m as usize]);
+                }
+            }
+        }
+        if !lit.is_empty() {
+            out.push(' ');
+            out.push_str(&fmt_literal(&lit));
+        }
+        out.push_str(" •");
+        out
+    }
+}
+
+/// A shortest complete text of every rule (every rule can finish).
+fn shortest_texts(rtn: &Rtn) -> Vec<Vec<u8>> {
+    let mut sfx: Vec<Vec<Option<Vec<u8>>>> = rtn
+        .dfas
+        .iter()
+        .map(|d| d.finals.iter().map(|&f| f.then(Vec::new)).collect())
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (k, d) in rtn.dfas.iter().enumerate() {
+            for q in 0..d.len() {
+                for &(l, t) in &d.trans[q] {
+                    let Some(rest) = sfx[k][t as usize].clone() else {
+                        continue;
+                    };
+                    let head = match l.checked_sub(CALL) {
+                        None => vec![l as u8],
+                        Some(m) => match &sfx[m as usize][0] {
+                            Some(s) => s.clone(),
+                            None => continue,
+                        },
+                    };
+                    let text = [head, rest].concat();
+                    if shorter(&sfx[k][q], &text) {
+                        sfx[k][q] = Some(text);
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    sfx.into_iter()
+        .map(|s| s[0].clone().unwrap_or_default())
+        .collect()
+}
+
+/// Whether the call returning to state `r` of rule `k` is a tail call (pushes nothing).
+fn is_tail(rtn: &Rtn, k: usize, r: u32) -> bool {
+    let d = &rtn.dfas[k];
+    d.finals[r as usize] && d.trans[r as usize].is_empty()
+}
+
+/// An edge before states are numbered: byte (`None`: epsilon), pop (epsilon edges only),
+/// target (rule, state; `None`: accept), pushes.
+type RawEdge = (Option<u8>, StackSym, Option<(usize, u32)>, Vec<StackSym>);
+
+/// Builds the PDA of a checked RTN.
+pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
+    let witness = Witness::new(rtn);
+    // Stack symbols: the initial one, then each return state of a non-tail call.
+    let mut stack_names = vec!["[•]".to_string()];
+    let mut sym_of: HashMap<(usize, u32), StackSym> = HashMap::new();
+    let mut addr_of: Vec<(usize, u32)> = vec![(usize::MAX, 0)];
+    for (k, d) in rtn.dfas.iter().enumerate() {
+        for row in &d.trans {
+            for &(_, r) in row.iter().filter(|(l, _)| *l >= CALL) {
+                if !is_tail(rtn, k, r) && !sym_of.contains_key(&(k, r)) {
+                    sym_of.insert((k, r), StackSym::from_index(addr_of.len() as u32));
+                    addr_of.push((k, r));
+                    stack_names.push(witness.state_name(rtn, k, r as usize));
+                }
+            }
+        }
+    }
+    let ret = return_addresses(rtn, &sym_of);
+    let descend = |mut k: usize, mut q: usize, b: u8| -> Option<(Vec<StackSym>, (usize, u32))> {
+        let mut pushes = Vec::new();
+        // Terminates: the left-recursion check rules out a call cycle before a byte.
+        loop {
+            match a.routes(rtn, k, q, b).first().copied()? {
+                Route::Byte(t) => return Some((pushes, (k, t))),
+                Route::Call(m, r) => {
+                    if let Some(&s) = sym_of.get(&(k, r)) {
+                        pushes.push(s);
+                    }
+                    (k, q) = (m as usize, 0);
+                }
+                Route::Skip(_, r) => q = r as usize,
+                Route::Return => return None,
+            }
+        }
+    };
+    let mut number: HashMap<(usize, u32), u32> = HashMap::from([((0, 0), 0)]);
+    let mut order: Vec<(usize, u32)> = vec![(0, 0)];
+    let mut raw: Vec<Vec<RawEdge>> = Vec::new();
+    while raw.len() < order.len() {
+        let (k, q) = order[raw.len()];
+        let mut out = Vec::new();
+        if a.nullable[k][q as usize] {
+            for &x in &ret[k] {
+                let target = (x != StackSym::INITIAL).then(|| addr_of[x.index() as usize]);
+                let pushes = if target.is_none() {
+                    vec![x]
+                } else {
+                    Vec::new()
+                };
+                out.push((None, x, target, pushes));
+            }
+        }
+        for b in 0..=255u8 {
+            if let Some((pushes, target)) = descend(k, q as usize, b) {
+                out.push((Some(b), StackSym::INITIAL, Some(target), pushes));
+            }
+        }
+        for t in out.iter().filter_map(|e| e.2) {
+            if let std::collections::hash_map::Entry::Vacant(v) = number.entry(t) {
+                v.insert(order.len() as u32);
+                order.push(t);
+            }
+        }
+        raw.push(out);
+    }
+    let accept = order.len() as u32;
+    let mut offsets = vec![0];
+    let (mut edges, mut complete, mut state_names) = (Vec::new(), Vec::new(), Vec::new());
+    for (s, list) in raw.into_iter().enumerate() {
+        let (k, q) = order[s];
+        complete.push(list.iter().all(|e| e.0.is_none()));
+        state_names.push(witness.state_name(rtn, k, q as usize));
+        for (input, pop, target, pushes) in list {
+            edges.push(Edge {
+                source: s as u32,
+                input,
+                pops: if input.is_none() {
+                    vec![pop]
+                } else {
+                    Vec::new()
+                },
+                target: target.map_or(accept, |t| number[&t]),
+                pushes,
+            });
+        }
+        offsets.push(edges.len());
+    }
+    complete.push(true);
+    state_names.push("accept".to_string());
+    offsets.push(edges.len());
+    Pda {
+        start: 0,
+        accept,
+        offsets,
+        edges,
+        complete,
+        state_names,
+        stack_names,
+    }
+}
+
+/// Per rule, the stack symbols that can be on top when it is called (tail calls pass on
+/// their caller's).
+fn return_addresses(
+    rtn: &Rtn,
+    sym_of: &HashMap<(usize, u32), StackSym>,
+) -> Vec<BTreeSet<StackSym>> {
+    let mut ret: Vec<BTreeSet<StackSym>> = vec![BTreeSet::new(); rtn.dfas.len()];
+    ret[0].insert(StackSym::INITIAL);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (k, d) in rtn.dfas.iter().enumerate() {
+            for row in &d.trans {
+                for &(l, r) in row.iter().filter(|(l, _)| *l >= CALL) {
+                    let m = (l - CALL) as usize;
+                    let add: Vec<StackSym> = match sym_of.get(&(k, r)) {
+                        Some(&s) => vec![s],
+                        None => ret[k].iter().copied().collect(),
+                    };
+                    for s in add {
+                        changed |= ret[m].insert(s);
+                    }
+                }
+            }
+        }
+    }
+    ret
+}

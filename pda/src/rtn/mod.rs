@@ -1,0 +1,274 @@
+//! Grammars as recursive transition networks: every rule that is kept (the start rule and
+//! the genuinely recursive ones) becomes a minimized DFA over bytes and calls, with the
+//! other rules inlined; the analysis then proves that one byte of lookahead decides every
+//! move, and [`crate::Pda`] is built from the DFAs (see `build`).
+//!
+//! Because alternatives are merged by the subset construction, common prefixes and
+//! overlapping alternatives cost nothing: only a choice between reading a byte, calling a
+//! rule, skipping a rule that may be empty and returning must be decided by the next byte.
+//! Direct left recursion (`A ::= A x | y`) is rewritten as `A ::= y x*` first.
+
+mod analysis;
+mod build;
+mod dfa;
+
+use std::collections::HashMap;
+
+use crate::error::{PdaError, PdaErrorKind};
+use crate::gbnf::{fmt_rule_at, Expr, Pos, Rules};
+
+use dfa::RuleDfa;
+
+/// The kept rules and their DFAs. Rule 0 is the start rule.
+#[derive(Clone, Debug)]
+pub(crate) struct Rtn {
+    pub names: Vec<String>,
+    pub at: Vec<Option<Pos>>,
+    pub dfas: Vec<RuleDfa>,
+}
+
+/// Every rule name referenced in `e`, with where.
+fn refs<'e>(e: &'e Expr, out: &mut Vec<(&'e str, Option<Pos>)>) {
+    match e {
+        Expr::Ref(n, at) => out.push((n, *at)),
+        Expr::Seq(v) | Expr::Alt(v) => v.iter().for_each(|x| refs(x, out)),
+        Expr::Repeat { expr, .. } => refs(expr, out),
+        Expr::Bytes(_) | Expr::Class { .. } => {}
+    }
+}
+
+/// `A ::= A x1 | A x2 | y1 | y2` becomes `A ::= (y1 | y2) (x1 | x2)*`; other bodies are
+/// returned unchanged.
+fn remove_direct_left_recursion(
+    name: &str,
+    at: Option<Pos>,
+    body: &Expr,
+) -> Result<Expr, PdaError> {
+    let alts: &[Expr] = match body {
+        Expr::Alt(a) => a,
+        other => std::slice::from_ref(other),
+    };
+    let (mut tails, mut bases) = (Vec::new(), Vec::new());
+    for alt in alts {
+        match alt {
+            Expr::Ref(n, _) if n == name => tails.push(Expr::Seq(Vec::new())),
+            Expr::Seq(items) if matches!(items.first(), Some(Expr::Ref(n, _)) if n == name) => {
+                tails.push(Expr::Seq(items[1..].to_vec()))
+            }
+            _ => bases.push(alt.clone()),
+        }
+    }
+    if tails.is_empty() {
+        return Ok(body.clone());
+    }
+    if bases.is_empty() {
+        return Err(PdaError::new(
+            PdaErrorKind::LeftRecursion,
+            format!(
+                "{} is left-recursive in every alternative: no alternative starts without `{name}`, so it can never start",
+                fmt_rule_at(name, at)
+            ),
+        ));
+    }
+    Ok(Expr::Seq(vec![
+        Expr::Alt(bases),
+        Expr::Repeat {
+            expr: Box::new(Expr::Alt(tails)),
+            min: 0,
+            max: None,
+            at: None,
+        },
+    ]))
+}
+
+/// Inlined rules are kept as calls past this depth of nested inlining (so that building
+/// never recurses deeply)...
+const MAX_INLINE_DEPTH: u32 = 32;
+/// ...or past this size of inlined body (so that a rule used many times by rules used many
+/// times cannot blow up exponentially).
+const MAX_INLINE_SIZE: u64 = 4096;
+
+/// A rough size of `e` once built (its literal bytes, classes and references, repeated).
+fn expr_size(e: &Expr) -> u64 {
+    match e {
+        Expr::Bytes(b) => b.len().max(1) as u64,
+        Expr::Class { .. } | Expr::Ref(..) => 1,
+        Expr::Seq(v) | Expr::Alt(v) => v.iter().map(expr_size).sum::<u64>().max(1),
+        Expr::Repeat { expr, min, max, .. } => {
+            expr_size(expr).saturating_mul(u64::from(max.unwrap_or(*min + 1).max(1)))
+        }
+    }
+}
+
+/// Strongly connected components (iterative Kosaraju): per rule its component, and the
+/// components' members in an order where callers come before callees.
+fn components(calls: &[Vec<usize>]) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let n = calls.len();
+    let mut post = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    for root in 0..n {
+        if std::mem::replace(&mut seen[root], true) {
+            continue;
+        }
+        let mut stack = vec![(root, 0usize)];
+        while let Some((v, i)) = stack.pop() {
+            match calls[v].get(i) {
+                Some(&w) => {
+                    stack.push((v, i + 1));
+                    if !std::mem::replace(&mut seen[w], true) {
+                        stack.push((w, 0));
+                    }
+                }
+                None => post.push(v),
+            }
+        }
+    }
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (v, out) in calls.iter().enumerate() {
+        out.iter().for_each(|&w| callers[w].push(v));
+    }
+    let mut comp = vec![usize::MAX; n];
+    let mut members = Vec::new();
+    for &root in post.iter().rev() {
+        if comp[root] != usize::MAX {
+            continue;
+        }
+        let id = members.len();
+        let (mut group, mut work) = (Vec::new(), vec![root]);
+        comp[root] = id;
+        while let Some(v) = work.pop() {
+            group.push(v);
+            for &u in &callers[v] {
+                if comp[u] == usize::MAX {
+                    comp[u] = id;
+                    work.push(u);
+                }
+            }
+        }
+        members.push(group);
+    }
+    (comp, members)
+}
+
+/// The rules kept as RTN rules, start first: the start rule, the rules in a cycle of calls,
+/// and non-recursive rules too deep or too large to inline, of those the start reaches;
+/// and which rules the start reaches.
+fn choose_kept(start: usize, bodies: &[Expr], calls: &[Vec<usize>]) -> (Vec<usize>, Vec<bool>) {
+    let n = calls.len();
+    let (comp, members) = components(calls);
+    let recursive = |i: usize| members[comp[i]].len() > 1 || calls[i].contains(&i);
+    let mut keep: Vec<bool> = (0..n).map(|i| i == start || recursive(i)).collect();
+    // Callees before callers: height and size of each rule once inlined.
+    let (mut height, mut size) = (vec![0u32; n], vec![1u64; n]);
+    for group in members.iter().rev() {
+        for &i in group {
+            if keep[i] {
+                continue;
+            }
+            let inlined = calls[i].iter().filter(|&&j| !keep[j]);
+            height[i] = 1 + inlined.clone().map(|&j| height[j]).max().unwrap_or(0);
+            size[i] = inlined.fold(expr_size(&bodies[i]), |s, &j| s.saturating_add(size[j]));
+            if height[i] > MAX_INLINE_DEPTH || size[i] > MAX_INLINE_SIZE {
+                keep[i] = true;
+            }
+        }
+    }
+    // Reachable kept rules, start first.
+    let mut reached = vec![false; n];
+    let mut work = vec![start];
+    reached[start] = true;
+    while let Some(i) = work.pop() {
+        for &j in &calls[i] {
+            if !std::mem::replace(&mut reached[j], true) {
+                work.push(j);
+            }
+        }
+    }
+    let mut order = vec![start];
+    order.extend((0..n).filter(|&i| i != start && reached[i] && keep[i]));
+    (order, reached)
+}
+
+impl Rtn {
+    /// Checks names, rewrites direct left recursion, decides which rules are kept and builds
+    /// their DFAs.
+    pub fn new(rules: &Rules) -> Result<Rtn, PdaError> {
+        let defs = &rules.rules;
+        let index: HashMap<&str, usize> = defs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.name.as_str(), i))
+            .collect();
+        let Some(&start) = index.get(rules.start.as_str()) else {
+            return Err(PdaError::new(
+                PdaErrorKind::EmptyGrammar,
+                format!("the start rule `{}` is not defined", rules.start),
+            ));
+        };
+        // A rule that cannot be rewritten keeps its body; the error counts if it is used.
+        let mut unusable: Vec<Option<PdaError>> = Vec::new();
+        let mut bodies = Vec::new();
+        for d in defs {
+            match remove_direct_left_recursion(&d.name, d.at, &d.body) {
+                Ok(body) => (bodies.push(body), unusable.push(None)),
+                Err(e) => (bodies.push(d.body.clone()), unusable.push(Some(e))),
+            };
+        }
+        // Who refers to whom, unknown names reported where they are written.
+        let mut calls: Vec<Vec<usize>> = Vec::new();
+        for (d, body) in defs.iter().zip(&bodies) {
+            let mut found = Vec::new();
+            refs(body, &mut found);
+            let mut out = Vec::new();
+            for (name, at) in found {
+                let Some(&i) = index.get(name) else {
+                    let place = at.map_or(String::new(), |p| format!(" at {p}"));
+                    return Err(PdaError::new(
+                        PdaErrorKind::UnknownNonterminal,
+                        format!(
+                            "unknown rule `{name}`{place} in {}: no rule defines it",
+                            fmt_rule_at(&d.name, d.at)
+                        ),
+                    ));
+                };
+                out.push(i);
+            }
+            calls.push(out);
+        }
+        let (kept_rules, reached) = choose_kept(start, &bodies, &calls);
+        if let Some(e) = (0..defs.len()).find_map(|i| unusable[i].take().filter(|_| reached[i])) {
+            return Err(e);
+        }
+        let mut kept: Vec<Option<u32>> = vec![None; defs.len()];
+        for (k, &i) in kept_rules.iter().enumerate() {
+            kept[i] = Some(k as u32);
+        }
+        let order = kept_rules;
+        let ctx = dfa::Ctx {
+            bodies: &bodies,
+            kept: &kept,
+            index: &index,
+        };
+        let dfas = order
+            .iter()
+            .map(|&i| dfa::build(&ctx, &defs[i], &bodies[i]))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Rtn {
+            names: order.iter().map(|&i| defs[i].name.clone()).collect(),
+            at: order.iter().map(|&i| defs[i].at).collect(),
+            dfas,
+        })
+    }
+
+    /// How messages name rule `k`.
+    pub fn rule_name(&self, k: usize) -> String {
+        fmt_rule_at(&self.names[k], self.at[k])
+    }
+}
+
+/// Rules → RTN → checks → byte PDA.
+pub(crate) fn compile(rules: &Rules) -> Result<crate::Pda, PdaError> {
+    let rtn = Rtn::new(rules)?;
+    let analysis = analysis::Analysis::new(&rtn)?;
+    Ok(build::to_pda(&rtn, &analysis))
+}
