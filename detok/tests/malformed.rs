@@ -321,14 +321,18 @@ fn unknown_characters_without_byte_fallback_are_a_tokenize_error() {
 /// likely), a content of newlines, spaces, `▁`, tags, byte-level table characters or
 /// nothing, a random `special` flag, sometimes missing.
 fn random_added(rng: &mut fst_core::sample::SplitMix64) -> serde_json::Value {
-    const PARTS: &[&str] = &["\n", " ", "\u{2581}", "<table>", "Ġ", "é", "<0x41>", "a", ""];
+    const PARTS: &[&str] = &[
+        "\n", " ", "\u{2581}", "<table>", "Ġ", "é", "<0x41>", "a", "",
+    ];
     let id = match rng.below(4) {
         0 => rng.below(8),
         1 => 256 + rng.below(8),
         2 => 300 + rng.below(4),
         _ => u64::from(detok::MAX_TOKEN_ID) + rng.below(3),
     };
-    let content: String = (0..rng.below(4)).map(|_| PARTS[rng.index(PARTS.len())]).collect();
+    let content: String = (0..rng.below(4))
+        .map(|_| PARTS[rng.index(PARTS.len())])
+        .collect();
     let mut entry = serde_json::json!({
         "id": id, "content": content, "single_word": false, "lstrip": false,
         "rstrip": false, "normalized": false, "special": rng.below(2) == 0,
@@ -348,7 +352,8 @@ fn random_added_tokens_load_as_the_tokenizer_decodes_them_or_fail_cleanly() {
     let mut rng = fst_core::sample::SplitMix64::new(14);
     let (mut loaded, mut refused) = (0, 0);
     for case in 0..150 {
-        let added: Vec<serde_json::Value> = (0..rng.below(6)).map(|_| random_added(&mut rng)).collect();
+        let added: Vec<serde_json::Value> =
+            (0..rng.below(6)).map(|_| random_added(&mut rng)).collect();
         let json = serde_json::json!({
             "added_tokens": added, "normalizer": null,
             "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true},
@@ -356,7 +361,10 @@ fn random_added_tokens_load_as_the_tokenizer_decodes_them_or_fail_cleanly() {
             "model": {"type": "BPE", "vocab": vocab, "merges": []},
         });
         let text = serde_json::to_vec(&json).unwrap();
-        let dir = dir_with(&format!("random-added-{case}"), &[("tokenizer.json", &text)]);
+        let dir = dir_with(
+            &format!("random-added-{case}"),
+            &[("tokenizer.json", &text)],
+        );
         let path = dir.join("tokenizer.json");
         let ours = match Vocabulary::from_file(&path) {
             Ok(v) => v,
@@ -379,7 +387,10 @@ fn random_added_tokens_load_as_the_tokenizer_decodes_them_or_fail_cleanly() {
             continue;
         };
         let theirs = tok.get_added_tokens_decoder();
-        if theirs.iter().any(|(id, t)| ours.token_id(&t.content) != Some(*id)) {
+        if theirs
+            .iter()
+            .any(|(id, t)| ours.token_id(&t.content) != Some(*id))
+        {
             continue; // renumbered or shadowed by the crate: no common ids to compare
         }
         for (id, t) in theirs {
@@ -393,5 +404,8 @@ fn random_added_tokens_load_as_the_tokenizer_decodes_them_or_fail_cleanly() {
             }
         }
     }
-    assert!(loaded > 20 && refused > 20, "{loaded} loaded, {refused} refused");
+    assert!(
+        loaded > 20 && refused > 20,
+        "{loaded} loaded, {refused} refused"
+    );
 }
