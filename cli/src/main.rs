@@ -179,20 +179,10 @@ enum DialectArg {
 struct InfoArgs {
     /// A token automaton file.
     file: Option<PathBuf>,
-    /// Describe this vocabulary too (ids, text tokens, special and added tokens, EOS), and
+    /// With --vocab: describe the vocabulary (ids, text, special and added tokens, EOS), and
     /// with FILE say whether FILE was compiled for it.
-    #[arg(long, value_name = "VOCAB")]
-    vocab: Option<PathBuf>,
-    /// EOS token ids, comma-separated; overrides what the tokenizer files say.
-    #[arg(
-        long,
-        value_name = "ID,ID,...",
-        value_delimiter = ',',
-        requires = "vocab"
-    )]
-    eos: Option<Vec<u32>>,
     #[command(flatten)]
-    added: AddedArgs,
+    vocab: OptionalVocabArgs,
 }
 
 #[derive(Args)]
@@ -213,10 +203,19 @@ struct DotArgs {
         conflicts_with_all = ["file", "vocab"]
     )]
     regex: Option<String>,
-    /// Draw this vocabulary's detokenizing FST (for small vocabularies), or label FILE's edges.
+    /// With --vocab: draw the vocabulary's detokenizing FST (for small vocabularies), or
+    /// label FILE's edges with token text.
+    #[command(flatten)]
+    vocab: OptionalVocabArgs,
+}
+
+/// `--vocab` where it is optional (`info`, `dot`), with the options that shape the vocabulary.
+#[derive(Args)]
+struct OptionalVocabArgs {
+    /// Tokenizer: a tokenizer.json, a GPT-2 encoder.json (vocab.bpe beside it), or a tiktoken rank file.
     #[arg(long, value_name = "VOCAB")]
     vocab: Option<PathBuf>,
-    /// EOS token ids given when FILE was compiled (needed to match a tiktoken vocabulary).
+    /// EOS token ids, comma-separated, as given when FILE was compiled (a tiktoken vocabulary needs them).
     #[arg(
         long,
         value_name = "ID,ID,...",
@@ -226,6 +225,17 @@ struct DotArgs {
     eos: Option<Vec<u32>>,
     #[command(flatten)]
     added: AddedArgs,
+}
+
+impl OptionalVocabArgs {
+    /// The vocabulary arguments, when `--vocab` was given.
+    fn given(&self) -> Option<VocabArgs> {
+        Some(VocabArgs {
+            vocab: self.vocab.clone()?,
+            eos: self.eos.clone(),
+            added: self.added.clone(),
+        })
+    }
 }
 
 #[derive(Args)]
@@ -472,14 +482,7 @@ impl Drop for Progress {
 }
 
 fn info(args: InfoArgs) -> Result<ExitCode> {
-    let vocab = match &args.vocab {
-        Some(path) => Some(load_vocab(&VocabArgs {
-            vocab: path.clone(),
-            eos: args.eos.clone(),
-            added: args.added.clone(),
-        })?),
-        None => None,
-    };
+    let vocab = args.vocab.given().as_ref().map(load_vocab).transpose()?;
     if let Some(vocab) = &vocab {
         println!(
             "vocabulary: {}; fingerprint {:016x}",
@@ -550,32 +553,23 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
         print!("{}", dfa.to_dot());
         return Ok(ExitCode::SUCCESS);
     }
-    match (&args.file, &args.vocab) {
+    match (&args.file, args.vocab.given()) {
         (Some(file), None) => {
             let automaton = load_automaton(file)?;
             print!("{}", fst_core::dot::to_dot(&automaton, &|_| None));
         }
-        (Some(file), Some(path)) => {
-            let vocab_args = VocabArgs {
-                vocab: path.clone(),
-                eos: args.eos.clone(),
-                added: args.added.clone(),
-            };
+        (Some(file), Some(vocab_args)) => {
             let (automaton, vocab) = load_pair(file, &vocab_args)?;
             let text = |id: u32| vocab.token_bytes(id).map(<[u8]>::to_vec);
             print!("{}", fst_core::dot::to_dot(&automaton, &text));
         }
-        (None, Some(path)) => {
-            let vocab = load_vocab(&VocabArgs {
-                vocab: path.clone(),
-                eos: args.eos.clone(),
-                added: args.added.clone(),
-            })?;
+        (None, Some(vocab_args)) => {
+            let vocab = load_vocab(&vocab_args)?;
             const MAX_DRAWN: usize = 5_000;
             if vocab.len() > MAX_DRAWN {
                 bail!(
                     "{} has {} tokens; drawing the detokenizer is meant for small vocabularies (at most {MAX_DRAWN})",
-                    path.display(),
+                    vocab_args.vocab.display(),
                     vocab.len()
                 );
             }
