@@ -548,11 +548,15 @@ fn build(meta: Meta, origin: &str) -> Result<Vocabulary> {
     let eos = eos_ids(&meta.eos, tokens.len(), origin)?;
     let mut text = Vec::with_capacity(tokens.len());
     let mut specials = Vec::new();
+    let mut added_text = Vec::new();
     for (id, token) in tokens.into_iter().enumerate() {
         let ty = meta.types.as_ref().map_or(1, |(types, _)| types[id]);
         let kind = classify(family, id, &token, ty, origin)?;
         match kind {
             Kind::Text(_) if eos.contains(&(id as u32)) => specials.push((id as u32, token)),
+            // User-defined tokens are llama.cpp's added tokens that are text: listed as such, so
+            // `--added-as-special` can name them as for a tokenizer.json.
+            Kind::Text(bytes) if ty == 4 => added_text.push((id as u32, token, bytes)),
             Kind::Text(bytes) => text.push((id as u32, bytes)),
             Kind::Special => specials.push((id as u32, token)),
         }
@@ -562,6 +566,7 @@ fn build(meta: Meta, origin: &str) -> Result<Vocabulary> {
         origin: origin.to_string(),
         text,
         specials,
+        added_text,
         source: Source::Gguf { pre: meta.pre },
     };
     let mut vocab = Vocabulary::assemble(parts)?;
