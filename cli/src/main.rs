@@ -262,8 +262,8 @@ struct CheckArgs {
     file: PathBuf,
     #[command(flatten)]
     vocab: VocabArgs,
-    /// A text, tokenized by the tokenizer.
-    #[arg(long)]
+    /// A text, tokenized by the tokenizer (may start with `-`).
+    #[arg(long, allow_hyphen_values = true)]
     text: Option<String>,
     /// Token ids, comma-separated (EOS may come last).
     #[arg(long, value_name = "ID,ID,...", value_delimiter = ',')]
