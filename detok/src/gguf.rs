@@ -512,7 +512,8 @@ fn classify(family: Family, id: usize, token: &str, ty: i64, origin: &str) -> Re
 /// The byte of a `<0xHH>` token.
 fn byte_of(token: &str) -> Option<u8> {
     let hex = token.strip_prefix("<0x")?.strip_suffix('>')?;
-    (hex.len() == 2)
+    // from_str_radix alone would take a sign ("+1").
+    (hex.len() == 2 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
         .then(|| u8::from_str_radix(hex, 16).ok())
         .flatten()
 }
