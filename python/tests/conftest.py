@@ -17,7 +17,7 @@ TESTDATA = REPO / "testdata"
 
 @pytest.fixture(scope="session")
 def bytelevel() -> fstc.Vocabulary:
-    """Llama 3's byte-level BPE cut to 2,004 ids (EOS 2002; 2004 is no multiple of 32)."""
+    """Llama 3's byte-level BPE cut to 2,004 ids plus five added text tokens (2,009 ids, EOS 2002; no multiple of 32)."""
     return fstc.Vocabulary.from_file(TESTDATA / "bytelevel" / "tokenizer.json")
 
 
