@@ -329,18 +329,19 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
     progress.stage("loading vocabulary");
     let vocab = load_vocab(&args.vocab)?;
     let loaded = started.elapsed();
-    let mut compiler = RegexCompiler::new();
+    let mut config = RegexCompiler::config()
+        .image_tokens(args.image_tokens.iter().copied())
+        .dialect(match args.dialect {
+            DialectArg::Regex => fst_core::regex::Dialect::Regex,
+            DialectArg::Ecmascript => fst_core::regex::Dialect::EcmaScript,
+        });
     if let Some(limit) = args.dfa_state_limit {
-        compiler = compiler.dfa_state_limit(limit);
+        config = config.dfa_state_limit(limit);
     }
     if let Some(limit) = args.token_edge_limit {
-        compiler = compiler.token_edge_limit(limit);
+        config = config.token_edge_limit(limit);
     }
-    compiler = compiler.image_tokens(args.image_tokens.iter().copied());
-    compiler = compiler.dialect(match args.dialect {
-        DialectArg::Regex => fst_core::regex::Dialect::Regex,
-        DialectArg::Ecmascript => fst_core::regex::Dialect::EcmaScript,
-    });
+    let compiler = RegexCompiler::new().configure(config);
     progress.stage("indexing vocabulary");
     let trie_start = Instant::now();
     let trie = VocabTrie::new(&vocab);

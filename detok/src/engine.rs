@@ -1,5 +1,6 @@
 //! The tokenizers behind [`Vocabulary::tokenize`](crate::Vocabulary::tokenize), built on
-//! first use so that loading a vocabulary stays cheap.
+//! first use so that loading a vocabulary stays cheap, from the token bytes and the
+//! [`Source`] a loader kept (never from a `Vocabulary`, which this module does not know).
 //!
 //! For a tokenizer.json the `tokenizers` crate does the work, on a copy of the file adjusted
 //! so that the output spells the input: only the added tokens that are text are matched
@@ -9,63 +10,52 @@
 //! ByteLevel gets `add_prefix_space: false`). For GPT-2's encoder.json a byte-level BPE is
 //! built from the vocabulary and vocab.bpe; tiktoken rank files use [`RankEncoder`].
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 use tokenizers::models::bpe::{Vocab, BPE};
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
-use tokenizers::pre_tokenizers::split::Split;
 use tokenizers::Tokenizer;
 
 use crate::byte_level;
 use crate::error::{Result, VocabError, VocabErrorKind};
+use crate::parts::Source;
 use crate::tiktoken::RankEncoder;
-use crate::vocabulary::Vocabulary;
 use fst_core::TokenVocabulary;
-
-/// What a vocabulary keeps to build its tokenizer later.
-pub(crate) enum Source {
-    /// The tokenizer.json file's bytes.
-    HfJson { json: Vec<u8> },
-    /// GPT-2: the merges file beside encoder.json (the vocabulary itself is rebuilt from the
-    /// token bytes).
-    Gpt2 { merges_path: PathBuf },
-    /// tiktoken: the compiled split pattern (ranks are the token bytes).
-    Tiktoken { splitter: Split },
-    /// A GGUF file: its pre-tokenizer (`tokenizer.ggml.pre`) is llama.cpp code, not data, so
-    /// text cannot be tokenized exactly from the file.
-    Gguf { pre: Option<String> },
-}
 
 pub(crate) enum Engine {
     Hf(Box<Tokenizer>),
     Ranks(Box<RankEncoder>),
 }
 
-fn build_error(vocab: &Vocabulary, msg: String) -> VocabError {
+fn build_error(origin: &str, msg: String) -> VocabError {
     VocabError::new(
         VocabErrorKind::Tokenize,
-        format!("{}: cannot build the tokenizer: {msg}", vocab.origin()),
+        format!("{origin}: cannot build the tokenizer: {msg}"),
     )
 }
 
 impl Engine {
-    pub fn build(source: &Source, vocab: &Vocabulary) -> Result<Engine> {
+    /// The tokenizer of `source` over the token bytes of `tokens`; `added_text` (sorted) are
+    /// the ids of the added tokens that are text, `origin` names the file in errors.
+    pub fn build(
+        source: &Source,
+        tokens: &impl TokenVocabulary,
+        added_text: &[u32],
+        origin: &str,
+    ) -> Result<Engine> {
         match source {
             Source::HfJson { json } => {
                 let mut value: Value = serde_json::from_slice(json)
-                    .map_err(|e| build_error(vocab, format!("invalid JSON: {e}")))?;
-                let added_text: Vec<u32> = vocab.added_text_tokens().map(|(id, _)| id).collect();
-                exact_spelling_config(&mut value, &added_text);
-                let mut tokenizer: Tokenizer =
-                    serde_json::from_value(value).map_err(|e| build_error(vocab, e.to_string()))?;
+                    .map_err(|e| build_error(origin, format!("invalid JSON: {e}")))?;
+                exact_spelling_config(&mut value, added_text);
+                let mut tokenizer: Tokenizer = serde_json::from_value(value)
+                    .map_err(|e| build_error(origin, e.to_string()))?;
                 tokenizer.set_encode_special_tokens(true);
                 Ok(Engine::Hf(Box::new(tokenizer)))
             }
             Source::Gpt2 { merges_path } => {
                 let merges_text = std::fs::read_to_string(merges_path).map_err(|e| {
                     build_error(
-                        vocab,
+                        origin,
                         format!(
                             "tokenizing with encoder.json needs vocab.bpe beside it; cannot read \
                              {}: {e}",
@@ -83,7 +73,7 @@ impl Engine {
                         (Some(a), Some(b), None) => merges.push((a.to_string(), b.to_string())),
                         _ => {
                             return Err(build_error(
-                                vocab,
+                                origin,
                                 format!(
                                     "{}:{}: expected `a b`, found {line:?}",
                                     merges_path.display(),
@@ -94,25 +84,25 @@ impl Engine {
                     }
                 }
                 let mut map = Vocab::default();
-                for id in 0..vocab.len() as u32 {
-                    if let Some(bytes) = vocab.token_bytes(id) {
+                for id in 0..tokens.len() as u32 {
+                    if let Some(bytes) = tokens.token_bytes(id) {
                         map.insert(byte_level::encode_bytes(bytes), id);
                     }
                 }
                 let bpe = BPE::builder()
                     .vocab_and_merges(map, merges)
                     .build()
-                    .map_err(|e| build_error(vocab, format!("{}: {e}", merges_path.display())))?;
+                    .map_err(|e| build_error(origin, format!("{}: {e}", merges_path.display())))?;
                 let mut tokenizer = Tokenizer::new(bpe);
                 tokenizer.with_pre_tokenizer(Some(ByteLevel::new(false, true, true)));
                 tokenizer.with_decoder(Some(ByteLevel::default()));
                 Ok(Engine::Hf(Box::new(tokenizer)))
             }
             Source::Tiktoken { splitter } => {
-                Ok(Engine::Ranks(Box::new(RankEncoder::new(vocab, splitter))))
+                Ok(Engine::Ranks(Box::new(RankEncoder::new(tokens, splitter))))
             }
             Source::Gguf { pre } => Err(build_error(
-                vocab,
+                origin,
                 format!(
                     "tokenizing text is not supported for GGUF files: the pre-tokenizer \
                      (tokenizer.ggml.pre = {}) is llama.cpp code, not data in the file; give \
@@ -124,18 +114,18 @@ impl Engine {
         }
     }
 
-    pub fn encode(&self, text: &str, vocab: &Vocabulary) -> Result<Vec<u32>> {
+    pub fn encode(&self, text: &str, origin: &str) -> Result<Vec<u32>> {
         match self {
             Engine::Hf(tokenizer) => {
                 let encoding = tokenizer.encode(text, false).map_err(|e| {
                     VocabError::new(
                         VocabErrorKind::Tokenize,
-                        format!("{}: tokenizing failed: {e}", vocab.origin()),
+                        format!("{origin}: tokenizing failed: {e}"),
                     )
                 })?;
                 Ok(encoding.get_ids().to_vec())
             }
-            Engine::Ranks(encoder) => encoder.encode(text, vocab.origin()),
+            Engine::Ranks(encoder) => encoder.encode(text, origin),
         }
     }
 }

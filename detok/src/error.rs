@@ -64,3 +64,10 @@ pub(crate) fn malformed(message: impl Into<String>) -> VocabError {
 pub(crate) fn unsupported(message: impl Into<String>) -> VocabError {
     VocabError::new(VocabErrorKind::Unsupported, message)
 }
+
+pub(crate) fn io_error(path: &std::path::Path, e: std::io::Error) -> VocabError {
+    VocabError::new(
+        VocabErrorKind::Io,
+        format!("cannot read {}: {e}", path.display()),
+    )
+}

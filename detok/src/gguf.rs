@@ -16,13 +16,12 @@
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, Read};
 use std::path::Path;
 
 use crate::byte_level;
-use crate::engine::Source;
-use crate::error::{malformed, unsupported, Result, VocabError, VocabErrorKind};
-use crate::vocabulary::{Family, Parts, Vocabulary, MAX_TOKEN_ID, WELL_KNOWN_EOS};
+use crate::error::{io_error, malformed, unsupported, Result, VocabError, VocabErrorKind};
+use crate::parts::{Eos, Family, Parts, Source, MAX_TOKEN_ID};
 
 /// The first four bytes of every GGUF file.
 pub(crate) const MAGIC: &[u8; 4] = b"GGUF";
@@ -61,44 +60,17 @@ pub(crate) fn has_magic(path: &Path) -> Result<bool> {
     Ok(&head == MAGIC)
 }
 
-fn io_error(path: &Path, e: io::Error) -> VocabError {
-    VocabError::new(
-        VocabErrorKind::Io,
-        format!("cannot read {}: {e}", path.display()),
-    )
-}
-
-impl Vocabulary {
-    /// Loads the tokenizer of a GGUF model file (llama.cpp's format, versions 2 and 3),
-    /// reading only its header and metadata.
-    ///
-    /// `tokenizer.ggml.model` must be `gpt2` (byte-level BPE) or `llama` (SentencePiece).
-    /// Bytes per id are llama.cpp's (`llama_token_to_piece` with `special = false`): normal
-    /// and user-defined tokens are text, `llama` byte tokens `<0xHH>` are one byte, control,
-    /// unknown and unused tokens are special. EOS: the ids of `tokenizer.ggml.eos_token_id`,
-    /// `eot_token_id` and `eom_token_id` (made special if the file types them as text), plus
-    /// every special token named in [`WELL_KNOWN_EOS`] (llama.cpp ends generation on those
-    /// too). [`Vocabulary::tokenize`] is not available for GGUF vocabularies (an error).
-    pub fn from_gguf(path: impl AsRef<Path>) -> Result<Vocabulary> {
-        let path = path.as_ref();
-        let file = File::open(path).map_err(|e| io_error(path, e))?;
-        let len = file.metadata().map_err(|e| io_error(path, e))?.len();
-        Vocabulary::from_gguf_reader(BufReader::new(file), len, &path.display().to_string())
-    }
-
-    /// [`Vocabulary::from_gguf`] on any reader positioned at the start of a GGUF file of
-    /// `len` bytes (lengths and counts are checked against `len`); `origin` names it in
-    /// errors.
-    pub fn from_gguf_reader(reader: impl Read, len: u64, origin: &str) -> Result<Vocabulary> {
-        let mut reader = Reader {
-            inner: reader,
-            offset: 0,
-            len,
-            origin,
-        };
-        let meta = read_metadata(&mut reader)?;
-        build(meta, origin)
-    }
+/// The parts of a GGUF file of `len` bytes read from `reader`, positioned at its start
+/// (lengths and counts are checked against `len`); `origin` names it in errors.
+pub(crate) fn load(reader: impl Read, len: u64, origin: &str) -> Result<Parts> {
+    let mut reader = Reader {
+        inner: reader,
+        offset: 0,
+        len,
+        origin,
+    };
+    let meta = read_metadata(&mut reader)?;
+    build(meta, origin)
 }
 
 /// A GGUF value type (the specification's numbering).
@@ -518,7 +490,7 @@ fn byte_of(token: &str) -> Option<u8> {
         .flatten()
 }
 
-fn build(meta: Meta, origin: &str) -> Result<Vocabulary> {
+fn build(meta: Meta, origin: &str) -> Result<Parts> {
     let model = meta.model.as_deref().ok_or_else(|| {
         malformed(format!(
             "{origin}: the GGUF metadata has no {MODEL_KEY:?} key: the file holds no tokenizer"
@@ -562,26 +534,19 @@ fn build(meta: Meta, origin: &str) -> Result<Vocabulary> {
             Kind::Special => specials.push((id as u32, token)),
         }
     }
-    let parts = Parts {
+    Ok(Parts {
         family,
         origin: origin.to_string(),
         text,
         specials,
         added_text,
+        // llama.cpp also ends generation on the well-known end tokens.
+        eos: Eos::Ids {
+            ids: eos,
+            well_known: true,
+        },
         source: Source::Gguf { pre: meta.pre },
-    };
-    let mut vocab = Vocabulary::assemble(parts)?;
-    let mut all_eos = eos;
-    all_eos.extend(
-        vocab
-            .special_tokens()
-            .filter(|(_, name)| WELL_KNOWN_EOS.contains(name))
-            .map(|(id, _)| id),
-    );
-    all_eos.sort_unstable();
-    all_eos.dedup();
-    vocab.set_eos_unchecked(all_eos);
-    Ok(vocab)
+    })
 }
 
 /// The ids of the EOS keys, each checked to be a token of the file.

@@ -7,15 +7,14 @@
 use std::path::Path;
 
 use crate::byte_level;
-use crate::engine::Source;
 use crate::error::Result;
 use crate::hf::parse_token_map;
-use crate::vocabulary::{Family, Parts, Vocabulary};
+use crate::parts::{Eos, Family, Parts, Source};
 
 /// GPT-2's only special token, which is also its EOS.
 pub const GPT2_END_OF_TEXT: &str = "<|endoftext|>";
 
-pub(crate) fn load(path: &Path, data: &[u8]) -> Result<Vocabulary> {
+pub(crate) fn load(path: &Path, data: &[u8]) -> Result<Parts> {
     let origin = path.display().to_string();
     let entries = parse_token_map(&origin, data)?;
     let mut text = Vec::with_capacity(entries.len());
@@ -27,18 +26,19 @@ pub(crate) fn load(path: &Path, data: &[u8]) -> Result<Vocabulary> {
             text.push((id, byte_level::decode_token(&token)));
         }
     }
-    let eos: Vec<u32> = specials.iter().map(|&(id, _)| id).collect();
-    let parts = Parts {
+    let eos = Eos::Ids {
+        ids: specials.iter().map(|&(id, _)| id).collect(),
+        well_known: false,
+    };
+    Ok(Parts {
         family: Family::ByteLevelBpe,
         origin,
         text,
         added_text: Vec::new(),
         specials,
+        eos,
         source: Source::Gpt2 {
             merges_path: path.with_file_name("vocab.bpe"),
         },
-    };
-    let mut vocab = Vocabulary::assemble(parts)?;
-    vocab.set_eos_unchecked(eos);
-    Ok(vocab)
+    })
 }

@@ -15,9 +15,8 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Vis
 use serde_json::Value;
 
 use crate::byte_level;
-use crate::engine::Source;
 use crate::error::{malformed, unsupported, Result, VocabError, VocabErrorKind};
-use crate::vocabulary::{Family, Parts, Vocabulary};
+use crate::parts::{read, Eos, Family, Parts, Source};
 
 #[derive(serde::Deserialize)]
 struct TokenizerFile {
@@ -107,7 +106,7 @@ enum Spelling {
     },
 }
 
-pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Vocabulary> {
+pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Parts> {
     let origin = path.display().to_string();
     let file: TokenizerFile = serde_json::from_slice(&data)
         .map_err(|e| malformed(format!("{origin}: not a valid tokenizer.json: {e}")))?;
@@ -148,6 +147,7 @@ pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Vocabulary> {
         text,
         added_text,
         specials,
+        eos: Eos::well_known(),
         source: Source::HfJson { json: data },
     };
 
@@ -157,8 +157,8 @@ pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Vocabulary> {
     } else {
         None
     };
-    if let Some(name) = &eos_name {
-        if !parts.ensure_special(name) {
+    if let Some(name) = eos_name {
+        if !parts.ensure_special(&name) {
             return Err(VocabError::new(
                 VocabErrorKind::Eos,
                 format!(
@@ -167,19 +167,14 @@ pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Vocabulary> {
                 ),
             ));
         }
+        parts.eos = Eos::Named(name);
     }
-    let mut vocab = Vocabulary::assemble(parts)?;
-    // ensure_special made the name a special token, so it has an id.
-    match eos_name.and_then(|name| vocab.token_id(&name)) {
-        Some(id) => vocab.set_eos_unchecked(vec![id]),
-        None => vocab.set_well_known_eos(),
-    }
-    Ok(vocab)
+    Ok(parts)
 }
 
 /// The `eos_token` of a tokenizer_config.json: a string, `{"content": ...}`, or absent/null.
 fn config_eos(path: &Path) -> Result<Option<String>> {
-    let data = crate::vocabulary::read(path)?;
+    let data = read(path)?;
     let value: Value = serde_json::from_slice(&data)
         .map_err(|e| malformed(format!("{}: not valid JSON: {e}", path.display())))?;
     let Some(obj) = value.as_object() else {

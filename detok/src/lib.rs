@@ -9,7 +9,6 @@
 //! implements [`fst_core::TokenVocabulary`]. [`Vocabulary::tokenize`] gives the
 //! tokenizer's own tokenization of a text, spelled exactly, for `fstc check --text`.
 //! [`detokenizing_fst`] builds the paper's T_V, which maps token sequences to bytes.
-//! [`fixtures`] says where fstc's own tests and benches find tokenizers.
 //!
 //! ```
 //! use detok::{detokenizing_fst, Family, Vocabulary};
@@ -36,16 +35,17 @@
 pub mod byte_level;
 mod engine;
 mod error;
-pub mod fixtures;
 mod fst;
 mod gguf;
 mod gpt2;
 mod hf;
+mod parts;
 mod tiktoken;
 mod vocabulary;
 
 pub use error::{Result, VocabError, VocabErrorKind};
 pub use fst::{detokenizer_dot, detokenizing_fst};
 pub use gpt2::GPT2_END_OF_TEXT;
+pub use parts::{Family, MAX_TOKEN_ID, WELL_KNOWN_EOS};
 pub use tiktoken::{TiktokenOptions, CL100K_PATTERN};
-pub use vocabulary::{AddedAsSpecial, Family, Vocabulary, MAX_TOKEN_ID, WELL_KNOWN_EOS};
+pub use vocabulary::{AddedAsSpecial, Vocabulary};

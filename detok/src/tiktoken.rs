@@ -20,9 +20,8 @@ use tokenizers::{
     OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, SplitDelimiterBehavior,
 };
 
-use crate::engine::Source;
 use crate::error::{malformed, unsupported, Result, VocabError, VocabErrorKind};
-use crate::vocabulary::{Family, Parts, Vocabulary};
+use crate::parts::{Eos, Family, Parts, Source};
 
 /// The pre-tokenization pattern of OpenAI's `cl100k_base`, also used by Llama 3.
 pub const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
@@ -37,7 +36,7 @@ pub struct TiktokenOptions {
     pub pattern: Option<String>,
 }
 
-pub(crate) fn load(path: &Path, data: &[u8], options: &TiktokenOptions) -> Result<Vocabulary> {
+pub(crate) fn load(path: &Path, data: &[u8], options: &TiktokenOptions) -> Result<Parts> {
     let origin = path.display().to_string();
     let text = std::str::from_utf8(data).map_err(|e| {
         malformed(format!(
@@ -95,7 +94,7 @@ pub(crate) fn load(path: &Path, data: &[u8], options: &TiktokenOptions) -> Resul
         false,
     )
     .map_err(|e| unsupported(format!("{origin}: bad split pattern {pattern:?}: {e}")))?;
-    let parts = Parts {
+    Ok(Parts {
         family: Family::Tiktoken,
         origin,
         text: tokens,
@@ -105,11 +104,9 @@ pub(crate) fn load(path: &Path, data: &[u8], options: &TiktokenOptions) -> Resul
             .iter()
             .map(|(name, id)| (*id, name.clone()))
             .collect(),
+        eos: Eos::well_known(),
         source: Source::Tiktoken { splitter },
-    };
-    let mut vocab = Vocabulary::assemble(parts)?;
-    vocab.set_well_known_eos();
-    Ok(vocab)
+    })
 }
 
 /// tiktoken's encoder: ranks by token bytes, and the splitter.
@@ -119,10 +116,10 @@ pub(crate) struct RankEncoder {
 }
 
 impl RankEncoder {
-    pub fn new(vocab: &Vocabulary, splitter: &Split) -> RankEncoder {
-        use fst_core::TokenVocabulary;
-        let ranks = (0..vocab.len() as u32)
-            .filter_map(|id| Some((vocab.token_bytes(id)?.to_vec(), id)))
+    /// The encoder whose ranks are the ids of the token bytes of `tokens`.
+    pub fn new(tokens: &impl fst_core::TokenVocabulary, splitter: &Split) -> RankEncoder {
+        let ranks = (0..tokens.len() as u32)
+            .filter_map(|id| Some((tokens.token_bytes(id)?.to_vec(), id)))
             .collect();
         RankEncoder {
             ranks,

@@ -1,54 +1,25 @@
 //! [`Vocabulary`]: a real tokenizer seen as exact bytes per token id, with its special tokens
 //! and EOS ids.
 //!
-//! The loaders (`hf`, `gpt2`, `tiktoken`) turn a file into [`Parts`]; [`Vocabulary::assemble`]
-//! checks the ids and packs the bytes into one arena so that `token_bytes` is a slice lookup
-//! and loading a 150k-token vocabulary stays cheap. The `tokenizers` machinery needed for
-//! [`Vocabulary::tokenize`] is only built the first time it is used.
+//! The loaders (`hf`, `gpt2`, `tiktoken`, `gguf`) turn a file into [`Parts`];
+//! [`Vocabulary::assemble`], the one place a `Vocabulary` is built, checks the ids, packs the
+//! bytes into one arena (so that `token_bytes` is a slice lookup and loading a 150k-token
+//! vocabulary stays cheap) and settles the EOS ids. The tokenizer behind
+//! [`Vocabulary::tokenize`] is built from the token bytes the first time it is used.
 
 use std::collections::HashMap;
 use std::fmt;
+use std::fs::File;
+use std::io::{BufReader, Read};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use fst_core::TokenVocabulary;
 
-use crate::engine::{Engine, Source};
-use crate::error::{malformed, Result, VocabError, VocabErrorKind};
+use crate::engine::Engine;
+use crate::error::{io_error, malformed, Result, VocabError, VocabErrorKind};
+use crate::parts::{read, Eos, Family, Parts, Source, MAX_TOKEN_ID, WELL_KNOWN_EOS};
 use crate::tiktoken::TiktokenOptions;
-
-/// How a tokenizer writes token bytes, which decides how its files are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    /// GPT-2-style byte-level BPE (GPT-2, Llama 3, Qwen): token strings use GPT-2's
-    /// byte-to-unicode table.
-    ByteLevelBpe,
-    /// SentencePiece-style BPE or Unigram (Llama 2, Mistral, T5): `▁` stands for a space and,
-    /// with byte fallback, `<0xHH>` pieces are single bytes.
-    SentencePiece,
-    /// A tiktoken rank file: each line is the base64 of a token's bytes and its rank (= id).
-    Tiktoken,
-}
-
-/// Ids at or above this bound are rejected, so that a corrupt id cannot make us allocate
-/// gigabytes. Real vocabularies stay far below it (the largest are around 262k).
-pub const MAX_TOKEN_ID: u32 = (1 << 22) - 1;
-
-/// Names that mark an end-of-sequence token when no config says which one it is.
-///
-/// Every special token whose name is in this list becomes an EOS id (so Qwen without a config
-/// gets both `<|endoftext|>` and `<|im_end|>`, Llama 3 both `<|end_of_text|>` and `<|eot_id|>`).
-pub const WELL_KNOWN_EOS: &[&str] = &[
-    "</s>",
-    "<|endoftext|>",
-    "<|end_of_text|>",
-    "<|im_end|>",
-    "<|eot_id|>",
-    "<|eom_id|>",
-    "<|end|>",
-    "<eos>",
-    "<end_of_turn>",
-];
 
 /// Which added tokens that are text [`Vocabulary::with_added_as_special`] makes special.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,45 +28,6 @@ pub enum AddedAsSpecial {
     All,
     /// The added tokens with these names (their content in the tokenizer file).
     Named(Vec<String>),
-}
-
-/// What a loader found in a file, before ids are checked and bytes packed.
-pub(crate) struct Parts {
-    pub family: Family,
-    /// The file, for error messages.
-    pub origin: String,
-    /// Text tokens: id and exact bytes.
-    pub text: Vec<(u32, Vec<u8>)>,
-    /// Added tokens that are text (`"special": false`): id, name (the file's content) and
-    /// the bytes the tokenizer's decoder gives them. They override a text token with the
-    /// same id, as the tokenizer's own decoding does.
-    pub added_text: Vec<(u32, String, Vec<u8>)>,
-    /// Special tokens (no text): id and name. They override a text token with the same id.
-    pub specials: Vec<(u32, String)>,
-    pub source: Source,
-}
-
-impl Parts {
-    /// Makes the text token spelled `name` special, for an EOS token that a config names but
-    /// that the vocabulary lists as text (then, as in `transformers`, the name is special).
-    /// An added token that is text and has that name becomes special too. Returns whether
-    /// the name is now a special token.
-    pub fn ensure_special(&mut self, name: &str) -> bool {
-        if self.specials.iter().any(|(_, n)| n == name) {
-            return true;
-        }
-        if let Some(pos) = self.added_text.iter().position(|(_, n, _)| n == name) {
-            let (id, name, _) = self.added_text.swap_remove(pos);
-            self.specials.push((id, name));
-            return true;
-        }
-        let Some(pos) = self.text.iter().position(|(_, b)| b == name.as_bytes()) else {
-            return false;
-        };
-        let (id, _) = self.text.swap_remove(pos);
-        self.specials.push((id, name.to_string()));
-        true
-    }
 }
 
 /// A tokenizer's vocabulary as exact bytes per token id.
@@ -149,18 +81,19 @@ impl Vocabulary {
         }
         let data = read(path)?;
         let first = data.iter().copied().find(|b| !b.is_ascii_whitespace());
-        if first == Some(b'[') {
+        let parts = if first == Some(b'[') {
             // Neither JSON format is an array; let the tokenizer.json parser say so.
-            crate::hf::load(path, data)
+            crate::hf::load(path, data)?
         } else if first == Some(b'{') {
             if has_model_object(&data) {
-                crate::hf::load(path, data)
+                crate::hf::load(path, data)?
             } else {
-                crate::gpt2::load(path, &data)
+                crate::gpt2::load(path, &data)?
             }
         } else {
-            crate::tiktoken::load(path, &data, &TiktokenOptions::default())
-        }
+            crate::tiktoken::load(path, &data, &TiktokenOptions::default())?
+        };
+        Vocabulary::assemble(parts)
     }
 
     /// Loads a HuggingFace `tokenizer.json` (byte-level BPE, or SentencePiece-style BPE or
@@ -174,14 +107,14 @@ impl Vocabulary {
     /// [`WELL_KNOWN_EOS`].
     pub fn from_tokenizer_json(path: impl AsRef<Path>) -> Result<Vocabulary> {
         let path = path.as_ref();
-        crate::hf::load(path, read(path)?)
+        Vocabulary::assemble(crate::hf::load(path, read(path)?)?)
     }
 
     /// Loads GPT-2's `encoder.json`. `<|endoftext|>` is special and the EOS. The `vocab.bpe`
     /// beside it is only read by [`Vocabulary::tokenize`].
     pub fn from_gpt2_encoder(path: impl AsRef<Path>) -> Result<Vocabulary> {
         let path = path.as_ref();
-        crate::gpt2::load(path, &read(path)?)
+        Vocabulary::assemble(crate::gpt2::load(path, &read(path)?)?)
     }
 
     /// Loads a tiktoken rank file (lines `base64(token bytes) rank`, rank = id).
@@ -191,17 +124,42 @@ impl Vocabulary {
     /// higher; EOS ids are the specials named in [`WELL_KNOWN_EOS`].
     pub fn from_tiktoken(path: impl AsRef<Path>, options: &TiktokenOptions) -> Result<Vocabulary> {
         let path = path.as_ref();
-        crate::tiktoken::load(path, &read(path)?, options)
+        Vocabulary::assemble(crate::tiktoken::load(path, &read(path)?, options)?)
     }
 
-    /// Checks ids and packs the bytes. EOS ids start empty.
-    pub(crate) fn assemble(parts: Parts) -> Result<Vocabulary> {
+    /// Loads the tokenizer of a GGUF model file (llama.cpp's format, versions 2 and 3),
+    /// reading only its header and metadata.
+    ///
+    /// `tokenizer.ggml.model` must be `gpt2` (byte-level BPE) or `llama` (SentencePiece).
+    /// Bytes per id are llama.cpp's (`llama_token_to_piece` with `special = false`): normal
+    /// and user-defined tokens are text, `llama` byte tokens `<0xHH>` are one byte, control,
+    /// unknown and unused tokens are special. EOS: the ids of `tokenizer.ggml.eos_token_id`,
+    /// `eot_token_id` and `eom_token_id` (made special if the file types them as text), plus
+    /// every special token named in [`WELL_KNOWN_EOS`] (llama.cpp ends generation on those
+    /// too). [`Vocabulary::tokenize`] is not available for GGUF vocabularies (an error).
+    pub fn from_gguf(path: impl AsRef<Path>) -> Result<Vocabulary> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| io_error(path, e))?;
+        let len = file.metadata().map_err(|e| io_error(path, e))?.len();
+        Vocabulary::from_gguf_reader(BufReader::new(file), len, &path.display().to_string())
+    }
+
+    /// [`Vocabulary::from_gguf`] on any reader positioned at the start of a GGUF file of
+    /// `len` bytes (lengths and counts are checked against `len`); `origin` names it in
+    /// errors.
+    pub fn from_gguf_reader(reader: impl Read, len: u64, origin: &str) -> Result<Vocabulary> {
+        Vocabulary::assemble(crate::gguf::load(reader, len, origin)?)
+    }
+
+    /// The one place a `Vocabulary` is built: checks ids, packs the bytes, settles EOS.
+    fn assemble(parts: Parts) -> Result<Vocabulary> {
         let Parts {
             family,
             origin,
             text,
             added_text,
             specials,
+            eos,
             source,
         } = parts;
         let len = id_space(&origin, &text, &added_text, &specials)?;
@@ -235,7 +193,7 @@ impl Vocabulary {
             let lowest = by_name.entry(name.clone()).or_insert(*id);
             *lowest = (*lowest).min(*id);
         }
-        Ok(Vocabulary {
+        let mut vocab = Vocabulary {
             family,
             origin: origin.into(),
             offsets,
@@ -246,7 +204,31 @@ impl Vocabulary {
             eos: Vec::new(),
             source: Arc::new(source),
             engine: Arc::new(OnceLock::new()),
-        })
+        };
+        vocab.eos = vocab.resolve_eos(eos);
+        Ok(vocab)
+    }
+
+    /// The EOS ids the file names, sorted and distinct.
+    fn resolve_eos(&self, eos: Eos) -> Vec<u32> {
+        let (mut ids, well_known) = match eos {
+            // The loader made the name a special token, so it has an id.
+            Eos::Named(name) => match self.token_id(&name) {
+                Some(id) => (vec![id], false),
+                None => (Vec::new(), true),
+            },
+            Eos::Ids { ids, well_known } => (ids, well_known),
+        };
+        if well_known {
+            ids.extend(
+                (self.specials.iter())
+                    .filter(|(_, name)| WELL_KNOWN_EOS.contains(&name.as_str()))
+                    .map(|&(id, _)| id),
+            );
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
 
     /// Makes added tokens that are text special (no text), for users who want to keep a
@@ -319,20 +301,6 @@ impl Vocabulary {
             }
         }
         Ok(ids)
-    }
-
-    /// Sets EOS to the specials named in [`WELL_KNOWN_EOS`].
-    pub(crate) fn set_well_known_eos(&mut self) {
-        self.eos = self
-            .specials
-            .iter()
-            .filter(|(_, name)| WELL_KNOWN_EOS.contains(&name.as_str()))
-            .map(|&(id, _)| id)
-            .collect();
-    }
-
-    pub(crate) fn set_eos_unchecked(&mut self, eos: Vec<u32>) {
-        self.eos = eos;
     }
 
     /// Replaces the EOS ids (sorted, duplicates dropped).
@@ -502,10 +470,13 @@ impl Vocabulary {
     pub fn tokenize(&self, text: &str) -> Result<Vec<u32>> {
         let engine = self
             .engine
-            .get_or_init(|| Engine::build(&self.source, self))
+            .get_or_init(|| {
+                let added_text: Vec<u32> = self.added_text.iter().map(|&(id, _)| id).collect();
+                Engine::build(&self.source, self, &added_text, &self.origin)
+            })
             .as_ref()
             .map_err(Clone::clone)?;
-        let ids = engine.encode(text, self)?;
+        let ids = engine.encode(text, &self.origin)?;
         self.check_spelling(text, &ids)?;
         Ok(ids)
     }
@@ -635,15 +606,6 @@ fn pack(origin: &str, slots: &[Option<Vec<u8>>]) -> Result<(Vec<u32>, Vec<u8>)> 
         offsets.push(bytes.len() as u32);
     }
     Ok((offsets, bytes))
-}
-
-pub(crate) fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| {
-        VocabError::new(
-            VocabErrorKind::Io,
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })
 }
 
 /// Whether a JSON document has a `"model"` key whose value is an object: true of every

@@ -2,7 +2,7 @@
 //! repetitions, so a compile-time change can be measured without the peers.
 //!
 //! Run in release: `cargo run --release -p fst-core --example compile_timing [VOCABS_DIR] [REPS]`
-//! (default: `detok::fixtures::shared_vocabs_dir`, 50 repetitions). Prints the median of
+//! (default: `testkit::vocabs::shared_vocabs_dir`, 50 repetitions). Prints the median of
 //! each stage per pattern and vocabulary, the fastest total and the first one (what a
 //! single compile costs, as the comparison bench measures it), and on stderr the time to
 //! build each vocabulary's trie. `VOCAB=llama3` and `ONLY=string` narrow the run
@@ -33,7 +33,7 @@ fn main() {
     let dir = args
         .next()
         .map(PathBuf::from)
-        .or_else(detok::fixtures::shared_vocabs_dir)
+        .or_else(testkit::vocabs::shared_vocabs_dir)
         .unwrap_or_else(|| {
             fail("no vocabularies: pass a directory holding gpt2/ llama2/ llama3/ qwen3/")
         });
@@ -53,7 +53,7 @@ fn main() {
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let vocab_filter = std::env::var("VOCAB").ok();
     let mut loaded = 0;
-    for (name, file) in detok::fixtures::SHARED_VOCABS {
+    for (name, file) in testkit::vocabs::SHARED_VOCABS {
         if vocab_filter.as_deref().is_some_and(|v| v != name) {
             continue;
         }

@@ -3,7 +3,7 @@
 //! and how long `from_bytes` (validation included) takes. `VOCAB=llama2` narrows the run.
 //!
 //! Run in release: `cargo run --release -p fst-core --example mask_timing [VOCABS_DIR]`
-//! (default: `detok::fixtures::shared_vocabs_dir`); `-- --calibrate` instead times one
+//! (default: `testkit::vocabs::shared_vocabs_dir`); `-- --calibrate` instead times one
 //! synthetic state per edge count, the measurement behind the dense mask threshold. Timings are per call, so each one
 //! includes an `Instant::now` pair (~20-40 ns); on a busy machine the max also catches
 //! preemptions, which is why the max of per-state medians is printed beside it.
@@ -187,13 +187,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Some(dir) = std::env::args()
         .nth(1)
         .map(PathBuf::from)
-        .or_else(detok::fixtures::shared_vocabs_dir)
+        .or_else(testkit::vocabs::shared_vocabs_dir)
     else {
         println!("no vocabularies: pass a folder, set $FSTC_VOCABS or add ../shared/vocabs");
         return Ok(());
     };
     let only = std::env::var("VOCAB").ok();
-    for (family, file) in detok::fixtures::SHARED_VOCABS {
+    for (family, file) in testkit::vocabs::SHARED_VOCABS {
         if only.as_deref().is_some_and(|v| v != family) {
             continue;
         }

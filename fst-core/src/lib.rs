@@ -71,6 +71,8 @@ pub mod vocab;
 pub mod walker;
 
 #[cfg(feature = "compile")]
+mod byte_automaton;
+#[cfg(feature = "compile")]
 pub mod compiler;
 #[cfg(feature = "compile")]
 pub mod compose;

@@ -7,13 +7,13 @@ mod support;
 
 use std::collections::HashMap;
 
-use detok::fixtures::{shared_vocab, testdata_dir};
 use detok::Vocabulary;
 use fst_core::compose::VocabTrie;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 use support::{accepts, corpus, random_tokenization, serialize, token_walk, validator};
+use testkit::vocabs::{shared_vocab, testdata_dir};
 
 /// The corpus files checked at the token level (the others' byte DFAs are checked in
 /// `differential.rs`; composing every file with a 128k vocabulary would slow the tests).

@@ -13,11 +13,11 @@ mod common;
 
 use common::earley::Earley;
 use common::run_tokens;
-use detok::fixtures::testdata_dir;
 use detok::Vocabulary;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 use pda::{compose, ComposeLimits, Pda, TokenPda};
+use testkit::vocabs::testdata_dir;
 
 struct Case {
     file: &'static str,

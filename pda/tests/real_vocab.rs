@@ -1,15 +1,15 @@
 //! A JSON grammar composed with GPT-2's real vocabulary (50k tokens). Skipped, with a
-//! message, when the shared vocabularies are absent (`detok::fixtures::shared_vocabs_dir`).
+//! message, when the shared vocabularies are absent (`testkit::vocabs::shared_vocabs_dir`).
 
 mod common;
 
 use std::time::Instant;
 
 use common::run_tokens;
-use detok::fixtures::shared_vocab;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 use pda::{compose, ComposeLimits, Grammar, Pda};
+use testkit::vocabs::shared_vocab;
 
 /// JSON values (no exponent or fraction), with optional spaces between tokens.
 fn json_grammar() -> String {

@@ -6,11 +6,12 @@
 //! - [`file`]: the format's checksum written independently, forged after an edit so that
 //!   validation reaches the damage, and section lookup.
 //! - [`tokenize`]: random tokenizations of a text and acceptance by walking.
-//!
-//! Tokenizer files are found through `detok::fixtures`, which the benches and examples
-//! share with the tests.
+//! - [`vocabs`]: where the tokenizer files are, the small ones in `testdata/` and the real
+//!   ones in `../shared/vocabs` or `$FSTC_VOCABS` (skipped when absent), for the tests and
+//!   the examples alike.
 #![forbid(unsafe_code)]
 
 pub mod file;
 pub mod paper;
 pub mod tokenize;
+pub mod vocabs;

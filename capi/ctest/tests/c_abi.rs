@@ -138,7 +138,7 @@ fn work_dir() -> PathBuf {
 
 /// The automaton of `pattern` over the byte-level fixture, also written to `NAME.fstc`.
 fn fixture_automaton(pattern: &str, name: &str) -> (TokenAutomaton, PathBuf) {
-    let path = detok::fixtures::testdata_dir().join("bytelevel/tokenizer.json");
+    let path = testkit::vocabs::testdata_dir().join("bytelevel/tokenizer.json");
     let vocab = Vocabulary::from_file(path).unwrap();
     let automaton = RegexCompiler::new().compile(pattern, &vocab).unwrap();
     assert_eq!(automaton.vocab_size() as usize, vocab.len());

@@ -33,7 +33,6 @@
 //! (`trim`); then column merging (`labels`) and `crate::minimize`.
 
 mod assemble;
-mod byte_automaton;
 mod class_trie;
 mod error;
 mod functions;
@@ -43,12 +42,16 @@ mod level_trie;
 mod trim;
 mod vocab_trie;
 
+pub use crate::byte_automaton::ByteAutomaton;
 pub use assemble::ComposeLimits;
-pub use byte_automaton::ByteAutomaton;
 pub use error::{ComposeError, ComposeErrorKind};
 pub use vocab_trie::VocabTrie;
 
 use crate::automaton::{AutomatonParts, ClassParts};
+// `ByteAutomaton` lives in a module of its own, which both this one and `regex` (its
+// implementer) import, so that neither imports the other; the stages name it
+// `super::byte_automaton::ByteAutomaton`.
+use crate::byte_automaton;
 use crate::minimize::minimize;
 use crate::vocab::TokenVocabulary;
 use assemble::compose_groups;

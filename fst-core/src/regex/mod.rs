@@ -39,7 +39,7 @@ use rustfst::fst_traits::MutableFst;
 use rustfst::semirings::{Semiring, TropicalWeight};
 use rustfst::Tr;
 
-use crate::compose::ByteAutomaton;
+use crate::byte_automaton::ByteAutomaton;
 use crate::dot::escape_bytes;
 use crate::labels::byte_label;
 

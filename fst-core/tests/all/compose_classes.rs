@@ -4,7 +4,6 @@
 //! the same errors and the same limit decisions, on generated and real vocabularies.
 #![cfg(feature = "compile")]
 
-use detok::fixtures::{shared_vocab, testdata_dir};
 use detok::Vocabulary;
 use fst_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
 use fst_core::compose::{
@@ -14,6 +13,7 @@ use fst_core::compose::{
 use fst_core::regex::{ByteDfa, DEFAULT_DFA_STATE_LIMIT};
 use fst_core::sample::SplitMix64;
 use fst_core::ByteVocabulary;
+use testkit::vocabs::{shared_vocab, testdata_dir};
 
 /// A byte DFA that hides its byte classes, so composition walks byte by byte.
 struct PerByte<'a>(&'a ByteDfa);

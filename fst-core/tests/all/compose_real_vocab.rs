@@ -1,5 +1,5 @@
 //! The fast path on real byte-level BPE vocabularies (GPT-2, Llama 3), when the shared
-//! vocabularies are present (`detok::fixtures::shared_vocabs_dir`); skipped otherwise.
+//! vocabularies are present (`testkit::vocabs::shared_vocabs_dir`); skipped otherwise.
 //! Prints timings, the best of five runs (run with `--release -- --nocapture`); asserts
 //! only correctness.
 #![cfg(feature = "compile")]
@@ -7,12 +7,12 @@
 use std::time::Instant;
 
 use crate::compose_support::TableDfa;
-use detok::fixtures::shared_vocab;
 use detok::{detokenizing_fst, Vocabulary};
 use fst_core::compose::{compose_trimmed_with_trie, compose_with_trie, ComposeLimits, VocabTrie};
 use fst_core::minimize::minimize;
 use fst_core::reference::compose_reference;
 use fst_core::{ByteVocabulary, TokenVocabulary};
+use testkit::vocabs::shared_vocab;
 
 fn digits() -> TableDfa {
     TableDfa::new(2, &[1], &[])

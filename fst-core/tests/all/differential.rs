@@ -5,13 +5,13 @@
 //! under random other tokenizations, are accepted; texts that `regex` rejects are
 //! rejected under every tokenization tried; saving and loading keeps every mask.
 
-use detok::fixtures::{shared_vocab, testdata_dir};
 use detok::Vocabulary;
 use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::RegexCompiler;
 use fst_core::sample::{random_walk, SplitMix64};
 use fst_core::walker::Walker;
 use testkit::tokenize::{accepts, Segmenter};
+use testkit::vocabs::{shared_vocab, testdata_dir};
 
 /// Patterns with texts that match and texts that do not.
 const CASES: &[(&str, &[&str], &[&str])] = &[

@@ -8,13 +8,13 @@
 //! known-good texts are given as segments tokenized one by one: a token never straddles a
 //! terminal's boundary.
 
-use detok::fixtures::{shared_vocab, testdata_dir};
 use detok::Vocabulary;
 use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::RegexCompiler;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 use testkit::tokenize::{accepts, walk_to_eos, Segmenter};
+use testkit::vocabs::{shared_vocab, testdata_dir};
 
 /// How a finished walk is judged: on its text, or on its tokens.
 enum Checker {

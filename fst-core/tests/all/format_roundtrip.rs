@@ -449,7 +449,7 @@ fn fnv_bytes(bytes: &[u8]) -> u64 {
 /// byte of any file.
 #[test]
 fn bench_regex_files_on_gpt2_are_byte_identical_to_the_pinned_writer() {
-    let path = detok::fixtures::testdata_dir().join("gpt2/encoder.json");
+    let path = testkit::vocabs::testdata_dir().join("gpt2/encoder.json");
     let vocab = detok::Vocabulary::from_file(&path).unwrap();
     let pinned: [(&str, usize, u64); 8] = [
         (r"[^\W\d]\w*", 202668, 0xb725b7328a83d013),

@@ -5,12 +5,12 @@
 //! characters (`é`), spaces and both line breaks.
 
 use crate::regex_support::{all_texts, random_pattern_with};
-use detok::fixtures::{shared_vocab, testdata_dir};
 use detok::Vocabulary;
 use fst_core::compiler::RegexCompiler;
 use fst_core::regex::{ByteDfa, RegexBuilder};
 use fst_core::sample::SplitMix64;
 use testkit::tokenize::{accepts, walk_to_eos, Segmenter};
+use testkit::vocabs::{shared_vocab, testdata_dir};
 
 const PIECES: &[&[u8]] = &[b"a", b"_", b" ", b"\n", b"\r", "é".as_bytes()];
 

@@ -1,17 +1,10 @@
-//! Shared helpers for the detok integration tests: fixture paths, the optional real
-//! vocabularies, and oracles built on the `tokenizers` crate's own decoders.
-#![allow(dead_code)]
-
-use std::path::PathBuf;
+//! Shared helpers for the detok integration tests: texts for round trips, and oracles built
+//! on the `tokenizers` crate's own decoders. Fixture paths come from `testkit::vocabs`.
 
 use detok::{Family, Vocabulary};
 use fst_core::TokenVocabulary;
 use tokenizers::decoders::byte_level::ByteLevel;
 use tokenizers::{Decoder, Tokenizer};
-
-pub fn testdata(rel: &str) -> PathBuf {
-    detok::fixtures::testdata_dir().join(rel)
-}
 
 /// Texts for round trips: ASCII, spaces, newlines, tabs, Unicode, emoji, marker-like text.
 pub const TEXTS: &[&str] = &[

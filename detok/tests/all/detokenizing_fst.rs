@@ -1,14 +1,13 @@
 //! T_V: the paper's Figure 4 drawn as DOT (snapshot), its shape, and that it maps token
 //! sequences to their concatenated bytes (composition of a linear token FSA with T_V).
 
-mod common;
-
 use detok::{detokenizer_dot, detokenizing_fst, Vocabulary};
 use fst_core::labels::{label_byte, token_label};
 use fst_core::{ByteVocabulary, TokenVocabulary};
 use rustfst::algorithms::compose::compose;
 use rustfst::fst_properties::FstProperties;
 use rustfst::prelude::*;
+use testkit::vocabs::testdata;
 
 fn figure4() -> ByteVocabulary {
     ByteVocabulary::from_strs(&["f", "oo", "foo", "for", "food"])
@@ -114,7 +113,7 @@ fn figure4_maps_tokens_to_their_bytes() {
 
 #[test]
 fn fixture_t_v_maps_random_sequences_to_their_bytes() {
-    let vocab = Vocabulary::from_file(common::testdata("bytelevel/tokenizer.json")).unwrap();
+    let vocab = Vocabulary::from_file(testdata("bytelevel/tokenizer.json")).unwrap();
     let t_v = detokenizing_fst(&vocab);
     // States: the root and one per distinct proper prefix of a token.
     let mut prefixes = std::collections::HashSet::new();
@@ -144,7 +143,7 @@ fn fixture_t_v_maps_random_sequences_to_their_bytes() {
             .wrapping_add(1442695040888963407);
         assert_eq!(
             transduce(&t_v, &tokens),
-            common::spell(&vocab, &tokens),
+            crate::common::spell(&vocab, &tokens),
             "{tokens:?}"
         );
     }

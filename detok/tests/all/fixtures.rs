@@ -1,13 +1,12 @@
 //! The committed fixtures under testdata/: every id against the tokenizer's own decoding,
 //! specials, EOS ids, and exact tokenization.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use detok::{AddedAsSpecial, Family, TiktokenOptions, VocabErrorKind, Vocabulary};
 use fst_core::compiler::RegexCompiler;
 use fst_core::walker::Walker;
 use fst_core::TokenVocabulary;
+use testkit::vocabs::testdata;
 
 fn tiktoken_options() -> TiktokenOptions {
     TiktokenOptions {

@@ -1,12 +1,11 @@
 //! The same checks on the real tokenizers in ../shared/vocabs (skipped when absent): every id
 //! against the tokenizer's own decoding, sizes, specials, EOS ids, exact tokenization.
 
-mod common;
-
-use common::*;
-use detok::fixtures::shared_vocab_path;
+use crate::common::*;
 use detok::{Family, Vocabulary};
 use fst_core::TokenVocabulary;
+use testkit::vocabs::shared_vocab_path;
+use testkit::vocabs::testdata;
 
 #[test]
 fn gpt2() {

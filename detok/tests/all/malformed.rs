@@ -1,11 +1,10 @@
 //! Bad files give errors that name the file and the fault, never a panic.
 
-mod common;
-
 use std::path::PathBuf;
 
 use detok::{TiktokenOptions, VocabError, VocabErrorKind, Vocabulary};
 use fst_core::TokenVocabulary;
+use testkit::vocabs::testdata;
 
 /// Writes `files` (name, content) into a fresh directory and returns it.
 fn dir_with(test: &str, files: &[(&str, &[u8])]) -> PathBuf {
@@ -42,7 +41,7 @@ const BPE_MODEL: &str = r#""model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "
 
 #[test]
 fn truncated_json() {
-    let full = std::fs::read(common::testdata("bytelevel/tokenizer.json")).unwrap();
+    let full = std::fs::read(testdata("bytelevel/tokenizer.json")).unwrap();
     let dir = dir_with("truncated", &[("tokenizer.json", &full[..full.len() / 2])]);
     let err = Vocabulary::from_file(dir.join("tokenizer.json")).unwrap_err();
     expect(&err, VocabErrorKind::Malformed, "EOF");
@@ -202,7 +201,7 @@ fn tiktoken_lines_are_checked() {
 
 #[test]
 fn config_problems() {
-    let tok = std::fs::read(common::testdata("bytelevel/tokenizer.json")).unwrap();
+    let tok = std::fs::read(testdata("bytelevel/tokenizer.json")).unwrap();
     let dir = dir_with(
         "config-bad-json",
         &[
@@ -284,7 +283,7 @@ fn missing_files() {
         "cannot read /nonexistent/tokenizer.json",
     );
     // encoder.json loads without vocab.bpe; tokenizing then says what is missing.
-    let enc = std::fs::read(common::testdata("gpt2/encoder.json")).unwrap();
+    let enc = std::fs::read(testdata("gpt2/encoder.json")).unwrap();
     let dir = dir_with("no-merges", &[("encoder.json", &enc)]);
     let vocab = Vocabulary::from_file(dir.join("encoder.json")).unwrap();
     let err = vocab.tokenize("hi").unwrap_err();

@@ -2,16 +2,14 @@
 //! shares no code with detok's reader), bytes per id and EOS ids for both tokenizer families,
 //! malformed and mutated files (errors, never panics), and real files when present.
 //!
-//! `FSTC_WRITE_GGUF_FIXTURES=1 cargo test -p detok --test gguf` rewrites testdata/gguf/.
-
-mod common;
+//! `FSTC_WRITE_GGUF_FIXTURES=1 cargo test -p detok --test all gguf::` rewrites testdata/gguf/.
 
 use std::io::Cursor;
 
-use common::testdata;
 use detok::{Family, VocabError, VocabErrorKind, Vocabulary};
 use fst_core::TokenVocabulary;
 use proptest::prelude::*;
+use testkit::vocabs::testdata;
 
 /// A GGUF value, written per the specification (little-endian, u64 lengths and counts).
 enum V {
@@ -598,7 +596,7 @@ fn real_gguf_files_match_the_tokenizers_decoding() {
     let mut checked = 0;
     for (file, rel) in pairs {
         let gguf = dir.join(file);
-        let Some(reference) = detok::fixtures::shared_vocab_path(rel) else {
+        let Some(reference) = testkit::vocabs::shared_vocab_path(rel) else {
             continue;
         };
         if !gguf.exists() {
@@ -607,9 +605,9 @@ fn real_gguf_files_match_the_tokenizers_decoding() {
         }
         let vocab = Vocabulary::from_file(&gguf).unwrap();
         let stats = if rel.ends_with("encoder.json") {
-            common::check_gpt2_against_decoder(&vocab, &reference)
+            crate::common::check_gpt2_against_decoder(&vocab, &reference)
         } else {
-            common::check_against_tokenizers(&vocab, &reference)
+            crate::common::check_against_tokenizers(&vocab, &reference)
         };
         println!(
             "{file}: {} ids, {stats:?}, eos {:?}",

@@ -1,4 +1,5 @@
-//! The byte automaton the composition consumes.
+//! The byte automaton the composition (`compose`) consumes and `regex::ByteDfa` implements,
+//! in a module of its own so that those two do not import each other.
 
 /// A deterministic automaton over bytes, as the composition consumes it.
 ///

@@ -1,4 +1,4 @@
-//! Where fstc's own tests and benches find tokenizers.
+//! Where fstc's own tests, examples and benches find tokenizers.
 //!
 //! The small fixtures are checked in under the workspace's `testdata/`. The real tokenizers
 //! (GPT-2, Llama 2, Llama 3, Qwen 3) are too large to check in, so they live in a shared
@@ -6,12 +6,12 @@
 //! [`shared_vocabs_dir`] is `None`. One locator, so every crate's tests agree on where to look
 //! and on the one variable that overrides it.
 //!
-//! Both paths are fixed when detok is compiled (from its manifest directory), so they are
+//! Both paths are fixed when testkit is compiled (from its manifest directory), so they are
 //! only meaningful inside the fstc workspace.
 
 use std::path::{Path, PathBuf};
 
-use crate::Vocabulary;
+use detok::Vocabulary;
 
 /// The variable naming the shared vocabulary folder, for worktrees or checkouts that do not
 /// sit beside it.
@@ -24,6 +24,11 @@ fn workspace_root() -> &'static Path {
 /// The workspace's `testdata/` folder: the small tokenizer fixtures the tests rely on.
 pub fn testdata_dir() -> PathBuf {
     workspace_root().join("testdata")
+}
+
+/// The file `rel` (e.g. `gpt2/encoder.json`) in [`testdata_dir`].
+pub fn testdata(rel: &str) -> PathBuf {
+    testdata_dir().join(rel)
 }
 
 /// The folder of real tokenizers (`gpt2/encoder.json`, `llama3/tokenizer.json`, ...):
