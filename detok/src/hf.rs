@@ -227,34 +227,10 @@ fn component_types<'a>(
     Ok(())
 }
 
+/// The family of the file and how its token strings become bytes, from the model and the
+/// normalizer, pre-tokenizer and decoder (refusing what we cannot spell exactly).
 fn spelling(origin: &str, file: &TokenizerFile) -> Result<(Family, Spelling)> {
-    let model = &file.model;
-    let kind = match model.kind.as_deref() {
-        Some(k) => k,
-        // Old files omit the type; tokenizers then guesses from the fields.
-        None if model.merges.is_some() => "BPE",
-        None if matches!(model.vocab, Some(ModelVocab::List(_))) => "Unigram",
-        None => return Err(malformed(format!("{origin}: model has no \"type\""))),
-    };
-    if kind != "BPE" && kind != "Unigram" {
-        return Err(unsupported(format!(
-            "{origin}: model type {kind} is not supported (supported: BPE, Unigram)"
-        )));
-    }
-    for (field, value) in [
-        (
-            "continuing_subword_prefix",
-            &model.continuing_subword_prefix,
-        ),
-        ("end_of_word_suffix", &model.end_of_word_suffix),
-    ] {
-        if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
-            return Err(unsupported(format!(
-                "{origin}: BPE with {field} {v:?} is not supported"
-            )));
-        }
-    }
-
+    check_model(origin, &file.model)?;
     let mut decoders = Vec::new();
     component_types(
         origin,
@@ -306,9 +282,51 @@ fn spelling(origin: &str, file: &TokenizerFile) -> Result<(Family, Spelling)> {
         }
         return Ok((Family::ByteLevelBpe, Spelling::ByteLevel));
     }
+    let spelling = sentencepiece_spelling(origin, &file.model, &decoders, &pre, &norms)?;
+    Ok((Family::SentencePiece, spelling))
+}
 
+/// Refuses model kinds and BPE options whose token strings we cannot turn into bytes.
+fn check_model(origin: &str, model: &Model) -> Result<()> {
+    let kind = match model.kind.as_deref() {
+        Some(k) => k,
+        // Old files omit the type; tokenizers then guesses from the fields.
+        None if model.merges.is_some() => "BPE",
+        None if matches!(model.vocab, Some(ModelVocab::List(_))) => "Unigram",
+        None => return Err(malformed(format!("{origin}: model has no \"type\""))),
+    };
+    if kind != "BPE" && kind != "Unigram" {
+        return Err(unsupported(format!(
+            "{origin}: model type {kind} is not supported (supported: BPE, Unigram)"
+        )));
+    }
+    for (field, value) in [
+        (
+            "continuing_subword_prefix",
+            &model.continuing_subword_prefix,
+        ),
+        ("end_of_word_suffix", &model.end_of_word_suffix),
+    ] {
+        if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
+            return Err(unsupported(format!(
+                "{origin}: BPE with {field} {v:?} is not supported"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The SentencePiece-style spelling: the decoder's string replacements (a Metaspace's `▁`
+/// to space) and whether `<0xHH>` pieces are bytes.
+fn sentencepiece_spelling(
+    origin: &str,
+    model: &Model,
+    decoders: &[(&str, &Value)],
+    pre: &[(&str, &Value)],
+    norms: &[(&str, &Value)],
+) -> Result<Spelling> {
     let mut replacements = Vec::new();
-    for (d, value) in &decoders {
+    for (d, value) in decoders {
         match *d {
             "Replace" => {
                 let from = value
@@ -352,13 +370,10 @@ fn spelling(origin: &str, file: &TokenizerFile) -> Result<(Family, Spelling)> {
     if replacements.is_empty() {
         replacements.push(("\u{2581}".to_string(), " ".to_string()));
     }
-    Ok((
-        Family::SentencePiece,
-        Spelling::SentencePiece {
-            replacements,
-            byte_fallback,
-        },
-    ))
+    Ok(Spelling::SentencePiece {
+        replacements,
+        byte_fallback,
+    })
 }
 
 fn spell(spelling: &Spelling, token: &str) -> Vec<u8> {
