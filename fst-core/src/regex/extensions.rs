@@ -169,6 +169,17 @@ impl Use {
         ext_error(self.name, self.span, &self.group, what)
     }
 
+    /// The group as messages name it: "the look-ahead `(?=a)` at bytes 3..8".
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "the {} `{}` at bytes {}..{}",
+            self.name,
+            shown(&self.group),
+            self.span.0,
+            self.span.1
+        )
+    }
+
     /// A look-around group fstc cannot compile exactly, naming it and its span.
     pub(crate) fn unsupported(&self, why: &str) -> RegexError {
         unsupported_at(self.name, self.span, &self.group, why)
