@@ -22,6 +22,7 @@
 mod algebra;
 mod context;
 mod dfa;
+mod ecma;
 mod extensions;
 mod fragments;
 mod look;
@@ -378,6 +379,9 @@ impl RegexBuilder {
             ));
         }
         let rewritten = extensions::rewrite(pattern, self.dialect == Dialect::EcmaScript)?;
+        if self.dialect == Dialect::EcmaScript {
+            ecma::check(pattern)?;
+        }
         let (hir, uses) = match &rewritten {
             None => (
                 parse(&Source::plain(pattern), self.case_insensitive)?,
