@@ -9,8 +9,8 @@ use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, Repetition}
 use super::extensions::Use;
 use super::look::{self, Ahead, Contexts, MARK};
 use super::nfa::{self, Context, Nfa};
-use super::{dfa, Algebra, ByteDfa, RegexBuilder, RegexError, Universe};
 use super::SET_ENTRIES_PER_NFA_STATE;
+use super::{dfa, Algebra, ByteDfa, RegexBuilder, RegexError, Universe};
 
 /// The size limits in force (as `RegexBuilder::build` derives them).
 #[derive(Clone, Copy)]

@@ -196,13 +196,18 @@ impl<'p> Checker<'p> {
     /// stands for, or `None` for a class escape (`\d`, `\p{..}`, ...).
     fn escape(&mut self) -> Result<Option<u32>, RegexError> {
         let start = self.i;
-        let c = self.p[start + 1..].chars().next().expect("checked by the rewriter");
+        let c = self.p[start + 1..]
+            .chars()
+            .next()
+            .expect("checked by the rewriter");
         self.i = start + 1 + c.len_utf8();
         let hex = |s: &str| u32::from_str_radix(s, 16).unwrap_or(u32::MAX);
         Ok(Some(match c {
             'd' | 'D' | 's' | 'S' | 'w' | 'W' => return Ok(None),
             'p' | 'P' => {
-                self.i = self.p[start..].find('}').map_or(self.p.len(), |k| start + k + 1);
+                self.i = self.p[start..]
+                    .find('}')
+                    .map_or(self.p.len(), |k| start + k + 1);
                 return Ok(None);
             }
             'b' => 0x08,
@@ -221,14 +226,19 @@ impl<'p> Checker<'p> {
                 hex(&self.p[start + 2..start + 4])
             }
             'u' if self.b.get(start + 2) == Some(&b'{') => {
-                let close = self.p[start..].find('}').map_or(self.p.len(), |k| start + k);
+                let close = self.p[start..]
+                    .find('}')
+                    .map_or(self.p.len(), |k| start + k);
                 self.i = close + 1;
                 hex(&self.p[start + 3..close])
             }
             'u' => {
                 let hi = hex(&self.p[start + 2..start + 6]);
                 self.i = start + 6;
-                let lo = self.p.get(start + 6..start + 12).and_then(|s| s.strip_prefix("\\u"));
+                let lo = self
+                    .p
+                    .get(start + 6..start + 12)
+                    .and_then(|s| s.strip_prefix("\\u"));
                 match lo.map(hex) {
                     Some(lo @ 0xDC00..=0xDFFF) if (0xD800..=0xDBFF).contains(&hi) => {
                         self.i = start + 12;

@@ -903,7 +903,8 @@ impl Rewriter<'_> {
 /// approximated by Rust's `char` predicates.
 fn ecma_group_name(p: &str, at: usize) -> Result<usize, RegexError> {
     let start_ok = |c: char| c == '$' || c == '_' || c.is_alphabetic();
-    let part_ok = |c: char| start_ok(c) || c.is_alphanumeric() || matches!(c, '\u{200C}' | '\u{200D}');
+    let part_ok =
+        |c: char| start_ok(c) || c.is_alphanumeric() || matches!(c, '\u{200C}' | '\u{200D}');
     let mut end = at;
     for (k, c) in p[at..].char_indices() {
         end = at + k;

@@ -78,10 +78,11 @@ pub enum RegexErrorKind {
     Syntax,
     /// A construct fstc cannot turn into a byte DFA: `"backreference"`,
     /// `"non-UTF-8 construct"`, a look-around it cannot compile exactly (`"look-ahead"`,
-    /// `"negative look-behind"`, ...: assertions inside the body),
-    /// `"assertion with wildcard terminals"`, and in the ECMAScript dialect
-    /// `"non-ECMAScript group"`, `"escape"`, `"unclosed class"`,
-    /// `"case-insensitive ECMAScript"`.
+    /// `"negative look-behind"`, ...: a wildcard terminal inside the body),
+    /// `"assertion with wildcard terminals"` (the outcome depends on a terminal's token),
+    /// and in the ECMAScript dialect `"non-ECMAScript group"`, `"escape"`,
+    /// `"unclosed class"`, `"group name"`, `"case-insensitive ECMAScript"`. ECMAScript
+    /// `u`-mode grammar errors are [`RegexErrorKind::Syntax`].
     Unsupported {
         /// Short name of the construct.
         construct: &'static str,

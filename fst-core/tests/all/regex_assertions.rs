@@ -90,25 +90,8 @@ fn whole_pattern_modes_agree_with_the_regex_crate() {
 
 /// Look-around bodies, with assertions of their own (which see the whole text).
 const BODY_LEAVES: &[&str] = &[
-    "a",
-    "_",
-    " ",
-    r"\n",
-    "é",
-    ".",
-    r"\w",
-    r"[^a]",
-    "",
-    r"\b",
-    r"\B",
-    "^",
-    "$",
-    "(?m:^)",
-    "(?m:$)",
-    "(?=a)",
-    r"(?!\w)",
-    "(?<=a)",
-    r"(?<!\s)",
+    "a", "_", " ", r"\n", "é", ".", r"\w", r"[^a]", "", r"\b", r"\B", "^", "$", "(?m:^)", "(?m:$)",
+    "(?=a)", r"(?!\w)", "(?<=a)", r"(?<!\s)",
 ];
 /// Look-behind bodies of fixed length, which is what `fancy-regex` accepts, some with
 /// assertions of their own.
@@ -215,20 +198,38 @@ fn nested_look_around_agrees_with_fancy_regex() {
 fn assertions_inside_look_around() {
     for (pattern, yes, no) in [
         ("(?=a$).", &["a"][..], &["b", "ab"][..]),
-        (r"(?=.*\bfoo\b).*", &["foo", "a foo", "x foo.y"], &["afoo", "foo_", ""]),
+        (
+            r"(?=.*\bfoo\b).*",
+            &["foo", "a foo", "x foo.y"],
+            &["afoo", "foo_", ""],
+        ),
         (".*(?<!^x)", &["", "ab", "yx", "xa"], &["x"]),
-        (r"a(?!(?s:.)*(?m:^)b)(?s:.)*", &["a", "ab", "a\nc\nab"], &["a\nb", "a\nc\nb"]),
+        (
+            r"a(?!(?s:.)*(?m:^)b)(?s:.)*",
+            &["a", "ab", "a\nc\nab"],
+            &["a\nb", "a\nc\nb"],
+        ),
         (r".a(?<=\ba)b", &[" ab", "-ab"], &["xab", "_ab"]),
-        (r"\w+(?<=\b[a-z]{2}\b)(?: \w+)?", &["ab", "ab cd"], &["abc", "a"]),
+        (
+            r"\w+(?<=\b[a-z]{2}\b)(?: \w+)?",
+            &["ab", "ab cd"],
+            &["abc", "a"],
+        ),
     ] {
         let dfa = compile(pattern);
         let oracle = fancy_regex::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap();
         for text in yes {
-            assert!(oracle.is_match(text).unwrap(), "oracle: {pattern} on {text:?}");
+            assert!(
+                oracle.is_match(text).unwrap(),
+                "oracle: {pattern} on {text:?}"
+            );
             assert!(dfa.is_match(text.as_bytes()), "{pattern} on {text:?}");
         }
         for text in no {
-            assert!(!oracle.is_match(text).unwrap(), "oracle: {pattern} on {text:?}");
+            assert!(
+                !oracle.is_match(text).unwrap(),
+                "oracle: {pattern} on {text:?}"
+            );
             assert!(!dfa.is_match(text.as_bytes()), "{pattern} on {text:?}");
         }
     }

@@ -246,7 +246,8 @@ fn ecmascript_u_mode_syntax_errors_are_refused_with_their_offset() {
             .unwrap_or_else(|| panic!("fstc accepts {pattern:?}"));
         assert_eq!(e.span(), Some(span), "{pattern:?}: {e}");
         assert!(
-            e.to_string().contains(&format!("bytes {}..{}", span.0, span.1)),
+            e.to_string()
+                .contains(&format!("bytes {}..{}", span.0, span.1)),
             "{e}"
         );
     }
@@ -268,10 +269,16 @@ fn ecmascript_u_mode_syntax_errors_are_refused_with_their_offset() {
         }
         let dfa = ecma(pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"));
         let oracle = regress::Regex::with_flags(&format!("^(?:{pattern})$"), "u").unwrap();
-        assert_eq!(oracle.find(text).is_some(), ok, "oracle: {pattern} on {text:?}");
+        assert_eq!(
+            oracle.find(text).is_some(),
+            ok,
+            "oracle: {pattern} on {text:?}"
+        );
         assert_eq!(dfa.is_match(text.as_bytes()), ok, "{pattern} on {text:?}");
     }
-    assert!(ecma(r"(?<$name_1>x)(?<é>y)").unwrap().is_match("xy".as_bytes()));
+    assert!(ecma(r"(?<$name_1>x)(?<é>y)")
+        .unwrap()
+        .is_match("xy".as_bytes()));
 }
 
 /// Mutated patterns (characters deleted, duplicated or replaced by syntax characters)
