@@ -40,6 +40,9 @@ pub(crate) const MARK: u8 = 0xFF;
 /// A tracker's state after a wildcard terminal, before bytes make it known again.
 const UNKNOWN: u32 = DEAD - 1;
 
+/// A pending obligation: (ahead DFA, its state, positive).
+type Obligation = (u32, u32, bool);
+
 /// One side of a condition: the index of its DFA and the outcome required.
 pub(crate) type Side = Option<(usize, bool)>;
 
@@ -97,7 +100,7 @@ pub(crate) struct Contexts {
 struct Thread {
     state: u32,
     ended: bool,
-    obligations: Vec<(u32, u32, bool)>,
+    obligations: Vec<Obligation>,
 }
 
 struct Builder<'a> {
@@ -184,8 +187,8 @@ impl Builder<'_> {
         &self,
         id: usize,
         trackers: &[u32],
-        obligations: &[(u32, u32, bool)],
-    ) -> Result<Option<Vec<(u32, u32, bool)>>, RegexError> {
+        obligations: &[Obligation],
+    ) -> Result<Option<Vec<Obligation>>, RegexError> {
         let cond = &self.cx.conds[id];
         let tracker = |b: usize| match trackers[b] {
             UNKNOWN => Err(self.after_terminal(cond)),
@@ -221,7 +224,7 @@ impl Builder<'_> {
         a: usize,
         state: Option<u32>,
         positive: bool,
-        out: &mut Vec<(u32, u32, bool)>,
+        out: &mut Vec<Obligation>,
     ) -> bool {
         let Some(q) = state else {
             return !positive;
@@ -237,7 +240,7 @@ impl Builder<'_> {
     }
 
     /// Advances a thread's obligations over `byte`; `None` when one fails.
-    fn advance(&self, obligations: &[(u32, u32, bool)], byte: u8) -> Option<Vec<(u32, u32, bool)>> {
+    fn advance(&self, obligations: &[Obligation], byte: u8) -> Option<Vec<Obligation>> {
         if self.mark && byte == MARK {
             return Some(obligations.to_vec());
         }
@@ -247,11 +250,8 @@ impl Builder<'_> {
             match ahead.dfa.next(q, byte) {
                 None if positive => return None,
                 None => {}
-                Some(q2) if ahead.settled[q2 as usize] => {
-                    if !positive {
-                        return None;
-                    }
-                }
+                Some(q2) if ahead.settled[q2 as usize] && !positive => return None,
+                Some(q2) if ahead.settled[q2 as usize] => {}
                 Some(q2) => out.push((a, q2, positive)),
             }
         }
