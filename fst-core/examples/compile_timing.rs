@@ -5,8 +5,9 @@
 //! (default: `testkit::vocabs::shared_vocabs_dir`, 50 repetitions). Prints the median of
 //! each stage per pattern and vocabulary, the fastest total and the first one (what a
 //! single compile costs, as the comparison bench measures it), and on stderr the time to
-//! build each vocabulary's trie. `VOCAB=llama3` and `ONLY=string` narrow the run
-//! (for profiling); `PATTERN='(\w+ ){2,8}\w+'` times one regex of your own instead.
+//! build each vocabulary's trie. After the shared patterns come patterns with assertions.
+//! `VOCAB=llama3` and `ONLY=string` narrow the run (for profiling);
+//! `PATTERN='(\w+ ){2,8}\w+'` times one regex of your own instead.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,6 +18,18 @@ use fst_core::compose::VocabTrie;
 #[path = "shared/patterns.rs"]
 mod patterns;
 use patterns::PATTERNS;
+
+/// Patterns with assertions (compiled by `regex/look.rs`), timed after [`PATTERNS`]:
+/// word boundaries, multi-line anchors, look-ahead, look-behind, and assertions inside
+/// look-around bodies. Not in the shared list: the peers of the comparison bench refuse
+/// most of them.
+const ASSERTION_PATTERNS: [(&str, &str); 5] = [
+    ("words", r"(?:\b\w+\b[ ,]*){1,8}"),
+    ("lines", r"(?m)(?:^[a-z]+: \d+$\n?){1,5}"),
+    ("password", r"(?=.*\d)(?=.*[a-z])(?=.*[A-Z])(?!.*\s).{8,16}"),
+    ("lookbehind", r"(?:\d|(?<!-)-)+(?<=\d)"),
+    ("nested", r"(?=.*\bfoo\b)(?<!^x)[a-z ]{1,20}"),
+];
 
 fn median(mut v: Vec<Duration>) -> f64 {
     v.sort();
@@ -47,7 +60,11 @@ fn main() {
     let custom = std::env::var("PATTERN").ok();
     let patterns: Vec<(&str, &str)> = match &custom {
         Some(pattern) => vec![("custom", pattern.as_str())],
-        None => PATTERNS.to_vec(),
+        None => PATTERNS
+            .iter()
+            .chain(&ASSERTION_PATTERNS)
+            .copied()
+            .collect(),
     };
     println!("| vocabulary | pattern | byte DFA ms | compose ms | layout ms | total ms | min total ms | first total ms |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|");

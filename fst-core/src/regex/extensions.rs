@@ -169,6 +169,17 @@ impl Use {
         ext_error(self.name, self.span, &self.group, what)
     }
 
+    /// The group as messages name it: "the look-ahead `(?=a)` at bytes 3..8".
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "the {} `{}` at bytes {}..{}",
+            self.name,
+            shown(&self.group),
+            self.span.0,
+            self.span.1
+        )
+    }
+
     /// A look-around group fstc cannot compile exactly, naming it and its span.
     pub(crate) fn unsupported(&self, why: &str) -> RegexError {
         unsupported_at(self.name, self.span, &self.group, why)
@@ -298,6 +309,21 @@ fn class_end(p: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
+/// Index just past the ECMAScript class opening at `i`, or `None` when it never closes:
+/// no nesting (`[` is literal inside), and `]` right after `[` or `[^` closes (`[]`,
+/// `[^]`).
+pub(crate) fn ecma_class_end(p: &[u8], mut i: usize) -> Option<usize> {
+    i += 1;
+    while i < p.len() {
+        match p[i] {
+            b'\\' => i += 2,
+            b']' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// A named group header at `i`: (name start, name end, index after `>`).
 fn group_header(p: &str, i: usize) -> Option<(usize, usize, usize)> {
     let rest = &p[i..];
@@ -391,6 +417,15 @@ fn unsupported_at(
 }
 
 impl Rewriter<'_> {
+    /// The end of the class opening at `i`, by the dialect's rules.
+    fn class_end(&self, i: usize) -> Option<usize> {
+        if self.ecma {
+            ecma_class_end(self.p.as_bytes(), i)
+        } else {
+            class_end(self.p.as_bytes(), i)
+        }
+    }
+
     fn copy(&mut self, a: usize, b: usize) {
         if a < b {
             let out = self.out.len();
@@ -431,7 +466,7 @@ impl Rewriter<'_> {
                 }
                 b'\\' => i += 2,
                 // An unclosed class is regex-syntax's to report.
-                b'[' => i = class_end(bytes, i).unwrap_or(end),
+                b'[' => i = self.class_end(i).unwrap_or(end),
                 b'(' if look_header(self.p, i).is_some() => {
                     self.copy(pending, i);
                     i = self.look_around(i, end)?;
@@ -483,7 +518,7 @@ impl Rewriter<'_> {
     fn look_around(&mut self, open: usize, end: usize) -> Result<usize, RegexError> {
         let (kind, name, len) = look_header(self.p, open).expect("caller checked");
         let body = open + len;
-        let Some((close, _)) = group_end(self.p.as_bytes(), body, end) else {
+        let Some((close, _)) = group_end(self.p.as_bytes(), body, end, self.ecma) else {
             return Err(self.unclosed(name, open, body));
         };
         let id = self.uses.len();
@@ -531,7 +566,7 @@ impl Rewriter<'_> {
             .find(|e| e.name == name_text)
             .map(|e| e.name)
             .expect("every Kind is listed in EXTENSIONS");
-        let Some((close, bars)) = group_end(self.p.as_bytes(), body, end) else {
+        let Some((close, bars)) = group_end(self.p.as_bytes(), body, end, self.ecma) else {
             return Err(self.unclosed(name, open, body));
         };
         let span = (open, close + 1);
@@ -649,11 +684,18 @@ impl Rewriter<'_> {
         if !rest.starts_with("(?") {
             return Ok(!rest.starts_with('('));
         }
-        let ok = rest.starts_with("(?:")
-            || look_header(self.p, i).is_some()
-            || (rest.starts_with("(?<") && group_header(self.p, i).is_some());
-        if ok {
+        if rest.starts_with("(?:") || look_header(self.p, i).is_some() {
             return Ok(false);
+        }
+        if let Some((ns, ne, _)) = group_header(self.p, i) {
+            if is_reserved(&self.p[ns..ne]) {
+                return Ok(false);
+            }
+        }
+        if rest.starts_with("(?<") {
+            // An ordinary named group: its name is checked, then it becomes `(?:`.
+            ecma_group_name(self.p, i + 3)?;
+            return Ok(true);
         }
         let end = (i + 4).min(self.p.len());
         let end = (end..=self.p.len())
@@ -676,6 +718,11 @@ impl Rewriter<'_> {
                 Ok(i + 1)
             }
             b'[' => self.ecma_class(i, end),
+            b'(' => {
+                let after = ecma_group_name(self.p, i + 3)?;
+                self.emit("(?:", i, after);
+                Ok(after)
+            }
             _ => {
                 let (text, next) = self.ecma_escape(i, false)?;
                 self.emit(&text, i, next);
@@ -850,6 +897,35 @@ impl Rewriter<'_> {
     }
 }
 
+/// Checks the ECMAScript group name starting at `at` (after `(?<`); returns the index
+/// after its `>`. A name starts with a letter (Unicode alphabetic), `$` or `_` and goes
+/// on with those and digits (Unicode alphanumeric): ECMA-262's ID_Start and ID_Continue,
+/// approximated by Rust's `char` predicates.
+fn ecma_group_name(p: &str, at: usize) -> Result<usize, RegexError> {
+    let start_ok = |c: char| c == '$' || c == '_' || c.is_alphabetic();
+    let part_ok =
+        |c: char| start_ok(c) || c.is_alphanumeric() || matches!(c, '\u{200C}' | '\u{200D}');
+    let mut end = at;
+    for (k, c) in p[at..].char_indices() {
+        end = at + k;
+        if c == '>' && k > 0 {
+            return Ok(end + 1);
+        }
+        if !(if k == 0 { start_ok(c) } else { part_ok(c) }) {
+            break;
+        }
+        end += c.len_utf8();
+    }
+    let stop = p[end..].chars().next().map_or(end, |c| end + c.len_utf8());
+    Err(unsupported_at(
+        "group name",
+        (at - 3, stop),
+        &p[at - 3..stop],
+        "an ECMAScript group name is an identifier (a letter, `$` or `_`, then letters, \
+         digits, `$` or `_`) closed by `>`",
+    ))
+}
+
 /// A `DELIMITED_LIST` bound: decimal digits, or `None` when the field is empty.
 fn count(u: &Use, what: &str, text: &str) -> Result<Option<usize>, RegexError> {
     if text.is_empty() {
@@ -868,12 +944,13 @@ fn count(u: &Use, what: &str, text: &str) -> Result<Option<usize>, RegexError> {
 
 /// The `)` closing the group whose body starts at `i` (before `end`), and the positions
 /// of the `|` at its top level. `None` when it does not close.
-fn group_end(p: &[u8], mut i: usize, end: usize) -> Option<(usize, Vec<usize>)> {
+fn group_end(p: &[u8], mut i: usize, end: usize, ecma: bool) -> Option<(usize, Vec<usize>)> {
     let mut depth = 0usize;
     let mut bars = Vec::new();
     while i < end {
         match p[i] {
             b'\\' => i += 2,
+            b'[' if ecma => i = ecma_class_end(p, i)?,
             b'[' => i = class_end(p, i)?,
             b'(' => {
                 depth += 1;

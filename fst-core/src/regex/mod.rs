@@ -20,7 +20,9 @@
 //! `fragments` builds the sugar that has no compact regex.
 
 mod algebra;
+mod context;
 mod dfa;
+mod ecma;
 mod extensions;
 mod fragments;
 mod look;
@@ -76,10 +78,11 @@ pub enum RegexErrorKind {
     Syntax,
     /// A construct fstc cannot turn into a byte DFA: `"backreference"`,
     /// `"non-UTF-8 construct"`, a look-around it cannot compile exactly (`"look-ahead"`,
-    /// `"negative look-behind"`, ...: assertions inside the body),
-    /// `"assertion with wildcard terminals"`, and in the ECMAScript dialect
-    /// `"non-ECMAScript group"`, `"escape"`, `"unclosed class"`,
-    /// `"case-insensitive ECMAScript"`.
+    /// `"negative look-behind"`, ...: a wildcard terminal inside the body),
+    /// `"assertion with wildcard terminals"` (the outcome depends on a terminal's token),
+    /// and in the ECMAScript dialect `"non-ECMAScript group"`, `"escape"`,
+    /// `"unclosed class"`, `"group name"`, `"case-insensitive ECMAScript"`. ECMAScript
+    /// `u`-mode grammar errors are [`RegexErrorKind::Syntax`].
     Unsupported {
         /// Short name of the construct.
         construct: &'static str,
@@ -377,6 +380,9 @@ impl RegexBuilder {
             ));
         }
         let rewritten = extensions::rewrite(pattern, self.dialect == Dialect::EcmaScript)?;
+        if self.dialect == Dialect::EcmaScript {
+            ecma::check(pattern)?;
+        }
         let (hir, uses) = match &rewritten {
             None => (
                 parse(&Source::plain(pattern), self.case_insensitive)?,
@@ -418,109 +424,11 @@ impl RegexBuilder {
         let raw = if nfa.looks.is_empty() {
             dfa::determinize(&nfa, limit, budget)?
         } else {
-            if let Some(t) = nfa_terminals.first() {
-                return Err(RegexError::new(
-                    RegexErrorKind::Unsupported {
-                        construct: "assertion with wildcard terminals",
-                    },
-                    None,
-                    format!(
-                        "the pattern has both an assertion (a word boundary, a multi-line \
-                         anchor or a look-around) and the wildcard terminal `<{}>`, whose \
-                         bytes are unknown until composition, so the assertion cannot be \
-                         decided next to it; drop one of them",
-                        t.name()
-                    ),
-                ));
-            }
-            let cx = self.contexts(&nfa, uses, limit, nfa_limit)?;
-            look::determinize(&nfa, &cx, limit, budget)?
+            let cx = context::Limits { limit, nfa_limit }.contexts(&nfa, uses)?;
+            look::determinize(&nfa, &cx, false, limit, budget)?
         };
         drop(nfa);
         Ok(ByteDfa::minimal(raw, &nfa_terminals))
-    }
-
-    /// DFAs for the NFA's look conditions: `R` ahead, `Σ*R` behind (the UTF-8 universe
-    /// concatenated with `R`, by the algebra).
-    fn contexts(
-        &self,
-        nfa: &nfa::Nfa,
-        uses: &[extensions::Use],
-        limit: usize,
-        nfa_limit: usize,
-    ) -> Result<look::Contexts, RegexError> {
-        let mut keys: [Vec<&nfa::Context>; 2] = [Vec::new(), Vec::new()];
-        let mut conds = Vec::with_capacity(nfa.looks.len());
-        for spec in &nfa.looks {
-            let mut pick = [None, None];
-            for (side, c) in [&spec.behind, &spec.ahead].into_iter().enumerate() {
-                if let Some((cx, want)) = c {
-                    let keys = &mut keys[side];
-                    let i = keys.iter().position(|k| *k == cx).unwrap_or_else(|| {
-                        keys.push(cx);
-                        keys.len() - 1
-                    });
-                    pick[side] = Some((i, *want));
-                }
-            }
-            conds.push((pick[0], pick[1]));
-        }
-        let mut algebra = Algebra::new();
-        algebra.state_limit(limit);
-        let universe = ByteDfa::universe(Universe::Utf8);
-        let mut behind = Vec::new();
-        for cx in &keys[0] {
-            let r = self.context_dfa(cx, uses, limit, nfa_limit)?;
-            behind.push(algebra.concat(&universe, &r)?);
-        }
-        let mut ahead = Vec::new();
-        for cx in &keys[1] {
-            ahead.push(self.context_dfa(cx, uses, limit, nfa_limit)?);
-        }
-        Ok(look::Contexts {
-            behind,
-            ahead,
-            conds,
-        })
-    }
-
-    /// The DFA of one context language (a word character, a byte, a look-around body).
-    fn context_dfa(
-        &self,
-        cx: &nfa::Context,
-        uses: &[extensions::Use],
-        limit: usize,
-        nfa_limit: usize,
-    ) -> Result<ByteDfa, RegexError> {
-        let fixed = |p: &str| RegexBuilder::new().build(p);
-        match cx {
-            nfa::Context::Word { unicode: true } => fixed(r"\w"),
-            nfa::Context::Word { unicode: false } => fixed(r"(?-u:\w)"),
-            nfa::Context::Byte(b) => fixed(&format!(r"\x{b:02X}")),
-            nfa::Context::Body { use_id, hir } => {
-                let u = &uses[*use_id];
-                let body = nfa::Compiler::new(nfa_limit, uses).compile(hir)?;
-                if !body.looks.is_empty() || body.has_anchors() {
-                    return Err(u.unsupported(
-                        "its body has an assertion of its own (`^`, `$`, `\\b`, a \
-                         look-around), which fstc does not compile inside look-around; \
-                         move it out of the group",
-                    ));
-                }
-                if let Some(t) = body.terminals.first() {
-                    return Err(u.unsupported(&format!(
-                        "its body has the wildcard terminal `<{}>`, whose bytes are unknown \
-                         until composition",
-                        t.name()
-                    )));
-                }
-                let budget = nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE);
-                Ok(ByteDfa::minimal(
-                    dfa::determinize(&body, limit, budget)?,
-                    &[],
-                ))
-            }
-        }
     }
 }
 

@@ -88,10 +88,34 @@ fn whole_pattern_modes_agree_with_the_regex_crate() {
     }
 }
 
-/// Look-around bodies: no anchors (fstc refuses assertions inside them).
-const BODY_LEAVES: &[&str] = &["a", "_", " ", r"\n", "é", ".", r"\w", r"[^a]", ""];
-/// Look-behind bodies of fixed length, which is what `fancy-regex` accepts.
-const BEHIND_BODIES: &[&str] = &["a", "_", " ", r"\w", r"a\n", "é", "[a ]", r"\s_"];
+/// Look-around bodies, with assertions of their own (which see the whole text).
+const BODY_LEAVES: &[&str] = &[
+    "a", "_", " ", r"\n", "é", ".", r"\w", r"[^a]", "", r"\b", r"\B", "^", "$", "(?m:^)", "(?m:$)",
+    "(?=a)", r"(?!\w)", "(?<=a)", r"(?<!\s)",
+];
+/// Look-behind bodies of fixed length, which is what `fancy-regex` accepts, some with
+/// assertions of their own.
+const BEHIND_BODIES: &[&str] = &[
+    "a",
+    "_",
+    " ",
+    r"\w",
+    r"a\n",
+    "é",
+    "[a ]",
+    r"\s_",
+    "^a",
+    r"a$",
+    r"\ba",
+    r"a\b",
+    r"\B\w",
+    r"(?m:^)\w",
+    r"\n(?m:^)",
+    r"\w(?=a)",
+    r"(?<=a)_",
+    r"(?<!^)a",
+    r"(?!a)\w",
+];
 
 fn random_look_leaf(rng: &mut SplitMix64) -> String {
     match rng.below(4) {
@@ -100,6 +124,24 @@ fn random_look_leaf(rng: &mut SplitMix64) -> String {
         2 => format!("(?<={})", BEHIND_BODIES[rng.index(BEHIND_BODIES.len())]),
         _ => format!("(?<!{})", BEHIND_BODIES[rng.index(BEHIND_BODIES.len())]),
     }
+}
+
+/// Whether `fancy-regex` takes `pattern` (it refuses to repeat a look-around, `(?=a)*`,
+/// and variable-length look-behind); if so, asserts that fstc agrees with it on `texts`.
+fn agrees_with_fancy_regex(pattern: &str, texts: &[Vec<u8>]) -> bool {
+    let Ok(oracle) = fancy_regex::Regex::new(&format!(r"\A(?:{pattern})\z")) else {
+        return false;
+    };
+    let dfa = compile(pattern);
+    for t in texts {
+        let s = std::str::from_utf8(t).unwrap();
+        assert_eq!(
+            dfa.is_match(t),
+            oracle.is_match(s).unwrap(),
+            "{pattern} on {s:?}"
+        );
+    }
+    true
 }
 
 #[test]
@@ -117,22 +159,73 @@ fn look_around_agrees_with_fancy_regex() {
         }
         let leaves: Vec<&str> = leaves.iter().map(|s| s.as_str()).collect();
         let pattern = random_pattern_with(&mut rng, 4, &leaves);
-        // fancy-regex refuses to repeat a look-around (`(?=a)*`): those are skipped.
-        let Ok(oracle) = fancy_regex::Regex::new(&format!(r"\A(?:{pattern})\z")) else {
-            continue;
-        };
-        checked += 1;
-        let dfa = compile(&pattern);
-        for t in &texts {
-            let s = std::str::from_utf8(t).unwrap();
-            assert_eq!(
-                dfa.is_match(t),
-                oracle.is_match(s).unwrap(),
-                "{pattern} on {s:?}"
-            );
-        }
+        checked += usize::from(agrees_with_fancy_regex(&pattern, &texts));
     }
     assert!(checked >= 150, "only {checked} patterns checked");
+}
+
+/// Look-around nested two deep, with assertions at every level, against `fancy-regex`.
+#[test]
+fn nested_look_around_agrees_with_fancy_regex() {
+    let texts = all_texts(PIECES, 4);
+    let mut rng = SplitMix64::new(1977);
+    let mut checked = 0;
+    for _ in 0..150 {
+        let inner: Vec<String> = (0..3).map(|_| random_look_leaf(&mut rng)).collect();
+        let mut leaves: Vec<&str> = BODY_LEAVES.to_vec();
+        leaves.extend(inner.iter().map(|s| s.as_str()));
+        let outer = match rng.below(2) {
+            0 => format!("(?={})", random_pattern_with(&mut rng, 2, &leaves)),
+            _ => format!("(?!{})", random_pattern_with(&mut rng, 2, &leaves)),
+        };
+        let mut leaves: Vec<&str> = ["a", "_", " ", r"\n", "é", ".", r"\w", r"\b"].to_vec();
+        leaves.push(&outer);
+        let pattern = random_pattern_with(&mut rng, 3, &leaves);
+        checked += usize::from(agrees_with_fancy_regex(&pattern, &texts));
+    }
+    assert!(checked >= 60, "only {checked} patterns checked");
+}
+
+/// Assertions inside look-around bodies that users write.
+#[test]
+fn assertions_inside_look_around() {
+    for (pattern, yes, no) in [
+        ("(?=a$).", &["a"][..], &["b", "ab"][..]),
+        (
+            r"(?=.*\bfoo\b).*",
+            &["foo", "a foo", "x foo.y"],
+            &["afoo", "foo_", ""],
+        ),
+        (".*(?<!^x)", &["", "ab", "yx", "xa"], &["x"]),
+        (
+            r"a(?!(?s:.)*(?m:^)b)(?s:.)*",
+            &["a", "ab", "a\nc\nab"],
+            &["a\nb", "a\nc\nb"],
+        ),
+        (r".a(?<=\ba)b", &[" ab", "-ab"], &["xab", "_ab"]),
+        (
+            r"\w+(?<=\b[a-z]{2}\b)(?: \w+)?",
+            &["ab", "ab cd"],
+            &["abc", "a"],
+        ),
+    ] {
+        let dfa = compile(pattern);
+        let oracle = fancy_regex::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap();
+        for text in yes {
+            assert!(
+                oracle.is_match(text).unwrap(),
+                "oracle: {pattern} on {text:?}"
+            );
+            assert!(dfa.is_match(text.as_bytes()), "{pattern} on {text:?}");
+        }
+        for text in no {
+            assert!(
+                !oracle.is_match(text).unwrap(),
+                "oracle: {pattern} on {text:?}"
+            );
+            assert!(!dfa.is_match(text.as_bytes()), "{pattern} on {text:?}");
+        }
+    }
 }
 
 #[test]
@@ -170,6 +263,11 @@ fn check_tokens(name: &str, vocab: &Vocabulary) {
             r"(?:\d|(?<!-)-)+(?<=\d)",
             &["1-2", "12-3-45"],
             &["1--2", "1-"],
+        ),
+        (
+            r"(?=.*\bfoo\b)[a-z ]+(?<!^x)",
+            &["a foo b", "foo"],
+            &["afoo b", "foox"],
         ),
     ];
     let seg = Segmenter::new(vocab);

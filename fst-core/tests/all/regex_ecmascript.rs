@@ -38,6 +38,10 @@ const LEAVES: &[&str] = &[
     r"(?!\s)",
     r"(?<=\w)",
     r"(?<!a)",
+    r"(?=\w\b)",
+    r"(?<!^)",
+    r"(?=.$)",
+    r"(?<=^\s|(?!\d)\w)",
     r"[\b]",
     r"\uD83D\uDE00",
     r"\p{Nd}",
@@ -81,6 +85,7 @@ fn ecmascript_patterns_agree_with_regress() {
     let mut rng = SplitMix64::new(262);
     for _ in 0..300 {
         let pattern = flat_pattern(&mut rng);
+        assert_same_verdict(&pattern);
         let dfa = ecma(&pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"));
         let oracle = regress::Regex::with_flags(&format!("^(?:{pattern})$"), "u")
             .unwrap_or_else(|e| panic!("regress refuses {pattern}: {e}"));
@@ -156,18 +161,141 @@ fn constructs_outside_ecmascript_are_refused_by_name() {
     assert!(e.to_string().contains("case-insensitive"), "{e}");
 }
 
+/// Constructs fstc refuses by name although ECMAScript has them: backreferences (not
+/// regular), lone surrogates (not UTF-8 text), reserved extension names, size limits.
+fn refused_by_name(e: &fst_core::regex::RegexError) -> bool {
+    match e.kind() {
+        RegexErrorKind::Unsupported { construct } => {
+            *construct == "backreference"
+                || (*construct == "escape" && e.to_string().contains("surrogate"))
+        }
+        RegexErrorKind::Extension { .. }
+        | RegexErrorKind::TooManyStates { .. }
+        | RegexErrorKind::TooManyNfaStates { .. } => true,
+        _ => false,
+    }
+}
+
+/// fstc accepts `pattern` in the ECMAScript dialect iff `regress` (`u` flag) does, but
+/// for what fstc refuses by name.
+fn assert_same_verdict(pattern: &str) -> Option<ByteDfa> {
+    let theirs = regress::Regex::with_flags(pattern, "u");
+    match ecma(pattern) {
+        Ok(dfa) => {
+            assert!(
+                theirs.is_ok(),
+                "fstc accepts {pattern:?}, regress refuses it: {:?}",
+                theirs.err()
+            );
+            Some(dfa)
+        }
+        Err(e) => {
+            // regress accepts a quantified `\b` or `\B` (`\b?`), which ECMA-262's grammar
+            // (Term :: Assertion, no quantifier) and V8 with `u` refuse: fstc follows them.
+            let quantified_boundary = e.to_string().contains("cannot be quantified")
+                && e.span().is_some_and(|(a, _)| {
+                    a >= 2 && matches!(&pattern.as_bytes()[a - 2..a], b"\\b" | b"\\B")
+                });
+            assert!(
+                theirs.is_err() || refused_by_name(&e) || quantified_boundary,
+                "regress accepts {pattern:?}, fstc refuses it: {e}"
+            );
+            if let Some((a, b)) = e.span() {
+                assert!(a <= b && b <= pattern.len(), "{pattern:?}: {e}");
+            }
+            None
+        }
+    }
+}
+
+/// Syntax ECMAScript's `u` mode rejects and regex-syntax would accept: refused with the
+/// offset of the fault.
+#[test]
+fn ecmascript_u_mode_syntax_errors_are_refused_with_their_offset() {
+    for (pattern, span) in [
+        ("a]", (1, 2)),
+        ("}", (0, 1)),
+        ("a{", (1, 2)),
+        ("a{1", (1, 2)),
+        ("x{,2}", (1, 2)),
+        ("{2}", (0, 1)),
+        (r"\-", (0, 2)),
+        (r"a\a", (1, 3)),
+        (r"\_", (0, 2)),
+        ("(?<1a>x)", (0, 4)),
+        ("(?<a.b>x)", (0, 5)),
+        ("(?<a>x)(?<a>y)", (7, 12)),
+        ("(?=a)*", (5, 6)),
+        ("(?<!a){2}", (6, 9)),
+        ("^*", (1, 2)),
+        ("a**", (2, 3)),
+        ("a{2,1}", (1, 6)),
+        (r"[\d-z]", (1, 5)),
+        (r"[a-\w]", (1, 5)),
+        ("[z-a]", (1, 4)),
+        ("a)", (1, 2)),
+        ("[[]]", (3, 4)),
+        ("(?=[[)", (0, 3)),
+    ] {
+        assert!(
+            regress::Regex::with_flags(pattern, "u").is_err(),
+            "regress accepts {pattern:?}"
+        );
+        let e = ecma(pattern)
+            .err()
+            .unwrap_or_else(|| panic!("fstc accepts {pattern:?}"));
+        assert_eq!(e.span(), Some(span), "{pattern:?}: {e}");
+        assert!(
+            e.to_string()
+                .contains(&format!("bytes {}..{}", span.0, span.1)),
+            "{e}"
+        );
+    }
+    // ECMA-262 refuses a quantified word boundary too (regress accepts it).
+    assert_eq!(ecma(r"a\b+").unwrap_err().span(), Some((3, 4)));
+    // A `[` inside an ECMAScript class is literal, inside look-around too.
+    for (pattern, text, ok) in [
+        ("(?=[[])..", "[a", true),
+        ("(?=[[])..", "a[", false),
+        ("[[]x", "[x", true),
+        ("a(?<=[]|a)b", "ab", true),
+        ("(?<=[^])b", "b", false),
+        (r"(?<$name_1>x)(?<é>y)\k<é>?", "xy", true),
+    ] {
+        if pattern.contains(r"\k") {
+            let e = ecma(pattern).unwrap_err();
+            assert!(e.to_string().contains("backreference"), "{e}");
+            continue;
+        }
+        let dfa = ecma(pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"));
+        let oracle = regress::Regex::with_flags(&format!("^(?:{pattern})$"), "u").unwrap();
+        assert_eq!(
+            oracle.find(text).is_some(),
+            ok,
+            "oracle: {pattern} on {text:?}"
+        );
+        assert_eq!(dfa.is_match(text.as_bytes()), ok, "{pattern} on {text:?}");
+    }
+    assert!(ecma(r"(?<$name_1>x)(?<é>y)")
+        .unwrap()
+        .is_match("xy".as_bytes()));
+}
+
 /// Mutated patterns (characters deleted, duplicated or replaced by syntax characters)
-/// compile or fail with an error, in both dialects: never a panic. What compiles in
-/// the ECMAScript dialect and `regress` also accepts must agree with it.
+/// compile or fail with an error, in both dialects: never a panic. In the ECMAScript
+/// dialect fstc accepts a pattern iff `regress` does (but for what fstc refuses by
+/// name), and what both accept matches the same texts.
 #[test]
 fn mutated_patterns_never_panic() {
     const SYNTAX: &[&str] = &[
         "\\", "[", "]", "(", ")", "(?", "(?<", "(?=", "{", "}", "u", "u{", "x", "c", "^", "-", "|",
-        "é", "\\u", "\\p{", "*", "?",
+        "é", "\\u", "\\p{", "*", "?", "{2}", "{1,", "\\-", "\\a", "(?<x>", "(?<1>", ")*", "[[]",
+        "\\k<x>", "\\1", "$", "\\b",
     ];
     let pieces: Vec<&[u8]> = PIECES.iter().map(|p| p.as_bytes()).collect();
     let texts = all_texts(&pieces, 2);
     let mut rng = SplitMix64::new(99);
+    let mut accepted = 0;
     for _ in 0..2000 {
         let mut pattern = flat_pattern(&mut rng);
         for _ in 0..1 + rng.below(3) {
@@ -184,7 +312,10 @@ fn mutated_patterns_never_panic() {
             }
         }
         let _ = ByteDfa::from_regex(&pattern, 10_000);
-        let Ok(dfa) = ecma(&pattern) else { continue };
+        let Some(dfa) = assert_same_verdict(&pattern) else {
+            continue;
+        };
+        accepted += 1;
         // Nested quantifiers can exhaust `regress`'s memory (see `flat_pattern`).
         if pattern
             .replace("(?", "")
@@ -194,9 +325,7 @@ fn mutated_patterns_never_panic() {
         {
             continue;
         }
-        let Ok(oracle) = regress::Regex::with_flags(&format!("^(?:{pattern})$"), "u") else {
-            continue;
-        };
+        let oracle = regress::Regex::with_flags(&format!("^(?:{pattern})$"), "u").unwrap();
         for t in &texts {
             let s = std::str::from_utf8(t).unwrap();
             assert_eq!(
@@ -206,4 +335,5 @@ fn mutated_patterns_never_panic() {
             );
         }
     }
+    assert!(accepted >= 250, "only {accepted} mutated patterns compiled");
 }

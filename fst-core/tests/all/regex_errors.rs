@@ -34,16 +34,7 @@ fn assert_rejected(pattern: &str, construct: &str, span: (usize, usize), fragmen
 
 #[test]
 fn look_around_fstc_cannot_compile_is_rejected_naming_the_group() {
-    // Assertions inside a look-around body: its DFA runs as a plain pattern.
-    assert_rejected("(?=a$)", "look-ahead", (0, 6), "(?=a$)");
-    assert_rejected(r"a(?!b\b)", "negative look-ahead", (1, 8), r"(?!b\b)");
-    assert_rejected("(?<=^a)b", "look-behind", (0, 7), "(?<=^a)");
-    assert_rejected(
-        "x(?<!(?=a)a)b",
-        "negative look-behind",
-        (1, 12),
-        "(?<!(?=a)a)",
-    );
+    // A wildcard terminal inside a look-around body: what the body sees is a token.
     assert_rejected(
         "(?=(?P<TEXT_TOKEN>))",
         "look-ahead",
@@ -52,12 +43,40 @@ fn look_around_fstc_cannot_compile_is_rejected_naming_the_group() {
     );
     let e = err("(?=a");
     assert!(e.to_string().contains("no matching `)`"), "{e}");
-    // Assertions beside wildcard terminals cannot be decided.
-    let e = err(r"(?P<TEXT_TOKEN>)x\b");
-    assert!(
-        matches!(e.kind(), RegexErrorKind::Unsupported { construct } if construct.contains("terminal")),
-        "{e}"
-    );
+}
+
+/// An assertion decided by a terminal's token is refused, naming the terminal; one that
+/// bytes between them decide compiles.
+#[test]
+fn assertions_beside_wildcard_terminals_are_exact_or_refused() {
+    for pattern in [
+        r"(?P<TEXT_TOKEN>)\b",
+        r"\b(?P<TEXT_TOKEN>)",
+        r"(?P<PARAGRAPH_TOKEN>)(?m:^)a",
+        r"a(?=bc)(?P<TEXT_TOKEN>)",
+        r"(?P<TEXT_TOKEN>)(?<=a)",
+    ] {
+        let e = err(pattern);
+        assert!(
+            matches!(e.kind(), RegexErrorKind::Unsupported { construct } if *construct == "assertion with wildcard terminals"),
+            "{pattern}: {e}"
+        );
+        assert!(e.to_string().contains("<"), "{pattern}: {e}");
+    }
+    for (pattern, text, ok) in [
+        (r"(?P<TEXT_TOKEN>)x\b", "", false),
+        (r"(?P<TEXT_TOKEN>) \bfoo\b", "", false),
+        (r"\bfoo\b (?P<TEXT_TOKEN>)", "", false),
+        (r"(?=ab)ab(?P<TEXT_TOKEN>)", "", false),
+        (r"(?P<TEXT_TOKEN>)+é\b", "", false),
+        (r"(?:\bab\b (?P<PARAGRAPH_TOKEN>)\n)+|(?m:^)x$", "x", true),
+        (r"(?:\bab\b (?P<PARAGRAPH_TOKEN>)\n)+|(?m:^)x$", "ab", false),
+    ] {
+        let dfa = ByteDfa::from_regex(pattern, DEFAULT_DFA_STATE_LIMIT)
+            .unwrap_or_else(|e| panic!("{pattern}: {e}"));
+        assert!(!dfa.terminals().is_empty(), "{pattern}");
+        assert_eq!(dfa.is_match(text.as_bytes()), ok, "{pattern} on {text:?}");
+    }
 }
 
 #[test]

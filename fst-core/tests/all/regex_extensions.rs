@@ -904,14 +904,19 @@ fn malformed_extension_uses_are_errors() {
 #[test]
 fn errors_in_rewritten_patterns_point_at_the_users_text() {
     // Look-around after and inside an extension: spans are in the original pattern.
-    let p = "(?P<QUOTED_TEXT>)(?=x$)";
+    // (A look-around body cannot hold a wildcard terminal.)
+    let p = "(?P<QUOTED_TEXT>)(?=x(?P<IMAGE>))";
     let e = ByteDfa::from_regex(p, DEFAULT_DFA_STATE_LIMIT).unwrap_err();
-    assert_eq!(e.span(), Some((17, 23)), "{e}");
-    assert!(e.to_string().contains("`(?=x$)`"), "{e}");
-    let p = "(?P<DELIMITED_LIST>,|(?=a$)b)";
+    assert_eq!(e.span(), Some((17, 33)), "{e}");
+    assert!(e.to_string().contains("`(?=x(?P<IMAGE>))`"), "{e}");
+    let p = "(?P<DELIMITED_LIST>,|(?=(?P<IMAGE>))b)";
     let e = ByteDfa::from_regex(p, DEFAULT_DFA_STATE_LIMIT).unwrap_err();
-    assert_eq!(e.span(), Some((21, 27)), "{e}");
-    assert_eq!(&p[21..27], "(?=a$)");
+    assert_eq!(e.span(), Some((21, 36)), "{e}");
+    assert_eq!(&p[21..36], "(?=(?P<IMAGE>))");
+    // Assertions inside a look-around body compile (exactly: `x` last).
+    let d = dfa("(?P<QUOTED_TEXT>)(?=x$)x|(?=a$).");
+    assert!(d.is_match(b"a") && !d.is_match(b"b"));
+    assert!(d.is_match(b"\"\"x") && !d.is_match(b"\"\"xy"));
     let p = r"(?P<DELIMITED_LIST>,|a{2)\bz";
     let e = ByteDfa::from_regex(p, DEFAULT_DFA_STATE_LIMIT).unwrap_err();
     assert!(matches!(e.kind(), RegexErrorKind::Syntax), "{e}");
