@@ -453,3 +453,170 @@ fn bad_parts_are_refused_before_layout() {
     let e = TokenPda::from_parts(parts).unwrap_err();
     assert!(e.to_string().contains("node 3, pop edge 0"), "{e}");
 }
+
+/// Uses everything a decoder would, to show a loaded PDA is safe to use.
+fn exercise<W: AsRef<[u32]>>(pda: &TokenPda<W>) {
+    // Damage can leave a valid file with a huge vocab_size; don't allocate its mask.
+    let width = (pda.vocab_size() as usize).div_ceil(32);
+    let _ = pda.to_parts();
+    let mut rng = SplitMix64::new(5);
+    let mut mask = vec![0u32; width.min(1 << 12)];
+    for _ in 0..4 {
+        let mut w = PdaWalker::new(pda).with_stack_limit(64);
+        for _ in 0..30 {
+            if width > mask.len() {
+                assert!(w.fill_mask(&mut mask).is_err());
+                break;
+            }
+            w.fill_mask(&mut mask).unwrap();
+            let allowed = ones(&mask);
+            let _ = (w.forced_tokens(), w.validate_tokens(&allowed), w.is_accepting());
+            let Some(&t) = allowed.get(rng.index(allowed.len().max(1))) else {
+                break;
+            };
+            if w.consume(t).is_err() {
+                // Only the stack limit may refuse a token the mask sets.
+                break;
+            }
+        }
+        let n = w.num_consumed();
+        w.rollback(n).unwrap();
+    }
+}
+
+fn corruption_subject() -> TokenPda {
+    TokenPda::from_parts(brackets_parts(70)).unwrap()
+}
+
+#[test]
+fn every_pda_truncation_is_an_error() {
+    let pda = corruption_subject();
+    let bytes = pda.to_bytes();
+    for len in 0..bytes.len() {
+        assert!(
+            TokenPda::from_bytes_copied(&bytes[..len]).is_err(),
+            "length {len}"
+        );
+        assert!(AnyAutomaton::from_bytes_copied(&bytes[..len]).is_err());
+    }
+}
+
+#[test]
+fn every_pda_bit_flip_is_detected() {
+    let pda = corruption_subject();
+    let bytes = pda.to_bytes();
+    for bit in 0..bytes.len() * 8 {
+        let mut damaged = bytes.clone();
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        assert!(
+            AnyAutomaton::from_bytes_copied(&damaged).is_err(),
+            "flip of bit {bit} went unnoticed"
+        );
+    }
+}
+
+#[test]
+fn pda_damage_behind_a_forged_checksum_never_panics() {
+    use testkit::file::forge_checksum;
+    let pda = corruption_subject();
+    let mut rng = SplitMix64::new(11);
+    let (mut ok, mut rejected) = (0, 0);
+    let body = pda.as_words().len() - 2;
+    // Every single bit flip, then random multi-word damage.
+    let mut cases: Vec<Vec<(usize, u32)>> = (0..body * 32)
+        .map(|b| vec![(b / 32, pda.as_words()[b / 32] ^ 1 << (b % 32))])
+        .collect();
+    for _ in 0..3000 {
+        let edits = (0..1 + rng.below(3))
+            .map(|_| {
+                let i = rng.below(body as u64) as usize;
+                let old = pda.as_words()[i];
+                let v = match rng.below(4) {
+                    0 => rng.next_u64() as u32,
+                    1 => old.wrapping_add(1),
+                    2 => old.wrapping_sub(1),
+                    _ => rng.below(80) as u32,
+                };
+                (i, v)
+            })
+            .collect();
+        cases.push(edits);
+    }
+    for (round, edits) in cases.iter().enumerate() {
+        let mut words = pda.as_words().to_vec();
+        for &(i, v) in edits {
+            words[i] = v;
+        }
+        forge_checksum(&mut words);
+        match TokenPda::from_words(words) {
+            Ok(loaded) => {
+                exercise(&loaded);
+                ok += 1;
+            }
+            Err(e) => {
+                assert!(!e.to_string().is_empty(), "round {round}");
+                assert_ne!(e.kind(), FormatErrorKind::Checksum, "round {round}: {e}");
+                rejected += 1;
+            }
+        }
+    }
+    eprintln!("forged-checksum PDA damage: {rejected} rejected, {ok} harmless");
+    assert!(rejected > ok, "rejected {rejected}, accepted {ok}");
+}
+
+#[test]
+fn pda_structural_damage_is_named() {
+    use fst_core::format::{
+        SECTION_POP_EDGES, SECTION_PUSH_OFFSETS, SECTION_PUSH_SYMBOLS, SECTION_STACK_OPS,
+    };
+    use testkit::file::{forge_checksum, section};
+    let pda = TokenPda::from_parts(figure7_pda_parts()).unwrap();
+    let damaged = |edit: &dyn Fn(&mut Vec<u32>)| {
+        let mut words = pda.as_words().to_vec();
+        edit(&mut words);
+        forge_checksum(&mut words);
+        TokenPda::from_words(words).unwrap_err()
+    };
+    let cases: [(&dyn Fn(&mut Vec<u32>), &str); 5] = [
+        (
+            &|w| {
+                let at = section(w, SECTION_STACK_OPS).0;
+                w[at] = 9
+            },
+            "pushes sequence 9, but there are 4 push sequences",
+        ),
+        (
+            &|w| {
+                let at = section(w, SECTION_POP_EDGES).0;
+                w[at] = 1
+            },
+            "symbol 1 is not below the 1 stack symbols",
+        ),
+        (
+            &|w| {
+                let at = section(w, SECTION_POP_EDGES).0 + 1;
+                w[at] = 6
+            },
+            "target 6 is not below the number of nodes 6",
+        ),
+        (
+            &|w| {
+                let at = section(w, SECTION_PUSH_OFFSETS).0 + 1;
+                w[at] = 1
+            },
+            "sequence 0, the empty sequence",
+        ),
+        (
+            &|w| {
+                let at = section(w, SECTION_PUSH_SYMBOLS).0;
+                w[at] = 3
+            },
+            "symbol 3 is not below the 1 stack symbols",
+        ),
+    ];
+    for (edit, needle) in cases {
+        let e = damaged(edit);
+        assert_eq!(e.kind(), FormatErrorKind::StackSections, "{e}");
+        assert!(e.to_string().contains(needle), "{e}");
+    }
+}
