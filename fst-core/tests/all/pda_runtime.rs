@@ -620,3 +620,10 @@ fn pda_structural_damage_is_named() {
         assert!(e.to_string().contains(needle), "{e}");
     }
 }
+
+#[test]
+fn figure7_draws_like_the_paper() {
+    let pda = TokenPda::from_parts(figure7_pda_parts()).unwrap();
+    let text = |t: u32| figure7_text(t).map(|s| s.as_bytes().to_vec());
+    insta::assert_snapshot!(fst_core::dot::pda_to_dot(&pda, &text));
+}
