@@ -1,4 +1,5 @@
-//! The token automaton file format (version 3): container, writer and reader.
+//! The token automaton file format (version 3): container, writer and reader, for token
+//! FSAs (kind 0) and token PDAs (kind 1).
 //!
 //! A file is a sequence of little-endian `u32` words, and a [`TokenAutomaton`] in memory
 //! is the same words, so loading is validation only: [`TokenAutomaton::from_bytes`]
@@ -14,12 +15,12 @@
 //! | 0–1 | magic `b"fstcTA\0\0"` |
 //! | 2 | endianness marker `0x01020304` (reads `0x04030201` in a byte-swapped file) |
 //! | 3 | format version (3) |
-//! | 4 | kind: 0 token FSA, 1 token PDA (reserved) |
+//! | 4 | kind: 0 token FSA, 1 token PDA |
 //! | 5 | total length of the file in words |
 //! | 6 | vocabulary size |
 //! | 7–8 | vocabulary fingerprint, low word then high word |
-//! | 9 | start state |
-//! | 10 | number of states |
+//! | 9 | start state (a PDA's start node) |
+//! | 10 | number of states (a PDA's nodes) |
 //! | 11 | number of edges: the token edges the class edges stand for, plus terminal edges |
 //! | 12 | number of accepting states |
 //! | 13 | number of EOS ids |
@@ -57,8 +58,7 @@
 //! - otherwise [`SECTION_EDGE_LABELS`] and [`SECTION_EDGE_TARGETS`], a word each, and a
 //!   word per token class (`u32::MAX` for none).
 //!
-//! Id [`SECTION_STACK_OPS`] is reserved for a later version; any other unknown id is
-//! rejected. Older versions (1: an edge per token; 2: class lists and a sorted token
+//! Ids 8 and 18–22 belong to token PDA files (below); any other unknown id is rejected. Older versions (1: an edge per token; 2: class lists and a sorted token
 //! index, one checksum chain) are refused with a request to recompile.
 //!
 //! Terminal labels (Koo et al. §2.5.1) stand for precomputed sets of tokens, stored once
@@ -100,6 +100,25 @@
 //! (several times faster than one chain, which matters on every compile and load), and
 //! since every step is a bijection of the running hash, any change to a single word is
 //!
+//! # Token PDAs (kind 1)
+//!
+//! A token PDA file is a token FSA file without terminals (its *finite control*: nodes,
+//! class edges, canonical classes, accepting flags, optional dense masks; read and written
+//! by the same code) plus five required stack sections. Its dense masks hold a node's
+//! token edges only, never EOS ids: EOS depends on the stack.
+//!
+//! - [`SECTION_STACK_OPS`] (8): per class edge, in edge order, the index of the push
+//!   sequence it pushes (below the number of sequences).
+//! - [`SECTION_STACK_SYMBOLS`] (18): one word, the number of stack symbols `S`.
+//! - [`SECTION_POP_OFFSETS`] (19) and [`SECTION_POP_EDGES`] (20): CSR per node (`nodes +
+//!   1` entries from 0, counting pairs) of `(symbol, node)` pairs: symbols below `S` and
+//!   strictly increasing per node, nodes in range.
+//! - [`SECTION_PUSH_OFFSETS`] (21) and [`SECTION_PUSH_SYMBOLS`] (22): CSR of the push
+//!   sequences (at least one; sequence 0 empty), each bottom to top, symbols below `S`.
+//!
+//! The walker's rules (pop chains, EOS once every symbol is popped at an accepting node)
+//! are [`crate::parts::PdaParts`]'s.
+//!
 //! # Code layout
 //!
 //! - [`container`]: what every automaton kind shares: magic, byte order, version, kind,
@@ -107,17 +126,19 @@
 //!   kind a file holds).
 //! - `write` (token FSA writer) lays out checked, canonical parts ([`crate::parts`]);
 //!   `read` (token FSA reader) validates a file phase by phase and returns its `Layout`.
+//!   Both take the kind, so that a token PDA's finite control goes through them.
+//! - `pda`: the token PDA's stack sections, writer and reader, on top of `write` and
+//!   `read`.
 //! - One module per group of sections with the writer's encoding beside the reader's
 //!   check: `classes` (token index, token classes, class words), `terminals`, `dense`.
 //! - [`FormatError`] (in `error`) is the one error of a file that does not load.
 //!
-//! Adding a kind (token PDAs, kind 1, are next): give it its section ids (8 is reserved
-//! for stack operations) and a set of known ids like `TOKEN_FSA_SECTIONS`, a writer that
-//! opens a `ContainerWriter` with its `Header` and section lengths, and a reader that
-//! calls `read_header` with its kind as the loadable one, `SectionTable::read` with its
-//! ids, then its own per-section functions (reusing `check`, `classes`, `terminals` and
-//! `dense` where its sections are the same). The container, and every token FSA file,
-//! stay as they are.
+//! Adding a kind: give it its section ids and a set of known ids like
+//! `TOKEN_FSA_SECTIONS`, a writer that opens a `ContainerWriter` with its `Header` and
+//! section lengths, and a reader that calls `read_header` with its kind as the loadable
+//! one, `SectionTable::read` with its ids, then its own per-section functions (reusing
+//! `check`, `classes`, `terminals` and `dense` where its sections are the same), as `pda`
+//! does. The container, and every token FSA file, stay as they are.
 
 use std::path::Path;
 
@@ -172,7 +193,7 @@ pub const SECTION_CLASS_WORD_OFFSETS: u32 = 14;
 /// Section id of the class words: per class, `(word index, bits)` pairs of its mask.
 pub const SECTION_CLASS_WORDS: u32 = 15;
 /// Section id of the dense mask table (optional, with [`SECTION_STATE_MASK_INDEX`]). Ids
-/// from 16 up are derived data, redundant with the sections below 16 and checked against
+/// 16 and 17 are derived data, redundant with the sections below 16 and checked against
 /// them on load.
 pub const SECTION_DENSE_MASKS: u32 = 16;
 /// Section id of the per-state dense mask index (optional, with [`SECTION_DENSE_MASKS`]).

@@ -61,7 +61,7 @@ pub(crate) fn write_token_pda(
 /// terminals; its dense masks hold no EOS ids), then the stack sections.
 pub(crate) fn validate_pda(words: &[u32], checks: Checks) -> Result<(Layout, PdaLayout), FormatError> {
     let (layout, table) = validate_kind(words, checks, AutomatonKind::TokenPda)?;
-    let num_nodes = layout.num_states;
+    let num_nodes = layout.header.num_states;
     let num_class_edges = words[layout.state_offsets + num_nodes as usize] as usize;
     let counts = table.require(SECTION_STACK_SYMBOLS)?;
     expect_len(SECTION_STACK_SYMBOLS, counts, 1, "the stack symbol count".into())?;

@@ -165,14 +165,7 @@ pub(crate) fn validate_kind(
         None => (0, 0, 0),
     };
     let layout = Layout {
-        kind: header.kind,
-        vocab_size: header.vocab_size,
-        vocab_fingerprint: header.vocab_fingerprint,
-        start: header.start,
-        num_states: header.num_states,
-        num_edges: header.num_edges,
-        num_accepting: header.num_accepting,
-        num_terminals: header.num_terminals,
+        header,
         eos: s.eos,
         state_offsets: s.offsets.0,
         state_flags: s.flags.0,
