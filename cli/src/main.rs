@@ -12,11 +12,11 @@ use clap::{Args, Parser, Subcommand};
 use detok::{AddedAsSpecial, Vocabulary};
 use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::RegexCompiler;
-use fst_core::token_pda::TokenPda;
-use fst_core::AnyAutomaton;
 use fst_core::compose::VocabTrie;
 use fst_core::regex::ByteDfa;
 use fst_core::sample::{random_matcher_walk, random_walk, SplitMix64};
+use fst_core::token_pda::TokenPda;
+use fst_core::AnyAutomaton;
 use fst_core::TokenVocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 
@@ -584,8 +584,6 @@ fn info_pda(pda: &TokenPda) {
     println!("bytes: {}", pda.as_words().len() * 4);
 }
 
-
-
 fn join_ids(ids: &[u32]) -> String {
     ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
 }
@@ -668,7 +666,9 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
                     vocab.len()
                 ));
             }
-            let eos_last = ids.last().is_some_and(|id| automaton.eos_ids().contains(id));
+            let eos_last = ids
+                .last()
+                .is_some_and(|id| automaton.eos_ids().contains(id));
             (ids.clone(), eos_last)
         }
         _ => unreachable!("clap requires exactly one of --text and --tokens"),

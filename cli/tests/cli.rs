@@ -765,10 +765,20 @@ fn pda_files_in_info_dot_sample_and_check() {
     assert!(out.status.success(), "{}", stderr(&out));
     let drawn = stdout(&out);
     assert!(drawn.starts_with("digraph token_pda"), "{drawn}");
-    assert!(drawn.contains(r#"0 -> 3 [label="aaab / push r0 r0"]"#), "{drawn}");
-    assert!(drawn.contains(r#"3 -> 2 [label="pop r0", style=dashed]"#), "{drawn}");
+    assert!(
+        drawn.contains(r#"0 -> 3 [label="aaab / push r0 r0"]"#),
+        "{drawn}"
+    );
+    assert!(
+        drawn.contains(r#"3 -> 2 [label="pop r0", style=dashed]"#),
+        "{drawn}"
+    );
     let out = fstc(&["dot", p]);
-    assert!(stdout(&out).contains(r##"0 -> 1 [label="#0"]"##), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(r##"0 -> 1 [label="#0"]"##),
+        "{}",
+        stdout(&out)
+    );
 
     // Every sampled walk is a^n b^n.
     let out = with_vocab(&["sample", p, "--count", "20", "--seed", "3"]);
@@ -779,7 +789,11 @@ fn pda_files_in_info_dot_sample_and_check() {
         let text = walk["text"].as_str().unwrap();
         let n = text.len() / 2;
         if walk["complete"].as_bool().unwrap() {
-            assert_eq!(text, format!("{}{}", "a".repeat(n), "b".repeat(n)), "{line}");
+            assert_eq!(
+                text,
+                format!("{}{}", "a".repeat(n), "b".repeat(n)),
+                "{line}"
+            );
             complete += 1;
         }
     }
@@ -787,11 +801,19 @@ fn pda_files_in_info_dot_sample_and_check() {
 
     let out = with_vocab(&["check", p, "--tokens", "3,1,1,4"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert!(stdout(&out).contains("accepted: 4 tokens"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("accepted: 4 tokens"),
+        "{}",
+        stdout(&out)
+    );
     let out = with_vocab(&["check", p, "--tokens", "3,1"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("does not accept"), "{}", stdout(&out));
     let out = with_vocab(&["check", p, "--tokens", "0,2"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).contains("rejected at token 1"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("rejected at token 1"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -98,7 +98,10 @@ fn token_list_label(tokens: &[u32], token_text: &dyn Fn(u32) -> Option<Vec<u8>>)
 /// The header shared by both drawings: graph name, layout, start arrow and the nodes
 /// (double circles for accepting ones).
 fn dot_header(out: &mut String, name: &str, start: u32, accepting: &[bool]) {
-    let _ = writeln!(out, "digraph {name} {{\n  rankdir=LR;\n  node [shape=circle];");
+    let _ = writeln!(
+        out,
+        "digraph {name} {{\n  rankdir=LR;\n  node [shape=circle];"
+    );
     out.push_str("  start [shape=point, label=\"\"];\n");
     let _ = writeln!(out, "  start -> {start};");
     for (s, &a) in accepting.iter().enumerate() {

@@ -11,7 +11,9 @@
 //! (what a compiler hands over, checked), [`format`](mod@format) (its validated,
 //! zero-copy file format), [`matcher`] (the decoding interface every automaton kind
 //! implements) and [`walker`] (its token FSA implementation: masks, consume, rollback,
-//! fast-forward), plus [`sample`] and [`dot`]. With default features off it depends on
+//! fast-forward), [`token_pda`] and [`pda_walker`] (token push-down automata for grammars:
+//! their file, kind 1, and their matcher), [`AnyAutomaton`] (either kind, by the file's
+//! kind word), plus [`sample`] and [`dot`]. With default features off it depends on
 //! `bytemuck` only. Feature `compile` (default) adds the regex compiler.
 //!
 //! Build an automaton by hand (the paper's Figure 5, `/(foo)+d/` over the tokens `f`,

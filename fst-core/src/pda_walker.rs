@@ -201,7 +201,12 @@ where
     }
 
     /// Where `token` leads from `config` (the stack read through `entry`), if allowed.
-    fn find(&self, config: Config, entry: &impl Fn(u32) -> (u32, u32), token: u32) -> Option<Found> {
+    fn find(
+        &self,
+        config: Config,
+        entry: &impl Fn(u32) -> (u32, u32),
+        token: u32,
+    ) -> Option<Found> {
         match self.pda.token_class(token) {
             Some(class) => self.walk_chain(config, entry, |k, node, top| {
                 let (target, push) = self.pda.edge(node, class)?;

@@ -177,7 +177,9 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
             return &[];
         }
         match self.section(self.layout.push_offsets + i as usize, 2) {
-            &[b, e] if b <= e => self.section(self.layout.push_symbols + b as usize, (e - b) as usize),
+            &[b, e] if b <= e => {
+                self.section(self.layout.push_symbols + b as usize, (e - b) as usize)
+            }
             _ => &[],
         }
     }

@@ -91,7 +91,14 @@ pub fn figure7_pda_parts() -> PdaParts {
             vec![edge(bb, 3, 0)],
             vec![edge(bb, 3, 0)],
         ],
-        pops: vec![vec![], vec![(0, 4)], vec![(0, 5)], vec![(0, 2)], vec![], vec![]],
+        pops: vec![
+            vec![],
+            vec![(0, 4)],
+            vec![(0, 5)],
+            vec![(0, 2)],
+            vec![],
+            vec![],
+        ],
         push_seqs: vec![vec![], vec![0], vec![0, 0], vec![0, 0, 0]],
     }
 }

@@ -59,12 +59,20 @@ pub(crate) fn write_token_pda(
 
 /// Validates a whole token PDA file: the finite control as a token FSA (without
 /// terminals; its dense masks hold no EOS ids), then the stack sections.
-pub(crate) fn validate_pda(words: &[u32], checks: Checks) -> Result<(Layout, PdaLayout), FormatError> {
+pub(crate) fn validate_pda(
+    words: &[u32],
+    checks: Checks,
+) -> Result<(Layout, PdaLayout), FormatError> {
     let (layout, table) = validate_kind(words, checks, AutomatonKind::TokenPda)?;
     let num_nodes = layout.header.num_states;
     let num_class_edges = words[layout.state_offsets + num_nodes as usize] as usize;
     let counts = table.require(SECTION_STACK_SYMBOLS)?;
-    expect_len(SECTION_STACK_SYMBOLS, counts, 1, "the stack symbol count".into())?;
+    expect_len(
+        SECTION_STACK_SYMBOLS,
+        counts,
+        1,
+        "the stack symbol count".into(),
+    )?;
     let num_stack_symbols = words[counts.0];
     let (push_offsets, push_symbols) = read_push_seqs(words, &table, num_stack_symbols)?;
     let num_push_seqs = (push_offsets.1 - 1) as u32;
@@ -129,7 +137,12 @@ fn read_push_seqs(
         (symbols.1, "pushed symbols"),
         false,
     )?;
-    check_symbols(&words[symbols.0..symbols.0 + symbols.1], symbols.0, num_stack_symbols, "push symbols")?;
+    check_symbols(
+        &words[symbols.0..symbols.0 + symbols.1],
+        symbols.0,
+        num_stack_symbols,
+        "push symbols",
+    )?;
     Ok((offsets, symbols))
 }
 
@@ -159,7 +172,13 @@ fn read_pops(
         ));
     }
     let csr = &words[offsets.0..offsets.0 + offsets.1];
-    check_csr(csr, offsets.0, ("pop offsets", "node"), (edges.1 / 2, "pop edges"), false)?;
+    check_csr(
+        csr,
+        offsets.0,
+        ("pop offsets", "node"),
+        (edges.1 / 2, "pop edges"),
+        false,
+    )?;
     let pairs = &words[edges.0..edges.0 + edges.1];
     for (node, range) in csr.windows(2).enumerate() {
         let list = &pairs[2 * range[0] as usize..2 * range[1] as usize];
@@ -167,11 +186,18 @@ fn read_pops(
             let (symbol, target) = (pair[0], pair[1]);
             let at = edges.0 + 2 * (range[0] as usize + i);
             let fault = if symbol >= num_stack_symbols {
-                Some(format!("symbol {symbol} is not below the {num_stack_symbols} stack symbols"))
+                Some(format!(
+                    "symbol {symbol} is not below the {num_stack_symbols} stack symbols"
+                ))
             } else if i > 0 && list[2 * i - 2] >= symbol {
-                Some(format!("symbols are not strictly increasing ({} then {symbol})", list[2 * i - 2]))
+                Some(format!(
+                    "symbols are not strictly increasing ({} then {symbol})",
+                    list[2 * i - 2]
+                ))
             } else if target >= num_nodes {
-                Some(format!("target {target} is not below the number of nodes {num_nodes}"))
+                Some(format!(
+                    "target {target} is not below the number of nodes {num_nodes}"
+                ))
             } else {
                 None
             };
@@ -187,7 +213,12 @@ fn read_pops(
 }
 
 /// Checks that every symbol of a section is below the symbol count.
-fn check_symbols(symbols: &[u32], at: usize, num_stack_symbols: u32, name: &str) -> Result<(), FormatError> {
+fn check_symbols(
+    symbols: &[u32],
+    at: usize,
+    num_stack_symbols: u32,
+    name: &str,
+) -> Result<(), FormatError> {
     match symbols.iter().position(|&s| s >= num_stack_symbols) {
         Some(i) => Err(err(
             FormatErrorKind::StackSections,

@@ -414,13 +414,21 @@ mod tests {
         fails(p, PartsErrorKind::Counts, "class_of_token has 3 entries");
         let mut p = brackets();
         p.push_seqs[0] = vec![0];
-        fails(p, PartsErrorKind::PushSequences, "push_seqs[0] has 1 symbols");
+        fails(
+            p,
+            PartsErrorKind::PushSequences,
+            "push_seqs[0] has 1 symbols",
+        );
         let mut p = brackets();
         p.push_seqs.clear();
         fails(p, PartsErrorKind::PushSequences, "push_seqs is empty");
         let mut p = brackets();
         p.push_seqs[1] = vec![1];
-        fails(p, PartsErrorKind::StackSymbol, "push_seqs[1] pushes symbol 1");
+        fails(
+            p,
+            PartsErrorKind::StackSymbol,
+            "push_seqs[1] pushes symbol 1",
+        );
         let mut p = brackets();
         p.edges[0][1].class = 3;
         fails(p, PartsErrorKind::EdgeLabel, "node 0, edge 1 (class 3)");
@@ -442,6 +450,10 @@ mod tests {
         fails(p, PartsErrorKind::StackSymbol, "symbol 0 follows symbol 1");
         let mut p = brackets();
         p.pops[0][0].1 = 9;
-        fails(p, PartsErrorKind::EdgeTarget, "pop edge 0 (symbol 0): goes to node 9");
+        fails(
+            p,
+            PartsErrorKind::EdgeTarget,
+            "pop edge 0 (symbol 0): goes to node 9",
+        );
     }
 }
