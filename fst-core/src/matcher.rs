@@ -63,6 +63,48 @@ impl fmt::Display for MatchError {
 
 impl std::error::Error for MatchError {}
 
+/// The number of mask words the vocabulary needs, or the error of a narrower `mask`.
+pub(crate) fn mask_width(mask: &[u32], vocab_size: u32) -> Result<usize, MatchError> {
+    let vocab = vocab_size as usize;
+    let need = vocab.div_ceil(32);
+    if mask.len() < need {
+        return Err(MatchError::new(
+            MatchErrorKind::MaskTooNarrow,
+            format!(
+                "mask has {} words ({} bits) but the vocabulary has {vocab} tokens; it needs \
+                 at least {need} words",
+                mask.len(),
+                mask.len() * 32
+            ),
+        ));
+    }
+    Ok(need)
+}
+
+/// The error of rolling back `n` tokens when only `consumed` were.
+pub(crate) fn rollback_too_far(n: usize, consumed: usize) -> MatchError {
+    MatchError::new(
+        MatchErrorKind::RollbackTooFar,
+        format!("cannot roll back {n} tokens: only {consumed} consumed"),
+    )
+}
+
+/// `consume_tokens` for any matcher: all of `tokens` or, if one is refused, none of
+/// them, the error naming the position of the first refused token.
+pub(crate) fn consume_all<M: Matcher + ?Sized>(
+    m: &mut M,
+    tokens: &[u32],
+) -> Result<(), MatchError> {
+    for (i, &t) in tokens.iter().enumerate() {
+        if let Err(e) = m.consume(t) {
+            // Cannot fail: exactly `i` tokens were consumed above.
+            let _ = m.rollback(i);
+            return Err(e.context(&format!("tokens[{i}]")));
+        }
+    }
+    Ok(())
+}
+
 /// The decoding interface: a position in a constraint over token ids, with the history
 /// needed to roll back.
 ///

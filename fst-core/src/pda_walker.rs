@@ -228,19 +228,7 @@ where
     /// applied here: at the limit, a token that would push past it is set, and
     /// [`consume`](Self::consume) refuses it with [`MatchErrorKind::StackLimit`].
     pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
-        let vocab = self.pda.vocab_size() as usize;
-        let need = vocab.div_ceil(32);
-        if mask.len() < need {
-            return Err(MatchError::new(
-                MatchErrorKind::MaskTooNarrow,
-                format!(
-                    "mask has {} words ({} bits) but the vocabulary has {vocab} tokens; \
-                     it needs at least {need} words",
-                    mask.len(),
-                    mask.len() * 32
-                ),
-            ));
-        }
+        let need = crate::matcher::mask_width(mask, self.pda.vocab_size())?;
         mask.fill(0);
         if self.finished {
             return Ok(());
@@ -369,16 +357,7 @@ where
     /// Consumes all of `tokens` or, if one is refused, none of them; the error names the
     /// position of the first refused token.
     pub fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), MatchError> {
-        let before = self.history.len();
-        for (i, &t) in tokens.iter().enumerate() {
-            if let Err(e) = self.consume(t) {
-                let undo = self.history.len() - before;
-                // Cannot fail: exactly `undo` tokens were consumed above.
-                let _ = self.rollback(undo);
-                return Err(e.context(&format!("tokens[{i}]")));
-            }
-        }
-        Ok(())
+        crate::matcher::consume_all(self, tokens)
     }
 
     /// How many leading tokens of `tokens` would be accepted from here, without moving:
@@ -430,13 +409,7 @@ where
     /// nothing, if fewer than `n` were consumed.
     pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
         if n > self.history.len() {
-            return Err(MatchError::new(
-                MatchErrorKind::RollbackTooFar,
-                format!(
-                    "cannot roll back {n} tokens: only {} consumed",
-                    self.history.len()
-                ),
-            ));
+            return Err(crate::matcher::rollback_too_far(n, self.history.len()));
         }
         if n == 0 {
             return Ok(());
