@@ -14,8 +14,9 @@ use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::RegexCompiler;
 use fst_core::compose::VocabTrie;
 use fst_core::regex::ByteDfa;
-use fst_core::sample::{random_walk, SplitMix64};
-use fst_core::walker::Walker;
+use fst_core::sample::{random_matcher_walk, random_walk, SplitMix64};
+use fst_core::token_pda::TokenPda;
+use fst_core::AnyAutomaton;
 use fst_core::TokenVocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 
@@ -177,7 +178,7 @@ enum DialectArg {
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["file", "vocab"])))]
 struct InfoArgs {
-    /// A token automaton file.
+    /// A token automaton file (a token FSA or a token PDA).
     file: Option<PathBuf>,
     /// With --vocab: describe the vocabulary (ids, text, special and added tokens, EOS), and
     /// with FILE say whether FILE was compiled for it.
@@ -193,7 +194,8 @@ struct InfoArgs {
         .args(["file", "regex", "vocab"])
 ))]
 struct DotArgs {
-    /// A token automaton file (with --vocab, edges show token text instead of ids).
+    /// A token automaton file, FSA or PDA (with --vocab, edges show token text instead of
+    /// ids).
     file: Option<PathBuf>,
     /// Draw the byte automaton of this regular expression.
     #[arg(
@@ -240,7 +242,7 @@ impl OptionalVocabArgs {
 
 #[derive(Args)]
 struct SampleArgs {
-    /// A token automaton file.
+    /// A token automaton file (a token FSA or a token PDA).
     file: PathBuf,
     #[command(flatten)]
     vocab: VocabArgs,
@@ -258,7 +260,7 @@ struct SampleArgs {
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("input").required(true).args(["text", "tokens"])))]
 struct CheckArgs {
-    /// A token automaton file.
+    /// A token automaton file (a token FSA or a token PDA).
     file: PathBuf,
     #[command(flatten)]
     vocab: VocabArgs,
@@ -299,12 +301,13 @@ fn load_vocab(args: &VocabArgs) -> Result<Vocabulary> {
     }
 }
 
-fn load_automaton(path: &Path) -> Result<TokenAutomaton> {
-    Ok(TokenAutomaton::read_file(path)?)
+/// Loads a file of either kind (token FSA or token PDA), by its kind word.
+fn load_automaton(path: &Path) -> Result<AnyAutomaton> {
+    Ok(AnyAutomaton::read_file(path)?)
 }
 
 /// Loads the automaton and the vocabulary and checks that they belong together.
-fn load_pair(file: &Path, vocab_args: &VocabArgs) -> Result<(TokenAutomaton, Vocabulary)> {
+fn load_pair(file: &Path, vocab_args: &VocabArgs) -> Result<(AnyAutomaton, Vocabulary)> {
     let automaton = load_automaton(file)?;
     let vocab = load_vocab(vocab_args)?;
     if automaton.vocab_fingerprint() != vocab.fingerprint()
@@ -504,6 +507,15 @@ fn info(args: InfoArgs) -> Result<ExitCode> {
         );
     }
     println!("kind: {}", automaton.kind());
+    match &automaton {
+        AnyAutomaton::Fsa(a) => info_fsa(a),
+        AnyAutomaton::Pda(p) => info_pda(p),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `fstc info` of a token FSA, after the kind line.
+fn info_fsa(automaton: &TokenAutomaton) {
     println!("states: {}", automaton.num_states());
     println!("accepting states: {}", automaton.num_accepting());
     println!("edges: {}", automaton.num_edges());
@@ -541,7 +553,36 @@ fn info(args: InfoArgs) -> Result<ExitCode> {
             .count();
         println!("  terminal {k}: {name} ({tokens} tokens, {edges} edges)");
     }
-    Ok(ExitCode::SUCCESS)
+}
+
+/// `fstc info` of a token PDA, after the kind line.
+fn info_pda(pda: &TokenPda) {
+    let nodes = pda.num_nodes();
+    println!("nodes: {nodes}");
+    println!("accepting nodes: {}", pda.num_accepting());
+    println!("edges: {}", pda.num_edges());
+    let class_edges: usize = (0..nodes).map(|n| pda.edges(n).count()).sum();
+    println!(
+        "token classes: {} ({} tokens, {class_edges} class edges)",
+        pda.num_classes(),
+        (0..pda.num_classes())
+            .map(|c| pda.class_size(c))
+            .sum::<usize>()
+    );
+    let pushing = (0..nodes)
+        .flat_map(|n| pda.edges(n))
+        .filter(|&(_, _, push)| !pda.push_seq(push).is_empty())
+        .count();
+    println!("pushing class edges: {pushing}");
+    let pops: usize = (0..nodes).map(|n| pda.pops(n).count()).sum();
+    println!("pop edges: {pops}");
+    println!("stack symbols: {}", pda.num_stack_symbols());
+    println!("push sequences: {}", pda.num_push_seqs());
+    println!("start node: {}", pda.start());
+    println!("vocabulary size: {}", pda.vocab_size());
+    println!("vocabulary fingerprint: {:016x}", pda.vocab_fingerprint());
+    println!("eos ids: {}", join_ids(pda.eos_ids()));
+    println!("bytes: {}", pda.as_words().len() * 4);
 }
 
 fn join_ids(ids: &[u32]) -> String {
@@ -557,12 +598,12 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
     match (&args.file, args.vocab.given()) {
         (Some(file), None) => {
             let automaton = load_automaton(file)?;
-            print!("{}", fst_core::dot::to_dot(&automaton, &|_| None));
+            print!("{}", draw(&automaton, &|_| None));
         }
         (Some(file), Some(vocab_args)) => {
             let (automaton, vocab) = load_pair(file, &vocab_args)?;
             let text = |id: u32| vocab.token_bytes(id).map(<[u8]>::to_vec);
-            print!("{}", fst_core::dot::to_dot(&automaton, &text));
+            print!("{}", draw(&automaton, &text));
         }
         (None, Some(vocab_args)) => {
             let vocab = load_vocab(&vocab_args)?;
@@ -582,11 +623,28 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// DOT of a file of either kind.
+fn draw(automaton: &AnyAutomaton, text: &dyn Fn(u32) -> Option<Vec<u8>>) -> String {
+    match automaton {
+        AnyAutomaton::Fsa(a) => fst_core::dot::to_dot(a, text),
+        AnyAutomaton::Pda(p) => fst_core::dot::pda_to_dot(p, text),
+    }
+}
+
 fn sample(args: SampleArgs) -> Result<ExitCode> {
     let (automaton, vocab) = load_pair(&args.file, &args.vocab)?;
     let mut rng = SplitMix64::new(args.seed);
     for _ in 0..args.count {
-        let walk = random_walk(&automaton, &mut rng, args.max_tokens);
+        let walk = match &automaton {
+            AnyAutomaton::Fsa(a) => random_walk(a, &mut rng, args.max_tokens),
+            // The allowed set depends on the stack: walk through the matcher.
+            _ => random_matcher_walk(
+                automaton.matcher().as_mut(),
+                automaton.eos_ids(),
+                &mut rng,
+                args.max_tokens,
+            ),
+        };
         let text = String::from_utf8_lossy(&vocab.detokenize(&walk.tokens)).into_owned();
         let line = serde_json::json!({
             "tokens": walk.tokens,
@@ -609,12 +667,14 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
                     vocab.len()
                 ));
             }
-            let eos_last = ids.last().is_some_and(|&id| automaton.is_eos(id));
+            let eos_last = ids
+                .last()
+                .is_some_and(|id| automaton.eos_ids().contains(id));
             (ids.clone(), eos_last)
         }
         _ => unreachable!("clap requires exactly one of --text and --tokens"),
     };
-    let mut walker = Walker::new(&automaton);
+    let mut walker = automaton.matcher();
     for (position, &token) in tokens.iter().enumerate() {
         if let Err(err) = walker.consume(token) {
             let before =

@@ -711,3 +711,109 @@ fn compile_json_schema_then_check() {
         stderr(&out)
     );
 }
+
+/// Figure 7's token PDA saved for its vocabulary, written as a tiktoken rank file (a, b,
+/// bb, aaab; EOS is `--eos 4`): `(pda file, vocab file)`.
+fn figure7_files(dir: &Path) -> (PathBuf, PathBuf) {
+    use fst_core::token_pda::TokenPda;
+    let vocab_path = dir.join("figure7.tiktoken");
+    std::fs::write(&vocab_path, "YQ== 0\nYg== 1\nYmI= 2\nYWFhYg== 3\n").unwrap();
+    let vocab = Vocabulary::from_file(&vocab_path)
+        .unwrap()
+        .with_eos_ids(vec![4])
+        .unwrap();
+    let parts = fst_core::parts::PdaParts {
+        vocab_fingerprint: vocab.fingerprint(),
+        ..testkit::paper::figure7_pda_parts()
+    };
+    let pda_path = dir.join("figure7.fstc");
+    TokenPda::from_parts(parts)
+        .unwrap()
+        .write_file(&pda_path)
+        .unwrap();
+    (pda_path, vocab_path)
+}
+
+#[test]
+fn pda_files_in_info_dot_sample_and_check() {
+    let dir = scratch("pda");
+    let (pda, vocab) = figure7_files(&dir);
+    let (p, v) = (pda.to_str().unwrap(), vocab.to_str().unwrap());
+    let with_vocab = |cmd: &[&str]| {
+        let mut args = cmd.to_vec();
+        args.extend_from_slice(&["--vocab", v, "--eos", "4"]);
+        fstc(&args)
+    };
+
+    let out = with_vocab(&["info", p]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let info = stdout(&out);
+    for line in [
+        "compiled for this vocabulary: yes",
+        "kind: token PDA",
+        "nodes: 6",
+        "accepting nodes: 1",
+        "pop edges: 3",
+        "stack symbols: 1",
+        "push sequences: 4",
+        "eos ids: 4",
+    ] {
+        assert!(info.contains(line), "{line:?} in {info}");
+    }
+
+    let out = with_vocab(&["dot", p]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let drawn = stdout(&out);
+    assert!(drawn.starts_with("digraph token_pda"), "{drawn}");
+    assert!(
+        drawn.contains(r#"0 -> 3 [label="aaab / push r0 r0"]"#),
+        "{drawn}"
+    );
+    assert!(
+        drawn.contains(r#"3 -> 2 [label="pop r0", style=dashed]"#),
+        "{drawn}"
+    );
+    let out = fstc(&["dot", p]);
+    assert!(
+        stdout(&out).contains(r##"0 -> 1 [label="#0"]"##),
+        "{}",
+        stdout(&out)
+    );
+
+    // Every sampled walk is a^n b^n.
+    let out = with_vocab(&["sample", p, "--count", "20", "--seed", "3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut complete = 0;
+    for line in stdout(&out).lines() {
+        let walk: serde_json::Value = serde_json::from_str(line).unwrap();
+        let text = walk["text"].as_str().unwrap();
+        let n = text.len() / 2;
+        if walk["complete"].as_bool().unwrap() {
+            assert_eq!(
+                text,
+                format!("{}{}", "a".repeat(n), "b".repeat(n)),
+                "{line}"
+            );
+            complete += 1;
+        }
+    }
+    assert!(complete > 0);
+
+    let out = with_vocab(&["check", p, "--tokens", "3,1,1,4"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("accepted: 4 tokens"),
+        "{}",
+        stdout(&out)
+    );
+    let out = with_vocab(&["check", p, "--tokens", "3,1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("does not accept"), "{}", stdout(&out));
+    let out = with_vocab(&["check", p, "--tokens", "0,2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("rejected at token 1"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -106,6 +106,11 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         Ok(TokenAutomaton { words, layout })
     }
 
+    /// Wraps words a reader validated into `layout`: a token PDA's finite control.
+    pub(crate) fn from_validated(words: W, layout: Layout) -> TokenAutomaton<W> {
+        TokenAutomaton { words, layout }
+    }
+
     /// Section `[start, start + len)` of the words; empty if out of range (which a
     /// validated layout never is, but `AsRef` is not ours to trust).
     #[inline]
@@ -118,38 +123,38 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
 
     /// Number of states; states are `0..num_states()`.
     pub fn num_states(&self) -> u32 {
-        self.layout.num_states
+        self.layout.header.num_states
     }
 
     /// Number of edges, token and terminal (EOS is not an edge).
     pub fn num_edges(&self) -> u32 {
-        self.layout.num_edges
+        self.layout.header.num_edges
     }
 
     /// Number of accepting states.
     pub fn num_accepting(&self) -> u32 {
-        self.layout.num_accepting
+        self.layout.header.num_accepting
     }
 
     /// The start state.
     pub fn start(&self) -> StateId {
-        self.layout.start
+        self.layout.header.start
     }
 
     /// What the automaton is; always [`AutomatonKind::TokenFsa`] in format version 3.
     pub fn kind(&self) -> AutomatonKind {
-        self.layout.kind
+        self.layout.header.kind
     }
 
     /// Number of terminal labels; terminal `k` labels edges `vocab_size() + k`.
     pub fn num_terminals(&self) -> u32 {
-        self.layout.num_terminals
+        self.layout.header.num_terminals
     }
 
     /// The token mask of terminal `k` (`ceil(vocab_size / 32)` words), or `None` if there is
     /// no such terminal.
     pub fn terminal_mask(&self, k: u32) -> Option<&[u32]> {
-        if k >= self.layout.num_terminals {
+        if k >= self.layout.header.num_terminals {
             return None;
         }
         let width = self.layout.mask_words;
@@ -159,7 +164,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
 
     /// The name of terminal `k`, or `None` if there is no such terminal.
     pub fn terminal_name(&self, k: u32) -> Option<String> {
-        let count = self.layout.num_terminals as usize;
+        let count = self.layout.header.num_terminals as usize;
         if k as usize >= count {
             return None;
         }
@@ -182,12 +187,12 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
 
     /// Number of token ids of the vocabulary: the minimum mask width in bits.
     pub fn vocab_size(&self) -> u32 {
-        self.layout.vocab_size
+        self.layout.header.vocab_size
     }
 
     /// The [`crate::fingerprint`] of the vocabulary the automaton was compiled for.
     pub fn vocab_fingerprint(&self) -> u64 {
-        self.layout.vocab_fingerprint
+        self.layout.header.vocab_fingerprint
     }
 
     /// The EOS ids, sorted and distinct.
@@ -208,12 +213,12 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
 
     /// Whether `state` accepts (EOS is allowed there).
     pub fn is_accepting(&self, state: StateId) -> bool {
-        if state >= self.layout.num_states {
+        if state >= self.layout.header.num_states {
             return false;
         }
         let flags = self.section(
             self.layout.state_flags,
-            (self.layout.num_states as usize).div_ceil(32),
+            (self.layout.header.num_states as usize).div_ceil(32),
         );
         format::flag_set(flags, state as usize)
     }
@@ -221,7 +226,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// The range of `state`'s edges (class edges, then terminal edges) among all edges.
     #[inline]
     fn edge_range(&self, state: StateId) -> (usize, usize) {
-        if state >= self.layout.num_states {
+        if state >= self.layout.header.num_states {
             return (0, 0);
         }
         match self.section(self.layout.state_offsets + state as usize, 2) {
@@ -263,7 +268,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// the end finds them (none to scan for in an automaton without terminals).
     #[inline]
     fn split_terminals(&self, begin: usize, end: usize) -> usize {
-        if self.layout.num_terminals == 0 {
+        if self.layout.header.num_terminals == 0 {
             return end;
         }
         let classes = self.layout.num_classes;
@@ -277,6 +282,13 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// The target of `state`'s edge for class `class`, by binary search.
     #[inline]
     fn class_target(&self, state: StateId, class: u32) -> Option<StateId> {
+        self.class_edge(state, class).map(|(_, target)| target)
+    }
+
+    /// `state`'s edge for class `class` by binary search: its index among all edges (a
+    /// token PDA keeps per-edge data by it) and its target.
+    #[inline]
+    pub(crate) fn class_edge(&self, state: StateId, class: u32) -> Option<(usize, StateId)> {
         let (mut lo, mut hi) = self.edge_range(state);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -284,10 +296,24 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             match label.cmp(&class) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(target),
+                std::cmp::Ordering::Equal => return Some((mid, target)),
             }
         }
         None
+    }
+
+    /// The class edges of `state` with their indices among all edges: `(index, class,
+    /// target)`.
+    pub(crate) fn indexed_class_edges(
+        &self,
+        state: StateId,
+    ) -> impl Iterator<Item = (usize, u32, StateId)> + '_ {
+        let (begin, end) = self.edge_range(state);
+        let split = self.split_terminals(begin, end);
+        (begin..split).map(move |e| {
+            let (class, target) = self.edge(e);
+            (e, class, target)
+        })
     }
 
     /// Number of token classes: sets of tokens that go to the same state from every state.
@@ -366,7 +392,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// search when few tokens have a class (the file then lists them).
     #[inline]
     pub fn token_class(&self, token: u32) -> Option<u32> {
-        if token >= self.layout.vocab_size {
+        if token >= self.layout.header.vocab_size {
             return None;
         }
         let words = self.words.as_ref();
@@ -447,7 +473,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// terminal masks on top). States allowing many tokens have one (see
     /// [`format::dense_mask_wanted`]), so that filling their mask is a copy.
     pub fn dense_mask(&self, state: StateId) -> Option<&[u32]> {
-        if self.layout.num_masks == 0 || state >= self.layout.num_states {
+        if self.layout.num_masks == 0 || state >= self.layout.header.num_states {
             return None;
         }
         let id = *self
@@ -515,7 +541,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// there. A token edge (its class's edge) wins; otherwise the first terminal edge, in
     /// precedence order, whose mask holds the token. EOS ids never have a next state.
     pub fn next_state(&self, state: StateId, token: u32) -> Option<StateId> {
-        if token >= self.layout.vocab_size {
+        if token >= self.layout.header.vocab_size {
             return None;
         }
         if let Some(class) = self.token_class(token) {

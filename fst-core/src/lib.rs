@@ -11,7 +11,9 @@
 //! (what a compiler hands over, checked), [`format`](mod@format) (its validated,
 //! zero-copy file format), [`matcher`] (the decoding interface every automaton kind
 //! implements) and [`walker`] (its token FSA implementation: masks, consume, rollback,
-//! fast-forward), plus [`sample`] and [`dot`]. With default features off it depends on
+//! fast-forward), [`token_pda`] and [`pda_walker`] (token push-down automata for grammars:
+//! their file, kind 1, and their matcher), [`AnyAutomaton`] (either kind, by the file's
+//! kind word), plus [`sample`] and [`dot`]. With default features off it depends on
 //! `bytemuck` only. Feature `compile` (default) adds the regex compiler.
 //!
 //! Build an automaton by hand (the paper's Figure 5, `/(foo)+d/` over the tokens `f`,
@@ -60,13 +62,16 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod any;
 pub mod automaton;
 pub mod dot;
 mod fast_hash;
 pub mod format;
 pub mod matcher;
 pub mod parts;
+pub mod pda_walker;
 pub mod sample;
+pub mod token_pda;
 pub mod vocab;
 pub mod walker;
 
@@ -85,4 +90,5 @@ pub mod reference;
 #[cfg(feature = "compile")]
 pub mod regex;
 
+pub use any::AnyAutomaton;
 pub use vocab::{fingerprint, ByteVocabulary, TokenVocabulary};

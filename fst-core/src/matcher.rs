@@ -5,7 +5,8 @@
 //! rejected draft tokens and reports forced tokens. Token FSAs implement it through
 //! [`Walker`](crate::walker::Walker) (borrowing the automaton) and
 //! [`OwnedWalker`](crate::walker::OwnedWalker) (holding an `Arc`, for bindings that cannot
-//! carry a lifetime); token PDAs will implement it next. The shape follows llguidance's
+//! carry a lifetime); token PDAs through [`PdaWalker`](crate::pda_walker::PdaWalker) and
+//! [`OwnedPdaWalker`](crate::pda_walker::OwnedPdaWalker). The shape follows llguidance's
 //! `Matcher`: masks as `u32` words, token `t` allowed iff bit `t % 32` of word `t / 32`.
 
 use std::fmt;
@@ -24,6 +25,8 @@ pub enum MatchErrorKind {
     MaskTooNarrow,
     /// More tokens were to be rolled back than were consumed.
     RollbackTooFar,
+    /// A token PDA's token would push past the walker's stack limit.
+    StackLimit,
 }
 
 /// A matcher operation that cannot be done; the matcher is left as it was.
@@ -59,6 +62,48 @@ impl fmt::Display for MatchError {
 }
 
 impl std::error::Error for MatchError {}
+
+/// The number of mask words the vocabulary needs, or the error of a narrower `mask`.
+pub(crate) fn mask_width(mask: &[u32], vocab_size: u32) -> Result<usize, MatchError> {
+    let vocab = vocab_size as usize;
+    let need = vocab.div_ceil(32);
+    if mask.len() < need {
+        return Err(MatchError::new(
+            MatchErrorKind::MaskTooNarrow,
+            format!(
+                "mask has {} words ({} bits) but the vocabulary has {vocab} tokens; it needs \
+                 at least {need} words",
+                mask.len(),
+                mask.len() * 32
+            ),
+        ));
+    }
+    Ok(need)
+}
+
+/// The error of rolling back `n` tokens when only `consumed` were.
+pub(crate) fn rollback_too_far(n: usize, consumed: usize) -> MatchError {
+    MatchError::new(
+        MatchErrorKind::RollbackTooFar,
+        format!("cannot roll back {n} tokens: only {consumed} consumed"),
+    )
+}
+
+/// `consume_tokens` for any matcher: all of `tokens` or, if one is refused, none of
+/// them, the error naming the position of the first refused token.
+pub(crate) fn consume_all<M: Matcher + ?Sized>(
+    m: &mut M,
+    tokens: &[u32],
+) -> Result<(), MatchError> {
+    for (i, &t) in tokens.iter().enumerate() {
+        if let Err(e) = m.consume(t) {
+            // Cannot fail: exactly `i` tokens were consumed above.
+            let _ = m.rollback(i);
+            return Err(e.context(&format!("tokens[{i}]")));
+        }
+    }
+    Ok(())
+}
 
 /// The decoding interface: a position in a constraint over token ids, with the history
 /// needed to roll back.

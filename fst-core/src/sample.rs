@@ -5,6 +5,7 @@
 //! dependency, hence a small SplitMix64 generator.
 
 use crate::automaton::TokenAutomaton;
+use crate::matcher::Matcher;
 
 /// The SplitMix64 generator: tiny, fast, and the same sequence on every platform for a
 /// given seed. Not for cryptography.
@@ -98,6 +99,43 @@ pub fn random_walk<W: AsRef<[u32]>>(
                     complete: true,
                 }
             }
+        }
+    }
+    RandomWalk {
+        tokens,
+        complete: false,
+    }
+}
+
+/// Walks any [`Matcher`] from where it is, choosing at each step uniformly among the
+/// allowed text tokens and one "stop" choice (EOS) when EOS is allowed: how `fstc sample`
+/// walks a token PDA, whose allowed set depends on the stack. Stops, incomplete, after
+/// `max_tokens` tokens or where nothing is allowed. Allocates one mask.
+pub fn random_matcher_walk(
+    matcher: &mut dyn Matcher,
+    eos_ids: &[u32],
+    rng: &mut SplitMix64,
+    max_tokens: usize,
+) -> RandomWalk {
+    let mut tokens = Vec::new();
+    let mut mask = vec![0u32; matcher.mask_words()];
+    while tokens.len() < max_tokens && matcher.fill_mask(&mut mask).is_ok() {
+        let is_set = |t: u32| mask[(t / 32) as usize] & (1 << (t % 32)) != 0;
+        let eos = eos_ids.iter().any(|&e| is_set(e));
+        let text: Vec<u32> = (0..matcher.vocab_size())
+            .filter(|&t| is_set(t) && !eos_ids.contains(&t))
+            .collect();
+        let pick = rng.index(text.len() + usize::from(eos));
+        match text.get(pick) {
+            Some(&t) if matcher.consume(t).is_ok() => tokens.push(t),
+            Some(_) => break,
+            None if eos => {
+                return RandomWalk {
+                    tokens,
+                    complete: true,
+                }
+            }
+            None => break,
         }
     }
     RandomWalk {

@@ -119,19 +119,7 @@ where
     ///
     /// Fails, leaving `mask` untouched, if it has fewer than `vocab_size` bits.
     pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), WalkError> {
-        let vocab = self.automaton.vocab_size() as usize;
-        let need = vocab.div_ceil(32);
-        if mask.len() < need {
-            return Err(WalkError::new(
-                WalkErrorKind::MaskTooNarrow,
-                format!(
-                    "mask has {} words ({} bits) but the vocabulary has {vocab} tokens; \
-                     it needs at least {need} words",
-                    mask.len(),
-                    mask.len() * 32
-                ),
-            ));
-        }
+        let need = crate::matcher::mask_width(mask, self.automaton.vocab_size())?;
         if self.finished {
             mask.fill(0);
             return Ok(());
@@ -259,16 +247,7 @@ where
     /// Consumes all of `tokens` or, if one is not allowed, none of them; the error names
     /// the position of the first token not allowed.
     pub fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), WalkError> {
-        let before = self.history.len();
-        for (i, &t) in tokens.iter().enumerate() {
-            if let Err(e) = self.consume(t) {
-                let undo = self.history.len() - before;
-                // Cannot fail: we consumed exactly `undo` tokens above.
-                let _ = self.rollback(undo);
-                return Err(e.context(&format!("tokens[{i}]")));
-            }
-        }
-        Ok(())
+        crate::matcher::consume_all(self, tokens)
     }
 
     /// How many leading tokens of `tokens` would be accepted from here, without moving.
@@ -291,13 +270,7 @@ where
     /// fewer than `n` were consumed.
     pub fn rollback(&mut self, n: usize) -> Result<(), WalkError> {
         if n > self.history.len() {
-            return Err(WalkError::new(
-                WalkErrorKind::RollbackTooFar,
-                format!(
-                    "cannot roll back {n} tokens: only {} consumed",
-                    self.history.len()
-                ),
-            ));
+            return Err(crate::matcher::rollback_too_far(n, self.history.len()));
         }
         if n == 0 {
             return Ok(());

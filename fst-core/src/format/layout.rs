@@ -1,21 +1,14 @@
 //! [`Layout`]: where everything is inside a validated file's words, what the reader
 //! returns and the automaton keeps.
 
-use super::container::AutomatonKind;
+use super::container::Header;
 
 /// Where everything is inside the word array, parsed and validated once by
 /// the reader. All offsets are word indices into the array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
-    pub(crate) kind: AutomatonKind,
-    pub(crate) vocab_size: u32,
-    pub(crate) vocab_fingerprint: u64,
-    pub(crate) start: u32,
-    pub(crate) num_states: u32,
-    /// Token edges plus terminal edges (the header's count).
-    pub(crate) num_edges: u32,
-    pub(crate) num_accepting: u32,
-    pub(crate) num_terminals: u32,
+    /// The header's counts, validated (`num_edges` counts token plus terminal edges).
+    pub(crate) header: Header,
     /// Start of the EOS id section and its length.
     pub(crate) eos: (usize, usize),
     /// Start of the CSR state offsets (`num_states + 1` words, indices of class edges).

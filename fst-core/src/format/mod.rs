@@ -1,4 +1,5 @@
-//! The token automaton file format (version 3): container, writer and reader.
+//! The token automaton file format (version 3): container, writer and reader, for token
+//! FSAs (kind 0) and token PDAs (kind 1).
 //!
 //! A file is a sequence of little-endian `u32` words, and a [`TokenAutomaton`] in memory
 //! is the same words, so loading is validation only: [`TokenAutomaton::from_bytes`]
@@ -14,12 +15,12 @@
 //! | 0–1 | magic `b"fstcTA\0\0"` |
 //! | 2 | endianness marker `0x01020304` (reads `0x04030201` in a byte-swapped file) |
 //! | 3 | format version (3) |
-//! | 4 | kind: 0 token FSA, 1 token PDA (reserved) |
+//! | 4 | kind: 0 token FSA, 1 token PDA |
 //! | 5 | total length of the file in words |
 //! | 6 | vocabulary size |
 //! | 7–8 | vocabulary fingerprint, low word then high word |
-//! | 9 | start state |
-//! | 10 | number of states |
+//! | 9 | start state (a PDA's start node) |
+//! | 10 | number of states (a PDA's nodes) |
 //! | 11 | number of edges: the token edges the class edges stand for, plus terminal edges |
 //! | 12 | number of accepting states |
 //! | 13 | number of EOS ids |
@@ -57,8 +58,7 @@
 //! - otherwise [`SECTION_EDGE_LABELS`] and [`SECTION_EDGE_TARGETS`], a word each, and a
 //!   word per token class (`u32::MAX` for none).
 //!
-//! Id [`SECTION_STACK_OPS`] is reserved for a later version; any other unknown id is
-//! rejected. Older versions (1: an edge per token; 2: class lists and a sorted token
+//! Ids 8 and 18–22 belong to token PDA files (below); any other unknown id is rejected. Older versions (1: an edge per token; 2: class lists and a sorted token
 //! index, one checksum chain) are refused with a request to recompile.
 //!
 //! Terminal labels (Koo et al. §2.5.1) stand for precomputed sets of tokens, stored once
@@ -100,6 +100,25 @@
 //! (several times faster than one chain, which matters on every compile and load), and
 //! since every step is a bijection of the running hash, any change to a single word is
 //!
+//! # Token PDAs (kind 1)
+//!
+//! A token PDA file is a token FSA file without terminals (its *finite control*: nodes,
+//! class edges, canonical classes, accepting flags, optional dense masks; read and written
+//! by the same code) plus five required stack sections. Its dense masks hold a node's
+//! token edges only, never EOS ids: EOS depends on the stack.
+//!
+//! - [`SECTION_STACK_OPS`] (8): per class edge, in edge order, the index of the push
+//!   sequence it pushes (below the number of sequences).
+//! - [`SECTION_STACK_SYMBOLS`] (18): one word, the number of stack symbols `S`.
+//! - [`SECTION_POP_OFFSETS`] (19) and [`SECTION_POP_EDGES`] (20): CSR per node (`nodes +
+//!   1` entries from 0, counting pairs) of `(symbol, node)` pairs: symbols below `S` and
+//!   strictly increasing per node, nodes in range.
+//! - [`SECTION_PUSH_OFFSETS`] (21) and [`SECTION_PUSH_SYMBOLS`] (22): CSR of the push
+//!   sequences (at least one; sequence 0 empty), each bottom to top, symbols below `S`.
+//!
+//! The walker's rules (pop chains, EOS once every symbol is popped at an accepting node)
+//! are [`crate::parts::PdaParts`]'s.
+//!
 //! # Code layout
 //!
 //! - [`container`]: what every automaton kind shares: magic, byte order, version, kind,
@@ -107,17 +126,19 @@
 //!   kind a file holds).
 //! - `write` (token FSA writer) lays out checked, canonical parts ([`crate::parts`]);
 //!   `read` (token FSA reader) validates a file phase by phase and returns its `Layout`.
+//!   Both take the kind, so that a token PDA's finite control goes through them.
+//! - `pda`: the token PDA's stack sections, writer and reader, on top of `write` and
+//!   `read`.
 //! - One module per group of sections with the writer's encoding beside the reader's
 //!   check: `classes` (token index, token classes, class words), `terminals`, `dense`.
 //! - [`FormatError`] (in `error`) is the one error of a file that does not load.
 //!
-//! Adding a kind (token PDAs, kind 1, are next): give it its section ids (8 is reserved
-//! for stack operations) and a set of known ids like `TOKEN_FSA_SECTIONS`, a writer that
-//! opens a `ContainerWriter` with its `Header` and section lengths, and a reader that
-//! calls `read_header` with its kind as the loadable one, `SectionTable::read` with its
-//! ids, then its own per-section functions (reusing `check`, `classes`, `terminals` and
-//! `dense` where its sections are the same). The container, and every token FSA file,
-//! stay as they are.
+//! Adding a kind: give it its section ids and a set of known ids like
+//! `TOKEN_FSA_SECTIONS`, a writer that opens a `ContainerWriter` with its `Header` and
+//! section lengths, and a reader that calls `read_header` with its kind as the loadable
+//! one, `SectionTable::read` with its ids, then its own per-section functions (reusing
+//! `check`, `classes`, `terminals` and `dense` where its sections are the same), as `pda`
+//! does. The container, and every token FSA file, stay as they are.
 
 use std::path::Path;
 
@@ -127,6 +148,7 @@ pub mod container;
 mod dense;
 mod error;
 mod layout;
+mod pda;
 mod read;
 mod terminals;
 mod write;
@@ -136,6 +158,7 @@ pub use crate::parts::{MAX_TERMINALS, MAX_TERMINAL_NAME};
 pub use container::{AutomatonKind, CHECKSUM_LANES, ENDIANNESS_MARKER, FORMAT_VERSION, MAGIC};
 pub use error::{FormatError, FormatErrorKind};
 pub(crate) use layout::Layout;
+pub(crate) use pda::{validate_pda, write_token_pda, PdaLayout};
 pub(crate) use read::{validate, Checks};
 pub(crate) use write::write_token_fsa;
 
@@ -153,7 +176,8 @@ pub const SECTION_EDGE_TARGETS: u32 = 5;
 pub const SECTION_TERMINAL_MASKS: u32 = 6;
 /// Section id of the terminal label names (present exactly when there are terminals).
 pub const SECTION_TERMINAL_NAMES: u32 = 7;
-/// Reserved section id: PDA stack operations.
+/// Section id of a token PDA's stack operations: the push sequence index of each class
+/// edge, in edge order.
 pub const SECTION_STACK_OPS: u32 = 8;
 /// Section id of the packed edges (`label << 16 | target`), 16-bit layout.
 pub const SECTION_EDGES_PACKED: u32 = 9;
@@ -169,11 +193,23 @@ pub const SECTION_CLASS_WORD_OFFSETS: u32 = 14;
 /// Section id of the class words: per class, `(word index, bits)` pairs of its mask.
 pub const SECTION_CLASS_WORDS: u32 = 15;
 /// Section id of the dense mask table (optional, with [`SECTION_STATE_MASK_INDEX`]). Ids
-/// from 16 up are derived data, redundant with the sections below 16 and checked against
+/// 16 and 17 are derived data, redundant with the sections below 16 and checked against
 /// them on load.
 pub const SECTION_DENSE_MASKS: u32 = 16;
 /// Section id of the per-state dense mask index (optional, with [`SECTION_DENSE_MASKS`]).
 pub const SECTION_STATE_MASK_INDEX: u32 = 17;
+/// Section id of a token PDA's number of stack symbols (one word).
+pub const SECTION_STACK_SYMBOLS: u32 = 18;
+/// Section id of a token PDA's CSR pop offsets (`num_nodes + 1` entries, counting pairs).
+pub const SECTION_POP_OFFSETS: u32 = 19;
+/// Section id of a token PDA's pop edges: `(symbol, node)` pairs, symbols strictly
+/// increasing per node.
+pub const SECTION_POP_EDGES: u32 = 20;
+/// Section id of a token PDA's CSR push offsets (`num_push_seqs + 1` entries, counting
+/// symbols; sequence 0 is empty).
+pub const SECTION_PUSH_OFFSETS: u32 = 21;
+/// Section id of a token PDA's pushed symbols, each sequence bottom to top.
+pub const SECTION_PUSH_SYMBOLS: u32 = 22;
 /// Mask index word of a state without a dense mask.
 pub const NO_DENSE_MASK: u32 = u32::MAX;
 
@@ -223,8 +259,20 @@ pub(crate) fn section_name(id: u32) -> &'static str {
         SECTION_CLASS_WORDS => "class words",
         SECTION_DENSE_MASKS => "dense masks",
         SECTION_STATE_MASK_INDEX => "state mask index",
+        SECTION_STACK_SYMBOLS => "stack symbols",
+        SECTION_POP_OFFSETS => "pop offsets",
+        SECTION_POP_EDGES => "pop edges",
+        SECTION_PUSH_OFFSETS => "push offsets",
+        SECTION_PUSH_SYMBOLS => "push symbols",
         _ => "unknown",
     }
+}
+
+/// The kind of automaton `words` hold, from a header checked for magic, byte order,
+/// version, a known kind and length (not the checksum: the kind's loader checks all).
+pub(crate) fn file_kind(words: &[u32]) -> Result<AutomatonKind, FormatError> {
+    let kinds = [AutomatonKind::TokenFsa, AutomatonKind::TokenPda];
+    container::read_header(words, false, &kinds).map(|h| h.kind)
 }
 
 /// `bytes` checked to start like an automaton file and borrowed as words: needs a

@@ -1,5 +1,5 @@
 //! The decoding-interface contract, written once against `fst_core::matcher::Matcher` so
-//! it runs on every implementation (the FSA walkers now, token PDA matchers next): masks
+//! it runs on every implementation (the FSA walkers and the token PDA walkers): masks
 //! of any width at least the vocabulary's, EOS exactly where accepting, nothing after EOS,
 //! failed operations change nothing, rollback restores masks, validate is the prefix
 //! consume accepts, forced tokens are the only choice.
