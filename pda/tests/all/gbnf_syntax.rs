@@ -2,9 +2,7 @@
 //! error messages with positions, and malformed or mutated grammar text (proptest): an
 //! error naming a line and column, never a panic or a hang.
 
-mod common;
-
-use common::earley::Earley;
+use crate::earley::Earley;
 use pda::{Pda, PdaErrorKind};
 use proptest::prelude::*;
 
