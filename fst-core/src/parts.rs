@@ -5,12 +5,16 @@
 //! checks them ([`PartsError`] says what is wrong) and brings them to the canonical form
 //! the writer lays out ([`CanonicalParts`]): classes merged when their edges agree
 //! everywhere, unused ones dropped, numbered by smallest token, so one automaton has one
-//! file. It knows nothing of files: dependencies run compiler → parts → writer.
+//! file. [`PdaParts`] are the same for token push-down automata. It knows nothing of files: dependencies run compiler → parts → writer.
 
 use std::collections::HashMap;
 use std::fmt;
 
 use crate::fast_hash::FastMap;
+
+mod pda;
+
+pub use pda::{PdaEdge, PdaParts};
 
 /// A state number.
 pub type StateId = u32;
@@ -118,6 +122,12 @@ pub enum PartsErrorKind {
     /// A terminal label's mask or name is malformed (wrong width, EOS or padding bits
     /// set, empty name, control characters in the name), or there are too many.
     Terminals,
+    /// A token PDA's push sequences are malformed (`push_seqs[0]` not empty) or an edge
+    /// pushes a sequence that does not exist.
+    PushSequences,
+    /// A token PDA's stack symbol is out of range, or a node's pop edges are not in
+    /// strictly increasing symbol order.
+    StackSymbol,
     /// The writer laid out words that do not load: a bug in fstc, not in the parts.
     Internal,
 }

@@ -1,7 +1,8 @@
 //! The worked examples of Koo et al. ("Automata-based constraints for language model
-//! decoding") that concern regular constraints.
+//! decoding"): the regular constraints of Figures 4 and 5 and the token PDA of Figure 7.
 
 use fst_core::automaton::AutomatonParts;
+use fst_core::parts::{PdaEdge, PdaParts, NO_CLASS};
 use fst_core::ByteVocabulary;
 
 /// Figure 4's tokens, in id order.
@@ -39,6 +40,62 @@ pub fn figure5_parts() -> AutomatonParts {
     }
 }
 
+/// Figure 7's tokens, in id order; its EOS is id 4.
+pub const FIGURE7_TOKENS: [&str; 4] = ["a", "b", "bb", "aaab"];
+
+/// Token ids of Figure 7's vocabulary.
+pub const FIG7_A: u32 = 0;
+pub const FIG7_B: u32 = 1;
+pub const FIG7_BB: u32 = 2;
+pub const FIG7_AAAB: u32 = 3;
+/// The EOS id `ByteVocabulary::from_strs` appends after the tokens.
+pub const FIG7_EOS: u32 = 4;
+
+/// Figure 7's vocabulary: a, b, bb, aaab (ids 0..4), then EOS (id 4).
+pub fn figure7_vocabulary() -> ByteVocabulary {
+    ByteVocabulary::from_strs(&FIGURE7_TOKENS)
+}
+
+/// Figure 7's token PDA, written by hand: Figure 6's grammar `S -> ab | aSb` (the
+/// language `a^n b^n`, `n >= 1`) composed with [`figure7_vocabulary`].
+///
+/// One class per token. Stack symbol 0 is the return address "after the inner `S` of
+/// `aSb`". Nodes: 0 is the start (`S` expects `a`); 1 is after the `a` of either rule
+/// (`a` enters a nested `S`, pushing the return address); 2 is after a nested `S`
+/// returned (expects the closing `b`); 3 is the end of `S` (accepting when the stack is
+/// empty). Nodes 4 and 5 are nodes 1 and 2 with the return to node 2 known, reached by
+/// popping: they hold `bb`, the token that crosses that return (`b` ends `S`, the
+/// second `b` closes the caller). The fingerprint is 0; tests that need a vocabulary's
+/// set it.
+pub fn figure7_pda_parts() -> PdaParts {
+    let edge = |class, target, push| PdaEdge {
+        class,
+        target,
+        push,
+    };
+    let (a, b, bb, aaab) = (FIG7_A, FIG7_B, FIG7_BB, FIG7_AAAB);
+    PdaParts {
+        vocab_size: 5,
+        vocab_fingerprint: 0,
+        eos_ids: vec![FIG7_EOS],
+        num_stack_symbols: 1,
+        start: 0,
+        accepting: vec![false, false, false, true, false, false],
+        num_classes: 4,
+        class_of_token: vec![a, b, bb, aaab, NO_CLASS],
+        edges: vec![
+            vec![edge(a, 1, 0), edge(aaab, 3, 2)],
+            vec![edge(a, 1, 1), edge(b, 3, 0), edge(aaab, 3, 3)],
+            vec![edge(b, 3, 0)],
+            vec![],
+            vec![edge(bb, 3, 0)],
+            vec![edge(bb, 3, 0)],
+        ],
+        pops: vec![vec![], vec![(0, 4)], vec![(0, 5)], vec![(0, 2)], vec![], vec![]],
+        push_seqs: vec![vec![], vec![0], vec![0, 0], vec![0, 0, 0]],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,6 +116,16 @@ mod tests {
         }
         assert_eq!(vocab.eos_ids(), [EOS]);
         assert_eq!(vocab.token_bytes(EOS), None);
+    }
+
+    #[test]
+    fn figure7_parts_are_valid_and_name_the_tokens() {
+        figure7_pda_parts().check().unwrap();
+        let vocab = figure7_vocabulary();
+        assert_eq!(vocab.eos_ids(), [FIG7_EOS]);
+        for (id, text) in FIGURE7_TOKENS.iter().enumerate() {
+            assert_eq!(vocab.token_bytes(id as u32), Some(text.as_bytes()));
+        }
     }
 
     #[test]
