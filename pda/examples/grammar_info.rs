@@ -6,7 +6,6 @@
 
 use std::time::Instant;
 
-use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 
 fn main() {
@@ -41,8 +40,9 @@ fn main() {
         eprintln!("{vocab_path}: {e}");
         std::process::exit(2)
     });
+    let trie = fst_core::compose::VocabTrie::new(&vocab);
     let start = Instant::now();
-    let tpda = match pda::compose(&pda, &vocab, &pda::ComposeLimits::default()) {
+    let parts = match pda::GrammarCompiler::new().compose(&pda, &trie) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("{vocab_path}: {e}");
@@ -50,48 +50,12 @@ fn main() {
         }
     };
     println!(
-        "token PDA over {} tokens: {} states, {} edges ({:.1} ms)",
+        "token PDA over {} tokens: {} nodes, {} class edges, {} pop edges, {} classes ({:.1} ms)",
         vocab.len(),
-        tpda.num_states(),
-        tpda.num_edges(),
+        parts.accepting.len(),
+        parts.edges.iter().map(Vec::len).sum::<usize>(),
+        parts.pops.iter().map(Vec::len).sum::<usize>(),
+        parts.num_classes,
         start.elapsed().as_secs_f64() * 1e3
-    );
-    mask_times(&tpda, &vocab);
-}
-
-/// `fill_mask` times (ns) along 20 random walks of up to 200 tokens.
-fn mask_times(tpda: &pda::TokenPda, vocab: &detok::Vocabulary) {
-    let mut rng = SplitMix64::new(1);
-    let mut mask = vec![0u32; (tpda.vocab_size() as usize).div_ceil(32)];
-    let mut times = Vec::new();
-    let mut depth = 0;
-    for _ in 0..20 {
-        let (mut state, mut stack) = (tpda.start(), tpda.initial_stack());
-        for _ in 0..200 {
-            let t0 = Instant::now();
-            tpda.fill_mask(state, &stack, &mut mask);
-            times.push(t0.elapsed().as_nanos() as u64);
-            let allowed: Vec<u32> = (0..vocab.len() as u32)
-                .filter(|&t| {
-                    mask[t as usize / 32] >> (t % 32) & 1 == 1 && !tpda.eos_ids().contains(&t)
-                })
-                .collect();
-            if allowed.is_empty() {
-                break;
-            }
-            state = tpda
-                .step(state, &mut stack, allowed[rng.index(allowed.len())])
-                .unwrap();
-            depth = depth.max(stack.len());
-        }
-    }
-    times.sort_unstable();
-    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize] as f64 / 1e3;
-    println!(
-        "fill_mask over {} steps (max stack depth {depth}): p50 {:.2} us, p99 {:.2} us, max {:.2} us",
-        times.len(),
-        at(0.5),
-        at(0.99),
-        at(1.0)
     );
 }

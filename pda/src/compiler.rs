@@ -7,7 +7,7 @@ use fst_core::TokenVocabulary;
 use crate::byte_pda::Pda;
 use crate::compose::{compose, Config};
 use crate::error::PdaError;
-use crate::parts::PdaParts;
+use fst_core::parts::PdaParts;
 
 /// Compiles grammars for a vocabulary into token PDA parts.
 ///

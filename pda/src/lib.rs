@@ -50,12 +50,6 @@ pub mod error;
 pub mod gbnf;
 pub mod grammar;
 mod rtn;
-mod scratch_parts;
-
-/// SCRATCH until `fst_core::parts::PdaParts` is merged.
-pub mod parts {
-    pub use crate::scratch_parts::*;
-}
 
 pub use byte_pda::{Edge, Pda, StackSym, MAX_STACK_DEPTH};
 pub use compiler::GrammarCompiler;

@@ -4,15 +4,14 @@
 
 use std::collections::HashMap;
 
-/// A label in no class (it has no edge anywhere).
-pub(super) const NO_CLASS: u32 = u32::MAX;
+use fst_core::parts::NO_CLASS;
 
 /// An edge `(label, target, push)`.
 pub(super) type Edge = (u32, u32, u32);
 
 /// Groups the `num_labels` labels of `edges` (per node, in any order, at most one edge per
 /// label) by their column. Returns each label's class (classes numbered by smallest
-/// label, [`NO_CLASS`] for a label without edges), the number of classes, and the edges
+/// label, `NO_CLASS` for a label without edges), the number of classes, and the edges
 /// relabelled by class, sorted by class within each node.
 pub(super) fn group(num_labels: usize, edges: &[Vec<Edge>]) -> (Vec<u32>, u32, Vec<Vec<Edge>>) {
     // Columns laid out flat: label `l` has `column[start[l]..start[l + 1]]`, by node.

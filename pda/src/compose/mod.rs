@@ -21,7 +21,7 @@ use fst_core::compose::VocabTrie;
 
 use crate::byte_pda::Pda;
 use crate::error::{PdaError, PdaErrorKind};
-use crate::parts::{PdaEdge, PdaParts};
+use fst_core::parts::{PdaEdge, PdaParts, NO_CLASS};
 use columns::group;
 use minimize::{minimize, ClassGraph};
 
@@ -92,7 +92,7 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
     let (class_of_class, num_classes, edges) = group(token_classes as usize, &minimal.edges);
     let class_of_token = class_of_token
         .iter()
-        .map(|&c| class_of_class.get(c as usize).copied().unwrap_or(columns::NO_CLASS))
+        .map(|&c| class_of_class.get(c as usize).copied().unwrap_or(NO_CLASS))
         .collect();
     let (edges, push_seqs) = renumber_pushes(edges, &graph.push_seqs);
     Ok(PdaParts {

@@ -4,7 +4,7 @@
 use fst_core::compose::VocabTrie;
 use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
-use pda::parts::{PdaParts, NO_CLASS};
+use fst_core::parts::{PdaParts, NO_CLASS};
 use pda::{GrammarCompiler, Pda};
 
 /// The contract's semantics, directly: a configuration is a node and a stack; a token is

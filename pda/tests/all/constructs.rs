@@ -71,8 +71,8 @@ fn raw_bytes_and_tokens_that_split_them() {
     // The empty token (4) and the special token without text (5, also EOS) never appear on
     // edges; EOS is only allowed at the end.
     assert_eq!(RefWalker::new(&tpda).allowed(), vec![0, 2]);
-    assert_eq!(tpda.class_of_token[4], pda::parts::NO_CLASS);
-    assert_eq!(tpda.class_of_token[5], pda::parts::NO_CLASS);
+    assert_eq!(tpda.class_of_token[4], fst_core::parts::NO_CLASS);
+    assert_eq!(tpda.class_of_token[5], fst_core::parts::NO_CLASS);
 }
 
 /// JSON-like arrays of integers: `[1,[],[23,[4]]]`.

@@ -42,7 +42,7 @@ fn left_recursion_is_rewritten_when_direct_and_refused_otherwise() {
     assert_eq!(e.kind(), PdaErrorKind::LeftRecursion);
     assert!(
         e.to_string()
-            .starts_with("rule `L` is left-recursive in every alternative"),
+            .starts_with("rule `L` (line 1, column 1) is left-recursive in every alternative"),
         "{e}"
     );
     // `B` can be empty, so `A` calls itself first; also a cycle of rules.
@@ -84,7 +84,7 @@ fn unknown_empty_and_unfinishable_rules() {
 
     let e = build_err(r#"S -> "a" S ;"#);
     assert_eq!(e.kind(), PdaErrorKind::NonProductive);
-    assert!(e.to_string().contains("`S` can never finish"), "{e}");
+    assert!(e.to_string().contains("`S` (line 1, column 1) can never finish"), "{e}");
     // A class that matches nothing leaves nothing to finish with.
     let e = Pda::from_gbnf(r#"root ::= [^\x00-\U0010FFFF]"#).unwrap_err();
     assert_eq!(e.kind(), PdaErrorKind::NonProductive);

@@ -15,7 +15,7 @@ use detok::fixtures::testdata_dir;
 use detok::Vocabulary;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
-use pda::parts::PdaParts;
+use fst_core::parts::PdaParts;
 use pda::Pda;
 
 struct Case {
