@@ -106,6 +106,11 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
         Ok(TokenAutomaton { words, layout })
     }
 
+    /// Wraps words a reader validated into `layout`: a token PDA's finite control.
+    pub(crate) fn from_validated(words: W, layout: Layout) -> TokenAutomaton<W> {
+        TokenAutomaton { words, layout }
+    }
+
     /// Section `[start, start + len)` of the words; empty if out of range (which a
     /// validated layout never is, but `AsRef` is not ours to trust).
     #[inline]
@@ -277,6 +282,13 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// The target of `state`'s edge for class `class`, by binary search.
     #[inline]
     fn class_target(&self, state: StateId, class: u32) -> Option<StateId> {
+        self.class_edge(state, class).map(|(_, target)| target)
+    }
+
+    /// `state`'s edge for class `class` by binary search: its index among all edges (a
+    /// token PDA keeps per-edge data by it) and its target.
+    #[inline]
+    pub(crate) fn class_edge(&self, state: StateId, class: u32) -> Option<(usize, StateId)> {
         let (mut lo, mut hi) = self.edge_range(state);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -284,10 +296,24 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
             match label.cmp(&class) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(target),
+                std::cmp::Ordering::Equal => return Some((mid, target)),
             }
         }
         None
+    }
+
+    /// The class edges of `state` with their indices among all edges: `(index, class,
+    /// target)`.
+    pub(crate) fn indexed_class_edges(
+        &self,
+        state: StateId,
+    ) -> impl Iterator<Item = (usize, u32, StateId)> + '_ {
+        let (begin, end) = self.edge_range(state);
+        let split = self.split_terminals(begin, end);
+        (begin..split).map(move |e| {
+            let (class, target) = self.edge(e);
+            (e, class, target)
+        })
     }
 
     /// Number of token classes: sets of tokens that go to the same state from every state.

@@ -1,12 +1,13 @@
 //! Graphviz DOT output shared by every automaton that fstc draws.
 //!
-//! [`to_dot`] draws a token automaton; [`escape_bytes`] and [`escape_str`] are the one
+//! [`to_dot`] draws a token automaton, [`pda_to_dot`] a token PDA; [`escape_bytes`] and [`escape_str`] are the one
 //! label formatter every drawing uses, so byte strings look the same everywhere.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::automaton::TokenAutomaton;
+use crate::token_pda::TokenPda;
 
 /// How many tokens an edge label lists before eliding the rest.
 const MAX_TOKENS_PER_EDGE: usize = 8;
@@ -44,37 +45,17 @@ pub fn to_dot<W: AsRef<[u32]>>(
     token_text: &dyn Fn(u32) -> Option<Vec<u8>>,
 ) -> String {
     let mut out = String::new();
-    out.push_str("digraph token_automaton {\n  rankdir=LR;\n  node [shape=circle];\n");
-    out.push_str("  start [shape=point, label=\"\"];\n");
-    let _ = writeln!(out, "  start -> {};", automaton.start());
-    for s in 0..automaton.num_states() {
-        if automaton.is_accepting(s) {
-            let _ = writeln!(out, "  {s} [shape=doublecircle];");
-        } else {
-            let _ = writeln!(out, "  {s};");
-        }
-    }
+    let accepting: Vec<bool> = (0..automaton.num_states())
+        .map(|s| automaton.is_accepting(s))
+        .collect();
+    dot_header(&mut out, "token_automaton", automaton.start(), &accepting);
     for s in 0..automaton.num_states() {
         let mut by_target: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
         for (t, target) in automaton.token_edges(s) {
             by_target.entry(target).or_default().push(t);
         }
         for (target, list) in by_target {
-            let mut label = String::new();
-            for (i, &t) in list.iter().take(MAX_TOKENS_PER_EDGE).enumerate() {
-                if i > 0 {
-                    label.push(' ');
-                }
-                match token_text(t) {
-                    Some(bytes) => label.push_str(&escape_bytes(&bytes)),
-                    None => {
-                        let _ = write!(label, "#{t}");
-                    }
-                }
-            }
-            if list.len() > MAX_TOKENS_PER_EDGE {
-                let _ = write!(label, " … {} more", list.len() - MAX_TOKENS_PER_EDGE);
-            }
+            let label = token_list_label(&list, token_text);
             let _ = writeln!(out, "  {s} -> {target} [label=\"{label}\"];");
         }
         // Terminal edges: dashed, labelled with the terminal's name in angle brackets.
@@ -86,6 +67,78 @@ pub fn to_dot<W: AsRef<[u32]>>(
                 out,
                 "  {s} -> {target} [label=\"<{}>\", style=dashed];",
                 escape_str(&name)
+            );
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Tokens as an edge label: their texts separated by spaces (`#id` for a token without
+/// text), cut after a few with "… N more".
+fn token_list_label(tokens: &[u32], token_text: &dyn Fn(u32) -> Option<Vec<u8>>) -> String {
+    let mut label = String::new();
+    for (i, &t) in tokens.iter().take(MAX_TOKENS_PER_EDGE).enumerate() {
+        if i > 0 {
+            label.push(' ');
+        }
+        match token_text(t) {
+            Some(bytes) => label.push_str(&escape_bytes(&bytes)),
+            None => {
+                let _ = write!(label, "#{t}");
+            }
+        }
+    }
+    if tokens.len() > MAX_TOKENS_PER_EDGE {
+        let _ = write!(label, " … {} more", tokens.len() - MAX_TOKENS_PER_EDGE);
+    }
+    label
+}
+
+/// The header shared by both drawings: graph name, layout, start arrow and the nodes
+/// (double circles for accepting ones).
+fn dot_header(out: &mut String, name: &str, start: u32, accepting: &[bool]) {
+    let _ = writeln!(out, "digraph {name} {{\n  rankdir=LR;\n  node [shape=circle];");
+    out.push_str("  start [shape=point, label=\"\"];\n");
+    let _ = writeln!(out, "  start -> {start};");
+    for (s, &a) in accepting.iter().enumerate() {
+        if a {
+            let _ = writeln!(out, "  {s} [shape=doublecircle];");
+        } else {
+            let _ = writeln!(out, "  {s};");
+        }
+    }
+}
+
+/// A token PDA as a DOT digraph, drawn like Figure 7 of Koo et al.: one arrow per edge
+/// labelled with its class's tokens and, when it pushes, `/ push r1 r2` (stack symbol `k`
+/// shown as `rk`, the last pushed is the new top); one dashed arrow per pop edge labelled
+/// `pop rk`. Accepting nodes (EOS allowed there once the stack is empty) are double
+/// circles.
+pub fn pda_to_dot<W: AsRef<[u32]>>(
+    pda: &TokenPda<W>,
+    token_text: &dyn Fn(u32) -> Option<Vec<u8>>,
+) -> String {
+    let mut out = String::new();
+    let accepting: Vec<bool> = (0..pda.num_nodes()).map(|n| pda.is_accepting(n)).collect();
+    dot_header(&mut out, "token_pda", pda.start(), &accepting);
+    for n in 0..pda.num_nodes() {
+        for (class, target, push) in pda.edges(n) {
+            let tokens: Vec<u32> = pda.class_tokens(class).collect();
+            let mut label = token_list_label(&tokens, token_text);
+            let seq = pda.push_seq(push);
+            if !seq.is_empty() {
+                label.push_str(" / push");
+                for sym in seq {
+                    let _ = write!(label, " r{sym}");
+                }
+            }
+            let _ = writeln!(out, "  {n} -> {target} [label=\"{label}\"];");
+        }
+        for (sym, target) in pda.pops(n) {
+            let _ = writeln!(
+                out,
+                "  {n} -> {target} [label=\"pop r{sym}\", style=dashed];"
             );
         }
     }

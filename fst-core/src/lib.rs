@@ -60,13 +60,16 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod any;
 pub mod automaton;
 pub mod dot;
 mod fast_hash;
 pub mod format;
 pub mod matcher;
 pub mod parts;
+pub mod pda_walker;
 pub mod sample;
+pub mod token_pda;
 pub mod vocab;
 pub mod walker;
 
@@ -83,4 +86,5 @@ pub mod reference;
 #[cfg(feature = "compile")]
 pub mod regex;
 
+pub use any::AnyAutomaton;
 pub use vocab::{fingerprint, ByteVocabulary, TokenVocabulary};

@@ -5,7 +5,8 @@
 //! rejected draft tokens and reports forced tokens. Token FSAs implement it through
 //! [`Walker`](crate::walker::Walker) (borrowing the automaton) and
 //! [`OwnedWalker`](crate::walker::OwnedWalker) (holding an `Arc`, for bindings that cannot
-//! carry a lifetime); token PDAs will implement it next. The shape follows llguidance's
+//! carry a lifetime); token PDAs through [`PdaWalker`](crate::pda_walker::PdaWalker) and
+//! [`OwnedPdaWalker`](crate::pda_walker::OwnedPdaWalker). The shape follows llguidance's
 //! `Matcher`: masks as `u32` words, token `t` allowed iff bit `t % 32` of word `t / 32`.
 
 use std::fmt;
@@ -24,6 +25,8 @@ pub enum MatchErrorKind {
     MaskTooNarrow,
     /// More tokens were to be rolled back than were consumed.
     RollbackTooFar,
+    /// A token PDA's token would push past the walker's stack limit.
+    StackLimit,
 }
 
 /// A matcher operation that cannot be done; the matcher is left as it was.

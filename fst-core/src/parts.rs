@@ -9,11 +9,13 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::Hash;
 
 use crate::fast_hash::FastMap;
 
 mod pda;
 
+pub(crate) use pda::{canonical_pda, PdaStack};
 pub use pda::{PdaEdge, PdaParts};
 
 /// A state number.
@@ -402,20 +404,10 @@ pub(crate) fn canonical(parts: ClassParts) -> Result<CanonicalParts, PartsError>
             )
         })
     })?;
-    // Merging works on classes; the passes over the token ids (check, mask words, class
-    // map) take a word of one class in one step.
-    let (group_of, num_groups) = merge_classes(given_classes, &edges);
-    check_token_classes(given_classes, &class_of_token)?;
-    let uniform = uniform_words(&class_of_token);
-    let group_words = mask_words_by_label(&class_of_token, &uniform, &group_of, num_groups);
-    let classes = number_classes(group_words);
-    let final_of_class: Vec<u32> = group_of
-        .iter()
-        .map(|&g| renumber(&classes.final_of_group, g))
-        .collect();
+    let classes = layout_classes(given_classes, &class_of_token, &edges)?;
     let num_classes = classes.sizes.len() as u32;
     for list in &mut edges {
-        relabel_edges(list, given_classes, num_classes, &final_of_class);
+        relabel_edges(list, given_classes, num_classes, &classes.final_of_class);
     }
     Ok(CanonicalParts {
         vocab_size,
@@ -427,10 +419,47 @@ pub(crate) fn canonical(parts: ClassParts) -> Result<CanonicalParts, PartsError>
         class_words: classes.words,
         class_sizes: classes.sizes,
         class_of_token,
-        final_of_class,
-        uniform,
+        final_of_class: classes.final_of_class,
+        uniform: classes.uniform,
         edges,
         terminals,
+    })
+}
+
+/// Canonical classes of checked edges, for [`CanonicalParts`].
+struct ClassLayout {
+    word_offsets: Vec<u32>,
+    words: Vec<u32>,
+    sizes: Vec<u32>,
+    final_of_class: Vec<u32>,
+    uniform: Vec<bool>,
+}
+
+/// Merges the given classes whose edges `(class, to)` agree in every state (`to` is a
+/// target, or a target and a push for PDAs), drops unused ones and numbers the rest by
+/// smallest token, each as mask words.
+fn layout_classes<T: Hash + Eq + Clone>(
+    given_classes: u32,
+    class_of_token: &[u32],
+    edges: &[Vec<(u32, T)>],
+) -> Result<ClassLayout, PartsError> {
+    // Merging works on classes; the passes over the token ids (check, mask words, class
+    // map) take a word of one class in one step.
+    let (group_of, num_groups) = merge_classes(given_classes, edges);
+    check_token_classes(given_classes, class_of_token)?;
+    let uniform = uniform_words(class_of_token);
+    let group_words = mask_words_by_label(class_of_token, &uniform, &group_of, num_groups);
+    let classes = number_classes(group_words);
+    let final_of_class: Vec<u32> = group_of
+        .iter()
+        .map(|&g| renumber(&classes.final_of_group, g))
+        .collect();
+    Ok(ClassLayout {
+        word_offsets: classes.word_offsets,
+        words: classes.words,
+        sizes: classes.sizes,
+        final_of_class,
+        uniform,
     })
 }
 
@@ -492,17 +521,20 @@ fn check_token_classes(given_classes: u32, class_of_token: &[u32]) -> Result<(),
     Ok(())
 }
 
-/// Groups the given classes with identical columns (the same `(state, target)` pairs
+/// Groups the given classes with identical columns (the same `(state, to)` pairs
 /// everywhere): the group of each class (`NO_CLASS` for one without edges) and the number
 /// of groups.
-fn merge_classes(given_classes: u32, edges: &[Vec<(u32, StateId)>]) -> (Vec<u32>, usize) {
-    let mut columns: Vec<Vec<(u32, StateId)>> = vec![Vec::new(); given_classes as usize];
+fn merge_classes<T: Hash + Eq + Clone>(
+    given_classes: u32,
+    edges: &[Vec<(u32, T)>],
+) -> (Vec<u32>, usize) {
+    let mut columns: Vec<Vec<(u32, T)>> = vec![Vec::new(); given_classes as usize];
     for (state, list) in edges.iter().enumerate() {
-        for &(label, target) in list.iter().take_while(|&&(l, _)| l < given_classes) {
-            columns[label as usize].push((state as u32, target));
+        for (label, to) in list.iter().take_while(|(l, _)| *l < given_classes) {
+            columns[*label as usize].push((state as u32, to.clone()));
         }
     }
-    let mut merged_of: FastMap<&[(u32, StateId)], u32> = FastMap::default();
+    let mut merged_of: FastMap<&[(u32, T)], u32> = FastMap::default();
     let group_of: Vec<u32> = columns
         .iter()
         .map(|column| {

@@ -9,7 +9,10 @@
 use std::fmt;
 
 use super::error::{err, truncated, FormatError, FormatErrorKind};
-use super::{section_name, SECTION_STACK_OPS};
+use super::{
+    section_name, SECTION_POP_EDGES, SECTION_POP_OFFSETS, SECTION_PUSH_OFFSETS,
+    SECTION_PUSH_SYMBOLS, SECTION_STACK_OPS, SECTION_STACK_SYMBOLS,
+};
 
 /// The magic bytes every automaton file starts with.
 pub const MAGIC: [u8; 8] = *b"fstcTA\0\0";
@@ -47,8 +50,7 @@ const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 pub enum AutomatonKind {
     /// A deterministic finite automaton over token ids (file kind 0).
     TokenFsa,
-    /// A token pushdown automaton (file kind 1). Reserved: this version of fstc neither
-    /// writes nor loads it.
+    /// A token pushdown automaton (file kind 1), loaded by `TokenPda`.
     TokenPda,
 }
 
@@ -253,7 +255,8 @@ fn check_kind(code: u32, loadable: &[AutomatonKind]) -> Result<AutomatonKind, Fo
             Err(err(
                 FormatErrorKind::Kind,
                 format!(
-                    "automaton file holds a {kind} (kind {code}); this build loads {} only",
+                    "automaton file holds a {kind} (kind {code}); this loader reads {} only \
+                     (fst_core::AnyAutomaton opens either kind)",
                     names.join(" and ")
                 ),
             ))
@@ -380,8 +383,13 @@ fn check_entry(
 ) -> Result<(), FormatError> {
     if !known.contains(&id) {
         let why = match id {
-            SECTION_STACK_OPS => format!(
-                "section id {id} ({}) is reserved for a later format version",
+            SECTION_STACK_OPS
+            | SECTION_STACK_SYMBOLS
+            | SECTION_POP_OFFSETS
+            | SECTION_POP_EDGES
+            | SECTION_PUSH_OFFSETS
+            | SECTION_PUSH_SYMBOLS => format!(
+                "section id {id} ({}) is reserved for token PDA files",
                 section_name(id)
             ),
             _ => format!("unknown section id {id}"),

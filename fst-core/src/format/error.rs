@@ -15,7 +15,7 @@ pub enum FormatErrorKind {
     ByteOrder,
     /// The format version is unknown, typically a file from a newer fstc.
     Version,
-    /// The automaton kind is reserved or unknown (token PDAs are not loadable yet).
+    /// The automaton kind is unknown, or not the kind the loader was asked for.
     Kind,
     /// The data is truncated, has trailing bytes, or is not a whole number of words.
     Length,
@@ -50,6 +50,10 @@ pub enum FormatErrorKind {
     /// A terminal label's mask or name is malformed (wrong width, EOS or padding bits set,
     /// empty, non-UTF-8 or control characters in the name).
     Terminals,
+    /// A token PDA's stack sections are malformed: a push sequence index, stack symbol or
+    /// pop target out of range, pop symbols not strictly increasing, or push sequence 0
+    /// not empty.
+    StackSections,
 }
 
 /// An automaton file that does not make a valid automaton.

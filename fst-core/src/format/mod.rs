@@ -127,6 +127,7 @@ pub mod container;
 mod dense;
 mod error;
 mod layout;
+mod pda;
 mod read;
 mod terminals;
 mod write;
@@ -136,6 +137,7 @@ pub use crate::parts::{MAX_TERMINALS, MAX_TERMINAL_NAME};
 pub use container::{AutomatonKind, CHECKSUM_LANES, ENDIANNESS_MARKER, FORMAT_VERSION, MAGIC};
 pub use error::{FormatError, FormatErrorKind};
 pub(crate) use layout::Layout;
+pub(crate) use pda::{validate_pda, write_token_pda, PdaLayout};
 pub(crate) use read::{validate, Checks};
 pub(crate) use write::write_token_fsa;
 
@@ -153,7 +155,8 @@ pub const SECTION_EDGE_TARGETS: u32 = 5;
 pub const SECTION_TERMINAL_MASKS: u32 = 6;
 /// Section id of the terminal label names (present exactly when there are terminals).
 pub const SECTION_TERMINAL_NAMES: u32 = 7;
-/// Reserved section id: PDA stack operations.
+/// Section id of a token PDA's stack operations: the push sequence index of each class
+/// edge, in edge order.
 pub const SECTION_STACK_OPS: u32 = 8;
 /// Section id of the packed edges (`label << 16 | target`), 16-bit layout.
 pub const SECTION_EDGES_PACKED: u32 = 9;
@@ -174,6 +177,18 @@ pub const SECTION_CLASS_WORDS: u32 = 15;
 pub const SECTION_DENSE_MASKS: u32 = 16;
 /// Section id of the per-state dense mask index (optional, with [`SECTION_DENSE_MASKS`]).
 pub const SECTION_STATE_MASK_INDEX: u32 = 17;
+/// Section id of a token PDA's number of stack symbols (one word).
+pub const SECTION_STACK_SYMBOLS: u32 = 18;
+/// Section id of a token PDA's CSR pop offsets (`num_nodes + 1` entries, counting pairs).
+pub const SECTION_POP_OFFSETS: u32 = 19;
+/// Section id of a token PDA's pop edges: `(symbol, node)` pairs, symbols strictly
+/// increasing per node.
+pub const SECTION_POP_EDGES: u32 = 20;
+/// Section id of a token PDA's CSR push offsets (`num_push_seqs + 1` entries, counting
+/// symbols; sequence 0 is empty).
+pub const SECTION_PUSH_OFFSETS: u32 = 21;
+/// Section id of a token PDA's pushed symbols, each sequence bottom to top.
+pub const SECTION_PUSH_SYMBOLS: u32 = 22;
 /// Mask index word of a state without a dense mask.
 pub const NO_DENSE_MASK: u32 = u32::MAX;
 
@@ -223,8 +238,20 @@ pub(crate) fn section_name(id: u32) -> &'static str {
         SECTION_CLASS_WORDS => "class words",
         SECTION_DENSE_MASKS => "dense masks",
         SECTION_STATE_MASK_INDEX => "state mask index",
+        SECTION_STACK_SYMBOLS => "stack symbols",
+        SECTION_POP_OFFSETS => "pop offsets",
+        SECTION_POP_EDGES => "pop edges",
+        SECTION_PUSH_OFFSETS => "push offsets",
+        SECTION_PUSH_SYMBOLS => "push symbols",
         _ => "unknown",
     }
+}
+
+/// The kind of automaton `words` hold, from a header checked for magic, byte order,
+/// version, a known kind and length (not the checksum: the kind's loader checks all).
+pub(crate) fn file_kind(words: &[u32]) -> Result<AutomatonKind, FormatError> {
+    let kinds = [AutomatonKind::TokenFsa, AutomatonKind::TokenPda];
+    container::read_header(words, false, &kinds).map(|h| h.kind)
 }
 
 /// `bytes` checked to start like an automaton file and borrowed as words: needs a

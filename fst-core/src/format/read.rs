@@ -41,6 +41,29 @@ const TOKEN_FSA_SECTIONS: [u32; 14] = [
     SECTION_STATE_MASK_INDEX,
 ];
 
+/// The section ids of a token PDA file: the token FSA's without terminals, plus the stack
+/// sections.
+const TOKEN_PDA_SECTIONS: [u32; 18] = [
+    SECTION_EOS_IDS,
+    SECTION_STATE_OFFSETS,
+    SECTION_STATE_FLAGS,
+    SECTION_EDGE_LABELS,
+    SECTION_EDGE_TARGETS,
+    SECTION_EDGES_PACKED,
+    SECTION_TOKEN_INDEX,
+    SECTION_TOKEN_CLASSES,
+    SECTION_CLASS_WORD_OFFSETS,
+    SECTION_CLASS_WORDS,
+    SECTION_DENSE_MASKS,
+    SECTION_STATE_MASK_INDEX,
+    SECTION_STACK_OPS,
+    SECTION_STACK_SYMBOLS,
+    SECTION_POP_OFFSETS,
+    SECTION_POP_EDGES,
+    SECTION_PUSH_OFFSETS,
+    SECTION_PUSH_SYMBOLS,
+];
+
 /// Where a token FSA's sections are, `(offset, length)` each.
 struct FsaSections {
     eos: (usize, usize),
@@ -56,9 +79,26 @@ struct FsaSections {
 
 /// Validates a whole token FSA file given as words and returns where everything is.
 pub(crate) fn validate(words: &[u32], checks: Checks) -> Result<Layout, FormatError> {
+    validate_kind(words, checks, AutomatonKind::TokenFsa).map(|(layout, _)| layout)
+}
+
+/// Validates a file of `kind` as a token FSA: the whole of a token FSA file, or a token
+/// PDA's finite control (whose dense masks hold no EOS ids: EOS depends on the stack).
+/// Returns the layout and the section table, where a PDA's other sections are.
+pub(crate) fn validate_kind(
+    words: &[u32],
+    checks: Checks,
+    kind: AutomatonKind,
+) -> Result<(Layout, SectionTable), FormatError> {
     let all = checks == Checks::All;
-    let header = read_header(words, all, &[AutomatonKind::TokenFsa])?;
-    let table = SectionTable::read(words, &TOKEN_FSA_SECTIONS)?;
+    let pda = kind == AutomatonKind::TokenPda;
+    let header = read_header(words, all, &[kind])?;
+    let known: &[u32] = if pda {
+        &TOKEN_PDA_SECTIONS
+    } else {
+        &TOKEN_FSA_SECTIONS
+    };
+    let table = SectionTable::read(words, known)?;
     let s = fsa_sections(&table, header.num_terminals)?;
     check_counts(&header, &s)?;
     let eos_ids = read_eos_ids(words, s.eos, header.vocab_size)?;
@@ -116,7 +156,7 @@ pub(crate) fn validate(words: &[u32], checks: Checks) -> Result<Layout, FormatEr
                 csr,
                 word_csr: section(words, s.classes.word_offsets),
                 class_words: section(words, s.classes.word_pairs),
-                flag_words: section(words, s.flags),
+                flag_words: if pda { &[] } else { section(words, s.flags) },
                 label_of: &|e| edges.edge(e).0,
             };
             let num_masks = validate_dense_masks(words, check, table, index)?;
@@ -124,7 +164,7 @@ pub(crate) fn validate(words: &[u32], checks: Checks) -> Result<Layout, FormatEr
         }
         None => (0, 0, 0),
     };
-    Ok(Layout {
+    let layout = Layout {
         kind: header.kind,
         vocab_size: header.vocab_size,
         vocab_fingerprint: header.vocab_fingerprint,
@@ -151,7 +191,8 @@ pub(crate) fn validate(words: &[u32], checks: Checks) -> Result<Layout, FormatEr
         state_mask_index,
         terminal_masks,
         terminal_names: s.terminals.map_or((0, 0), |(_, names)| names),
-    })
+    };
+    Ok((layout, table))
 }
 
 fn section(words: &[u32], (offset, len): (usize, usize)) -> &[u32] {

@@ -14,6 +14,17 @@ fn too_large(message: String) -> PartsError {
 /// Lays out canonical parts as the words of a token FSA file. Fails only when a count
 /// does not fit the file's 32-bit words.
 pub(crate) fn write_token_fsa(parts: CanonicalParts) -> Result<Vec<u32>, PartsError> {
+    write_automaton(parts, AutomatonKind::TokenFsa, &[])
+}
+
+/// Lays out canonical parts as a file of `kind` with `extra` sections `(id, words)`
+/// after the token FSA's: a token PDA is its finite control plus its stack sections,
+/// and its dense masks hold no EOS ids (EOS depends on the stack).
+pub(crate) fn write_automaton(
+    parts: CanonicalParts,
+    kind: AutomatonKind,
+    extra: &[(u32, Vec<u32>)],
+) -> Result<Vec<u32>, PartsError> {
     let num_states = parts.accepting.len() as u32;
     let num_classes = parts.class_sizes.len() as u32;
     let (num_edges, num_class_edges) = count_edges(&parts.edges, &parts.class_sizes)?;
@@ -28,10 +39,15 @@ pub(crate) fn write_token_fsa(parts: CanonicalParts) -> Result<Vec<u32>, PartsEr
         &parts.class_sizes,
         narrow,
     );
+    let never = vec![false; parts.accepting.len()];
+    let eos_in_masks = match kind {
+        AutomatonKind::TokenPda => &never,
+        _ => &parts.accepting,
+    };
     let (mask_table, mask_index) = dense_masks(
         parts.vocab_size,
         &parts.eos_ids,
-        &parts.accepting,
+        eos_in_masks,
         &parts.class_sizes,
         (&parts.class_word_offsets, &parts.class_words),
         &parts.edges,
@@ -51,7 +67,7 @@ pub(crate) fn write_token_fsa(parts: CanonicalParts) -> Result<Vec<u32>, PartsEr
         mask_index,
     };
     let header = Header {
-        kind: AutomatonKind::TokenFsa,
+        kind,
         vocab_size: parts.vocab_size,
         vocab_fingerprint: parts.vocab_fingerprint,
         start: parts.start,
@@ -61,7 +77,8 @@ pub(crate) fn write_token_fsa(parts: CanonicalParts) -> Result<Vec<u32>, PartsEr
         num_eos: parts.eos_ids.len() as u32,
         num_terminals: parts.terminals.len() as u32,
     };
-    let lens = sections.lengths(&parts);
+    let mut lens = sections.lengths(&parts);
+    lens.extend(extra.iter().map(|(id, w)| (*id, w.len() as u64)));
     let mut out = ContainerWriter::new(&header, &lens).map_err(|total| {
         too_large(format!(
             "the automaton needs {total} words; a file holds at most {}",
@@ -69,6 +86,9 @@ pub(crate) fn write_token_fsa(parts: CanonicalParts) -> Result<Vec<u32>, PartsEr
         ))
     })?;
     sections.write(&parts, out.words());
+    for (_, w) in extra {
+        out.words().extend_from_slice(w);
+    }
     Ok(out.finish())
 }
 

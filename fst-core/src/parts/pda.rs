@@ -10,8 +10,8 @@
 //! parts from a grammar; `TokenPda` lays them out.
 
 use super::{
-    check_class_map, check_state_count, check_token_classes, parts_error, PartsError,
-    PartsErrorKind, StateId, NO_CLASS,
+    check_class_map, check_state_count, check_token_classes, layout_classes, parts_error,
+    CanonicalParts, PartsError, PartsErrorKind, StateId, NO_CLASS,
 };
 
 /// A token push-down automaton, as a compiler produces it.
@@ -274,6 +274,78 @@ impl PdaParts {
             .copied()
             .filter(|&c| c != NO_CLASS)
     }
+}
+
+/// The stack half of checked, canonical PDA parts, beside the finite control's
+/// [`CanonicalParts`]: what the writer lays out in the PDA sections.
+pub(crate) struct PdaStack {
+    pub(crate) num_stack_symbols: u32,
+    /// Per node, the push sequence index of each class edge, in the order of the
+    /// control's edges.
+    pub(crate) edge_pushes: Vec<Vec<u32>>,
+    pub(crate) pops: Vec<Vec<(u32, StateId)>>,
+    pub(crate) push_seqs: Vec<Vec<u32>>,
+}
+
+/// Checks PDA parts and brings their classes to canonical form (classes with the same
+/// `(node, target, push)` edges everywhere merged, unused ones dropped, numbered by
+/// smallest token); nodes, pop edges and push sequences stay as given.
+pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack), PartsError> {
+    parts.check()?;
+    let PdaParts {
+        vocab_size,
+        vocab_fingerprint,
+        eos_ids,
+        num_stack_symbols,
+        start,
+        accepting,
+        num_classes: given_classes,
+        class_of_token,
+        edges,
+        pops,
+        push_seqs,
+    } = parts;
+    let columns: Vec<Vec<(u32, (StateId, u32))>> = (edges.iter())
+        .map(|list| list.iter().map(|e| (e.class, (e.target, e.push))).collect())
+        .collect();
+    let classes = layout_classes(given_classes, &class_of_token, &columns)?;
+    let mut class_edges = Vec::with_capacity(edges.len());
+    let mut edge_pushes = Vec::with_capacity(edges.len());
+    for list in &columns {
+        let mut out: Vec<(u32, (StateId, u32))> = (list.iter())
+            .filter_map(|&(c, to)| {
+                let c = classes.final_of_class[c as usize];
+                (c != NO_CLASS).then_some((c, to))
+            })
+            .collect();
+        // Merged classes have the same target and push in every node: one edge each.
+        out.sort_unstable();
+        out.dedup();
+        class_edges.push(out.iter().map(|&(c, (t, _))| (c, t)).collect());
+        edge_pushes.push(out.iter().map(|&(_, (_, p))| p).collect());
+    }
+    let canonical = CanonicalParts {
+        vocab_size,
+        vocab_fingerprint,
+        eos_ids,
+        start,
+        accepting,
+        class_word_offsets: classes.word_offsets,
+        class_words: classes.words,
+        class_sizes: classes.sizes,
+        class_of_token,
+        final_of_class: classes.final_of_class,
+        uniform: classes.uniform,
+        edges: class_edges,
+        terminals: Vec::new(),
+    };
+    let stack = PdaStack {
+        num_stack_symbols,
+        edge_pushes,
+        pops,
+        push_seqs,
+    };
+    Ok((canonical, stack))
 }
 
 #[cfg(test)]

@@ -255,9 +255,9 @@ fn structural_damage_is_named() {
             "section table",
         ),
         (
-            Box::new(|w| w[16] = 18),
+            Box::new(|w| w[16] = 30),
             FormatErrorKind::SectionTable,
-            "unknown section id 18",
+            "unknown section id 30",
         ),
         (
             Box::new(|w| w[16] = 8),

@@ -18,6 +18,7 @@ mod format_corruption;
 mod format_dense_masks;
 mod format_roundtrip;
 mod paper_examples;
+mod pda_runtime;
 mod regex_algebra;
 mod regex_assertions;
 mod regex_dfa;

@@ -1,0 +1,584 @@
+//! Walking a token PDA at decode time: the stack, masks, consuming tokens, rolling back.
+//!
+//! A [`PdaWalker`] is a token PDA's [`Matcher`]: a node and a stack of return addresses.
+//! The stack lives in an arena of `(symbol, parent)` entries, so a configuration is a
+//! node and the index of its top entry: pushing appends entries, popping follows parent
+//! links, and each consumed token records the configuration before it plus the arena
+//! length, so rolling back `n` tokens is `n` steps and a truncation, never a copy of the
+//! stack. A token is looked up along the *pop chain* (see [`PdaParts`]): the current
+//! node, then the node reached by popping the top symbol, and so on; the mask is the OR
+//! of the chain nodes' class masks (each a dense copy or a few class words), plus EOS
+//! where the chain empties the stack at an accepting node.
+//!
+//! [`PdaParts`]: crate::parts::PdaParts
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use crate::matcher::{MatchError, MatchErrorKind, Matcher};
+use crate::parts::StateId;
+use crate::token_pda::TokenPda;
+
+/// Default most stack symbols a walker holds: a push past it is an error.
+pub const DEFAULT_STACK_LIMIT: usize = 10_000;
+
+/// Arena index meaning "no entry": the bottom of the stack.
+const BOTTOM: u32 = u32::MAX;
+
+/// A configuration: a node and the top of its stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Config {
+    node: StateId,
+    /// Arena index of the top symbol, [`BOTTOM`] for an empty stack.
+    top: u32,
+    /// Number of symbols on the stack.
+    depth: u32,
+}
+
+/// What one consumed token recorded: the configuration before it and the arena length,
+/// which rolling it back restores.
+#[derive(Clone, Copy, Debug)]
+struct Undo {
+    before: Config,
+    arena_len: u32,
+}
+
+/// Where a token leads from a configuration.
+enum Found {
+    /// Pop to the stack whose top is `top` (`pops` symbols), push `push`, go to `target`.
+    Edge {
+        pops: u32,
+        top: u32,
+        target: StateId,
+        push: u32,
+    },
+    Eos,
+}
+
+/// A position in a token PDA with its stack and the history needed to roll back; `A`
+/// holds the PDA: a reference ([`PdaWalker`]) or an `Arc` ([`OwnedPdaWalker`]).
+#[derive(Clone, Debug)]
+pub struct PdaWalkerOf<A> {
+    pda: A,
+    config: Config,
+    /// Stack entries `(symbol, arena index of the entry below)`; entries of popped
+    /// symbols stay until a rollback or reset truncates past them.
+    arena: Vec<(u32, u32)>,
+    history: Vec<Undo>,
+    finished: bool,
+    stack_limit: usize,
+}
+
+/// A PDA walker borrowing its automaton.
+pub type PdaWalker<'a, W = Vec<u32>> = PdaWalkerOf<&'a TokenPda<W>>;
+
+/// A PDA walker sharing its automaton through an `Arc`.
+pub type OwnedPdaWalker<W = Vec<u32>> = PdaWalkerOf<Arc<TokenPda<W>>>;
+
+impl<'a, W: AsRef<[u32]>> PdaWalker<'a, W> {
+    /// A walker at the start node with an empty stack.
+    pub fn new(pda: &'a TokenPda<W>) -> PdaWalker<'a, W> {
+        PdaWalkerOf::at_start(pda)
+    }
+}
+
+impl<W: AsRef<[u32]>> OwnedPdaWalker<W> {
+    /// A walker at the start of a shared PDA.
+    pub fn new(pda: Arc<TokenPda<W>>) -> OwnedPdaWalker<W> {
+        PdaWalkerOf::at_start(pda)
+    }
+}
+
+impl<W, A> PdaWalkerOf<A>
+where
+    W: AsRef<[u32]>,
+    A: Deref<Target = TokenPda<W>>,
+{
+    fn at_start(pda: A) -> PdaWalkerOf<A> {
+        let node = pda.start();
+        PdaWalkerOf {
+            pda,
+            config: Config {
+                node,
+                top: BOTTOM,
+                depth: 0,
+            },
+            arena: Vec::new(),
+            history: Vec::new(),
+            finished: false,
+            stack_limit: DEFAULT_STACK_LIMIT,
+        }
+    }
+
+    /// The same walker with at most `limit` stack symbols: a token that would push past
+    /// it is refused with [`MatchErrorKind::StackLimit`].
+    pub fn with_stack_limit(mut self, limit: usize) -> PdaWalkerOf<A> {
+        self.stack_limit = limit;
+        self
+    }
+
+    /// The PDA being walked.
+    pub fn pda(&self) -> &A {
+        &self.pda
+    }
+
+    /// The current node.
+    pub fn node(&self) -> StateId {
+        self.config.node
+    }
+
+    /// The stack, bottom to top (allocates; for tests and tools).
+    pub fn stack(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.config.depth as usize);
+        let mut at = self.config.top;
+        while at != BOTTOM {
+            let (symbol, parent) = self.arena[at as usize];
+            out.push(symbol);
+            at = parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// Back to the start with an empty stack and nothing consumed.
+    pub fn reset(&mut self) {
+        self.config = Config {
+            node: self.pda.start(),
+            top: BOTTOM,
+            depth: 0,
+        };
+        self.arena.clear();
+        self.history.clear();
+        self.finished = false;
+    }
+
+    /// Number of tokens consumed since the start, EOS included.
+    pub fn num_consumed(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Whether EOS has been consumed.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Whether EOS may be consumed here (or was): the pop chain empties the stack at an
+    /// accepting node.
+    pub fn is_accepting(&self) -> bool {
+        self.finished || self.eos_allowed(self.config, &|i| self.arena[i as usize])
+    }
+
+    /// The pop chain of `config`: calls `visit(k, node, top)` for each chain node `n_k`
+    /// (`top` the stack top after `k` pops) until it returns `Some`, and returns that;
+    /// `None` when the chain ends first.
+    fn walk_chain<T>(
+        &self,
+        config: Config,
+        entry: &impl Fn(u32) -> (u32, u32),
+        mut visit: impl FnMut(u32, StateId, u32) -> Option<T>,
+    ) -> Option<T> {
+        let (mut node, mut top) = (config.node, config.top);
+        for k in 0..=config.depth {
+            if let Some(found) = visit(k, node, top) {
+                return Some(found);
+            }
+            if top == BOTTOM {
+                break;
+            }
+            let (symbol, parent) = entry(top);
+            node = self.pda.pop_target(node, symbol)?;
+            top = parent;
+        }
+        None
+    }
+
+    /// Whether the pop chain of `config` pops every symbol and ends at an accepting node.
+    fn eos_allowed(&self, config: Config, entry: &impl Fn(u32) -> (u32, u32)) -> bool {
+        self.walk_chain(config, entry, |k, node, _| {
+            (k == config.depth && self.pda.is_accepting(node)).then_some(())
+        })
+        .is_some()
+    }
+
+    /// Where `token` leads from `config` (the stack read through `entry`), if allowed.
+    fn find(&self, config: Config, entry: &impl Fn(u32) -> (u32, u32), token: u32) -> Option<Found> {
+        match self.pda.token_class(token) {
+            Some(class) => self.walk_chain(config, entry, |k, node, top| {
+                let (target, push) = self.pda.edge(node, class)?;
+                Some(Found::Edge {
+                    pops: k,
+                    top,
+                    target,
+                    push,
+                })
+            }),
+            None if self.pda.is_eos(token) && self.eos_allowed(config, entry) => Some(Found::Eos),
+            None => None,
+        }
+    }
+
+    /// Writes the allowed tokens into `mask` (at least `vocab_size` bits; every word is
+    /// written, bits past the vocabulary stay 0, nothing after EOS). Costs a mask copy or
+    /// a few class words per pop-chain node, without allocating. The stack limit is not
+    /// applied here: at the limit, a token that would push past it is set, and
+    /// [`consume`](Self::consume) refuses it with [`MatchErrorKind::StackLimit`].
+    pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
+        let vocab = self.pda.vocab_size() as usize;
+        let need = vocab.div_ceil(32);
+        if mask.len() < need {
+            return Err(MatchError::new(
+                MatchErrorKind::MaskTooNarrow,
+                format!(
+                    "mask has {} words ({} bits) but the vocabulary has {vocab} tokens; \
+                     it needs at least {need} words",
+                    mask.len(),
+                    mask.len() * 32
+                ),
+            ));
+        }
+        mask.fill(0);
+        if self.finished {
+            return Ok(());
+        }
+        let depth = self.config.depth;
+        let mut eos = false;
+        let entry = |i: u32| self.arena[i as usize];
+        self.walk_chain::<()>(self.config, &entry, |k, node, _| {
+            self.pda.or_node_mask(node, &mut mask[..need]);
+            eos |= k == depth && self.pda.is_accepting(node);
+            None
+        });
+        if eos {
+            for &e in self.pda.eos_ids() {
+                mask[(e / 32) as usize] |= 1 << (e % 32);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `token` may come next (and, unlike the mask, whether it stays within the
+    /// stack limit).
+    pub fn is_allowed(&self, token: u32) -> bool {
+        if self.finished {
+            return false;
+        }
+        match self.find(self.config, &|i| self.arena[i as usize], token) {
+            Some(Found::Edge { pops, push, .. }) => {
+                let depth = (self.config.depth - pops) as usize;
+                depth + self.pda.push_seq(push).len() <= self.stack_limit
+            }
+            Some(Found::Eos) => true,
+            None => false,
+        }
+    }
+
+    /// Consumes one token: pops, pushes and moves as the PDA says, or finishes on an
+    /// allowed EOS. A refused token (not allowed, out of the vocabulary, or a push past
+    /// the stack limit) is an error and changes nothing.
+    pub fn consume(&mut self, token: u32) -> Result<(), MatchError> {
+        if self.finished {
+            return Err(MatchError::new(
+                MatchErrorKind::Finished,
+                format!(
+                    "cannot consume token {token}: the walk already ended with EOS at node {}",
+                    self.config.node
+                ),
+            ));
+        }
+        let found = self.find(self.config, &|i| self.arena[i as usize], token);
+        let undo = Undo {
+            before: self.config,
+            arena_len: self.arena.len() as u32,
+        };
+        match found {
+            None => Err(self.not_allowed(token)),
+            Some(Found::Eos) => {
+                self.history.push(undo);
+                self.finished = true;
+                Ok(())
+            }
+            Some(Found::Edge {
+                pops,
+                top,
+                target,
+                push,
+            }) => {
+                let seq = self.pda.push_seq(push);
+                let depth = (self.config.depth - pops) as usize + seq.len();
+                if depth > self.stack_limit {
+                    return Err(self.too_deep(token, depth));
+                }
+                let mut top = top;
+                for &symbol in seq {
+                    self.arena.push((symbol, top));
+                    top = self.arena.len() as u32 - 1;
+                }
+                self.history.push(undo);
+                self.config = Config {
+                    node: target,
+                    top,
+                    depth: depth as u32,
+                };
+                Ok(())
+            }
+        }
+    }
+
+    fn too_deep(&self, token: u32, depth: usize) -> MatchError {
+        MatchError::new(
+            MatchErrorKind::StackLimit,
+            format!(
+                "token {token} at node {} would leave {depth} symbols on the stack, past the \
+                 walker's stack limit of {} (see with_stack_limit)",
+                self.config.node, self.stack_limit
+            ),
+        )
+    }
+
+    fn not_allowed(&self, token: u32) -> MatchError {
+        let (node, depth) = (self.config.node, self.config.depth);
+        if token >= self.pda.vocab_size() {
+            MatchError::new(
+                MatchErrorKind::OutOfVocabulary,
+                format!(
+                    "token {token} is outside the vocabulary (vocab_size {}), at node {node}",
+                    self.pda.vocab_size()
+                ),
+            )
+        } else if self.pda.is_eos(token) {
+            MatchError::new(
+                MatchErrorKind::TokenNotAllowed,
+                format!(
+                    "EOS token {token} is not allowed at node {node} with {depth} stack \
+                     symbols: the input is not complete"
+                ),
+            )
+        } else {
+            MatchError::new(
+                MatchErrorKind::TokenNotAllowed,
+                format!("token {token} is not allowed at node {node} with {depth} stack symbols"),
+            )
+        }
+    }
+
+    /// Consumes all of `tokens` or, if one is refused, none of them; the error names the
+    /// position of the first refused token.
+    pub fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), MatchError> {
+        let before = self.history.len();
+        for (i, &t) in tokens.iter().enumerate() {
+            if let Err(e) = self.consume(t) {
+                let undo = self.history.len() - before;
+                // Cannot fail: exactly `undo` tokens were consumed above.
+                let _ = self.rollback(undo);
+                return Err(e.context(&format!("tokens[{i}]")));
+            }
+        }
+        Ok(())
+    }
+
+    /// How many leading tokens of `tokens` would be accepted from here, without moving:
+    /// pushes go to a lookahead overlay past the arena, which stays untouched.
+    pub fn validate_tokens(&self, tokens: &[u32]) -> usize {
+        if self.finished {
+            return 0;
+        }
+        let mut look = Lookahead::new(&self.arena);
+        let mut config = self.config;
+        for (i, &t) in tokens.iter().enumerate() {
+            match self.step_ahead(&mut look, config, t) {
+                Ahead::To(next) => config = next,
+                Ahead::Eos => return i + 1,
+                Ahead::Refused => return i,
+            }
+        }
+        tokens.len()
+    }
+
+    /// Where `token` leads from `config` in the lookahead `look`, pushing there.
+    fn step_ahead(&self, look: &mut Lookahead<'_>, config: Config, token: u32) -> Ahead {
+        let (pops, mut top, target, push) = match self.find(config, &|i| look.entry(i), token) {
+            Some(Found::Edge {
+                pops,
+                top,
+                target,
+                push,
+            }) => (pops, top, target, push),
+            Some(Found::Eos) => return Ahead::Eos,
+            None => return Ahead::Refused,
+        };
+        let seq = self.pda.push_seq(push);
+        let depth = (config.depth - pops) as usize + seq.len();
+        if depth > self.stack_limit {
+            return Ahead::Refused;
+        }
+        for &symbol in seq {
+            top = look.push((symbol, top));
+        }
+        Ahead::To(Config {
+            node: target,
+            top,
+            depth: depth as u32,
+        })
+    }
+
+    /// Undoes the last `n` consumed tokens (EOS included) in O(n). Fails, changing
+    /// nothing, if fewer than `n` were consumed.
+    pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
+        if n > self.history.len() {
+            return Err(MatchError::new(
+                MatchErrorKind::RollbackTooFar,
+                format!(
+                    "cannot roll back {n} tokens: only {} consumed",
+                    self.history.len()
+                ),
+            ));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let keep = self.history.len() - n;
+        let undo = self.history[keep];
+        self.config = undo.before;
+        self.arena.truncate(undo.arena_len as usize);
+        self.history.truncate(keep);
+        // EOS is always the last token consumed, so any rollback undoes it.
+        self.finished = false;
+        Ok(())
+    }
+
+    /// The tokens the constraint forces from here: while EOS is not allowed and exactly
+    /// one token is, that token. Bounded by the number of nodes plus the stack limit, so
+    /// a forced cycle stays finite.
+    pub fn forced_tokens(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        if self.finished {
+            return out;
+        }
+        let mut look = Lookahead::new(&self.arena);
+        let mut config = self.config;
+        let bound = self.pda.num_nodes() as usize + self.stack_limit;
+        for _ in 0..bound {
+            let Some(token) = self.single_allowed_token(&look, config) else {
+                break;
+            };
+            match self.step_ahead(&mut look, config, token) {
+                Ahead::To(next) => config = next,
+                _ => break,
+            }
+            out.push(token);
+        }
+        out
+    }
+
+    /// The only token allowed at `config`, if exactly one is and EOS is not.
+    fn single_allowed_token(&self, look: &Lookahead<'_>, config: Config) -> Option<u32> {
+        let entry = |i: u32| look.entry(i);
+        if self.eos_allowed(config, &entry) {
+            return None;
+        }
+        let mut single: Option<u32> = None;
+        let mut many = false;
+        self.walk_chain::<()>(config, &entry, |_, node, _| {
+            for (class, _, _) in self.pda.edges(node) {
+                match (self.pda.class_size(class), single) {
+                    (1, None) => single = self.pda.class_tokens(class).next(),
+                    _ => many = true,
+                }
+            }
+            many.then_some(())
+        });
+        single.filter(|_| !many)
+    }
+}
+
+/// Where a token leads in a lookahead.
+enum Ahead {
+    To(Config),
+    Eos,
+    Refused,
+}
+
+/// The walker's stack arena seen through an overlay: entries pushed while looking ahead
+/// go past its end, leaving the arena untouched.
+struct Lookahead<'a> {
+    arena: &'a [(u32, u32)],
+    extra: Vec<(u32, u32)>,
+}
+
+impl<'a> Lookahead<'a> {
+    fn new(arena: &'a [(u32, u32)]) -> Lookahead<'a> {
+        Lookahead {
+            arena,
+            extra: Vec::new(),
+        }
+    }
+
+    fn entry(&self, i: u32) -> (u32, u32) {
+        let i = i as usize;
+        match self.arena.get(i) {
+            Some(&e) => e,
+            None => self.extra[i - self.arena.len()],
+        }
+    }
+
+    /// Pushes an entry and returns its index.
+    fn push(&mut self, entry: (u32, u32)) -> u32 {
+        self.extra.push(entry);
+        (self.arena.len() + self.extra.len() - 1) as u32
+    }
+}
+
+/// The decoding interface, by the inherent methods above.
+impl<W, A> Matcher for PdaWalkerOf<A>
+where
+    W: AsRef<[u32]>,
+    A: Deref<Target = TokenPda<W>>,
+{
+    fn vocab_size(&self) -> u32 {
+        self.pda.vocab_size()
+    }
+
+    fn reset(&mut self) {
+        PdaWalkerOf::reset(self)
+    }
+
+    fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
+        PdaWalkerOf::fill_mask(self, mask)
+    }
+
+    fn is_allowed(&self, token: u32) -> bool {
+        PdaWalkerOf::is_allowed(self, token)
+    }
+
+    fn consume(&mut self, token: u32) -> Result<(), MatchError> {
+        PdaWalkerOf::consume(self, token)
+    }
+
+    fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), MatchError> {
+        PdaWalkerOf::consume_tokens(self, tokens)
+    }
+
+    fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
+        PdaWalkerOf::rollback(self, n)
+    }
+
+    fn validate_tokens(&self, tokens: &[u32]) -> usize {
+        PdaWalkerOf::validate_tokens(self, tokens)
+    }
+
+    fn forced_tokens(&self) -> Vec<u32> {
+        PdaWalkerOf::forced_tokens(self)
+    }
+
+    fn is_accepting(&self) -> bool {
+        PdaWalkerOf::is_accepting(self)
+    }
+
+    fn is_finished(&self) -> bool {
+        PdaWalkerOf::is_finished(self)
+    }
+
+    fn num_consumed(&self) -> usize {
+        PdaWalkerOf::num_consumed(self)
+    }
+}

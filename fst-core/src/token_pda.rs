@@ -1,0 +1,347 @@
+//! The token push-down automaton: a token automaton with a stack of return addresses.
+//!
+//! A [`TokenPda`] is, like a [`TokenAutomaton`], one array of `u32` words that is its
+//! file (kind 1, see [`crate::format`]). Its *finite control* (nodes, class edges,
+//! canonical token classes, accepting flags, dense masks of wide nodes) is laid out
+//! exactly as a token FSA's and read through the same code; three more sections give
+//! each edge its pushed sequence, each node its pop edges and the push sequences
+//! themselves. [`PdaWalker`](crate::pda_walker::PdaWalker) walks it.
+
+use std::fmt;
+use std::path::Path;
+
+use crate::automaton::TokenAutomaton;
+use crate::format::{self, FormatError, PdaLayout};
+use crate::parts::{self, PartsError, PartsErrorKind, PdaEdge, PdaParts, StateId, NO_CLASS};
+
+/// A deterministic token push-down automaton, ready to walk.
+///
+/// `W` holds the words as for [`TokenAutomaton`]: every constructor validates the whole
+/// file, so no accessor panics and a node, class or sequence out of range behaves as one
+/// without edges.
+#[derive(Clone)]
+pub struct TokenPda<W: AsRef<[u32]> = Vec<u32>> {
+    control: TokenAutomaton<W>,
+    layout: PdaLayout,
+}
+
+impl TokenPda<Vec<u32>> {
+    /// Checks and lays out the parts a grammar compiler produced. Token classes are made
+    /// canonical as for FSAs (classes with the same edges, pushes included, everywhere
+    /// merged, unused ones dropped, numbered by smallest token); nodes, pop edges and
+    /// push sequences are kept as given.
+    pub fn from_parts(parts: PdaParts) -> Result<TokenPda, PartsError> {
+        let (canonical, stack) = parts::canonical_pda(parts)?;
+        let words = format::write_token_pda(canonical, &stack)?;
+        debug_assert!(
+            format::validate_pda(&words, format::Checks::All).is_ok(),
+            "the writer produced an invalid PDA file: {:?}",
+            format::validate_pda(&words, format::Checks::All).err()
+        );
+        let (fsa, layout) =
+            format::validate_pda(&words, format::Checks::Structure).map_err(|e| {
+                PartsError::new(
+                    PartsErrorKind::Internal,
+                    format!("the writer produced an invalid PDA file: {e}"),
+                )
+            })?;
+        Ok(TokenPda {
+            control: TokenAutomaton::from_validated(words, fsa),
+            layout,
+        })
+    }
+
+    /// Validates `bytes` as a token PDA file and copies them into owned words; works at
+    /// any alignment and on any host.
+    pub fn from_bytes_copied(bytes: &[u8]) -> Result<TokenPda<Vec<u32>>, FormatError> {
+        TokenPda::from_words(format::copy_words(bytes)?)
+    }
+
+    /// Reads and validates a token PDA file; errors name the path.
+    pub fn read_file(path: impl AsRef<Path>) -> Result<TokenPda<Vec<u32>>, FormatError> {
+        let path = path.as_ref();
+        let bytes = format::read_bytes(path)?;
+        TokenPda::from_bytes_copied(&bytes).map_err(|e| e.in_file(path))
+    }
+}
+
+impl<'a> TokenPda<&'a [u32]> {
+    /// Validates `bytes` as a token PDA file and borrows them without copying (needs a
+    /// 4-byte-aligned buffer and a little-endian host).
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<TokenPda<&'a [u32]>, FormatError> {
+        TokenPda::from_words(format::borrow_words(bytes)?)
+    }
+}
+
+impl<W: AsRef<[u32]>> TokenPda<W> {
+    /// Validates `words` as a token PDA file (checksum included) and wraps them.
+    pub fn from_words(words: W) -> Result<TokenPda<W>, FormatError> {
+        let (fsa, layout) = format::validate_pda(words.as_ref(), format::Checks::All)?;
+        Ok(TokenPda {
+            control: TokenAutomaton::from_validated(words, fsa),
+            layout,
+        })
+    }
+
+    /// Section `[start, start + len)` of the words; empty if out of range.
+    #[inline]
+    fn section(&self, start: usize, len: usize) -> &[u32] {
+        self.control
+            .as_words()
+            .get(start..start.saturating_add(len))
+            .unwrap_or(&[])
+    }
+
+    /// Number of token ids of the vocabulary: the minimum mask width in bits.
+    pub fn vocab_size(&self) -> u32 {
+        self.control.vocab_size()
+    }
+
+    /// The [`crate::fingerprint`] of the vocabulary the PDA was compiled for.
+    pub fn vocab_fingerprint(&self) -> u64 {
+        self.control.vocab_fingerprint()
+    }
+
+    /// The EOS ids, sorted and distinct.
+    pub fn eos_ids(&self) -> &[u32] {
+        self.control.eos_ids()
+    }
+
+    /// Whether `token` is one of the EOS ids.
+    #[inline]
+    pub fn is_eos(&self, token: u32) -> bool {
+        self.control.is_eos(token)
+    }
+
+    /// The start node (with an empty stack).
+    pub fn start(&self) -> StateId {
+        self.control.start()
+    }
+
+    /// Number of nodes; nodes are `0..num_nodes()`.
+    pub fn num_nodes(&self) -> u32 {
+        self.control.num_states()
+    }
+
+    /// Number of token edges (the tokens the class edges stand for).
+    pub fn num_edges(&self) -> u32 {
+        self.control.num_edges()
+    }
+
+    /// Number of accepting nodes.
+    pub fn num_accepting(&self) -> u32 {
+        self.control.num_accepting()
+    }
+
+    /// Whether `node` accepts: EOS is allowed where the pop chain empties the stack here.
+    #[inline]
+    pub fn is_accepting(&self, node: StateId) -> bool {
+        self.control.is_accepting(node)
+    }
+
+    /// Number of token classes.
+    pub fn num_classes(&self) -> u32 {
+        self.control.num_classes()
+    }
+
+    /// The class of `token`, or `None` if no node has an edge for it.
+    #[inline]
+    pub fn token_class(&self, token: u32) -> Option<u32> {
+        self.control.token_class(token)
+    }
+
+    /// The tokens of class `class`, ascending.
+    pub fn class_tokens(&self, class: u32) -> impl Iterator<Item = u32> + '_ {
+        self.control.class_tokens(class)
+    }
+
+    /// Number of tokens in class `class`.
+    pub fn class_size(&self, class: u32) -> usize {
+        self.control.class_size(class)
+    }
+
+    /// Number of stack symbols: symbols are `0..num_stack_symbols()`.
+    pub fn num_stack_symbols(&self) -> u32 {
+        self.layout.num_stack_symbols
+    }
+
+    /// Number of push sequences; sequence 0 is empty.
+    pub fn num_push_seqs(&self) -> u32 {
+        self.layout.num_push_seqs
+    }
+
+    /// Push sequence `i`, bottom to top; empty if there is no such sequence.
+    #[inline]
+    pub fn push_seq(&self, i: u32) -> &[u32] {
+        if i >= self.layout.num_push_seqs {
+            return &[];
+        }
+        match self.section(self.layout.push_offsets + i as usize, 2) {
+            &[b, e] if b <= e => self.section(self.layout.push_symbols + b as usize, (e - b) as usize),
+            _ => &[],
+        }
+    }
+
+    /// The push sequence index of class edge `e` (by its index among all edges).
+    #[inline]
+    fn edge_push(&self, e: usize) -> u32 {
+        self.control
+            .as_words()
+            .get(self.layout.edge_pushes + e)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// `node`'s edges as `(class, target, push sequence index)`, classes increasing.
+    pub fn edges(&self, node: StateId) -> impl Iterator<Item = (u32, StateId, u32)> + '_ {
+        self.control
+            .indexed_class_edges(node)
+            .map(move |(e, class, target)| (class, target, self.edge_push(e)))
+    }
+
+    /// `node`'s edge for `class`: its target and push sequence index.
+    #[inline]
+    pub fn edge(&self, node: StateId, class: u32) -> Option<(StateId, u32)> {
+        let (e, target) = self.control.class_edge(node, class)?;
+        Some((target, self.edge_push(e)))
+    }
+
+    /// `node`'s pop edges as flattened `(symbol, target)` pairs, symbols increasing.
+    fn pop_pairs(&self, node: StateId) -> &[u32] {
+        if node >= self.num_nodes() {
+            return &[];
+        }
+        match self.section(self.layout.pop_offsets + node as usize, 2) {
+            &[b, e] if b <= e => {
+                self.section(self.layout.pop_edges + 2 * b as usize, 2 * (e - b) as usize)
+            }
+            _ => &[],
+        }
+    }
+
+    /// `node`'s pop edges: `(stack symbol, node reached)`, symbols increasing.
+    pub fn pops(&self, node: StateId) -> impl Iterator<Item = (u32, StateId)> + '_ {
+        self.pop_pairs(node).chunks_exact(2).map(|p| (p[0], p[1]))
+    }
+
+    /// The node reached from `node` by popping `symbol`, if it has that pop edge.
+    #[inline]
+    pub fn pop_target(&self, node: StateId, symbol: u32) -> Option<StateId> {
+        let pairs = self.pop_pairs(node);
+        let (mut lo, mut hi) = (0, pairs.len() / 2);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match pairs[2 * mid].cmp(&symbol) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(pairs[2 * mid + 1]),
+            }
+        }
+        None
+    }
+
+    /// ORs the tokens of `node`'s edges into `mask`: a copy of its dense mask when it
+    /// has one (wide nodes), else its classes' mask words. EOS is not included (it
+    /// depends on the stack).
+    #[inline]
+    pub fn or_node_mask(&self, node: StateId, mask: &mut [u32]) {
+        match self.control.dense_mask(node) {
+            Some(dense) => {
+                for (d, s) in mask.iter_mut().zip(dense) {
+                    *d |= s;
+                }
+            }
+            None => self.control.or_class_mask_words(node, mask),
+        }
+    }
+
+    /// Number of distinct dense masks stored for wide nodes.
+    pub fn num_dense_masks(&self) -> u32 {
+        self.control.num_dense_masks()
+    }
+
+    /// The words of the PDA: exactly its file, as little-endian words.
+    pub fn as_words(&self) -> &[u32] {
+        self.control.as_words()
+    }
+
+    /// The file bytes (the words in little-endian order).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.control.to_bytes()
+    }
+
+    /// Writes the PDA file; errors name the path.
+    pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), FormatError> {
+        self.control.write_file(path)
+    }
+
+    /// Bytes of the word array.
+    pub fn memory_bytes(&self) -> usize {
+        self.control.memory_bytes()
+    }
+
+    /// A PDA that owns a copy of the words.
+    pub fn into_owned(self) -> TokenPda<Vec<u32>> {
+        TokenPda {
+            control: self.control.into_owned(),
+            layout: self.layout,
+        }
+    }
+
+    /// The parts back: the inverse of [`TokenPda::from_parts`] on canonical parts.
+    pub fn to_parts(&self) -> PdaParts {
+        let n = self.num_nodes();
+        let edge = |(class, target, push)| PdaEdge {
+            class,
+            target,
+            push,
+        };
+        PdaParts {
+            vocab_size: self.vocab_size(),
+            vocab_fingerprint: self.vocab_fingerprint(),
+            eos_ids: self.eos_ids().to_vec(),
+            num_stack_symbols: self.num_stack_symbols(),
+            start: self.start(),
+            accepting: (0..n).map(|s| self.is_accepting(s)).collect(),
+            num_classes: self.num_classes(),
+            class_of_token: (0..self.vocab_size())
+                .map(|t| self.token_class(t).unwrap_or(NO_CLASS))
+                .collect(),
+            edges: (0..n).map(|s| self.edges(s).map(edge).collect()).collect(),
+            pops: (0..n).map(|s| self.pops(s).collect()).collect(),
+            push_seqs: (0..self.num_push_seqs())
+                .map(|i| self.push_seq(i).to_vec())
+                .collect(),
+        }
+    }
+}
+
+impl<W: AsRef<[u32]>> fmt::Debug for TokenPda<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenPda")
+            .field("num_nodes", &self.num_nodes())
+            .field("num_edges", &self.num_edges())
+            .field("num_accepting", &self.num_accepting())
+            .field("start", &self.start())
+            .field("vocab_size", &self.vocab_size())
+            .field(
+                "vocab_fingerprint",
+                &format_args!("{:#018x}", self.vocab_fingerprint()),
+            )
+            .field("eos_ids", &self.eos_ids())
+            .field("num_classes", &self.num_classes())
+            .field("num_stack_symbols", &self.num_stack_symbols())
+            .field("num_push_seqs", &self.num_push_seqs())
+            .field("num_dense_masks", &self.num_dense_masks())
+            .finish()
+    }
+}
+
+/// Two PDAs are equal when their words are.
+impl<W: AsRef<[u32]>, V: AsRef<[u32]>> PartialEq<TokenPda<V>> for TokenPda<W> {
+    fn eq(&self, other: &TokenPda<V>) -> bool {
+        self.as_words() == other.as_words()
+    }
+}
+
+impl<W: AsRef<[u32]>> Eq for TokenPda<W> {}
