@@ -10,6 +10,7 @@ use clap::Args;
 use fst_core::compose::VocabTrie;
 use fst_core::parts::PdaParts;
 use fst_core::token_pda::TokenPda;
+use fst_core::TokenVocabulary;
 use pda::compose::Config;
 use pda::GrammarCompiler;
 

@@ -1,7 +1,11 @@
-//! Helpers shared by the tests: a walker written from the token PDA contract alone (to
-//! check the compiler's parts, and fst-core's walker against it), and tokenizations.
+//! Helpers shared by the tests: a walker written from the token PDA contract alone, run
+//! side by side with fst-core's `PdaWalker` (through `Matcher`) on the compiler's parts,
+//! and tokenizations.
 
 use fst_core::compose::VocabTrie;
+use fst_core::matcher::Matcher;
+use fst_core::pda_walker::PdaWalker;
+use fst_core::token_pda::TokenPda;
 use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 use fst_core::parts::{PdaParts, NO_CLASS};
@@ -127,15 +131,97 @@ impl Walk for RefWalker<'_> {
     }
 }
 
-/// Runs `tokens` then EOS; `true` when every token is taken and the walk finishes. At
-/// every step, checks that the allowed set says exactly what `step` does for the ids
-/// below `probe` (every id when `probe` is the vocabulary size).
-pub fn run_tokens(parts: &PdaParts, probe: u32, tokens: &[u32]) -> bool {
-    let mut w = RefWalker::new(parts);
-    for &t in tokens.iter().chain(parts.eos_ids.first()) {
+/// The allowed tokens of a matcher, from its mask (sorted).
+pub fn matcher_allowed(m: &impl Matcher) -> Vec<u32> {
+    let mut mask = vec![u32::MAX; m.mask_words() + 1];
+    m.fill_mask(&mut mask).unwrap();
+    (0..mask.len() as u32 * 32)
+        .filter(|&t| mask[t as usize / 32] >> (t % 32) & 1 == 1)
+        .collect()
+}
+
+/// The reference walker and fst-core's walker in lockstep: every step checks that both
+/// allow the same tokens and take or refuse the token alike.
+#[derive(Clone)]
+pub struct Both<'p> {
+    pub reference: RefWalker<'p>,
+    pub matcher: PdaWalker<'p>,
+}
+
+impl<'p> Both<'p> {
+    pub fn new(parts: &'p PdaParts, pda: &'p TokenPda) -> Both<'p> {
+        Both {
+            reference: RefWalker::new(parts),
+            matcher: PdaWalker::new(pda),
+        }
+    }
+}
+
+impl Walk for Both<'_> {
+    fn allowed(&self) -> Vec<u32> {
+        let allowed = self.reference.allowed();
+        assert_eq!(
+            matcher_allowed(&self.matcher),
+            allowed,
+            "fst-core's walker and the reference disagree"
+        );
+        allowed
+    }
+
+    fn step(&mut self, token: u32) -> bool {
+        let taken = self.reference.step(token);
+        assert_eq!(self.matcher.is_allowed(token), taken, "token {token}");
+        assert_eq!(self.matcher.consume(token).is_ok(), taken, "token {token}");
+        taken
+    }
+
+    fn finished(&self) -> bool {
+        assert_eq!(self.matcher.is_finished(), self.reference.finished());
+        self.reference.finished()
+    }
+}
+
+/// The runtime token PDA of `parts` (checked and laid out by fst-core).
+pub fn runtime(parts: &PdaParts) -> TokenPda {
+    TokenPda::from_parts(parts.clone()).unwrap()
+}
+
+/// The compiler's parts and fst-core's token PDA of them, built once.
+pub struct Compiled {
+    pub parts: PdaParts,
+    pub rt: TokenPda,
+}
+
+impl Compiled {
+    pub fn new(parts: PdaParts) -> Compiled {
+        let rt = runtime(&parts);
+        Compiled { parts, rt }
+    }
+
+    pub fn walker(&self) -> Both<'_> {
+        Both::new(&self.parts, &self.rt)
+    }
+}
+
+impl std::ops::Deref for Compiled {
+    type Target = PdaParts;
+
+    fn deref(&self) -> &PdaParts {
+        &self.parts
+    }
+}
+
+/// Runs `tokens` then EOS with both walkers; `true` when every token is taken and the
+/// walk finishes. At every step, checks that the allowed set says exactly what `step`
+/// does for the ids below `probe`, and that `validate_tokens` (no mutation) agrees.
+pub fn run_tokens(tpda: &Compiled, probe: u32, tokens: &[u32]) -> bool {
+    let all: Vec<u32> = tokens.iter().chain(tpda.eos_ids.first()).copied().collect();
+    let mut w = tpda.walker();
+    let valid = w.matcher.validate_tokens(&all);
+    for (i, &t) in all.iter().enumerate() {
         let allowed = w.allowed();
         for id in 0..probe {
-            let mut copy = w.clone();
+            let mut copy = w.reference.clone();
             assert_eq!(
                 copy.step(id),
                 allowed.contains(&id),
@@ -143,9 +229,11 @@ pub fn run_tokens(parts: &PdaParts, probe: u32, tokens: &[u32]) -> bool {
             );
         }
         if !w.step(t) {
+            assert_eq!(valid, i, "validate_tokens");
             return false;
         }
     }
+    assert_eq!(valid, all.len(), "validate_tokens");
     w.finished()
 }
 
@@ -182,12 +270,14 @@ pub fn pda_of(text: &str) -> Pda {
     Pda::from_gbnf(text).unwrap()
 }
 
-pub fn compile(pda: &Pda, vocab: &impl TokenVocabulary) -> PdaParts {
-    GrammarCompiler::new()
-        .compose(pda, &VocabTrie::new(vocab))
-        .unwrap()
+pub fn compile(pda: &Pda, vocab: &impl TokenVocabulary) -> Compiled {
+    Compiled::new(
+        GrammarCompiler::new()
+            .compose(pda, &VocabTrie::new(vocab))
+            .unwrap(),
+    )
 }
 
-pub fn token_pda(text: &str, vocab: &impl TokenVocabulary) -> PdaParts {
+pub fn token_pda(text: &str, vocab: &impl TokenVocabulary) -> Compiled {
     compile(&pda_of(text), vocab)
 }

@@ -1,6 +1,6 @@
 //! Differential tests: the byte PDA and the token PDA against independent checkers.
 
-use crate::common::{figure7_vocab, pda_of, run_tokens, token_pda, RefWalker, Walk, ANBN};
+use crate::common::{figure7_vocab, pda_of, run_tokens, token_pda, Walk, ANBN};
 use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 
@@ -80,7 +80,7 @@ fn token_pda_allows_exactly_the_tokens_that_keep_a_viable_prefix() {
     let tpda = token_pda(ANBN, &vocab);
     let mut rng = SplitMix64::new(11);
     for _ in 0..500 {
-        let mut w = RefWalker::new(&tpda);
+        let mut w = tpda.walker();
         let mut text = Vec::new();
         loop {
             let allowed = w.allowed();
@@ -272,7 +272,7 @@ fn parens_random_walks_end_only_on_members() {
     let mut rng = SplitMix64::new(9);
     let mut finished = 0;
     for _ in 0..500 {
-        let mut w = RefWalker::new(&tpda);
+        let mut w = tpda.walker();
         let mut text = Vec::new();
         for _ in 0..30 {
             let allowed = w.allowed();

@@ -10,13 +10,21 @@ fn figure6_byte_pda_dot() {
 
 #[test]
 fn figure7_token_pda_parts() {
-    insta::assert_debug_snapshot!(token_pda(ANBN, &figure7_vocab()));
+    insta::assert_debug_snapshot!(token_pda(ANBN, &figure7_vocab()).parts);
+}
+
+#[test]
+fn figure7_token_pda_dot() {
+    let vocab = figure7_vocab();
+    let tpda = token_pda(ANBN, &vocab);
+    let text = |t: u32| fst_core::TokenVocabulary::token_bytes(&vocab, t).map(<[u8]>::to_vec);
+    insta::assert_snapshot!(fst_core::dot::pda_to_dot(&tpda.rt, &text));
 }
 
 #[test]
 fn figure7_walk_crosses_nonterminal_boundaries() {
     let parts = token_pda(ANBN, &figure7_vocab());
-    let mut w = RefWalker::new(&parts);
+    let mut w = parts.walker();
     // At the start only tokens beginning with `a` fit, and the text cannot end.
     assert_eq!(w.allowed(), vec![0, 3]);
     // "aaab" enters S three times and finishes the innermost one.

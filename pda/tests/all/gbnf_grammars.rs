@@ -9,13 +9,12 @@
 //!   recognizer accepts them;
 //! - random walks of the token PDA never get stuck, and every text they finish parses.
 
-use crate::common::{compile, run_tokens, RefWalker, Walk};
+use crate::common::{compile, run_tokens, Compiled, Walk};
 use crate::earley::Earley;
 use detok::fixtures::testdata_dir;
 use detok::Vocabulary;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
-use fst_core::parts::PdaParts;
 use pda::Pda;
 
 struct Case {
@@ -146,12 +145,12 @@ fn mutate(text: &[u8], rng: &mut SplitMix64) -> Vec<u8> {
 /// A random walk: random allowed tokens, EOS as soon as allowed after `min_len` steps.
 /// Returns the text when the walk ends within the step budget.
 fn random_walk(
-    tpda: &PdaParts,
+    tpda: &Compiled,
     vocab: &Vocabulary,
     rng: &mut SplitMix64,
     min_len: usize,
 ) -> Option<Vec<u8>> {
-    let mut w = RefWalker::new(tpda);
+    let mut w = tpda.walker();
     let mut text = Vec::new();
     for step in 0..400 {
         let allowed = w.allowed();

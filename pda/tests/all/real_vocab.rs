@@ -9,7 +9,7 @@ use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 use pda::GrammarCompiler;
 
-use crate::common::{run_tokens, RefWalker, Walk};
+use crate::common::{run_tokens, Compiled, Walk};
 use crate::earley::Earley;
 use crate::gbnf_grammars::grammar_text;
 
@@ -29,9 +29,11 @@ fn grammars_over_real_vocabularies() {
         for &(file, doc) in DOCS {
             let text = grammar_text(file);
             let earley = Earley::new(&pda::gbnf::parse(&text).unwrap());
-            let parts = GrammarCompiler::new()
-                .compile_with_trie(&text, &trie)
-                .unwrap_or_else(|e| panic!("{file} on {rel}: {e}"));
+            let parts = Compiled::new(
+                GrammarCompiler::new()
+                    .compile_with_trie(&text, &trie)
+                    .unwrap_or_else(|e| panic!("{file} on {rel}: {e}")),
+            );
             let own = vocab.tokenize(doc).unwrap();
             assert!(run_tokens(&parts, 0, &own), "{file} on {rel}: {doc:?}");
             // Cut before its last token: accepted exactly when the cut text still parses.
@@ -41,7 +43,7 @@ fn grammars_over_real_vocabularies() {
             let eos = parts.eos_ids[0];
             let mut finished = 0;
             for _ in 0..30 {
-                let mut w = RefWalker::new(&parts);
+                let mut w = parts.walker();
                 let mut text = Vec::new();
                 for step in 0..60 {
                     let allowed = w.allowed();
