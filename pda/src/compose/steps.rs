@@ -91,24 +91,16 @@ impl<'p> Steps<'p> {
     /// returns of its state: the return addresses of its rule's callers); popping at the
     /// same state twice for one byte would repeat forever, and is an error.
     pub fn advance(&self, run: &Run, b: u8, out: &mut Vec<Run>) -> Result<(), PdaError> {
+        // The common case, a byte read directly, without the work list.
+        if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
+            self.read(run.clone(), b, out);
+            return Ok(());
+        }
         let mut work: Vec<(Run, Vec<u32>)> = vec![(run.clone(), Vec::new())];
         'runs: while let Some((mut run, mut seen)) = work.pop() {
             loop {
-                let (target, push) = self.byte[run.state as usize * 256 + b as usize];
-                if target != DEAD {
-                    run.own.extend_from_slice(&self.pushes[push as usize]);
-                    run.state = target;
-                    // Returns from a finished rule into the token's own pushes are forced:
-                    // doing them now makes edges push less and fewer states boundaries.
-                    while self.complete[run.state as usize] {
-                        let Some(&top) = run.own.last() else { break };
-                        let Some(next) = self.ret(run.state, top) else {
-                            continue 'runs;
-                        };
-                        run.own.pop();
-                        run.state = next;
-                    }
-                    out.push(run);
+                if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
+                    self.read(run, b, out);
                     continue 'runs;
                 }
                 if let Some(&top) = run.own.last() {
@@ -133,6 +125,25 @@ impl<'p> Steps<'p> {
             }
         }
         Ok(())
+    }
+
+    /// Reads `b` (which `run.state` has an edge for) and pushes the run to `out`, unless a
+    /// forced return finds no return for its top.
+    fn read(&self, mut run: Run, b: u8, out: &mut Vec<Run>) {
+        let (target, push) = self.byte[run.state as usize * 256 + b as usize];
+        run.own.extend_from_slice(&self.pushes[push as usize]);
+        run.state = target;
+        // Returns from a finished rule into the token's own pushes are forced: doing them
+        // now makes edges push less and fewer states boundaries.
+        while self.complete[run.state as usize] {
+            let Some(&top) = run.own.last() else { break };
+            let Some(next) = self.ret(run.state, top) else {
+                return;
+            };
+            run.own.pop();
+            run.state = next;
+        }
+        out.push(run);
     }
 
     /// The pop sequences (pop order) after which the text may end at `state`: the returns
