@@ -51,9 +51,7 @@ enum SyntaxArg {
 }
 
 pub fn compile_grammar(args: CompileGrammarArgs) -> Result<ExitCode> {
-    if args.syntax.is_none()
-        && args.file.extension().and_then(|e| e.to_str()) != Some("gbnf")
-    {
+    if args.syntax.is_none() && args.file.extension().and_then(|e| e.to_str()) != Some("gbnf") {
         bail!(
             "{}: cannot tell the grammar syntax from the file name; name it `.gbnf` or give --syntax gbnf|paper",
             args.file.display()

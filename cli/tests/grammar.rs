@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use detok::Vocabulary;
-use fst_core::matcher::Matcher;
 use fst_core::pda_walker::PdaWalker;
 use fst_core::token_pda::TokenPda;
 use fst_core::TokenVocabulary;
@@ -57,13 +56,27 @@ fn compile_grammar_writes_a_token_pda_that_walks() {
     assert!(run.status.success(), "{}", stderr(&run));
     let stats = stderr(&run);
     assert!(stats.contains("compile: "), "{stats}");
-    assert!(stats.contains(" nodes (") && stats.contains(" classes, "), "{stats}");
+    assert!(
+        stats.contains(" nodes (") && stats.contains(" classes, "),
+        "{stats}"
+    );
     let pda = TokenPda::read_file(&out).unwrap();
     let vocab = Vocabulary::from_file(&vocab_path).unwrap();
     assert_eq!(pda.vocab_fingerprint(), vocab.fingerprint());
-    assert!(stats.contains(&format!("{} bytes", pda.to_bytes().len())), "{stats}");
-    assert!(accepts(&pda, &vocab, r#"{"a": [1, 2.5e3, {"b": null}], "c": "d"}"#));
-    assert!(!accepts(&pda, &vocab, r#"{"a": [1, 2.5e3, {"b": null}], "c": "d""#));
+    assert!(
+        stats.contains(&format!("{} bytes", pda.to_bytes().len())),
+        "{stats}"
+    );
+    assert!(accepts(
+        &pda,
+        &vocab,
+        r#"{"a": [1, 2.5e3, {"b": null}], "c": "d"}"#
+    ));
+    assert!(!accepts(
+        &pda,
+        &vocab,
+        r#"{"a": [1, 2.5e3, {"b": null}], "c": "d""#
+    ));
     assert!(!accepts(&pda, &vocab, r#"{"a" 1}"#));
 }
 
@@ -79,7 +92,11 @@ fn syntax_from_extension_or_option() {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        a.extend([vocab_path.to_str().unwrap().to_string(), "--eos".into(), "5".into()]);
+        a.extend([
+            vocab_path.to_str().unwrap().to_string(),
+            "--eos".into(),
+            "5".into(),
+        ]);
         a.extend(["-o".into(), out.to_str().unwrap().to_string()]);
         a.extend(extra.iter().map(|s| s.to_string()));
         a
@@ -89,7 +106,11 @@ fn syntax_from_extension_or_option() {
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
-    assert!(stderr(&run).contains("--syntax gbnf|paper"), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("--syntax gbnf|paper"),
+        "{}",
+        stderr(&run)
+    );
     let run = Command::new(env!("CARGO_BIN_EXE_fstc"))
         .args(args(&["--syntax", "paper"]))
         .output()

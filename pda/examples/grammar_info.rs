@@ -38,7 +38,8 @@ fn main() {
         start.elapsed().as_secs_f64() * 1e3
     );
     for vocab_path in &args[1..] {
-        let vocab = detok::Vocabulary::from_file(vocab_path).unwrap_or_else(|e| fail(vocab_path, e));
+        let vocab =
+            detok::Vocabulary::from_file(vocab_path).unwrap_or_else(|e| fail(vocab_path, e));
         let trie = VocabTrie::new(&vocab);
         let compiler = pda::GrammarCompiler::new();
         let mut best = Duration::MAX;
@@ -97,7 +98,11 @@ fn mask_times(tpda: &TokenPda, vocab: &detok::Vocabulary) {
             if allowed.is_empty() {
                 break;
             }
-            let openers: Vec<u32> = allowed.iter().copied().filter(|&t| opens(vocab, t)).collect();
+            let openers: Vec<u32> = allowed
+                .iter()
+                .copied()
+                .filter(|&t| opens(vocab, t))
+                .collect();
             let t = if walk_depth < 10 && !openers.is_empty() {
                 openers[rng.index(openers.len())]
             } else {

@@ -22,7 +22,6 @@
 //! there is one; otherwise the epsilon edge whose pop matches the top of the stack (at most
 //! one). The analysis guarantees the two never compete for the same byte.
 
-
 /// A stack symbol: the initial symbol or a return address (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StackSym(u32);

@@ -70,7 +70,10 @@ pub(super) fn minimize(g: &ClassGraph) -> ClassGraph {
     while let Some(b) = queue.pop_front() {
         order.push(b);
         let n = rep[b as usize] as usize;
-        let targets = g.edges[n].iter().map(|e| e.1).chain(g.pops[n].iter().map(|p| p.1));
+        let targets = g.edges[n]
+            .iter()
+            .map(|e| e.1)
+            .chain(g.pops[n].iter().map(|p| p.1));
         for t in targets {
             let tb = block[t as usize];
             if number_of[tb as usize] == u32::MAX {

@@ -21,8 +21,8 @@ use fst_core::compose::VocabTrie;
 
 use crate::byte_pda::Pda;
 use crate::error::{PdaError, PdaErrorKind};
-use fst_core::parts::{PdaEdge, PdaParts, NO_CLASS};
 use columns::group;
+use fst_core::parts::{PdaEdge, PdaParts, NO_CLASS};
 use minimize::{minimize, ClassGraph};
 
 /// Limits on the composition; each is reported by name when exceeded.
@@ -74,7 +74,10 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
     let vocab_size = u32::try_from(trie.vocab_size()).map_err(|_| {
         PdaError::new(
             PdaErrorKind::TokenPdaLimit,
-            format!("the vocabulary has {} ids, more than a u32 can number", trie.vocab_size()),
+            format!(
+                "the vocabulary has {} ids, more than a u32 can number",
+                trie.vocab_size()
+            ),
         )
     })?;
     let steps = steps::Steps::new(pda);

@@ -62,7 +62,9 @@ impl<'p> Steps<'p> {
                         let push = if e.pushes.is_empty() {
                             0
                         } else {
-                            steps.pushes.push(e.pushes.iter().filter_map(|&s| symbol(s)).collect());
+                            steps
+                                .pushes
+                                .push(e.pushes.iter().filter_map(|&s| symbol(s)).collect());
                             steps.pushes.len() as u32 - 1
                         };
                         steps.byte[q as usize * 256 + b as usize] = (e.target, push);

@@ -36,7 +36,12 @@ pub(super) struct Graph {
 }
 
 impl Graph {
-    fn new_node(&mut self, config: &Config, steps: &Steps<'_>, state: u32) -> Result<u32, PdaError> {
+    fn new_node(
+        &mut self,
+        config: &Config,
+        steps: &Steps<'_>,
+        state: u32,
+    ) -> Result<u32, PdaError> {
         if self.accepting.len() >= config.max_nodes {
             return Err(PdaError::new(
                 PdaErrorKind::TokenPdaLimit,
@@ -54,7 +59,12 @@ impl Graph {
     }
 
     /// The node of a byte state at a token boundary, queued for its walk when new.
-    fn boundary(&mut self, config: &Config, steps: &Steps<'_>, state: u32) -> Result<u32, PdaError> {
+    fn boundary(
+        &mut self,
+        config: &Config,
+        steps: &Steps<'_>,
+        state: u32,
+    ) -> Result<u32, PdaError> {
         let node = self.node_of_state[state as usize];
         if node != NONE {
             return Ok(node);

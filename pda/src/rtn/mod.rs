@@ -16,8 +16,8 @@ use std::collections::HashMap;
 
 use crate::byte_pda::Pda;
 use crate::error::{PdaError, PdaErrorKind};
-use crate::grammar::Grammar;
 use crate::gbnf::{fmt_rule_at, Expr, Pos, Rules};
+use crate::grammar::Grammar;
 
 use dfa::RuleDfa;
 

@@ -4,11 +4,11 @@
 
 use fst_core::compose::VocabTrie;
 use fst_core::matcher::Matcher;
-use fst_core::pda_walker::PdaWalker;
-use fst_core::token_pda::TokenPda;
-use fst_core::sample::SplitMix64;
-use fst_core::{ByteVocabulary, TokenVocabulary};
 use fst_core::parts::{PdaParts, NO_CLASS};
+use fst_core::pda_walker::PdaWalker;
+use fst_core::sample::SplitMix64;
+use fst_core::token_pda::TokenPda;
+use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{GrammarCompiler, Pda};
 
 /// The contract's semantics, directly: a configuration is a node and a stack; a token is
@@ -64,7 +64,9 @@ impl<'p> RefWalker<'p> {
             return None;
         }
         self.chain().into_iter().find_map(|(k, n)| {
-            let e = self.parts.edges[n as usize].iter().find(|e| e.class == class)?;
+            let e = self.parts.edges[n as usize]
+                .iter()
+                .find(|e| e.class == class)?;
             Some((k, e.target, e.push))
         })
     }

@@ -1,7 +1,7 @@
 //! Grammars that cannot give a deterministic PDA, and limits: each error names what is wrong.
 
-use fst_core::ByteVocabulary;
 use fst_core::compose::VocabTrie;
+use fst_core::ByteVocabulary;
 use pda::compose::Config;
 use pda::{Grammar, GrammarCompiler, Pda, PdaErrorKind, Symbol};
 
@@ -84,7 +84,11 @@ fn unknown_empty_and_unfinishable_rules() {
 
     let e = build_err(r#"S -> "a" S ;"#);
     assert_eq!(e.kind(), PdaErrorKind::NonProductive);
-    assert!(e.to_string().contains("`S` (line 1, column 1) can never finish"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("`S` (line 1, column 1) can never finish"),
+        "{e}"
+    );
     // A class that matches nothing leaves nothing to finish with.
     let e = Pda::from_gbnf(r#"root ::= [^\x00-\U0010FFFF]"#).unwrap_err();
     assert_eq!(e.kind(), PdaErrorKind::NonProductive);
@@ -96,7 +100,11 @@ fn unknown_empty_and_unfinishable_rules() {
 fn composition_limits_are_errors_naming_the_limit() {
     let pda = Pda::from_gbnf(r#"S -> "a" T ; T -> "b" | S "b" ;"#).unwrap();
     let trie = VocabTrie::new(&ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]));
-    let compile = |config: Config| GrammarCompiler::new().configure(config).compose(&pda, &trie);
+    let compile = |config: Config| {
+        GrammarCompiler::new()
+            .configure(config)
+            .compose(&pda, &trie)
+    };
     // Unlimited: the left-factored Figure 7 composes to 5 nodes.
     assert_eq!(compile(Config::new()).unwrap().accepting.len(), 5);
     for (config, name) in [

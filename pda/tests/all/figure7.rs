@@ -50,7 +50,11 @@ fn assert_same_behaviour(
     theirs: &fst_core::parts::PdaParts,
     depth: usize,
 ) {
-    let mut frontier = vec![(Vec::<u32>::new(), RefWalker::new(ours), RefWalker::new(theirs))];
+    let mut frontier = vec![(
+        Vec::<u32>::new(),
+        RefWalker::new(ours),
+        RefWalker::new(theirs),
+    )];
     let mut seen = 0;
     for _ in 0..depth {
         let mut next = Vec::new();
@@ -74,8 +78,18 @@ fn assert_same_behaviour(
 #[test]
 fn figure7_behaves_as_the_hand_written_parts_of_testkit() {
     assert_eq!(
-        (0..5).map(|t| fst_core::TokenVocabulary::token_bytes(&figure7_vocab(), t).map(<[u8]>::to_vec)).collect::<Vec<_>>(),
-        (0..5).map(|t| fst_core::TokenVocabulary::token_bytes(&testkit::paper::figure7_vocabulary(), t).map(<[u8]>::to_vec)).collect::<Vec<_>>(),
+        (0..5)
+            .map(
+                |t| fst_core::TokenVocabulary::token_bytes(&figure7_vocab(), t).map(<[u8]>::to_vec)
+            )
+            .collect::<Vec<_>>(),
+        (0..5)
+            .map(|t| fst_core::TokenVocabulary::token_bytes(
+                &testkit::paper::figure7_vocabulary(),
+                t
+            )
+            .map(<[u8]>::to_vec))
+            .collect::<Vec<_>>(),
     );
     let ours = token_pda(ANBN, &figure7_vocab());
     let theirs = testkit::paper::figure7_pda_parts();

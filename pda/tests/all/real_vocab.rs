@@ -14,13 +14,20 @@ use crate::earley::Earley;
 use crate::gbnf_grammars::grammar_text;
 
 const DOCS: &[(&str, &str)] = &[
-    ("json.gbnf", r#"{"a": [1, -20, {"b\n": null}], "c": true, "d": "é ü"}"#),
+    (
+        "json.gbnf",
+        r#"{"a": [1, -20, {"b\n": null}], "c": true, "d": "é ü"}"#,
+    ),
     ("arith.gbnf", "((1 + 2) * (3 - f(x, 4)) / 5) % -y1"),
 ];
 
 #[test]
 fn grammars_over_real_vocabularies() {
-    for rel in ["gpt2/encoder.json", "llama3/tokenizer.json", "qwen3/tokenizer.json"] {
+    for rel in [
+        "gpt2/encoder.json",
+        "llama3/tokenizer.json",
+        "qwen3/tokenizer.json",
+    ] {
         let Some(vocab) = shared_vocab(rel) else {
             return;
         };
