@@ -20,6 +20,8 @@ use fst_core::AnyAutomaton;
 use fst_core::TokenVocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 
+mod grammar;
+
 #[derive(Parser)]
 #[command(
     name = "fstc",
@@ -55,6 +57,8 @@ enum CompileCommand {
     Regex(CompileRegexArgs),
     /// Compile a JSON Schema (draft 2020-12, draft-07 spellings) for a vocabulary.
     JsonSchema(CompileJsonSchemaArgs),
+    /// Compile a context-free grammar (GBNF, or the paper's arrow notation) into a token PDA.
+    Grammar(grammar::CompileGrammarArgs),
 }
 
 #[derive(Args)]
@@ -277,6 +281,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Compile(CompileCommand::Regex(args)) => compile_regex(args),
         Command::Compile(CompileCommand::JsonSchema(args)) => compile_json_schema(args),
+        Command::Compile(CompileCommand::Grammar(args)) => grammar::compile_grammar(args),
         Command::Info(args) => info(args),
         Command::Dot(args) => dot(args),
         Command::Sample(args) => sample(args),

@@ -1,32 +1,35 @@
-//! Compiles a GBNF file and prints what it became, or the error:
-//! `cargo run -p pda --example grammar_info -- FILE.gbnf [tokenizer.json]`.
+//! Compiles a grammar file and prints what it became, or the error:
+//! `cargo run --release -p pda --example grammar_info -- FILE.gbnf [VOCAB ...]`.
 //!
-//! With a tokenizer, also composes the token PDA and prints its size, the compose time and
-//! `fill_mask` times along random walks (a measurement for a person, not a test).
+//! With tokenizers, also composes the token PDA for each and prints its size, the compile
+//! time (best of three) and `fill_mask` times through fst-core's `PdaWalker` (the
+//! `Matcher`) along 20 walks of 200 tokens that first nest at least 10 deep (tokens of
+//! opening brackets taken until the stack holds 10 return addresses): a measurement
+//! for a person, not a test.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use fst_core::compose::VocabTrie;
+use fst_core::matcher::Matcher;
+use fst_core::pda_walker::PdaWalker;
 use fst_core::sample::SplitMix64;
+use fst_core::token_pda::TokenPda;
 use fst_core::TokenVocabulary;
+
+fn fail(what: &str, e: impl std::fmt::Display) -> ! {
+    eprintln!("{what}: {e}");
+    std::process::exit(1)
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.first() else {
-        eprintln!("usage: grammar_info FILE.gbnf [tokenizer.json]");
+        eprintln!("usage: grammar_info FILE.gbnf [VOCAB ...]");
         std::process::exit(2);
     };
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
-        eprintln!("{path}: {e}");
-        std::process::exit(2)
-    });
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(path, e));
     let start = Instant::now();
-    let pda = match pda::Pda::from_gbnf(&text) {
-        Ok(pda) => pda,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            std::process::exit(1);
-        }
-    };
+    let pda = pda::Pda::from_gbnf(&text).unwrap_or_else(|e| fail(path, e));
     println!(
         "{path}: byte PDA with {} states, {} edges, {} stack symbols ({:.2} ms)",
         pda.num_states(),
@@ -34,61 +37,87 @@ fn main() {
         pda.num_stack_symbols(),
         start.elapsed().as_secs_f64() * 1e3
     );
-    let Some(vocab_path) = args.get(1) else {
-        return;
-    };
-    let vocab = detok::Vocabulary::from_file(vocab_path).unwrap_or_else(|e| {
-        eprintln!("{vocab_path}: {e}");
-        std::process::exit(2)
-    });
-    let start = Instant::now();
-    let tpda = match pda::compose(&pda, &vocab, &pda::ComposeLimits::default()) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{vocab_path}: {e}");
-            std::process::exit(1);
+    for vocab_path in &args[1..] {
+        let vocab =
+            detok::Vocabulary::from_file(vocab_path).unwrap_or_else(|e| fail(vocab_path, e));
+        let trie = VocabTrie::new(&vocab);
+        let compiler = pda::GrammarCompiler::new();
+        let mut best = Duration::MAX;
+        let mut parts = None;
+        for _ in 0..3 {
+            let start = Instant::now();
+            parts = Some(
+                compiler
+                    .compile_with_trie(&text, &trie)
+                    .unwrap_or_else(|e| fail(vocab_path, e)),
+            );
+            best = best.min(start.elapsed());
         }
-    };
-    println!(
-        "token PDA over {} tokens: {} states, {} edges ({:.1} ms)",
-        vocab.len(),
-        tpda.num_states(),
-        tpda.num_edges(),
-        start.elapsed().as_secs_f64() * 1e3
-    );
-    mask_times(&tpda, &vocab);
+        let parts = parts.expect("compiled three times");
+        let (nodes, edges, pops, classes) = (
+            parts.accepting.len(),
+            parts.edges.iter().map(Vec::len).sum::<usize>(),
+            parts.pops.iter().map(Vec::len).sum::<usize>(),
+            parts.num_classes,
+        );
+        let tpda = TokenPda::from_parts(parts).unwrap_or_else(|e| fail(vocab_path, e));
+        println!(
+            "{vocab_path}: {} ids; compile {:.1} ms (grammar text to parts, best of 3); {nodes} nodes, {edges} class edges, {pops} pop edges, {classes} classes; file {} bytes",
+            vocab.len(),
+            best.as_secs_f64() * 1e3,
+            tpda.to_bytes().len()
+        );
+        mask_times(&tpda, &vocab);
+    }
 }
 
-/// `fill_mask` times (ns) along 20 random walks of up to 200 tokens.
-fn mask_times(tpda: &pda::TokenPda, vocab: &detok::Vocabulary) {
-    let mut rng = SplitMix64::new(1);
-    let mut mask = vec![0u32; (tpda.vocab_size() as usize).div_ceil(32)];
-    let mut times = Vec::new();
-    let mut depth = 0;
+/// Whether a token's text is opening brackets and spaces only (to steer walks deep).
+fn opens(vocab: &detok::Vocabulary, t: u32) -> bool {
+    vocab.token_bytes(t).is_some_and(|b| {
+        b.iter().any(|c| b"([{".contains(c)) && b.iter().all(|c| b"([{ \n".contains(c))
+    })
+}
+
+/// `fill_mask` times along 20 walks of 200 tokens, each nesting at least 10 deep first.
+fn mask_times(tpda: &TokenPda, vocab: &detok::Vocabulary) {
+    let mut rng = SplitMix64::new(7);
+    let mut times: Vec<Duration> = Vec::new();
+    let (mut deepest, mut deep_walks) = (0, 0);
+    let mut w = PdaWalker::new(tpda);
+    let mut mask = vec![0u32; w.mask_words()];
     for _ in 0..20 {
-        let (mut state, mut stack) = (tpda.start(), tpda.initial_stack());
+        w.reset();
+        let mut walk_depth = 0;
         for _ in 0..200 {
-            let t0 = Instant::now();
-            tpda.fill_mask(state, &stack, &mut mask);
-            times.push(t0.elapsed().as_nanos() as u64);
-            let allowed: Vec<u32> = (0..vocab.len() as u32)
-                .filter(|&t| {
-                    mask[t as usize / 32] >> (t % 32) & 1 == 1 && !tpda.eos_ids().contains(&t)
-                })
+            let start = Instant::now();
+            w.fill_mask(&mut mask).expect("wide enough");
+            times.push(start.elapsed());
+            let allowed: Vec<u32> = (0..tpda.vocab_size())
+                .filter(|&t| mask[t as usize / 32] >> (t % 32) & 1 == 1 && !tpda.is_eos(t))
                 .collect();
             if allowed.is_empty() {
                 break;
             }
-            state = tpda
-                .step(state, &mut stack, allowed[rng.index(allowed.len())])
-                .unwrap();
-            depth = depth.max(stack.len());
+            let openers: Vec<u32> = allowed
+                .iter()
+                .copied()
+                .filter(|&t| opens(vocab, t))
+                .collect();
+            let t = if walk_depth < 10 && !openers.is_empty() {
+                openers[rng.index(openers.len())]
+            } else {
+                allowed[rng.index(allowed.len())]
+            };
+            w.consume(t).expect("allowed");
+            walk_depth = walk_depth.max(w.stack().len());
         }
+        deepest = deepest.max(walk_depth);
+        deep_walks += usize::from(walk_depth >= 10);
     }
     times.sort_unstable();
-    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize] as f64 / 1e3;
+    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e6;
     println!(
-        "fill_mask over {} steps (max stack depth {depth}): p50 {:.2} us, p99 {:.2} us, max {:.2} us",
+        "  fill_mask over {} steps: p50 {:.2} us, p99 {:.2} us, max {:.2} us; {deep_walks} of 20 walks reached stack depth 10 (deepest {deepest})",
         times.len(),
         at(0.5),
         at(0.99),

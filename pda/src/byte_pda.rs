@@ -1,6 +1,7 @@
 //! The byte-level pushdown automaton of a grammar (the paper's Figure 6).
 //!
-//! States are the states of the rules' DFAs (see `crate::rtn`: each kept rule's body, with
+//! Built by `Pda::from_gbnf` / `from_rules` (in `crate::rtn`). States are the states of the
+//! rules' DFAs (see `crate::rtn`: each kept rule's body, with
 //! non-recursive rules inlined, is a minimized DFA over bytes and calls), named after the
 //! fewest literals and calls that reach them (`S: "a" S •`), plus one accepting state.
 //! Stack symbols are return addresses: the DFA state a call returns to, or the initial
@@ -20,10 +21,6 @@
 //! is deterministic with one byte of lookahead: a byte edge for the next byte is taken when
 //! there is one; otherwise the epsilon edge whose pop matches the top of the stack (at most
 //! one). The analysis guarantees the two never compete for the same byte.
-
-use crate::error::PdaError;
-use crate::gbnf::Rules;
-use crate::grammar::Grammar;
 
 /// A stack symbol: the initial symbol or a return address (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -77,24 +74,6 @@ pub struct Pda {
 pub const MAX_STACK_DEPTH: usize = 1 << 16;
 
 impl Pda {
-    /// Builds the PDA of a grammar built in code or read from the arrow syntax, or says why
-    /// it cannot give a deterministic one (see [`Pda::from_rules`]).
-    pub fn from_grammar(grammar: &Grammar) -> Result<Pda, PdaError> {
-        Pda::from_rules(&Rules::from_grammar(grammar))
-    }
-
-    /// Reads GBNF (or the paper's arrow notation, see [`crate::gbnf`]) and builds its PDA.
-    pub fn from_gbnf(text: &str) -> Result<Pda, PdaError> {
-        Pda::from_rules(&crate::gbnf::parse(text)?)
-    }
-
-    /// Builds the PDA of `rules`, or says why they cannot give a deterministic one: an
-    /// unknown rule, a rule that cannot finish, left recursion that is not direct, or the
-    /// conflicts (all of them) where one byte of lookahead does not decide.
-    pub fn from_rules(rules: &Rules) -> Result<Pda, PdaError> {
-        crate::rtn::compile(rules)
-    }
-
     /// Number of states, the accepting state included.
     pub fn num_states(&self) -> usize {
         self.complete.len()

@@ -25,8 +25,9 @@ pub enum PdaErrorKind {
     UnboundedPops,
     /// A rule would need more automaton states than the limit allows.
     TooLarge,
-    /// The token PDA would have more edges than the limit allows.
-    TokenEdgeLimit,
+    /// The token PDA would exceed a limit of `compose::Config` (the message names it:
+    /// nodes, token edges or pops per token).
+    TokenPdaLimit,
 }
 
 /// An error from parsing a grammar, building its PDA or composing it with a vocabulary.

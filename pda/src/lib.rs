@@ -3,8 +3,9 @@
 //! token at a time (Koo, Liu & He, section 3).
 //!
 //! The pipeline is grammar text ([`gbnf`]: llama.cpp's GBNF or the paper's arrow notation)
-//! or a [`Grammar`] built in code → [`gbnf::Rules`] → [`Pda`] (byte level) → [`compose`] →
-//! [`TokenPda`].
+//! or a [`Grammar`] built in code → [`gbnf::Rules`] → [`Pda`] (byte level) → composition
+//! with fst-core's `VocabTrie` ([`GrammarCompiler`], [`compose::Config`]) → token PDA parts,
+//! which fst-core lays out as a file (kind 1) and walks.
 //!
 //! What to expect:
 //!
@@ -20,42 +21,37 @@
 //!   error lists every conflict with its rule, an input that leads there and the bytes.
 //! - **Stack.** Stack symbols are return addresses (DFA states after a call). Tail calls
 //!   push nothing, so right-recursive lists do not grow the stack.
-//! - **Token PDA.** Edges carry whole pop and push sequences, EOS is allowed exactly when the
-//!   text may end, there are no epsilon edges, and equivalent states are merged.
+//! - **Token PDA.** A node's edges are the token classes that pop nothing there; tokens
+//!   that pop are edges of the pop nodes its pop edges lead to, per symbol on top of the
+//!   stack. EOS is allowed exactly when the text may end, there are no epsilon edges,
+//!   tokens behaving alike everywhere share a class, and equivalent nodes are merged.
 //!
 //! ```
+//! use fst_core::compose::VocabTrie;
 //! use fst_core::ByteVocabulary;
-//! use pda::{compose, ComposeLimits, Pda};
+//! use pda::{GrammarCompiler, Pda};
 //!
 //! // The paper's Figure 6 grammar as printed: a^n b^n (n >= 1).
 //! let pda = Pda::from_gbnf(r#"S ::= "ab" | "a" S "b""#)?;
 //! assert!(pda.accepts(b"aaabbb") && !pda.accepts(b"aab"));
 //!
-//! // The paper's Figure 7 vocabulary, plus EOS (id 4).
+//! // The paper's Figure 7 vocabulary, plus EOS (id 4): the token PDA's parts.
 //! let vocab = ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]);
-//! let tpda = compose(&pda, &vocab, &ComposeLimits::default())?;
-//! let (mut state, mut stack) = (tpda.start(), tpda.initial_stack());
-//! for token in [3, 1] {
-//!     // "aaab" then "b"
-//!     assert!(tpda.allowed_tokens(state, &stack).contains(&token));
-//!     state = tpda.step(state, &mut stack, token).expect("allowed");
-//! }
-//! assert_eq!(tpda.allowed_tokens(state, &stack), vec![1]); // one more "b", not "bb"
-//! state = tpda.step(state, &mut stack, 1).unwrap();
-//! state = tpda.step(state, &mut stack, 4).unwrap(); // EOS
-//! assert!(tpda.is_accepting(state, &stack));
+//! let parts = GrammarCompiler::new().compose(&pda, &VocabTrie::new(&vocab))?;
+//! assert_eq!(parts.num_stack_symbols, 1); // the return address `S: "a" S •`
 //! # Ok::<(), pda::PdaError>(())
 //! ```
 #![forbid(unsafe_code)]
 
 pub mod byte_pda;
+mod compiler;
+pub mod compose;
 pub mod error;
 pub mod gbnf;
 pub mod grammar;
 mod rtn;
-pub mod token_pda;
 
 pub use byte_pda::{Edge, Pda, StackSym, MAX_STACK_DEPTH};
+pub use compiler::GrammarCompiler;
 pub use error::{PdaError, PdaErrorKind};
 pub use grammar::{Grammar, Symbol};
-pub use token_pda::{compose, ComposeLimits, TokenEdge, TokenPda};

@@ -14,8 +14,10 @@ mod dfa;
 
 use std::collections::HashMap;
 
+use crate::byte_pda::Pda;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{fmt_rule_at, Expr, Pos, Rules};
+use crate::grammar::Grammar;
 
 use dfa::RuleDfa;
 
@@ -266,9 +268,25 @@ impl Rtn {
     }
 }
 
-/// Rules → RTN → checks → byte PDA.
-pub(crate) fn compile(rules: &Rules) -> Result<crate::Pda, PdaError> {
-    let rtn = Rtn::new(rules)?;
-    let analysis = analysis::Analysis::new(&rtn)?;
-    Ok(build::to_pda(&rtn, &analysis))
+impl Pda {
+    /// Builds the PDA of a grammar built in code, or says why it cannot give a
+    /// deterministic one (see [`Pda::from_rules`]).
+    pub fn from_grammar(grammar: &Grammar) -> Result<Pda, PdaError> {
+        Pda::from_rules(&Rules::from_grammar(grammar))
+    }
+
+    /// Reads GBNF (or the paper's arrow notation, see [`crate::gbnf`]) and builds its PDA.
+    pub fn from_gbnf(text: &str) -> Result<Pda, PdaError> {
+        Pda::from_rules(&crate::gbnf::parse(text)?)
+    }
+
+    /// Builds the PDA of `rules` (rules → RTN → checks → byte PDA), or says why they cannot
+    /// give a deterministic one: an unknown rule, a rule that cannot finish, left recursion
+    /// that is not direct, or the conflicts (all of them) where one byte of lookahead does
+    /// not decide.
+    pub fn from_rules(rules: &Rules) -> Result<Pda, PdaError> {
+        let rtn = Rtn::new(rules)?;
+        let analysis = analysis::Analysis::new(&rtn)?;
+        Ok(build::to_pda(&rtn, &analysis))
+    }
 }

@@ -9,15 +9,13 @@
 //!   recognizer accepts them;
 //! - random walks of the token PDA never get stuck, and every text they finish parses.
 
-mod common;
-
-use common::earley::Earley;
-use common::run_tokens;
+use crate::common::{compile, run_tokens, Compiled, Walk};
+use crate::earley::Earley;
+use testkit::vocabs::testdata_dir;
 use detok::Vocabulary;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
-use pda::{compose, ComposeLimits, Pda, TokenPda};
-use testkit::vocabs::testdata_dir;
+use pda::Pda;
 
 struct Case {
     file: &'static str,
@@ -73,7 +71,7 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn grammar_text(file: &str) -> String {
+pub fn grammar_text(file: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/grammars")
         .join(file);
@@ -147,15 +145,15 @@ fn mutate(text: &[u8], rng: &mut SplitMix64) -> Vec<u8> {
 /// A random walk: random allowed tokens, EOS as soon as allowed after `min_len` steps.
 /// Returns the text when the walk ends within the step budget.
 fn random_walk(
-    tpda: &TokenPda,
+    tpda: &Compiled,
     vocab: &Vocabulary,
     rng: &mut SplitMix64,
     min_len: usize,
 ) -> Option<Vec<u8>> {
-    let (mut state, mut stack) = (tpda.start(), tpda.initial_stack());
+    let mut w = tpda.walker();
     let mut text = Vec::new();
     for step in 0..400 {
-        let allowed = tpda.allowed_tokens(state, &stack);
+        let allowed = w.allowed();
         assert!(
             !allowed.is_empty(),
             "the walk got stuck after {:?}",
@@ -164,7 +162,7 @@ fn random_walk(
         let eos: Vec<u32> = allowed
             .iter()
             .copied()
-            .filter(|t| tpda.eos_ids().contains(t))
+            .filter(|t| tpda.eos_ids.contains(t))
             .collect();
         let pick = if !eos.is_empty() && (step >= min_len || eos.len() == allowed.len()) {
             eos[0]
@@ -177,8 +175,8 @@ fn random_walk(
                 .collect();
             text_tokens[rng.index(text_tokens.len())]
         };
-        state = tpda.step(state, &mut stack, pick).unwrap();
-        if tpda.is_accepting(state, &stack) {
+        assert!(w.step(pick));
+        if w.finished() {
             return Some(text);
         }
         text.extend_from_slice(vocab.token_bytes(pick).unwrap_or_default());
@@ -227,7 +225,7 @@ fn grammars_agree_with_an_earley_recognizer_on_three_tokenizer_families() {
             case.file
         );
         for (name, vocab) in &vocabs {
-            let tpda = compose(&pda, vocab, &ComposeLimits::default()).unwrap();
+            let tpda = compile(&pda, vocab);
             let tokens: Vec<(u32, Vec<u8>)> = (0..vocab.len() as u32)
                 .filter_map(|id| {
                     vocab

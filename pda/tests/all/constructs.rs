@@ -1,12 +1,10 @@
 //! Grammar constructs the PDA must handle: tail calls, empty rests, nullable starts, raw
 //! bytes, special tokens; and agreement of the token PDA with the byte PDA.
 
-mod common;
-
-use common::{pda_of, random_tokenization, run_tokens, token_pda};
+use crate::common::{compile, pda_of, random_tokenization, run_tokens, token_pda, RefWalker, Walk};
 use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
-use pda::{Grammar, Pda};
+use pda::{Grammar, Pda, Symbol};
 
 #[test]
 fn right_recursive_lists_run_at_constant_stack_depth() {
@@ -40,9 +38,8 @@ fn nullable_start_and_several_start_alternatives() {
     assert!(!pda.accepts(b"ba") && !pda.accepts(b"c"));
     let vocab = ByteVocabulary::from_strs(&["a", "ab", "b"]);
     let tpda = token_pda(g, &vocab);
-    let (start, stack) = (tpda.start(), tpda.initial_stack());
-    assert!(tpda.can_end(start, &stack));
-    assert_eq!(tpda.allowed_tokens(start, &stack), vec![0, 1, 2, 3]);
+    assert!(tpda.accepting[tpda.start as usize]);
+    assert_eq!(RefWalker::new(&tpda).allowed(), vec![0, 1, 2, 3]);
     assert!(run_tokens(&tpda, 4, &[]) && run_tokens(&tpda, 4, &[0, 1]));
     assert!(!run_tokens(&tpda, 4, &[1, 0]));
 }
@@ -50,8 +47,11 @@ fn nullable_start_and_several_start_alternatives() {
 #[test]
 fn raw_bytes_and_tokens_that_split_them() {
     // A literal that is not UTF-8, and tokens that cut through it.
-    let g = "S -> \"\\xE2\\x82\" A ; A -> \"\\xAC\" | \"!\" S ;";
-    let pda = pda_of(g);
+    let mut g = Grammar::new("S");
+    g.add_rule("S", &[Symbol::lit(b"\xE2\x82"), Symbol::nt("A")])
+        .add_rule("A", &[Symbol::lit(b"\xAC")])
+        .add_rule("A", &[Symbol::lit("!"), Symbol::nt("S")]);
+    let pda = Pda::from_grammar(&g).unwrap();
     assert!(pda.accepts(b"\xE2\x82\xAC") && pda.accepts(b"\xE2\x82!\xE2\x82\xAC"));
     let vocab = ByteVocabulary::new(
         vec![
@@ -64,15 +64,15 @@ fn raw_bytes_and_tokens_that_split_them() {
         ],
         vec![5],
     );
-    let tpda = token_pda(g, &vocab);
+    let tpda = compile(&pda, &vocab);
     assert!(run_tokens(&tpda, 6, &[2]) && run_tokens(&tpda, 6, &[0, 1]));
     assert!(run_tokens(&tpda, 6, &[0, 3, 2]));
     assert!(!run_tokens(&tpda, 6, &[0, 3]));
     // The empty token (4) and the special token without text (5, also EOS) never appear on
     // edges; EOS is only allowed at the end.
-    let (s, st) = (tpda.start(), tpda.initial_stack());
-    assert_eq!(tpda.allowed_tokens(s, &st), vec![0, 2]);
-    assert!(tpda.to_dot(&vocab).contains("\\\\xE2\\\\x82\\\\xAC"));
+    assert_eq!(RefWalker::new(&tpda).allowed(), vec![0, 2]);
+    assert_eq!(tpda.class_of_token[4], fst_core::parts::NO_CLASS);
+    assert_eq!(tpda.class_of_token[5], fst_core::parts::NO_CLASS);
 }
 
 /// JSON-like arrays of integers: `[1,[],[23,[4]]]`.
@@ -104,7 +104,7 @@ fn gen_value(rng: &mut SplitMix64, depth: usize, out: &mut Vec<u8>) {
 
 #[test]
 fn token_pda_agrees_with_byte_pda_under_random_tokenizations() {
-    let pda: Pda = Pda::from_grammar(&Grammar::parse(ARRAYS).unwrap()).unwrap();
+    let pda: Pda = pda_of(ARRAYS);
     let mut rng = SplitMix64::new(21);
     // Single bytes (so every text has a tokenization) plus random multi-byte tokens.
     let alphabet = b"[],0123456789";
@@ -120,7 +120,7 @@ fn token_pda_agrees_with_byte_pda_under_random_tokenizations() {
     }
     let strs: Vec<&str> = tokens.iter().map(String::as_str).collect();
     let vocab = ByteVocabulary::from_strs(&strs);
-    let tpda = pda::compose(&pda, &vocab, &Default::default()).unwrap();
+    let tpda = compile(&pda, &vocab);
     let mut members = 0;
     for round in 0..1500 {
         let mut text = Vec::new();
@@ -160,7 +160,7 @@ fn long_chains_of_nonterminals_do_not_overflow_the_stack() {
     assert!(pda.accepts(&text));
     assert!(!pda.accepts(&text[1..]));
     let vocab = ByteVocabulary::from_strs(&["(", ")", "x", "((", "x)", "))"]);
-    let tpda = pda::compose(&pda, &vocab, &Default::default()).unwrap();
+    let tpda = compile(&pda, &vocab);
     // "((" x 1500, "x)", "))" x 1499, ")": 3000 of each parenthesis.
     let mut tokens = vec![3; 1500];
     tokens.push(4);

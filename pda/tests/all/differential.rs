@@ -1,8 +1,6 @@
 //! Differential tests: the byte PDA and the token PDA against independent checkers.
 
-mod common;
-
-use common::{figure7_vocab, pda_of, run_tokens, token_pda, ANBN};
+use crate::common::{figure7_vocab, pda_of, run_tokens, token_pda, Walk, ANBN};
 use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 
@@ -82,10 +80,10 @@ fn token_pda_allows_exactly_the_tokens_that_keep_a_viable_prefix() {
     let tpda = token_pda(ANBN, &vocab);
     let mut rng = SplitMix64::new(11);
     for _ in 0..500 {
-        let (mut state, mut stack) = (tpda.start(), tpda.initial_stack());
+        let mut w = tpda.walker();
         let mut text = Vec::new();
         loop {
-            let allowed = tpda.allowed_tokens(state, &stack);
+            let allowed = w.allowed();
             for t in 0..4u32 {
                 let next = [text.as_slice(), vocab.token_bytes(t).unwrap()].concat();
                 assert_eq!(
@@ -96,9 +94,9 @@ fn token_pda_allows_exactly_the_tokens_that_keep_a_viable_prefix() {
             }
             assert_eq!(allowed.contains(&4), is_anbn(&text));
             let t = allowed[rng.index(allowed.len())];
-            state = tpda.step(state, &mut stack, t).unwrap();
+            assert!(w.step(t));
             if t == 4 {
-                assert!(tpda.is_accepting(state, &stack) && is_anbn(&text));
+                assert!(w.finished() && is_anbn(&text));
                 break;
             }
             text.extend_from_slice(vocab.token_bytes(t).unwrap());
@@ -270,14 +268,14 @@ fn parens_token_pda_accepts_every_tokenization_of_members_only() {
 fn parens_random_walks_end_only_on_members() {
     let vocab = parens_vocab();
     let tpda = token_pda(PARENS, &vocab);
-    let eos = tpda.eos_ids()[0];
+    let eos = tpda.eos_ids[0];
     let mut rng = SplitMix64::new(9);
     let mut finished = 0;
     for _ in 0..500 {
-        let (mut state, mut stack) = (tpda.start(), tpda.initial_stack());
+        let mut w = tpda.walker();
         let mut text = Vec::new();
         for _ in 0..30 {
-            let allowed = tpda.allowed_tokens(state, &stack);
+            let allowed = w.allowed();
             assert!(
                 !allowed.is_empty(),
                 "dead end after {}",
@@ -285,9 +283,9 @@ fn parens_random_walks_end_only_on_members() {
             );
             assert_eq!(allowed.contains(&eos), is_parens(&text));
             let t = allowed[rng.index(allowed.len())];
-            state = tpda.step(state, &mut stack, t).unwrap();
+            assert!(w.step(t));
             if t == eos {
-                assert!(tpda.is_accepting(state, &stack));
+                assert!(w.finished());
                 finished += 1;
                 break;
             }

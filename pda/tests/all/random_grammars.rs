@@ -2,14 +2,12 @@
 //! independent general context-free recognizer, and a token PDA that agrees with the PDA.
 //! The ones they reject must be rejected with an error, never a panic or a hang.
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::{random_tokenization, run_tokens};
+use crate::common::{compile, random_tokenization, run_tokens};
 use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
-use pda::{compose, ComposeLimits, Grammar, Pda, PdaErrorKind, Symbol};
+use pda::{Grammar, Pda, PdaErrorKind, Symbol};
 
 /// Memoized "does this sequence of symbols derive text[i..j]" over the grammar's rules.
 struct Recognizer<'a> {
@@ -107,8 +105,7 @@ fn accepted_random_grammars_agree_with_a_general_recognizer() {
             }
         };
         accepted_grammars += 1;
-        let tpda =
-            compose(&pda, &vocab, &ComposeLimits::default()).unwrap_or_else(|e| panic!("{e}\n{g}"));
+        let tpda = compile(&pda, &vocab);
         let mut members = 0;
         for text in &texts {
             let expected = derives(&g, text);

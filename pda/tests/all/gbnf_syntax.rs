@@ -2,9 +2,7 @@
 //! error messages with positions, and malformed or mutated grammar text (proptest): an
 //! error naming a line and column, never a panic or a hang.
 
-mod common;
-
-use common::earley::Earley;
+use crate::earley::Earley;
 use pda::{Pda, PdaErrorKind};
 use proptest::prelude::*;
 
@@ -160,7 +158,7 @@ proptest! {
 
     #[test]
     fn mutated_json_grammar_is_an_error_or_a_pda(pos in 0usize..2000, len in 0usize..6, with in grammar_chars()) {
-        let json = include_str!("grammars/json.gbnf");
+        let json = include_str!("../grammars/json.gbnf");
         let mut pos = pos % json.len();
         while !json.is_char_boundary(pos) {
             pos -= 1;

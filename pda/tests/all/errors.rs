@@ -1,10 +1,12 @@
 //! Grammars that cannot give a deterministic PDA, and limits: each error names what is wrong.
 
+use fst_core::compose::VocabTrie;
 use fst_core::ByteVocabulary;
-use pda::{compose, ComposeLimits, Grammar, Pda, PdaErrorKind, Symbol};
+use pda::compose::Config;
+use pda::{Grammar, GrammarCompiler, Pda, PdaErrorKind, Symbol};
 
 fn build_err(text: &str) -> pda::PdaError {
-    Pda::from_grammar(&Grammar::parse(text).unwrap()).unwrap_err()
+    Pda::from_gbnf(text).unwrap_err()
 }
 
 #[test]
@@ -40,7 +42,7 @@ fn left_recursion_is_rewritten_when_direct_and_refused_otherwise() {
     assert_eq!(e.kind(), PdaErrorKind::LeftRecursion);
     assert!(
         e.to_string()
-            .starts_with("rule `L` is left-recursive in every alternative"),
+            .starts_with("rule `L` (line 1, column 1) is left-recursive in every alternative"),
         "{e}"
     );
     // `B` can be empty, so `A` calls itself first; also a cycle of rules.
@@ -82,33 +84,37 @@ fn unknown_empty_and_unfinishable_rules() {
 
     let e = build_err(r#"S -> "a" S ;"#);
     assert_eq!(e.kind(), PdaErrorKind::NonProductive);
-    assert!(e.to_string().contains("`S` can never finish"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("`S` (line 1, column 1) can never finish"),
+        "{e}"
+    );
     // A class that matches nothing leaves nothing to finish with.
     let e = Pda::from_gbnf(r#"root ::= [^\x00-\U0010FFFF]"#).unwrap_err();
     assert_eq!(e.kind(), PdaErrorKind::NonProductive);
     // Unreachable rules are ignored, even broken ones.
-    Pda::from_grammar(&Grammar::parse(r#"S -> "a" ; U -> U "x" ;"#).unwrap()).unwrap();
+    Pda::from_gbnf(r#"S -> "a" ; U -> U "x" ;"#).unwrap();
 }
 
 #[test]
-fn token_edge_limit_is_an_error() {
-    let pda =
-        Pda::from_grammar(&Grammar::parse(r#"S -> "a" T ; T -> "b" | S "b" ;"#).unwrap()).unwrap();
-    let vocab = ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]);
-    // The left-factored Figure 7 takes 10 token edges (the DFA of `T` already merged
-    // `T -> "b" •` and `T -> S "b" •`, which the token PDA's minimization used to merge).
-    assert_eq!(
-        compose(&pda, &vocab, &ComposeLimits::default())
-            .unwrap()
-            .num_edges(),
-        10
-    );
-    let limits = ComposeLimits { max_token_edges: 9 };
-    let e = compose(&pda, &vocab, &limits).unwrap_err();
-    assert_eq!(e.kind(), PdaErrorKind::TokenEdgeLimit);
-    assert!(e.to_string().contains("more than 9 token edges"), "{e}");
-    let limits = ComposeLimits {
-        max_token_edges: 10,
+fn composition_limits_are_errors_naming_the_limit() {
+    let pda = Pda::from_gbnf(r#"S -> "a" T ; T -> "b" | S "b" ;"#).unwrap();
+    let trie = VocabTrie::new(&ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]));
+    let compile = |config: Config| {
+        GrammarCompiler::new()
+            .configure(config)
+            .compose(&pda, &trie)
     };
-    assert_eq!(compose(&pda, &vocab, &limits).unwrap().num_edges(), 10);
+    // Unlimited: the left-factored Figure 7 composes to 5 nodes.
+    assert_eq!(compile(Config::new()).unwrap().accepting.len(), 5);
+    for (config, name) in [
+        (Config::new().max_token_edges(5), "max_token_edges"),
+        (Config::new().max_nodes(3), "max_nodes"),
+        // "bb" pops one symbol.
+        (Config::new().max_pops(0), "max_pops"),
+    ] {
+        let e = compile(config).unwrap_err();
+        assert_eq!(e.kind(), PdaErrorKind::TokenPdaLimit);
+        assert!(e.to_string().contains(name), "{e}");
+    }
 }

@@ -1,0 +1,161 @@
+//! `fstc compile grammar`: a grammar file to a token PDA file a decoder loads and walks,
+//! the syntax from the extension or --syntax, sizes with --stats, and errors with
+//! positions (exit 2).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use detok::Vocabulary;
+use fst_core::pda_walker::PdaWalker;
+use fst_core::token_pda::TokenPda;
+use fst_core::TokenVocabulary;
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+fn fstc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fstc"))
+        .args(args)
+        .output()
+        .expect("run fstc")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fstc-grammar-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Whether the token PDA accepts `text` as the tokenizer encodes it, then EOS.
+fn accepts(pda: &TokenPda, vocab: &Vocabulary, text: &str) -> bool {
+    let mut w = PdaWalker::new(pda);
+    let tokens = vocab.tokenize(text).unwrap();
+    w.consume_tokens(&tokens).is_ok() && w.consume(vocab.eos_ids()[0]).is_ok() && w.is_finished()
+}
+
+#[test]
+fn compile_grammar_writes_a_token_pda_that_walks() {
+    let dir = scratch("json");
+    let out = dir.join("json.fstc");
+    let vocab_path = repo("testdata/gpt2/encoder.json");
+    let run = fstc(&[
+        "compile",
+        "grammar",
+        repo("pda/tests/grammars/json.gbnf").to_str().unwrap(),
+        "--vocab",
+        vocab_path.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--stats",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let stats = stderr(&run);
+    assert!(stats.contains("compile: "), "{stats}");
+    assert!(
+        stats.contains(" nodes (") && stats.contains(" classes, "),
+        "{stats}"
+    );
+    let pda = TokenPda::read_file(&out).unwrap();
+    let vocab = Vocabulary::from_file(&vocab_path).unwrap();
+    assert_eq!(pda.vocab_fingerprint(), vocab.fingerprint());
+    assert!(
+        stats.contains(&format!("{} bytes", pda.to_bytes().len())),
+        "{stats}"
+    );
+    assert!(accepts(
+        &pda,
+        &vocab,
+        r#"{"a": [1, 2.5e3, {"b": null}], "c": "d"}"#
+    ));
+    assert!(!accepts(
+        &pda,
+        &vocab,
+        r#"{"a": [1, 2.5e3, {"b": null}], "c": "d""#
+    ));
+    assert!(!accepts(&pda, &vocab, r#"{"a" 1}"#));
+}
+
+#[test]
+fn syntax_from_extension_or_option() {
+    let dir = scratch("syntax");
+    let anbn = dir.join("anbn.txt");
+    std::fs::write(&anbn, "S → \"ab\" | \"a\" S \"b\"\n").unwrap();
+    let vocab_path = repo("testdata/paper/figure4.tiktoken");
+    let out = dir.join("anbn.fstc");
+    let args = |extra: &[&'static str]| {
+        let mut a: Vec<String> = ["compile", "grammar", anbn.to_str().unwrap(), "--vocab"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend([
+            vocab_path.to_str().unwrap().to_string(),
+            "--eos".into(),
+            "5".into(),
+        ]);
+        a.extend(["-o".into(), out.to_str().unwrap().to_string()]);
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = Command::new(env!("CARGO_BIN_EXE_fstc"))
+        .args(args(&[]))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr(&run).contains("--syntax gbnf|paper"),
+        "{}",
+        stderr(&run)
+    );
+    let run = Command::new(env!("CARGO_BIN_EXE_fstc"))
+        .args(args(&["--syntax", "paper"]))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert_eq!(TokenPda::read_file(&out).unwrap().eos_ids(), [5]);
+}
+
+#[test]
+fn grammar_errors_name_the_line_and_column_and_exit_2() {
+    let dir = scratch("errors");
+    let vocab_path = repo("testdata/gpt2/encoder.json");
+    let out = dir.join("x.fstc");
+    for (name, text, expected) in [
+        (
+            "syntax.gbnf",
+            "root ::= \"a\"\n  item ::= [a-\n",
+            "line 2, column",
+        ),
+        (
+            "unknown.gbnf",
+            "root ::= \"a\" thing\n",
+            "unknown rule `thing` at line 1, column 14",
+        ),
+        (
+            "dangling.gbnf",
+            "root ::= stmt\nstmt ::= \"if \" [a-z]+ \" then \" stmt ( \" else \" stmt )? | [a-z]+\n",
+            "rule `stmt` (line 2, column 1)",
+        ),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let run = fstc(&[
+            "compile",
+            "grammar",
+            file.to_str().unwrap(),
+            "--vocab",
+            vocab_path.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(run.status.code(), Some(2), "{name}");
+        let err = stderr(&run);
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(err.contains(name) && err.contains(expected), "{name}: {err}");
+    }
+    assert!(!out.exists());
+}

@@ -1,0 +1,66 @@
+//! The grammar compiler: grammar text → byte PDA → token PDA parts, which fst-core lays
+//! out as a file and walks.
+
+use fst_core::compose::VocabTrie;
+use fst_core::TokenVocabulary;
+
+use crate::byte_pda::Pda;
+use crate::compose::{compose, Config};
+use crate::error::PdaError;
+use fst_core::parts::PdaParts;
+
+/// Compiles grammars for a vocabulary into token PDA parts.
+///
+/// ```
+/// use fst_core::ByteVocabulary;
+/// use pda::GrammarCompiler;
+///
+/// // The paper's Figure 6 grammar and Figure 7 vocabulary (EOS is id 4).
+/// let vocab = ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]);
+/// let parts = GrammarCompiler::new().compile(r#"S → "ab" | "a" S "b""#, &vocab)?;
+/// assert_eq!(parts.eos_ids, [4]);
+/// assert!(!parts.accepting[parts.start as usize]); // a^n b^n needs n >= 1
+/// # Ok::<(), pda::PdaError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct GrammarCompiler {
+    config: Config,
+}
+
+impl GrammarCompiler {
+    /// A compiler with the default [`Config`].
+    pub fn new() -> GrammarCompiler {
+        GrammarCompiler::default()
+    }
+
+    /// Replaces the configuration.
+    pub fn configure(&mut self, config: Config) -> &mut GrammarCompiler {
+        self.config = config;
+        self
+    }
+
+    /// Reads `grammar_text` (GBNF or the paper's arrow notation, see [`crate::gbnf`]) and
+    /// composes it with `vocab`. Builds the vocabulary trie first: to compile many grammars
+    /// for one vocabulary, build it once and use [`GrammarCompiler::compile_with_trie`].
+    pub fn compile<V: TokenVocabulary + ?Sized>(
+        &self,
+        grammar_text: &str,
+        vocab: &V,
+    ) -> Result<PdaParts, PdaError> {
+        self.compile_with_trie(grammar_text, &VocabTrie::new(vocab))
+    }
+
+    /// [`GrammarCompiler::compile`] over a prebuilt vocabulary trie.
+    pub fn compile_with_trie(
+        &self,
+        grammar_text: &str,
+        trie: &VocabTrie,
+    ) -> Result<PdaParts, PdaError> {
+        self.compose(&Pda::from_gbnf(grammar_text)?, trie)
+    }
+
+    /// Composes a byte PDA (e.g. from [`Pda::from_grammar`]) with the vocabulary of `trie`.
+    pub fn compose(&self, pda: &Pda, trie: &VocabTrie) -> Result<PdaParts, PdaError> {
+        compose(pda, trie, &self.config)
+    }
+}

@@ -1,0 +1,144 @@
+//! Composition of a byte PDA with a vocabulary into a token PDA (the paper's Figure 7) in
+//! the form fst-core lays out and walks: [`PdaParts`].
+//!
+//! The stages, one file each: the byte PDA as tables and one byte of a token's run with a
+//! symbolic stack (`steps`); the walk over fst-core's `VocabTrie` from every state reached
+//! at a token boundary, which puts each token's edge on the node of its pop sequence
+//! (`walk`); token classes, tokens whose edges agree at every node (`columns`); and the
+//! merging of equivalent nodes (`minimize`), after which classes that became equal are
+//! merged again.
+//!
+//! A decoder reads a node's tokens that pop nothing from its own edges, and those that pop
+//! from the nodes its pop edges lead to for the symbols on top of the stack: a mask is the
+//! OR of the class masks along that chain.
+
+mod columns;
+mod minimize;
+mod steps;
+mod walk;
+
+use fst_core::compose::VocabTrie;
+
+use crate::byte_pda::Pda;
+use crate::error::{PdaError, PdaErrorKind};
+use columns::group;
+use fst_core::parts::{PdaEdge, PdaParts, NO_CLASS};
+use minimize::{minimize, ClassGraph};
+
+/// Limits on the composition; each is reported by name when exceeded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub(crate) max_nodes: usize,
+    pub(crate) max_token_edges: usize,
+    pub(crate) max_pops: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::new()
+    }
+}
+
+impl Config {
+    /// The defaults: a million nodes, fifty million token edges before grouping (a few
+    /// hundred megabytes at most), 256 pops per token.
+    pub fn new() -> Config {
+        Config {
+            max_nodes: 1_000_000,
+            max_token_edges: 50_000_000,
+            max_pops: 256,
+        }
+    }
+
+    /// Most nodes (boundary states and pop nodes) before merging.
+    pub fn max_nodes(mut self, limit: usize) -> Config {
+        self.max_nodes = limit;
+        self
+    }
+
+    /// Most token edges before tokens are grouped into classes.
+    pub fn max_token_edges(mut self, limit: usize) -> Config {
+        self.max_token_edges = limit;
+        self
+    }
+
+    /// Most stack symbols one token may pop.
+    pub fn max_pops(mut self, limit: usize) -> Config {
+        self.max_pops = limit;
+        self
+    }
+}
+
+/// The token PDA of `pda` over the vocabulary of `trie` (see the module documentation).
+pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<PdaParts, PdaError> {
+    let vocab_size = u32::try_from(trie.vocab_size()).map_err(|_| {
+        PdaError::new(
+            PdaErrorKind::TokenPdaLimit,
+            format!(
+                "the vocabulary has {} ids, more than a u32 can number",
+                trie.vocab_size()
+            ),
+        )
+    })?;
+    let steps = steps::Steps::new(pda);
+    let graph = walk::walk(&steps, trie, pda.start(), pda.num_states(), config)?;
+    let (class_of_token, token_classes, edges) = group(trie.vocab_size(), &graph.edges);
+    let mut pops = graph.pops;
+    pops.iter_mut().for_each(|p| p.sort_unstable());
+    let minimal = minimize(&ClassGraph {
+        start: 0,
+        accepting: graph.accepting,
+        edges,
+        pops,
+    });
+    // Classes whose edges only differed between nodes now merged.
+    let (class_of_class, num_classes, edges) = group(token_classes as usize, &minimal.edges);
+    let class_of_token = class_of_token
+        .iter()
+        .map(|&c| class_of_class.get(c as usize).copied().unwrap_or(NO_CLASS))
+        .collect();
+    let (edges, push_seqs) = renumber_pushes(edges, &graph.push_seqs);
+    Ok(PdaParts {
+        vocab_size,
+        vocab_fingerprint: trie.fingerprint(),
+        eos_ids: trie.eos_ids().to_vec(),
+        num_stack_symbols: pda.num_stack_symbols() as u32 - 1,
+        start: 0,
+        accepting: minimal.accepting,
+        num_classes,
+        class_of_token,
+        edges,
+        pops: minimal.pops,
+        push_seqs,
+    })
+}
+
+/// The edges with push sequences numbered by first use (0 stays empty), and only the
+/// sequences used.
+fn renumber_pushes(
+    edges: Vec<Vec<columns::Edge>>,
+    seqs: &[Vec<u32>],
+) -> (Vec<Vec<PdaEdge>>, Vec<Vec<u32>>) {
+    let mut new = vec![u32::MAX; seqs.len()];
+    new[0] = 0;
+    let mut used = vec![Vec::new()];
+    let edges = edges
+        .into_iter()
+        .map(|list| {
+            list.into_iter()
+                .map(|(class, target, push)| {
+                    if new[push as usize] == u32::MAX {
+                        new[push as usize] = used.len() as u32;
+                        used.push(seqs[push as usize].clone());
+                    }
+                    PdaEdge {
+                        class,
+                        target,
+                        push: new[push as usize],
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (edges, used)
+}

@@ -1,0 +1,191 @@
+//! The byte PDA as lookup tables, and one byte of a token's run over it with a symbolic
+//! stack: the inner loop of the composition walk.
+//!
+//! Stack symbols here are the token PDA's: the byte PDA's return address `i` is symbol
+//! `i - 1`, and its initial symbol `[•]` is not a symbol at all (popping it ends the text,
+//! which only EOS may do).
+
+use fst_core::dot::escape_bytes;
+
+use crate::byte_pda::{Pda, StackSym};
+use crate::error::{PdaError, PdaErrorKind};
+
+/// No byte edge.
+const DEAD: u32 = u32::MAX;
+
+/// The byte PDA as tables for the walk.
+pub(super) struct Steps<'p> {
+    pda: &'p Pda,
+    /// Per `state * 256 + byte`: the byte edge's target (`DEAD` for none) and the index in
+    /// `pushes` of what it pushes.
+    byte: Vec<(u32, u32)>,
+    /// Per state: its returns `(symbol, target)`, by symbol.
+    returns: Vec<Vec<(u32, u32)>>,
+    /// Per state: whether the text may end there (it returns from the start rule).
+    ends: Vec<bool>,
+    /// Per state: whether only returns leave it.
+    complete: Vec<bool>,
+    pushes: Vec<Vec<u32>>,
+}
+
+/// One possible run of the byte PDA over the bytes of a token read so far.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Run {
+    pub state: u32,
+    /// Symbols the token pushed that are still on the stack (push order).
+    pub own: Vec<u32>,
+    /// Symbols popped from below the token's own pushes (pop order).
+    pub pops: Vec<u32>,
+}
+
+/// The token PDA's symbol of a byte-PDA symbol; `None` for `[•]`.
+fn symbol(s: StackSym) -> Option<u32> {
+    s.index().checked_sub(1)
+}
+
+impl<'p> Steps<'p> {
+    pub fn new(pda: &'p Pda) -> Steps<'p> {
+        let n = pda.num_states();
+        let mut steps = Steps {
+            pda,
+            byte: vec![(DEAD, 0); n * 256],
+            returns: vec![Vec::new(); n],
+            ends: vec![false; n],
+            complete: vec![false; n],
+            pushes: vec![Vec::new()],
+        };
+        for q in 0..n as u32 {
+            steps.complete[q as usize] = pda.is_complete(q);
+            for e in pda.edges(q) {
+                match e.input {
+                    Some(b) => {
+                        let push = if e.pushes.is_empty() {
+                            0
+                        } else {
+                            steps
+                                .pushes
+                                .push(e.pushes.iter().filter_map(|&s| symbol(s)).collect());
+                            steps.pushes.len() as u32 - 1
+                        };
+                        steps.byte[q as usize * 256 + b as usize] = (e.target, push);
+                    }
+                    None => match symbol(e.pops[0]) {
+                        Some(s) => steps.returns[q as usize].push((s, e.target)),
+                        None => steps.ends[q as usize] = true,
+                    },
+                }
+            }
+            steps.returns[q as usize].sort_unstable();
+        }
+        steps
+    }
+
+    /// The return of `state` popping `sym`, if it has one.
+    fn ret(&self, state: u32, sym: u32) -> Option<u32> {
+        let r = &self.returns[state as usize];
+        r.binary_search_by_key(&sym, |&(s, _)| s)
+            .ok()
+            .map(|i| r[i].1)
+    }
+
+    /// Advances `run` over byte `b`; the surviving runs go to `out`. A run that must pop
+    /// below the token's own pushes branches over the symbols that can be there (the
+    /// returns of its state: the return addresses of its rule's callers); popping at the
+    /// same state twice for one byte would repeat forever, and is an error.
+    pub fn advance(&self, run: &Run, b: u8, out: &mut Vec<Run>) -> Result<(), PdaError> {
+        // The common case, a byte read directly, without the work list.
+        if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
+            self.read(run.clone(), b, out);
+            return Ok(());
+        }
+        let mut work: Vec<(Run, Vec<u32>)> = vec![(run.clone(), Vec::new())];
+        'runs: while let Some((mut run, mut seen)) = work.pop() {
+            loop {
+                if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
+                    self.read(run, b, out);
+                    continue 'runs;
+                }
+                if let Some(&top) = run.own.last() {
+                    let Some(next) = self.ret(run.state, top) else {
+                        continue 'runs;
+                    };
+                    run.own.pop();
+                    run.state = next;
+                    continue;
+                }
+                if seen.contains(&run.state) {
+                    return Err(self.unbounded(run.state, Some(b)));
+                }
+                seen.push(run.state);
+                for &(s, next) in &self.returns[run.state as usize] {
+                    let mut branch = run.clone();
+                    branch.pops.push(s);
+                    branch.state = next;
+                    work.push((branch, seen.clone()));
+                }
+                continue 'runs;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `b` (which `run.state` has an edge for) and pushes the run to `out`, unless a
+    /// forced return finds no return for its top.
+    fn read(&self, mut run: Run, b: u8, out: &mut Vec<Run>) {
+        let (target, push) = self.byte[run.state as usize * 256 + b as usize];
+        run.own.extend_from_slice(&self.pushes[push as usize]);
+        run.state = target;
+        // Returns from a finished rule into the token's own pushes are forced: doing them
+        // now makes edges push less and fewer states boundaries.
+        while self.complete[run.state as usize] {
+            let Some(&top) = run.own.last() else { break };
+            let Some(next) = self.ret(run.state, top) else {
+                return;
+            };
+            run.own.pop();
+            run.state = next;
+        }
+        out.push(run);
+    }
+
+    /// The pop sequences (pop order) after which the text may end at `state`: the returns
+    /// that lead, without reading a byte, to a state that ends the start rule.
+    pub fn finishes(&self, state: u32) -> Result<Vec<Vec<u32>>, PdaError> {
+        let mut out = Vec::new();
+        let mut work: Vec<(u32, Vec<u32>, Vec<u32>)> = vec![(state, Vec::new(), Vec::new())];
+        while let Some((q, pops, mut seen)) = work.pop() {
+            if seen.contains(&q) {
+                return Err(self.unbounded(q, None));
+            }
+            seen.push(q);
+            if self.ends[q as usize] {
+                out.push(pops.clone());
+            }
+            for &(s, next) in &self.returns[q as usize] {
+                let mut pops = pops.clone();
+                pops.push(s);
+                work.push((next, pops, seen.clone()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The dotted rule of `state`, for messages.
+    pub fn name(&self, state: u32) -> &str {
+        self.pda.state_name(state)
+    }
+
+    fn unbounded(&self, state: u32, look: Option<u8>) -> PdaError {
+        let what = match look {
+            Some(b) => format!("byte `{}`", escape_bytes(&[b])),
+            None => "the end of the text".to_string(),
+        };
+        PdaError::new(
+            PdaErrorKind::UnboundedPops,
+            format!(
+                "at `{}`, {what} makes the PDA return through the same rules an unbounded number of times, so one token would pop unboundedly many stack symbols; this comes from a recursive call followed by a rest that can be empty: make the recursive call the last symbol of its rule or follow it by a literal",
+                self.name(state)
+            ),
+        )
+    }
+}

@@ -1,0 +1,12 @@
+//! The pda crate's integration tests, one binary (modules by subject).
+
+mod common;
+mod constructs;
+mod differential;
+mod earley;
+mod errors;
+mod figure7;
+mod gbnf_grammars;
+mod gbnf_syntax;
+mod random_grammars;
+mod real_vocab;
