@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 mod check;
+mod combine;
 mod compiler;
 mod config;
 mod containers;

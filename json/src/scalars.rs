@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::error::JsonSchemaError;
 use crate::numbers::{decimal_range, integer_range, Bound};
-use crate::schema::{Lang, Translator, NUMBER};
+use crate::schema::{Lang, Translator};
 use crate::{formats, pattern, strings};
 
 /// Largest magnitude of a numeric bound handled exactly.
@@ -19,48 +19,36 @@ impl Translator<'_> {
     ) -> Result<Lang, JsonSchemaError> {
         let min = count(map, pointer, "minLength")?.unwrap_or(0);
         let max = count(map, pointer, "maxLength")?;
-        let lengths = min > 0 || max.is_some();
-        let mut body = None;
+        if max.is_some_and(|max| max < min) {
+            return Ok(None);
+        }
+        let mut parts = Vec::new();
         if let Some(p) = map.get("pattern") {
             let p = p
                 .as_str()
                 .ok_or_else(|| JsonSchemaError::at(pointer, "pattern", "must be a string"))?;
-            body = Some(
-                pattern::body_regex(p)
-                    .map_err(|why| JsonSchemaError::at(pointer, "pattern", why))?,
-            );
+            let body = pattern::body_regex(p)
+                .map_err(|why| JsonSchemaError::at(pointer, "pattern", why))?;
+            parts.push(format!("\"{body}\""));
         }
         if let Some(name) = map.get("format").and_then(Value::as_str) {
             match formats::body_regex(name) {
-                formats::Format::Exact(regex) if body.is_none() => body = Some(regex),
-                formats::Format::Exact(_) => self.refuse(
-                    pointer,
-                    "format",
-                    "`pattern` and `format` together need intersection (not yet built)",
-                )?,
+                formats::Format::Exact(regex) => {
+                    if !formats::COMPLETE.contains(&name) {
+                        let why = format!("format `{name}` is enforced as a subset of its grammar");
+                        self.incomplete.push((None, why));
+                    }
+                    parts.push(format!("\"{regex}\""));
+                }
                 formats::Format::Unknown => {}
                 formats::Format::Refused(why) => self.refuse(pointer, "format", why)?,
             }
         }
-        if let Some(body) = body {
-            if lengths {
-                let why = "a length bound beside `pattern` or `format` needs intersection (not yet built)";
-                self.refuse(
-                    pointer,
-                    if min > 0 { "minLength" } else { "maxLength" },
-                    why,
-                )?;
-            }
-            return Ok(Some(format!("\"{body}\"")));
+        if min > 0 || max.is_some() || parts.is_empty() {
+            let max = max.map_or(String::new(), |m| m.to_string());
+            parts.push(format!("\"(?:{}){{{min},{max}}}\"", strings::any_char()));
         }
-        if max.is_some_and(|max| max < min) {
-            return Ok(None);
-        }
-        let max = max.map_or(String::new(), |m| m.to_string());
-        Ok(Some(format!(
-            "\"(?:{}){{{min},{max}}}\"",
-            strings::any_char()
-        )))
+        self.automata.intersect(&parts)
     }
 
     /// `type: integer` / `number` with `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`.
@@ -89,7 +77,7 @@ impl Translator<'_> {
             });
         }
         if lo.is_none() && hi.is_none() {
-            return Ok(Some(NUMBER.into()));
+            return Ok(Some(self.number_any().into()));
         }
         let mut exact = |b: Option<(f64, bool)>,
                          keyword|

@@ -326,6 +326,7 @@ pub struct RegexBuilder {
     state_limit: usize,
     case_insensitive: bool,
     dialect: Dialect,
+    automata: Vec<std::sync::Arc<ByteDfa>>,
 }
 
 impl Default for RegexBuilder {
@@ -341,7 +342,16 @@ impl RegexBuilder {
             state_limit: DEFAULT_DFA_STATE_LIMIT,
             case_insensitive: false,
             dialect: Dialect::Regex,
+            automata: Vec::new(),
         }
+    }
+
+    /// The byte DFAs that `(?P<AUTOMATON>N)` in a pattern splices in (`N` indexes
+    /// `automata`): how a language built with [`Algebra`] (an intersection, a
+    /// complement) re-enters a pattern. DFAs with terminal edges are refused.
+    pub fn automata(&mut self, automata: Vec<std::sync::Arc<ByteDfa>>) -> &mut RegexBuilder {
+        self.automata = automata;
+        self
     }
 
     /// Reads patterns in `dialect` (default [`Dialect::Regex`]).
@@ -408,7 +418,7 @@ impl RegexBuilder {
         limit: usize,
         nfa_limit: usize,
     ) -> Result<ByteDfa, RegexError> {
-        let mut compiler = nfa::Compiler::new(nfa_limit, uses);
+        let mut compiler = nfa::Compiler::new(nfa_limit, uses).with_automata(&self.automata);
         if compiler.estimate(hir)? > nfa_limit as u64 {
             return Err(RegexError::too_many_nfa_states(nfa_limit));
         }
@@ -499,7 +509,9 @@ impl RegexBuilder {
             nfa::Context::Byte(b) => fixed(&format!(r"\x{b:02X}")),
             nfa::Context::Body { use_id, hir } => {
                 let u = &uses[*use_id];
-                let body = nfa::Compiler::new(nfa_limit, uses).compile(hir)?;
+                let body = nfa::Compiler::new(nfa_limit, uses)
+                    .with_automata(&self.automata)
+                    .compile(hir)?;
                 if !body.looks.is_empty() || body.has_anchors() {
                     return Err(u.unsupported(
                         "its body has an assertion of its own (`^`, `$`, `\\b`, a \

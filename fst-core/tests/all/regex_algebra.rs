@@ -205,3 +205,35 @@ fn terminal_operands_are_refused_by_name() {
         assert!(err.to_string().contains("<TEXT_TOKEN>"), "{err}");
     }
 }
+
+/// `(?P<AUTOMATON>N)` splices a DFA into a pattern: a random pattern around a spliced
+/// intersection matches what the oracle says for the same pattern with the intersection
+/// checked on the spliced part (texts split at every point).
+#[test]
+fn spliced_automata_match_their_language_in_context() {
+    let texts = all_texts(PIECES, 4);
+    let algebra = Algebra::new();
+    let mut rng = SplitMix64::new(16);
+    for _ in 0..60 {
+        let (p, q, a, b) = pair(&mut rng);
+        let both = std::sync::Arc::new(algebra.intersect(&a, &b).unwrap());
+        let dfa = fst_core::regex::RegexBuilder::new()
+            .automata(vec![both])
+            .build("a(?P<AUTOMATON>0)(?:c|(?P<AUTOMATON>0))")
+            .unwrap();
+        let (ra, rb) = (oracle(&p), oracle(&q));
+        let inner = |t: &[u8]| ra.is_match(t) && rb.is_match(t);
+        for t in &texts {
+            let expected = t.first() == Some(&b'a')
+                && (1..=t.len()).any(|i| {
+                    let (x, rest) = (&t[1..i], &t[i..]);
+                    inner(x) && (rest == b"c" || inner(rest))
+                });
+            assert_eq!(dfa.is_match(t), expected, "a({p} & {q})(c|same) on {t:?}");
+        }
+    }
+    let err = fst_core::regex::RegexBuilder::new()
+        .build("(?P<AUTOMATON>0)")
+        .unwrap_err();
+    assert!(err.to_string().contains("no automaton 0"), "{err}");
+}
