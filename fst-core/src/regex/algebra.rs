@@ -208,6 +208,53 @@ impl Algebra {
         nfa.determinize("reversal", &starts, self.state_limit)
     }
 
+    /// The image of `a` under a byte substitution: every text with each byte `b` replaced
+    /// by `code(b)` (`None` keeps `b`). Escaping is one: JSON Schema's `pattern` is a
+    /// language of decoded strings, and its image under JSON string escaping is the
+    /// language of their encodings.
+    pub fn substitute(
+        &self,
+        a: &ByteDfa,
+        code: impl Fn(u8) -> Option<Vec<u8>>,
+    ) -> Result<ByteDfa, RegexError> {
+        refuse_terminals("substitution", a)?;
+        let n = a.num_states();
+        let mut identity = [0u8; 256];
+        for (b, slot) in identity.iter_mut().enumerate() {
+            *slot = b as u8;
+        }
+        let codes: Vec<Option<Vec<u8>>> = (0..=255u8).map(&code).collect();
+        let mut nfa = SetNfa::new(identity, 256, n);
+        for s in 0..n {
+            for (b, replacement) in codes.iter().enumerate() {
+                let t = a.table[s * a.num_classes + a.classes[b] as usize];
+                if t == DEAD {
+                    continue;
+                }
+                let Some(bytes) = replacement else {
+                    nfa.edge(s, b, t);
+                    continue;
+                };
+                // A chain of fresh states spelling the replacement.
+                let mut from = s;
+                for (i, &c) in bytes.iter().enumerate() {
+                    let to = if i + 1 == bytes.len() {
+                        t
+                    } else {
+                        nfa.push_state()
+                    };
+                    nfa.edge(from, c as usize, to);
+                    from = to as usize;
+                }
+                if bytes.is_empty() {
+                    nfa.epsilon[s].push(t);
+                }
+            }
+        }
+        nfa.accepting[..n].copy_from_slice(&a.accepting);
+        nfa.determinize("substitution", &[0], self.state_limit)
+    }
+
     /// The product automaton of `a` and `b` over their joint byte classes; a missing
     /// transition counts as a dead component.
     fn product(
@@ -351,6 +398,14 @@ impl SetNfa {
             epsilon: vec![Vec::new(); states],
             accepting: vec![false; states],
         }
+    }
+
+    /// A new state without edges.
+    fn push_state(&mut self) -> u32 {
+        self.edges.push(Vec::new());
+        self.epsilon.push(Vec::new());
+        self.accepting.push(false);
+        (self.edges.len() - 1) as u32
     }
 
     fn edge(&mut self, from: usize, class: usize, to: u32) {
