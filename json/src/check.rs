@@ -31,6 +31,11 @@ impl Automata {
         }
     }
 
+    /// The state limit of each step.
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// The DFA of generated regex text.
     pub(crate) fn dfa(&self, regex: &str) -> Result<ByteDfa, JsonSchemaError> {
         RegexBuilder::new()

@@ -11,6 +11,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{child, JsonSchemaError};
+use crate::pattern::NOTHING;
 use crate::scalars::count;
 use crate::schema::{alternation, Lang, Translator};
 use crate::{pattern, strings};
@@ -275,7 +276,7 @@ impl Translator<'_> {
 
     /// `patternProperties`: each pattern's key regex (`"…"`), schema and pointer.
     fn patterns(
-        &self,
+        &mut self,
         map: &Map<String, Value>,
         pointer: &str,
     ) -> Result<Vec<(String, Value, String)>, JsonSchemaError> {
@@ -294,7 +295,7 @@ impl Translator<'_> {
         patterns
             .iter()
             .map(|(p, schema)| {
-                let body = pattern::body_regex(p)
+                let body = pattern::body(p, &mut self.automata)
                     .map_err(|why| JsonSchemaError::at(pointer, "patternProperties", why))?;
                 Ok((format!("\"{body}\""), schema.clone(), child(&here, p)))
             })
@@ -473,9 +474,6 @@ impl Translator<'_> {
 
 /// Most `patternProperties` patterns (their key sets are split 2^n ways).
 const MAX_PATTERNS: usize = 4;
-
-/// The regex of no text.
-const NOTHING: &str = "[^\\x{0}-\\x{10FFFF}]";
 
 fn refs(names: &[String]) -> Vec<&str> {
     names.iter().map(String::as_str).collect()

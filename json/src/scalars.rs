@@ -27,7 +27,7 @@ impl Translator<'_> {
             let p = p
                 .as_str()
                 .ok_or_else(|| JsonSchemaError::at(pointer, "pattern", "must be a string"))?;
-            let body = pattern::body_regex(p)
+            let body = pattern::body(p, &mut self.automata)
                 .map_err(|why| JsonSchemaError::at(pointer, "pattern", why))?;
             parts.push(format!("\"{body}\""));
         }
