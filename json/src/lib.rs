@@ -26,6 +26,7 @@ mod config;
 mod containers;
 mod error;
 mod formats;
+mod multiple;
 mod numbers;
 mod pattern;
 mod scalars;

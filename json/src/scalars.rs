@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use crate::error::JsonSchemaError;
 use crate::numbers::{decimal_range, integer_range, Bound};
 use crate::schema::{Lang, Translator};
-use crate::{formats, pattern, strings};
+use crate::{formats, multiple, pattern, strings};
 
 /// Largest magnitude of a numeric bound handled exactly.
 const MAX_BOUND: f64 = 1e30;
@@ -53,6 +53,41 @@ impl Translator<'_> {
 
     /// `type: integer` / `number` with `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`.
     pub(crate) fn number(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        integer: bool,
+    ) -> Result<Lang, JsonSchemaError> {
+        let range = self.number_range(map, pointer, integer)?;
+        let Some(q) = map.get("multipleOf") else {
+            return Ok(range);
+        };
+        let (a, k) = match q {
+            Value::Number(q) => multiple::parse(&q.to_string())
+                .map_err(|why| JsonSchemaError::at(pointer, "multipleOf", why))?,
+            _ => {
+                return Err(JsonSchemaError::at(
+                    pointer,
+                    "multipleOf",
+                    "must be a number",
+                ))
+            }
+        };
+        let Some(range) = range else { return Ok(None) };
+        if integer && k == 0 && a == 1 {
+            return Ok(Some(range));
+        }
+        let dfa = multiple::multiples(a, k, self.config.dfa_state_limit)
+            .map_err(|why| JsonSchemaError::at(pointer, "multipleOf", why))?;
+        let multiples = self.automata.splice(dfa);
+        match multiples {
+            Some(m) => self.automata.intersect(&[range, m]),
+            None => Ok(None),
+        }
+    }
+
+    /// The numbers of the type within `minimum`/`maximum`/`exclusive*`.
+    fn number_range(
         &mut self,
         map: &Map<String, Value>,
         pointer: &str,

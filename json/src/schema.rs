@@ -91,7 +91,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("$dynamicRef", "dynamic scopes are not supported"),
     ("$recursiveRef", "dynamic scopes are not supported"),
-    ("multipleOf", "a remainder automaton is not built yet"),
 ];
 
 /// The translation of one schema document.
@@ -204,7 +203,7 @@ impl<'a> Translator<'a> {
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
         for (keyword, why) in REFUSED {
-            if map.contains_key(*keyword) && !(*keyword == "multipleOf" && trivial_multiple(map)) {
+            if map.contains_key(*keyword) {
                 self.refuse(pointer, keyword, why)?;
             }
         }
@@ -600,12 +599,6 @@ fn is_keyword(k: &str) -> bool {
     ASSERTIONS.contains(&k)
         || REFUSED.iter().any(|(r, _)| *r == k)
         || ["$ref", "allOf", "anyOf", "oneOf", "not", "if"].contains(&k)
-}
-
-/// `multipleOf: 1` on an integer-only schema constrains nothing.
-fn trivial_multiple(map: &Map<String, Value>) -> bool {
-    map.get("multipleOf").and_then(Value::as_f64) == Some(1.0)
-        && map.get("type").and_then(Value::as_str) == Some("integer")
 }
 
 fn collect_anchors(value: &Value, pointer: &str, out: &mut HashMap<String, String>) {

@@ -208,6 +208,37 @@ impl Algebra {
         nfa.determinize("reversal", &starts, self.state_limit)
     }
 
+    /// The minimized DFA of an automaton given by its edges `(from, lo, hi, to)` (bytes
+    /// `lo..=hi`; several edges may share a byte: it is determinized) over states
+    /// `0..accepting.len()`, starting at 0: for automata that no short regex writes, such
+    /// as remainders of decimal numerals.
+    pub fn from_edges(
+        &self,
+        edges: &[(u32, u8, u8, u32)],
+        accepting: &[bool],
+    ) -> Result<ByteDfa, RegexError> {
+        let n = accepting.len().max(1);
+        let mut identity = [0u8; 256];
+        for (b, slot) in identity.iter_mut().enumerate() {
+            *slot = b as u8;
+        }
+        let mut nfa = SetNfa::new(identity, 256, n);
+        for &(from, lo, hi, to) in edges {
+            if from as usize >= n || to as usize >= n {
+                return Err(RegexError::new(
+                    RegexErrorKind::Syntax,
+                    None,
+                    format!("an edge {from} -> {to} names a state not below {n}"),
+                ));
+            }
+            for b in lo..=hi {
+                nfa.edge(from as usize, b as usize, to);
+            }
+        }
+        nfa.accepting[..accepting.len()].copy_from_slice(accepting);
+        nfa.determinize("construction", &[0], self.state_limit)
+    }
+
     /// The image of `a` under a byte substitution: every text with each byte `b` replaced
     /// by `code(b)` (`None` keeps `b`). Escaping is one: JSON Schema's `pattern` is a
     /// language of decoded strings, and its image under JSON string escaping is the
