@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::JsonSchemaError;
-use crate::numbers::{decimal_range, integer_range, Bound};
+use crate::numbers::{decimal_range, fractional_side, integer_range, Bound};
 use crate::schema::{Lang, Translator};
 use crate::{formats, multiple, pattern, strings};
 
@@ -114,27 +114,46 @@ impl Translator<'_> {
         if lo.is_none() && hi.is_none() {
             return Ok(Some(self.number_any().into()));
         }
-        let mut exact = |b: Option<(f64, bool)>,
-                         keyword|
-         -> Result<Option<Bound>, JsonSchemaError> {
+        // Integer bounds by the range construction, others one side at a time, and the
+        // sides intersected (with the JSON number form, which the sides do not enforce).
+        let mut sides = Vec::new();
+        let mut integer_bounds = (None, None);
+        for (b, lower) in [(lo, true), (hi, false)] {
             match b {
-                Some((x, inclusive)) if x.fract() == 0.0 => Ok(Some(Bound {
-                    value: x as i128,
-                    inclusive,
-                })),
-                Some(_) => {
-                    let why = "a non-integer bound on `number` is not built yet (integer bounds are exact)";
-                    self.refuse(pointer, keyword, why)?;
-                    Ok(None)
+                Some((x, inclusive)) if x.fract() == 0.0 => {
+                    let b = Some(Bound {
+                        value: x as i128,
+                        inclusive,
+                    });
+                    if lower {
+                        integer_bounds.0 = b;
+                    } else {
+                        integer_bounds.1 = b;
+                    }
                 }
-                None => Ok(None),
+                Some((x, inclusive)) => match fractional_side(x, inclusive, lower) {
+                    Some(side) => sides.push(side),
+                    None => return Ok(None),
+                },
+                None => {}
             }
-        };
-        let lo = exact(lo, "minimum")?;
-        let hi = exact(hi, "maximum")?;
-        Ok(decimal_range(lo, hi))
+        }
+        if sides.is_empty() {
+            return Ok(decimal_range(integer_bounds.0, integer_bounds.1));
+        }
+        if integer_bounds != (None, None) {
+            match decimal_range(integer_bounds.0, integer_bounds.1) {
+                Some(range) => sides.push(range),
+                None => return Ok(None),
+            }
+        }
+        sides.push(NO_EXPONENT.to_string());
+        self.automata.intersect(&sides)
     }
 }
+
+/// JSON numbers without exponent.
+const NO_EXPONENT: &str = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?";
 
 /// A non-negative integer keyword.
 pub(crate) fn count(

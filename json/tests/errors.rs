@@ -44,7 +44,7 @@ fn refusals_name_the_keyword_and_pointer() {
             "`pattern` at the schema root",
         ),
         (r##"{"type": "string", "format": "email"}"##, "`format`"),
-        (r##"{"type": "number", "minimum": 0.5}"##, "`minimum`"),
+        (r##"{"type": "number", "minimum": 1e40}"##, "`minimum`"),
         (
             r##"{"oneOf": [{"type": "number"}, {"type": "string", "format": "hostname"}, {"type": "string"}]}"##,
             "`oneOf`",
