@@ -212,7 +212,7 @@ impl<'a> Translator<'a> {
             _ => {
                 let mut names = Vec::new();
                 self.collect_names(map, &mut names, 0);
-                Some(std::mem::replace(&mut self.hint, Some((level, names))))
+                Some(self.hint.replace((level, names)))
             }
         };
         let lang = self.combined(map, pointer, level);
