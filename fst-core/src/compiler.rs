@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use crate::automaton::{Terminal, TokenAutomaton};
 use crate::compose::{compose_classes_with_trie, ComposeError, ComposeLimits, VocabTrie};
 use crate::parts::PartsError;
-use crate::regex::{Dialect, RegexBuilder, RegexError, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
+use crate::regex::{
+    ByteDfa, Dialect, RegexBuilder, RegexError, TerminalKind, DEFAULT_DFA_STATE_LIMIT,
+};
 use crate::vocab::TokenVocabulary;
 
 /// Compiles regular expressions into token automata for one vocabulary at a time.
@@ -225,11 +227,29 @@ impl RegexCompiler {
             .build(pattern)
             .map_err(BuildError::regex)?;
         stats.byte_dfa_time = started.elapsed();
-        stats.byte_dfa_states = dfa.num_states();
+        let (automaton, rest) = self.compile_dfa_with_trie(&dfa, pattern, trie)?;
+        stats.byte_dfa_states = rest.byte_dfa_states;
+        stats.compose_time = rest.compose_time;
+        stats.layout_time = rest.layout_time;
+        Ok((automaton, stats))
+    }
 
+    /// Composes a byte DFA built elsewhere (by [`crate::regex::Algebra`], or a
+    /// [`RegexBuilder`] with automata) with the vocabulary of `trie`; `source` names it
+    /// in errors. The stats have no byte-DFA time.
+    pub fn compile_dfa_with_trie(
+        &self,
+        dfa: &ByteDfa,
+        source: &str,
+        trie: &VocabTrie,
+    ) -> Result<(TokenAutomaton, CompileStats), BuildError> {
+        let mut stats = CompileStats {
+            byte_dfa_states: dfa.num_states(),
+            ..CompileStats::default()
+        };
         let started = Instant::now();
-        let mut parts = compose_classes_with_trie(&dfa, trie, &self.limits())
-            .map_err(|e| BuildError::compose(pattern, e))?;
+        let mut parts = compose_classes_with_trie(dfa, trie, &self.limits())
+            .map_err(|e| BuildError::compose(source, e))?;
         parts.terminals = dfa
             .terminals()
             .iter()

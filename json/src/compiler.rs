@@ -1,8 +1,11 @@
 //! The entry point: options, schema text in, regex or token automaton out.
 
+use std::sync::Arc;
+
 use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::{BuildError, BuildErrorKind, CompileStats, RegexCompiler};
 use fst_core::compose::VocabTrie;
+use fst_core::regex::{ByteDfa, RegexBuilder, RegexError};
 use fst_core::TokenVocabulary;
 use serde_json::Value;
 
@@ -13,10 +16,24 @@ use crate::schema::Translator;
 /// A schema's regex and what was left out (under `lenient`).
 #[derive(Clone, Debug)]
 pub struct SchemaRegex {
-    /// The regex (regex-syntax dialect, full match) of the admitted JSON texts.
+    /// The regex (regex-syntax dialect, full match) of the admitted JSON texts. Where a
+    /// keyword needed an intersection or complement, it holds `(?P<AUTOMATON>N)`, the
+    /// language of `automata[N]`; compile it with [`SchemaRegex::dfa`].
     pub regex: String,
+    /// The automata the regex splices in.
+    pub automata: Vec<Arc<ByteDfa>>,
     /// Keywords not enforced (empty unless [`Config::lenient`]).
     pub warnings: Vec<Warning>,
+}
+
+impl SchemaRegex {
+    /// The minimized byte DFA of the admitted texts, with at most `state_limit` states.
+    pub fn dfa(&self, state_limit: usize) -> Result<ByteDfa, RegexError> {
+        RegexBuilder::new()
+            .state_limit(state_limit)
+            .automata(self.automata.clone())
+            .build(&self.regex)
+    }
 }
 
 /// A compiled schema.
@@ -115,9 +132,11 @@ impl JsonSchemaCompiler {
             }
             return Err(JsonSchemaError::other(message));
         };
+        let (warnings, automata) = translator.into_parts();
         Ok(SchemaRegex {
             regex,
-            warnings: translator.into_warnings(),
+            automata: automata.list,
+            warnings,
         })
     }
 
@@ -142,29 +161,38 @@ impl JsonSchemaCompiler {
         schema: &str,
         trie: &VocabTrie,
     ) -> Result<Compiled, JsonSchemaError> {
-        let SchemaRegex { regex, warnings } = self.to_regex(schema)?;
-        self.compile_regex(&regex, warnings, trie)
+        let schema = self.to_regex(schema)?;
+        self.compile_schema(schema, trie)
     }
 
     /// Compiles schema-free JSON (depth [`Config::any_json_depth`]) for the vocabulary.
     pub fn compile_any_json(&self, trie: &VocabTrie) -> Result<Compiled, JsonSchemaError> {
-        self.compile_regex(&self.any_json_regex(), Vec::new(), trie)
+        let any = self.value_to_regex(&Value::Bool(true))?;
+        self.compile_schema(any, trie)
     }
 
-    fn compile_regex(
+    fn compile_schema(
         &self,
-        regex: &str,
-        warnings: Vec<Warning>,
+        schema: SchemaRegex,
         trie: &VocabTrie,
     ) -> Result<Compiled, JsonSchemaError> {
-        let (automaton, stats) = RegexCompiler::new()
+        let started = std::time::Instant::now();
+        let dfa = schema.dfa(self.config.dfa_state_limit).map_err(|e| {
+            let short: String = e.to_string().chars().take(300).collect();
+            JsonSchemaError::other(format!(
+                "the schema's automaton could not be built: {short}"
+            ))
+        })?;
+        let byte_dfa_time = started.elapsed();
+        let (automaton, mut stats) = RegexCompiler::new()
             .dfa_state_limit(self.config.dfa_state_limit)
             .token_edge_limit(self.config.token_edge_limit)
-            .compile_with_trie(regex, trie)
+            .compile_dfa_with_trie(&dfa, "the schema's regex", trie)
             .map_err(|e| compile_error(&e))?;
+        stats.byte_dfa_time = byte_dfa_time;
         Ok(Compiled {
             automaton,
-            warnings,
+            warnings: schema.warnings,
             stats,
         })
     }

@@ -11,6 +11,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{child, JsonSchemaError};
+use crate::pattern::NOTHING;
 use crate::scalars::count;
 use crate::schema::{alternation, Lang, Translator};
 use crate::{pattern, strings};
@@ -37,6 +38,7 @@ impl Translator<'_> {
         pointer: &str,
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
+        self.deepest = self.deepest.max(level);
         let (prefix, prefix_key, rest, rest_key) = match (map.get("prefixItems"), map.get("items"))
         {
             (Some(Value::Array(p)), _) => (p.as_slice(), "prefixItems", map.get("items"), "items"),
@@ -112,9 +114,71 @@ impl Translator<'_> {
                 (None, false) => Some(String::new()),
             };
         }
-        Ok(self
+        let lang = self
             .ws()
-            .container("\\[", "\\]", body.as_deref(), min == 0, level))
+            .container("\\[", "\\]", body.as_deref(), min == 0, level);
+        let mut items: Vec<String> = elems.into_iter().flatten().collect();
+        items.extend(x);
+        self.contains(map, pointer, level, lang, alternation(items))
+    }
+
+    /// `contains` with `minContains`/`maxContains`: the array language intersected with
+    /// the arrays of items from `items` (every item the array admits) where the count of
+    /// items matching `contains` is in range. Top-level commas split items unambiguously.
+    fn contains(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+        lang: Lang,
+        items: Lang,
+    ) -> Result<Lang, JsonSchemaError> {
+        let Some(schema) = map.get("contains") else {
+            return Ok(lang);
+        };
+        let lo = count(map, pointer, "minContains")?.unwrap_or(1);
+        let hi = count(map, pointer, "maxContains")?;
+        let Some(items) = items else {
+            // No item at all: only the empty array, which has no matching item.
+            return Ok(if lo == 0 { lang } else { None });
+        };
+        let Some(lang) = lang else { return Ok(None) };
+        if hi.is_some_and(|h| h < lo) {
+            return Ok(None);
+        }
+        let matching = self.schema(schema, &child(pointer, "contains"), level + 1)?;
+        let c = match matching.clone() {
+            Some(m) => self.automata.intersect(&[items.clone(), m])?,
+            None => None,
+        };
+        let n = self.automata.difference(&items, matching)?;
+        let sep = self.ws().sep(level);
+        let mut alts = Vec::new();
+        if let (Some(c), true) = (&c, hi != Some(0)) {
+            // Items not matching, each before a separator; then the matching ones.
+            let skip = n
+                .as_ref()
+                .map_or(String::new(), |n| format!("(?:{n}{sep})*"));
+            let tail = n
+                .as_ref()
+                .map_or(String::new(), |n| format!("(?:{sep}{n})*"));
+            let hi = hi.map_or(String::new(), |h| (h - 1).to_string());
+            alts.push(format!(
+                "{skip}(?:{c}{sep}{skip}){{{},{hi}}}{c}{tail}",
+                lo.max(1) - 1
+            ));
+        }
+        if let (Some(n), 0) = (&n, lo) {
+            alts.push(format!("{n}(?:{sep}{n})*"));
+        }
+        let body = alternation(alts);
+        match self
+            .ws()
+            .container("\\[", "\\]", body.as_deref(), lo == 0, level)
+        {
+            Some(counted) => self.automata.intersect(&[lang, counted]),
+            None => Ok(None),
+        }
     }
 
     /// `type: object`.
@@ -124,9 +188,8 @@ impl Translator<'_> {
         pointer: &str,
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
+        self.deepest = self.deepest.max(level);
         let colon = self.ws().colon();
-        let mut names: Vec<String> = Vec::new();
-        let mut members = Vec::new();
         let required = self.required(map, pointer)?;
         let empty = Map::new();
         let properties = match map.get("properties") {
@@ -144,30 +207,24 @@ impl Translator<'_> {
             Some(v) => v.clone(),
             None => Value::Bool(self.config.additional_properties),
         };
-        let mut declared: Vec<(String, Value, String)> = properties
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    v.clone(),
-                    child(&child(pointer, "properties"), k),
-                )
-            })
-            .collect();
-        for name in &required {
-            if !properties.contains_key(name) {
-                declared.push((
-                    name.clone(),
-                    additional.clone(),
-                    child(pointer, "additionalProperties"),
-                ));
+        let patterns = self.patterns(map, pointer)?;
+        // Every name any part of the combined schema mentions has a position.
+        let mut names = self.hint_names(level);
+        for name in properties.keys().chain(&required) {
+            if !names.contains(name) {
+                names.push(name.clone());
             }
         }
-        let allowed_names = self.property_names(map, pointer, level, &declared)?;
-        for (name, schema, at) in &declared {
+        if !names.is_empty() {
+            let why = "a nested object's members are written in one order";
+            self.incomplete.push((Some(level), why.into()));
+        }
+        let allowed = self.property_names(map, pointer, level, &names)?;
+        let mut members = Vec::new();
+        for name in &names {
             let is_required = required.contains(name);
-            let value = if allowed_names.contains(name) {
-                self.schema(schema, at, level + 1)?
+            let value = if allowed.contains(name) {
+                self.member_value(name, properties, &patterns, &additional, pointer, level)?
             } else {
                 None
             };
@@ -179,15 +236,20 @@ impl Translator<'_> {
                 None if is_required => return Ok(None),
                 None => {}
             }
-            names.push(name.clone());
         }
-        let extra = self.extra_members(map, pointer, level, &additional, &names)?;
-        let extra = self.property_counts(map, pointer, &members, extra)?;
-        let Some(extra) = extra else { return Ok(None) };
+        let extra = self.extra_members(map, pointer, level, &additional, &patterns, &names)?;
+        let extra = extra.map(|regex| Extra {
+            regex,
+            min: 0,
+            max: None,
+        });
         let (body, empty) = sequence(&members, extra.as_ref(), &self.ws().sep(level));
-        Ok(self
+        let lang = self
             .ws()
-            .container("\\{", "\\}", body.as_deref(), empty, level))
+            .container("\\{", "\\}", body.as_deref(), empty, level);
+        let mut all: Vec<String> = members.into_iter().map(|m| m.regex).collect();
+        all.extend(extra.map(|e| e.regex));
+        self.property_counts(map, pointer, level, lang, all)
     }
 
     fn required(
@@ -212,53 +274,15 @@ impl Translator<'_> {
         }
     }
 
-    /// The declared names that `propertyNames` admits (all of them without it).
-    fn property_names(
+    /// `patternProperties`: each pattern's key regex (`"…"`), schema and pointer.
+    fn patterns(
         &mut self,
         map: &Map<String, Value>,
         pointer: &str,
-        level: usize,
-        declared: &[(String, Value, String)],
-    ) -> Result<Vec<String>, JsonSchemaError> {
-        let names: Vec<String> = declared.iter().map(|d| d.0.clone()).collect();
-        let Some(schema) = map.get("propertyNames") else {
-            return Ok(names);
-        };
-        let texts: Vec<String> = names
-            .iter()
-            .map(|n| Value::String(n.clone()).to_string())
-            .collect();
-        match self.schema(schema, &child(pointer, "propertyNames"), level)? {
-            None => Ok(Vec::new()),
-            Some(regex) => {
-                let ok = crate::check::filter_matching(&regex, texts, self.config.dfa_state_limit)?;
-                Ok(names
-                    .into_iter()
-                    .filter(|n| ok.contains(&Value::String(n.clone()).to_string()))
-                    .collect())
-            }
-        }
-    }
-
-    /// The members beside the declared ones: `additionalProperties` keys (any name but
-    /// the declared ones), or a single `patternProperties` pattern when nothing else is allowed.
-    fn extra_members(
-        &mut self,
-        map: &Map<String, Value>,
-        pointer: &str,
-        level: usize,
-        additional: &Value,
-        names: &[String],
-    ) -> Result<Option<String>, JsonSchemaError> {
-        let colon = self.ws().colon();
-        let value = self.schema(
-            additional,
-            &child(pointer, "additionalProperties"),
-            level + 1,
-        )?;
+    ) -> Result<Vec<(String, Value, String)>, JsonSchemaError> {
         let patterns = match map.get("patternProperties") {
-            Some(Value::Object(p)) if !p.is_empty() => Some(p),
-            Some(Value::Object(_)) | None => None,
+            Some(Value::Object(p)) => p,
+            None => return Ok(Vec::new()),
             Some(_) => {
                 return Err(JsonSchemaError::at(
                     pointer,
@@ -267,91 +291,189 @@ impl Translator<'_> {
                 ))
             }
         };
-        if let Some(patterns) = patterns {
-            if value.is_some() || patterns.len() > 1 {
-                let why = "keys matching a pattern must avoid the other patterns and the additional keys, \
-                           which needs a difference of key languages (not yet built); supported: one \
-                           pattern with additionalProperties false";
-                self.refuse(pointer, "patternProperties", why)?;
-                return Ok(
-                    value.map(|v| format!("\"{}\"{colon}{v}", strings::body_except(&refs(names))))
-                );
-            }
-            let (p, schema) = patterns.iter().next().expect("one pattern");
-            let here = child(&child(pointer, "patternProperties"), p);
-            let body = pattern::body_regex(p)
-                .map_err(|why| JsonSchemaError::at(pointer, "patternProperties", why))?;
-            let key = format!("\"{body}\"");
-            let texts: Vec<String> = names
-                .iter()
-                .map(|n| Value::String(n.clone()).to_string())
-                .collect();
-            if !crate::check::filter_matching(&key, texts, self.config.dfa_state_limit)?.is_empty()
-            {
-                let why = "a declared property matches the pattern and would need both schemas (intersection)";
-                self.refuse(pointer, "patternProperties", why)?;
-            }
-            return Ok(self
-                .schema(schema, &here, level + 1)?
-                .map(|v| format!("{key}{colon}{v}")));
-        }
-        let Some(value) = value else { return Ok(None) };
-        if map.contains_key("propertyNames") {
-            let why =
-                "additional keys would have to match propertyNames and avoid the declared names \
-                       (intersection, not yet built); supported with additionalProperties false";
-            self.refuse(pointer, "propertyNames", why)?;
-        }
-        Ok(Some(format!(
-            "\"{}\"{colon}{value}",
-            strings::body_except(&refs(names))
-        )))
+        let here = child(pointer, "patternProperties");
+        patterns
+            .iter()
+            .map(|(p, schema)| {
+                let body = pattern::body(p, &mut self.automata)
+                    .map_err(|why| JsonSchemaError::at(pointer, "patternProperties", why))?;
+                Ok((format!("\"{body}\""), schema.clone(), child(&here, p)))
+            })
+            .collect()
     }
 
-    /// Applies `minProperties`/`maxProperties`; `Ok(None)` when they cannot be met.
+    /// The value of member `name`: its `properties` schema and every matching pattern's
+    /// schema, all of them (intersection), or else `additionalProperties`.
+    fn member_value(
+        &mut self,
+        name: &str,
+        properties: &Map<String, Value>,
+        patterns: &[(String, Value, String)],
+        additional: &Value,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        let mut schemas: Vec<(&Value, String)> = Vec::new();
+        if let Some(s) = properties.get(name) {
+            schemas.push((s, child(&child(pointer, "properties"), name)));
+        }
+        let key = Value::String(name.to_string()).to_string();
+        for (regex, schema, at) in patterns {
+            if self.automata.dfa(regex)?.is_match(key.as_bytes()) {
+                schemas.push((schema, at.clone()));
+            }
+        }
+        if schemas.is_empty() {
+            schemas.push((additional, child(pointer, "additionalProperties")));
+        }
+        let mut langs = Vec::new();
+        for (schema, at) in schemas {
+            match self.schema(schema, &at, level + 1)? {
+                Some(l) => langs.push(l),
+                None => return Ok(None),
+            }
+        }
+        self.automata.intersect(&langs)
+    }
+
+    /// The names that `propertyNames` admits (all of them without it).
+    fn property_names(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+        names: &[String],
+    ) -> Result<Vec<String>, JsonSchemaError> {
+        let Some(regex) = self.key_language(map, pointer, level)? else {
+            return Ok(names.to_vec());
+        };
+        let dfa = self.automata.dfa(&regex)?;
+        Ok(names
+            .iter()
+            .filter(|n| dfa.is_match(Value::String(n.to_string()).to_string().as_bytes()))
+            .cloned()
+            .collect())
+    }
+
+    /// The keys (`"…"` texts) `propertyNames` admits, `Ok(None)` without it (a schema
+    /// admitting no string gives the empty regex `[^\x00-\x{10FFFF}]`).
+    fn key_language(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Option<String>, JsonSchemaError> {
+        let Some(schema) = map.get("propertyNames") else {
+            return Ok(None);
+        };
+        let any_key = format!("\"(?:{})*\"", strings::any_char());
+        let keys = match self.schema(schema, &child(pointer, "propertyNames"), level)? {
+            Some(lang) => self.automata.intersect(&[any_key, lang])?,
+            None => None,
+        };
+        Ok(Some(keys.unwrap_or_else(|| NOTHING.to_string())))
+    }
+
+    /// The members whose names are not positioned: for each set of patterns, the keys
+    /// matching exactly those (and `propertyNames`), with the value of every pattern of
+    /// the set, or `additionalProperties` for keys matching none.
+    fn extra_members(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+        additional: &Value,
+        patterns: &[(String, Value, String)],
+        names: &[String],
+    ) -> Result<Option<String>, JsonSchemaError> {
+        if patterns.len() > MAX_PATTERNS {
+            let why = format!(
+                "more than {MAX_PATTERNS} patterns: the keys are split by which patterns they                  match, 2^n sets"
+            );
+            self.refuse(pointer, "patternProperties", &why)?;
+        }
+        let patterns = &patterns[..patterns.len().min(MAX_PATTERNS)];
+        let colon = self.ws().colon();
+        let unnamed = format!("\"{}\"", strings::body_except(&refs(names)));
+        let limit = self.key_language(map, pointer, level)?;
+        let mut alts = Vec::new();
+        for set in 0..1usize << patterns.len() {
+            let mut keys = vec![unnamed.clone()];
+            keys.extend(limit.clone());
+            let mut others = Vec::new();
+            let mut values = Vec::new();
+            for (i, (regex, schema, at)) in patterns.iter().enumerate() {
+                if set >> i & 1 == 1 {
+                    keys.push(regex.clone());
+                    values.push((schema, at.clone()));
+                } else {
+                    others.push(regex.clone());
+                }
+            }
+            if values.is_empty() {
+                values.push((additional, child(pointer, "additionalProperties")));
+            }
+            let keys = match self.automata.intersect(&keys)? {
+                Some(k) => self.automata.difference(&k, alternation(others))?,
+                None => None,
+            };
+            let Some(keys) = keys else { continue };
+            let mut langs = Vec::new();
+            for (schema, at) in values {
+                langs.push(self.schema(schema, &at, level + 1)?);
+            }
+            let value = match langs.into_iter().collect::<Option<Vec<String>>>() {
+                Some(langs) => self.automata.intersect(&langs)?,
+                None => None,
+            };
+            if let Some(value) = value {
+                alts.push(format!("{keys}{colon}{value}"));
+            }
+        }
+        Ok(alternation(alts))
+    }
+
+    /// `minProperties`/`maxProperties`: the object language intersected with the objects
+    /// of so many members, each one of `members` (top-level commas split members
+    /// unambiguously, so the count is exact).
     fn property_counts(
         &mut self,
         map: &Map<String, Value>,
         pointer: &str,
-        members: &[Member],
-        extra: Option<String>,
-    ) -> Result<Option<Option<Extra>>, JsonSchemaError> {
+        level: usize,
+        lang: Lang,
+        members: Vec<String>,
+    ) -> Result<Lang, JsonSchemaError> {
         let min = count(map, pointer, "minProperties")?.unwrap_or(0);
         let max = count(map, pointer, "maxProperties")?;
-        let n_required = members.iter().filter(|m| m.required).count() as u64;
-        let all_required = n_required == members.len() as u64;
-        let mut extra = extra.map(|regex| Extra {
-            regex,
-            min: 0,
-            max: None,
-        });
-        if let Some(max) = max {
-            let most = members.len() as u64;
-            match &mut extra {
-                _ if max < n_required => return Ok(None),
-                None if most <= max => {}
-                Some(e) if all_required => e.max = Some(max - n_required),
-                _ => self.refuse(
-                    pointer,
-                    "maxProperties",
-                    "counting optional members is not built yet",
-                )?,
-            }
+        let Some(lang) = lang else { return Ok(None) };
+        if min == 0 && max.is_none() {
+            return Ok(Some(lang));
         }
-        if min > n_required {
-            match &mut extra {
-                Some(e) if all_required && min - n_required == 1 => e.min = 1,
-                None if all_required => return Ok(None),
-                _ => {
-                    let why = "at least two more members than the required ones would have to have \
-                               distinct names, or optional members would have to be counted (not built)";
-                    self.refuse(pointer, "minProperties", why)?
-                }
-            }
+        if max.is_some_and(|m| m < min) {
+            return Ok(None);
         }
-        Ok(Some(extra))
+        let m = alternation(members);
+        let body = match (m, max) {
+            (_, Some(0)) | (None, _) => None,
+            (Some(m), max) => {
+                let sep = self.ws().sep(level);
+                let hi = max.map_or(String::new(), |h| (h - 1).to_string());
+                Some(format!("{m}(?:{sep}{m}){{{},{hi}}}", min.max(1) - 1))
+            }
+        };
+        let counted = self
+            .ws()
+            .container("\\{", "\\}", body.as_deref(), min == 0, level);
+        match counted {
+            Some(c) => self.automata.intersect(&[lang, c]),
+            None => Ok(None),
+        }
     }
 }
+
+/// Most `patternProperties` patterns (their key sets are split 2^n ways).
+const MAX_PATTERNS: usize = 4;
 
 fn refs(names: &[String]) -> Vec<&str> {
     names.iter().map(String::as_str).collect()

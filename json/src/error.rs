@@ -33,7 +33,7 @@ impl fmt::Display for JsonSchemaError {
 impl std::error::Error for JsonSchemaError {}
 
 /// A keyword left out under [`crate::Config::lenient`]: the automaton does not enforce it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Warning {
     /// JSON pointer of the schema object holding the keyword (`""` is the root).
     pub pointer: String,

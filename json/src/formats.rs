@@ -15,6 +15,10 @@
 //! that the language stays small. Unknown format names are annotations (ignored, as the spec
 //! says); known ones not listed here are refused by name.
 
+/// The formats whose grammar here is all of the RFC's (the others are subsets, so the
+/// complement of one, under `not`, would admit valid texts).
+pub(crate) const COMPLETE: &[&str] = &["date", "uuid", "ipv4"];
+
 /// What is done with one `format`.
 pub(crate) enum Format {
     /// Enforced exactly: the regex of the string body.

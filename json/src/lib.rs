@@ -4,15 +4,18 @@
 //! crate translates a schema, keyword by keyword, into a regular expression over the
 //! bytes of those texts (in one chosen output form: properties in schema order, one
 //! whitespace style, canonical string escapes), which fst-core compiles to a byte DFA
-//! and composes with a vocabulary like any other regex. A keyword that cannot be
+//! and composes with a vocabulary like any other regex. Keywords that need intersection,
+//! difference or complement (`allOf`, `not`, `if`, `contains`, property counts and
+//! dependencies, `multipleOf`, pattern-matched names) are computed on byte DFAs with
+//! fst-core's `Algebra` and spliced back into the regex (see `combine.rs` for why this
+//! rather than look-ahead, and for when a complement is exact). A keyword that cannot be
 //! enforced exactly is an error naming it and its JSON pointer, or with
 //! [`Config::lenient`] a [`Warning`] (and the keyword is left out).
 //!
 //! ```
 //! use fstc_json::JsonSchemaCompiler;
 //! let schema = r#"{"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}"#;
-//! let regex = JsonSchemaCompiler::new().to_regex(schema)?.regex;
-//! let dfa = fst_core::regex::ByteDfa::from_regex(&regex, 10_000)?;
+//! let dfa = JsonSchemaCompiler::new().to_regex(schema)?.dfa(10_000)?;
 //! assert!(dfa.is_match(br#"{"ok": true}"#));
 //! assert!(!dfa.is_match(br#"{"ok": 1}"#));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -20,11 +23,13 @@
 #![forbid(unsafe_code)]
 
 mod check;
+mod combine;
 mod compiler;
 mod config;
 mod containers;
 mod error;
 mod formats;
+mod multiple;
 mod numbers;
 mod pattern;
 mod scalars;

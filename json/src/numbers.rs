@@ -154,6 +154,97 @@ pub(crate) fn decimal_range(lo: Option<Bound>, hi: Option<Bound>) -> Option<Stri
     join(alts)
 }
 
+/// How a magnitude compares with a bound.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cmp {
+    Ge,
+    Gt,
+    Le,
+    Lt,
+}
+
+/// Digit strings `F` (possibly empty) with `0.F cmp 0.f`, `f` without trailing zeros;
+/// `None` when there is none.
+fn fraction_cmp(f: &[u8], cmp: Cmp) -> Option<String> {
+    let Some((&d, rest)) = f.split_first() else {
+        return match cmp {
+            Cmp::Ge => Some("[0-9]*".into()),
+            Cmp::Gt => Some("[0-9]*[1-9][0-9]*".into()),
+            Cmp::Le => Some("0*".into()),
+            Cmp::Lt => None,
+        };
+    };
+    let d = d - b'0';
+    let mut alts = Vec::new();
+    let (greater, above) = (matches!(cmp, Cmp::Ge | Cmp::Gt), d < 9);
+    if greater && above {
+        alts.push(format!("[{}-9][0-9]*", d + 1));
+    }
+    if !greater {
+        // The empty rest is 0, below `0.f` (which has a non-zero digit).
+        alts.push(String::new());
+        if d > 0 {
+            alts.push(format!("[0-{}][0-9]*", d - 1));
+        }
+    }
+    alts.extend(fraction_cmp(rest, cmp).map(|r| format!("{d}{r}")));
+    Some(format!("(?:{})", alts.join("|")))
+}
+
+/// Unsigned numerals `I(.F)?` whose value compares with the decimal `int.frac` (`frac`
+/// non-empty, no trailing zeros) as `cmp` says.
+fn magnitude(int: u128, frac: &[u8], cmp: Cmp) -> Option<String> {
+    let any_fraction = "(?:\\.[0-9]+)?";
+    let mut alts = Vec::new();
+    let others = match cmp {
+        Cmp::Ge | Cmp::Gt => natural_range(int + 1, None),
+        _ if int == 0 => None,
+        _ => natural_range(0, Some(int - 1)),
+    };
+    alts.extend(others.map(|i| format!("{i}{any_fraction}")));
+    if let Some(f) = fraction_cmp(frac, cmp) {
+        // `Le`/`Lt` admit the empty fraction, which is no `.` at all.
+        let f = match cmp {
+            Cmp::Le | Cmp::Lt => format!("(?:\\.{f})?"),
+            _ => format!("\\.{f}"),
+        };
+        alts.push(format!("{int}{f}"));
+    }
+    join(alts)
+}
+
+/// Numerals `-?I(.F)?` (no exponent; the caller intersects with the JSON number form)
+/// on one side of the non-integer bound `x`: `lower` (x is a minimum) or upper,
+/// `inclusive` or strict. The bound is its shortest decimal (Rust's `Display`).
+pub(crate) fn fractional_side(x: f64, inclusive: bool, lower: bool) -> Option<String> {
+    let text = format!("{}", x.abs());
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let int: u128 = int.parse().ok()?;
+    let frac = frac.trim_end_matches('0').as_bytes();
+    let unsigned = "(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?";
+    // On the magnitude y = |value|: a lower bound on a positive x is a lower bound on y,
+    // on a negative x an upper bound on y; mirrored for upper bounds.
+    let (positive_cmp, negative_cmp) = match (lower, inclusive) {
+        (true, true) => (Cmp::Ge, Cmp::Le),
+        (true, false) => (Cmp::Gt, Cmp::Lt),
+        (false, true) => (Cmp::Le, Cmp::Ge),
+        (false, false) => (Cmp::Lt, Cmp::Gt),
+    };
+    let mut alts = Vec::new();
+    if x > 0.0 {
+        alts.extend(magnitude(int, frac, positive_cmp));
+        if !lower {
+            alts.push(format!("-{unsigned}"));
+        }
+    } else {
+        alts.extend(magnitude(int, frac, negative_cmp).map(|m| format!("-{m}")));
+        if lower {
+            alts.push(unsigned.to_string());
+        }
+    }
+    join(alts)
+}
+
 fn join(alts: Vec<String>) -> Option<String> {
     match alts.len() {
         0 => None,
@@ -204,6 +295,32 @@ mod tests {
                 assert_eq!(r.is_match(&n.to_string()), want, "{n} {lo:?} {hi:?}");
             }
             assert!(!r.is_match("-0") && !r.is_match("01"));
+        }
+    }
+
+    #[test]
+    fn fractional_bounds_are_exact() {
+        for x in [2.5, -2.5, 0.25, -0.05, 13.125, -7.9, 0.5] {
+            for (lower, inclusive) in [(true, true), (true, false), (false, true), (false, false)] {
+                let r = re(&fractional_side(x, inclusive, lower));
+                for thousandths in -20_000i64..20_000 {
+                    let y = thousandths as f64 / 1000.0;
+                    let want = match (lower, inclusive) {
+                        (true, true) => y >= x,
+                        (true, false) => y > x,
+                        (false, true) => y <= x,
+                        (false, false) => y < x,
+                    };
+                    let sign = if thousandths < 0 { "-" } else { "" };
+                    let (i, f) = (thousandths.abs() / 1000, thousandths.abs() % 1000);
+                    let text = format!("{sign}{i}.{f:03}");
+                    assert_eq!(r.is_match(&text), want, "{text} vs {x} {lower} {inclusive}");
+                    let short = text.trim_end_matches('0').trim_end_matches('.');
+                    if short != "-" && !short.is_empty() && short != "-0" {
+                        assert_eq!(r.is_match(short), want, "{short} vs {x}");
+                    }
+                }
+            }
         }
     }
 

@@ -3,9 +3,9 @@
 use serde_json::{Map, Value};
 
 use crate::error::JsonSchemaError;
-use crate::numbers::{decimal_range, integer_range, Bound};
-use crate::schema::{Lang, Translator, NUMBER};
-use crate::{formats, pattern, strings};
+use crate::numbers::{decimal_range, fractional_side, integer_range, Bound};
+use crate::schema::{Lang, Translator};
+use crate::{formats, multiple, pattern, strings};
 
 /// Largest magnitude of a numeric bound handled exactly.
 const MAX_BOUND: f64 = 1e30;
@@ -19,52 +19,75 @@ impl Translator<'_> {
     ) -> Result<Lang, JsonSchemaError> {
         let min = count(map, pointer, "minLength")?.unwrap_or(0);
         let max = count(map, pointer, "maxLength")?;
-        let lengths = min > 0 || max.is_some();
-        let mut body = None;
+        if max.is_some_and(|max| max < min) {
+            return Ok(None);
+        }
+        let mut parts = Vec::new();
         if let Some(p) = map.get("pattern") {
             let p = p
                 .as_str()
                 .ok_or_else(|| JsonSchemaError::at(pointer, "pattern", "must be a string"))?;
-            body = Some(
-                pattern::body_regex(p)
-                    .map_err(|why| JsonSchemaError::at(pointer, "pattern", why))?,
-            );
+            let body = pattern::body(p, &mut self.automata)
+                .map_err(|why| JsonSchemaError::at(pointer, "pattern", why))?;
+            parts.push(format!("\"{body}\""));
         }
         if let Some(name) = map.get("format").and_then(Value::as_str) {
             match formats::body_regex(name) {
-                formats::Format::Exact(regex) if body.is_none() => body = Some(regex),
-                formats::Format::Exact(_) => self.refuse(
-                    pointer,
-                    "format",
-                    "`pattern` and `format` together need intersection (not yet built)",
-                )?,
+                formats::Format::Exact(regex) => {
+                    if !formats::COMPLETE.contains(&name) {
+                        let why = format!("format `{name}` is enforced as a subset of its grammar");
+                        self.incomplete.push((None, why));
+                    }
+                    parts.push(format!("\"{regex}\""));
+                }
                 formats::Format::Unknown => {}
                 formats::Format::Refused(why) => self.refuse(pointer, "format", why)?,
             }
         }
-        if let Some(body) = body {
-            if lengths {
-                let why = "a length bound beside `pattern` or `format` needs intersection (not yet built)";
-                self.refuse(
-                    pointer,
-                    if min > 0 { "minLength" } else { "maxLength" },
-                    why,
-                )?;
-            }
-            return Ok(Some(format!("\"{body}\"")));
+        if min > 0 || max.is_some() || parts.is_empty() {
+            let max = max.map_or(String::new(), |m| m.to_string());
+            parts.push(format!("\"(?:{}){{{min},{max}}}\"", strings::any_char()));
         }
-        if max.is_some_and(|max| max < min) {
-            return Ok(None);
-        }
-        let max = max.map_or(String::new(), |m| m.to_string());
-        Ok(Some(format!(
-            "\"(?:{}){{{min},{max}}}\"",
-            strings::any_char()
-        )))
+        self.automata.intersect(&parts)
     }
 
     /// `type: integer` / `number` with `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`.
     pub(crate) fn number(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        integer: bool,
+    ) -> Result<Lang, JsonSchemaError> {
+        let range = self.number_range(map, pointer, integer)?;
+        let Some(q) = map.get("multipleOf") else {
+            return Ok(range);
+        };
+        let (a, k) = match q {
+            Value::Number(q) => multiple::parse(&q.to_string())
+                .map_err(|why| JsonSchemaError::at(pointer, "multipleOf", why))?,
+            _ => {
+                return Err(JsonSchemaError::at(
+                    pointer,
+                    "multipleOf",
+                    "must be a number",
+                ))
+            }
+        };
+        let Some(range) = range else { return Ok(None) };
+        if integer && k == 0 && a == 1 {
+            return Ok(Some(range));
+        }
+        let dfa = multiple::multiples(a, k, self.config.dfa_state_limit)
+            .map_err(|why| JsonSchemaError::at(pointer, "multipleOf", why))?;
+        let multiples = self.automata.splice(dfa);
+        match multiples {
+            Some(m) => self.automata.intersect(&[range, m]),
+            None => Ok(None),
+        }
+    }
+
+    /// The numbers of the type within `minimum`/`maximum`/`exclusive*`.
+    fn number_range(
         &mut self,
         map: &Map<String, Value>,
         pointer: &str,
@@ -89,29 +112,48 @@ impl Translator<'_> {
             });
         }
         if lo.is_none() && hi.is_none() {
-            return Ok(Some(NUMBER.into()));
+            return Ok(Some(self.number_any().into()));
         }
-        let mut exact = |b: Option<(f64, bool)>,
-                         keyword|
-         -> Result<Option<Bound>, JsonSchemaError> {
+        // Integer bounds by the range construction, others one side at a time, and the
+        // sides intersected (with the JSON number form, which the sides do not enforce).
+        let mut sides = Vec::new();
+        let mut integer_bounds = (None, None);
+        for (b, lower) in [(lo, true), (hi, false)] {
             match b {
-                Some((x, inclusive)) if x.fract() == 0.0 => Ok(Some(Bound {
-                    value: x as i128,
-                    inclusive,
-                })),
-                Some(_) => {
-                    let why = "a non-integer bound on `number` is not built yet (integer bounds are exact)";
-                    self.refuse(pointer, keyword, why)?;
-                    Ok(None)
+                Some((x, inclusive)) if x.fract() == 0.0 => {
+                    let b = Some(Bound {
+                        value: x as i128,
+                        inclusive,
+                    });
+                    if lower {
+                        integer_bounds.0 = b;
+                    } else {
+                        integer_bounds.1 = b;
+                    }
                 }
-                None => Ok(None),
+                Some((x, inclusive)) => match fractional_side(x, inclusive, lower) {
+                    Some(side) => sides.push(side),
+                    None => return Ok(None),
+                },
+                None => {}
             }
-        };
-        let lo = exact(lo, "minimum")?;
-        let hi = exact(hi, "maximum")?;
-        Ok(decimal_range(lo, hi))
+        }
+        if sides.is_empty() {
+            return Ok(decimal_range(integer_bounds.0, integer_bounds.1));
+        }
+        if integer_bounds != (None, None) {
+            match decimal_range(integer_bounds.0, integer_bounds.1) {
+                Some(range) => sides.push(range),
+                None => return Ok(None),
+            }
+        }
+        sides.push(NO_EXPONENT.to_string());
+        self.automata.intersect(&sides)
     }
 }
+
+/// JSON numbers without exponent.
+const NO_EXPONENT: &str = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?";
 
 /// A non-negative integer keyword.
 pub(crate) fn count(

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use crate::check::Automata;
 use crate::config::{Config, Whitespace};
 use crate::error::{child, JsonSchemaError, Warning};
 use crate::strings;
@@ -44,7 +45,7 @@ const ANNOTATIONS: &[&str] = &[
 ];
 
 /// Keywords that constrain the instance directly (the siblings of an applicator).
-const ASSERTIONS: &[&str] = &[
+pub(crate) const ASSERTIONS: &[&str] = &[
     "type",
     "enum",
     "const",
@@ -78,32 +79,8 @@ const ASSERTIONS: &[&str] = &[
     "unevaluatedItems",
 ];
 
-/// Keywords not enforced yet, each with the reason given when refused.
+/// Keywords not enforced, each with the reason given when refused.
 const REFUSED: &[(&str, &str)] = &[
-    (
-        "not",
-        "the complement of a sub-schema needs the byte-DFA algebra (not yet used here)",
-    ),
-    (
-        "if",
-        "if/then/else needs intersection and complement of sub-schemas (not yet used here)",
-    ),
-    (
-        "contains",
-        "counting matching items needs a product automaton (not yet built here)",
-    ),
-    (
-        "dependentRequired",
-        "presence dependencies between optional properties are not built yet",
-    ),
-    (
-        "dependencies",
-        "presence dependencies between optional properties are not built yet",
-    ),
-    (
-        "dependentSchemas",
-        "schemas conditional on a property need intersection (not yet)",
-    ),
     (
         "unevaluatedProperties",
         "depends on what other applicators evaluated; not built yet",
@@ -114,7 +91,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("$dynamicRef", "dynamic scopes are not supported"),
     ("$recursiveRef", "dynamic scopes are not supported"),
-    ("multipleOf", "a remainder automaton is not built yet"),
 ];
 
 /// The translation of one schema document.
@@ -127,6 +103,21 @@ pub(crate) struct Translator<'a> {
     /// Targets where recursion was cut at [`Config::recursion_depth`].
     pub(crate) cuts: Vec<String>,
     anchors: HashMap<String, String>,
+    /// The automata spliced into the regex text so far.
+    pub(crate) automata: Automata,
+    /// The member order of objects at one nesting level: (level, names).
+    hint: Option<(usize, Vec<String>)>,
+    /// Schema-free values open containers down to at least this level.
+    pub(crate) any_floor: usize,
+    /// Deepest level of an explicit container translated (see `combine`).
+    pub(crate) deepest: usize,
+    /// Least level that schema-free values translated reach.
+    pub(crate) any_reach: usize,
+    /// Why translations so far may miss values satisfying their schema: (the level of an
+    /// object whose members are ordered, else `None`; the reason).
+    pub(crate) incomplete: Vec<(Option<usize>, String)>,
+    /// Write numbers canonically (the universe of `not`).
+    pub(crate) canonical_numbers: bool,
 }
 
 impl<'a> Translator<'a> {
@@ -143,6 +134,13 @@ impl<'a> Translator<'a> {
             active_refs: Vec::new(),
             cuts: Vec::new(),
             anchors,
+            automata: Automata::new(config.dfa_state_limit),
+            hint: None,
+            any_floor: 0,
+            deepest: 0,
+            any_reach: usize::MAX,
+            incomplete: Vec::new(),
+            canonical_numbers: false,
         })
     }
 
@@ -150,8 +148,11 @@ impl<'a> Translator<'a> {
         self.schema(self.root, "", 0)
     }
 
-    pub(crate) fn into_warnings(self) -> Vec<Warning> {
-        self.warnings
+    pub(crate) fn into_parts(self) -> (Vec<Warning>, Automata) {
+        let mut warnings = self.warnings;
+        let mut seen = std::collections::HashSet::new();
+        warnings.retain(|w| seen.insert(w.clone()));
+        (warnings, self.automata)
     }
 
     /// A keyword that cannot be enforced exactly: an error, or a warning when lenient.
@@ -202,94 +203,99 @@ impl<'a> Translator<'a> {
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
         for (keyword, why) in REFUSED {
-            if map.contains_key(*keyword) && !(*keyword == "multipleOf" && trivial_multiple(map)) {
+            if map.contains_key(*keyword) {
                 self.refuse(pointer, keyword, why)?;
             }
         }
-        // The parts whose languages would have to be intersected: the assertions
-        // beside the applicators, `$ref`, each non-trivial `allOf` branch, `anyOf`, `oneOf`.
-        let mut parts: Vec<(&'static str, Part)> = Vec::new();
-        if ASSERTIONS
-            .iter()
-            .any(|k| map.contains_key(*k) && !REFUSED.iter().any(|(r, _)| r == k))
-        {
-            parts.push(("type", Part::Assertions));
-        }
-        if let Some(target) = map.get("$ref") {
-            parts.push(("$ref", Part::Ref(target)));
-        }
-        if let Some(branches) = map.get("allOf") {
-            let branches = schema_array(branches, pointer, "allOf")?;
-            for (i, branch) in branches.iter().enumerate() {
-                if !is_trivial(branch) {
-                    parts.push(("allOf", Part::AllOf(i, branch)));
-                }
+        let outer = match &self.hint {
+            Some((l, _)) if *l == level => None,
+            _ => {
+                let mut names = Vec::new();
+                self.collect_names(map, &mut names, 0);
+                Some(self.hint.replace((level, names)))
             }
+        };
+        let lang = self.combined(map, pointer, level);
+        if let Some(outer) = outer {
+            self.hint = outer;
         }
-        for keyword in ["anyOf", "oneOf"] {
-            if let Some(branches) = map.get(keyword) {
-                parts.push((
-                    keyword,
-                    Part::Union(keyword, schema_array(branches, pointer, keyword)?),
-                ));
-            }
-        }
-        if parts.len() > 1 {
-            let names: Vec<&str> = parts.iter().map(|(k, _)| *k).collect();
-            let why = format!(
-                "this schema combines {} whose languages would have to be intersected (not yet \
-                 built); lenient mode keeps only the first",
-                names.join(", ")
-            );
-            self.refuse(pointer, parts[1].0, &why)?;
-        }
-        match parts.into_iter().next() {
-            None => Ok(Some(self.any_value(level, self.config.any_json_depth))),
-            Some((_, Part::Assertions)) => self.assertions(map, pointer, level),
-            Some((_, Part::Ref(target))) => self.reference(target, pointer, level),
-            Some((_, Part::AllOf(i, branch))) => self.schema(
-                branch,
-                &child(&child(pointer, "allOf"), &i.to_string()),
-                level,
-            ),
-            Some((_, Part::Union(keyword, branches))) => {
-                self.union(keyword, branches, pointer, level)
-            }
+        lang
+    }
+
+    /// The member order of objects at `level`: the names the combined schema mentions.
+    pub(crate) fn hint_names(&self, level: usize) -> Vec<String> {
+        match &self.hint {
+            Some((l, names)) if *l == level => names.clone(),
+            _ => Vec::new(),
         }
     }
 
-    /// `anyOf` (alternation) and `oneOf` (alternation of pairwise disjoint branches).
-    fn union(
-        &mut self,
-        keyword: &str,
-        branches: &[Value],
-        pointer: &str,
-        level: usize,
-    ) -> Result<Lang, JsonSchemaError> {
-        let here = child(pointer, keyword);
-        let mut langs = Vec::new();
-        for (i, branch) in branches.iter().enumerate() {
-            langs.extend(self.schema(branch, &child(&here, &i.to_string()), level)?);
+    /// The property names `map` mentions (properties, required, dependencies), then
+    /// those of its applicators and local references, first mention first.
+    fn collect_names(&self, map: &Map<String, Value>, out: &mut Vec<String>, depth: usize) {
+        let mut add = |name: &str| {
+            if !out.iter().any(|n| n == name) {
+                out.push(name.to_string());
+            }
+        };
+        if let Some(Value::Object(p)) = map.get("properties") {
+            p.keys().for_each(|k| add(k));
         }
-        if keyword == "oneOf" {
-            for i in 0..langs.len() {
-                for j in i + 1..langs.len() {
-                    if !crate::check::disjoint(&langs[i], &langs[j], self.config.dfa_state_limit)? {
-                        let why =
-                            "the branches overlap in this output form, so `exactly one` would \
-                                   need a difference of languages (not yet built); lenient mode \
-                                   treats it as anyOf";
-                        self.refuse(pointer, keyword, why)?;
-                        return Ok(alternation(langs));
+        if let Some(Value::Array(r)) = map.get("required") {
+            r.iter().filter_map(Value::as_str).for_each(&mut add);
+        }
+        for keyword in crate::combine::DEPENDENCIES {
+            if let Some(Value::Object(d)) = map.get(*keyword) {
+                for (k, v) in d {
+                    add(k);
+                    if let Value::Array(names) = v {
+                        names.iter().filter_map(Value::as_str).for_each(&mut add);
                     }
                 }
             }
         }
-        Ok(alternation(langs))
+        if depth >= 8 {
+            return;
+        }
+        let mut subs: Vec<&Value> = Vec::new();
+        for keyword in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(b)) = map.get(keyword) {
+                subs.extend(b);
+            }
+        }
+        for keyword in ["not", "if", "then", "else"] {
+            subs.extend(map.get(keyword));
+        }
+        for keyword in ["dependentSchemas", "dependencies"] {
+            if let Some(Value::Object(d)) = map.get(keyword) {
+                subs.extend(d.values());
+            }
+        }
+        if let Some(target) = map.get("$ref").and_then(Value::as_str) {
+            subs.extend(self.resolve(target).and_then(|p| self.root.pointer(&p)));
+        }
+        for sub in subs {
+            if let Value::Object(m) = sub {
+                self.collect_names(m, out, depth + 1);
+            }
+        }
+    }
+
+    /// The JSON pointer a local `$ref` target names.
+    fn resolve(&self, target: &str) -> Option<String> {
+        if target == "#" {
+            Some(String::new())
+        } else if let Some(p) = target.strip_prefix("#/") {
+            Some(format!("/{}", percent_decode(p)))
+        } else if let Some(name) = target.strip_prefix('#') {
+            self.anchors.get(name).cloned()
+        } else {
+            None
+        }
     }
 
     /// A local `$ref`: `#`, `#/json/pointer` or `#anchor`.
-    fn reference(
+    pub(crate) fn reference(
         &mut self,
         target: &Value,
         pointer: &str,
@@ -298,16 +304,7 @@ impl<'a> Translator<'a> {
         let Some(target) = target.as_str() else {
             return Err(JsonSchemaError::at(pointer, "$ref", "must be a string"));
         };
-        let resolved = if target == "#" {
-            Some(String::new())
-        } else if let Some(p) = target.strip_prefix("#/") {
-            Some(format!("/{}", percent_decode(p)))
-        } else if let Some(name) = target.strip_prefix('#') {
-            self.anchors.get(name).cloned()
-        } else {
-            None
-        };
-        let Some(target_pointer) = resolved else {
+        let Some(target_pointer) = self.resolve(target) else {
             let why = format!("`{target}` is not a local reference (`#`, `#/pointer` or a `$anchor` of this document)");
             return Err(JsonSchemaError::at(pointer, "$ref", why));
         };
@@ -325,6 +322,10 @@ impl<'a> Translator<'a> {
             .count();
         if active >= self.config.recursion_depth {
             self.cuts.push(target.to_string());
+            self.incomplete.push((
+                None,
+                format!("the recursive `$ref` `{target}` is cut there"),
+            ));
             return Ok(None);
         }
         self.active_refs.push(target_pointer.clone());
@@ -334,7 +335,7 @@ impl<'a> Translator<'a> {
     }
 
     /// The assertions of one schema object, by instance type.
-    fn assertions(
+    pub(crate) fn assertions(
         &mut self,
         map: &Map<String, Value>,
         pointer: &str,
@@ -383,12 +384,18 @@ impl<'a> Translator<'a> {
             .iter()
             .map(|v| crate::value::to_text(v, self.config.whitespace, level))
             .collect();
+        if let Some(v) = values.iter().find(|v| !canonical_value(v)) {
+            self.incomplete.push((
+                None,
+                format!(
+                    "the listed value {v} has other spellings that the output form does not list"
+                ),
+            ));
+        }
         let texts = if ASSERTIONS.iter().any(|k| rest.contains_key(*k)) {
             match self.assertions(&rest, pointer, level)? {
                 None => Vec::new(),
-                Some(regex) => {
-                    crate::check::filter_matching(&regex, texts, self.config.dfa_state_limit)?
-                }
+                Some(regex) => self.automata.filter_matching(&regex, texts)?,
             }
         } else {
             texts
@@ -404,13 +411,16 @@ impl<'a> Translator<'a> {
         Ws(self.config.whitespace)
     }
 
-    /// Any JSON value nested at most `depth` more levels.
-    pub(crate) fn any_value(&self, level: usize, depth: usize) -> String {
+    /// Any JSON value nested at most `depth` more levels (more where a combination
+    /// needs it: `any_floor`).
+    pub(crate) fn any_value(&mut self, level: usize, depth: usize) -> String {
+        let depth = depth.max((self.any_floor + 1).saturating_sub(level));
+        self.any_reach = self.any_reach.min(level + depth);
         let mut alts = vec![
             "null".to_string(),
             "(?:true|false)".to_string(),
             format!("\"(?:{})*\"", strings::any_char()),
-            NUMBER.to_string(),
+            self.number_any().to_string(),
         ];
         if depth > 0 {
             let inner = self.any_value(level + 1, depth - 1);
@@ -430,11 +440,30 @@ impl<'a> Translator<'a> {
 /// finite double in common parsers.
 pub(crate) const NUMBER: &str = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]{1,2})?";
 
-enum Part<'v> {
-    Assertions,
-    Ref(&'v Value),
-    AllOf(usize, &'v Value),
-    Union(&'static str, &'v [Value]),
+/// Numbers spelled one way per integer value (no `-0`, fraction or exponent) and
+/// without exponent otherwise: the numbers of the universe of `not`.
+pub(crate) const CANONICAL_NUMBER: &str =
+    "(?:0|-?[1-9][0-9]*|-?(?:0|[1-9][0-9]*)\\.[0-9]*[1-9][0-9]*)";
+
+impl Translator<'_> {
+    /// The regex of any number in the current mode.
+    pub(crate) fn number_any(&self) -> &'static str {
+        if self.canonical_numbers {
+            CANONICAL_NUMBER
+        } else {
+            NUMBER
+        }
+    }
+}
+
+/// Whether a listed value has no other spelling in the universe of `not` (strings,
+/// integers, booleans, null).
+fn canonical_value(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.is_i64() || n.is_u64(),
+        Value::Array(_) | Value::Object(_) => false,
+        _ => true,
+    }
 }
 
 /// Whitespace of one style, as regex text.
@@ -539,7 +568,7 @@ fn types(map: &Map<String, Value>, pointer: &str) -> Result<Vec<&'static str>, J
     Ok(out)
 }
 
-fn schema_array<'v>(
+pub(crate) fn schema_array<'v>(
     value: &'v Value,
     pointer: &str,
     keyword: &str,
@@ -555,7 +584,7 @@ fn schema_array<'v>(
 }
 
 /// Whether a schema admits everything and constrains nothing (`true`, `{}`, annotations).
-fn is_trivial(value: &Value) -> bool {
+pub(crate) fn is_trivial(value: &Value) -> bool {
     match value {
         Value::Bool(b) => *b,
         Value::Object(map) => map
@@ -569,13 +598,7 @@ fn is_trivial(value: &Value) -> bool {
 fn is_keyword(k: &str) -> bool {
     ASSERTIONS.contains(&k)
         || REFUSED.iter().any(|(r, _)| *r == k)
-        || ["$ref", "allOf", "anyOf", "oneOf"].contains(&k)
-}
-
-/// `multipleOf: 1` on an integer-only schema constrains nothing.
-fn trivial_multiple(map: &Map<String, Value>) -> bool {
-    map.get("multipleOf").and_then(Value::as_f64) == Some(1.0)
-        && map.get("type").and_then(Value::as_str) == Some("integer")
+        || ["$ref", "allOf", "anyOf", "oneOf", "not", "if"].contains(&k)
 }
 
 fn collect_anchors(value: &Value, pointer: &str, out: &mut HashMap<String, String>) {

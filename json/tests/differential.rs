@@ -4,7 +4,6 @@
 
 mod support;
 
-use fst_core::regex::ByteDfa;
 use fst_core::sample::SplitMix64;
 use fstc_json::JsonSchemaCompiler;
 use support::{corpus, dfa_walk, serialize, validator, STYLES};
@@ -28,12 +27,12 @@ fn corpus_instances_agree_with_the_validator() {
             );
         }
         for style in STYLES {
-            let regex = JsonSchemaCompiler::new()
+            let dfa = JsonSchemaCompiler::new()
                 .whitespace(style)
                 .value_to_regex(&case.schema)
                 .unwrap_or_else(|e| panic!("{}: {e}", case.name))
-                .regex;
-            let dfa = ByteDfa::from_regex(&regex, 100_000).unwrap();
+                .dfa(100_000)
+                .unwrap();
             for v in &case.valid {
                 let text = serialize(v, style);
                 assert!(
@@ -60,12 +59,12 @@ fn random_texts_of_every_schema_validate() {
     for case in corpus() {
         let oracle = validator(&case.schema);
         for style in STYLES {
-            let regex = JsonSchemaCompiler::new()
+            let dfa = JsonSchemaCompiler::new()
                 .whitespace(style)
                 .value_to_regex(&case.schema)
                 .unwrap()
-                .regex;
-            let dfa = ByteDfa::from_regex(&regex, 100_000).unwrap();
+                .dfa(100_000)
+                .unwrap();
             for _ in 0..40 {
                 let text = dfa_walk(&dfa, &mut rng, 300);
                 let text = String::from_utf8(text).expect("walks are UTF-8");

@@ -17,10 +17,13 @@ use testkit::vocabs::{shared_vocab, testdata_dir};
 
 /// The corpus files checked at the token level (the others' byte DFAs are checked in
 /// `differential.rs`; composing every file with a 128k vocabulary would slow the tests).
-const TOKEN_CASES: [&str; 3] = [
+const TOKEN_CASES: [&str; 6] = [
     "draft07_tuple.json",
     "order_payload.json",
     "weather_tool.json",
+    "if_then_else.json",
+    "contains_counts.json",
+    "dependencies.json",
 ];
 
 fn check_vocabulary(vocab: &Vocabulary, style: Whitespace, seed: u64, cases: &[&str]) {

@@ -208,6 +208,84 @@ impl Algebra {
         nfa.determinize("reversal", &starts, self.state_limit)
     }
 
+    /// The minimized DFA of an automaton given by its edges `(from, lo, hi, to)` (bytes
+    /// `lo..=hi`; several edges may share a byte: it is determinized) over states
+    /// `0..accepting.len()`, starting at 0: for automata that no short regex writes, such
+    /// as remainders of decimal numerals.
+    pub fn from_edges(
+        &self,
+        edges: &[(u32, u8, u8, u32)],
+        accepting: &[bool],
+    ) -> Result<ByteDfa, RegexError> {
+        let n = accepting.len().max(1);
+        let mut identity = [0u8; 256];
+        for (b, slot) in identity.iter_mut().enumerate() {
+            *slot = b as u8;
+        }
+        let mut nfa = SetNfa::new(identity, 256, n);
+        for &(from, lo, hi, to) in edges {
+            if from as usize >= n || to as usize >= n {
+                return Err(RegexError::new(
+                    RegexErrorKind::Syntax,
+                    None,
+                    format!("an edge {from} -> {to} names a state not below {n}"),
+                ));
+            }
+            for b in lo..=hi {
+                nfa.edge(from as usize, b as usize, to);
+            }
+        }
+        nfa.accepting[..accepting.len()].copy_from_slice(accepting);
+        nfa.determinize("construction", &[0], self.state_limit)
+    }
+
+    /// The image of `a` under a byte substitution: every text with each byte `b` replaced
+    /// by `code(b)` (`None` keeps `b`). Escaping is one: JSON Schema's `pattern` is a
+    /// language of decoded strings, and its image under JSON string escaping is the
+    /// language of their encodings.
+    pub fn substitute(
+        &self,
+        a: &ByteDfa,
+        code: impl Fn(u8) -> Option<Vec<u8>>,
+    ) -> Result<ByteDfa, RegexError> {
+        refuse_terminals("substitution", a)?;
+        let n = a.num_states();
+        let mut identity = [0u8; 256];
+        for (b, slot) in identity.iter_mut().enumerate() {
+            *slot = b as u8;
+        }
+        let codes: Vec<Option<Vec<u8>>> = (0..=255u8).map(&code).collect();
+        let mut nfa = SetNfa::new(identity, 256, n);
+        for s in 0..n {
+            for (b, replacement) in codes.iter().enumerate() {
+                let t = a.table[s * a.num_classes + a.classes[b] as usize];
+                if t == DEAD {
+                    continue;
+                }
+                let Some(bytes) = replacement else {
+                    nfa.edge(s, b, t);
+                    continue;
+                };
+                // A chain of fresh states spelling the replacement.
+                let mut from = s;
+                for (i, &c) in bytes.iter().enumerate() {
+                    let to = if i + 1 == bytes.len() {
+                        t
+                    } else {
+                        nfa.push_state()
+                    };
+                    nfa.edge(from, c as usize, to);
+                    from = to as usize;
+                }
+                if bytes.is_empty() {
+                    nfa.epsilon[s].push(t);
+                }
+            }
+        }
+        nfa.accepting[..n].copy_from_slice(&a.accepting);
+        nfa.determinize("substitution", &[0], self.state_limit)
+    }
+
     /// The product automaton of `a` and `b` over their joint byte classes; a missing
     /// transition counts as a dead component.
     fn product(
@@ -351,6 +429,14 @@ impl SetNfa {
             epsilon: vec![Vec::new(); states],
             accepting: vec![false; states],
         }
+    }
+
+    /// A new state without edges.
+    fn push_state(&mut self) -> u32 {
+        self.edges.push(Vec::new());
+        self.epsilon.push(Vec::new());
+        self.accepting.push(false);
+        (self.edges.len() - 1) as u32
     }
 
     fn edge(&mut self, from: usize, class: usize, to: u32) {

@@ -14,9 +14,11 @@ use super::{dfa, Algebra, ByteDfa, RegexBuilder, RegexError, Universe};
 
 /// The size limits in force (as `RegexBuilder::build` derives them).
 #[derive(Clone, Copy)]
-pub(crate) struct Limits {
+pub(crate) struct Limits<'a> {
     pub(crate) limit: usize,
     pub(crate) nfa_limit: usize,
+    /// The DFAs `(?P<AUTOMATON>N)` refers to (`RegexBuilder::automata`).
+    pub(crate) automata: &'a [std::sync::Arc<ByteDfa>],
 }
 
 /// Where one context's DFA went in [`Contexts`].
@@ -27,7 +29,7 @@ enum Placed {
     Marked(usize, usize),
 }
 
-impl Limits {
+impl Limits<'_> {
     fn budget(self) -> usize {
         self.nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE)
     }
@@ -76,7 +78,7 @@ impl Limits {
             Context::Byte(b) => fixed(&format!(r"\x{b:02X}"))?,
             Context::Body { use_id, hir } => {
                 let u = &uses[*use_id];
-                let body = nfa::Compiler::new(self.nfa_limit, uses).compile(hir)?;
+                let body = nfa::Compiler::new(self.nfa_limit, uses).with_automata(self.automata).compile(hir)?;
                 if let Some(t) = body.terminals.first() {
                     return Err(u.unsupported(&format!(
                         "its body has the wildcard terminal `<{}>`, whose bytes are unknown \
@@ -120,7 +122,7 @@ impl Limits {
         } else {
             vec![any.clone(), body.clone(), mark, any]
         };
-        let nfa = nfa::Compiler::new(self.nfa_limit, uses).compile(&Hir::concat(parts))?;
+        let nfa = nfa::Compiler::new(self.nfa_limit, uses).with_automata(self.automata).compile(&Hir::concat(parts))?;
         let cx = self.contexts(&nfa, uses)?;
         let raw = look::determinize(&nfa, &cx, true, self.limit, self.budget())?;
         Ok(ByteDfa::minimal(raw, &[]))

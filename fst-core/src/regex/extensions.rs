@@ -113,6 +113,11 @@ pub const EXTENSIONS: &[ExtensionInfo] = &[
         syntax: "(?P<DELIMITED_SUBSEQUENCE_OF>DELIMITER|ITEM1|...|ITEMn)",
         summary: "one or more of the items, in order, each at most once, delimited",
     },
+    ExtensionInfo {
+        name: "AUTOMATON",
+        syntax: "(?P<AUTOMATON>N)",
+        summary: "library only: the language of byte DFA number N given to RegexBuilder::automata",
+    },
 ];
 
 /// What an extension group expands to.
@@ -125,6 +130,8 @@ pub(crate) enum Kind {
     SubstringOf,
     DelimitedList,
     DelimitedSubsequenceOf,
+    /// `(?P<AUTOMATON>N)`: a byte DFA supplied with the pattern, spliced in whole.
+    Automaton,
     /// A look-around group (`(?=R)`, `(?!R)`, `(?<=R)`, `(?<!R)`), rewritten like an
     /// extension so that regex-syntax (which refuses look-around) parses its body.
     LookAround {
@@ -145,6 +152,7 @@ impl Kind {
             "SUBSTRING_OF" => Kind::SubstringOf,
             "DELIMITED_LIST" => Kind::DelimitedList,
             "DELIMITED_SUBSEQUENCE_OF" => Kind::DelimitedSubsequenceOf,
+            "AUTOMATON" => Kind::Automaton,
             _ => return None,
         })
     }
@@ -605,6 +613,14 @@ impl Rewriter<'_> {
                     )));
                 }
                 fields.len()
+            }
+            Kind::Automaton => {
+                if fields.len() != 1 || close == body {
+                    return Err(u.error(
+                        "takes the number of an automaton given to RegexBuilder::automata",
+                    ));
+                }
+                1
             }
             Kind::SubstringOf => {
                 if fields.len() != 1 {

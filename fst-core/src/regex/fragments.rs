@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use regex_syntax::hir::Hir;
 
 use super::nfa::{ByteGraph, Dest};
+use super::{ByteDfa, DEAD};
 
 /// `QUOTED_TEXT`: `"`, then characters where `"` and `\` occur only escaped (`\` followed
 /// by any one character, newline included), then `"`.
@@ -255,6 +256,35 @@ pub(crate) fn substrings(u: &str) -> ByteGraph {
             nodes[node as usize].push((last_byte, last_byte, Dest::Node(t)));
             nodes[node as usize].push((last_byte, last_byte, Dest::Out));
         }
+    }
+    ByteGraph { nodes, entry: 0 }
+}
+
+/// A byte DFA (without terminals) as a graph: one node per state, and each byte edge
+/// into an accepting state also leads out. The empty text (an accepting start) is the
+/// caller's to allow.
+pub(crate) fn dfa_graph(dfa: &ByteDfa) -> ByteGraph {
+    let k = dfa.num_classes;
+    let mut nodes = Vec::with_capacity(dfa.num_states());
+    for s in 0..dfa.num_states() {
+        let mut edges = Vec::new();
+        let mut lo = 0usize;
+        while lo < 256 {
+            let class = dfa.classes[lo];
+            let mut hi = lo;
+            while hi < 255 && dfa.classes[hi + 1] == class {
+                hi += 1;
+            }
+            let t = dfa.table[s * k + class as usize];
+            if t != DEAD {
+                edges.push((lo as u8, hi as u8, Dest::Node(t)));
+                if dfa.accepting[t as usize] {
+                    edges.push((lo as u8, hi as u8, Dest::Out));
+                }
+            }
+            lo = hi + 1;
+        }
+        nodes.push(edges);
     }
     ByteGraph { nodes, entry: 0 }
 }

@@ -329,6 +329,7 @@ pub struct RegexBuilder {
     state_limit: usize,
     case_insensitive: bool,
     dialect: Dialect,
+    automata: Vec<std::sync::Arc<ByteDfa>>,
 }
 
 impl Default for RegexBuilder {
@@ -344,7 +345,16 @@ impl RegexBuilder {
             state_limit: DEFAULT_DFA_STATE_LIMIT,
             case_insensitive: false,
             dialect: Dialect::Regex,
+            automata: Vec::new(),
         }
+    }
+
+    /// The byte DFAs that `(?P<AUTOMATON>N)` in a pattern splices in (`N` indexes
+    /// `automata`): how a language built with [`Algebra`] (an intersection, a
+    /// complement) re-enters a pattern. DFAs with terminal edges are refused.
+    pub fn automata(&mut self, automata: Vec<std::sync::Arc<ByteDfa>>) -> &mut RegexBuilder {
+        self.automata = automata;
+        self
     }
 
     /// Reads patterns in `dialect` (default [`Dialect::Regex`]).
@@ -414,7 +424,7 @@ impl RegexBuilder {
         limit: usize,
         nfa_limit: usize,
     ) -> Result<ByteDfa, RegexError> {
-        let mut compiler = nfa::Compiler::new(nfa_limit, uses);
+        let mut compiler = nfa::Compiler::new(nfa_limit, uses).with_automata(&self.automata);
         if compiler.estimate(hir)? > nfa_limit as u64 {
             return Err(RegexError::too_many_nfa_states(nfa_limit));
         }
@@ -424,7 +434,11 @@ impl RegexBuilder {
         let raw = if nfa.looks.is_empty() {
             dfa::determinize(&nfa, limit, budget)?
         } else {
-            let cx = context::Limits { limit, nfa_limit }.contexts(&nfa, uses)?;
+            let cx = context::Limits {
+                limit,
+                nfa_limit,
+                automata: &self.automata,
+            }.contexts(&nfa, uses)?;
             look::determinize(&nfa, &cx, false, limit, budget)?
         };
         drop(nfa);

@@ -14,7 +14,7 @@ use regex_syntax::utf8::Utf8Sequences;
 
 use super::extensions::{is_reserved, placeholder_id, unrecognized, Kind, TerminalKind, Use};
 use super::fragments;
-use super::RegexError;
+use super::{ByteDfa, RegexError};
 use crate::fast_hash::FastMap;
 
 /// One NFA state. Offsets index `Nfa::ranges` / `Nfa::targets`.
@@ -122,6 +122,8 @@ pub(crate) struct Compiler<'u> {
     graphs: HashMap<usize, Rc<ByteGraph>>,
     /// Which terminals (by `TerminalKind as usize`) the NFA reads.
     terminals: [bool; TerminalKind::ALL.len()],
+    /// The DFAs `(?P<AUTOMATON>N)` refers to (`RegexBuilder::automata`).
+    automata: &'u [std::sync::Arc<ByteDfa>],
 }
 
 impl<'u> Compiler<'u> {
@@ -141,7 +143,14 @@ impl<'u> Compiler<'u> {
             uses,
             graphs: HashMap::new(),
             terminals: [false; TerminalKind::ALL.len()],
+            automata: &[],
         }
+    }
+
+    /// Lets `(?P<AUTOMATON>N)` refer to `automata[N]`.
+    pub(crate) fn with_automata(mut self, automata: &'u [std::sync::Arc<ByteDfa>]) -> Compiler<'u> {
+        self.automata = automata;
+        self
     }
 
     /// An upper bound on the number of NFA states `compile` will create for `hir`
@@ -218,7 +227,9 @@ impl<'u> Compiler<'u> {
             Kind::Terminal(_) | Kind::LookAround { .. } => 1,
             Kind::QuotedText => self.estimate(fragments::quoted_text())?,
             Kind::UnquotedText => self.estimate(fragments::unquoted_text())?,
-            Kind::TextUntil | Kind::SubstringOf => self.graph(id, &fields)?.nodes.len() as u64,
+            Kind::TextUntil | Kind::SubstringOf | Kind::Automaton => {
+                self.graph(id, &fields)?.nodes.len() as u64 + 1
+            }
             Kind::DelimitedList => {
                 let (min, max) = (u.min, u.max);
                 let delim = self.estimate(fields[0])?;
@@ -249,13 +260,40 @@ impl<'u> Compiler<'u> {
         })
     }
 
-    /// The cached graph of a `TEXT_UNTIL` or `SUBSTRING_OF` group, built on first use.
+    /// The DFA a `(?P<AUTOMATON>N)` group refers to.
+    fn automaton(&self, id: usize, fields: &[&Hir]) -> Result<&'u ByteDfa, RegexError> {
+        let u = &self.uses[id];
+        let n = fields
+            .first()
+            .and_then(|f| literal(f))
+            .and_then(|l| String::from_utf8(l).ok())
+            .and_then(|t| t.parse::<usize>().ok())
+            .ok_or_else(|| u.error("the argument must be a decimal automaton number"))?;
+        let dfa = self.automata.get(n).ok_or_else(|| {
+            u.error(&format!(
+                "no automaton {n}: {} were given to RegexBuilder::automata",
+                self.automata.len()
+            ))
+        })?;
+        if !dfa.terminals().is_empty() {
+            return Err(u.error("the automaton has wildcard terminal edges"));
+        }
+        Ok(dfa)
+    }
+
+    /// The cached graph of a `TEXT_UNTIL`, `SUBSTRING_OF` or `AUTOMATON` group, built on
+    /// first use.
     fn graph(&mut self, id: usize, fields: &[&Hir]) -> Result<Rc<ByteGraph>, RegexError> {
         if let Some(g) = self.graphs.get(&id) {
             return Ok(Rc::clone(g));
         }
         let uses = self.uses;
         let u = &uses[id];
+        if u.kind == Kind::Automaton {
+            let graph = Rc::new(fragments::dfa_graph(self.automaton(id, fields)?));
+            self.graphs.insert(id, Rc::clone(&graph));
+            return Ok(graph);
+        }
         let mut literals = Vec::with_capacity(fields.len());
         for (i, field) in fields.iter().enumerate() {
             let what = match u.kind {
@@ -320,6 +358,16 @@ impl<'u> Compiler<'u> {
             Kind::TextUntil | Kind::SubstringOf => {
                 let graph = self.graph(id, &fields)?;
                 self.instantiate(&graph, next)
+            }
+            Kind::Automaton => {
+                let graph = self.graph(id, &fields)?;
+                let entry = self.instantiate(&graph, next)?;
+                // A graph exits on a byte: the empty text is an epsilon around it.
+                if self.automaton(id, &fields)?.is_accepting(0) {
+                    self.push_split(&[entry, next])
+                } else {
+                    Ok(entry)
+                }
             }
             Kind::DelimitedList => {
                 let (delim, item) = (fields[0], fields[1]);

@@ -1,0 +1,305 @@
+//! The applicators of one schema object, combined exactly by automata operations.
+//!
+//! A schema object is the conjunction of its parts: its assertions, `$ref`, each `allOf`
+//! branch, `anyOf`/`oneOf`, `not`, `if`/`then`/`else` and each property dependency.
+//! Each part is translated to regex text and the parts are intersected as byte DFAs
+//! ([`crate::check::Automata`]); the result re-enters the regex as a spliced automaton.
+//! This was chosen over look-ahead in the regex (`(?=A)B`) because a JSON value is
+//! followed by more text, so a look-ahead body would need the value's end marked, and
+//! nested intersections would pile up look-ahead obligations in one subset construction.
+//!
+//! Two things keep an intersection of output forms equal to the output form of the
+//! conjunction:
+//! - *Property order*: every object schema at one instance position orders its members
+//!   by one list, the names any part of the combined schema mentions (first mention
+//!   first), then other names; so `allOf: [{properties: {a}}, {properties: {b}}]`
+//!   admits `{"a":…,"b":…}`.
+//! - *Depth*: schema-free values (`true`, absent `items`) are cut at a nesting depth; in
+//!   a combination they reach at least as deep as the deepest explicit container of any
+//!   part (the parts are translated again when needed), so a part that says nothing about
+//!   a property does not cut what another part allows there.
+//!
+//! `not S` is the complement of `S` within every JSON value up to the depth (numbers
+//! written canonically: integers without fraction or exponent, others without exponent).
+//! It is exact only when `S`'s translation admits every such value that satisfies `S`
+//! ("complete"); what breaks that (named properties of nested objects, formats whose
+//! grammar is a subset, enums of non-integer numbers or containers, a recursion cut) is
+//! recorded while translating, and `not` (and `if`, overlapping `oneOf`) is refused when
+//! its operand has any of it.
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{child, JsonSchemaError};
+use crate::schema::{alternation, schema_array, Lang, Translator, ASSERTIONS};
+
+/// Keywords translated as parts of their own (not among the type assertions).
+pub(crate) const DEPENDENCIES: &[&str] = &["dependentRequired", "dependencies", "dependentSchemas"];
+
+impl Translator<'_> {
+    /// The conjunction of the parts of `map`, translated again with a deeper floor for
+    /// schema-free values when one part's explicit structure goes deeper than another's
+    /// schema-free values reach.
+    pub(crate) fn combined(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        let saved = (self.deepest, self.any_reach);
+        self.deepest = 0;
+        self.any_reach = usize::MAX;
+        let mut parts = self.parts(map, pointer, level)?;
+        let (deepest, reach) = (self.deepest, self.any_reach);
+        if parts.len() > 1 && reach <= deepest && self.any_floor < deepest {
+            let floor = std::mem::replace(&mut self.any_floor, deepest);
+            parts = self.parts(map, pointer, level)?;
+            self.any_floor = floor;
+        }
+        self.deepest = self.deepest.max(saved.0);
+        self.any_reach = self.any_reach.min(saved.1);
+        if parts.is_empty() {
+            return Ok(Some(self.any_value(level, self.config.any_json_depth)));
+        }
+        let mut langs = Vec::with_capacity(parts.len());
+        for part in parts {
+            match part {
+                Some(lang) => langs.push(lang),
+                None => return Ok(None),
+            }
+        }
+        self.automata.intersect(&langs)
+    }
+
+    /// The language of each part of `map` (`None`: empty).
+    fn parts(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Vec<Lang>, JsonSchemaError> {
+        let mut parts = Vec::new();
+        if ASSERTIONS
+            .iter()
+            .any(|k| map.contains_key(*k) && !DEPENDENCIES.contains(k))
+        {
+            parts.push(self.assertions(map, pointer, level)?);
+        }
+        if let Some(target) = map.get("$ref") {
+            parts.push(self.reference(target, pointer, level)?);
+        }
+        if let Some(branches) = map.get("allOf") {
+            let branches = schema_array(branches, pointer, "allOf")?;
+            let here = child(pointer, "allOf");
+            for (i, branch) in branches.iter().enumerate() {
+                if !crate::schema::is_trivial(branch) {
+                    parts.push(self.schema(branch, &child(&here, &i.to_string()), level)?);
+                }
+            }
+        }
+        for keyword in ["anyOf", "oneOf"] {
+            if let Some(branches) = map.get(keyword) {
+                let branches = schema_array(branches, pointer, keyword)?;
+                parts.push(self.union(keyword, branches, pointer, level)?);
+            }
+        }
+        if let Some(negated) = map.get("not") {
+            parts.push(self.negation(negated, &child(pointer, "not"), pointer, level)?);
+        }
+        if let Some(condition) = map.get("if") {
+            parts.push(self.conditional(map, condition, pointer, level)?);
+        }
+        for keyword in DEPENDENCIES {
+            if let Some(deps) = map.get(*keyword) {
+                self.dependencies(keyword, deps, pointer, level, &mut parts)?;
+            }
+        }
+        Ok(parts)
+    }
+
+    /// `anyOf` (alternation) and `oneOf` (alternation of pairwise disjoint branches; when
+    /// they overlap, each branch minus the others, which needs complete branches).
+    fn union(
+        &mut self,
+        keyword: &str,
+        branches: &[Value],
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        let here = child(pointer, keyword);
+        let mark = self.incomplete.len();
+        let mut langs = Vec::new();
+        for (i, branch) in branches.iter().enumerate() {
+            langs.extend(self.schema(branch, &child(&here, &i.to_string()), level)?);
+        }
+        if keyword == "anyOf" || self.pairwise_disjoint(&langs)? {
+            return Ok(alternation(langs));
+        }
+        if let Some(why) = self.incomplete_since(mark, level) {
+            let why = format!(
+                "the branches overlap, so `exactly one` needs each branch minus the others, \
+                 which is exact only for branches whose translation is complete, and {why}; \
+                 lenient mode treats it as anyOf"
+            );
+            self.refuse(pointer, keyword, &why)?;
+            return Ok(alternation(langs));
+        }
+        let mut exact = Vec::new();
+        for i in 0..langs.len() {
+            let others: Vec<String> = (0..langs.len())
+                .filter(|&j| j != i)
+                .map(|j| langs[j].clone())
+                .collect();
+            exact.extend(self.automata.difference(&langs[i], alternation(others))?);
+        }
+        Ok(alternation(exact))
+    }
+
+    fn pairwise_disjoint(&self, langs: &[String]) -> Result<bool, JsonSchemaError> {
+        for i in 0..langs.len() {
+            for j in i + 1..langs.len() {
+                if !self.automata.disjoint(&langs[i], &langs[j])? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The first reason recorded since `mark` that makes a translation at `level`
+    /// incomplete (object order at `level` itself is covered by the shared order).
+    pub(crate) fn incomplete_since(&self, mark: usize, level: usize) -> Option<String> {
+        self.incomplete[mark..]
+            .iter()
+            .find(|(at, _)| *at != Some(level))
+            .map(|(_, why)| why.clone())
+    }
+
+    /// `not`: every value up to the depth (canonical numbers) that the operand does not admit.
+    fn negation(
+        &mut self,
+        negated: &Value,
+        at: &str,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        let mark = self.incomplete.len();
+        let lang = self.schema(negated, at, level)?;
+        if let Some(why) = self.incomplete_since(mark, level) {
+            let why = format!(
+                "the complement is exact only when the operand's translation admits every \
+                 value that satisfies it, and {why}"
+            );
+            self.refuse(pointer, "not", &why)?;
+            return Ok(Some(self.any_value(level, self.config.any_json_depth)));
+        }
+        let universe = self.universe(level)?;
+        self.automata.difference(&universe, lang)
+    }
+
+    /// `if`/`then`/`else`: `(if ∩ then) ∪ (¬if ∩ else)`, absent branches admitting all.
+    fn conditional(
+        &mut self,
+        map: &Map<String, Value>,
+        condition: &Value,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        let mark = self.incomplete.len();
+        let yes = self.schema(condition, &child(pointer, "if"), level)?;
+        if let Some(why) = self.incomplete_since(mark, level) {
+            let why = format!(
+                "`else` applies to the values that fail `if`, a complement that is exact only \
+                 when the condition's translation admits every value satisfying it, and {why}"
+            );
+            self.refuse(pointer, "if", &why)?;
+            return Ok(Some(self.any_value(level, self.config.any_json_depth)));
+        }
+        let branch = |t: &mut Self, keyword: &str| -> Result<Option<Lang>, JsonSchemaError> {
+            match map.get(keyword) {
+                Some(s) => Ok(Some(t.schema(s, &child(pointer, keyword), level)?)),
+                None => Ok(None),
+            }
+        };
+        let then = branch(self, "then")?;
+        let otherwise = branch(self, "else")?;
+        let universe = self.universe(level)?;
+        let no = self.automata.difference(&universe, yes.clone())?;
+        let mut alts = Vec::new();
+        for (cond, body) in [(yes, then), (no, otherwise)] {
+            let lang = match (cond, body) {
+                (None, _) | (_, Some(None)) => None,
+                (Some(c), None) => Some(c),
+                (Some(c), Some(Some(b))) => self.automata.intersect(&[c, b])?,
+            };
+            alts.extend(lang);
+        }
+        Ok(alternation(alts))
+    }
+
+    /// `dependentRequired`, `dependentSchemas` and draft-07 `dependencies`: one part per
+    /// property, "the property is absent, or (it is present and) the dependency holds".
+    fn dependencies(
+        &mut self,
+        keyword: &str,
+        deps: &Value,
+        pointer: &str,
+        level: usize,
+        parts: &mut Vec<Lang>,
+    ) -> Result<(), JsonSchemaError> {
+        let Value::Object(deps) = deps else {
+            return Err(JsonSchemaError::at(pointer, keyword, "must be an object"));
+        };
+        let here = child(pointer, keyword);
+        for (name, dep) in deps {
+            let at = child(&here, name);
+            let absent = json!({"properties": {name: false}, "additionalProperties": true});
+            let absent = self.schema(&absent, &at, level)?;
+            let present = match dep {
+                Value::Array(names) if keyword != "dependentSchemas" => {
+                    if !names.iter().all(Value::is_string) {
+                        return Err(JsonSchemaError::at(
+                            &at,
+                            keyword,
+                            "must list property names (strings)",
+                        ));
+                    }
+                    let mut required = vec![Value::String(name.clone())];
+                    required.extend(names.iter().cloned());
+                    let schema = json!({"required": required, "additionalProperties": true});
+                    self.schema(&schema, &at, level)?
+                }
+                Value::Object(_) | Value::Bool(_) if keyword != "dependentRequired" => {
+                    let schema = json!({"required": [name], "additionalProperties": true});
+                    match (
+                        self.schema(&schema, &at, level)?,
+                        self.schema(dep, &at, level)?,
+                    ) {
+                        (Some(a), Some(b)) => self.automata.intersect(&[a, b])?,
+                        _ => None,
+                    }
+                }
+                _ => {
+                    let want = match keyword {
+                        "dependentRequired" => "an array of property names",
+                        "dependentSchemas" => "a schema",
+                        _ => "an array of property names or a schema",
+                    };
+                    return Err(JsonSchemaError::at(&at, keyword, format!("must be {want}")));
+                }
+            };
+            let alts: Vec<String> = absent.into_iter().chain(present).collect();
+            parts.push(alternation(alts));
+        }
+        Ok(())
+    }
+
+    /// Every JSON value up to the depth, numbers canonical and objects in the shared
+    /// order: the set `not` and `else` complement in.
+    fn universe(&mut self, level: usize) -> Result<String, JsonSchemaError> {
+        let saved = std::mem::replace(&mut self.canonical_numbers, true);
+        let any = json!({"additionalProperties": true});
+        let lang = self.schema(&any, "", level);
+        self.canonical_numbers = saved;
+        Ok(lang?.expect("the universe is not empty"))
+    }
+}
