@@ -64,11 +64,17 @@ fn schemas() -> Vec<(String, Value)> {
         });
     }
     out.push(("objects nested 20 deep".into(), nested));
-    let mut arrays = json!({"type": "number"});
-    for _ in 0..32 {
-        arrays = json!({"type": "array", "items": arrays, "maxItems": 4});
+    for (depth, max_items) in [(6, Some(4)), (12, None), (32, None)] {
+        let mut arrays = json!({"type": "number"});
+        for _ in 0..depth {
+            arrays = match max_items {
+                Some(m) => json!({"type": "array", "items": arrays, "maxItems": m}),
+                None => json!({"type": "array", "items": arrays}),
+            };
+        }
+        let bound = max_items.map_or("unbounded".to_string(), |m| format!("maxItems {m}"));
+        out.push((format!("arrays nested {depth} deep, {bound}"), arrays));
     }
-    out.push(("arrays nested 32 deep".into(), arrays));
     out
 }
 

@@ -85,11 +85,17 @@ impl Translator<'_> {
                 hi.map_or(String::new(), |h| h.to_string())
             )),
         };
-        // A body starting with the first rest item, when there is no prefix.
+        // A body starting with the first rest item, when there is no prefix: the regex
+        // extension `DELIMITED_LIST`, which names the item once. Spelled `x(?:sep x){..}`
+        // the item's text doubles at every nesting level (arrays nested 32 deep: 2^32
+        // copies, gigabytes of regex before any limit could refuse it).
         let mut body: Lang = match (&x, k, max) {
             (Some(x), 0, m) if m != Some(0) => {
-                let hi = m.map_or(String::new(), |m| (m - 1).to_string());
-                Some(format!("{x}(?:{sep}{x}){{{},{hi}}}", lo.saturating_sub(1)))
+                let hi = m.map_or(String::new(), |m| m.to_string());
+                Some(format!(
+                    "(?P<DELIMITED_LIST>(?:{sep})|(?:{x})|{}|{hi})",
+                    lo.max(1)
+                ))
             }
             _ => None,
         };
