@@ -15,15 +15,13 @@ mod fstc;
 #[cfg(feature = "fstc")]
 mod terminals;
 
-use std::time::Duration;
-
 use anyhow::{bail, Context, Result};
 
-use crate::peers::{Constraint, Llguidance, Outlines};
-use crate::report::{CaseResult, EngineResult, VocabResult};
+use crate::peers::{Llguidance, Outlines};
+use crate::report::{CaseResult, VocabResult};
 use crate::samples::CASES;
 use crate::vocab::LoadedVocab;
-use crate::walk::{percentiles, run, schedule, Event};
+use crate::walk::{fastest, measure, schedule, Event};
 
 /// Vocabularies above this many tokens skip outlines-core under `--quick`.
 const QUICK_OUTLINES_LIMIT: usize = 100_000;
@@ -33,21 +31,6 @@ struct Options {
     quick: bool,
     steps: usize,
     compile_runs: usize,
-}
-
-/// The fastest of `first` and `runs - 1` more runs of `compile`, which are run after the
-/// engine of the first run was measured (so its first mask stays cold) and dropped. Every
-/// engine gets the same number of tries, so one preempted run does not decide a ratio.
-fn fastest<T>(
-    first: Duration,
-    runs: usize,
-    mut compile: impl FnMut() -> Result<(T, Duration)>,
-) -> Result<Duration> {
-    let mut best = first;
-    for _ in 1..runs {
-        best = best.min(compile()?.1);
-    }
-    Ok(best)
 }
 
 fn parse_args() -> Result<Options> {
@@ -270,50 +253,4 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {
         fstc_setup: None,
         cases,
     })
-}
-
-/// Warm passes per walk; each step's warm time is its fastest pass, which filters out
-/// the other processes of a shared machine.
-const WARM_PASSES: usize = 5;
-
-/// A cold pass along the walk (right after compiling; its masks are kept for the
-/// cross-check), then `WARM_PASSES` passes from a restart, where whatever the engine
-/// cached stays.
-fn measure(
-    name: &'static str,
-    engine: &mut dyn Constraint,
-    compile: Duration,
-    artifact: Option<usize>,
-    events: &[Event],
-    width: usize,
-) -> EngineResult {
-    let cold = run(engine, events, width, true);
-    let mut fastest: Vec<Duration> = Vec::new();
-    for _ in 0..WARM_PASSES {
-        let pass = run(engine, events, width, false);
-        if pass.mask_times.len() != cold.mask_times.len() {
-            // The engine failed differently on this pass: keep the cold numbers only.
-            fastest.clear();
-            break;
-        }
-        if fastest.is_empty() {
-            fastest = pass.mask_times;
-        } else {
-            for (f, t) in fastest.iter_mut().zip(pass.mask_times) {
-                *f = (*f).min(t);
-            }
-        }
-    }
-    let warm = fastest;
-    EngineResult {
-        name,
-        compile,
-        artifact,
-        shape: None,
-        first_mask: cold.mask_times.first().copied(),
-        cold: percentiles(&cold.mask_times),
-        warm: percentiles(&warm),
-        errors: cold.errors,
-        masks: cold.masks,
-    }
 }

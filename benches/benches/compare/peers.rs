@@ -143,14 +143,23 @@ impl Llguidance {
     /// Creates the parser. llguidance compiles lazily: this builds the grammar and the
     /// lexer's start; lexer states are built by the first masks that need them.
     pub fn compile(pattern: &str, factory: &ParserFactory) -> Result<(Llguidance, Duration)> {
+        Llguidance::compile_grammar(TopLevelGrammar::from_regex(pattern), pattern, factory)
+    }
+
+    /// [`compile`](Self::compile) for any grammar (a JSON schema); `what` names it in errors.
+    pub fn compile_grammar(
+        grammar: TopLevelGrammar,
+        what: &str,
+        factory: &ParserFactory,
+    ) -> Result<(Llguidance, Duration)> {
         let started = Instant::now();
         let parser = factory
-            .create_parser(TopLevelGrammar::from_regex(pattern))
-            .map_err(|e| anyhow!("llguidance cannot compile {pattern:?}: {e}"))?;
+            .create_parser(grammar)
+            .map_err(|e| anyhow!("llguidance cannot compile {what:?}: {e}"))?;
         let matcher = Matcher::new(Ok(parser));
         let elapsed = started.elapsed();
         if let Some(e) = matcher.get_error() {
-            return Err(anyhow!("llguidance cannot compile {pattern:?}: {e}"));
+            return Err(anyhow!("llguidance cannot compile {what:?}: {e}"));
         }
         let pristine = matcher.deep_clone();
         Ok((Llguidance { matcher, pristine }, elapsed))

@@ -104,7 +104,8 @@ pub fn bench(vocab: &LoadedVocab, steps: usize) -> Result<Vec<TerminalRow>> {
                 .map(|s| automaton.terminal_edges(s).count())
                 .sum();
             let mut engine = crate::fstc::Fstc::new(&automaton);
-            let result = crate::measure("fstc", &mut engine, compile, artifact, &events, width);
+            let result =
+                crate::walk::measure("fstc", &mut engine, compile, artifact, &events, width);
             rows.push(TerminalRow {
                 case: case.name,
                 form,

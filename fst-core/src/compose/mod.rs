@@ -18,10 +18,10 @@
 //! token edges. Groups are numbered by their smallest token so that every breadth-first
 //! numbering matches the token-level one. Two ways to find them:
 //!
-//! - by transition function (`functions`), for DFAs of at most `MAX_FUNCTION_STATES`
-//!   states: tokens that map every state to the same state are one group, found in one
-//!   pass over the vocabulary trie with a memo table; a group's edges are read off its
-//!   function, with no walk at all. Gives up (past a budget) when the functions multiply.
+//! - by transition function (`functions`), tried first: tokens that map every state to
+//!   the same state are one group, found in one pass over the vocabulary trie with a memo
+//!   table; a group's edges are read off its function, with no walk at all. Gives up
+//!   when the functions' live pairs pass a budget proportional to the DFA's states.
 //! - by class string (`ClassTrie`): a byte DFA cannot tell apart bytes of one byte class,
 //!   so the vocabulary trie is folded into a trie of class strings (typically ten times
 //!   smaller), which is then walked from every state.

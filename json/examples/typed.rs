@@ -1,0 +1,113 @@
+//! Typed constraints (Koo et al. §5.2, there with Python dataclasses): a Rust type that
+//! derives `schemars::JsonSchema` and `serde::Deserialize` gives the constraint, and every
+//! text the token automaton lets a decoder produce parses back into the type.
+//!
+//! Run: `cargo run --release -p fstc-json --example typed [VOCAB]` (default: the GPT-2
+//! fixture in `testdata/`). Prints the schema schemars derives, the automaton's size, then
+//! random walks of the automaton (a stand-in for a model's sampling), each decoded and
+//! parsed with `serde_json::from_str::<WeatherReport>`. `json/tests/typed.rs` runs the same.
+
+use std::path::PathBuf;
+
+use detok::Vocabulary;
+use fst_core::automaton::TokenAutomaton;
+use fst_core::sample::{random_walk, SplitMix64};
+use fst_core::TokenVocabulary;
+use fstc_json::{JsonSchemaCompiler, Whitespace};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// What a weather tool returns. The bounds make the language finite (every string, list
+/// and number bounded), so every random walk ends; without them the constraint is still
+/// exact, walks just may run long.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WeatherReport {
+    /// City name.
+    #[schemars(length(min = 1, max = 12))]
+    pub city: String,
+    /// Degrees Celsius.
+    #[schemars(range(min = -60, max = 60))]
+    pub temperature_c: i32,
+    pub conditions: Conditions,
+    /// Wind, when measured.
+    pub wind: Option<Wind>,
+    /// Active alerts.
+    #[schemars(length(max = 2))]
+    pub alerts: Vec<Alert>,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Conditions {
+    Sunny,
+    Cloudy,
+    Rain,
+    Snow,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Wind {
+    #[schemars(range(max = 250))]
+    pub speed_kmh: u16,
+    #[schemars(length(min = 1, max = 3))]
+    pub direction: String,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Alert {
+    #[schemars(range(min = 1, max = 4))]
+    pub level: u8,
+    #[schemars(length(max = 16))]
+    pub message: String,
+}
+
+/// The token automaton of `T`'s derived schema (flexible whitespace, the default).
+pub fn compile_type<T: JsonSchema>(vocab: &Vocabulary) -> (String, TokenAutomaton) {
+    let schema = serde_json::to_string_pretty(&schemars::schema_for!(T)).expect("a JSON value");
+    let compiled = JsonSchemaCompiler::new()
+        .whitespace(Whitespace::Flexible { max: 2 })
+        .compile(&schema, vocab)
+        .unwrap_or_else(|e| panic!("the derived schema does not compile: {e}\n{schema}"));
+    assert!(compiled.warnings.is_empty(), "nothing may be left out");
+    (schema, compiled.automaton)
+}
+
+/// A random walk of `automaton` from `seed`, decoded: the text a sampler could produce.
+pub fn sample_text(automaton: &TokenAutomaton, vocab: &Vocabulary, seed: u64) -> String {
+    let walk = random_walk(automaton, &mut SplitMix64::new(seed), 10_000);
+    assert!(walk.complete, "a walk of a finite language ends with EOS");
+    let bytes: Vec<u8> = walk
+        .tokens
+        .iter()
+        .flat_map(|&t| vocab.token_bytes(t).expect("a text token").to_vec())
+        .collect();
+    String::from_utf8(bytes).expect("the automaton admits UTF-8 only")
+}
+
+#[allow(dead_code)] // `json/tests/typed.rs` includes this file for the functions above
+fn main() {
+    let path = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| detok::fixtures::testdata_dir().join("gpt2/encoder.json"));
+    let vocab = Vocabulary::from_file(&path).unwrap_or_else(|e| {
+        eprintln!("typed: {}: {e}", path.display());
+        std::process::exit(2)
+    });
+    let (schema, automaton) = compile_type::<WeatherReport>(&vocab);
+    println!("{schema}");
+    println!(
+        "automaton: {} states, {} bytes",
+        automaton.num_states(),
+        automaton.to_bytes().len()
+    );
+    for seed in 1..=3 {
+        let text = sample_text(&automaton, &vocab, seed);
+        let report: WeatherReport = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{text:?} does not parse back: {e}"));
+        println!("{text}\n  -> {report:?}");
+    }
+}
