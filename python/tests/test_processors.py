@@ -125,3 +125,37 @@ def test_hf_processor_on_torch(bytelevel):
     )
     for text in texts:
         assert re.fullmatch(PATTERN.encode(), text)
+
+
+def test_hf_processor_follows_beams_reordered_between_steps(bytelevel):
+    """Beam search as transformers runs it: each step keeps `width` rows, each extending
+    some earlier row (often the same one twice, in any order). Every row's mask must be
+    the allowed set of a fresh matcher replaying that row's tokens, and every finished
+    beam must match the regex."""
+    automaton = fstc.compile_regex(PATTERN, bytelevel)
+    eos = bytelevel.eos_ids[0]
+    rng = np.random.default_rng(3)
+    width, prompt = 4, [7, 8, 9]
+    processor = FstcLogitsProcessor(automaton)
+    rows = [list(prompt) for _ in range(width)]
+    finished = 0
+    for step in range(40):
+        scores = np.zeros((width, bytelevel.size), dtype=np.float32)
+        out = processor(np.array(rows), scores)
+        children = []
+        for r, row in enumerate(rows):
+            replay = fstc.Matcher(automaton)
+            assert replay.accept_tokens(row[len(prompt) :])
+            allowed = np.flatnonzero(np.isfinite(out[r])).tolist()
+            assert allowed == replay.allowed_tokens(), (step, r)
+            for t in rng.choice(allowed, size=min(2, len(allowed)), replace=False):
+                children.append(row + [int(t)])
+        for child in children:
+            if child[-1] == eos:
+                finished += 1
+                assert re.fullmatch(PATTERN.encode(), bytelevel.detokenize(child[len(prompt) : -1]))
+        live = [c for c in children if c[-1] != eos]
+        if not live:
+            break
+        rows = [live[i] for i in rng.choice(len(live), size=width)]
+    assert finished > 0
