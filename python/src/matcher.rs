@@ -129,7 +129,7 @@ impl Matcher {
 
     /// Whether EOS is the only token allowed now.
     fn only_eos_allowed(&self) -> bool {
-        only_eos_allowed(self.inner.as_ref(), &self.automaton.inner.eos_ids())
+        only_eos_allowed(self.inner.as_ref(), self.automaton.inner.eos_ids())
     }
 
     /// Back to the start state with nothing accepted.
