@@ -96,3 +96,16 @@ def test_one_matcher_may_fill_several_rows(bytelevel, language):
         fstc.fill_bitmasks([m], bitmask, [3])
     with pytest.raises(ValueError, match="2 matchers but 1 row indices"):
         fstc.fill_bitmasks([m, m], bitmask, [1])
+
+
+def test_reordered_rows_into_a_torch_bitmask(bytelevel, language):
+    torch = pytest.importorskip("torch")
+    automaton, oracle = language
+    a = fstc.Matcher(automaton)
+    b = a.copy()
+    assert b.accept_tokens(bytelevel.tokenize("ab"))
+    bitmask = torch.full((3, fstc.bitmask_words(len(bytelevel))), -1, dtype=torch.int32)
+    fstc.fill_bitmasks([b, a], bitmask, [0, 2])
+    assert bits_of(bitmask[0].tolist()) == oracle.allowed(b"ab")
+    assert bits_of(bitmask[2].tolist()) == oracle.allowed(b"")
+    assert (bitmask[1] == -1).all()
