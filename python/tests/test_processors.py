@@ -159,3 +159,32 @@ def test_hf_processor_follows_beams_reordered_between_steps(bytelevel):
             break
         rows = [live[i] for i in rng.choice(len(live), size=width)]
     assert finished > 0
+
+
+@pytest.mark.parametrize("search", [{"do_sample": True}, {"num_beams": 3, "num_return_sequences": 3}])
+def test_transformers_generate_with_a_tiny_random_model(bytelevel, search):
+    """transformers' own `generate` (sampling, and beam search, which reorders rows) on a
+    one-layer GPT-2 with random weights built from a config (nothing downloaded): every
+    returned sequence must match the regex."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    eos = bytelevel.eos_ids[0]
+    config = transformers.GPT2Config(
+        vocab_size=bytelevel.size, n_positions=128, n_embd=32, n_layer=1, n_head=2,
+        bos_token_id=eos, eos_token_id=eos, pad_token_id=eos,
+    )
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config).eval()
+    automaton = fstc.compile_regex(PATTERN, bytelevel)
+    prompt = torch.tensor([bytelevel.tokenize("a prompt")] * 2)
+    processor = FstcLogitsProcessor(automaton)
+    out = model.generate(
+        prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=40,
+        logits_processor=transformers.LogitsProcessorList([processor]), **search,
+    )
+    assert out.shape[0] == 2 * search.get("num_return_sequences", 1)
+    for row in out.tolist():
+        generated = row[prompt.shape[1] :]
+        assert eos in generated, generated
+        text = bytelevel.detokenize(generated[: generated.index(eos)])
+        assert re.fullmatch(PATTERN.encode(), text), text
