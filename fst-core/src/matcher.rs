@@ -164,3 +164,18 @@ pub trait Matcher {
         (self.vocab_size() as usize).div_ceil(32)
     }
 }
+
+/// A [`Matcher`] a binding or a server can hold per sequence whatever the automaton kind,
+/// as `Box<dyn DynMatcher>`: moved and shared across threads (a batch mask fill) and
+/// forked (beam search, parallel sampling). Every `Clone + Send + Sync` matcher is one.
+pub trait DynMatcher: Matcher + Send + Sync {
+    /// A copy at the same position with the same history (it can roll back as far),
+    /// sharing the automaton; the two then move independently.
+    fn fork(&self) -> Box<dyn DynMatcher>;
+}
+
+impl<T: Matcher + Clone + Send + Sync + 'static> DynMatcher for T {
+    fn fork(&self) -> Box<dyn DynMatcher> {
+        Box::new(self.clone())
+    }
+}

@@ -1,18 +1,20 @@
 """fstc: token automata for constrained LLM decoding.
 
-Compile a constraint for a tokenizer once (``compile_regex``), then mask each decoding
-step with a ``Matcher`` per sequence: ``fill_bitmask`` writes the allowed tokens into an
-int32 bitmask (token t allowed iff bit t % 32 of word t // 32 is set), ``accept_tokens``
-advances. ``fstc.processors`` applies this to logits (numpy); ``fstc.hf`` and
+Compile a constraint for a tokenizer once (``compile_regex``, ``compile_json_schema``),
+then mask each decoding step with a ``Matcher`` per sequence (``copy()`` forks one for a
+beam): ``fill_bitmask`` writes the allowed tokens into an int32 bitmask (token t allowed
+iff bit t % 32 of word t // 32 is set), ``accept_tokens`` advances. ``fstc.processors`` applies this to logits (numpy); ``fstc.hf`` and
 ``fstc.llama_cpp`` plug it into Hugging Face transformers and llama-cpp-python.
 """
 
 from ._fstc import (
     FstcError,
     Matcher,
+    SchemaWarning,
     TokenAutomaton,
     Vocabulary,
     __version__,
+    compile_json_schema,
     compile_regex,
     fill_bitmasks,
 )
@@ -21,11 +23,13 @@ from .bitmask import allocate_token_bitmask, bitmask_words, unpack_bitmask
 __all__ = [
     "FstcError",
     "Matcher",
+    "SchemaWarning",
     "TokenAutomaton",
     "Vocabulary",
     "__version__",
     "allocate_token_bitmask",
     "bitmask_words",
+    "compile_json_schema",
     "compile_regex",
     "fill_bitmasks",
     "unpack_bitmask",

@@ -1,7 +1,7 @@
 """Type stubs for the fstc extension module (see the docstrings at run time)."""
 
 from os import PathLike
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -66,10 +66,38 @@ def compile_regex(
     image_tokens: Optional[Sequence[int]] = None,
 ) -> TokenAutomaton: ...
 
+class SchemaWarning:
+    """A schema keyword left out under ``lenient=True`` (the automaton does not enforce it)."""
+
+    @property
+    def pointer(self) -> str: ...
+    @property
+    def keyword(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+def compile_json_schema(
+    schema: Union[str, bool, Dict[str, Any]],
+    vocab: Vocabulary,
+    *,
+    whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
+    max_whitespace: int = 8,
+    indent: int = 2,
+    additional_properties: bool = True,
+    recursion_depth: Optional[int] = None,
+    any_json_depth: Optional[int] = None,
+    lenient: bool = False,
+    dfa_state_limit: Optional[int] = None,
+    token_edge_limit: Optional[int] = None,
+) -> Tuple[TokenAutomaton, List[SchemaWarning]]: ...
+
 class Matcher:
     """One sequence's position in a token automaton (vLLM structured-output semantics)."""
 
     def __init__(self, automaton: TokenAutomaton) -> None: ...
+    def copy(self) -> Matcher: ...
+    def __copy__(self) -> Matcher: ...
+    def __deepcopy__(self, memo: Any) -> Matcher: ...
     def accept_tokens(self, tokens: Sequence[int]) -> bool: ...
     def accept_token(self, token: int) -> bool: ...
     def validate_tokens(self, tokens: Sequence[int]) -> int: ...
@@ -83,8 +111,6 @@ class Matcher:
     def forced_tokens(self) -> List[int]: ...
     @property
     def num_accepted(self) -> int: ...
-    @property
-    def state(self) -> int: ...
     @property
     def vocab_size(self) -> int: ...
     @property

@@ -7,8 +7,8 @@
 ``input_ids`` (batch, seq) and ``scores`` (batch, vocab) are torch tensors; numpy arrays
 are accepted too (the same core, ``fstc.processors.ConstrainedBatch``, does the work).
 The bitmask is filled on the CPU and applied on the scores' device. Use one processor
-per ``generate`` call (or ``reset()`` it); beam search, which reorders rows, is not
-supported.
+per ``generate`` call (or ``reset()`` it). Beam search works: when rows are reordered, a
+row continues from a copy of the matcher of the row it extends.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 A decoder hands a processor, at every step, each row's whole token sequence (prompt
 plus generated tokens) and that step's logits. ``ConstrainedBatch`` remembers each row's
 prompt length from the first call, feeds the matcher of each row the tokens it has not
-seen yet, and masks the logits of every token the constraint does not allow. The
+seen yet (forking matchers when beam search reorders rows), and masks the logits of every
+token the constraint does not allow. The
 framework adapters (``fstc.hf``, ``fstc.llama_cpp``) only convert tensors.
 """
 
@@ -37,6 +38,7 @@ class ConstrainedBatch:
                 raise ValueError("ConstrainedBatch needs at least one automaton")
         self.matchers: List[Matcher] = []
         self.prompt_lengths: List[int] = []
+        self._generated: List[List[int]] = []
 
     @property
     def vocab_size(self) -> int:
@@ -48,6 +50,7 @@ class ConstrainedBatch:
         """Forget every row: the next ``update`` starts a new generation."""
         self.matchers = []
         self.prompt_lengths = []
+        self._generated = []
 
     def _start(self, sequences: Sequence[Sequence[int]]) -> None:
         n = len(sequences)
@@ -59,13 +62,17 @@ class ConstrainedBatch:
             automata = self._automata
         self.matchers = [Matcher(a) for a in automata]
         self.prompt_lengths = [len(s) for s in sequences]
+        self._generated = [[] for _ in range(n)]
 
     def update(self, sequences: Sequence[Sequence[int]]) -> None:
         """Feeds each row's matcher the tokens of its sequence it has not seen.
 
-        The first call after construction or ``reset`` records the prompt lengths. A
-        sampled token the constraint does not allow raises ``FstcError`` (it cannot
-        happen when every step was masked).
+        The first call after construction or ``reset`` records the prompt lengths. Rows
+        may be reordered between calls (beam search): a row whose generated tokens do not
+        extend its own earlier ones continues from a copy of the row it shares the longest
+        prefix with (rolled back to that prefix). A shorter sequence rolls back (rejected
+        draft tokens). A sampled token the constraint does not allow raises ``FstcError``
+        (it cannot happen when every step was masked).
         """
         if not self.matchers:
             self._start(sequences)
@@ -73,27 +80,53 @@ class ConstrainedBatch:
         if len(sequences) != len(self.matchers):
             raise ValueError(
                 f"batch changed from {len(self.matchers)} to {len(sequences)} rows; "
-                "call reset() between generations (beam reordering is not supported)"
+                "call reset() between generations"
             )
-        for row, (seq, matcher) in enumerate(zip(sequences, self.matchers)):
-            if matcher.is_terminated():
-                continue
-            seen = self.prompt_lengths[row] + matcher.num_accepted
-            if len(seq) < seen:
-                matcher.rollback(seen - len(seq))
-                continue
-            new = [int(t) for t in seq[seen:]]
-            if not new:
-                continue
-            n = matcher.validate_tokens(new)
-            # A prefix shorter than `new` is fine only when it ends with EOS: the rest is
-            # padding after the row finished.
-            if n < len(new) and not (n > 0 and new[n - 1] in matcher.automaton.eos_ids):
-                raise FstcError(
-                    f"row {row}: generated token {new[n]} at position {seen + n} "
-                    "is not allowed by the constraint"
-                )
-            matcher.accept_tokens(new[:n])
+        new = [[int(t) for t in seq[p:]] for seq, p in zip(sequences, self.prompt_lengths)]
+        parents = [self._parent(row, gen) for row, gen in enumerate(new)]
+        # Copies are taken before any matcher moves; a parent's first child gets it as is.
+        taken = set()
+        matchers = []
+        for p in parents:
+            matchers.append(self.matchers[p].copy() if p in taken else self.matchers[p])
+            taken.add(p)
+        generated = [self._generated[p] for p in parents]
+        self.matchers = matchers
+        self._generated = [
+            self._advance(row, m, old, gen)
+            for row, (m, old, gen) in enumerate(zip(matchers, generated, new))
+        ]
+
+    def _parent(self, row: int, gen: List[int]) -> int:
+        """The earlier row whose generated tokens share the longest prefix with ``gen``:
+        ``row`` itself when they extend its own."""
+        own = self._generated[row]
+        if gen[: len(own)] == own:
+            return row
+        return max(
+            range(len(self._generated)),
+            key=lambda r: (_common_prefix(self._generated[r], gen), r == row),
+        )
+
+    def _advance(self, row: int, matcher: Matcher, old: List[int], gen: List[int]) -> List[int]:
+        """Moves ``matcher`` (which has accepted ``old``) to ``gen``; returns the tokens it
+        has accepted then."""
+        common = _common_prefix(old, gen)
+        if common == len(old) and matcher.is_terminated():
+            return old  # finished: the rest is padding
+        matcher.rollback(len(old) - common)
+        rest = gen[common:]
+        n = matcher.validate_tokens(rest)
+        # A prefix shorter than `rest` is fine only when it ends with EOS: the rest is
+        # padding after the row finished.
+        if n < len(rest) and not (n > 0 and rest[n - 1] in matcher.automaton.eos_ids):
+            position = self.prompt_lengths[row] + common + n
+            raise FstcError(
+                f"row {row}: generated token {rest[n]} at position {position} "
+                "is not allowed by the constraint"
+            )
+        matcher.accept_tokens(rest[:n])
+        return gen[: common + n]
 
     def active_rows(self) -> List[int]:
         """Rows whose matcher has not accepted EOS."""
@@ -127,3 +160,10 @@ class ConstrainedBatch:
             scores[rows] = np.where(allowed, scores[rows], -np.inf)
         return scores
 
+
+def _common_prefix(a: List[int], b: List[int]) -> int:
+    """Length of the longest common prefix of two token lists."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    return next(i for i in range(n) if a[i] != b[i])

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use fst_core::automaton::TokenAutomaton as Automaton;
 use fst_core::compiler::RegexCompiler;
 use fst_core::format::FormatError;
+use fst_core::matcher::DynMatcher;
 use fst_core::sample::{random_walk, SplitMix64};
+use fst_core::walker::OwnedWalker;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -18,8 +20,17 @@ use crate::vocab::Vocabulary;
 /// of `Matcher`s (one per sequence). Build with `compile_regex`, store with `save` /
 /// `to_bytes`, and load with `load` / `from_bytes` (every load validates the file).
 #[pyclass(module = "fstc", frozen)]
+#[derive(Clone)]
 pub struct TokenAutomaton {
     pub(crate) inner: Arc<Automaton>,
+}
+
+impl TokenAutomaton {
+    /// A matcher at the start, through the decoding interface (the one place that
+    /// knows which walker an automaton kind uses).
+    pub(crate) fn start_matcher(&self) -> Box<dyn DynMatcher> {
+        Box::new(OwnedWalker::new(Arc::clone(&self.inner)))
+    }
 }
 
 /// A file error as `OSError` when the operating system refused, else `FstcError`.

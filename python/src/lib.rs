@@ -4,14 +4,16 @@
 //! inference servers already call (vLLM's structured-output grammar): a [`matcher::Matcher`]
 //! per sequence over a shared, immutable [`automaton::TokenAutomaton`], bitmasks filled
 //! into caller-owned int32 arrays, and a batch fill that runs in parallel without the GIL.
-//! New constraint kinds slot in as further `compile_*` functions returning a
-//! `TokenAutomaton`.
+//! Every constraint kind is a `compile_*` function returning a `TokenAutomaton`
+//! (`compile_regex`, `compile_json_schema`); a `Matcher` walks any of them through
+//! fst-core's `Matcher` interface (`walk.rs`).
 
 use pyo3::prelude::*;
 
 mod automaton;
 mod bitmask;
 mod errors;
+mod json;
 mod matcher;
 mod vocab;
 mod walk;
@@ -23,7 +25,9 @@ fn _fstc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vocab::Vocabulary>()?;
     m.add_class::<automaton::TokenAutomaton>()?;
     m.add_class::<matcher::Matcher>()?;
+    m.add_class::<json::SchemaWarning>()?;
     m.add_function(wrap_pyfunction!(automaton::compile_regex, m)?)?;
+    m.add_function(wrap_pyfunction!(json::compile_json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(matcher::fill_bitmasks, m)?)?;
     Ok(())
 }

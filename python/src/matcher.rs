@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use fst_core::matcher::DynMatcher;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -10,13 +11,15 @@ use rayon::prelude::*;
 use crate::automaton::TokenAutomaton;
 use crate::bitmask::Bitmask;
 use crate::errors::fstc_error;
-use crate::walk::Cursor;
+use crate::walk::{mask_ones, only_eos_allowed};
 
-/// One sequence's position in a token automaton. Cheap to create: the automaton is
-/// shared. Token ids outside `0..2**32` are simply not allowed.
+/// One sequence's position in a token automaton. Cheap to create and to copy: the
+/// automaton is shared. Token ids outside `0..2**32` are simply not allowed.
 #[pyclass(module = "fstc")]
 pub struct Matcher {
-    cursor: Cursor,
+    /// The position, through fst-core's decoding interface (any automaton kind).
+    inner: Box<dyn DynMatcher>,
+    automaton: TokenAutomaton,
 }
 
 /// Token ids as `u32`, or `None` if one cannot be a token id (and so is never allowed).
@@ -28,7 +31,7 @@ impl Matcher {
     /// How many leading tokens would be accepted, stopping at the first impossible id.
     fn valid_prefix(&self, tokens: &[i64]) -> (usize, Vec<u32>) {
         let ids: Vec<u32> = token_ids(tokens).into_iter().map_while(|t| t).collect();
-        (self.cursor.validate_tokens(&ids), ids)
+        (self.inner.validate_tokens(&ids), ids)
     }
 }
 
@@ -38,8 +41,30 @@ impl Matcher {
     #[new]
     fn new(automaton: &TokenAutomaton) -> Self {
         Matcher {
-            cursor: Cursor::new(automaton.inner.clone()),
+            inner: automaton.start_matcher(),
+            automaton: automaton.clone(),
         }
+    }
+
+    /// A copy of this matcher at the same position, with the same history (so it can
+    /// roll back as far), sharing the automaton: fork one per beam or parallel sample.
+    /// The two then move independently.
+    fn copy(&self) -> Matcher {
+        Matcher {
+            inner: self.inner.fork(),
+            automaton: self.automaton.clone(),
+        }
+    }
+
+    /// `copy.copy(matcher)`: see `copy`.
+    fn __copy__(&self) -> Matcher {
+        self.copy()
+    }
+
+    /// `copy.deepcopy(matcher)`: see `copy` (the automaton is immutable and stays
+    /// shared).
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Matcher {
+        self.copy()
     }
 
     /// Consumes all of `tokens` and returns True, or, if any is not allowed where it
@@ -51,7 +76,7 @@ impl Matcher {
             return false;
         }
         // Cannot fail: validated above.
-        self.cursor.consume_tokens(&ids).is_ok()
+        self.inner.consume_tokens(&ids).is_ok()
     }
 
     /// `accept_tokens([token])`.
@@ -68,7 +93,7 @@ impl Matcher {
     /// Undoes the last `n` accepted tokens (EOS included). Raises `FstcError`, changing
     /// nothing, if fewer than `n` were accepted.
     fn rollback(&mut self, n: usize) -> PyResult<()> {
-        self.cursor.rollback(n).map_err(fstc_error)
+        self.inner.rollback(n).map_err(fstc_error)
     }
 
     /// Writes the allowed next tokens into row `index` of `bitmask`, an int32 array of
@@ -82,90 +107,74 @@ impl Matcher {
         // SAFETY: the index is in range, the array is held by `mask`, and this is the only
         // slice of the row.
         let row = unsafe { mask.rows.row(index) };
-        self.cursor.fill_mask(row).map_err(fstc_error)
+        self.inner.fill_mask(row).map_err(fstc_error)
     }
 
     /// The allowed next token ids, sorted (EOS ids included where allowed).
     fn allowed_tokens(&self) -> PyResult<Vec<u32>> {
-        let vocab = self.cursor.automaton().vocab_size() as usize;
-        let mut mask = vec![0u32; vocab.div_ceil(32)];
-        self.cursor.fill_mask(&mut mask).map_err(fstc_error)?;
-        let ones = mask.iter().enumerate().flat_map(|(i, &w)| {
-            (0..32)
-                .filter(move |b| w >> b & 1 == 1)
-                .map(move |b| (i * 32 + b) as u32)
-        });
-        Ok(ones.collect())
+        let mut mask = vec![0u32; self.inner.mask_words()];
+        self.inner.fill_mask(&mut mask).map_err(fstc_error)?;
+        Ok(mask_ones(&mask))
     }
 
     /// Whether EOS has been accepted: the constrained output is complete.
     fn is_terminated(&self) -> bool {
-        self.cursor.is_finished()
+        self.inner.is_finished()
     }
 
     /// Whether the text so far is complete, i.e. EOS is allowed now (or was accepted).
     fn is_accepting(&self) -> bool {
-        self.cursor.is_accepting()
+        self.inner.is_accepting()
     }
 
     /// Whether EOS is the only token allowed now.
     fn only_eos_allowed(&self) -> bool {
-        self.cursor.only_eos_allowed()
+        only_eos_allowed(self.inner.as_ref(), self.automaton.inner.eos_ids())
     }
 
     /// Back to the start state with nothing accepted.
     fn reset(&mut self) {
-        self.cursor.reset()
+        self.inner.reset()
     }
 
     /// The tokens the constraint forces from here (jump-forward): a decoder may append
     /// them without sampling, then `accept_tokens` them.
     fn forced_tokens(&self) -> Vec<u32> {
-        self.cursor.forced_tokens()
+        self.inner.forced_tokens()
     }
 
     /// Number of tokens accepted since the start, EOS included.
     #[getter]
     fn num_accepted(&self) -> usize {
-        self.cursor.num_consumed()
-    }
-
-    /// The current automaton state (for debugging).
-    #[getter]
-    fn state(&self) -> u32 {
-        self.cursor.state()
+        self.inner.num_consumed()
     }
 
     /// The vocabulary size of the automaton (minimum bitmask width is its ceil / 32).
     #[getter]
     fn vocab_size(&self) -> u32 {
-        self.cursor.automaton().vocab_size()
+        self.inner.vocab_size()
     }
 
     /// The automaton being matched.
     #[getter]
     fn automaton(&self) -> TokenAutomaton {
-        TokenAutomaton {
-            inner: self.cursor.automaton().clone(),
-        }
+        self.automaton.clone()
     }
 
     fn __repr__(&self) -> String {
+        let yes_no = |b: bool| if b { "True" } else { "False" };
         format!(
-            "Matcher(state={}, accepted={}, terminated={})",
-            self.cursor.state(),
-            self.cursor.num_consumed(),
-            if self.cursor.is_finished() {
-                "True"
-            } else {
-                "False"
-            }
+            "Matcher(accepted={}, accepting={}, terminated={})",
+            self.inner.num_consumed(),
+            yes_no(self.inner.is_accepting()),
+            yes_no(self.inner.is_finished())
         )
     }
 }
 
 /// Fills row `indices[i]` of `bitmask` for `matchers[i]` (row i when `indices` is
-/// None), in parallel on a thread pool with the GIL released. Rows must be distinct.
+/// None), in parallel on a thread pool with the GIL released. Rows must be distinct; a
+/// matcher may fill several rows (beams that share a prefix).
 #[pyfunction]
 #[pyo3(signature = (matchers, bitmask, indices = None))]
 pub fn fill_bitmasks(
@@ -192,15 +201,15 @@ pub fn fill_bitmasks(
             )));
         }
     }
-    let cursors: Vec<&Cursor> = matchers.iter().map(|m| &m.cursor).collect();
+    let inners: Vec<&dyn DynMatcher> = matchers.iter().map(|m| m.inner.as_ref()).collect();
     let rows = mask.rows;
     py.detach(|| {
-        cursors
+        inners
             .par_iter()
             .zip(indices.par_iter())
-            .try_for_each(|(cursor, &i)| {
+            .try_for_each(|(matcher, &i)| {
                 // SAFETY: indices are distinct and in range, and `mask` keeps the array alive.
-                cursor.fill_mask(unsafe { rows.row(i) })
+                matcher.fill_mask(unsafe { rows.row(i) })
             })
     })
     .map_err(fstc_error)

@@ -1,85 +1,34 @@
-//! The one adapter between the bindings and fst-core's decode-time walker: an owned
-//! cursor (a `Walker` together with the shared automaton it borrows), so a Python object
-//! can hold it. Switching to another decoding interface changes only this file.
+//! Helpers over fst-core's decoding interface, `Box<dyn DynMatcher>`, which is all the
+//! Python `Matcher` holds: token FSAs give an `OwnedWalker`
+//! (`TokenAutomaton::start_matcher`), and any other automaton kind whose matcher is
+//! `Clone + Send + Sync` (token PDAs) joins with no change here or in `matcher.rs`.
 
-use std::sync::Arc;
+use fst_core::matcher::DynMatcher;
 
-use fst_core::automaton::TokenAutomaton;
-use fst_core::walker::{WalkError, Walker};
-use self_cell::self_cell;
-
-type BorrowedWalker<'a> = Walker<'a, Vec<u32>>;
-
-self_cell!(
-    struct OwnedWalker {
-        owner: Arc<TokenAutomaton>,
-        #[covariant]
-        dependent: BorrowedWalker,
+/// Whether EOS is the only token allowed now, through the interface alone: accepting,
+/// and no text token in the mask (`eos_ids` are the automaton's).
+pub(crate) fn only_eos_allowed(matcher: &dyn DynMatcher, eos_ids: &[u32]) -> bool {
+    if !matcher.is_accepting() || matcher.is_finished() {
+        return false;
     }
-);
-
-/// A walker that owns (a share of) its automaton.
-pub(crate) struct Cursor(OwnedWalker);
-
-impl Cursor {
-    /// A cursor at the automaton's start state.
-    pub(crate) fn new(automaton: Arc<TokenAutomaton>) -> Cursor {
-        Cursor(OwnedWalker::new(automaton, |a| Walker::new(a)))
+    let mut mask = vec![0u32; matcher.mask_words()];
+    if matcher.fill_mask(&mut mask).is_err() {
+        return false;
     }
-
-    fn walker(&self) -> &BorrowedWalker<'_> {
-        self.0.borrow_dependent()
+    for &eos in eos_ids {
+        mask[eos as usize / 32] &= !(1 << (eos % 32));
     }
+    mask.iter().all(|&w| w == 0)
+}
 
-    pub(crate) fn automaton(&self) -> &Arc<TokenAutomaton> {
-        self.0.borrow_owner()
-    }
-
-    /// See `Walker::fill_mask`.
-    pub(crate) fn fill_mask(&self, mask: &mut [u32]) -> Result<(), WalkError> {
-        self.walker().fill_mask(mask)
-    }
-
-    /// All of `tokens` or none; see `Walker::consume_tokens`.
-    pub(crate) fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), WalkError> {
-        self.0.with_dependent_mut(|_, w| w.consume_tokens(tokens))
-    }
-
-    /// See `Walker::validate_tokens`.
-    pub(crate) fn validate_tokens(&self, tokens: &[u32]) -> usize {
-        self.walker().validate_tokens(tokens)
-    }
-
-    /// See `Walker::rollback`.
-    pub(crate) fn rollback(&mut self, n: usize) -> Result<(), WalkError> {
-        self.0.with_dependent_mut(|_, w| w.rollback(n))
-    }
-
-    pub(crate) fn reset(&mut self) {
-        self.0.with_dependent_mut(|_, w| w.reset())
-    }
-
-    pub(crate) fn is_finished(&self) -> bool {
-        self.walker().is_finished()
-    }
-
-    pub(crate) fn is_accepting(&self) -> bool {
-        self.walker().is_accepting()
-    }
-
-    pub(crate) fn only_eos_allowed(&self) -> bool {
-        self.walker().only_eos_allowed()
-    }
-
-    pub(crate) fn num_consumed(&self) -> usize {
-        self.walker().num_consumed()
-    }
-
-    pub(crate) fn state(&self) -> u32 {
-        self.walker().state()
-    }
-
-    pub(crate) fn forced_tokens(&self) -> Vec<u32> {
-        self.walker().forced_tokens()
-    }
+/// The set bits of a mask as token ids, ascending.
+pub(crate) fn mask_ones(mask: &[u32]) -> Vec<u32> {
+    mask.iter()
+        .enumerate()
+        .flat_map(|(i, &w)| {
+            (0..32)
+                .filter(move |b| w >> b & 1 == 1)
+                .map(move |b| (i * 32 + b) as u32)
+        })
+        .collect()
 }

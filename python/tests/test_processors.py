@@ -125,3 +125,66 @@ def test_hf_processor_on_torch(bytelevel):
     )
     for text in texts:
         assert re.fullmatch(PATTERN.encode(), text)
+
+
+def test_hf_processor_follows_beams_reordered_between_steps(bytelevel):
+    """Beam search as transformers runs it: each step keeps `width` rows, each extending
+    some earlier row (often the same one twice, in any order). Every row's mask must be
+    the allowed set of a fresh matcher replaying that row's tokens, and every finished
+    beam must match the regex."""
+    automaton = fstc.compile_regex(PATTERN, bytelevel)
+    eos = bytelevel.eos_ids[0]
+    rng = np.random.default_rng(3)
+    width, prompt = 4, [7, 8, 9]
+    processor = FstcLogitsProcessor(automaton)
+    rows = [list(prompt) for _ in range(width)]
+    finished = 0
+    for step in range(40):
+        scores = np.zeros((width, bytelevel.size), dtype=np.float32)
+        out = processor(np.array(rows), scores)
+        children = []
+        for r, row in enumerate(rows):
+            replay = fstc.Matcher(automaton)
+            assert replay.accept_tokens(row[len(prompt) :])
+            allowed = np.flatnonzero(np.isfinite(out[r])).tolist()
+            assert allowed == replay.allowed_tokens(), (step, r)
+            for t in rng.choice(allowed, size=min(2, len(allowed)), replace=False):
+                children.append(row + [int(t)])
+        for child in children:
+            if child[-1] == eos:
+                finished += 1
+                assert re.fullmatch(PATTERN.encode(), bytelevel.detokenize(child[len(prompt) : -1]))
+        live = [c for c in children if c[-1] != eos]
+        if not live:
+            break
+        rows = [live[i] for i in rng.choice(len(live), size=width)]
+    assert finished > 0
+
+
+@pytest.mark.parametrize("search", [{"do_sample": True}, {"num_beams": 3, "num_return_sequences": 3}])
+def test_transformers_generate_with_a_tiny_random_model(bytelevel, search):
+    """transformers' own `generate` (sampling, and beam search, which reorders rows) on a
+    one-layer GPT-2 with random weights built from a config (nothing downloaded): every
+    returned sequence must match the regex."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    eos = bytelevel.eos_ids[0]
+    config = transformers.GPT2Config(
+        vocab_size=bytelevel.size, n_positions=128, n_embd=32, n_layer=1, n_head=2,
+        bos_token_id=eos, eos_token_id=eos, pad_token_id=eos,
+    )
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config).eval()
+    automaton = fstc.compile_regex(PATTERN, bytelevel)
+    prompt = torch.tensor([bytelevel.tokenize("a prompt")] * 2)
+    processor = FstcLogitsProcessor(automaton)
+    out = model.generate(
+        prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=40,
+        logits_processor=transformers.LogitsProcessorList([processor]), **search,
+    )
+    assert out.shape[0] == 2 * search.get("num_return_sequences", 1)
+    for row in out.tolist():
+        generated = row[prompt.shape[1] :]
+        assert eos in generated, generated
+        text = bytelevel.detokenize(generated[: generated.index(eos)])
+        assert re.fullmatch(PATTERN.encode(), text), text

@@ -1,8 +1,8 @@
 //! Runs capi/tests/c/test_fstc.c and the README's C example (compiled by build.rs with the
 //! system C compiler, linked here with fstc-capi) on automata compiled here from regexes over
 //! the byte-level fixture vocabulary. The C program replays a script of calls whose results
-//! come from fst-core's own `Walker` on random walks, then calls every function with bad
-//! input.
+//! come from fst-core's own `Walker` on random walks (continuing on clones of the matcher
+//! now and then), then calls every function with bad input.
 
 use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
@@ -51,6 +51,7 @@ fn observe(walker: &Walker<'_>, rng: &mut SplitMix64, vocab_size: u32, script: &
     }
     writeln!(script, "accepting {}", walker.is_accepting() as u8).unwrap();
     writeln!(script, "finished {}", walker.is_finished() as u8).unwrap();
+    writeln!(script, "consumed {}", walker.num_consumed()).unwrap();
     writeln!(script, "forced {}", ids(&walker.forced_tokens())).unwrap();
     let t = rng.below(vocab_size as u64 + 8) as u32;
     writeln!(script, "allowed {t} {}", walker.is_allowed(t) as u8).unwrap();
@@ -98,6 +99,10 @@ fn script(automaton: &TokenAutomaton, walks: usize) -> (String, usize) {
             }
             let t = choices[rng.index(choices.len())];
             writeln!(s, "consume {t} {}", code(walker.consume(t))).unwrap();
+            if rng.below(7) == 0 {
+                // The C side continues on a clone; the script stays the same.
+                s.push_str("fork\n");
+            }
             if rng.below(6) == 0 {
                 let n = rng.index(walker.num_consumed() + 2);
                 writeln!(s, "rollback {n} {}", code(walker.rollback(n))).unwrap();

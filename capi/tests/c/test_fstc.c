@@ -83,13 +83,51 @@ static size_t read_ids(FILE *script, uint32_t *ids, size_t cap) {
  *   accepting 0|1
  *   finished 0|1
  *   forced N T1..TN
+ *   consumed N                  num_consumed
+ *   fork                        continue on a clone (checked independent), free the original
  */
-static void run_script(fstc_matcher *m, FILE *script) {
+
+/* The mask of m into buf (words words). */
+static void mask_of(const fstc_matcher *m, uint32_t *buf, size_t words) {
+    CHECK(fstc_matcher_fill_mask(m, buf, words) == FSTC_OK, "fill_mask");
+}
+
+/* Clones *mp, checks the clone is independent (a token consumed on it leaves the original
+ * as it was) and shares the history (rolling that token back gives the original's mask),
+ * then frees the original and continues on the clone. */
+static void fork_matcher(fstc_matcher **mp, uint32_t vocab) {
+    static uint32_t before[1 << 16], after[1 << 16], again[1 << 16];
+    size_t words = (vocab + 31) / 32, n0 = 0, n1 = 0;
+    fstc_matcher *c = NULL;
+    CHECK(fstc_matcher_clone(*mp, &c) == FSTC_OK && c != NULL, "clone");
+    if (!c) return;
+    mask_of(*mp, before, words);
+    mask_of(c, again, words);
+    CHECK(memcmp(before, again, words * 4) == 0, "a clone has the original's mask");
+    uint32_t t = 0;
+    while (t < vocab && !(before[t / 32] >> (t % 32) & 1)) t++;
+    if (t < vocab) {
+        CHECK(fstc_matcher_num_consumed(*mp, &n0) == FSTC_OK, "num_consumed");
+        CHECK(fstc_matcher_consume(c, t) == FSTC_OK, "the clone consumes allowed token %u", t);
+        CHECK(fstc_matcher_num_consumed(c, &n1) == FSTC_OK && n1 == n0 + 1, "clone moved");
+        mask_of(*mp, after, words);
+        CHECK(memcmp(before, after, words * 4) == 0, "the original did not move");
+        CHECK(fstc_matcher_num_consumed(*mp, &n1) == FSTC_OK && n1 == n0, "original count");
+        CHECK(fstc_matcher_rollback(c, 1) == FSTC_OK, "the clone rolls back");
+        mask_of(c, again, words);
+        CHECK(memcmp(before, again, words * 4) == 0, "rolled back to the original's mask");
+    }
+    fstc_matcher_free(*mp);
+    *mp = c;
+}
+
+static void run_script(fstc_matcher **mp, uint32_t vocab, FILE *script) {
     static uint32_t ids[1 << 16];
     static uint32_t mask[1 << 16];
     char op[32];
     int line = 0;
     while (fscanf(script, "%31s", op) == 1) {
+        fstc_matcher *m = *mp;
         line++;
         unsigned a = 0, b = 0;
         size_t n = 0, got = 0;
@@ -135,6 +173,12 @@ static void run_script(fstc_matcher *m, FILE *script) {
             CHECK(fstc_matcher_forced_tokens(m, out, 4096, &got) == FSTC_OK && got == n &&
                       memcmp(out, ids, n * sizeof(uint32_t)) == 0,
                   "line %d: forced tokens (%zu, expected %zu)", line, got, n);
+        } else if (!strcmp(op, "consumed")) {
+            if (fscanf(script, "%u", &b) != 1) exit(2);
+            CHECK(fstc_matcher_num_consumed(m, &got) == FSTC_OK && got == b,
+                  "line %d: num_consumed gave %zu, expected %u", line, got, b);
+        } else if (!strcmp(op, "fork")) {
+            fork_matcher(mp, vocab);
         } else {
             fprintf(stderr, "unknown script op %s\n", op);
             exit(2);
@@ -168,6 +212,10 @@ static void bad_input(const unsigned char *file, size_t len) {
     CHECK_ERR(fstc_matcher_is_accepting(NULL, &flag), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_is_finished(NULL, &flag), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_forced_tokens(NULL, ids, 4, &n), FSTC_ERR_NULL_ARGUMENT);
+    CHECK_ERR(fstc_matcher_num_consumed(NULL, &n), FSTC_ERR_NULL_ARGUMENT);
+    fstc_matcher *c = (fstc_matcher *)1;
+    CHECK_ERR(fstc_matcher_clone(NULL, &c), FSTC_ERR_NULL_ARGUMENT);
+    CHECK(c == NULL, "clone sets *out to NULL on failure");
     fstc_automaton_free(NULL);
     fstc_matcher_free(NULL);
 
@@ -228,6 +276,8 @@ static void bad_input(const unsigned char *file, size_t len) {
     CHECK_ERR(fstc_matcher_is_finished(m, NULL), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_forced_tokens(m, ids, 4, NULL), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_new(NULL, NULL), FSTC_ERR_NULL_ARGUMENT);
+    CHECK_ERR(fstc_matcher_clone(m, NULL), FSTC_ERR_NULL_ARGUMENT);
+    CHECK_ERR(fstc_matcher_num_consumed(m, NULL), FSTC_ERR_NULL_ARGUMENT);
     /* A message names what is wrong. */
     fstc_matcher_consume(m, vocab);
     CHECK(strstr(fstc_last_error(), "outside the vocabulary") != NULL, "message: %s",
@@ -265,7 +315,7 @@ int main(int argc, char **argv) {
     CHECK(fstc_automaton_eos_ids(a, eos, 64, &n_eos) == FSTC_OK && n_eos == expected_n &&
               memcmp(eos, expected_eos, n_eos * sizeof(uint32_t)) == 0,
           "eos ids");
-    run_script(m, script);
+    run_script(&m, vocab, script);
     fclose(script);
     fstc_matcher_free(m);
     fstc_automaton_free(a);

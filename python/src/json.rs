@@ -1,0 +1,142 @@
+//! `fstc.compile_json_schema`: a JSON Schema (text or Python object) into a token automaton
+//! through `fstc-json`, with the keywords left out under `lenient` as `SchemaWarning`s.
+
+use std::sync::Arc;
+
+use fstc_json::{JsonSchemaCompiler, Warning, Whitespace};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use crate::automaton::TokenAutomaton;
+use crate::errors::fstc_error;
+use crate::vocab::Vocabulary;
+
+/// A schema keyword the automaton does not enforce (only under `lenient=True`).
+#[pyclass(module = "fstc", frozen)]
+pub struct SchemaWarning {
+    inner: Warning,
+}
+
+#[pymethods]
+impl SchemaWarning {
+    /// JSON pointer of the schema object holding the keyword (`""` is the root).
+    #[getter]
+    fn pointer(&self) -> &str {
+        &self.inner.pointer
+    }
+
+    /// The keyword left out.
+    #[getter]
+    fn keyword(&self) -> &str {
+        &self.inner.keyword
+    }
+
+    /// Why it is not enforced.
+    #[getter]
+    fn message(&self) -> &str {
+        &self.inner.message
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "SchemaWarning(pointer={:?}, keyword={:?}, message={:?})",
+            self.inner.pointer, self.inner.keyword, self.inner.message
+        )
+    }
+}
+
+/// The schema as JSON text: a `str` as it is, anything else through `json.dumps`.
+fn schema_text(schema: &Bound<'_, PyAny>) -> PyResult<String> {
+    if schema.is_instance_of::<PyString>() {
+        return schema.extract();
+    }
+    let json = schema.py().import("json")?;
+    json.call_method1("dumps", (schema,))
+        .and_then(|text| text.extract())
+        .map_err(|e| {
+            PyValueError::new_err(format!(
+                "the schema must be JSON text or a JSON-serializable object: {e}"
+            ))
+        })
+}
+
+/// The whitespace style named by `whitespace`.
+fn whitespace(name: &str, max_whitespace: usize, indent: usize) -> PyResult<Whitespace> {
+    match name {
+        "flexible" => Ok(Whitespace::Flexible {
+            max: max_whitespace,
+        }),
+        "compact" => Ok(Whitespace::Compact),
+        "pretty" => Ok(Whitespace::Pretty { indent }),
+        other => Err(PyValueError::new_err(format!(
+            "whitespace must be \"flexible\", \"compact\" or \"pretty\", got {other:?}"
+        ))),
+    }
+}
+
+/// Compiles a JSON Schema (draft 2020-12, with draft-07 spellings) into a token automaton
+/// for `vocab`; returns `(automaton, warnings)`. `schema` is JSON text or a Python object
+/// (`dict`, `bool`) that `json.dumps` accepts. The automaton admits the JSON texts valid
+/// under the schema in one output form: properties in schema order, canonical string
+/// escapes, and `whitespace` "flexible" (up to `max_whitespace` characters between
+/// tokens), "compact" (none) or "pretty" (`indent` spaces, as `json.dumps(indent=...)`
+/// with `separators=(",", ": ")`). A keyword that cannot be enforced exactly raises
+/// `FstcError` naming it and its JSON pointer, unless `lenient`, which leaves it out with
+/// a `SchemaWarning`. The GIL is released while compiling.
+#[pyfunction]
+#[pyo3(signature = (
+    schema, vocab, *, whitespace = "flexible", max_whitespace = 8, indent = 2,
+    additional_properties = true, recursion_depth = None, any_json_depth = None,
+    lenient = false, dfa_state_limit = None, token_edge_limit = None
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn compile_json_schema(
+    py: Python<'_>,
+    schema: &Bound<'_, PyAny>,
+    vocab: &Vocabulary,
+    whitespace: &str,
+    max_whitespace: usize,
+    indent: usize,
+    additional_properties: bool,
+    recursion_depth: Option<usize>,
+    any_json_depth: Option<usize>,
+    lenient: bool,
+    dfa_state_limit: Option<usize>,
+    token_edge_limit: Option<usize>,
+) -> PyResult<(TokenAutomaton, Vec<SchemaWarning>)> {
+    let text = schema_text(schema)?;
+    let mut compiler = JsonSchemaCompiler::new()
+        .whitespace(self::whitespace(whitespace, max_whitespace, indent)?)
+        .additional_properties(additional_properties)
+        .lenient(lenient);
+    if let Some(depth) = recursion_depth {
+        compiler = compiler.recursion_depth(depth);
+    }
+    if let Some(depth) = any_json_depth {
+        compiler = compiler.any_json_depth(depth);
+    }
+    if let Some(limit) = dfa_state_limit {
+        compiler = compiler.dfa_state_limit(limit);
+    }
+    if let Some(limit) = token_edge_limit {
+        compiler = compiler.token_edge_limit(limit);
+    }
+    let vocab = Arc::clone(&vocab.inner);
+    let compiled = py
+        .detach(|| compiler.compile(&text, vocab.as_ref()))
+        .map_err(fstc_error)?;
+    let automaton = TokenAutomaton {
+        inner: Arc::new(compiled.automaton),
+    };
+    let warnings = compiled
+        .warnings
+        .into_iter()
+        .map(|inner| SchemaWarning { inner })
+        .collect();
+    Ok((automaton, warnings))
+}
