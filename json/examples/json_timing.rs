@@ -4,7 +4,7 @@
 //! limits. A measurement without peers (`benches/` compares with them); not a test.
 //!
 //! Run in release: `cargo run --release -p fstc-json --example json_timing [VOCAB] [REPS]`
-//! (default: Llama 3 from `detok::fixtures::shared_vocabs_dir`, 3 repetitions). Prints per
+//! (default: Llama 3 from `testkit::vocabs::shared_vocabs_dir`, 3 repetitions). Prints per
 //! schema the regex length, byte DFA states, the fastest compile split into stages, the
 //! token automaton's states and file bytes, and the process's peak resident memory so far
 //! (Linux `VmHWM`). `ONLY=name` times one schema (for `perf record`); `WS=compact|pretty`
@@ -122,7 +122,7 @@ fn main() {
     let vocab_path = args
         .next()
         .map(PathBuf::from)
-        .or_else(|| detok::fixtures::shared_vocab_path("llama3/tokenizer.json"))
+        .or_else(|| testkit::vocabs::shared_vocab_path("llama3/tokenizer.json"))
         .unwrap_or_else(|| fail("no vocabulary: pass a tokenizer file"));
     let reps: usize = match args.next().map(|r| r.parse()) {
         None => 3,

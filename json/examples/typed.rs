@@ -92,7 +92,7 @@ fn main() {
     let path = std::env::args()
         .nth(1)
         .map(PathBuf::from)
-        .unwrap_or_else(|| detok::fixtures::testdata_dir().join("gpt2/encoder.json"));
+        .unwrap_or_else(|| testkit::vocabs::testdata_dir().join("gpt2/encoder.json"));
     let vocab = Vocabulary::from_file(&path).unwrap_or_else(|e| {
         eprintln!("typed: {}: {e}", path.display());
         std::process::exit(2)

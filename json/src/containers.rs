@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use crate::error::{child, JsonSchemaError};
 use crate::pattern::NOTHING;
 use crate::scalars::count;
-use crate::schema::{Lang, Translator};
+use crate::schema::{alternation, Lang, Translator};
 use crate::{pattern, strings};
 
 /// One member position of an object.

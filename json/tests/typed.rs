@@ -5,9 +5,9 @@
 #[path = "../examples/typed.rs"]
 mod typed;
 
-use detok::fixtures::{shared_vocab, testdata_dir};
 use detok::Vocabulary;
 use fst_core::walker::Walker;
+use testkit::vocabs::{shared_vocab, testdata_dir};
 use typed::{compile_type, sample_text, Alert, Conditions, WeatherReport, Wind};
 
 fn accepts_text(

@@ -78,7 +78,9 @@ impl Limits<'_> {
             Context::Byte(b) => fixed(&format!(r"\x{b:02X}"))?,
             Context::Body { use_id, hir } => {
                 let u = &uses[*use_id];
-                let body = nfa::Compiler::new(self.nfa_limit, uses).with_automata(self.automata).compile(hir)?;
+                let body = nfa::Compiler::new(self.nfa_limit, uses)
+                    .with_automata(self.automata)
+                    .compile(hir)?;
                 if let Some(t) = body.terminals.first() {
                     return Err(u.unsupported(&format!(
                         "its body has the wildcard terminal `<{}>`, whose bytes are unknown \
@@ -122,7 +124,9 @@ impl Limits<'_> {
         } else {
             vec![any.clone(), body.clone(), mark, any]
         };
-        let nfa = nfa::Compiler::new(self.nfa_limit, uses).with_automata(self.automata).compile(&Hir::concat(parts))?;
+        let nfa = nfa::Compiler::new(self.nfa_limit, uses)
+            .with_automata(self.automata)
+            .compile(&Hir::concat(parts))?;
         let cx = self.contexts(&nfa, uses)?;
         let raw = look::determinize(&nfa, &cx, true, self.limit, self.budget())?;
         Ok(ByteDfa::minimal(raw, &[]))

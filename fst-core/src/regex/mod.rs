@@ -438,7 +438,8 @@ impl RegexBuilder {
                 limit,
                 nfa_limit,
                 automata: &self.automata,
-            }.contexts(&nfa, uses)?;
+            }
+            .contexts(&nfa, uses)?;
             look::determinize(&nfa, &cx, false, limit, budget)?
         };
         drop(nfa);

@@ -11,11 +11,11 @@
 
 use crate::common::{compile, run_tokens, Compiled, Walk};
 use crate::earley::Earley;
-use testkit::vocabs::testdata_dir;
 use detok::Vocabulary;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 use pda::Pda;
+use testkit::vocabs::testdata_dir;
 
 struct Case {
     file: &'static str,

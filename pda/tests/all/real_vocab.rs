@@ -3,11 +3,11 @@
 //! truncations are not. Skipped, with a message, when the shared vocabularies are absent
 //! (`testkit::vocabs::shared_vocab`).
 
-use testkit::vocabs::shared_vocab;
 use fst_core::compose::VocabTrie;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 use pda::GrammarCompiler;
+use testkit::vocabs::shared_vocab;
 
 use crate::common::{run_tokens, Compiled, Walk};
 use crate::earley::Earley;
