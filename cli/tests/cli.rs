@@ -368,9 +368,15 @@ fn bad_usage_and_bad_input_exit_2() {
         (vec!["compile", "regex", "a"], "--vocab"),
         (
             vec![
-                "compile", "regex", "(?=a$)b", "--vocab", vocab, "-o", out_path,
+                "compile",
+                "regex",
+                "(a|b)x\\1",
+                "--vocab",
+                vocab,
+                "-o",
+                out_path,
             ],
-            "look-ahead",
+            "backreference",
         ),
         (
             vec![
