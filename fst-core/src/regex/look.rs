@@ -30,6 +30,7 @@ use std::collections::HashSet;
 use crate::fast_hash::FastMap;
 
 use super::dfa::{classes_from_boundaries, nfa_boundaries, TableDfa};
+use super::extensions::TerminalKind;
 use super::nfa::{Nfa, State};
 use super::{ByteDfa, RegexError, RegexErrorKind, Universe, DEAD};
 
@@ -373,6 +374,61 @@ fn synchronizing(cx: &Contexts, rep: &[u8]) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// The threads of `kernel` that read `byte` (all of them in mark mode when `skip`: the
+/// mark is invisible to the body's own checks), with their obligations advanced.
+fn byte_seeds(builder: &Builder<'_>, kernel: &[Thread], byte: u8, skip: bool) -> Vec<Thread> {
+    let mut seeds = Vec::new();
+    for t in kernel.iter().filter(|t| !t.ended || skip) {
+        for &(lo, hi, to) in builder.nfa.byte_ranges(t.state) {
+            if (lo..=hi).contains(&byte) {
+                if let Some(obligations) = builder.advance(&t.obligations, byte) {
+                    seeds.push(Thread {
+                        state: to,
+                        ended: t.ended,
+                        obligations,
+                    });
+                }
+            }
+        }
+    }
+    seeds
+}
+
+/// The threads of `kernel` that read terminal `kind`; an obligation still open there
+/// depends on the token's bytes, which the byte automaton does not see: refused.
+fn terminal_seeds(
+    nfa: &Nfa,
+    kernel: &[Thread],
+    kind: TerminalKind,
+) -> Result<Vec<Thread>, RegexError> {
+    let mut seeds = Vec::new();
+    for t in kernel {
+        if let State::Terminal { kind: k, next } = nfa.states[t.state as usize] {
+            if k != kind || t.ended {
+                continue;
+            }
+            if !t.obligations.is_empty() {
+                return Err(terminal_error(
+                    nfa,
+                    &format!(
+                        "a condition on the text after a position (a word boundary's \
+                         next character, a multi-line `$`, a look-ahead) is still \
+                         undecided when `<{}>` is read, so it depends on the token's \
+                         bytes",
+                        kind.name()
+                    ),
+                ));
+            }
+            seeds.push(Thread {
+                state: next,
+                ended: false,
+                obligations: Vec::new(),
+            });
+        }
+    }
+    Ok(seeds)
+}
+
 /// A DFA state under construction: trackers, whether only marks were read so far, and
 /// the threads.
 type Pending = (Vec<u32>, bool, Vec<Thread>);
@@ -480,49 +536,12 @@ pub(crate) fn determinize(
                     q => cx.behind[j].next(q, byte).unwrap_or(DEAD),
                 })
                 .collect();
-            let mut seeds = Vec::new();
-            for t in kernel.iter().filter(|t| !t.ended || skip) {
-                for &(lo, hi, to) in nfa.byte_ranges(t.state) {
-                    if (lo..=hi).contains(&byte) {
-                        if let Some(obligations) = builder.advance(&t.obligations, byte) {
-                            seeds.push(Thread {
-                                state: to,
-                                ended: t.ended,
-                                obligations,
-                            });
-                        }
-                    }
-                }
-            }
+            let seeds = byte_seeds(&builder, &kernel, byte, skip);
             let id = step(moved, at_start && skip, seeds, &mut states, &mut accepting)?;
             table.push(id);
         }
         for &kind in terminals {
-            let mut seeds = Vec::new();
-            for t in &kernel {
-                if let State::Terminal { kind: k, next } = nfa.states[t.state as usize] {
-                    if k != kind || t.ended {
-                        continue;
-                    }
-                    if !t.obligations.is_empty() {
-                        return Err(terminal_error(
-                            nfa,
-                            &format!(
-                                "a condition on the text after a position (a word boundary's \
-                                 next character, a multi-line `$`, a look-ahead) is still \
-                                 undecided when `<{}>` is read, so it depends on the token's \
-                                 bytes",
-                                kind.name()
-                            ),
-                        ));
-                    }
-                    seeds.push(Thread {
-                        state: next,
-                        ended: false,
-                        obligations: Vec::new(),
-                    });
-                }
-            }
+            let seeds = terminal_seeds(nfa, &kernel, kind)?;
             let unknown = vec![UNKNOWN; trackers.len()];
             let id = step(unknown, false, seeds, &mut states, &mut accepting)?;
             table.push(id);
