@@ -5,7 +5,7 @@
 //! Run: `cargo run --release -p fstc-json --example typed [VOCAB]` (default: the GPT-2
 //! fixture in `testdata/`). Prints the schema schemars derives, the automaton's size, then
 //! random walks of the automaton (a stand-in for a model's sampling), each decoded and
-//! parsed with `serde_json::from_str::<WeatherReport>`. `json/tests/typed.rs` runs the same.
+//! parsed with `serde_json::from_str::<WeatherReport>`. `json/tests/all/typed.rs` runs the same.
 
 use std::path::PathBuf;
 
@@ -87,7 +87,7 @@ pub fn sample_text(automaton: &TokenAutomaton, vocab: &Vocabulary, seed: u64) ->
     String::from_utf8(bytes).expect("the automaton admits UTF-8 only")
 }
 
-#[allow(dead_code)] // `json/tests/typed.rs` includes this file for the functions above
+#[allow(dead_code)] // `json/tests/all/typed.rs` includes this file for the functions above
 fn main() {
     let path = std::env::args()
         .nth(1)

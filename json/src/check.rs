@@ -9,7 +9,7 @@ use std::sync::Arc;
 use fst_core::regex::{Algebra, ByteDfa, RegexBuilder};
 
 use crate::error::JsonSchemaError;
-use crate::schema::Lang;
+use crate::lang::Lang;
 
 /// The automata that generated regex text refers to, and the state limit of each step.
 #[derive(Clone, Debug)]

@@ -30,10 +30,8 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{child, JsonSchemaError};
-use crate::schema::{alternation, schema_array, Lang, Translator, ASSERTIONS};
-
-/// Keywords translated as parts of their own (not among the type assertions).
-pub(crate) const DEPENDENCIES: &[&str] = &["dependentRequired", "dependencies", "dependentSchemas"];
+use crate::lang::{alternation, Lang};
+use crate::schema::{schema_array, Translator, ASSERTIONS, DEPENDENCIES};
 
 impl Translator<'_> {
     /// The conjunction of the parts of `map`, translated again with a deeper floor for

@@ -11,9 +11,10 @@
 use serde_json::{Map, Value};
 
 use crate::error::{child, JsonSchemaError};
+use crate::lang::{alternation, Lang};
 use crate::pattern::NOTHING;
 use crate::scalars::count;
-use crate::schema::{alternation, Lang, Translator};
+use crate::schema::Translator;
 use crate::{pattern, strings};
 
 /// One member position of an object.

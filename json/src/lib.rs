@@ -29,6 +29,7 @@ mod config;
 mod containers;
 mod error;
 mod formats;
+mod lang;
 mod multiple;
 mod numbers;
 mod pattern;

@@ -3,8 +3,9 @@
 use serde_json::{Map, Value};
 
 use crate::error::JsonSchemaError;
+use crate::lang::Lang;
 use crate::numbers::{decimal_range, fractional_side, integer_range, Bound};
-use crate::schema::{Lang, Translator};
+use crate::schema::Translator;
 use crate::{formats, multiple, pattern, strings};
 
 /// Largest magnitude of a numeric bound handled exactly.

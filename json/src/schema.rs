@@ -13,10 +13,11 @@ use serde_json::{Map, Value};
 use crate::check::Automata;
 use crate::config::{Config, Whitespace};
 use crate::error::{child, JsonSchemaError, Warning};
+use crate::lang::{alternation, Lang};
 use crate::strings;
 
-/// The regex of a language, `None` when empty.
-pub(crate) type Lang = Option<String>;
+/// Keywords translated as parts of their own (not among the type assertions).
+pub(crate) const DEPENDENCIES: &[&str] = &["dependentRequired", "dependencies", "dependentSchemas"];
 
 /// Keywords that only annotate, plus the containers of definitions: never constrain.
 const ANNOTATIONS: &[&str] = &[
@@ -244,7 +245,7 @@ impl<'a> Translator<'a> {
         if let Some(Value::Array(r)) = map.get("required") {
             r.iter().filter_map(Value::as_str).for_each(&mut add);
         }
-        for keyword in crate::combine::DEPENDENCIES {
+        for keyword in DEPENDENCIES {
             if let Some(Value::Object(d)) = map.get(*keyword) {
                 for (k, v) in d {
                     add(k);
@@ -525,15 +526,6 @@ impl Ws {
             alts.push(self.run());
         }
         alternation(alts).map(|inside| format!("{open}{inside}{close}"))
-    }
-}
-
-/// `langs` as one alternation, `None` when there is none.
-pub(crate) fn alternation(langs: Vec<String>) -> Lang {
-    match langs.len() {
-        0 => None,
-        1 => langs.into_iter().next(),
-        _ => Some(format!("(?:{})", langs.join("|"))),
     }
 }
 

@@ -2,13 +2,13 @@
 //! schema compiles, random walks of its token automaton parse back into the type with
 //! serde, values the type serializes are accepted, and texts serde rejects are refused.
 
-#[path = "../examples/typed.rs"]
-mod typed;
+#[path = "../../examples/typed.rs"]
+mod example;
 
 use detok::Vocabulary;
+use example::{compile_type, sample_text, Alert, Conditions, WeatherReport, Wind};
 use fst_core::walker::Walker;
 use testkit::vocabs::{shared_vocab, testdata_dir};
-use typed::{compile_type, sample_text, Alert, Conditions, WeatherReport, Wind};
 
 fn accepts_text(
     automaton: &fst_core::automaton::TokenAutomaton,

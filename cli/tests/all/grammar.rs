@@ -2,34 +2,14 @@
 //! the syntax from the extension or --syntax, sizes with --stats, and errors with
 //! positions (exit 2).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+use crate::common::{fstc, repo, scratch, stderr};
 
 use detok::Vocabulary;
 use fst_core::pda_walker::PdaWalker;
 use fst_core::token_pda::TokenPda;
 use fst_core::TokenVocabulary;
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
-}
-
-fn fstc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fstc"))
-        .args(args)
-        .output()
-        .expect("run fstc")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fstc-grammar-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Whether the token PDA accepts `text` as the tokenizer encodes it, then EOS.
 fn accepts(pda: &TokenPda, vocab: &Vocabulary, text: &str) -> bool {

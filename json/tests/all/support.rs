@@ -1,6 +1,5 @@
 //! Shared helpers of the JSON Schema tests: the corpus, an independent validator, walks
 //! and tokenizations.
-#![allow(dead_code)]
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;

@@ -3,16 +3,14 @@
 //! ones are rejected. On the GPT-2 fixture always, on the shared Llama 3 and Qwen 3
 //! vocabularies when they exist.
 
-mod support;
-
 use std::collections::HashMap;
 
+use crate::support::{accepts, corpus, random_tokenization, serialize, token_walk, validator};
 use detok::Vocabulary;
 use fst_core::compose::VocabTrie;
 use fst_core::sample::SplitMix64;
 use fst_core::TokenVocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
-use support::{accepts, corpus, random_tokenization, serialize, token_walk, validator};
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
 /// The corpus files checked at the token level (the others' byte DFAs are checked in

@@ -1,13 +1,11 @@
 //! Refusals name the keyword and its JSON pointer; lenient mode lists them as warnings;
 //! malformed and mutated schemas give a clean error or a correct automaton.
 
-mod support;
-
+use crate::support::{corpus, dfa_walk, validator};
 use fst_core::sample::SplitMix64;
 use fstc_json::JsonSchemaCompiler;
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use support::{corpus, dfa_walk, validator};
 
 fn error(schema: &str) -> String {
     JsonSchemaCompiler::new()

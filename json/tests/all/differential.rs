@@ -2,11 +2,9 @@
 //! order, each whitespace style) are accepted, known-invalid ones rejected, and random
 //! texts of every compiled schema validate.
 
-mod support;
-
+use crate::support::{corpus, dfa_walk, serialize, validator, STYLES};
 use fst_core::sample::SplitMix64;
 use fstc_json::JsonSchemaCompiler;
-use support::{corpus, dfa_walk, serialize, validator, STYLES};
 
 #[test]
 fn corpus_instances_agree_with_the_validator() {

@@ -1,42 +1,12 @@
 //! The `fstc` binary end to end: every command, its output and its exit codes.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use crate::common::{fstc, gpt2, scratch, stderr, stdout, testdata};
 
 use detok::Vocabulary;
 use fst_core::TokenVocabulary;
-
-fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../testdata")
-        .join(rel)
-}
-
-fn gpt2() -> PathBuf {
-    testdata("gpt2/encoder.json")
-}
-
-fn fstc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fstc"))
-        .args(args)
-        .output()
-        .expect("run fstc")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
-
-/// A scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fstc-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Compiles `pattern` for `vocab` into `dir/name.fstc`.
 fn compile(dir: &Path, name: &str, pattern: &str, vocab: &Path, extra: &[&str]) -> PathBuf {
