@@ -34,3 +34,13 @@ pub fn section(words: &[u32], id: u32) -> (usize, usize) {
         .map(|at| (words[at + 1] as usize, words[at + 2] as usize))
         .unwrap()
 }
+
+/// Every copy of `bytes` with exactly one bit flipped, with the flipped bit's index: the
+/// corruption tests of every file kind walk these.
+pub fn bit_flips(bytes: &[u8]) -> impl Iterator<Item = (usize, Vec<u8>)> + '_ {
+    (0..bytes.len() * 8).map(move |bit| {
+        let mut damaged = bytes.to_vec();
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        (bit, damaged)
+    })
+}

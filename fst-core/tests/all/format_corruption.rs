@@ -131,9 +131,7 @@ fn every_single_bit_flip_is_detected() {
     // the checksum: every flip must be an error, not merely a non-panic.
     let a = real_automaton();
     let bytes = a.to_bytes();
-    for bit in 0..bytes.len() * 8 {
-        let mut damaged = bytes.clone();
-        damaged[bit / 8] ^= 1 << (bit % 8);
+    for (bit, damaged) in testkit::file::bit_flips(&bytes) {
         assert!(
             TokenAutomaton::from_bytes_copied(&damaged).is_err(),
             "flip of bit {bit} went unnoticed"

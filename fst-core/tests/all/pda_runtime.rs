@@ -510,9 +510,7 @@ fn every_pda_truncation_is_an_error() {
 fn every_pda_bit_flip_is_detected() {
     let pda = corruption_subject();
     let bytes = pda.to_bytes();
-    for bit in 0..bytes.len() * 8 {
-        let mut damaged = bytes.clone();
-        damaged[bit / 8] ^= 1 << (bit % 8);
+    for (bit, damaged) in testkit::file::bit_flips(&bytes) {
         assert!(
             AnyAutomaton::from_bytes_copied(&damaged).is_err(),
             "flip of bit {bit} went unnoticed"
