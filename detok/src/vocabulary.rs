@@ -413,13 +413,19 @@ impl Vocabulary {
             .count();
         let holes = self.len() - text - self.specials.len();
         let eos: Vec<String> = self.eos.iter().map(u32::to_string).collect();
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         format!(
-            "{:?}, {} ids: {text} with text ({} of them added tokens), {} special tokens \
-             without text, {holes} holes; EOS ids {}",
+            "{:?}, {} ids: {text} with text ({}), {} without text, {}; EOS ids {}",
             self.family,
             self.len(),
-            self.added_text.len(),
-            self.specials.len(),
+            plural(
+                self.added_text.len(),
+                "of them an added token",
+                "of them added tokens"
+            ),
+            plural(self.specials.len(), "special token", "special tokens"),
+            plural(holes, "hole", "holes"),
             if eos.is_empty() {
                 "none".to_string()
             } else {

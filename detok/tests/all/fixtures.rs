@@ -132,6 +132,12 @@ fn gpt2_fixture_matches_the_byte_level_decoder() {
         [(50256, "<|endoftext|>")]
     );
     assert_eq!(vocab.token_id("<|endoftext|>"), Some(50256));
+    // The one-line summary `fstc info` prints counts in words a user reads as written.
+    assert_eq!(
+        vocab.summary(),
+        "ByteLevelBpe, 50257 ids: 50256 with text (0 of them added tokens), 1 special token \
+         without text, 0 holes; EOS ids 50256"
+    );
 }
 
 #[test]
