@@ -131,7 +131,10 @@ macro_rules! matcher_by_inherent_methods {
             fn consume(&mut self, token: u32) -> Result<(), $crate::matcher::MatchError> {
                 $walker::consume(self, token)
             }
-            fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), $crate::matcher::MatchError> {
+            fn consume_tokens(
+                &mut self,
+                tokens: &[u32],
+            ) -> Result<(), $crate::matcher::MatchError> {
                 $walker::consume_tokens(self, tokens)
             }
             fn rollback(&mut self, n: usize) -> Result<(), $crate::matcher::MatchError> {
