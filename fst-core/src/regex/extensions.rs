@@ -929,11 +929,11 @@ fn check_arguments<'p>(
                 )));
             }
             if let Some(&f) = fields.get(2) {
-                u.min = count(&u, "MIN", text(f))?
+                u.min = count(u, "MIN", text(f))?
                     .ok_or_else(|| u.error("MIN is empty; write a number (0 allows the empty text) or leave the field out (default 1)"))?;
             }
             if let Some(&f) = fields.get(3) {
-                u.max = count(&u, "MAX", text(f))?;
+                u.max = count(u, "MAX", text(f))?;
             }
             if let Some(max) = u.max {
                 if u.min > max {

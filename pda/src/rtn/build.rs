@@ -174,7 +174,11 @@ type RawEdge = (Option<u8>, StackSym, Option<(usize, u32)>, Vec<StackSym>);
 /// Builds the PDA of a checked RTN.
 pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
     let witness = Witness::new(rtn);
-    let (stack_names, sym_of, addr_of) = stack_symbols(rtn, &witness);
+    let StackSymbols {
+        names: stack_names,
+        sym_of,
+        addr_of,
+    } = stack_symbols(rtn, &witness);
     let ret = return_addresses(rtn, &sym_of);
     let descend = |mut k: usize, mut q: usize, b: u8| -> Option<(Vec<StackSym>, (usize, u32))> {
         let mut pushes = Vec::new();
@@ -260,16 +264,16 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
 }
 
 /// Stack symbols: the initial one, then each return state `(rule, state)` of a non-tail
-/// call; their names, the symbol of each return state, and the return state of each
-/// symbol.
-fn stack_symbols(
-    rtn: &Rtn,
-    witness: &Witness,
-) -> (
-    Vec<String>,
-    HashMap<(usize, u32), StackSym>,
-    Vec<(usize, u32)>,
-) {
+/// call.
+struct StackSymbols {
+    names: Vec<String>,
+    /// The symbol of each return state.
+    sym_of: HashMap<(usize, u32), StackSym>,
+    /// The return state of each symbol.
+    addr_of: Vec<(usize, u32)>,
+}
+
+fn stack_symbols(rtn: &Rtn, witness: &Witness) -> StackSymbols {
     let mut stack_names = vec!["[•]".to_string()];
     let mut sym_of: HashMap<(usize, u32), StackSym> = HashMap::new();
     let mut addr_of: Vec<(usize, u32)> = vec![(usize::MAX, 0)];
@@ -284,7 +288,11 @@ fn stack_symbols(
             }
         }
     }
-    (stack_names, sym_of, addr_of)
+    StackSymbols {
+        names: stack_names,
+        sym_of,
+        addr_of,
+    }
 }
 
 /// Per rule, the stack symbols that can be on top when it is called (tail calls pass on
