@@ -72,3 +72,27 @@ pub fn assert_truncations_refused(
         }
     }
 }
+
+/// One round of a damage test behind a forged checksum: forges the checksum of `words`
+/// and loads them with `load`, which must either succeed (the result is then walked with
+/// `exercise`, which must not panic) or fail with a message and any kind but `Checksum`
+/// (the damage, not the checksum, is what must be found). Returns whether it loaded.
+pub fn load_forged<T>(
+    mut words: Vec<u32>,
+    round: usize,
+    load: impl FnOnce(Vec<u32>) -> Result<T, FormatError>,
+    exercise: impl FnOnce(&T),
+) -> bool {
+    forge_checksum(&mut words);
+    match load(words) {
+        Ok(loaded) => {
+            exercise(&loaded);
+            true
+        }
+        Err(e) => {
+            assert!(!e.to_string().is_empty(), "round {round}");
+            assert_ne!(e.kind(), FormatErrorKind::Checksum, "round {round}: {e}");
+            false
+        }
+    }
+}
