@@ -20,18 +20,22 @@
 //!   a property does not cut what another part allows there.
 //!
 //! `not S` is the complement of `S` within every JSON value up to the depth (numbers
-//! written canonically: integers without fraction or exponent, others without exponent).
-//! It is exact only when `S`'s translation admits every such value that satisfies `S`
-//! ("complete"); what breaks that (named properties of nested objects, formats whose
-//! grammar is a subset, enums of non-integer numbers or containers, a recursion cut) is
-//! recorded while translating, and `not` (and `if`, overlapping `oneOf`) is refused when
-//! its operand has any of it.
+//! written canonically: one spelling per value, see `CANONICAL_NUMBER`). It is exact
+//! only when `S`'s translation admits every such value that satisfies `S` ("complete");
+//! what breaks that (named properties of nested objects, formats whose grammar is a
+//! subset, enums of containers, a recursion cut) is recorded while translating, and `not`
+//! (and `if`, overlapping `oneOf`, `maxContains`) is refused when its operand has any of it.
+//!
+//! Every other difference (`oneOf`'s each branch minus the others, the items that do not
+//! match `contains`) cuts its minuend to canonical numbers first: a value's other
+//! spellings (`1.0`, `7676.0E32`) are in no complete language unless it lists them, so they
+//! would survive the difference although the value satisfies the subtrahend.
 
 use serde_json::{json, Map, Value};
 
 use crate::error::{child, JsonSchemaError};
 use crate::lang::{alternation, Lang};
-use crate::schema::{schema_array, Translator, ASSERTIONS, DEPENDENCIES};
+use crate::schema::{canonical_texts, schema_array, Translator, ASSERTIONS, DEPENDENCIES};
 
 impl Translator<'_> {
     /// The conjunction of the parts of `map`, translated again with a deeper floor for
@@ -114,8 +118,9 @@ impl Translator<'_> {
         Ok(parts)
     }
 
-    /// `anyOf` (alternation) and `oneOf` (alternation of pairwise disjoint branches; when
-    /// they overlap, each branch minus the others, which needs complete branches).
+    /// `anyOf` (alternation) and `oneOf`: the alternation when no branch admits a text
+    /// satisfying another branch, else each branch minus the others (which needs complete
+    /// branches). See [`Translator::one_of_disjoint`] for the test.
     fn union(
         &mut self,
         keyword: &str,
@@ -124,15 +129,25 @@ impl Translator<'_> {
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
         let here = child(pointer, keyword);
-        let mark = self.incomplete.len();
         let mut langs = Vec::new();
+        let mut why_incomplete = None;
         for (i, branch) in branches.iter().enumerate() {
-            langs.extend(self.schema(branch, &child(&here, &i.to_string()), level)?);
+            let mark = self.incomplete.len();
+            let lang = self.schema(branch, &child(&here, &i.to_string()), level)?;
+            let why = self.incomplete_since(mark, level);
+            if let Some(lang) = lang {
+                why_incomplete = why_incomplete.or(why.clone());
+                langs.push((lang, why.is_none(), branch));
+            }
         }
-        if keyword == "anyOf" || self.pairwise_disjoint(&langs)? {
-            return Ok(alternation(langs));
+        if keyword == "anyOf" {
+            return Ok(alternation(langs.into_iter().map(|l| l.0).collect()));
         }
-        if let Some(why) = self.incomplete_since(mark, level) {
+        if let Some(disjoint) = self.one_of_disjoint(&langs, level)? {
+            return Ok(alternation(disjoint));
+        }
+        let langs: Vec<String> = langs.into_iter().map(|l| l.0).collect();
+        if let Some(why) = why_incomplete {
             let why = format!(
                 "the branches overlap, so `exactly one` needs each branch minus the others, \
                  which is exact only for branches whose translation is complete, and {why}; \
@@ -147,20 +162,102 @@ impl Translator<'_> {
                 .filter(|&j| j != i)
                 .map(|j| langs[j].clone())
                 .collect();
-            exact.extend(self.automata.difference(&langs[i], alternation(others))?);
+            if let Some(mine) = self.canonical(&langs[i])? {
+                exact.extend(self.automata.difference(&mine, alternation(others))?);
+            }
         }
         Ok(alternation(exact))
     }
 
-    fn pairwise_disjoint(&self, langs: &[String]) -> Result<bool, JsonSchemaError> {
-        for i in 0..langs.len() {
-            for j in i + 1..langs.len() {
-                if !self.automata.disjoint(&langs[i], &langs[j])? {
+    /// The languages of disjoint `oneOf` branches (`lang`, complete, schema), or `None`
+    /// when some branch may admit a text that satisfies another. With every branch complete,
+    /// disjoint languages suffice: a shared value would have its canonical spelling in
+    /// both. Otherwise each branch is cut to canonical numbers and must miss every value of
+    /// the types an incomplete branch allows (its language may lack some it satisfies).
+    fn one_of_disjoint(
+        &mut self,
+        langs: &[(String, bool, &Value)],
+        level: usize,
+    ) -> Result<Option<Vec<String>>, JsonSchemaError> {
+        let raw: Vec<String> = langs.iter().map(|l| l.0.clone()).collect();
+        if langs.iter().all(|l| l.1) {
+            return Ok(self.pairwise_disjoint(&raw, &raw, true)?.then_some(raw));
+        }
+        let mut cut = Vec::new();
+        let mut covers = Vec::new();
+        for (lang, complete, branch) in langs {
+            let Some(canonical) = self.canonical(lang)? else {
+                return Ok(None);
+            };
+            cut.push(canonical);
+            covers.push(match complete {
+                true => lang.clone(),
+                false => self.type_cover(branch, level)?,
+            });
+        }
+        Ok(self.pairwise_disjoint(&cut, &covers, false)?.then_some(cut))
+    }
+
+    /// Whether no `a[i]` meets a `b[j]`, `i != j` (`i < j` when the relation is symmetric).
+    fn pairwise_disjoint(
+        &self,
+        a: &[String],
+        b: &[String],
+        symmetric: bool,
+    ) -> Result<bool, JsonSchemaError> {
+        for (i, x) in a.iter().enumerate() {
+            let from = if symmetric { i + 1 } else { 0 };
+            for (j, y) in b.iter().enumerate().skip(from) {
+                if i != j && !self.automata.disjoint(x, y)? {
                     return Ok(false);
                 }
             }
         }
         Ok(true)
+    }
+
+    /// `lang` cut to texts whose numbers are canonical (see [`canonical_texts`]).
+    pub(crate) fn canonical(&mut self, lang: &str) -> Result<Lang, JsonSchemaError> {
+        self.automata
+            .intersect(&[lang.to_string(), canonical_texts()])
+    }
+
+    /// Every value of the types `schema`'s own `type`, `enum` or `const` allows (all
+    /// types when it says none): a language containing every value `schema` admits.
+    fn type_cover(&mut self, schema: &Value, level: usize) -> Result<String, JsonSchemaError> {
+        let name = |v: &Value| match v {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        let mut types: Vec<Value> = match schema {
+            Value::Object(map) => match (map.get("type"), map.get("enum"), map.get("const")) {
+                (_, _, Some(c)) => vec![json!(name(c))],
+                (_, Some(Value::Array(values)), _) => {
+                    values.iter().map(|v| json!(name(v))).collect()
+                }
+                (Some(Value::String(t)), _, _) => vec![json!(t)],
+                (Some(Value::Array(ts)), _, _) => ts.clone(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        for t in &mut types {
+            if t == "integer" {
+                *t = json!("number");
+            }
+        }
+        if types.is_empty() {
+            return self.universe(level);
+        }
+        let cover = json!({"type": types, "additionalProperties": true});
+        let saved = std::mem::replace(&mut self.canonical_numbers, true);
+        let lang = self.schema(&cover, "", level);
+        self.canonical_numbers = saved;
+        Ok(lang?.expect("every type has values"))
     }
 
     /// The first reason recorded since `mark` that makes a translation at `level`

@@ -153,12 +153,28 @@ impl Translator<'_> {
         if hi.is_some_and(|h| h < lo) {
             return Ok(None);
         }
+        let mark = self.incomplete.len();
         let matching = self.schema(schema, &child(pointer, "contains"), level + 1)?;
+        if let (Some(why), Some(_)) = (self.incomplete_since(mark, level + 1), hi) {
+            let why = format!(
+                "items counted as not matching must not satisfy `contains`, which is exact \
+                 only when its translation admits every value satisfying it, and {why}"
+            );
+            self.refuse(pointer, "maxContains", &why)?;
+        }
         let c = match matching.clone() {
             Some(m) => self.automata.intersect(&[items.clone(), m])?,
             None => None,
         };
-        let n = self.automata.difference(&items, matching)?;
+        // With a most, other spellings of a matching value (`1.0` for `1`) must not pass
+        // as not matching: the non-matching items are cut to canonical numbers.
+        let n = match hi {
+            Some(_) => match self.canonical(&items)? {
+                Some(items) => self.automata.difference(&items, matching)?,
+                None => None,
+            },
+            None => self.automata.difference(&items, matching)?,
+        };
         let sep = self.ws().sep(level);
         let mut alts = Vec::new();
         if let (Some(c), true) = (&c, hi != Some(0)) {

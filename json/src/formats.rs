@@ -1,4 +1,4 @@
-//! `format`: the grammars enforced, as regex text over the (ASCII, unescaped) string body.
+//! `format`: the grammars enforced, as regex text over the string body as JSON encodes it.
 //!
 //! | format | grammar |
 //! |---|---|
@@ -8,40 +8,64 @@
 //! | `duration` | RFC 3339 Appendix A (ISO 8601 `P…`) |
 //! | `uuid` | RFC 4122 text: 8-4-4-4-12 hex digits, either case |
 //! | `ipv4` | dotted quad, each 0–255 without leading zeros |
-//! | `ipv6` | RFC 4291 text of eight hex groups, with at most one `::`; no embedded IPv4 tail, no zone |
+//! | `ipv6` | RFC 4291 §2.2 text (RFC 3986 `IPv6address`): eight groups, at most one `::`, optional IPv4 tail; no zone |
 //! | `hostname` | RFC 1123 labels of letters, digits and inner hyphens, 1–62 characters, at most 4 labels (so at most 251 characters) |
+//! | `email` | RFC 5321 `Mailbox`: see [`email`] |
+//! | `uri`, `uri-reference` | RFC 3986 `URI`, `URI-reference` |
+//! | `iri`, `iri-reference` | RFC 3987 `IRI`, `IRI-reference` |
+//! | `json-pointer` | RFC 6901 |
+//! | `relative-json-pointer` | draft-bhutton-relative-json-pointer-00 (with `+`/`-` index manipulation) |
+//! | `uri-template` | RFC 6570 (level 4) |
 //!
-//! Each is a subset of what the format's RFC allows (so everything admitted is valid), chosen so
-//! that the language stays small. Unknown format names are annotations (ignored, as the spec
-//! says); known ones not listed here are refused by name.
+//! Those in [`COMPLETE`] are all of their grammar; the others a subset (so everything
+//! admitted is valid), chosen so that the language stays small. Unknown format names are
+//! annotations (ignored, as the spec says); known ones not listed here are refused by name.
+
+mod email;
+mod uri;
+
+use crate::strings;
 
 /// The formats whose grammar here is all of the RFC's (the others are subsets, so the
 /// complement of one, under `not`, would admit valid texts).
-pub(crate) const COMPLETE: &[&str] = &["date", "uuid", "ipv4"];
-
-/// What is done with one `format`.
-pub(crate) enum Format {
-    /// Enforced exactly: the regex of the string body.
-    Exact(String),
-    /// Not a format of the specification: an annotation.
-    Unknown,
-    /// A format of the specification not built yet.
-    Refused(&'static str),
-}
-
-const NOT_YET: &str = "this format's grammar is not built yet";
-const KNOWN: &[&str] = &[
-    "email",
-    "idn-email",
-    "idn-hostname",
+pub(crate) const COMPLETE: &[&str] = &[
+    "date",
+    "uuid",
+    "ipv4",
+    "ipv6",
     "uri",
     "uri-reference",
     "iri",
     "iri-reference",
-    "uri-template",
     "json-pointer",
     "relative-json-pointer",
-    "regex",
+    "uri-template",
+];
+
+/// What is done with one `format`.
+pub(crate) enum Format {
+    /// Enforced exactly: the string body is in every one of these languages.
+    Exact(Vec<String>),
+    /// Not a format of the specification: an annotation.
+    Unknown,
+    /// A format of the specification not enforced.
+    Refused(&'static str),
+}
+
+/// The formats refused, and why.
+const REFUSED: &[(&str, &str)] = &[
+    (
+        "idn-email",
+        "its domain is an IDNA2008 U-label (idn-hostname), whose rules are not built",
+    ),
+    (
+        "idn-hostname",
+        "IDNA2008 U-labels (RFC 5890-5893) have rules by Unicode property that are not built",
+    ),
+    (
+        "regex",
+        "ECMA-262 regular expressions nest parentheses without bound: not a regular language",
+    ),
 ];
 
 /// The handling of `format: name`.
@@ -54,19 +78,58 @@ pub(crate) fn body_regex(name: &str) -> Format {
         "uuid" => {
             "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}".into()
         }
-        "ipv4" => {
-            let octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
-            format!("{octet}(?:\\.{octet}){{3}}")
+        "ipv4" => uri::ipv4(),
+        "ipv6" => uri::ipv6(),
+        "hostname" => hostname(),
+        "email" => {
+            let parts = email::mailbox(&hostname());
+            return Format::Exact(parts.map(|r| format!("(?:{r})")).into());
         }
-        "ipv6" => ipv6(),
-        "hostname" => {
-            let label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,60}[A-Za-z0-9])?";
-            format!("{label}(?:\\.{label}){{0,3}}")
+        "uri" => uri::uri(false, false),
+        "uri-reference" => uri::uri(true, false),
+        "iri" => uri::uri(false, true),
+        "iri-reference" => uri::uri(true, true),
+        "json-pointer" => json_pointer(),
+        "relative-json-pointer" => {
+            let n = "(?:0|[1-9][0-9]*)";
+            format!("{n}(?:[+-]{n})?(?:#|{})", json_pointer())
         }
-        _ if KNOWN.contains(&name) => return Format::Refused(NOT_YET),
-        _ => return Format::Unknown,
+        "uri-template" => uri_template(),
+        _ => {
+            return match REFUSED.iter().find(|(n, _)| *n == name) {
+                Some((_, why)) => Format::Refused(why),
+                None => Format::Unknown,
+            }
+        }
     };
-    Format::Exact(format!("(?:{regex})"))
+    Format::Exact(vec![format!("(?:{regex})")])
+}
+
+/// RFC 1123 labels, 1–62 characters and at most 4 of them, so that the 253-character
+/// limit holds without counting (a count over labels of up to 63 would multiply states).
+fn hostname() -> String {
+    let label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,60}[A-Za-z0-9])?";
+    format!("{label}(?:\\.{label}){{0,3}}")
+}
+
+/// RFC 6901: `/`-prefixed tokens of any characters but `/` and `~`, or `~0`, `~1`.
+fn json_pointer() -> String {
+    let other = strings::encode_class(&strings::complement(&[('/', '/'), ('~', '~')]))
+        .expect("most code points");
+    format!("(?:/(?:{other}|~[01])*)*")
+}
+
+/// RFC 6570 §2: literals and `{operator? varspec,...}` expressions.
+fn uri_template() -> String {
+    let pct = "%[0-9A-Fa-f]{2}";
+    let ucs = "\\x{a0}-\\x{d7ff}\\x{f900}-\\x{fdcf}\\x{fdf0}-\\x{ffef}\\x{10000}-\\x{1fffd}\\x{20000}-\\x{2fffd}\\x{30000}-\\x{3fffd}\\x{40000}-\\x{4fffd}\\x{50000}-\\x{5fffd}\\x{60000}-\\x{6fffd}\\x{70000}-\\x{7fffd}\\x{80000}-\\x{8fffd}\\x{90000}-\\x{9fffd}\\x{a0000}-\\x{afffd}\\x{b0000}-\\x{bfffd}\\x{c0000}-\\x{cfffd}\\x{d0000}-\\x{dfffd}\\x{e1000}-\\x{efffd}";
+    let private = "\\x{e000}-\\x{f8ff}\\x{f0000}-\\x{ffffd}\\x{100000}-\\x{10fffd}";
+    let literal = format!("(?:[!#$&(-;=?-\\[\\]_a-z~{ucs}{private}]|{pct})");
+    let varchar = format!("(?:[A-Za-z0-9_]|{pct})");
+    let varname = format!("{varchar}(?:\\.?{varchar})*");
+    let varspec = format!("{varname}(?::[1-9][0-9]{{0,3}}|\\*)?");
+    let expression = format!("\\{{[+#./;?&=,!@|]?{varspec}(?:,{varspec})*\\}}");
+    format!("(?:{literal}|{expression})*")
 }
 
 fn date() -> String {
@@ -91,22 +154,4 @@ fn duration() -> String {
     let month = format!("[0-9]+M(?:{day})?");
     let year = format!("[0-9]+Y(?:{month})?");
     format!("P(?:(?:{day}|{month}|{year})(?:{time})?|{time}|[0-9]+W)")
-}
-
-fn ipv6() -> String {
-    let h = "[0-9a-fA-F]{1,4}";
-    let groups = |n: usize| match n {
-        0 => String::new(),
-        n => format!("{h}(?::{h}){{{}}}", n - 1),
-    };
-    let mut alts = vec![groups(8)];
-    for before in 0..=7 {
-        let after = match 7 - before {
-            0 => String::new(),
-            1 => format!("(?:{h})?"),
-            m => format!("(?:{h}(?::{h}){{0,{}}})?", m - 1),
-        };
-        alts.push(format!("{}::{after}", groups(before)));
-    }
-    alts.join("|")
 }

@@ -34,12 +34,12 @@ impl Translator<'_> {
         }
         if let Some(name) = map.get("format").and_then(Value::as_str) {
             match formats::body_regex(name) {
-                formats::Format::Exact(regex) => {
+                formats::Format::Exact(regexes) => {
                     if !formats::COMPLETE.contains(&name) {
                         let why = format!("format `{name}` is enforced as a subset of its grammar");
                         self.incomplete.push((None, why));
                     }
-                    parts.push(format!("\"{regex}\""));
+                    parts.extend(regexes.iter().map(|r| format!("\"{r}\"")));
                 }
                 formats::Format::Unknown => {}
                 formats::Format::Refused(why) => self.refuse(pointer, "format", why)?,

@@ -441,10 +441,17 @@ impl<'a> Translator<'a> {
 /// finite double in common parsers.
 pub(crate) const NUMBER: &str = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]{1,2})?";
 
-/// Numbers spelled one way per integer value (no `-0`, fraction or exponent) and
-/// without exponent otherwise: the numbers of the universe of `not`.
-pub(crate) const CANONICAL_NUMBER: &str =
-    "(?:0|-?[1-9][0-9]*|-?(?:0|[1-9][0-9]*)\\.[0-9]*[1-9][0-9]*)";
+/// Numbers spelled one way per value: integers without `-0`, fraction or exponent,
+/// others without exponent or trailing zeros. The numbers of the universe of `not`.
+pub(crate) const CANONICAL_NUMBER: &str = "(?:0|-?[1-9][0-9]*|-?(?:0|[1-9][0-9]*)\\.[0-9]*[1-9])";
+
+/// JSON texts whose numbers (outside strings) are all canonical, in any whitespace: the
+/// minuend of a difference is cut to these, so that a value's other spellings (`1.0`,
+/// `1e0`), which the subtrahend's languages need not list, cannot survive it.
+pub(crate) fn canonical_texts() -> String {
+    let other = "[ \\t\\n\\r{}\\[\\],:]|true|false|null|\"(?:[^\"\\\\]|\\\\.)*\"";
+    format!("(?:{other}|{CANONICAL_NUMBER}(?:{other}))*{CANONICAL_NUMBER}?")
+}
 
 impl Translator<'_> {
     /// The regex of any number in the current mode.
@@ -457,14 +464,10 @@ impl Translator<'_> {
     }
 }
 
-/// Whether a listed value has no other spelling in the universe of `not` (strings,
-/// integers, booleans, null).
+/// Whether a listed value has no other spelling in the universe of `not` (scalars: their
+/// numbers are written canonically; containers have whitespace and order variants).
 fn canonical_value(v: &Value) -> bool {
-    match v {
-        Value::Number(n) => n.is_i64() || n.is_u64(),
-        Value::Array(_) | Value::Object(_) => false,
-        _ => true,
-    }
+    !matches!(v, Value::Array(_) | Value::Object(_))
 }
 
 /// Whitespace of one style, as regex text.

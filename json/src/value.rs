@@ -21,10 +21,44 @@ pub(crate) fn equal(a: &Value, b: &Value) -> bool {
 }
 
 /// `value` as the output form writes it at nesting `level` (flexible whitespace writes
-/// the compact form, which it admits).
+/// the compact form, which it admits). Numbers are written canonically (see
+/// [`number_text`]), so that `1.0` in an `enum` is the integer `1` the `integer` type and
+/// the universe of `not` spell, as JSON Schema's equality says it is.
 pub(crate) fn to_text(value: &Value, whitespace: Whitespace, level: usize) -> String {
     match whitespace {
         Whitespace::Pretty { indent } => pretty(value, indent, level),
+        _ => compact(value),
+    }
+}
+
+/// A number spelled canonically: integers without fraction, exponent or `-0`; others
+/// as the shortest decimal that reads back as the same double, without exponent.
+pub(crate) fn number_text(n: &serde_json::Number) -> String {
+    if n.is_i64() || n.is_u64() {
+        return n.to_string();
+    }
+    let x = n.as_f64().expect("a finite number");
+    if x == 0.0 {
+        return "0".into();
+    }
+    // Rust's `Display` for f64 writes the shortest round-trip digits without exponent.
+    format!("{x}")
+}
+
+fn compact(value: &Value) -> String {
+    match value {
+        Value::Number(n) => number_text(n),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(compact).collect();
+            format!("[{}]", items.join(","))
+        }
+        Value::Object(map) => {
+            let members: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), compact(v)))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
         _ => value.to_string(),
     }
 }
@@ -59,6 +93,7 @@ fn pretty(value: &Value, indent: usize, level: usize) -> String {
                 pad(level)
             )
         }
+        Value::Number(n) => number_text(n),
         _ => value.to_string(),
     }
 }

@@ -4,6 +4,8 @@
 
 mod differential;
 mod errors;
+mod exactness;
+mod formats;
 mod support;
 mod tokens;
 mod typed;

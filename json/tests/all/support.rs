@@ -50,6 +50,21 @@ pub fn validator(schema: &Value) -> jsonschema::Validator {
         .unwrap()
 }
 
+/// Whether `text` has a numeral of more than 15 significant digits (or a digit run that
+/// long in a string): the oracle reads numbers as doubles, which round such a numeral
+/// (`21299136720145417940.08` reads as an integer), while the schema speaks of the decimal
+/// value written. Walks with one are not compared.
+pub fn beyond_f64(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_digit() && c != '.')
+        .any(|run| {
+            run.trim_start_matches(['0', '.'])
+                .chars()
+                .filter(char::is_ascii_digit)
+                .count()
+                > 15
+        })
+}
+
 /// `value` serialized in a whitespace style (flexible: the compact form).
 pub fn serialize(value: &Value, style: Whitespace) -> String {
     match style {

@@ -15,13 +15,14 @@ use testkit::vocabs::{shared_vocab, testdata_dir};
 
 /// The corpus files checked at the token level (the others' byte DFAs are checked in
 /// `differential.rs`; composing every file with a 128k vocabulary would slow the tests).
-const TOKEN_CASES: [&str; 6] = [
+const TOKEN_CASES: [&str; 7] = [
     "draft07_tuple.json",
     "order_payload.json",
     "weather_tool.json",
     "if_then_else.json",
     "contains_counts.json",
     "dependencies.json",
+    "contact_formats.json",
 ];
 
 fn check_vocabulary(vocab: &Vocabulary, style: Whitespace, seed: u64, cases: &[&str]) {

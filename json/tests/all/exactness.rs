@@ -1,0 +1,154 @@
+//! Combinations that need a difference (`oneOf`, `not`, `if`, `maxContains`) or compare
+//! listed values (`enum`, `const`) stay exact when a value has several spellings (`1`,
+//! `1.0`, `1e0`, `0.5`, `0.50`): differential against the `jsonschema` crate on the
+//! byte DFA, over hand-picked texts and random walks.
+
+use crate::support::{beyond_f64, dfa_walk, validator};
+use fst_core::sample::SplitMix64;
+use fstc_json::JsonSchemaCompiler;
+use serde_json::{json, Value};
+
+/// Texts in every spelling the checks below care about.
+const TEXTS: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "2",
+    "5",
+    "7",
+    "10",
+    "11",
+    "-0",
+    "1.0",
+    "1.00",
+    "1e0",
+    "1E+0",
+    "10e-1",
+    "7676.0E32",
+    "0.5",
+    "0.50",
+    "-0.5",
+    "1.5",
+    "1.50",
+    "15e-1",
+    "2.5",
+    "\"a\"",
+    "\"x\"",
+    "null",
+    "true",
+    "[]",
+    "[1]",
+    "[1.0]",
+    "[1,2]",
+    "[1.0,2]",
+    "[0.5]",
+    "[1,0.5]",
+    "[\"a\",1]",
+    "{}",
+];
+
+/// Canonical spellings: the output form must admit each one the oracle accepts.
+fn canonical(text: &str) -> bool {
+    !text.contains(['e', 'E']) && !text.contains("-0") && !text.contains(".0") && {
+        !text
+            .split(|c: char| !c.is_ascii_digit() && c != '.')
+            .any(|n| n.contains('.') && n.ends_with('0'))
+    }
+}
+
+fn differential(schema: &Value) {
+    let oracle = validator(schema);
+    let dfa = JsonSchemaCompiler::new()
+        .value_to_regex(schema)
+        .unwrap_or_else(|e| panic!("{schema}: {e}"))
+        .dfa(100_000)
+        .unwrap();
+    for text in TEXTS {
+        let value: Value = serde_json::from_str(text).unwrap();
+        let (ours, theirs) = (dfa.is_match(text.as_bytes()), oracle.is_valid(&value));
+        assert!(!ours || theirs, "{schema}: admits the invalid {text}");
+        assert!(
+            ours || !theirs || !canonical(text),
+            "{schema}: rejects the valid canonical {text}"
+        );
+    }
+    let mut rng = SplitMix64::new(3);
+    for _ in 0..200 {
+        let text = String::from_utf8(dfa_walk(&dfa, &mut rng, 60)).unwrap();
+        if beyond_f64(&text) {
+            continue;
+        }
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert!(oracle.is_valid(&value), "{schema}: walk gave {text}");
+    }
+}
+
+#[test]
+fn one_of_with_overlapping_branches_and_other_spellings() {
+    // Found by the mutated-schema proptest: `7676.0E32` is an integer matching two branches.
+    differential(
+        &json!({"oneOf":[{"type":"integer","minimum":0},{"type":"integer","maximum":10},true]}),
+    );
+    differential(&json!({"oneOf":[{"type":"integer"},{"type":"number","minimum":0}]}));
+    differential(&json!({"oneOf":[{"const":1.0},{"type":"integer"}]}));
+    differential(&json!({"oneOf":[{"enum":[1.5,"a"]},{"type":"number","minimum":1}]}));
+    differential(&json!({"oneOf":[{"type":"number","multipleOf":0.5},{"type":"integer"}]}));
+    differential(
+        &json!({"oneOf":[{"type":"array","items":{"type":"integer"}},{"type":"array","maxItems":1}]}),
+    );
+}
+
+#[test]
+fn disjoint_looking_branches_are_checked_against_what_they_satisfy() {
+    // The languages `"1.0"` and the integers are disjoint, but 1.0 is an integer.
+    differential(&json!({"oneOf":[{"enum":[1.0]},{"type":"integer"}]}));
+    differential(&json!({"oneOf":[{"type":"string","format":"date"},{"type":"null"}]}));
+    // An incomplete branch (hostname is a subset of its grammar) overlapping by type is refused.
+    let schema = json!({"oneOf":[{"type":"string","pattern":"^(a\\.){5}a$"},{"type":"string","format":"hostname"}]});
+    let err = JsonSchemaCompiler::new()
+        .value_to_regex(&schema)
+        .unwrap_err();
+    assert!(err.to_string().contains("`oneOf`"), "{err}");
+}
+
+#[test]
+fn not_if_and_contains_with_other_spellings() {
+    differential(&json!({"not":{"const":1.0}}));
+    differential(&json!({"not":{"enum":[1.5, 2]}}));
+    differential(&json!({"not":{"type":"integer"}}));
+    differential(&json!({"if":{"type":"integer"},"then":{"minimum":5},"else":{"type":"string"}}));
+    differential(&json!({"type":"array","contains":{"type":"integer"},"maxContains":1}));
+    differential(&json!({"type":"array","contains":{"const":1},"minContains":0,"maxContains":0}));
+    differential(&json!({"dependentSchemas":{"a":{"not":{"const":1.0}}}}));
+}
+
+#[test]
+fn enum_and_const_compare_numbers_by_value() {
+    differential(&json!({"enum":[1.0, 2.5],"type":"integer"}));
+    differential(&json!({"const":1.0}));
+    differential(&json!({"enum":[[1.0], 0.50, 1e-7]}));
+    let regex = JsonSchemaCompiler::new()
+        .value_to_regex(&json!({"const":1e-7}))
+        .unwrap()
+        .dfa(1000)
+        .unwrap();
+    assert!(regex.is_match(b"0.0000001"));
+}
+
+#[test]
+fn additional_items_is_ignored_beside_a_schema_items() {
+    // Draft-07 §6.4.2: unless `items` is an array, `additionalItems` MUST be ignored, so `[]`
+    // is valid here. The `jsonschema` crate (0.30) rejects it (found by the mutated-schema
+    // proptest, which therefore does not compare such schemas).
+    let schema = json!({"type":"array","items":false,"additionalItems":{"type":"boolean"}});
+    let dfa = JsonSchemaCompiler::new()
+        .value_to_regex(&schema)
+        .unwrap()
+        .dfa(1000)
+        .unwrap();
+    assert!(dfa.is_match(b"[]") && !dfa.is_match(b"[true]"));
+    assert!(
+        !validator(&schema).is_valid(&json!([])),
+        "the crate was fixed: compare again"
+    );
+}
