@@ -1,22 +1,20 @@
-//! fstc on a grammar: GBNF text → token PDA file → a `Matcher`, as a decoder loads it.
+//! fstc on a grammar: GBNF text → token PDA (the file `fstc compile grammar` writes), walked
+//! by a `PdaWalker` through the harness's `Fstc<M: Matcher>`.
 
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
-use fst_core::any::AnyAutomaton;
 use fst_core::compose::VocabTrie;
-use fst_core::matcher::Matcher;
 use fst_core::pda_walker::PdaWalker;
 use fst_core::token_pda::TokenPda;
 use pda::GrammarCompiler;
 
-use crate::peers::Constraint;
-use crate::walk::Event;
+use fstc_benches::walk::Event;
 
 /// A compiled grammar and what the table says about it.
 pub struct Compiled {
-    /// The token PDA, opened as a decoder opens any file `fstc compile` writes.
-    pub automaton: AnyAutomaton,
+    /// The token PDA.
+    pub pda: TokenPda,
     /// Grammar text to the file's words: composition plus layout.
     pub time: Duration,
     /// The file's size.
@@ -44,52 +42,16 @@ pub fn compile(gbnf: &str, trie: &VocabTrie) -> Result<Compiled> {
     );
     let bytes = tpda.to_bytes().len();
     Ok(Compiled {
-        automaton: AnyAutomaton::Pda(tpda),
+        pda: tpda,
         time,
         bytes,
         shape,
     })
 }
 
-/// fstc behind the harness's interface, through the decoding interface only.
-pub struct FstcMatcher<'a> {
-    matcher: Box<dyn Matcher + 'a>,
-}
-
-impl<'a> FstcMatcher<'a> {
-    /// A matcher at the start of `automaton`.
-    pub fn new(automaton: &'a AnyAutomaton) -> FstcMatcher<'a> {
-        FstcMatcher {
-            matcher: automaton.matcher(),
-        }
-    }
-}
-
-impl Constraint for FstcMatcher<'_> {
-    fn fill_mask(&mut self, mask: &mut [u32]) -> Result<()> {
-        self.matcher
-            .fill_mask(mask)
-            .map_err(|e| anyhow!("fstc fill_mask: {e}"))
-    }
-
-    fn consume(&mut self, token: u32) -> Result<()> {
-        self.matcher
-            .consume(token)
-            .map_err(|e| anyhow!("fstc: token {token}: {e}"))
-    }
-
-    fn restart(&mut self) -> Result<()> {
-        self.matcher.reset();
-        Ok(())
-    }
-}
-
 /// The deepest stack fstc's walker holds along `events` (untimed; shows that the walks
 /// push as deep as the texts nest, less the tail calls that push nothing).
-pub fn max_stack_depth(automaton: &AnyAutomaton, events: &[Event]) -> usize {
-    let AnyAutomaton::Pda(tpda) = automaton else {
-        return 0;
-    };
+pub fn max_stack_depth(tpda: &TokenPda, events: &[Event]) -> usize {
     let mut walker = PdaWalker::new(tpda);
     let mut max = 0;
     for event in events {

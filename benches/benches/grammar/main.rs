@@ -4,95 +4,38 @@
 //! Run: `cargo bench --manifest-path benches/Cargo.toml --bench grammar -- [--vocab NAME_OR_PATH ...] [--steps N] [--compile-runs N]`.
 //! See benches/README.md ("Grammars") for what is measured.
 
-#[allow(dead_code)]
-#[path = "../compare/peers.rs"]
-mod peers;
-#[allow(dead_code)]
-#[path = "../compare/report.rs"]
-mod report;
-#[allow(dead_code)]
-#[path = "../compare/vocab.rs"]
-mod vocab;
-#[allow(dead_code)]
-#[path = "../compare/walk.rs"]
-mod walk;
-
-#[cfg(feature = "fstc")]
-#[allow(dead_code)]
-#[path = "../compare/fstc.rs"]
-mod fstc;
-
-#[cfg(feature = "fstc")]
 mod engine;
 mod samples;
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use fst_core::compose::VocabTrie;
+use fst_core::pda_walker::PdaWalker;
+use fstc_benches::args::Options;
+use fstc_benches::fstc;
+use fstc_benches::peers::{self, Llguidance};
+use fstc_benches::report::{
+    bit, cross_check, ms, print_mismatch, print_walk_row, us, EngineResult, Mismatch,
+};
+use fstc_benches::vocab::{self, LoadedVocab};
+use fstc_benches::walk::{fastest, measure, schedule, Constraint, Event};
 use llguidance::api::TopLevelGrammar;
 
-use crate::peers::{Constraint, Llguidance};
-use crate::report::{cross_check, ms, us, EngineResult, Mismatch};
 use crate::samples::{nesting_depth, GrammarCase, GRAMMAR_CASES};
-use crate::vocab::LoadedVocab;
-use crate::walk::{fastest, measure, schedule, Event};
 
 /// Goals of issue 12 for fstc: mask p99 and max in µs, compile in ms.
 const GOAL_P99_US: f64 = 5.0;
 const GOAL_MAX_US: f64 = 25.0;
 const GOAL_COMPILE_MS: f64 = 200.0;
 
-struct Options {
-    vocabs: Vec<String>,
-    steps: usize,
-    compile_runs: usize,
-}
-
-fn parse_args() -> Result<Options> {
-    let mut options = Options {
-        vocabs: Vec::new(),
-        steps: 200,
-        compile_runs: 3,
-    };
-    let mut args = std::env::args().skip(1);
-    let positive = |v: Option<String>, what: &str| -> Result<usize> {
-        match v.map(|v| v.parse::<usize>()) {
-            Some(Ok(n)) if n > 0 => Ok(n),
-            _ => bail!("{what} needs a positive number"),
-        }
-    };
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--vocab" => options
-                .vocabs
-                .push(args.next().context("--vocab needs a name or a path")?),
-            "--steps" => options.steps = positive(args.next(), "--steps")?,
-            "--compile-runs" => options.compile_runs = positive(args.next(), "--compile-runs")?,
-            "--bench" => {}
-            "--help" | "-h" => {
-                println!(
-                    "grammar [--vocab NAME_OR_PATH ...] [--steps N] [--compile-runs N]\n\
-                     --vocab         a name under ../shared/vocabs or benches/vocabs, a folder, or a tokenizer.json (default: llama3 and qwen3)\n\
-                     --steps         masks per walk (default 200)\n\
-                     --compile-runs  compiles per engine and grammar; the fastest is reported (default 3)"
-                );
-                std::process::exit(0);
-            }
-            other => bail!("unknown argument {other:?} (try --help)"),
-        }
-    }
-    if options.vocabs.is_empty() {
-        options.vocabs = vec!["llama3".into(), "qwen3".into()];
-    }
-    Ok(options)
-}
+const USAGE: &str = "grammar [--vocab NAME_OR_PATH ...] [--steps N] [--compile-runs N]
+--vocab         a name under ../shared/vocabs or benches/vocabs, a folder, or a tokenizer.json (default: llama3 and qwen3)
+--steps         masks per walk (default 200)
+--compile-runs  compiles per engine and grammar; the fastest is reported (default 3)";
 
 fn main() {
-    if let Err(e) = real_main() {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
-    }
+    fstc_benches::main_with(real_main);
 }
 
 /// A file of the bench: `rel` from the repository root.
@@ -106,12 +49,14 @@ fn lark_dir() -> PathBuf {
 }
 
 fn real_main() -> Result<()> {
-    let options = parse_args()?;
+    let mut options = fstc_benches::args::parse(USAGE, &[])?;
+    if options.vocabs.is_empty() {
+        options.vocabs = vec!["llama3".into(), "qwen3".into()];
+    }
     println!("# Grammars\n");
     println!(
         "fstc: the GBNF file composed into a token PDA (`GrammarCompiler::compile_with_trie` + \
-         `TokenPda::from_parts`), walked through `Matcher` (`AnyAutomaton::matcher`, a \
-         `PdaWalker`); llguidance: the same language in its Lark syntax \
+         `TokenPda::from_parts`), walked by a `PdaWalker` through `Matcher`; llguidance: the same language in its Lark syntax \
          (`TopLevelGrammar::from_lark`). Walks nest at least 10 deep."
     );
     for name in &options.vocabs {
@@ -143,26 +88,19 @@ struct Summary {
 
 fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
     let (factory, llg_setup) = peers::llguidance_factory(vocab)?;
-    #[cfg(feature = "fstc")]
-    let (trie, fstc_setup) = {
-        let started = Instant::now();
-        let trie = fst_core::compose::VocabTrie::new(&vocab.detok);
-        (trie, started.elapsed())
-    };
+    let (trie, fstc_setup) = fstc::vocab_trie(vocab);
     println!(
         "\n## {} ({} tokens, EOS {:?})\n",
         vocab.name,
-        vocab.len(),
+        vocab.size(),
         vocab.eos_ids
     );
-    #[allow(unused_mut)]
-    let mut setup = format!(
-        "Per-vocabulary setup, not in the compile times: llguidance token trie + parser factory {} ms",
-        ms(llg_setup)
+    println!(
+        "Per-vocabulary setup, not in the compile times: llguidance token trie + parser factory {} ms; \
+         fstc vocabulary trie {} ms.\n",
+        ms(llg_setup),
+        ms(fstc_setup)
     );
-    #[cfg(feature = "fstc")]
-    setup.push_str(&format!("; fstc vocabulary trie {} ms", ms(fstc_setup)));
-    println!("{setup}.\n");
     println!("| grammar | engine | compile ms | 1st mask µs | compile + 1st mask ms | cold max µs | mask p50 µs | mask p99 µs | mask max µs | artifact bytes | errors | note |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     let mut summaries = Vec::new();
@@ -177,21 +115,13 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
             .map(|s| vocab.tokenize(s))
             .collect::<Result<Vec<_>>>()?;
         let events = schedule(&samples, options.steps);
-        let mut rows: Vec<Row> = Vec::new();
-        let mut probes = Vec::new();
-        #[cfg(feature = "fstc")]
-        {
-            let (row, verdicts) = run_fstc(case, &gbnf, &trie, &events, vocab, options)?;
-            rows.push(row);
-            probes.push(("fstc", verdicts));
-        }
-        #[cfg(not(feature = "fstc"))]
-        let _ = &gbnf;
-        let (row, verdicts) = run_llguidance(&lark, &factory, &events, vocab, case, options)?;
-        rows.push(row);
-        probes.push(("llguidance", verdicts));
+        let (fstc_row, fstc_verdicts) = run_fstc(case, &gbnf, &trie, &events, vocab, options)?;
+        let (llg_row, llg_verdicts) =
+            run_llguidance(&lark, &factory, &events, vocab, case, options)?;
+        let probes = [("fstc", fstc_verdicts), ("llguidance", llg_verdicts)];
+        let rows = [fstc_row, llg_row];
         for row in &rows {
-            print_row(case, &row.result, &row.note);
+            print_walk_row(case.name, &row.result, &row.note);
         }
         let results: Vec<EngineResult> = rows.into_iter().map(|r| r.result).collect();
         summaries.push(Summary {
@@ -219,58 +149,6 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn print_row(case: &GrammarCase, e: &EngineResult, note: &str) {
-    let dash = || "-".to_string();
-    let (p50, p99, max) = e
-        .warm
-        .map_or((dash(), dash(), dash()), |w| (us(w.0), us(w.1), us(w.2)));
-    let first = e.first_mask.unwrap_or_default();
-    println!(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-        case.name,
-        e.name,
-        ms(e.compile),
-        e.first_mask
-            .map_or_else(dash, |d| us(d.as_secs_f64() * 1e6)),
-        ms(e.compile + first),
-        e.cold.map_or_else(dash, |c| us(c.2)),
-        p50,
-        p99,
-        max,
-        e.artifact.map_or_else(|| "n/a".into(), |b| b.to_string()),
-        e.errors.len(),
-        note
-    );
-}
-
-fn print_mismatch(m: &Mismatch) {
-    let examples: Vec<String> = m
-        .examples
-        .iter()
-        .map(|(step, id, text, by_ref)| {
-            let who = if *by_ref { m.reference } else { m.engine };
-            format!("step {step}: {id} {text} only by {who}")
-        })
-        .collect();
-    println!(
-        "  - masks of {} vs {}: {} steps compared (where both accepted the walk), {} differ ({} tokens, {} only by {}; EOS differs at {}); special tokens allowed at {} steps{}",
-        m.engine,
-        m.reference,
-        m.steps_compared,
-        m.steps_differing,
-        m.tokens_differing,
-        m.only_reference,
-        m.reference,
-        m.eos_differing,
-        m.special_allowed,
-        if examples.is_empty() {
-            String::new()
-        } else {
-            format!(" (e.g. {})", examples.join("; "))
-        }
-    );
 }
 
 /// Whether a figure meets its goal, said plainly.
@@ -350,10 +228,7 @@ fn verdicts(engine: &mut dyn Constraint, vocab: &LoadedVocab, probes: &[&str]) -
                 }
             }
             let eos = engine.fill_mask(&mut mask).is_ok()
-                && vocab
-                    .eos_ids
-                    .iter()
-                    .any(|&e| mask[e as usize / 32] & (1 << (e % 32)) != 0);
+                && vocab.eos_ids.iter().any(|&e| bit(&mask, e as usize));
             if eos {
                 Verdict::Accepted
             } else {
@@ -394,17 +269,16 @@ fn probe_disagreements(
     out
 }
 
-#[cfg(feature = "fstc")]
 fn run_fstc(
     case: &GrammarCase,
     gbnf: &str,
-    trie: &fst_core::compose::VocabTrie,
+    trie: &VocabTrie,
     events: &[Event],
     vocab: &LoadedVocab,
     options: &Options,
 ) -> Result<(Row, Vec<Verdict>)> {
     let compiled = engine::compile(gbnf, trie)?;
-    let mut walker = engine::FstcMatcher::new(&compiled.automaton);
+    let mut walker = fstc::Fstc(PdaWalker::new(&compiled.pda));
     let mut result = measure(
         "fstc",
         &mut walker,
@@ -421,7 +295,7 @@ fn run_fstc(
     let note = format!(
         "{}; stack up to {} symbols along the walk",
         compiled.shape,
-        engine::max_stack_depth(&compiled.automaton, events)
+        engine::max_stack_depth(&compiled.pda, events)
     );
     Ok((Row { result, note }, verdicts))
 }
