@@ -34,7 +34,7 @@ pub fn compile(gbnf: &str, trie: &VocabTrie) -> Result<Compiled> {
     let time = started.elapsed();
     let pop_edges: usize = (0..tpda.num_nodes()).map(|n| tpda.pops(n).count()).sum();
     let shape = format!(
-        "{} nodes, {} class edges, {pop_edges} pop edges, {} classes, {} stack symbols",
+        "{} nodes, {} token edges, {pop_edges} pop edges, {} classes, {} stack symbols",
         tpda.num_nodes(),
         tpda.num_edges(),
         tpda.num_classes(),

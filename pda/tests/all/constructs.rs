@@ -192,13 +192,19 @@ fn consecutive_repetitions_do_not_interleave() {
         r#"root ::= "{" "b"+ " "* "}""#,
         r#"root ::= "{" ( "b" " "* )* "}""#,
     ];
-    let texts = ["{b b}", "{ b}", "{ bb}", "{bb }", "{ {b}b}", "{b {b}}", "{}", "{ }"];
+    let texts = [
+        "{b b}", "{ b}", "{ bb}", "{bb }", "{ {b}b}", "{b {b}}", "{}", "{ }",
+    ];
     for g in grammars {
         let rules = pda::gbnf::parse(g).unwrap();
         let earley = crate::earley::Earley::new(&rules);
         let pda = Pda::from_rules(&rules).unwrap_or_else(|e| panic!("{g}: {e}"));
         for t in texts {
-            assert_eq!(pda.accepts(t.as_bytes()), earley.accepts(t.as_bytes()), "{g}: {t:?}");
+            assert_eq!(
+                pda.accepts(t.as_bytes()),
+                earley.accepts(t.as_bytes()),
+                "{g}: {t:?}"
+            );
         }
     }
     assert!(!pda_of(r#"root ::= "{" " "* "b"* "}""#).accepts(b"{b b}"));
