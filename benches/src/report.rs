@@ -220,3 +220,13 @@ pub fn print_mismatch(m: &Mismatch) {
         }
     );
 }
+
+/// The heading of a vocabulary's section (json and grammar benches).
+pub fn print_vocab_heading(vocab: &LoadedVocab) {
+    println!(
+        "\n## {} ({} tokens, EOS {:?})\n",
+        vocab.name,
+        vocab.size(),
+        vocab.eos_ids
+    );
+}

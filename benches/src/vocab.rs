@@ -125,6 +125,13 @@ pub fn resolve(arg: &str) -> Result<PathBuf> {
     )
 }
 
+/// Resolves a `--vocab` argument and loads it, saying so on stderr.
+pub fn load_named(arg: &str) -> Result<LoadedVocab> {
+    let dir = resolve(arg)?;
+    eprintln!("loading {}", dir.display());
+    load(&dir)
+}
+
 /// Loads the tokenizer in `dir`.
 pub fn load(dir: &Path) -> Result<LoadedVocab> {
     let name = dir

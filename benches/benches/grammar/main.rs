@@ -16,7 +16,8 @@ use fstc_benches::args::Options;
 use fstc_benches::fstc;
 use fstc_benches::peers::{self, Llguidance};
 use fstc_benches::report::{
-    bit, cross_check, ms, print_mismatch, print_walk_row, us, EngineResult, Mismatch,
+    bit, cross_check, ms, print_mismatch, print_vocab_heading, print_walk_row, us, EngineResult,
+    Mismatch,
 };
 use fstc_benches::vocab::{self, LoadedVocab};
 use fstc_benches::walk::{fastest, measure, schedule, Constraint, Event};
@@ -60,9 +61,7 @@ fn real_main() -> Result<()> {
          (`TopLevelGrammar::from_lark`). Walks nest at least 10 deep."
     );
     for name in &options.vocabs {
-        let dir = vocab::resolve(name)?;
-        eprintln!("loading {}", dir.display());
-        let vocab = vocab::load(&dir)?;
+        let vocab = vocab::load_named(name)?;
         bench_vocab(&vocab, &options)?;
     }
     Ok(())
@@ -89,12 +88,7 @@ struct Summary {
 fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
     let (factory, llg_setup) = peers::llguidance_factory(vocab)?;
     let (trie, fstc_setup) = fstc::vocab_trie(vocab);
-    println!(
-        "\n## {} ({} tokens, EOS {:?})\n",
-        vocab.name,
-        vocab.size(),
-        vocab.eos_ids
-    );
+    print_vocab_heading(vocab);
     println!(
         "Per-vocabulary setup, not in the compile times: llguidance token trie + parser factory {} ms; \
          fstc vocabulary trie {} ms.\n",
@@ -129,7 +123,12 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
             samples: samples.len(),
             tokens: samples.iter().map(Vec::len).sum(),
             masks: events.iter().filter(|e| **e == Event::Mask).count(),
-            nesting: case.samples.iter().map(|s| nesting_depth(s)).max().unwrap_or(0),
+            nesting: case
+                .samples
+                .iter()
+                .map(|s| nesting_depth(s))
+                .max()
+                .unwrap_or(0),
             goals: goals(&results),
             mismatches: cross_check(vocab, &results),
             probes: probe_disagreements(case, &probes),
@@ -258,7 +257,10 @@ fn probe_disagreements(
                 ));
             }
         }
-        let accepted = reference.iter().filter(|v| **v == Verdict::Accepted).count();
+        let accepted = reference
+            .iter()
+            .filter(|v| **v == Verdict::Accepted)
+            .count();
         out.push(format!(
             "probes: {} texts ({accepted} in the language by {ref_name}), {name} and {ref_name} \
              agree on {} (accepted, prefix, or refused at the same token)",

@@ -16,7 +16,9 @@ use fst_core::walker::Walker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc::{self, Fstc};
 use fstc_benches::peers::{self, Llguidance, Outlines};
-use fstc_benches::report::{cross_check, ms, print_mismatch, print_walk_row, us, EngineResult};
+use fstc_benches::report::{
+    cross_check, ms, print_mismatch, print_vocab_heading, print_walk_row, us, EngineResult,
+};
 use fstc_benches::vocab::{self, LoadedVocab};
 use fstc_benches::walk::{fastest, measure, schedule, Event};
 use llguidance::api::TopLevelGrammar;
@@ -53,9 +55,7 @@ fn real_main() -> Result<()> {
          `regex_from_str(schema, Some(\"\"))` then `Index::new` (both in its compile time)."
     );
     for name in &options.vocabs {
-        let dir = vocab::resolve(name)?;
-        eprintln!("loading {}", dir.display());
-        let vocab = vocab::load(&dir)?;
+        let vocab = vocab::load_named(name)?;
         bench_vocab(&vocab, &options, &xgrammar)?;
     }
     Ok(())
@@ -72,12 +72,7 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
     let (outlines_vocab, outlines_setup) = peers::outlines_vocabulary(vocab)?;
     let (factory, llg_setup) = peers::llguidance_factory(vocab)?;
     let (trie, fstc_setup) = fstc::vocab_trie(vocab);
-    println!(
-        "\n## {} ({} tokens, EOS {:?})\n",
-        vocab.name,
-        vocab.size(),
-        vocab.eos_ids
-    );
+    print_vocab_heading(vocab);
     println!(
         "Per-vocabulary setup, not in the compile times: llguidance token trie + parser factory {} ms; \
          outlines-core `Vocabulary` {} ms; fstc vocabulary trie {} ms.\n",
