@@ -166,6 +166,12 @@ pub fn ratio(a: f64, b: f64) -> String {
     }
 }
 
+/// The header of the walk tables (json, grammar); `label` names the first column.
+pub fn print_walk_header(label: &str) {
+    println!("| {label} | engine | compile ms | 1st mask µs | compile + 1st mask ms | cold max µs | mask p50 µs | mask p99 µs | mask max µs | artifact bytes | errors | note |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+}
+
 /// A row of the walk tables (json, grammar): compile, first mask, compile + first mask,
 /// cold max, warm p50 / p99 / max, artifact, errors and a note.
 pub fn print_walk_row(label: &str, e: &EngineResult, note: &str) {

@@ -52,6 +52,11 @@ impl LoadedVocab {
         self.size().div_ceil(32)
     }
 
+    /// [`tokenize`](Self::tokenize) for each of `texts`: the token sequences of a walk.
+    pub fn tokenize_all(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        texts.iter().map(|t| self.tokenize(t)).collect()
+    }
+
     /// Tokenizes `text` and checks that the tokens spell it exactly.
     pub fn tokenize(&self, text: &str) -> Result<Vec<u32>> {
         let encoding = self

@@ -16,8 +16,8 @@ use fstc_benches::args::Options;
 use fstc_benches::fstc;
 use fstc_benches::peers::{self, Llguidance};
 use fstc_benches::report::{
-    bit, cross_check, ms, print_mismatch, print_vocab_heading, print_walk_row, us, EngineResult,
-    Mismatch,
+    bit, cross_check, ms, print_mismatch, print_vocab_heading, print_walk_header, print_walk_row,
+    us, EngineResult, Mismatch,
 };
 use fstc_benches::vocab::{self, LoadedVocab};
 use fstc_benches::walk::{fastest, measure, schedule, Constraint, Event};
@@ -95,19 +95,14 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
         ms(llg_setup),
         ms(fstc_setup)
     );
-    println!("| grammar | engine | compile ms | 1st mask µs | compile + 1st mask ms | cold max µs | mask p50 µs | mask p99 µs | mask max µs | artifact bytes | errors | note |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    print_walk_header("grammar");
     let mut summaries = Vec::new();
     for case in GRAMMAR_CASES {
         eprintln!("  {} / {}", vocab.name, case.name);
         let gbnf = repo_file(case.gbnf)?;
         let lark = std::fs::read_to_string(lark_dir().join(case.lark))
             .with_context(|| format!("cannot read {}", case.lark))?;
-        let samples = case
-            .samples
-            .iter()
-            .map(|s| vocab.tokenize(s))
-            .collect::<Result<Vec<_>>>()?;
+        let samples = vocab.tokenize_all(case.samples)?;
         let events = schedule(&samples, options.steps);
         let (fstc_row, fstc_verdicts) = run_fstc(case, &gbnf, &trie, &events, vocab, options)?;
         let (llg_row, llg_verdicts) =

@@ -17,7 +17,8 @@ use fstc_benches::args::Options;
 use fstc_benches::fstc::{self, Fstc};
 use fstc_benches::peers::{self, Llguidance, Outlines};
 use fstc_benches::report::{
-    cross_check, ms, print_mismatch, print_vocab_heading, print_walk_row, us, EngineResult,
+    cross_check, ms, print_mismatch, print_vocab_heading, print_walk_header, print_walk_row, us,
+    EngineResult,
 };
 use fstc_benches::vocab::{self, LoadedVocab};
 use fstc_benches::walk::{fastest, measure, schedule, Event};
@@ -80,18 +81,13 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
         ms(outlines_setup),
         ms(fstc_setup)
     );
-    println!("| schema | engine | compile ms | 1st mask µs | compile + 1st mask ms | cold max µs | mask p50 µs | mask p99 µs | mask max µs | artifact bytes | errors | note |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    print_walk_header("schema");
     let mut checks = Vec::new();
     for case in JSON_CASES {
         eprintln!("  {} / {}", vocab.name, case.name);
         let schema_text = std::fs::read_to_string(inputs_dir().join(case.file))
             .with_context(|| format!("cannot read {}", case.file))?;
-        let samples = case
-            .samples
-            .iter()
-            .map(|s| vocab.tokenize(s))
-            .collect::<Result<Vec<_>>>()?;
+        let samples = vocab.tokenize_all(case.samples)?;
         let events = schedule(&samples, options.steps);
         let mut rows: Vec<Row> = Vec::new();
         rows.push(run_fstc(&schema_text, &trie, &events, width, options)?);
