@@ -40,7 +40,8 @@ pub struct Mismatch {
     pub examples: Vec<(usize, u32, String, bool)>,
 }
 
-fn bit(mask: &[u32], t: usize) -> bool {
+/// Whether token `t` is set in `mask`.
+pub fn bit(mask: &[u32], t: usize) -> bool {
     mask.get(t / 32).is_some_and(|w| w & (1 << (t % 32)) != 0)
 }
 
@@ -163,4 +164,75 @@ pub fn ratio(a: f64, b: f64) -> String {
     } else {
         "n/a".to_string()
     }
+}
+
+/// The header of the walk tables (json, grammar); `label` names the first column.
+pub fn print_walk_header(label: &str) {
+    println!("| {label} | engine | compile ms | 1st mask µs | compile + 1st mask ms | cold max µs | mask p50 µs | mask p99 µs | mask max µs | artifact bytes | errors | note |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+}
+
+/// A row of the walk tables (json, grammar): compile, first mask, compile + first mask,
+/// cold max, warm p50 / p99 / max, artifact, errors and a note.
+pub fn print_walk_row(label: &str, e: &EngineResult, note: &str) {
+    let dash = || "-".to_string();
+    let (p50, p99, max) = e
+        .warm
+        .map_or((dash(), dash(), dash()), |w| (us(w.0), us(w.1), us(w.2)));
+    let first = e.first_mask.unwrap_or_default();
+    println!(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        label,
+        e.name,
+        ms(e.compile),
+        e.first_mask
+            .map_or_else(dash, |d| us(d.as_secs_f64() * 1e6)),
+        ms(e.compile + first),
+        e.cold.map_or_else(dash, |c| us(c.2)),
+        p50,
+        p99,
+        max,
+        e.artifact.map_or_else(|| "n/a".into(), |b| b.to_string()),
+        e.errors.len(),
+        note
+    );
+}
+
+/// One engine's mask differences from the reference, as a list item under a table.
+pub fn print_mismatch(m: &Mismatch) {
+    let examples: Vec<String> = m
+        .examples
+        .iter()
+        .map(|(step, id, text, by_ref)| {
+            let who = if *by_ref { m.reference } else { m.engine };
+            format!("step {step}: {id} {text} only by {who}")
+        })
+        .collect();
+    println!(
+        "  - masks of {} vs {}: {} steps compared (where both accepted the walk), {} differ ({} tokens, {} only by {}; EOS differs at {}); special tokens allowed at {} steps{}",
+        m.engine,
+        m.reference,
+        m.steps_compared,
+        m.steps_differing,
+        m.tokens_differing,
+        m.only_reference,
+        m.reference,
+        m.eos_differing,
+        m.special_allowed,
+        if examples.is_empty() {
+            String::new()
+        } else {
+            format!(" (e.g. {})", examples.join("; "))
+        }
+    );
+}
+
+/// The heading of a vocabulary's section (json and grammar benches).
+pub fn print_vocab_heading(vocab: &LoadedVocab) {
+    println!(
+        "\n## {} ({} tokens, EOS {:?})\n",
+        vocab.name,
+        vocab.size(),
+        vocab.eos_ids
+    );
 }

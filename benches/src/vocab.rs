@@ -52,6 +52,11 @@ impl LoadedVocab {
         self.size().div_ceil(32)
     }
 
+    /// [`tokenize`](Self::tokenize) for each of `texts`: the token sequences of a walk.
+    pub fn tokenize_all(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        texts.iter().map(|t| self.tokenize(t)).collect()
+    }
+
     /// Tokenizes `text` and checks that the tokens spell it exactly.
     pub fn tokenize(&self, text: &str) -> Result<Vec<u32>> {
         let encoding = self
@@ -123,6 +128,13 @@ pub fn resolve(arg: &str) -> Result<PathBuf> {
          run benches/fetch_tokenizers.sh {arg} to fetch it",
         search_dirs()
     )
+}
+
+/// Resolves a `--vocab` argument and loads it, saying so on stderr.
+pub fn load_named(arg: &str) -> Result<LoadedVocab> {
+    let dir = resolve(arg)?;
+    eprintln!("loading {}", dir.display());
+    load(&dir)
 }
 
 /// Loads the tokenizer in `dir`.

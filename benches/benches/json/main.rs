@@ -16,7 +16,10 @@ use fst_core::walker::Walker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc::{self, Fstc};
 use fstc_benches::peers::{self, Llguidance, Outlines};
-use fstc_benches::report::{cross_check, ms, us, EngineResult, Mismatch};
+use fstc_benches::report::{
+    cross_check, ms, print_mismatch, print_vocab_heading, print_walk_header, print_walk_row, us,
+    EngineResult,
+};
 use fstc_benches::vocab::{self, LoadedVocab};
 use fstc_benches::walk::{fastest, measure, schedule, Event};
 use llguidance::api::TopLevelGrammar;
@@ -53,9 +56,7 @@ fn real_main() -> Result<()> {
          `regex_from_str(schema, Some(\"\"))` then `Index::new` (both in its compile time)."
     );
     for name in &options.vocabs {
-        let dir = vocab::resolve(name)?;
-        eprintln!("loading {}", dir.display());
-        let vocab = vocab::load(&dir)?;
+        let vocab = vocab::load_named(name)?;
         bench_vocab(&vocab, &options, &xgrammar)?;
     }
     Ok(())
@@ -72,12 +73,7 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
     let (outlines_vocab, outlines_setup) = peers::outlines_vocabulary(vocab)?;
     let (factory, llg_setup) = peers::llguidance_factory(vocab)?;
     let (trie, fstc_setup) = fstc::vocab_trie(vocab);
-    println!(
-        "\n## {} ({} tokens, EOS {:?})\n",
-        vocab.name,
-        vocab.size(),
-        vocab.eos_ids
-    );
+    print_vocab_heading(vocab);
     println!(
         "Per-vocabulary setup, not in the compile times: llguidance token trie + parser factory {} ms; \
          outlines-core `Vocabulary` {} ms; fstc vocabulary trie {} ms.\n",
@@ -85,18 +81,13 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
         ms(outlines_setup),
         ms(fstc_setup)
     );
-    println!("| schema | engine | compile ms | 1st mask µs | compile + 1st mask ms | cold max µs | mask p50 µs | mask p99 µs | mask max µs | artifact bytes | errors | note |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    print_walk_header("schema");
     let mut checks = Vec::new();
     for case in JSON_CASES {
         eprintln!("  {} / {}", vocab.name, case.name);
         let schema_text = std::fs::read_to_string(inputs_dir().join(case.file))
             .with_context(|| format!("cannot read {}", case.file))?;
-        let samples = case
-            .samples
-            .iter()
-            .map(|s| vocab.tokenize(s))
-            .collect::<Result<Vec<_>>>()?;
+        let samples = vocab.tokenize_all(case.samples)?;
         let events = schedule(&samples, options.steps);
         let mut rows: Vec<Row> = Vec::new();
         rows.push(run_fstc(&schema_text, &trie, &events, width, options)?);
@@ -114,7 +105,7 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
             }
         }
         for row in &rows {
-            print_row(case, &row.result, &row.note);
+            print_walk_row(case.name, &row.result, &row.note);
         }
         if case.name == "json-large" && !options.flag("--outlines-large") {
             println!("| {} | outlines-core | not run | | | | | | | | | killed after 300 s compiling in the peers' own run (`--outlines-large` runs it) |", case.name);
@@ -154,58 +145,6 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
         }
     }
     Ok(())
-}
-
-fn print_row(case: &JsonCase, e: &EngineResult, note: &str) {
-    let dash = || "-".to_string();
-    let (p50, p99, max) = e
-        .warm
-        .map_or((dash(), dash(), dash()), |w| (us(w.0), us(w.1), us(w.2)));
-    let first = e.first_mask.unwrap_or_default();
-    println!(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-        case.name,
-        e.name,
-        ms(e.compile),
-        e.first_mask
-            .map_or_else(dash, |d| us(d.as_secs_f64() * 1e6)),
-        ms(e.compile + first),
-        e.cold.map_or_else(dash, |c| us(c.2)),
-        p50,
-        p99,
-        max,
-        e.artifact.map_or_else(|| "n/a".into(), |b| b.to_string()),
-        e.errors.len(),
-        note
-    );
-}
-
-fn print_mismatch(m: &Mismatch) {
-    let examples: Vec<String> = m
-        .examples
-        .iter()
-        .map(|(step, id, text, by_ref)| {
-            let who = if *by_ref { m.reference } else { m.engine };
-            format!("step {step}: {id} {text} only by {who}")
-        })
-        .collect();
-    println!(
-        "  - masks of {} vs {}: {} steps compared (where both accepted the walk), {} differ ({} tokens, {} only by {}; EOS differs at {}); special tokens allowed at {} steps{}",
-        m.engine,
-        m.reference,
-        m.steps_compared,
-        m.steps_differing,
-        m.tokens_differing,
-        m.only_reference,
-        m.reference,
-        m.eos_differing,
-        m.special_allowed,
-        if examples.is_empty() {
-            String::new()
-        } else {
-            format!(" (e.g. {})", examples.join("; "))
-        }
-    );
 }
 
 /// The goals of issue 11 for fstc on one schema, said plainly.

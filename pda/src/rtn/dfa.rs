@@ -112,11 +112,15 @@ impl Nfa<'_> {
                 }
                 match max {
                     None => {
+                        // A fresh loop state: looping back to `at` would let whatever
+                        // else loops there interleave (`" "* "b"*` read as `(" " | "b")*`).
+                        let repeat = self.state()?;
+                        self.edge(at, NLabel::Eps, repeat);
                         let body = self.state()?;
-                        self.edge(at, NLabel::Eps, body);
+                        self.edge(repeat, NLabel::Eps, body);
                         let end = self.expr(expr, body)?;
-                        self.edge(end, NLabel::Eps, at);
-                        Ok(at)
+                        self.edge(end, NLabel::Eps, repeat);
+                        Ok(repeat)
                     }
                     Some(max) => {
                         let to = self.state()?;

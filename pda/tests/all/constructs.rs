@@ -179,3 +179,33 @@ fn long_chains_of_nonterminals_do_not_overflow_the_stack() {
     let e = Pda::from_grammar(&g).unwrap_err();
     assert_eq!(e.kind(), pda::PdaErrorKind::LeftRecursion);
 }
+
+#[test]
+fn consecutive_repetitions_do_not_interleave() {
+    // Each unbounded repetition loops on a state of its own: `" "* "b"*` once shared one
+    // loop state and read as `(" " | "b")*`, accepting "{b b}" (and refusing the C-like
+    // corpus grammar as non-deterministic: spaces seemed to follow a statement).
+    let grammars = [
+        r#"root ::= "{" " "* "b"* "}""#,
+        "root ::= \"{\" \" \"* s* \"}\"\ns ::= \"b\"",
+        "root ::= s+\ns ::= \"b\" | \"{\" \" \"* s* \"}\"",
+        r#"root ::= "{" "b"+ " "* "}""#,
+        r#"root ::= "{" ( "b" " "* )* "}""#,
+    ];
+    let texts = [
+        "{b b}", "{ b}", "{ bb}", "{bb }", "{ {b}b}", "{b {b}}", "{}", "{ }",
+    ];
+    for g in grammars {
+        let rules = pda::gbnf::parse(g).unwrap();
+        let earley = crate::earley::Earley::new(&rules);
+        let pda = Pda::from_rules(&rules).unwrap_or_else(|e| panic!("{g}: {e}"));
+        for t in texts {
+            assert_eq!(
+                pda.accepts(t.as_bytes()),
+                earley.accepts(t.as_bytes()),
+                "{g}: {t:?}"
+            );
+        }
+    }
+    assert!(!pda_of(r#"root ::= "{" " "* "b"* "}""#).accepts(b"{b b}"));
+}

@@ -118,3 +118,25 @@ fn composition_limits_are_errors_naming_the_limit() {
         assert!(e.to_string().contains(name), "{e}");
     }
 }
+
+#[test]
+fn a_c_like_grammar_whose_keywords_are_identifiers_is_refused_naming_each_conflict() {
+    // As a user first writes it (pda/tests/grammars/refused/): `if(` may start a call of a
+    // function named `if`, and after `if (...) {}` an `e` may start `else` or the next
+    // statement. Every conflict is listed at once, with the rule, its line and column, an
+    // input leading there and the bytes; clike.gbnf is the same language written to compile.
+    let text = crate::gbnf_grammars::grammar_text("refused/clike_keywords.gbnf");
+    let e = Pda::from_gbnf(&text).unwrap_err();
+    assert_eq!(e.kind(), PdaErrorKind::Conflict);
+    let msg = e.to_string();
+    assert!(msg.contains("(5 conflicts)"), "{msg}");
+    for part in [
+        "rule `stmt` (line 8, column 1) at `stmt: \"if(\" •`, after the input \"if(\": byte `!`",
+        "could start a call of `args`, or start a call of `expr`",
+        "after the input \"if(0){}\": byte `e` could be read directly, or follow the end of `stmt`",
+        "after the input \"return \": byte `(` could be read directly, or start a call of `expr`",
+    ] {
+        assert!(msg.contains(part), "{part:?} not in {msg}");
+    }
+    assert!(Pda::from_gbnf(&crate::gbnf_grammars::grammar_text("clike.gbnf")).is_ok());
+}

@@ -1,0 +1,70 @@
+//! fstc on a grammar: GBNF text → token PDA (the file `fstc compile grammar` writes), walked
+//! by a `PdaWalker` through the harness's `Fstc<M: Matcher>`.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Result};
+use fst_core::compose::VocabTrie;
+use fst_core::pda_walker::PdaWalker;
+use fst_core::token_pda::TokenPda;
+use pda::GrammarCompiler;
+
+use fstc_benches::walk::Event;
+
+/// A compiled grammar and what the table says about it.
+pub struct Compiled {
+    /// The token PDA.
+    pub pda: TokenPda,
+    /// Grammar text to the file's words: composition plus layout.
+    pub time: Duration,
+    /// The file's size.
+    pub bytes: usize,
+    /// Nodes, edges, classes and stack symbols, for the note column.
+    pub shape: String,
+}
+
+/// Compiles `gbnf` over the vocabulary trie built once per vocabulary (the peers' own
+/// per-vocabulary setup is not timed either) and lays it out as the file decoders load.
+pub fn compile(gbnf: &str, trie: &VocabTrie) -> Result<Compiled> {
+    let started = Instant::now();
+    let parts = GrammarCompiler::new()
+        .compile_with_trie(gbnf, trie)
+        .map_err(|e| anyhow!("fstc cannot compile the grammar: {e}"))?;
+    let tpda = TokenPda::from_parts(parts).map_err(|e| anyhow!("fstc token PDA layout: {e}"))?;
+    let time = started.elapsed();
+    let pop_edges: usize = (0..tpda.num_nodes()).map(|n| tpda.pops(n).count()).sum();
+    let shape = format!(
+        "{} nodes, {} token edges, {pop_edges} pop edges, {} classes, {} stack symbols",
+        tpda.num_nodes(),
+        tpda.num_edges(),
+        tpda.num_classes(),
+        tpda.num_stack_symbols()
+    );
+    let bytes = tpda.to_bytes().len();
+    Ok(Compiled {
+        pda: tpda,
+        time,
+        bytes,
+        shape,
+    })
+}
+
+/// The deepest stack fstc's walker holds along `events` (untimed; shows that the walks
+/// push as deep as the texts nest, less the tail calls that push nothing).
+pub fn max_stack_depth(tpda: &TokenPda, events: &[Event]) -> usize {
+    let mut walker = PdaWalker::new(tpda);
+    let mut max = 0;
+    for event in events {
+        match *event {
+            Event::Consume(t) => {
+                if walker.consume(t).is_err() {
+                    return max;
+                }
+                max = max.max(walker.stack().len());
+            }
+            Event::Restart => walker.reset(),
+            Event::Mask => {}
+        }
+    }
+    max
+}
