@@ -245,7 +245,9 @@ where
         let end = self.chain_end(self.config, &entry);
         if !self.pda.closure().write_mask(&*self.pda, end.state, mask) {
             mask.fill(0);
-            self.walk_chain::<()>(self.config, &entry, |_, node, _| {
+        }
+        if let Some(rest) = end.rest {
+            self.walk_chain::<()>(rest, &entry, |_, node, _| {
                 self.pda.or_node_mask(node, mask);
                 None
             });
@@ -262,24 +264,39 @@ where
     }
 
     /// Follows the pop chain of `config` to its end: the last node, the symbols popped to
-    /// reach it and the pop-closure state of the chain (`NO_STATE` when it left the
-    /// closure's bounds).
+    /// reach it, the pop-closure state of the chain's head (`NO_STATE` if none) and the
+    /// rest of the chain past that head, if any.
     fn chain_end(&self, config: Config, entry: &impl Fn(u32) -> (u32, u32)) -> ChainEnd {
         let closure = self.pda.closure();
         let (mut node, mut top) = (config.node, config.top);
         let mut state = closure.start(node);
+        let mut rest = (state == NO_STATE).then_some(config);
         let mut pops = 0;
         while top != BOTTOM {
             let (symbol, parent) = entry(top);
             let Some((i, next)) = self.pda.pop_edge(node, symbol) else {
                 break;
             };
-            if state != NO_STATE {
-                state = closure.next(state, i);
-            }
             (node, top, pops) = (next, parent, pops + 1);
+            if rest.is_none() {
+                match closure.next(state, i) {
+                    NO_STATE => {
+                        rest = Some(Config {
+                            node,
+                            top,
+                            depth: config.depth - pops,
+                        })
+                    }
+                    s => state = s,
+                }
+            }
         }
-        ChainEnd { node, pops, state }
+        ChainEnd {
+            node,
+            pops,
+            state,
+            rest,
+        }
     }
 
     /// Whether the token edge for `class` at `node` (chain node `k` of `config`) is refused
@@ -556,7 +573,10 @@ where
 struct ChainEnd {
     node: StateId,
     pops: u32,
+    /// The closure state of the chain's head.
     state: u32,
+    /// The chain past the head, when the head does not cover it all.
+    rest: Option<Config>,
 }
 
 /// Where a token leads in a lookahead.

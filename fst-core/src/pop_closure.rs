@@ -1,16 +1,19 @@
-//! The pop closure of a token PDA: the pop chains as a deterministic automaton over stack
-//! symbols whose states carry masks, so a mask is a walk of a few table hops and one copy
-//! instead of an OR of every chain node's mask.
+//! The pop closure of a token PDA: the first hops of the pop chains as a deterministic
+//! automaton over stack symbols whose states carry masks, so the heavy head of a chain
+//! costs one mask copy instead of an OR per node.
 //!
 //! A walker's mask is the OR of the masks of its pop chain `n_0, n_1 = pop(n_0, s_0), ...`
-//! (see [`crate::pda_walker`]). A closure state stands for a chain read so far: its last
-//! node and the set of nodes it visited (chains may cycle; revisiting adds nothing), and
-//! it steps by the next stack symbol exactly as its node's pop edges do. A state whose
-//! nodes together cost more than about a mask copy to OR (dense masks, many class words)
-//! gets their union as one dense mask; the others keep the list of their nodes, ORed at
-//! run time (a few class words). The closure is derived when a PDA is loaded; it is
-//! bounded (in states and mask words, relative to the file's size), and a chain leaving
-//! it falls back to ORing every node, so the masks are the same either way.
+//! (see [`crate::pda_walker`]). The wide masks sit at its head: `n_0` (a dense mask, say)
+//! and the first pop nodes (tokens that end a rule: every operator, every closer); deeper
+//! pop nodes hold the few tokens that close several rules at once. A closure state stands
+//! for a chain head of at most [`DEPTH`] pops: its last node and the set of nodes it
+//! visited, and it steps by the next stack symbol exactly as its node's pop edges do. A
+//! state whose nodes together cost more than one and a half mask copies to OR (dense
+//! masks, many class words) gets their union as one dense mask; the others keep the list
+//! of their nodes. The walker ORs the nodes past the head one by one. The closure is
+//! derived when a PDA is loaded and bounded (in states, and in mask words relative to the
+//! file's size); a chain leaving it is ORed node by node, so the masks are the same
+//! either way.
 
 use std::collections::HashMap;
 
@@ -18,6 +21,9 @@ use crate::parts::StateId;
 
 /// No state: the chain left the closure's bounds.
 pub(crate) const NO_STATE: u32 = u32::MAX;
+
+/// Most pops a closure state covers.
+const DEPTH: u32 = 3;
 
 /// What a closure state's mask is made of.
 #[derive(Clone, Copy, Debug)]
@@ -35,6 +41,8 @@ pub(crate) struct PopClosure {
     start: Vec<u32>,
     /// Per state: its last node.
     node: Vec<StateId>,
+    /// Per state: the pops of the shortest chain head it stands for.
+    depth: Vec<u32>,
     /// Per state: where its successors start in `next` (one per pop edge of its node, in
     /// the node's pop order).
     next_start: Vec<u32>,
@@ -73,21 +81,24 @@ impl PopClosure {
         let mut ids: HashMap<(StateId, Vec<StateId>), u32> = HashMap::new();
         let mut sets: Vec<Vec<StateId>> = Vec::new();
         for node in 0..n {
-            let s = c.state(&mut ids, &mut sets, node, vec![node], max_states);
+            let s = c.state(&mut ids, &mut sets, (node, 0), vec![node], max_states);
             c.start.push(s);
         }
-        // States are made breadth-first: `next` is filled for each in order.
+        // States are made breadth-first, so each first at its shortest head; `next` is
+        // filled for each in order.
         let mut done = 0;
         while done < c.node.len() {
-            let (node, set) = (c.node[done], sets[done].clone());
+            let (node, set, depth) = (c.node[done], sets[done].clone(), c.depth[done]);
             c.next_start.push(c.next.len() as u32);
-            for (_, target) in pda.pop_list(node) {
-                let mut set = set.clone();
-                if let Err(i) = set.binary_search(&target) {
-                    set.insert(i, target);
+            if depth < DEPTH {
+                for (_, target) in pda.pop_list(node) {
+                    let mut set = set.clone();
+                    if let Err(i) = set.binary_search(&target) {
+                        set.insert(i, target);
+                    }
+                    let s = c.state(&mut ids, &mut sets, (target, depth + 1), set, max_states);
+                    c.next.push(s);
                 }
-                let s = c.state(&mut ids, &mut sets, target, set, max_states);
-                c.next.push(s);
             }
             done += 1;
         }
@@ -105,7 +116,7 @@ impl PopClosure {
         &mut self,
         ids: &mut HashMap<(StateId, Vec<StateId>), u32>,
         sets: &mut Vec<Vec<StateId>>,
-        node: StateId,
+        (node, depth): (StateId, u32),
         set: Vec<StateId>,
         max_states: usize,
     ) -> u32 {
@@ -117,6 +128,7 @@ impl PopClosure {
         }
         let s = self.node.len() as u32;
         self.node.push(node);
+        self.depth.push(depth);
         sets.push(set.clone());
         ids.insert((node, set), s);
         s
@@ -166,16 +178,17 @@ impl PopClosure {
         self.start.get(node as usize).copied().unwrap_or(NO_STATE)
     }
 
-    /// The state after `state` pops through its node's pop edge number `pop`.
+    /// The state after `state` pops through its node's pop edge number `pop`
+    /// (`NO_STATE` past the closure's depth).
     #[inline]
     pub(crate) fn next(&self, state: u32, pop: usize) -> u32 {
-        let Some(&begin) = self.next_start.get(state as usize) else {
-            return NO_STATE;
-        };
-        self.next
-            .get(begin as usize + pop)
-            .copied()
-            .unwrap_or(NO_STATE)
+        let s = state as usize;
+        match self.next_start.get(s..s + 2) {
+            Some(&[begin, end]) if (begin as usize + pop) < end as usize => {
+                self.next[begin as usize + pop]
+            }
+            _ => NO_STATE,
+        }
     }
 
     /// Writes the mask of `state` (its nodes' tokens in `pda`) over all of `mask`, which

@@ -67,6 +67,8 @@ fn main() {
             best.as_secs_f64() * 1e3,
             tpda.to_bytes().len()
         );
+        let (states, unions) = tpda.pop_closure_size();
+        println!("  pop closure: {states} states, {unions} dense union masks");
         mask_times(&tpda, &vocab);
     }
 }
