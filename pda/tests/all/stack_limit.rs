@@ -6,7 +6,6 @@
 //! the limit itself), in lockstep.
 
 use crate::common::{token_pda, Walk};
-use fst_core::matcher::Matcher;
 use fst_core::sample::SplitMix64;
 use fst_core::{ByteVocabulary, TokenVocabulary};
 
