@@ -70,6 +70,7 @@ pub mod format;
 pub mod matcher;
 pub mod parts;
 pub mod pda_walker;
+mod pop_closure;
 pub mod sample;
 pub mod token_pda;
 pub mod vocab;

@@ -7,8 +7,10 @@
 //! length, so rolling back `n` tokens is `n` steps and a truncation, never a copy of the
 //! stack. A token is looked up along the *pop chain* (see [`PdaParts`]): the current
 //! node, then the node reached by popping the top symbol, and so on; the mask is the OR
-//! of the chain nodes' class masks (each a dense copy or a few class words), plus EOS
-//! where the chain empties the stack at an accepting node.
+//! of the chain nodes' class masks, plus EOS where the chain empties the stack at an
+//! accepting node. `fill_mask` reads that OR off the PDA's pop closure
+//! ([`crate::pop_closure`]): the chain is followed through a table, and the state it
+//! ends in carries the union (one dense copy, or a few class words).
 //!
 //! [`PdaParts`]: crate::parts::PdaParts
 
@@ -17,6 +19,7 @@ use std::sync::Arc;
 
 use crate::matcher::{MatchError, MatchErrorKind};
 use crate::parts::StateId;
+use crate::pop_closure::NO_STATE;
 use crate::token_pda::TokenPda;
 
 /// Default most stack symbols a walker holds: a push past it is an error.
@@ -111,7 +114,9 @@ where
     }
 
     /// The same walker with at most `limit` stack symbols: a token that would push past
-    /// it is refused with [`MatchErrorKind::StackLimit`].
+    /// it is not in the mask, and consuming it is refused with
+    /// [`MatchErrorKind::StackLimit`]. The limit is part of the language, like a depth
+    /// bound.
     pub fn with_stack_limit(mut self, limit: usize) -> PdaWalkerOf<A> {
         self.stack_limit = limit;
         self
@@ -223,25 +228,34 @@ where
     }
 
     /// Writes the allowed tokens into `mask` (at least `vocab_size` bits; every word is
-    /// written, bits past the vocabulary stay 0, nothing after EOS). Costs a mask copy or
-    /// a few class words per pop-chain node, without allocating. The stack limit is not
-    /// applied here: at the limit, a token that would push past it is set, and
-    /// [`consume`](Self::consume) refuses it with [`MatchErrorKind::StackLimit`].
+    /// written, bits past the vocabulary stay 0, nothing after EOS). The pop chain is
+    /// followed through the PDA's pop closure to a state carrying the OR of the chain's
+    /// masks: a few table hops and one mask copy (or a few class words), without
+    /// allocating. Exact at the stack limit: near it (depth plus the longest push past
+    /// the limit), tokens that would push past it are cleared.
     pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
         let need = crate::matcher::mask_width(mask, self.pda.vocab_size())?;
-        mask.fill(0);
         if self.finished {
+            mask.fill(0);
             return Ok(());
         }
-        let depth = self.config.depth;
-        let mut eos = false;
+        let (mask, rest) = mask.split_at_mut(need);
+        rest.fill(0);
         let entry = |i: u32| self.arena[i as usize];
-        self.walk_chain::<()>(self.config, &entry, |k, node, _| {
-            self.pda.or_node_mask(node, &mut mask[..need]);
-            eos |= k == depth && self.pda.is_accepting(node);
-            None
-        });
-        if eos {
+        let end = self.chain_end(self.config, &entry);
+        if !self.pda.closure().write_mask(&*self.pda, end.state, mask) {
+            mask.fill(0);
+        }
+        if let Some(rest) = end.rest {
+            self.walk_chain::<()>(rest, &entry, |_, node, _| {
+                self.pda.or_node_mask(node, mask);
+                None
+            });
+        }
+        if self.config.depth as usize + self.pda.max_push() > self.stack_limit {
+            self.clear_too_deep(self.config, &entry, mask);
+        }
+        if end.pops == self.config.depth && self.pda.is_accepting(end.node) {
             for &e in self.pda.eos_ids() {
                 mask[(e / 32) as usize] |= 1 << (e % 32);
             }
@@ -249,8 +263,87 @@ where
         Ok(())
     }
 
-    /// Whether `token` may come next (and, unlike the mask, whether it stays within the
-    /// stack limit).
+    /// Follows the pop chain of `config` to its end: the last node, the symbols popped to
+    /// reach it, the pop-closure state of the chain's head (`NO_STATE` if none) and the
+    /// rest of the chain past that head, if any.
+    fn chain_end(&self, config: Config, entry: &impl Fn(u32) -> (u32, u32)) -> ChainEnd {
+        let closure = self.pda.closure();
+        let (mut node, mut top) = (config.node, config.top);
+        let mut state = closure.start(node);
+        let mut rest = (state == NO_STATE).then_some(config);
+        let mut pops = 0;
+        while top != BOTTOM {
+            let (symbol, parent) = entry(top);
+            let Some((i, next)) = self.pda.pop_edge(node, symbol) else {
+                break;
+            };
+            (node, top, pops) = (next, parent, pops + 1);
+            if rest.is_none() {
+                match closure.next(state, i) {
+                    NO_STATE => {
+                        rest = Some(Config {
+                            node,
+                            top,
+                            depth: config.depth - pops,
+                        })
+                    }
+                    s => state = s,
+                }
+            }
+        }
+        ChainEnd {
+            node,
+            pops,
+            state,
+            rest,
+        }
+    }
+
+    /// Whether the token edge for `class` at `node` (chain node `k` of `config`) is refused
+    /// by the stack limit: it would leave more symbols than the limit allows.
+    fn too_deep_edge(&self, config: Config, k: u32, push: u32) -> bool {
+        (config.depth - k) as usize + self.pda.push_seq(push).len() > self.stack_limit
+    }
+
+    /// Clears from `mask` the tokens whose edge (at the first chain node with their class)
+    /// would push past the stack limit: the slow path of [`fill_mask`](Self::fill_mask).
+    fn clear_too_deep(&self, config: Config, entry: &impl Fn(u32) -> (u32, u32), mask: &mut [u32]) {
+        self.walk_chain::<()>(config, entry, |k, node, _| {
+            for (class, _, push) in self.pda.edges(node) {
+                if self.too_deep_edge(config, k, push)
+                    && !self.earlier_edge(config, entry, k, class)
+                {
+                    for pair in self.pda.class_mask_words(class).chunks_exact(2) {
+                        if let Some(slot) = mask.get_mut(pair[0] as usize) {
+                            *slot &= !pair[1];
+                        }
+                    }
+                }
+            }
+            None
+        });
+    }
+
+    /// Whether a chain node before node `k` of `config`'s chain has an edge for `class`
+    /// (and so decides its tokens).
+    fn earlier_edge(
+        &self,
+        config: Config,
+        entry: &impl Fn(u32) -> (u32, u32),
+        k: u32,
+        class: u32,
+    ) -> bool {
+        self.walk_chain(config, entry, |j, node, _| {
+            if j == k {
+                Some(false)
+            } else {
+                self.pda.edge(node, class).map(|_| true)
+            }
+        })
+        .unwrap_or(false)
+    }
+
+    /// Whether `token` may come next (within the stack limit, as the mask says).
     pub fn is_allowed(&self, token: u32) -> bool {
         if self.finished {
             return false;
@@ -448,25 +541,42 @@ where
         out
     }
 
-    /// The only token allowed at `config`, if exactly one is and EOS is not.
+    /// The only token allowed at `config`, if exactly one is and EOS is not: the classes
+    /// of the chain are counted once each (a class on two chain nodes is decided by the
+    /// first), and those refused by the stack limit not at all.
     fn single_allowed_token(&self, look: &Lookahead<'_>, config: Config) -> Option<u32> {
         let entry = |i: u32| look.entry(i);
         if self.eos_allowed(config, &entry) {
             return None;
         }
-        let mut single: Option<u32> = None;
-        let mut many = false;
-        self.walk_chain::<()>(config, &entry, |_, node, _| {
-            for (class, _, _) in self.pda.edges(node) {
+        let mut single: Option<(u32, u32)> = None;
+        let many = self.walk_chain(config, &entry, |k, node, _| {
+            for (class, _, push) in self.pda.edges(node) {
+                if single.is_some_and(|(c, _)| c == class)
+                    || self.too_deep_edge(config, k, push)
+                    || (k > 0 && self.earlier_edge(config, &entry, k, class))
+                {
+                    continue;
+                }
                 match (self.pda.class_size(class), single) {
-                    (1, None) => single = self.pda.class_tokens(class).next(),
-                    _ => many = true,
+                    (1, None) => single = self.pda.class_tokens(class).next().map(|t| (class, t)),
+                    _ => return Some(()),
                 }
             }
-            many.then_some(())
+            None
         });
-        single.filter(|_| !many)
+        single.filter(|_| many.is_none()).map(|(_, t)| t)
     }
+}
+
+/// The end of a pop chain (see [`PdaWalkerOf::fill_mask`]).
+struct ChainEnd {
+    node: StateId,
+    pops: u32,
+    /// The closure state of the chain's head.
+    state: u32,
+    /// The chain past the head, when the head does not cover it all.
+    rest: Option<Config>,
 }
 
 /// Where a token leads in a lookahead.

@@ -9,10 +9,12 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::automaton::{layout_of_written, TokenAutomaton};
 use crate::format::{self, FormatError, PdaLayout};
 use crate::parts::{self, PartsError, PdaEdge, PdaParts, StateId, NO_CLASS};
+use crate::pop_closure::{ClosureSource, PopClosure};
 
 /// A deterministic token push-down automaton, ready to walk.
 ///
@@ -23,6 +25,10 @@ use crate::parts::{self, PartsError, PdaEdge, PdaParts, StateId, NO_CLASS};
 pub struct TokenPda<W: AsRef<[u32]> = Vec<u32>> {
     control: TokenAutomaton<W>,
     layout: PdaLayout,
+    /// Derived on load: the pop chains as an automaton whose states carry masks.
+    closure: Arc<PopClosure>,
+    /// Derived on load: the longest push sequence, for the walker's stack-limit check.
+    max_push: usize,
 }
 
 impl TokenPda<Vec<u32>> {
@@ -34,10 +40,10 @@ impl TokenPda<Vec<u32>> {
         let (canonical, stack) = parts::canonical_pda(parts)?;
         let words = format::write_token_pda(canonical, &stack)?;
         let (fsa, layout) = layout_of_written(&words, format::validate_pda)?;
-        Ok(TokenPda {
-            control: TokenAutomaton::from_validated(words, fsa),
+        Ok(TokenPda::derive(
+            TokenAutomaton::from_validated(words, fsa),
             layout,
-        })
+        ))
     }
 
     /// Validates `bytes` as a token PDA file and copies them into owned words; works at
@@ -64,10 +70,48 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
     /// Validates `words` as a token PDA file (checksum included) and wraps them.
     pub fn from_words(words: W) -> Result<TokenPda<W>, FormatError> {
         let (fsa, layout) = format::validate_pda(words.as_ref(), format::Checks::All)?;
-        Ok(TokenPda {
-            control: TokenAutomaton::from_validated(words, fsa),
+        Ok(TokenPda::derive(
+            TokenAutomaton::from_validated(words, fsa),
             layout,
-        })
+        ))
+    }
+
+    /// The PDA of a validated file, with the data the walker derives from it: the pop
+    /// closure (dense union masks bounded by eight times the file's words plus 4 MiB) and
+    /// the longest push sequence.
+    fn derive(control: TokenAutomaton<W>, layout: PdaLayout) -> TokenPda<W> {
+        let mut pda = TokenPda {
+            control,
+            layout,
+            closure: Arc::default(),
+            max_push: 0,
+        };
+        let words = (pda.vocab_size() as usize).div_ceil(32);
+        let budget = 8 * pda.as_words().len() + (1 << 20);
+        pda.closure = Arc::new(PopClosure::new(&pda, words, budget));
+        pda.max_push = (0..pda.num_push_seqs())
+            .map(|i| pda.push_seq(i).len())
+            .max()
+            .unwrap_or(0);
+        pda
+    }
+
+    /// The pop closure (see [`crate::pop_closure`]).
+    #[inline]
+    pub(crate) fn closure(&self) -> &PopClosure {
+        &self.closure
+    }
+
+    /// The length of the longest push sequence.
+    #[inline]
+    pub(crate) fn max_push(&self) -> usize {
+        self.max_push
+    }
+
+    /// Number of pop-closure states and of the dense union masks they carry (derived on
+    /// load; see the walker).
+    pub fn pop_closure_size(&self) -> (usize, usize) {
+        self.closure.size()
     }
 
     /// Section `[start, start + len)` of the words; empty if out of range.
@@ -147,6 +191,12 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
         self.control.class_size(class)
     }
 
+    /// The mask words of class `class` as `(word index, bits)` pairs: what a mask ORs for
+    /// an edge of the class.
+    pub fn class_mask_words(&self, class: u32) -> &[u32] {
+        self.control.class_mask_words(class)
+    }
+
     /// Number of stack symbols: symbols are `0..num_stack_symbols()`.
     pub fn num_stack_symbols(&self) -> u32 {
         self.layout.num_stack_symbols
@@ -216,6 +266,12 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
     /// The node reached from `node` by popping `symbol`, if it has that pop edge.
     #[inline]
     pub fn pop_target(&self, node: StateId, symbol: u32) -> Option<StateId> {
+        self.pop_edge(node, symbol).map(|(_, target)| target)
+    }
+
+    /// `node`'s pop edge for `symbol`: its index among the node's pop edges and its target.
+    #[inline]
+    pub(crate) fn pop_edge(&self, node: StateId, symbol: u32) -> Option<(usize, StateId)> {
         let pairs = self.pop_pairs(node);
         let (mut lo, mut hi) = (0, pairs.len() / 2);
         while lo < hi {
@@ -223,7 +279,7 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
             match pairs[2 * mid].cmp(&symbol) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(pairs[2 * mid + 1]),
+                std::cmp::Ordering::Equal => return Some((mid, pairs[2 * mid + 1])),
             }
         }
         None
@@ -242,6 +298,12 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
             }
             None => self.control.or_class_mask_words(node, mask),
         }
+    }
+
+    /// `node`'s dense mask (its tokens as a bitset, EOS not included), if it is wide
+    /// enough to have one.
+    pub fn dense_node_mask(&self, node: StateId) -> Option<&[u32]> {
+        self.control.dense_mask(node)
     }
 
     /// Number of distinct dense masks stored for wide nodes.
@@ -274,6 +336,8 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
         TokenPda {
             control: self.control.into_owned(),
             layout: self.layout,
+            closure: self.closure,
+            max_push: self.max_push,
         }
     }
 
@@ -314,6 +378,32 @@ impl<W: AsRef<[u32]>> fmt::Debug for TokenPda<W> {
             .field("num_stack_symbols", &self.num_stack_symbols())
             .field("num_push_seqs", &self.num_push_seqs())
             .finish()
+    }
+}
+
+/// The nodes as the pop closure reads them.
+impl<W: AsRef<[u32]>> ClosureSource for TokenPda<W> {
+    fn num_nodes(&self) -> u32 {
+        TokenPda::num_nodes(self)
+    }
+
+    fn pop_list(&self, node: StateId) -> Vec<(u32, StateId)> {
+        self.pops(node).collect()
+    }
+
+    fn dense(&self, node: StateId) -> Option<&[u32]> {
+        self.control.dense_mask(node)
+    }
+
+    fn sparse_pairs(&self, node: StateId) -> usize {
+        self.edges(node)
+            .map(|(class, _, _)| self.class_mask_words(class).len() / 2)
+            .sum()
+    }
+
+    #[inline]
+    fn or_mask(&self, node: StateId, mask: &mut [u32]) {
+        self.or_node_mask(node, mask)
     }
 }
 

@@ -67,6 +67,8 @@ fn main() {
             best.as_secs_f64() * 1e3,
             tpda.to_bytes().len()
         );
+        let (states, unions) = tpda.pop_closure_size();
+        println!("  pop closure: {states} states, {unions} dense union masks");
         mask_times(&tpda, &vocab);
     }
 }
@@ -82,6 +84,7 @@ fn opens(vocab: &detok::Vocabulary, t: u32) -> bool {
 fn mask_times(tpda: &TokenPda, vocab: &detok::Vocabulary) {
     let mut rng = SplitMix64::new(7);
     let mut times: Vec<Duration> = Vec::new();
+    let (mut chains, mut denses, mut classes) = (Vec::new(), Vec::new(), Vec::new());
     let (mut deepest, mut deep_walks) = (0, 0);
     let mut w = PdaWalker::new(tpda);
     let mut mask = vec![0u32; w.mask_words()];
@@ -92,6 +95,10 @@ fn mask_times(tpda: &TokenPda, vocab: &detok::Vocabulary) {
             let start = Instant::now();
             w.fill_mask(&mut mask).expect("wide enough");
             times.push(start.elapsed());
+            let (c, d, k) = chain_cost(tpda, &w);
+            chains.push(c);
+            denses.push(d);
+            classes.push(k);
             let allowed: Vec<u32> = (0..tpda.vocab_size())
                 .filter(|&t| mask[t as usize / 32] >> (t % 32) & 1 == 1 && !tpda.is_eos(t))
                 .collect();
@@ -123,4 +130,44 @@ fn mask_times(tpda: &TokenPda, vocab: &detok::Vocabulary) {
         at(0.99),
         at(1.0)
     );
+    for (what, mut v) in [
+        ("chain nodes", chains),
+        ("dense masks", denses),
+        ("sparse mask words", classes),
+    ] {
+        v.sort_unstable();
+        let at = |q: f64| v[((v.len() - 1) as f64 * q) as usize];
+        println!(
+            "  {what} per step: p50 {}, p99 {}, max {}",
+            at(0.5),
+            at(0.99),
+            at(1.0)
+        );
+    }
+}
+
+/// The pop chain of the walker's configuration (read through the public interface): its
+/// length, how many of its nodes have a dense mask, and how many class edges the others
+/// have, which is what `fill_mask` ORs.
+fn chain_cost(tpda: &TokenPda, w: &PdaWalker<'_>) -> (usize, usize, usize) {
+    let mut node = w.node();
+    let mut stack = w.stack();
+    let (mut len, mut dense, mut sparse) = (0, 0, 0);
+    loop {
+        len += 1;
+        match tpda.dense_node_mask(node) {
+            Some(_) => dense += 1,
+            None => {
+                sparse += tpda
+                    .edges(node)
+                    .map(|(c, _, _)| tpda.class_mask_words(c).len() / 2)
+                    .sum::<usize>()
+            }
+        }
+        let Some(next) = stack.pop().and_then(|s| tpda.pop_target(node, s)) else {
+            break;
+        };
+        node = next;
+    }
+    (len, dense, sparse)
 }

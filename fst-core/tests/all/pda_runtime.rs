@@ -599,3 +599,76 @@ fn figure7_draws_like_the_paper() {
     let text = |t: u32| figure7_text(t).map(|s| s.as_bytes().to_vec());
     insta::assert_snapshot!(fst_core::dot::pda_to_dot(&pda, &text));
 }
+
+/// A PDA where one class sits on two nodes of a pop chain: token x (id 0) pushes r at the
+/// start, then at node 1 over [r] both node 1 and its pop node 3 have x's class; node 1
+/// decides (to node 2), whose pop node 4 accepts. Token y (id 1) has no edge; EOS is 2.
+fn class_on_two_chain_nodes() -> PdaParts {
+    let edge = |target, push| PdaEdge {
+        class: 0,
+        target,
+        push,
+    };
+    PdaParts {
+        vocab_size: 3,
+        vocab_fingerprint: 0,
+        eos_ids: vec![2],
+        num_stack_symbols: 1,
+        start: 0,
+        accepting: vec![false, false, false, false, true],
+        num_classes: 1,
+        class_of_token: vec![0, NO_CLASS, NO_CLASS],
+        edges: vec![
+            vec![edge(1, 1)],
+            vec![edge(2, 0)],
+            vec![],
+            vec![edge(2, 0)],
+            vec![],
+        ],
+        pops: vec![vec![], vec![(0, 3)], vec![(0, 4)], vec![], vec![]],
+        push_seqs: vec![vec![], vec![0]],
+    }
+}
+
+#[test]
+fn a_single_token_is_forced_even_when_its_class_sits_on_two_chain_nodes() {
+    let pda = TokenPda::from_parts(class_on_two_chain_nodes()).unwrap();
+    let mut w = PdaWalker::new(&pda);
+    let mut mask = [0u32; 1];
+    w.fill_mask(&mut mask).unwrap();
+    assert_eq!(ones(&mask), [0]);
+    assert_eq!(w.forced_tokens(), [0, 0]);
+    w.consume(0).unwrap();
+    w.fill_mask(&mut mask).unwrap();
+    assert_eq!(
+        ones(&mask),
+        [0],
+        "x at node 1 and at its pop node 3, no EOS"
+    );
+    assert_eq!(w.forced_tokens(), [0]);
+    w.consume(0).unwrap();
+    assert_eq!(w.node(), 2, "the first chain node with the class decides");
+    assert!(w.forced_tokens().is_empty(), "EOS is allowed");
+}
+
+#[test]
+fn the_mask_and_forced_tokens_respect_the_stack_limit() {
+    let pda = TokenPda::from_parts(class_on_two_chain_nodes()).unwrap();
+    let w = PdaWalker::new(&pda).with_stack_limit(0);
+    let mut mask = [u32::MAX; 1];
+    w.fill_mask(&mut mask).unwrap();
+    assert_eq!(mask, [0], "x would push past the limit");
+    assert!(!w.is_allowed(0));
+    assert!(w.forced_tokens().is_empty());
+    assert_eq!(w.validate_tokens(&[0]), 0);
+    // Figure 7 at limit 1: after "a", "a" pushes a second r and aaab two more; b is left.
+    let pda = TokenPda::from_parts(figure7_pda_parts()).unwrap();
+    let mut w = PdaWalker::new(&pda).with_stack_limit(1);
+    w.consume(FIG7_A).unwrap();
+    w.consume(FIG7_A).unwrap();
+    let mut mask = [0u32; 1];
+    w.fill_mask(&mut mask).unwrap();
+    assert_eq!(ones(&mask), [FIG7_B, FIG7_BB]);
+    let e = w.clone().consume(FIG7_AAAB).unwrap_err();
+    assert_eq!(e.kind(), MatchErrorKind::StackLimit);
+}

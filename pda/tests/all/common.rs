@@ -12,14 +12,16 @@ use fst_core::{ByteVocabulary, TokenVocabulary};
 use pda::{GrammarCompiler, Pda};
 
 /// The contract's semantics, directly: a configuration is a node and a stack; a token is
-/// allowed at the first node of the pop chain that has an edge for its class; EOS where
-/// the chain empties the stack at an accepting node.
+/// allowed at the first node of the pop chain that has an edge for its class, unless it
+/// would leave more than `limit` symbols on the stack; EOS where the chain empties the
+/// stack at an accepting node.
 #[derive(Clone, Debug)]
 pub struct RefWalker<'p> {
     parts: &'p PdaParts,
     node: u32,
     stack: Vec<u32>,
     finished: bool,
+    limit: usize,
 }
 
 impl<'p> RefWalker<'p> {
@@ -29,7 +31,13 @@ impl<'p> RefWalker<'p> {
             node: parts.start,
             stack: Vec::new(),
             finished: false,
+            limit: fst_core::pda_walker::DEFAULT_STACK_LIMIT,
         }
+    }
+
+    /// The stack depth now.
+    pub fn depth(&self) -> usize {
+        self.stack.len()
     }
 
     /// The pop chain: `(symbols popped, node)`.
@@ -63,12 +71,14 @@ impl<'p> RefWalker<'p> {
         if self.finished || class == NO_CLASS {
             return None;
         }
-        self.chain().into_iter().find_map(|(k, n)| {
+        let (k, target, push) = self.chain().into_iter().find_map(|(k, n)| {
             let e = self.parts.edges[n as usize]
                 .iter()
                 .find(|e| e.class == class)?;
             Some((k, e.target, e.push))
-        })
+        })?;
+        let depth = self.stack.len() - k + self.parts.push_seqs[push as usize].len();
+        (depth <= self.limit).then_some((k, target, push))
     }
 
     pub fn is_eos(&self, token: u32) -> bool {
@@ -91,10 +101,12 @@ impl Walk for RefWalker<'_> {
         if self.finished {
             return Vec::new();
         }
-        let mut classes = vec![false; self.parts.num_classes as usize];
-        for (_, n) in self.chain() {
+        // Per class: whether its first chain node takes it within the limit.
+        let mut classes = vec![None; self.parts.num_classes as usize];
+        for (k, n) in self.chain() {
             for e in &self.parts.edges[n as usize] {
-                classes[e.class as usize] = true;
+                let depth = self.stack.len() - k + self.parts.push_seqs[e.push as usize].len();
+                classes[e.class as usize].get_or_insert(depth <= self.limit);
             }
         }
         let eos = self.eos_allowed();
@@ -104,7 +116,7 @@ impl Walk for RefWalker<'_> {
                 if self.is_eos(t) {
                     eos
                 } else {
-                    c != NO_CLASS && classes[c as usize]
+                    c != NO_CLASS && classes[c as usize] == Some(true)
                 }
             })
             .collect()
@@ -157,15 +169,37 @@ impl<'p> Both<'p> {
             matcher: PdaWalker::new(pda),
         }
     }
+
+    /// Both walkers with at most `limit` stack symbols.
+    pub fn with_stack_limit(self, limit: usize) -> Both<'p> {
+        Both {
+            reference: RefWalker {
+                limit,
+                ..self.reference
+            },
+            matcher: self.matcher.with_stack_limit(limit),
+        }
+    }
 }
 
 impl Walk for Both<'_> {
+    /// Also checks the first forced token: exactly when the reference allows one token,
+    /// not EOS.
     fn allowed(&self) -> Vec<u32> {
         let allowed = self.reference.allowed();
         assert_eq!(
             matcher_allowed(&self.matcher),
             allowed,
             "fst-core's walker and the reference disagree"
+        );
+        let single = match allowed[..] {
+            [t] if !self.reference.is_eos(t) => Some(t),
+            _ => None,
+        };
+        assert_eq!(
+            self.matcher.forced_tokens().first().copied(),
+            single,
+            "forced token against {allowed:?}"
         );
         allowed
     }

@@ -10,3 +10,4 @@ mod gbnf_grammars;
 mod gbnf_syntax;
 mod random_grammars;
 mod real_vocab;
+mod stack_limit;
