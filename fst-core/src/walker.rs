@@ -360,6 +360,10 @@ where
         WalkerOf::is_finished(self)
     }
 
+    fn only_eos_allowed(&self) -> bool {
+        WalkerOf::only_eos_allowed(self)
+    }
+
     fn num_consumed(&self) -> usize {
         WalkerOf::num_consumed(self)
     }
