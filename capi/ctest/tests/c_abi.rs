@@ -241,6 +241,12 @@ fn c_program_walks_a_token_pda() {
     run_c_test(&file, &script, "grammar");
 }
 
+/// The grammar of the README's C example run on a token PDA: the first `item` is a call
+/// (something follows it), so its `!` is read with a return address on the stack.
+const README_GRAMMAR: &str = r#"root ::= item item
+item ::= "!" | "(" item ")"
+"#;
+
 /// The README's "Use from C" example, compiled and run as written.
 #[test]
 fn readme_c_example_runs() {
@@ -249,6 +255,13 @@ fn readme_c_example_runs() {
         call_main(fstc_readme_main, &[&file]),
         0,
         "the example walks to EOS"
+    );
+    // The same program walks a grammar's token PDA (the README's second run).
+    let (_, pda_file) = fixture_pda(README_GRAMMAR, "pairs");
+    assert_eq!(
+        call_main(fstc_readme_main, &[&pda_file]),
+        0,
+        "the example walks the PDA to EOS"
     );
     let missing = work_dir().join("missing.fstc");
     assert_eq!(
