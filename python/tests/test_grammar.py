@@ -286,3 +286,44 @@ def test_bad_options_are_value_errors(bytelevel):
     assert fstc.compile_grammar('S → "ab" | "a" S "b"', bytelevel, syntax="paper").kind == "pda"
     with pytest.raises(fstc.FstcError, match="node"):
         fstc.compile_grammar(GRAMMARS["parens"][0], bytelevel, node_limit=1)
+
+
+def test_mutated_grammars_compile_or_raise_fstc_error(bytelevel):
+    """Random edits of a grammar: each compiles to a PDA or raises FstcError, never
+    anything else (no crash, no hang)."""
+    base = 'root ::= "[" ws ( item ( "," ws item )* )? "]"\nitem ::= [0-9]{1,3} | root | "\\"" [a-z]* "\\""\nws ::= " "?\n'
+    alphabet = '()[]{}|*+?"\\:=,-^ \n#axroot09'
+    rng = random.Random(11)
+    outcomes = {"ok": 0, "error": 0}
+    for _ in range(150):
+        text = list(base)
+        for _ in range(rng.randrange(1, 4)):
+            i = rng.randrange(len(text) + 1)
+            op = rng.randrange(3)
+            if op == 0 and i < len(text):
+                del text[i]
+            elif op == 1:
+                text.insert(i, rng.choice(alphabet))
+            elif i < len(text):
+                text[i] = rng.choice(alphabet)
+        try:
+            pda = fstc.compile_grammar("".join(text), bytelevel)
+            assert pda.kind == "pda"
+            outcomes["ok"] += 1
+        except fstc.FstcError as e:
+            assert str(e)
+            outcomes["error"] += 1
+    assert outcomes["ok"] > 0 and outcomes["error"] > 0, outcomes
+
+
+def test_mutated_pda_files_are_refused_never_crash(bytelevel):
+    data = fstc.compile_grammar(GRAMMARS["anbn"][0], bytelevel).to_bytes()
+    rng = random.Random(4)
+    for _ in range(200):
+        bad = bytearray(data)
+        bad[rng.randrange(len(bad))] ^= 1 << rng.randrange(8)
+        with pytest.raises(fstc.FstcError):
+            fstc.TokenAutomaton.from_bytes(bytes(bad))
+    for n in (0, 7, len(data) // 2, len(data) - 4):
+        with pytest.raises(fstc.FstcError):
+            fstc.TokenAutomaton.from_bytes(data[:n])
