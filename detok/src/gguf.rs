@@ -65,7 +65,13 @@ const FIM_KEYS: [&str; 3] = [
 /// their key is absent (llama-vocab.cpp, "auto-detect special tokens by text").
 const FIM_NAMES: [&[&str]; 3] = [
     &["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"],
-    &["<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"],
+    &[
+        "<|fim_repo|>",
+        "<|repo_name|>",
+        "<fim-repo>",
+        "<REPO>",
+        "<reponame>",
+    ],
     &["<|file_sep|>"],
 ];
 
