@@ -88,7 +88,8 @@ fstc_status fstc_matcher_reset(fstc_matcher *matcher);
 /* Fills mask (words uint32 words) with the tokens allowed next; EOS ids are set exactly
  * in accepting states, nothing after EOS. */
 fstc_status fstc_matcher_fill_mask(const fstc_matcher *matcher, uint32_t *mask, size_t words);
-/* *out = whether token may come next (false past the vocabulary). */
+/* *out = whether token may come next: false past the vocabulary, and false for a token the mask
+ * shows but that would push a PDA's stack past its limit (consuming it gives FSTC_ERR_STACK_LIMIT). */
 fstc_status fstc_matcher_is_allowed(const fstc_matcher *matcher, uint32_t token, bool *out);
 /* Consumes one token; EOS in an accepting state finishes the walk. On error nothing changes. */
 fstc_status fstc_matcher_consume(fstc_matcher *matcher, uint32_t token);
