@@ -106,12 +106,15 @@ SCHEMA_TASKS = [
 
 
 # (name, question, GBNF grammar, validator): compiled with fstc.compile_grammar into a token
-# PDA. The grammars nest (parentheses, JSON values), so their languages are not regular;
-# repetitions are bounded so that a constrained answer ends within --max-tokens.
+# PDA. The grammars nest (parentheses, JSON values), so their languages are not regular. The
+# JSON grammars bound their repetitions so that an answer ends within --max-tokens; the
+# arithmetic one does not (bounded `{0,4}` chains nested in parentheses make the token PDA
+# pass its million-node limit over this 49k-token vocabulary), and EOS is allowed after any
+# complete expression.
 ARITHMETIC = r"""
 root   ::= expr
-expr   ::= term ( [-+] term ){0,4}
-term   ::= factor ( [*/] factor ){0,4}
+expr   ::= term ( [-+] term )*
+term   ::= factor ( [*/] factor )*
 factor ::= [0-9]{1,4} | "(" expr ")"
 """
 
@@ -138,8 +141,7 @@ number ::= "-"? [0-9]{1,5}
 
 def arithmetic_valid(text: str) -> bool:
     """A recursive-descent parser of ARITHMETIC's language (written here, no fstc code):
-    expr = term ([-+] term)*, term = factor ([*/] factor)*, factor = digits | ( expr ),
-    with the repetition bounds of the grammar."""
+    expr = term ([-+] term)*, term = factor ([*/] factor)*, factor = 1-4 digits | ( expr )."""
     pos = 0
 
     def factor() -> bool:
@@ -158,11 +160,10 @@ def arithmetic_valid(text: str) -> bool:
         nonlocal pos
         if not item():
             return False
-        for _ in range(4):
-            if text[pos:pos + 1] and text[pos] in ops:
-                pos += 1
-                if not item():
-                    return False
+        while text[pos:pos + 1] and text[pos] in ops:
+            pos += 1
+            if not item():
+                return False
         return True
 
     def term() -> bool:
