@@ -106,9 +106,12 @@ SCHEMA_TASKS = [
 
 
 # (name, question, GBNF grammar, validator): compiled with fstc.compile_grammar into a token
-# PDA. The grammars nest (parentheses, JSON values), so their languages are not regular. The
-# JSON grammars bound their repetitions so that an answer ends within --max-tokens; the
-# arithmetic one does not (bounded `{0,4}` chains nested in parentheses make the token PDA
+# PDA. The grammars are recursive (parentheses, arrays in arrays, objects in arguments), so
+# their languages are not regular. The JSON grammar's values are arrays (nested freely) and
+# scalars, not objects: with objects in values, greedy SmolLM2 nests
+# `{"surface":{"surface":...` until the token budget ends, and a depth-bounded object grammar
+# written out passes the compiler's 50-million token-edge limit. The JSON grammars bound their repetitions so that an answer ends within
+# --max-tokens; the arithmetic one does not (bounded `{0,4}` chains nested in parentheses make the token PDA
 # pass its million-node limit over this 49k-token vocabulary), and EOS is allowed after any
 # complete expression.
 ARITHMETIC = r"""
@@ -119,12 +122,12 @@ factor ::= [0-9]{1,4} | "(" expr ")"
 """
 
 JSON_VALUE = r"""
-root   ::= object
-value  ::= object | array | string | number | "true" | "false" | "null"
-object ::= "{" ws ( string ws ":" ws value ws ( "," ws string ws ":" ws value ws ){0,5} )? "}"
+root   ::= "{" ws ( pair ws ( "," ws pair ws ){0,5} )? "}"
+pair   ::= string ws ":" ws value
+value  ::= array | string | number | "true" | "false" | "null"
 array  ::= "[" ws ( value ws ( "," ws value ws ){0,7} )? "]"
 string ::= "\"" [a-zA-Z0-9 .,'-]{0,24} "\""
-number ::= "-"? [0-9]{1,6} ( "." [0-9]{1,3} )?
+number ::= "-"? ( "0" | [1-9] [0-9]{0,5} ) ( "." [0-9]{1,3} )?
 ws     ::= " "?
 """
 
