@@ -198,10 +198,14 @@ fn fixture_pda(grammar: &str, name: &str) -> (TokenPda, PathBuf) {
     (pda, file)
 }
 
+/// test_fstc.c keeps its counters and buffers in statics: one run at a time.
+static C_TEST: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Runs test_fstc.c on `file` with `script`.
 fn run_c_test(file: &std::path::Path, script: &str, name: &str) {
     let script_path = work_dir().join(format!("{name}.txt"));
     std::fs::write(&script_path, script).unwrap();
+    let _one_at_a_time = C_TEST.lock().unwrap_or_else(|e| e.into_inner());
     let code = call_main(fstc_c_test_main, &[file, &script_path]);
     assert_eq!(code, 0, "test_fstc.c failed (its stderr says which check)");
 }

@@ -305,6 +305,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s AUTOMATON_FILE SCRIPT_FILE\n", argv[0]);
         return 2;
     }
+    passed = failed = 0; /* the Rust test may run this main more than once per process */
     size_t len = 0;
     unsigned char *file = read_file(argv[1], &len);
     CHECK(strcmp(fstc_last_error(), "") == 0, "no error yet");
