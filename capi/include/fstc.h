@@ -1,8 +1,8 @@
 /*
  * fstc.h: the C ABI of fstc for decode time (crate fstc-capi).
  *
- * Load a token automaton compiled by `fstc compile` (a .fstc file's bytes), make one matcher
- * per sequence, and at each decoding step fill a mask of allowed tokens, consume the sampled
+ * Load a token automaton compiled by `fstc compile` (a .fstc file's bytes: a token FSA from a
+ * regex or JSON Schema, or a token PDA from a grammar), make one matcher per sequence, and at each decoding step fill a mask of allowed tokens, consume the sampled
  * token, roll back rejected draft tokens. Link libfstc_capi.a (with -lpthread -ldl -lm) or
  * libfstc_capi.so.
  *
@@ -41,8 +41,13 @@ typedef enum fstc_status {
     FSTC_ERR_ROLLBACK_TOO_FAR = 7, /* fewer tokens consumed than asked to roll back */
     FSTC_ERR_BUFFER_TOO_SMALL = 8, /* *len says how many ids are needed */
     FSTC_ERR_INVALID_ARGUMENT = 9, /* e.g. a length past the address space */
-    FSTC_ERR_PANIC = 10            /* a bug in fstc, caught at the boundary */
+    FSTC_ERR_PANIC = 10,           /* a bug in fstc, caught at the boundary */
+    FSTC_ERR_STACK_LIMIT = 11      /* a token PDA's token would push past the stack limit */
 } fstc_status;
+
+/* Automaton kinds (fstc_automaton_kind). */
+#define FSTC_KIND_FSA 0u /* a token FSA: regexes, JSON Schemas */
+#define FSTC_KIND_PDA 1u /* a token PDA: grammars (a matcher holds a stack) */
 
 typedef struct fstc_automaton fstc_automaton;
 typedef struct fstc_matcher fstc_matcher;
@@ -51,7 +56,8 @@ typedef struct fstc_matcher fstc_matcher;
  * failed call on this thread. */
 const char *fstc_last_error(void);
 
-/* Loads an automaton from len bytes (copied, so the buffer may be freed after; validated). */
+/* Loads an automaton file of either kind from len bytes (copied, so the buffer may be freed
+ * after; validated). */
 fstc_status fstc_automaton_load(const uint8_t *bytes, size_t len, fstc_automaton **out);
 /* Frees an automaton; NULL is ignored. */
 void fstc_automaton_free(fstc_automaton *automaton);
@@ -61,8 +67,16 @@ fstc_status fstc_automaton_vocab_size(const fstc_automaton *automaton, uint32_t 
 fstc_status fstc_automaton_eos_ids(const fstc_automaton *automaton, uint32_t *buf, size_t cap,
                                    size_t *len);
 
-/* A matcher at the start state. */
+/* *out = FSTC_KIND_FSA or FSTC_KIND_PDA. */
+fstc_status fstc_automaton_kind(const fstc_automaton *automaton, uint32_t *out);
+
+/* A matcher at the start state (a token PDA's stack holds at most 10000 symbols). */
 fstc_status fstc_matcher_new(const fstc_automaton *automaton, fstc_matcher **out);
+/* A matcher at the start state whose token PDA stack holds at most stack_limit symbols: a
+ * token that would push past it is refused with FSTC_ERR_STACK_LIMIT (the mask still shows
+ * it). An FSA has no stack; the limit does not apply. */
+fstc_status fstc_matcher_new_with_stack_limit(const fstc_automaton *automaton,
+                                              size_t stack_limit, fstc_matcher **out);
 /* A copy of matcher at the same position with the same history (it can roll back as far),
  * sharing the automaton: fork one per beam or parallel sample; the two move independently.
  * Free it with fstc_matcher_free. */
@@ -74,7 +88,8 @@ fstc_status fstc_matcher_reset(fstc_matcher *matcher);
 /* Fills mask (words uint32 words) with the tokens allowed next; EOS ids are set exactly
  * in accepting states, nothing after EOS. */
 fstc_status fstc_matcher_fill_mask(const fstc_matcher *matcher, uint32_t *mask, size_t words);
-/* *out = whether token may come next (false past the vocabulary). */
+/* *out = whether token may come next: false past the vocabulary, and false for a token the mask
+ * shows but that would push a PDA's stack past its limit (consuming it gives FSTC_ERR_STACK_LIMIT). */
 fstc_status fstc_matcher_is_allowed(const fstc_matcher *matcher, uint32_t token, bool *out);
 /* Consumes one token; EOS in an accepting state finishes the walk. On error nothing changes. */
 fstc_status fstc_matcher_consume(fstc_matcher *matcher, uint32_t token);

@@ -8,22 +8,24 @@
 //! at the boundary (`FSTC_ERR_PANIC`). All `unsafe` of the project lives in this crate, at
 //! the pointer boundary.
 //!
+//! An automaton file of either kind loads: a token FSA (regexes, JSON Schemas) or a token
+//! PDA (grammars), told apart by the file header; the matcher functions are the same.
+//!
 //! An automaton is immutable and shared: matchers keep it alive (reference counted), so
 //! `fstc_automaton_free` may come before the matchers are freed, and one automaton may serve
 //! matchers on many threads. A matcher is used by one thread at a time. A matcher is a
-//! `Box<dyn DynMatcher>`: every call goes through fst-core's decoding interface, so another
-//! automaton kind (token PDAs) only needs its own `fstc_matcher_new` branch.
+//! `Box<dyn DynMatcher>`: every call goes through fst-core's decoding interface
+//! (`SharedAutomaton::matcher` picks the walker of the kind).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
 use std::cell::RefCell;
 use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
 
-use fst_core::automaton::TokenAutomaton;
+use fst_core::any::{AnyAutomaton, SharedAutomaton};
+use fst_core::automaton::AutomatonKind;
 use fst_core::matcher::{DynMatcher, MatchError, MatchErrorKind};
-use fst_core::walker::OwnedWalker;
 
 /// The result of every fallible function; the numbering is the header's.
 #[repr(C)]
@@ -50,11 +52,13 @@ pub enum FstcStatus {
     InvalidArgument = 9,
     /// A bug: a panic inside fstc was caught at the boundary.
     Panic = 10,
+    /// A token PDA's token would push its stack past the matcher's stack limit.
+    StackLimit = 11,
 }
 
-/// An automaton loaded by `fstc_automaton_load` (opaque to C).
+/// An automaton loaded by `fstc_automaton_load` (opaque to C): a token FSA or PDA.
 pub struct FstcAutomaton {
-    inner: Arc<TokenAutomaton>,
+    inner: SharedAutomaton,
 }
 
 /// One sequence's position in an automaton (opaque to C); it shares the automaton.
@@ -82,6 +86,7 @@ impl From<MatchError> for Failure {
             MatchErrorKind::Finished => FstcStatus::Finished,
             MatchErrorKind::MaskTooNarrow => FstcStatus::MaskTooNarrow,
             MatchErrorKind::RollbackTooFar => FstcStatus::RollbackTooFar,
+            MatchErrorKind::StackLimit => FstcStatus::StackLimit,
             _ => FstcStatus::InvalidArgument,
         };
         fail(status, e.to_string())
@@ -218,7 +223,7 @@ pub extern "C" fn fstc_last_error() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())
 }
 
-/// Loads an automaton file from `len` bytes (copied, validated).
+/// Loads an automaton file of either kind from `len` bytes (copied, validated).
 ///
 /// # Safety
 /// `bytes` points to `len` readable bytes (or is null with `len` 0); `out` is null or
@@ -234,10 +239,10 @@ pub unsafe extern "C" fn fstc_automaton_load(
         unsafe { put(out, std::ptr::null_mut(), "out") }?;
         // SAFETY: `bytes` holds `len` bytes per this function's contract.
         let data = unsafe { slice(bytes, len, "bytes") }?;
-        let automaton = TokenAutomaton::from_bytes_copied(data)
+        let automaton = AnyAutomaton::from_bytes_copied(data)
             .map_err(|e| fail(FstcStatus::InvalidAutomaton, e.to_string()))?;
         let boxed = Box::new(FstcAutomaton {
-            inner: Arc::new(automaton),
+            inner: SharedAutomaton::from(automaton),
         });
         // SAFETY: checked non-null above.
         unsafe { out.write(Box::into_raw(boxed)) };
@@ -293,7 +298,25 @@ pub unsafe extern "C" fn fstc_automaton_eos_ids(
     })
 }
 
-/// A matcher at the automaton's start state.
+/// The kind of the automaton file: 0 a token FSA, 1 a token PDA (`FSTC_KIND_*`).
+///
+/// # Safety
+/// `automaton` is null or live; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn fstc_automaton_kind(
+    automaton: *const FstcAutomaton,
+    out: *mut u32,
+) -> FstcStatus {
+    guard(|| {
+        // SAFETY: per this function's contract.
+        let a = unsafe { get(automaton, "automaton") }?;
+        let kind = u32::from(a.inner.kind() == AutomatonKind::TokenPda);
+        // SAFETY: per this function's contract.
+        unsafe { put(out, kind, "out") }
+    })
+}
+
+/// A matcher at the automaton's start state (a PDA's stack limit is the default).
 ///
 /// # Safety
 /// `automaton` null or live; `out` null or writable.
@@ -302,12 +325,39 @@ pub unsafe extern "C" fn fstc_matcher_new(
     automaton: *const FstcAutomaton,
     out: *mut *mut FstcMatcher,
 ) -> FstcStatus {
+    // SAFETY: forwarded contract.
+    unsafe { new_matcher(automaton, None, out) }
+}
+
+/// A matcher at the start whose token PDA stack holds at most `stack_limit` symbols: a
+/// token that would push past it is refused with `FSTC_ERR_STACK_LIMIT`. An FSA has no
+/// stack; the limit does not apply to it.
+///
+/// # Safety
+/// `automaton` null or live; `out` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn fstc_matcher_new_with_stack_limit(
+    automaton: *const FstcAutomaton,
+    stack_limit: usize,
+    out: *mut *mut FstcMatcher,
+) -> FstcStatus {
+    // SAFETY: forwarded contract.
+    unsafe { new_matcher(automaton, Some(stack_limit), out) }
+}
+
+/// # Safety
+/// As `fstc_matcher_new`.
+unsafe fn new_matcher(
+    automaton: *const FstcAutomaton,
+    stack_limit: Option<usize>,
+    out: *mut *mut FstcMatcher,
+) -> FstcStatus {
     guard(|| {
         // SAFETY: per this function's contract.
         unsafe { put(out, std::ptr::null_mut(), "out") }?;
         // SAFETY: per this function's contract.
         let a = unsafe { get(automaton, "automaton") }?;
-        let inner = Box::new(OwnedWalker::new(Arc::clone(&a.inner)));
+        let inner = a.inner.matcher(stack_limit);
         // SAFETY: checked non-null above.
         unsafe { out.write(Box::into_raw(Box::new(FstcMatcher { inner }))) };
         Ok(())

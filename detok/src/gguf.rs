@@ -10,9 +10,19 @@
 //! Bytes per id are what llama.cpp's `llama_token_to_piece` gives with `special = false`:
 //! by `tokenizer.ggml.token_type`, a normal token (1) is its text decoded by the family
 //! (`gpt2`: GPT-2's byte-to-unicode table; `llama`: `▁` is a space), a byte token (6) of the
-//! `llama` family is the byte of its `<0xHH>` name, a user-defined token (4) is its text as
-//! written; unknown (2), control (3), unused (5) and undefined (0) tokens, and byte tokens of
-//! the `gpt2` family, have no text (special). Without `token_type` every token is normal.
+//! byte token (6) is the byte of its `<0xHH>` name (in both families: Gemma 4 is byte-level
+//! BPE with byte fallback), a user-defined token (4) is its text as written; unknown (2),
+//! control (3), unused (5) and undefined (0) tokens have no text (special). Without `token_type` every token is normal.
+//!
+//! EOS is llama.cpp's end-of-generation set (`llama_vocab_is_eog`), what a llama.cpp user's
+//! generation stops on: the ids of the EOS, end-of-turn and end-of-message keys; the
+//! fill-in-the-middle pad, repository and file-separator tokens (by their keys, else by
+//! their names: SmolLM2's `<reponame>`), which a code model emits when it starts another
+//! file; and every token named like an end token ([`EOG_NAMES`]). As in llama.cpp, a token
+//! with such a role or name has no text even if its type says otherwise (llama.cpp makes it
+//! a control token). Two llama.cpp model-specific repairs are not reproduced: dropping
+//! `<|end|>` when `<|return|>` and `<|call|>` exist (gpt-oss) and `</s>` when
+//! `<|tool_response>` exists (Gemma 4); nor its default EOS id for files without the key.
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -20,6 +30,7 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use crate::byte_level;
+use crate::byte_token::byte_token;
 use crate::error::{io_error, malformed, unsupported, Result, VocabError, VocabErrorKind};
 use crate::parts::{Eos, Family, Parts, Source, MAX_TOKEN_ID};
 
@@ -32,11 +43,91 @@ const MAX_KEY_LEN: u64 = u16::MAX as u64;
 /// Arrays nest at most this deep; deeper is taken as corruption (no real file nests).
 const MAX_DEPTH: u32 = 4;
 
-/// The keys whose ids end generation: llama.cpp's EOS, end-of-turn and end-of-message.
-const EOS_KEYS: [&str; 3] = [
+/// The keys whose ids end generation in llama.cpp: EOS, end of turn, end of message, and
+/// the fill-in-the-middle pad, repository and file separator.
+const EOS_KEYS: [&str; 6] = [
     "tokenizer.ggml.eos_token_id",
     "tokenizer.ggml.eot_token_id",
     "tokenizer.ggml.eom_token_id",
+    FIM_KEYS[0],
+    FIM_KEYS[1],
+    FIM_KEYS[2],
+];
+
+/// The fill-in-the-middle keys of [`EOS_KEYS`], in the order of [`FIM_NAMES`].
+const FIM_KEYS: [&str; 3] = [
+    "tokenizer.ggml.fim_pad_token_id",
+    "tokenizer.ggml.fim_rep_token_id",
+    "tokenizer.ggml.fim_sep_token_id",
+];
+
+/// The names llama.cpp takes for the FIM pad, repository and file-separator tokens when
+/// their key is absent (llama-vocab.cpp, "auto-detect special tokens by text").
+const FIM_NAMES: [&[&str]; 3] = [
+    &["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"],
+    &[
+        "<|fim_repo|>",
+        "<|repo_name|>",
+        "<fim-repo>",
+        "<REPO>",
+        "<reponame>",
+    ],
+    &["<|file_sep|>"],
+];
+
+/// Token names llama.cpp always counts as end of generation.
+const EOG_NAMES: &[&str] = &[
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|flush|>",
+    "<|calls|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "</s>",
+    "<|eom_id|>",
+    "<EOT>",
+    "_<EOT>",
+    "[EOT]",
+    "[EOS]",
+    "<|end_of_text|>",
+    "<end_of_utterance>",
+    "<eos>",
+    "<turn|>",
+    "<|tool_response>",
+    "<\u{ff5c}end\u{2581}of\u{2581}sentence\u{ff5c}>",
+    "[e~[",
+];
+
+/// Other names llama.cpp makes control tokens (no text) whatever their type: the FIM
+/// prefix, suffix and middle tokens and the end-of-turn names not in [`EOG_NAMES`].
+const CONTROL_NAMES: &[&str] = &[
+    "<|fim_prefix|>",
+    "<fim-prefix>",
+    "<fim_prefix>",
+    "<\u{ff5c}fim\u{2581}begin\u{ff5c}>",
+    "<PRE>",
+    "\u{2581}<PRE>",
+    "<|code_prefix|>",
+    "<|prefix|>",
+    "<|fim_suffix|>",
+    "<fim-suffix>",
+    "<fim_suffix>",
+    "<\u{ff5c}fim\u{2581}hole\u{ff5c}>",
+    "<SUF>",
+    "\u{2581}<SUF>",
+    "<|code_suffix|>",
+    "<|suffix|>",
+    "<|fim_middle|>",
+    "<fim-middle>",
+    "<fim_middle>",
+    "<\u{ff5c}fim\u{2581}end\u{ff5c}>",
+    "<MID>",
+    "\u{2581}<MID>",
+    "<|code_middle|>",
+    "<|middle|>",
 ];
 
 const MODEL_KEY: &str = "tokenizer.ggml.model";
@@ -467,27 +558,18 @@ fn classify(family: Family, id: usize, token: &str, ty: i64, origin: &str) -> Re
         (1, Family::ByteLevelBpe) => Kind::Text(byte_level::decode_token(token)),
         (1, _) => Kind::Text(token.replace('\u{2581}', " ").into_bytes()),
         (4, _) => Kind::Text(token.as_bytes().to_vec()),
-        (6, Family::SentencePiece) => Kind::Text(vec![byte_of(token).ok_or_else(|| {
+        (6, _) => Kind::Text(vec![byte_token(token).ok_or_else(|| {
             malformed(format!(
                 "{origin}: token {id} {token:?} has type 6 (byte) but is not spelled <0xHH>"
             ))
         })?]),
-        (0 | 2 | 3 | 5 | 6, _) => Kind::Special,
+        (0 | 2 | 3 | 5, _) => Kind::Special,
         (t, _) => {
             return Err(malformed(format!(
                 "{origin}: {TYPES_KEY}: token {id} {token:?} has type {t}, not one of 0..=6"
             )))
         }
     })
-}
-
-/// The byte of a `<0xHH>` token.
-fn byte_of(token: &str) -> Option<u8> {
-    let hex = token.strip_prefix("<0x")?.strip_suffix('>')?;
-    // from_str_radix alone would take a sign ("+1").
-    (hex.len() == 2 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
-        .then(|| u8::from_str_radix(hex, 16).ok())
-        .flatten()
 }
 
 fn build(meta: Meta, origin: &str) -> Result<Parts> {
@@ -518,7 +600,7 @@ fn build(meta: Meta, origin: &str) -> Result<Parts> {
             )));
         }
     }
-    let eos = eos_ids(&meta.eos, tokens.len(), origin)?;
+    let eos = eog_ids(&meta.eos, &tokens, origin)?;
     let mut text = Vec::with_capacity(tokens.len());
     let mut specials = Vec::new();
     let mut added_text = Vec::new();
@@ -526,7 +608,9 @@ fn build(meta: Meta, origin: &str) -> Result<Parts> {
         let ty = meta.types.as_ref().map_or(1, |(types, _)| types[id]);
         let kind = classify(family, id, &token, ty, origin)?;
         match kind {
-            Kind::Text(_) if eos.contains(&(id as u32)) => specials.push((id as u32, token)),
+            Kind::Text(_) if eos.contains(&(id as u32)) || CONTROL_NAMES.contains(&&*token) => {
+                specials.push((id as u32, token))
+            }
             // User-defined tokens are llama.cpp's added tokens that are text: listed as such, so
             // `--added-as-special` can name them as for a tokenizer.json.
             Kind::Text(bytes) if ty == 4 => added_text.push((id as u32, token, bytes)),
@@ -540,17 +624,41 @@ fn build(meta: Meta, origin: &str) -> Result<Parts> {
         text,
         specials,
         added_text,
-        // llama.cpp also ends generation on the well-known end tokens.
+        // llama.cpp's end-of-generation set, complete (its own names, not WELL_KNOWN_EOS).
         eos: Eos::Ids {
             ids: eos,
-            well_known: true,
+            well_known: false,
         },
         source: Source::Gguf { pre: meta.pre },
     })
 }
 
+/// llama.cpp's end-of-generation ids (see the module documentation): the EOS keys' ids,
+/// each checked to be a token of the file, the FIM tokens found by name where their key
+/// is absent (every token of such a name: llama.cpp takes the first its hash map yields),
+/// and the tokens of [`EOG_NAMES`]. Sorted, distinct.
+fn eog_ids(found: &[(&str, i64, u64)], tokens: &[String], origin: &str) -> Result<Vec<u32>> {
+    let mut ids = eos_key_ids(found, tokens.len(), origin)?;
+    for (key, names) in FIM_KEYS.iter().zip(FIM_NAMES) {
+        if found.iter().all(|(k, _, _)| k != key) {
+            ids.extend(ids_named(tokens, names));
+        }
+    }
+    ids.extend(ids_named(tokens, EOG_NAMES));
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
+}
+
+/// The ids of the tokens spelled as one of `names`.
+fn ids_named<'a>(tokens: &'a [String], names: &'a [&str]) -> impl Iterator<Item = u32> + 'a {
+    (tokens.iter().enumerate())
+        .filter(|(_, t)| names.contains(&t.as_str()))
+        .map(|(id, _)| id as u32)
+}
+
 /// The ids of the EOS keys, each checked to be a token of the file.
-fn eos_ids(found: &[(&str, i64, u64)], n_tokens: usize, origin: &str) -> Result<Vec<u32>> {
+fn eos_key_ids(found: &[(&str, i64, u64)], n_tokens: usize, origin: &str) -> Result<Vec<u32>> {
     let mut ids = Vec::new();
     for &(key, id, at) in found {
         if id < 0 || id as u64 >= n_tokens as u64 {
@@ -570,16 +678,6 @@ fn eos_ids(found: &[(&str, i64, u64)], n_tokens: usize, origin: &str) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn byte_tokens_need_two_hex_digits() {
-        assert_eq!(byte_of("<0x0A>"), Some(b'\n'));
-        assert_eq!(byte_of("<0xff>"), Some(0xFF));
-        assert_eq!(byte_of("<0x1>"), None);
-        assert_eq!(byte_of("<0x+1>"), None);
-        assert_eq!(byte_of("<0xABC>"), None);
-        assert_eq!(byte_of("0x41"), None);
-    }
 
     #[test]
     fn value_types_follow_the_specification_numbering() {

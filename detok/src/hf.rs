@@ -15,6 +15,7 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Vis
 use serde_json::Value;
 
 use crate::byte_level;
+use crate::byte_token::byte_token;
 use crate::error::{malformed, unsupported, Result, VocabError, VocabErrorKind};
 use crate::parts::{read, Eos, Family, Parts, Source};
 
@@ -384,7 +385,7 @@ fn spell(spelling: &Spelling, token: &str) -> Vec<u8> {
             byte_fallback,
         } => {
             if *byte_fallback {
-                if let Some(b) = byte_piece(token) {
+                if let Some(b) = byte_token(token) {
                     return vec![b];
                 }
             }
@@ -397,15 +398,6 @@ fn spell(spelling: &Spelling, token: &str) -> Vec<u8> {
             s.into_bytes()
         }
     }
-}
-
-/// The byte of a `<0xHH>` byte-fallback piece (what the ByteFallback decoder accepts).
-fn byte_piece(token: &str) -> Option<u8> {
-    let hex = token.strip_prefix("<0x")?.strip_suffix('>')?;
-    if hex.len() != 2 {
-        return None;
-    }
-    u8::from_str_radix(hex, 16).ok()
 }
 
 /// Parses a JSON object mapping token strings to ids (GPT-2's encoder.json).

@@ -33,6 +33,7 @@
 #![forbid(unsafe_code)]
 
 pub mod byte_level;
+mod byte_token;
 mod engine;
 mod error;
 mod fst;

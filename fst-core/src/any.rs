@@ -2,13 +2,14 @@
 //! bindings that take whatever `fstc` compiled.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::automaton::{AutomatonKind, TokenAutomaton};
 use crate::format::{self, FormatError};
-use crate::matcher::Matcher;
-use crate::pda_walker::PdaWalker;
+use crate::matcher::{DynMatcher, Matcher};
+use crate::pda_walker::{OwnedPdaWalker, PdaWalker, DEFAULT_STACK_LIMIT};
 use crate::token_pda::TokenPda;
-use crate::walker::Walker;
+use crate::walker::{OwnedWalker, Walker};
 
 /// A loaded automaton file: a token FSA (kind 0) or a token PDA (kind 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,6 +93,79 @@ impl<W: AsRef<[u32]>> AnyAutomaton<W> {
         match self {
             AnyAutomaton::Fsa(a) => Box::new(Walker::new(a)),
             AnyAutomaton::Pda(p) => Box::new(PdaWalker::new(p)),
+        }
+    }
+}
+
+/// An automaton of either kind behind an `Arc`, for bindings whose matchers cannot carry a
+/// lifetime: each matcher shares the automaton ([`OwnedWalker`], [`OwnedPdaWalker`]).
+#[derive(Clone, Debug)]
+pub enum SharedAutomaton {
+    /// A token FSA.
+    Fsa(Arc<TokenAutomaton>),
+    /// A token PDA.
+    Pda(Arc<TokenPda>),
+}
+
+impl From<AnyAutomaton> for SharedAutomaton {
+    fn from(any: AnyAutomaton) -> SharedAutomaton {
+        match any {
+            AnyAutomaton::Fsa(a) => SharedAutomaton::Fsa(Arc::new(a)),
+            AnyAutomaton::Pda(p) => SharedAutomaton::Pda(Arc::new(p)),
+        }
+    }
+}
+
+impl SharedAutomaton {
+    /// Which kind it holds.
+    pub fn kind(&self) -> AutomatonKind {
+        match self {
+            SharedAutomaton::Fsa(_) => AutomatonKind::TokenFsa,
+            SharedAutomaton::Pda(_) => AutomatonKind::TokenPda,
+        }
+    }
+
+    /// Number of token ids of the vocabulary.
+    pub fn vocab_size(&self) -> u32 {
+        match self {
+            SharedAutomaton::Fsa(a) => a.vocab_size(),
+            SharedAutomaton::Pda(p) => p.vocab_size(),
+        }
+    }
+
+    /// The fingerprint of the vocabulary it was compiled for.
+    pub fn vocab_fingerprint(&self) -> u64 {
+        match self {
+            SharedAutomaton::Fsa(a) => a.vocab_fingerprint(),
+            SharedAutomaton::Pda(p) => p.vocab_fingerprint(),
+        }
+    }
+
+    /// The EOS ids, sorted and distinct.
+    pub fn eos_ids(&self) -> &[u32] {
+        match self {
+            SharedAutomaton::Fsa(a) => a.eos_ids(),
+            SharedAutomaton::Pda(p) => p.eos_ids(),
+        }
+    }
+
+    /// The file's words.
+    pub fn as_words(&self) -> &[u32] {
+        match self {
+            SharedAutomaton::Fsa(a) => a.as_words(),
+            SharedAutomaton::Pda(p) => p.as_words(),
+        }
+    }
+
+    /// A fresh matcher at the start sharing the automaton; `stack_limit` bounds a PDA
+    /// walker's stack ([`DEFAULT_STACK_LIMIT`] when `None`; an FSA has no stack).
+    pub fn matcher(&self, stack_limit: Option<usize>) -> Box<dyn DynMatcher> {
+        match self {
+            SharedAutomaton::Fsa(a) => Box::new(OwnedWalker::new(Arc::clone(a))),
+            SharedAutomaton::Pda(p) => Box::new(
+                OwnedPdaWalker::new(Arc::clone(p))
+                    .with_stack_limit(stack_limit.unwrap_or(DEFAULT_STACK_LIMIT)),
+            ),
         }
     }
 }

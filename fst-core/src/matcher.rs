@@ -152,6 +152,9 @@ macro_rules! matcher_by_inherent_methods {
             fn is_finished(&self) -> bool {
                 $walker::is_finished(self)
             }
+            fn only_eos_allowed(&self) -> bool {
+                $walker::only_eos_allowed(self)
+            }
             fn num_consumed(&self) -> usize {
                 $walker::num_consumed(self)
             }
@@ -174,7 +177,8 @@ pub(crate) use matcher_by_inherent_methods;
 ///   included);
 /// - `validate_tokens` is the length of the prefix `consume_tokens` would accept, without
 ///   moving;
-/// - `forced_tokens` are tokens `consume_tokens` accepts, each the only allowed token.
+/// - `forced_tokens` are tokens `consume_tokens` accepts, each the only allowed token;
+/// - `only_eos_allowed` is true exactly when the mask holds EOS ids and nothing else.
 pub trait Matcher {
     /// Number of token ids of the vocabulary: the minimum mask width in bits.
     fn vocab_size(&self) -> u32;
@@ -207,6 +211,11 @@ pub trait Matcher {
 
     /// Whether EOS may be consumed here (or was).
     fn is_accepting(&self) -> bool;
+
+    /// Whether EOS is the only token allowed now (accepting, not finished, no text token in
+    /// the mask): a decoder can stop without sampling. A query of the position, not a
+    /// mask fill.
+    fn only_eos_allowed(&self) -> bool;
 
     /// Whether EOS has been consumed: nothing more is allowed.
     fn is_finished(&self) -> bool;

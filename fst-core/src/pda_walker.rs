@@ -173,6 +173,17 @@ where
         self.finished || self.eos_allowed(self.config, &|i| self.arena[i as usize])
     }
 
+    /// Whether EOS is the only choice: EOS is allowed and no node of the pop chain has a
+    /// token edge (the mask is the OR of their edges). Walks the chain once, no mask.
+    pub fn only_eos_allowed(&self) -> bool {
+        if self.finished || !self.is_accepting() {
+            return false;
+        }
+        let entry = |i: u32| self.arena[i as usize];
+        let has_edge = |_, node, _| self.pda.edges(node).next().map(|_| ());
+        self.walk_chain(self.config, &entry, has_edge).is_none()
+    }
+
     /// The pop chain of `config`: calls `visit(k, node, top)` for each chain node `n_k`
     /// (`top` the stack top after `k` pops) until it returns `Some`, and returns that;
     /// `None` when the chain ends first.

@@ -1,7 +1,7 @@
 """fstc: token automata for constrained LLM decoding.
 
-Compile a constraint for a tokenizer once (``compile_regex``, ``compile_json_schema``),
-then mask each decoding step with a ``Matcher`` per sequence (``copy()`` forks one for a
+Compile a constraint for a tokenizer once (``compile_regex``, ``compile_json_schema``,
+``compile_grammar``), then mask each decoding step with a ``Matcher`` per sequence (``copy()`` forks one for a
 beam): ``fill_bitmask`` writes the allowed tokens into an int32 bitmask (token t allowed
 iff bit t % 32 of word t // 32 is set), ``accept_tokens`` advances. ``fstc.processors`` applies this to logits (numpy); ``fstc.hf`` and
 ``fstc.llama_cpp`` plug it into Hugging Face transformers and llama-cpp-python.
@@ -14,6 +14,7 @@ from ._fstc import (
     TokenAutomaton,
     Vocabulary,
     __version__,
+    compile_grammar,
     compile_json_schema,
     compile_regex,
     fill_bitmasks,
@@ -29,6 +30,7 @@ __all__ = [
     "__version__",
     "allocate_token_bitmask",
     "bitmask_words",
+    "compile_grammar",
     "compile_json_schema",
     "compile_regex",
     "fill_bitmasks",

@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use fst_core::automaton::TokenAutomaton as Automaton;
+use fst_core::any::{AnyAutomaton, SharedAutomaton};
+use fst_core::automaton::AutomatonKind;
 use fst_core::compiler::RegexCompiler;
 use fst_core::format::FormatError;
 use fst_core::matcher::DynMatcher;
-use fst_core::sample::{random_walk, SplitMix64};
-use fst_core::walker::OwnedWalker;
+use fst_core::sample::{random_matcher_walk, random_walk, SplitMix64};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -17,19 +17,40 @@ use crate::errors::fstc_error;
 use crate::vocab::Vocabulary;
 
 /// A compiled constraint over one vocabulary's token ids: immutable, shared by any number
-/// of `Matcher`s (one per sequence). Build with `compile_regex`, store with `save` /
-/// `to_bytes`, and load with `load` / `from_bytes` (every load validates the file).
+/// of `Matcher`s (one per sequence). Either kind of automaton file: a token FSA
+/// (`kind == "fsa"`, from `compile_regex` and `compile_json_schema`) or a token PDA
+/// (`kind == "pda"`, from `compile_grammar`); a `Matcher` walks both the same way. Store
+/// with `save` / `to_bytes`, and load with `load` / `from_bytes` (every load validates the
+/// file and tells the kind from its header).
 #[pyclass(module = "fstc", frozen)]
 #[derive(Clone)]
 pub struct TokenAutomaton {
-    pub(crate) inner: Arc<Automaton>,
+    pub(crate) inner: SharedAutomaton,
 }
 
 impl TokenAutomaton {
-    /// A matcher at the start, through the decoding interface (the one place that
-    /// knows which walker an automaton kind uses).
-    pub(crate) fn start_matcher(&self) -> Box<dyn DynMatcher> {
-        Box::new(OwnedWalker::new(Arc::clone(&self.inner)))
+    /// A matcher at the start, through the decoding interface; `stack_limit` bounds a
+    /// token PDA's stack (an FSA has none).
+    pub(crate) fn start_matcher(&self, stack_limit: Option<usize>) -> Box<dyn DynMatcher> {
+        self.inner.matcher(stack_limit)
+    }
+
+    pub(crate) fn from_any(any: AnyAutomaton) -> TokenAutomaton {
+        TokenAutomaton {
+            inner: SharedAutomaton::from(any),
+        }
+    }
+
+    /// Picks the FSA's or the PDA's value.
+    fn either<T>(
+        &self,
+        fsa: impl FnOnce(&fst_core::automaton::TokenAutomaton) -> T,
+        pda: impl FnOnce(&fst_core::token_pda::TokenPda) -> T,
+    ) -> T {
+        match &self.inner {
+            SharedAutomaton::Fsa(a) => fsa(a),
+            SharedAutomaton::Pda(p) => pda(p),
+        }
     }
 }
 
@@ -45,63 +66,75 @@ fn format_error(e: FormatError) -> PyErr {
 impl TokenAutomaton {
     /// Writes the automaton to a file (the format `fstc compile` writes).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        py.detach(|| self.inner.write_file(&path))
+        py.detach(|| self.either(|a| a.write_file(&path), |p| p.write_file(&path)))
             .map_err(format_error)
     }
 
-    /// Reads and validates an automaton file.
+    /// Reads and validates an automaton file of either kind.
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let inner = py
-            .detach(|| Automaton::read_file(&path))
+        let any = py
+            .detach(|| AnyAutomaton::read_file(&path))
             .map_err(format_error)?;
-        Ok(TokenAutomaton {
-            inner: Arc::new(inner),
-        })
+        Ok(TokenAutomaton::from_any(any))
     }
 
     /// The automaton's file bytes.
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.to_bytes())
+        PyBytes::new(py, &self.either(|a| a.to_bytes(), |p| p.to_bytes()))
     }
 
-    /// Validates and loads file bytes (any alignment).
+    /// Validates and loads file bytes of either kind (any alignment).
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<Self> {
-        let inner = Automaton::from_bytes_copied(data).map_err(format_error)?;
-        Ok(TokenAutomaton {
-            inner: Arc::new(inner),
-        })
+        let any = AnyAutomaton::from_bytes_copied(data).map_err(format_error)?;
+        Ok(TokenAutomaton::from_any(any))
     }
 
-    /// Number of states.
+    /// `"fsa"` (a token FSA: regexes, JSON Schemas) or `"pda"` (a token PDA: grammars).
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.inner.kind() {
+            AutomatonKind::TokenPda => "pda",
+            _ => "fsa",
+        }
+    }
+
+    /// Number of states (of a PDA: nodes).
     #[getter]
     fn num_states(&self) -> u32 {
-        self.inner.num_states()
+        self.either(|a| a.num_states(), |p| p.num_nodes())
     }
 
-    /// Number of accepting states (where EOS is allowed).
+    /// Number of accepting states (where EOS is allowed; in a PDA, once the stack is empty).
     #[getter]
     fn num_accepting(&self) -> u32 {
-        self.inner.num_accepting()
+        self.either(|a| a.num_accepting(), |p| p.num_accepting())
     }
 
-    /// Number of token edges (class edges expanded) plus terminal edges.
+    /// Number of token edges (class edges expanded) plus terminal edges; of a PDA, its
+    /// class edges.
     #[getter]
     fn num_edges(&self) -> u32 {
-        self.inner.num_edges()
+        self.either(|a| a.num_edges(), |p| p.num_edges())
     }
 
     /// Number of token classes (tokens with the same target from every state).
     #[getter]
     fn num_classes(&self) -> u32 {
-        self.inner.num_classes()
+        self.either(|a| a.num_classes(), |p| p.num_classes())
     }
 
-    /// Number of wildcard terminals (`IMAGE`, `TEXT_TOKEN`, ...).
+    /// Number of wildcard terminals (`IMAGE`, `TEXT_TOKEN`, ...); 0 for a PDA.
     #[getter]
     fn num_terminals(&self) -> u32 {
-        self.inner.num_terminals()
+        self.either(|a| a.num_terminals(), |_| 0)
+    }
+
+    /// Number of stack symbols (return addresses) of a PDA; 0 for an FSA.
+    #[getter]
+    fn num_stack_symbols(&self) -> u32 {
+        self.either(|_| 0, |p| p.num_stack_symbols())
     }
 
     /// Size of the vocabulary the automaton was compiled for; a bitmask row needs at
@@ -117,7 +150,7 @@ impl TokenAutomaton {
         self.inner.vocab_fingerprint()
     }
 
-    /// The EOS ids, allowed exactly in accepting states.
+    /// The EOS ids, allowed exactly where the text may end.
     #[getter]
     fn eos_ids(&self) -> Vec<u32> {
         self.inner.eos_ids().to_vec()
@@ -126,7 +159,7 @@ impl TokenAutomaton {
     /// Size of the file bytes.
     #[getter]
     fn size_bytes(&self) -> usize {
-        self.inner.memory_bytes()
+        self.either(|a| a.memory_bytes(), |p| p.memory_bytes())
     }
 
     /// Seeded random walks, uniform over the allowed choices at each step (EOS included
@@ -137,7 +170,13 @@ impl TokenAutomaton {
         let mut rng = SplitMix64::new(seed);
         (0..n)
             .map(|_| {
-                let walk = random_walk(&self.inner, &mut rng, max_tokens);
+                let walk = match &self.inner {
+                    SharedAutomaton::Fsa(a) => random_walk(a, &mut rng, max_tokens),
+                    SharedAutomaton::Pda(p) => {
+                        let mut m = self.start_matcher(None);
+                        random_matcher_walk(m.as_mut(), p.eos_ids(), &mut rng, max_tokens)
+                    }
+                };
                 (walk.tokens, walk.complete)
             })
             .collect()
@@ -145,11 +184,12 @@ impl TokenAutomaton {
 
     fn __repr__(&self) -> String {
         format!(
-            "TokenAutomaton(states={}, edges={}, vocab_size={}, bytes={})",
-            self.inner.num_states(),
-            self.inner.num_edges(),
+            "TokenAutomaton(kind={:?}, states={}, edges={}, vocab_size={}, bytes={})",
+            self.kind(),
+            self.num_states(),
+            self.num_edges(),
             self.inner.vocab_size(),
-            self.inner.memory_bytes()
+            self.size_bytes()
         )
     }
 }
@@ -181,7 +221,5 @@ pub fn compile_regex(
     let inner = py
         .detach(|| compiler.compile(pattern, vocab.as_ref()))
         .map_err(fstc_error)?;
-    Ok(TokenAutomaton {
-        inner: Arc::new(inner),
-    })
+    Ok(TokenAutomaton::from_any(AnyAutomaton::Fsa(inner)))
 }

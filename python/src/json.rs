@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use fst_core::any::AnyAutomaton;
 use fstc_json::{JsonSchemaCompiler, Warning, Whitespace};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -130,9 +131,7 @@ pub fn compile_json_schema(
     let compiled = py
         .detach(|| compiler.compile(&text, vocab.as_ref()))
         .map_err(fstc_error)?;
-    let automaton = TokenAutomaton {
-        inner: Arc::new(compiled.automaton),
-    };
+    let automaton = TokenAutomaton::from_any(AnyAutomaton::Fsa(compiled.automaton));
     let warnings = compiled
         .warnings
         .into_iter()

@@ -5,14 +5,15 @@
 //! per sequence over a shared, immutable [`automaton::TokenAutomaton`], bitmasks filled
 //! into caller-owned int32 arrays, and a batch fill that runs in parallel without the GIL.
 //! Every constraint kind is a `compile_*` function returning a `TokenAutomaton`
-//! (`compile_regex`, `compile_json_schema`); a `Matcher` walks any of them through
-//! fst-core's `Matcher` interface (`walk.rs`).
+//! (`compile_regex`, `compile_json_schema`: token FSAs; `compile_grammar`: a token PDA);
+//! a `Matcher` walks any of them through fst-core's `Matcher` interface.
 
 use pyo3::prelude::*;
 
 mod automaton;
 mod bitmask;
 mod errors;
+mod grammar;
 mod json;
 mod matcher;
 mod vocab;
@@ -28,6 +29,7 @@ fn _fstc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<json::SchemaWarning>()?;
     m.add_function(wrap_pyfunction!(automaton::compile_regex, m)?)?;
     m.add_function(wrap_pyfunction!(json::compile_json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(grammar::compile_grammar, m)?)?;
     m.add_function(wrap_pyfunction!(matcher::fill_bitmasks, m)?)?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use fst_core::matcher::DynMatcher;
+use fst_core::matcher::{DynMatcher, MatchErrorKind};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -11,10 +11,11 @@ use rayon::prelude::*;
 use crate::automaton::TokenAutomaton;
 use crate::bitmask::Bitmask;
 use crate::errors::fstc_error;
-use crate::walk::{mask_ones, only_eos_allowed};
+use crate::walk::mask_ones;
 
-/// One sequence's position in a token automaton. Cheap to create and to copy: the
-/// automaton is shared. Token ids outside `0..2**32` are simply not allowed.
+/// One sequence's position in a token automaton of either kind (a token PDA's position
+/// includes its stack). Cheap to create and to copy: the automaton is shared. Token ids
+/// outside `0..2**32` are simply not allowed.
 #[pyclass(module = "fstc")]
 pub struct Matcher {
     /// The position, through fst-core's decoding interface (any automaton kind).
@@ -29,19 +30,22 @@ fn token_ids(tokens: &[i64]) -> Vec<Option<u32>> {
 
 impl Matcher {
     /// How many leading tokens would be accepted, stopping at the first impossible id.
-    fn valid_prefix(&self, tokens: &[i64]) -> (usize, Vec<u32>) {
+    fn valid_prefix(&self, tokens: &[i64]) -> usize {
         let ids: Vec<u32> = token_ids(tokens).into_iter().map_while(|t| t).collect();
-        (self.inner.validate_tokens(&ids), ids)
+        self.inner.validate_tokens(&ids)
     }
 }
 
 #[pymethods]
 impl Matcher {
-    /// A matcher at the automaton's start state.
+    /// A matcher at the automaton's start state. `stack_limit` bounds a token PDA's
+    /// stack (default 10,000 symbols): a token that would push past it raises `FstcError`
+    /// in `accept_tokens`. An FSA has no stack and ignores it.
     #[new]
-    fn new(automaton: &TokenAutomaton) -> Self {
+    #[pyo3(signature = (automaton, stack_limit = None))]
+    fn new(automaton: &TokenAutomaton, stack_limit: Option<usize>) -> Self {
         Matcher {
-            inner: automaton.start_matcher(),
+            inner: automaton.start_matcher(stack_limit),
             automaton: automaton.clone(),
         }
     }
@@ -69,25 +73,29 @@ impl Matcher {
 
     /// Consumes all of `tokens` and returns True, or, if any is not allowed where it
     /// comes, consumes none and returns False. EOS in an accepting state terminates the
-    /// matcher; nothing is accepted after it.
-    fn accept_tokens(&mut self, tokens: Vec<i64>) -> bool {
-        let (n, ids) = self.valid_prefix(&tokens);
-        if n != tokens.len() {
-            return false;
+    /// matcher; nothing is accepted after it. A token the mask allows but that would push
+    /// a PDA's stack past its limit raises `FstcError` (consuming none): the output cannot
+    /// continue within the limit.
+    fn accept_tokens(&mut self, tokens: Vec<i64>) -> PyResult<bool> {
+        let Some(ids) = token_ids(&tokens).into_iter().collect::<Option<Vec<u32>>>() else {
+            return Ok(false);
+        };
+        match self.inner.consume_tokens(&ids) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == MatchErrorKind::StackLimit => Err(fstc_error(e)),
+            Err(_) => Ok(false),
         }
-        // Cannot fail: validated above.
-        self.inner.consume_tokens(&ids).is_ok()
     }
 
     /// `accept_tokens([token])`.
-    fn accept_token(&mut self, token: i64) -> bool {
+    fn accept_token(&mut self, token: i64) -> PyResult<bool> {
         self.accept_tokens(vec![token])
     }
 
     /// How many leading tokens of `tokens` would be accepted from here, without moving
     /// (EOS counts, and ends the prefix).
     fn validate_tokens(&self, tokens: Vec<i64>) -> usize {
-        self.valid_prefix(&tokens).0
+        self.valid_prefix(&tokens)
     }
 
     /// Undoes the last `n` accepted tokens (EOS included). Raises `FstcError`, changing
@@ -127,9 +135,10 @@ impl Matcher {
         self.inner.is_accepting()
     }
 
-    /// Whether EOS is the only token allowed now.
+    /// Whether EOS is the only token allowed now: a decoder can stop without sampling.
+    /// A query of the position (no mask fill).
     fn only_eos_allowed(&self) -> bool {
-        only_eos_allowed(self.inner.as_ref(), self.automaton.inner.eos_ids())
+        self.inner.only_eos_allowed()
     }
 
     /// Back to the start state with nothing accepted.

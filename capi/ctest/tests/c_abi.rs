@@ -1,8 +1,10 @@
 //! Runs capi/tests/c/test_fstc.c and the README's C example (compiled by build.rs with the
-//! system C compiler, linked here with fstc-capi) on automata compiled here from regexes over
-//! the byte-level fixture vocabulary. The C program replays a script of calls whose results
-//! come from fst-core's own `Walker` on random walks (continuing on clones of the matcher
-//! now and then), then calls every function with bad input.
+//! system C compiler, linked here with fstc-capi) on automata compiled here over the
+//! byte-level fixture vocabulary: a token FSA from a regex and a token PDA from a grammar.
+//! The C program replays a script of calls whose results come from fst-core's own walkers
+//! (`Walker`, `PdaWalker` with a small stack limit) on random walks (continuing on clones of
+//! the matcher now and then), then calls every function with bad input (the corrupt files
+//! are mutations of the automaton under test).
 
 use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
@@ -11,19 +13,23 @@ use std::path::PathBuf;
 use detok::Vocabulary;
 use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::RegexCompiler;
+use fst_core::matcher::{MatchError, MatchErrorKind, Matcher};
+use fst_core::pda_walker::PdaWalker;
 use fst_core::sample::SplitMix64;
-use fst_core::walker::{WalkError, WalkErrorKind, Walker};
+use fst_core::token_pda::TokenPda;
+use fst_core::walker::Walker;
 use fst_core::TokenVocabulary;
 
 /// Status codes of fstc.h.
-fn code(result: Result<(), WalkError>) -> u32 {
+fn code(result: Result<(), MatchError>) -> u32 {
     match result.map_err(|e| e.kind()) {
         Ok(()) => 0,
-        Err(WalkErrorKind::TokenNotAllowed) => 3,
-        Err(WalkErrorKind::OutOfVocabulary) => 4,
-        Err(WalkErrorKind::Finished) => 5,
-        Err(WalkErrorKind::MaskTooNarrow) => 6,
-        Err(WalkErrorKind::RollbackTooFar) => 7,
+        Err(MatchErrorKind::TokenNotAllowed) => 3,
+        Err(MatchErrorKind::OutOfVocabulary) => 4,
+        Err(MatchErrorKind::Finished) => 5,
+        Err(MatchErrorKind::MaskTooNarrow) => 6,
+        Err(MatchErrorKind::RollbackTooFar) => 7,
+        Err(MatchErrorKind::StackLimit) => 11,
         Err(kind) => panic!("unexpected {kind:?}"),
     }
 }
@@ -36,13 +42,19 @@ fn ids(list: &[u32]) -> String {
     s
 }
 
-fn allowed(walker: &Walker<'_>, vocab_size: u32) -> Vec<u32> {
-    (0..vocab_size).filter(|&t| walker.is_allowed(t)).collect()
+/// The tokens the mask allows (for a PDA at its stack limit, also those `consume`
+/// refuses with the stack-limit status).
+fn allowed<M: Matcher>(walker: &M, vocab_size: u32) -> Vec<u32> {
+    let mut mask = vec![0u32; vocab_size.div_ceil(32) as usize];
+    walker.fill_mask(&mut mask).unwrap();
+    (0..vocab_size)
+        .filter(|&t| mask[t as usize / 32] >> (t % 32) & 1 == 1)
+        .collect()
 }
 
 /// One step's checks: mask (exact and wider), flags, forced tokens, a validate, two
 /// `is_allowed`.
-fn observe(walker: &Walker<'_>, rng: &mut SplitMix64, vocab_size: u32, script: &mut String) {
+fn observe<M: Matcher>(walker: &M, rng: &mut SplitMix64, vocab_size: u32, script: &mut String) {
     let words = vocab_size.div_ceil(32) as usize;
     for width in [words, words + 2] {
         let mut mask = vec![0u32; width];
@@ -65,20 +77,35 @@ fn observe(walker: &Walker<'_>, rng: &mut SplitMix64, vocab_size: u32, script: &
     writeln!(script, "validate {} {accepted}", ids(&draft)).unwrap();
 }
 
-/// The script of test_fstc.c: vocabulary, EOS ids, then random walks with bad tokens,
-/// rollbacks and batch consumes mixed in. Returns it and how many steps had forced tokens.
-fn script(automaton: &TokenAutomaton, walks: usize) -> (String, usize) {
-    let vocab_size = automaton.vocab_size();
-    let mut s = format!("vocab {vocab_size}\neos {}\n", ids(automaton.eos_ids()));
+/// What a script exercised, to check the walks reached what they should.
+#[derive(Default)]
+struct Reached {
+    forced_steps: usize,
+    stack_limit_refusals: usize,
+}
+
+/// The script of test_fstc.c: kind, stack limit (0: the default), vocabulary, EOS ids,
+/// then random walks with bad tokens, rollbacks and batch consumes mixed in.
+fn script<M: Matcher + Clone>(
+    mut walker: M,
+    kind: u32,
+    stack_limit: usize,
+    eos: &[u32],
+    walks: usize,
+) -> (String, Reached) {
+    let vocab_size = walker.vocab_size();
+    let mut s = format!(
+        "kind {kind}\nstack {stack_limit}\nvocab {vocab_size}\neos {}\n",
+        ids(eos)
+    );
     let mut rng = SplitMix64::new(7);
-    let mut walker = Walker::new(automaton);
-    let mut forced_steps = 0;
+    let mut reached = Reached::default();
     for _ in 0..walks {
         walker.reset();
         s.push_str("reset\n");
         for _ in 0..40 {
             observe(&walker, &mut rng, vocab_size, &mut s);
-            forced_steps += !walker.forced_tokens().is_empty() as usize;
+            reached.forced_steps += !walker.forced_tokens().is_empty() as usize;
             // Any token: allowed (the walk moves on both sides) or an error (neither moves).
             let any = rng.below(vocab_size as u64 + 2) as u32;
             writeln!(s, "consume {any} {}", code(walker.consume(any))).unwrap();
@@ -98,7 +125,10 @@ fn script(automaton: &TokenAutomaton, walks: usize) -> (String, usize) {
                 .unwrap();
             }
             let t = choices[rng.index(choices.len())];
-            writeln!(s, "consume {t} {}", code(walker.consume(t))).unwrap();
+            let result = walker.consume(t);
+            reached.stack_limit_refusals +=
+                matches!(&result, Err(e) if e.kind() == MatchErrorKind::StackLimit) as usize;
+            writeln!(s, "consume {t} {}", code(result)).unwrap();
             if rng.below(7) == 0 {
                 // The C side continues on a clone; the script stays the same.
                 s.push_str("fork\n");
@@ -109,7 +139,7 @@ fn script(automaton: &TokenAutomaton, walks: usize) -> (String, usize) {
             }
         }
     }
-    (s, forced_steps)
+    (s, reached)
 }
 
 #[link(name = "fstc_ctest", kind = "static")]
@@ -143,8 +173,7 @@ fn work_dir() -> PathBuf {
 
 /// The automaton of `pattern` over the byte-level fixture, also written to `NAME.fstc`.
 fn fixture_automaton(pattern: &str, name: &str) -> (TokenAutomaton, PathBuf) {
-    let path = testkit::vocabs::testdata_dir().join("bytelevel/tokenizer.json");
-    let vocab = Vocabulary::from_file(path).unwrap();
+    let vocab = fixture_vocab();
     let automaton = RegexCompiler::new().compile(pattern, &vocab).unwrap();
     assert_eq!(automaton.vocab_size() as usize, vocab.len());
     let file = work_dir().join(format!("{name}.fstc"));
@@ -152,21 +181,75 @@ fn fixture_automaton(pattern: &str, name: &str) -> (TokenAutomaton, PathBuf) {
     (automaton, file)
 }
 
+fn fixture_vocab() -> Vocabulary {
+    let path = testkit::vocabs::testdata_dir().join("bytelevel/tokenizer.json");
+    Vocabulary::from_file(path).unwrap()
+}
+
+/// The token PDA of a GBNF grammar over the byte-level fixture, also written to `NAME.fstc`.
+fn fixture_pda(grammar: &str, name: &str) -> (TokenPda, PathBuf) {
+    let vocab = fixture_vocab();
+    let parts = pda::GrammarCompiler::new()
+        .compile(grammar, &vocab)
+        .unwrap();
+    let pda = TokenPda::from_parts(parts).unwrap();
+    let file = work_dir().join(format!("{name}.fstc"));
+    std::fs::write(&file, pda.to_bytes()).unwrap();
+    (pda, file)
+}
+
+/// test_fstc.c keeps its counters and buffers in statics: one run at a time.
+static C_TEST: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs test_fstc.c on `file` with `script`.
+fn run_c_test(file: &std::path::Path, script: &str, name: &str) {
+    let script_path = work_dir().join(format!("{name}.txt"));
+    std::fs::write(&script_path, script).unwrap();
+    let _one_at_a_time = C_TEST.lock().unwrap_or_else(|e| e.into_inner());
+    let code = call_main(fstc_c_test_main, &[file, &script_path]);
+    assert_eq!(code, 0, "test_fstc.c failed (its stderr says which check)");
+}
+
 const PATTERN: &str = r#"\{"(id|name)": ([0-9]{1,3}|"[a-z ]{0,8}")\}"#;
 
 #[test]
 fn c_program_exercises_every_function() {
     let (automaton, file) = fixture_automaton(PATTERN, "script");
-    let (script, forced_steps) = script(&automaton, 12);
+    let walker = Walker::new(&automaton);
+    let (script, reached) = script(walker, 0, 0, automaton.eos_ids(), 12);
     assert!(
-        forced_steps > 0,
+        reached.forced_steps > 0,
         "the walks reach states with forced tokens"
     );
-    let script_path = work_dir().join("script.txt");
-    std::fs::write(&script_path, &script).unwrap();
-    let code = call_main(fstc_c_test_main, &[&file, &script_path]);
-    assert_eq!(code, 0, "test_fstc.c failed (its stderr says which check)");
+    run_c_test(&file, &script, "script");
 }
+
+/// Nested lists: brackets push, so the walks reach the stack limit of 3.
+const GRAMMAR: &str = r#"
+root  ::= "[" items? "]"
+items ::= item ("," item)*
+item  ::= [0-9]{1,3} | root | "\"" [a-z]{0,4} "\""
+"#;
+
+/// The C program walks a token PDA (a grammar's) exactly as `PdaWalker` does, including
+/// the stack-limit status, and refuses the PDA file's corruptions.
+#[test]
+fn c_program_walks_a_token_pda() {
+    let (pda, file) = fixture_pda(GRAMMAR, "grammar");
+    let walker = PdaWalker::new(&pda).with_stack_limit(3);
+    let (script, reached) = script(walker, 1, 3, pda.eos_ids(), 24);
+    assert!(
+        reached.stack_limit_refusals > 0,
+        "the walks reach the stack limit"
+    );
+    run_c_test(&file, &script, "grammar");
+}
+
+/// The grammar of the README's C example run on a token PDA: the first `item` is a call
+/// (something follows it), so its `!` is read with a return address on the stack.
+const README_GRAMMAR: &str = r#"root ::= item item
+item ::= "!" | "(" item ")"
+"#;
 
 /// The README's "Use from C" example, compiled and run as written.
 #[test]
@@ -176,6 +259,13 @@ fn readme_c_example_runs() {
         call_main(fstc_readme_main, &[&file]),
         0,
         "the example walks to EOS"
+    );
+    // The same program walks a grammar's token PDA (the README's second run).
+    let (_, pda_file) = fixture_pda(README_GRAMMAR, "pairs");
+    assert_eq!(
+        call_main(fstc_readme_main, &[&pda_file]),
+        0,
+        "the example walks the PDA to EOS"
     );
     let missing = work_dir().join("missing.fstc");
     assert_eq!(

@@ -3,8 +3,10 @@
  *
  *     test_fstc AUTOMATON_FILE SCRIPT_FILE
  *
- * SCRIPT_FILE is written by the Rust test from fst-core's own Walker on random walks: each
- * line is a call and the result the Rust walker gave (see run_script). After the script,
+ * AUTOMATON_FILE is a token FSA or a token PDA. SCRIPT_FILE is written by the Rust test from
+ * fst-core's own walker of that kind on random walks: a header (kind, stack limit, vocabulary
+ * size, EOS ids), then each line is a call and the result the Rust walker gave (see
+ * run_script). After the script,
  * every function is called with bad input (null pointers, corrupt and truncated files,
  * narrow masks, out-of-range tokens, small buffers) and must return the documented status
  * with a message. Prints "N passed, 0 failed" and exits 0 when everything holds.
@@ -104,8 +106,15 @@ static void fork_matcher(fstc_matcher **mp, uint32_t vocab) {
     mask_of(*mp, before, words);
     mask_of(c, again, words);
     CHECK(memcmp(before, again, words * 4) == 0, "a clone has the original's mask");
+    /* The first token the mask allows that consume accepts (at a PDA's stack limit the mask
+     * may show tokens consume refuses). */
     uint32_t t = 0;
-    while (t < vocab && !(before[t / 32] >> (t % 32) & 1)) t++;
+    bool ok = false;
+    for (; t < vocab; t++) {
+        if ((before[t / 32] >> (t % 32) & 1) && fstc_matcher_is_allowed(*mp, t, &ok) == FSTC_OK &&
+            ok)
+            break;
+    }
     if (t < vocab) {
         CHECK(fstc_matcher_num_consumed(*mp, &n0) == FSTC_OK, "num_consumed");
         CHECK(fstc_matcher_consume(c, t) == FSTC_OK, "the clone consumes allowed token %u", t);
@@ -202,6 +211,10 @@ static void bad_input(const unsigned char *file, size_t len) {
     CHECK_ERR(fstc_automaton_eos_ids(NULL, ids, 4, &n), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_new(NULL, &m), FSTC_ERR_NULL_ARGUMENT);
     CHECK(m == NULL, "new sets *out to NULL on failure");
+    m = (fstc_matcher *)1;
+    CHECK_ERR(fstc_matcher_new_with_stack_limit(NULL, 4, &m), FSTC_ERR_NULL_ARGUMENT);
+    CHECK(m == NULL, "new_with_stack_limit sets *out to NULL on failure");
+    CHECK_ERR(fstc_automaton_kind(NULL, &vocab), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_reset(NULL), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_fill_mask(NULL, mask, 4), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_is_allowed(NULL, 0, &flag), FSTC_ERR_NULL_ARGUMENT);
@@ -243,6 +256,8 @@ static void bad_input(const unsigned char *file, size_t len) {
     CHECK(fstc_automaton_eos_ids(a, NULL, 0, &n) == FSTC_ERR_BUFFER_TOO_SMALL && n >= 1,
           "eos count query");
     CHECK_ERR(fstc_automaton_eos_ids(a, ids, 4, NULL), FSTC_ERR_NULL_ARGUMENT);
+    CHECK_ERR(fstc_automaton_kind(a, NULL), FSTC_ERR_NULL_ARGUMENT);
+    CHECK_ERR(fstc_matcher_new_with_stack_limit(a, 4, NULL), FSTC_ERR_NULL_ARGUMENT);
     CHECK(fstc_matcher_new(a, &m) == FSTC_OK, "new");
     /* The matcher keeps the automaton alive. */
     fstc_automaton_free(a);
@@ -290,23 +305,31 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s AUTOMATON_FILE SCRIPT_FILE\n", argv[0]);
         return 2;
     }
+    passed = failed = 0; /* the Rust test may run this main more than once per process */
     size_t len = 0;
     unsigned char *file = read_file(argv[1], &len);
     CHECK(strcmp(fstc_last_error(), "") == 0, "no error yet");
 
     fstc_automaton *a = NULL;
     CHECK(fstc_automaton_load(file, len, &a) == FSTC_OK && a != NULL, "load");
-    fstc_matcher *m = NULL;
-    CHECK(fstc_matcher_new(a, &m) == FSTC_OK && m != NULL, "new");
     FILE *script = fopen(argv[2], "r");
-    if (!script || !a || !m) {
+    if (!script || !a) {
         fprintf(stderr, "cannot start\n");
         return 2;
     }
-    /* The script's first lines give the vocabulary size and EOS ids. */
-    uint32_t vocab = 0, expected_vocab = 0, eos[64], expected_eos[64];
-    size_t n_eos = 0;
+    /* The script's first lines give the kind, the stack limit (0: the default), the
+     * vocabulary size and the EOS ids. */
+    uint32_t vocab = 0, expected_vocab = 0, eos[64], expected_eos[64], kind = 9, expected_kind = 0;
+    size_t n_eos = 0, stack_limit = 0;
     char word[32];
+    if (fscanf(script, "%31s %u", word, &expected_kind) != 2 || strcmp(word, "kind")) return 2;
+    CHECK(fstc_automaton_kind(a, &kind) == FSTC_OK && kind == expected_kind, "kind %u", kind);
+    if (fscanf(script, "%31s %zu", word, &stack_limit) != 2 || strcmp(word, "stack")) return 2;
+    fstc_matcher *m = NULL;
+    fstc_status st = stack_limit ? fstc_matcher_new_with_stack_limit(a, stack_limit, &m)
+                                 : fstc_matcher_new(a, &m);
+    CHECK(st == FSTC_OK && m != NULL, "new");
+    if (!m) return 2;
     if (fscanf(script, "%31s %u", word, &expected_vocab) != 2 || strcmp(word, "vocab")) return 2;
     CHECK(fstc_automaton_vocab_size(a, &vocab) == FSTC_OK && vocab == expected_vocab,
           "vocab %u", vocab);

@@ -203,12 +203,48 @@ fn gpt2_fixture() -> Vec<u8> {
     gguf(2, kvs)
 }
 
+/// llama.cpp's end-of-generation roles: keys, FIM tokens found by name, end names of any
+/// type (see `eog_set_is_llama_cpps`).
+const EOG_TOKENS: &[(&str, i32)] = &[
+    ("<|endoftext|>", 3),
+    ("<|im_start|>", 3),
+    ("<|im_end|>", 3),
+    ("<repo_name>", 3),
+    ("<reponame>", 3),
+    ("<file_sep>", 3),
+    ("<|fim_pad|>", 1),
+    ("<pad_here>", 3),
+    ("<fim_prefix>", 4),
+    ("hello", 1),
+    ("<end_of_turn>", 4),
+    ("<|file_sep|>", 1),
+];
+
+fn eog_fixture() -> Vec<u8> {
+    let tokens: Vec<&'static str> = EOG_TOKENS.iter().map(|t| t.0).collect();
+    let types: Vec<i32> = EOG_TOKENS.iter().map(|t| t.1).collect();
+    gguf(
+        3,
+        vec![
+            ("general.architecture", V::Str("llama")),
+            ("tokenizer.ggml.model", V::Str("gpt2")),
+            ("tokenizer.ggml.pre", V::Str("smollm")),
+            ("tokenizer.ggml.tokens", strs(&tokens)),
+            ("tokenizer.ggml.token_type", i32s(&types)),
+            ("tokenizer.ggml.merges", strs(&["h e", "l l"])),
+            ("tokenizer.ggml.eos_token_id", V::U32(0)),
+            ("tokenizer.ggml.fim_pad_token_id", V::U32(7)),
+        ],
+    )
+}
+
 /// Writes one fixture file's bytes.
 type Writer = fn() -> Vec<u8>;
 
-const FIXTURES: [(&str, Writer); 2] = [
+const FIXTURES: [(&str, Writer); 3] = [
     ("gguf/llama.gguf", llama_fixture),
     ("gguf/gpt2.gguf", gpt2_fixture),
+    ("gguf/eog.gguf", eog_fixture),
 ];
 
 #[test]
@@ -274,7 +310,7 @@ fn llama_family_bytes_per_id() {
             (14, "<|im_end|>")
         ]
     );
-    // eos_token_id, plus the control token with a well-known end name.
+    // eos_token_id, plus the control token with an end name llama.cpp knows.
     assert_eq!(vocab.eos_ids(), &[2, 14]);
     // The byte tokens spell "€" like the normal token does.
     assert_eq!(vocab.detokenize(&[4, 5, 6]), vocab.token_bytes(15).unwrap());
@@ -296,8 +332,8 @@ fn gpt2_family_bytes_per_id() {
         b("<tool>"),
         // User-defined: the text as written, not byte-level decoded.
         b("Ġ<x>Ġ"),
-        // Byte tokens have no text in the gpt2 family (llama.cpp gives them none).
-        None,
+        // A byte token is its byte in the gpt2 family too (llama.cpp's token_to_byte).
+        b("A"),
         None,
         b("  "),
     ];
@@ -305,6 +341,25 @@ fn gpt2_family_bytes_per_id() {
     assert_eq!(vocab.eos_ids(), &[4, 5]);
     assert_eq!(vocab.special_name(5), Some("<|eot_id|>"));
     assert_eq!(vocab.token_id("<unused>"), Some(9));
+}
+
+/// EOS is llama.cpp's end-of-generation set: the EOS key's id (0); the FIM pad key's id (7),
+/// so the token named `<|fim_pad|>` stays text; the FIM repository and file-separator
+/// tokens found by name where no key names them (`<reponame>`, SmolLM2's id 4, and
+/// `<|file_sep|>`, typed normal); every end name whatever its type (`<|im_end|>`, the
+/// user-defined `<end_of_turn>`). Such tokens, and FIM prefix names (`<fim_prefix>`), have
+/// no text, as llama.cpp makes them control tokens. `<repo_name>` and `<file_sep>` are not
+/// names llama.cpp knows. (`testdata/gguf_pieces.py testdata/gguf/eog.gguf` prints what
+/// llama.cpp itself says of this file: the same.)
+#[test]
+fn eog_set_is_llama_cpps() {
+    let vocab = load("gguf/eog.gguf");
+    assert_eq!(vocab.eos_ids(), &[0, 2, 4, 7, 10, 11]);
+    let text: Vec<u32> = (0..vocab.len() as u32)
+        .filter(|&id| vocab.token_bytes(id).is_some())
+        .collect();
+    assert_eq!(text, [6, 9]);
+    assert_eq!(vocab.token_bytes(6), Some(&b"<|fim_pad|>"[..]));
 }
 
 #[test]

@@ -82,6 +82,9 @@ fn check_tokens<M: Matcher + Clone>(m: &M, eos: &[u32]) {
             }
         }
     }
+    let text = (0..vocab).any(|t| bit(&mask, t) && !eos.contains(&t));
+    let any_eos = eos.iter().any(|&e| bit(&mask, e));
+    assert_eq!(m.only_eos_allowed(), any_eos && !text, "only_eos_allowed");
     for &e in eos {
         assert_eq!(
             bit(&mask, e),
