@@ -174,14 +174,27 @@ where
     }
 
     /// Whether EOS is the only choice: EOS is allowed and no node of the pop chain has a
-    /// token edge (the mask is the OR of their edges). Walks the chain once, no mask.
+    /// token edge (the mask is the OR of their edges) that the stack limit lets through.
+    /// Walks the chain once, no mask.
     pub fn only_eos_allowed(&self) -> bool {
         if self.finished || !self.is_accepting() {
             return false;
         }
+        let config = self.config;
         let entry = |i: u32| self.arena[i as usize];
-        let has_edge = |_, node, _| self.pda.edges(node).next().map(|_| ());
-        self.walk_chain(self.config, &entry, has_edge).is_none()
+        let near_limit = config.depth as usize + self.pda.max_push() > self.stack_limit;
+        // Near the limit a class counts where its first chain node lets it through.
+        let allowed_edge = |k, node, _| {
+            self.pda
+                .edges(node)
+                .find(|&(class, _, push)| {
+                    !near_limit
+                        || !(self.too_deep_edge(config, k, push)
+                            || self.earlier_edge(config, &entry, k, class))
+                })
+                .map(|_| ())
+        };
+        self.walk_chain(config, &entry, allowed_edge).is_none()
     }
 
     /// The pop chain of `config`: calls `visit(k, node, top)` for each chain node `n_k`

@@ -183,8 +183,8 @@ impl<'p> Both<'p> {
 }
 
 impl Walk for Both<'_> {
-    /// Also checks the first forced token: exactly when the reference allows one token,
-    /// not EOS.
+    /// Also checks the first forced token (exactly when the reference allows one token,
+    /// not EOS) and `only_eos_allowed` (exactly when every allowed token is EOS).
     fn allowed(&self) -> Vec<u32> {
         let allowed = self.reference.allowed();
         assert_eq!(
@@ -200,6 +200,12 @@ impl Walk for Both<'_> {
             self.matcher.forced_tokens().first().copied(),
             single,
             "forced token against {allowed:?}"
+        );
+        let only_eos = !allowed.is_empty() && allowed.iter().all(|&t| self.reference.is_eos(t));
+        assert_eq!(
+            self.matcher.only_eos_allowed(),
+            only_eos,
+            "only_eos_allowed against {allowed:?}"
         );
         allowed
     }
