@@ -1,44 +1,11 @@
-//! Results, the masks cross-check, and the markdown tables.
+//! The comparison's tables: one per vocabulary, its ratios and cross-check, and the scaling
+//! table.
 
 use std::time::Duration;
 
-use crate::vocab::LoadedVocab;
-
-/// One engine on one (vocabulary, regex).
-pub struct EngineResult {
-    pub name: &'static str,
-    pub compile: Duration,
-    pub artifact: Option<usize>,
-    /// States and token edges of the compiled automaton, when the engine has one.
-    pub shape: Option<(usize, usize)>,
-    pub first_mask: Option<Duration>,
-    /// p50, p99, max in µs of the first pass (right after compiling).
-    pub cold: Option<(f64, f64, f64)>,
-    /// The same for the second pass over the same walk.
-    pub warm: Option<(f64, f64, f64)>,
-    /// Errors of the first pass: (step, message).
-    pub errors: Vec<(usize, String)>,
-    /// Masks of the first pass, per step.
-    pub masks: Vec<Option<Vec<u32>>>,
-}
-
-/// How one engine's masks differ from the reference engine's.
-pub struct Mismatch {
-    pub engine: &'static str,
-    pub reference: &'static str,
-    pub steps_compared: usize,
-    pub steps_differing: usize,
-    /// Text tokens allowed by exactly one of the two, summed over steps.
-    pub tokens_differing: usize,
-    /// Of those, the ones only the reference allows.
-    pub only_reference: usize,
-    /// Steps where one allows EOS and the other does not.
-    pub eos_differing: usize,
-    /// Steps where the engine allowed a special token other than EOS.
-    pub special_allowed: usize,
-    /// A few differing tokens: (step, id, bytes, allowed by the reference).
-    pub examples: Vec<(usize, u32, String, bool)>,
-}
+use fst_core::compiler::CompileStats;
+use fstc_benches::report::{ms, ratio, show_bytes, us, EngineResult, Mismatch};
+use fstc_benches::vocab::Disagreement;
 
 pub struct CaseResult {
     pub name: &'static str,
@@ -46,8 +13,8 @@ pub struct CaseResult {
     pub samples: usize,
     pub sample_tokens: usize,
     pub steps: usize,
-    /// fstc's compile stages: trie, byte DFA, its states, compose + minimize, layout.
-    pub fstc_stages: Option<(Duration, usize, Duration, Duration)>,
+    /// fstc's compile stages (first run).
+    pub fstc_stages: CompileStats,
     pub engines: Vec<EngineResult>,
     pub mismatches: Vec<Mismatch>,
 }
@@ -57,139 +24,15 @@ pub struct VocabResult {
     pub dir: String,
     pub size: usize,
     pub eos_ids: Vec<u32>,
-    pub reader_disagreements: Result<Vec<crate::vocab::Disagreement>, String>,
+    pub reader_disagreements: Result<Vec<Disagreement>, String>,
     /// Samples detok tokenizes differently from the `tokenizers` crate: (text, detok's
     /// tokens or error, the crate's tokens).
     pub tokenize_disagreements: Vec<(String, String, Vec<u32>)>,
     pub outlines_skipped: bool,
     pub outlines_vocab_time: Duration,
     pub llg_setup: Duration,
-    pub fstc_setup: Option<Duration>,
+    pub fstc_setup: Duration,
     pub cases: Vec<CaseResult>,
-}
-
-fn bit(mask: &[u32], t: usize) -> bool {
-    mask.get(t / 32).is_some_and(|w| w & (1 << (t % 32)) != 0)
-}
-
-/// Compares every engine's masks with the first engine's (fstc when it runs), step by
-/// step, on text tokens and on "some EOS allowed"; special tokens are checked apart.
-pub fn cross_check(vocab: &LoadedVocab, engines: &[EngineResult]) -> Vec<Mismatch> {
-    let Some((reference, others)) = engines.split_first() else {
-        return Vec::new();
-    };
-    let text: Vec<usize> = (0..vocab.len())
-        .filter(|&i| vocab.tokens[i].is_some())
-        .collect();
-    let specials: Vec<usize> = (0..vocab.len())
-        .filter(|&i| vocab.tokens[i].is_none() && !vocab.eos_ids.contains(&(i as u32)))
-        .collect();
-    let eos_allowed = |mask: &[u32]| vocab.eos_ids.iter().any(|&e| bit(mask, e as usize));
-    let mut out = Vec::new();
-    for other in others {
-        let mut m = Mismatch {
-            engine: other.name,
-            reference: reference.name,
-            steps_compared: 0,
-            steps_differing: 0,
-            tokens_differing: 0,
-            only_reference: 0,
-            eos_differing: 0,
-            special_allowed: 0,
-            examples: Vec::new(),
-        };
-        for (step, (a, b)) in reference.masks.iter().zip(&other.masks).enumerate() {
-            let (Some(a), Some(b)) = (a, b) else { continue };
-            m.steps_compared += 1;
-            let mut differs = false;
-            for (wa, wb) in a.iter().zip(b.iter()) {
-                if wa != wb {
-                    differs = true;
-                    break;
-                }
-            }
-            if specials.iter().any(|&t| bit(b, t)) {
-                m.special_allowed += 1;
-            }
-            if !differs {
-                continue;
-            }
-            let mut token_diffs = 0;
-            // The longest differing token of the step says more than a lone byte.
-            let mut example: Option<(usize, usize)> = None;
-            for &t in &text {
-                if bit(a, t) != bit(b, t) {
-                    token_diffs += 1;
-                    m.only_reference += usize::from(bit(a, t));
-                    let len = vocab.tokens[t].as_ref().map_or(0, Vec::len);
-                    if example.is_none_or(|(_, l)| len > l) {
-                        example = Some((t, len));
-                    }
-                }
-            }
-            if let (Some((t, _)), true) = (example, m.examples.len() < 3) {
-                let bytes = vocab.tokens[t].as_deref().unwrap_or_default();
-                m.examples
-                    .push((step, t as u32, show_bytes(bytes), bit(a, t)));
-            }
-            let eos_diff = eos_allowed(a) != eos_allowed(b);
-            if token_diffs > 0 || eos_diff {
-                m.steps_differing += 1;
-                m.tokens_differing += token_diffs;
-                m.eos_differing += usize::from(eos_diff);
-            }
-        }
-        out.push(m);
-    }
-    out
-}
-
-/// A token's bytes for the report: valid UTF-8 as a quoted string, else hex escapes.
-fn show_bytes(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => format!("{s:?}"),
-        Err(_) => {
-            let mut out = String::from("b\"");
-            for &b in bytes {
-                if b.is_ascii_graphic() || b == b' ' {
-                    out.push(b as char);
-                } else {
-                    out.push_str(&format!("\\x{b:02X}"));
-                }
-            }
-            out.push('"');
-            out
-        }
-    }
-}
-
-pub fn ms(d: Duration) -> String {
-    let v = d.as_secs_f64() * 1e3;
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 1.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
-pub fn us(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
-fn ratio(a: f64, b: f64) -> String {
-    if b > 0.0 {
-        format!("{:.1}×", a / b)
-    } else {
-        "n/a".to_string()
-    }
 }
 
 /// One vocabulary's table, its ratios and its cross-check.
@@ -206,12 +49,10 @@ pub fn print_vocab(v: &VocabResult) {
             ms(v.outlines_vocab_time)
         );
     }
-    if let Some(t) = v.fstc_setup {
-        setup += &format!(
-            "; fstc vocabulary trie {} ms (built once, shared by every compile)",
-            ms(t)
-        );
-    }
+    setup += &format!(
+        "; fstc vocabulary trie {} ms (built once, shared by every compile)",
+        ms(v.fstc_setup)
+    );
     println!("{setup}.");
     let reader = match &v.reader_disagreements {
         Ok(list) => list.as_slice(),
@@ -298,15 +139,15 @@ pub fn print_vocab(v: &VocabResult) {
                 format!("; {}", shapes.join(", "))
             }
         );
-        if let Some((dfa, dfa_states, compose, layout)) = case.fstc_stages {
-            println!(
-                "  - fstc compile stages (first run): byte DFA {} ms ({dfa_states} states), \
-                 compose + minimize {} ms, layout {} ms",
-                ms(dfa),
-                ms(compose),
-                ms(layout)
-            );
-        }
+        let stages = &case.fstc_stages;
+        println!(
+            "  - fstc compile stages (first run): byte DFA {} ms ({} states), \
+             compose + minimize {} ms, layout {} ms",
+            ms(stages.byte_dfa_time),
+            stages.byte_dfa_states,
+            ms(stages.compose_time),
+            ms(stages.layout_time)
+        );
     }
 
     println!();

@@ -5,11 +5,11 @@
 //! in automaton size and mask time (Koo et al. section 2.5).
 
 use anyhow::Result;
-use fst_core::compose::VocabTrie;
-
-use crate::report::{ms, us, EngineResult};
-use crate::vocab::LoadedVocab;
-use crate::walk::schedule;
+use fst_core::walker::Walker;
+use fstc_benches::fstc::{self, Fstc};
+use fstc_benches::report::{ms, us, EngineResult};
+use fstc_benches::vocab::LoadedVocab;
+use fstc_benches::walk::{measure, schedule};
 
 /// One constraint in its two forms.
 pub struct TerminalCase {
@@ -81,7 +81,7 @@ pub struct TerminalRow {
 /// Compiles and walks both forms of every case.
 pub fn bench(vocab: &LoadedVocab, steps: usize) -> Result<Vec<TerminalRow>> {
     let width = vocab.mask_words();
-    let trie = &VocabTrie::new(&vocab.detok);
+    let (trie, _) = fstc::vocab_trie(vocab);
     let mut rows = Vec::new();
     for case in TERMINAL_CASES {
         eprintln!("  {} / terminals: {}", vocab.name, case.name);
@@ -98,14 +98,13 @@ pub fn bench(vocab: &LoadedVocab, steps: usize) -> Result<Vec<TerminalRow>> {
             .collect::<Result<Vec<_>>>()?;
         let events = schedule(&samples, steps);
         for (form, pattern) in [("terminal", case.with_terminal), ("plain", case.plain)] {
-            let (automaton, compile, _) = crate::fstc::compile(pattern, trie)?;
-            let artifact = Some(crate::fstc::artifact_bytes(&automaton));
+            let (automaton, compile, _) = fstc::compile(pattern, &trie)?;
+            let artifact = Some(fstc::artifact_bytes(&automaton));
             let terminal_edges = (0..automaton.num_states())
                 .map(|s| automaton.terminal_edges(s).count())
                 .sum();
-            let mut engine = crate::fstc::Fstc::new(&automaton);
-            let result =
-                crate::walk::measure("fstc", &mut engine, compile, artifact, &events, width);
+            let mut engine = Fstc(Walker::new(&automaton));
+            let result = measure("fstc", &mut engine, compile, artifact, &events, width);
             rows.push(TerminalRow {
                 case: case.name,
                 form,

@@ -5,93 +5,33 @@
 //! Run: `cargo bench --manifest-path benches/Cargo.toml --bench json -- [--vocab NAME_OR_PATH ...] [--steps N] [--compile-runs N] [--outlines-large]`.
 //! See benches/README.md ("JSON Schemas") for what is measured.
 
-#[allow(dead_code)]
-#[path = "../compare/peers.rs"]
-mod peers;
-#[allow(dead_code)]
-#[path = "../compare/report.rs"]
-mod report;
-#[allow(dead_code)]
-#[path = "../compare/vocab.rs"]
-mod vocab;
-#[allow(dead_code)]
-#[path = "../compare/walk.rs"]
-mod walk;
-
-#[cfg(feature = "fstc")]
-#[allow(dead_code)]
-#[path = "../compare/fstc.rs"]
-mod fstc;
-
 mod samples;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
+use fst_core::compose::VocabTrie;
+use fst_core::walker::Walker;
+use fstc_benches::args::Options;
+use fstc_benches::fstc::{self, Fstc};
+use fstc_benches::peers::{self, Llguidance, Outlines};
+use fstc_benches::report::{cross_check, ms, us, EngineResult, Mismatch};
+use fstc_benches::vocab::{self, LoadedVocab};
+use fstc_benches::walk::{fastest, measure, schedule, Event};
 use llguidance::api::TopLevelGrammar;
 use serde_json::Value;
 
-use crate::peers::{Llguidance, Outlines};
-use crate::report::{cross_check, ms, us, EngineResult, Mismatch};
 use crate::samples::{JsonCase, JSON_CASES};
-use crate::vocab::LoadedVocab;
-use crate::walk::{fastest, measure, schedule, Event};
 
-struct Options {
-    vocabs: Vec<String>,
-    steps: usize,
-    compile_runs: usize,
-    outlines_large: bool,
-}
-
-fn parse_args() -> Result<Options> {
-    let mut options = Options {
-        vocabs: Vec::new(),
-        steps: 200,
-        compile_runs: 3,
-        outlines_large: false,
-    };
-    let mut args = std::env::args().skip(1);
-    let positive = |v: Option<String>, what: &str| -> Result<usize> {
-        match v.map(|v| v.parse::<usize>()) {
-            Some(Ok(n)) if n > 0 => Ok(n),
-            _ => bail!("{what} needs a positive number"),
-        }
-    };
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--vocab" => options
-                .vocabs
-                .push(args.next().context("--vocab needs a name or a path")?),
-            "--steps" => options.steps = positive(args.next(), "--steps")?,
-            "--compile-runs" => options.compile_runs = positive(args.next(), "--compile-runs")?,
-            "--outlines-large" => options.outlines_large = true,
-            "--bench" => {}
-            "--help" | "-h" => {
-                println!(
-                    "json [--vocab NAME_OR_PATH ...] [--steps N] [--compile-runs N] [--outlines-large]\n\
-                     --vocab           a name under ../shared/vocabs or benches/vocabs, a folder, or a tokenizer.json (default: llama3 and qwen3)\n\
-                     --steps           masks per walk (default 200)\n\
-                     --compile-runs    compiles per engine and schema; the fastest is reported (default 3)\n\
-                     --outlines-large  also run outlines-core on json-large (it ran past 300 s in the peers' own run)"
-                );
-                std::process::exit(0);
-            }
-            other => bail!("unknown argument {other:?} (try --help)"),
-        }
-    }
-    if options.vocabs.is_empty() {
-        options.vocabs = vec!["llama3".into(), "qwen3".into()];
-    }
-    Ok(options)
-}
+const USAGE: &str = "json [--vocab NAME_OR_PATH ...] [--steps N] [--compile-runs N] [--outlines-large]
+--vocab           a name under ../shared/vocabs or benches/vocabs, a folder, or a tokenizer.json (default: llama3 and qwen3)
+--steps           masks per walk (default 200)
+--compile-runs    compiles per engine and schema; the fastest is reported (default 3)
+--outlines-large  also run outlines-core on json-large (it ran past 300 s in the peers' own run)";
 
 fn main() {
-    if let Err(e) = real_main() {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
-    }
+    fstc_benches::main_with(real_main);
 }
 
 fn inputs_dir() -> PathBuf {
@@ -99,7 +39,10 @@ fn inputs_dir() -> PathBuf {
 }
 
 fn real_main() -> Result<()> {
-    let options = parse_args()?;
+    let mut options = fstc_benches::args::parse(USAGE, &["--outlines-large"])?;
+    if options.vocabs.is_empty() {
+        options.vocabs = vec!["llama3".into(), "qwen3".into()];
+    }
     let xgrammar = xgrammar_rows();
     println!("# JSON Schemas\n");
     println!(
@@ -126,32 +69,22 @@ struct Row {
 
 fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow]) -> Result<()> {
     let width = vocab.mask_words();
-    let started = Instant::now();
-    let outlines_vocab = peers::outlines_vocabulary(vocab)?;
-    let outlines_setup = started.elapsed();
+    let (outlines_vocab, outlines_setup) = peers::outlines_vocabulary(vocab)?;
     let (factory, llg_setup) = peers::llguidance_factory(vocab)?;
-    #[cfg(feature = "fstc")]
-    let (trie, fstc_setup) = {
-        let started = Instant::now();
-        let trie = fst_core::compose::VocabTrie::new(&vocab.detok);
-        (trie, started.elapsed())
-    };
+    let (trie, fstc_setup) = fstc::vocab_trie(vocab);
     println!(
         "\n## {} ({} tokens, EOS {:?})\n",
         vocab.name,
-        vocab.len(),
+        vocab.size(),
         vocab.eos_ids
     );
-    #[allow(unused_mut)]
-    let mut setup = format!(
+    println!(
         "Per-vocabulary setup, not in the compile times: llguidance token trie + parser factory {} ms; \
-         outlines-core `Vocabulary` {} ms",
+         outlines-core `Vocabulary` {} ms; fstc vocabulary trie {} ms.\n",
         ms(llg_setup),
-        ms(outlines_setup)
+        ms(outlines_setup),
+        ms(fstc_setup)
     );
-    #[cfg(feature = "fstc")]
-    setup.push_str(&format!("; fstc vocabulary trie {} ms", ms(fstc_setup)));
-    println!("{setup}.\n");
     println!("| schema | engine | compile ms | 1st mask µs | compile + 1st mask ms | cold max µs | mask p50 µs | mask p99 µs | mask max µs | artifact bytes | errors | note |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     let mut checks = Vec::new();
@@ -166,7 +99,6 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
             .collect::<Result<Vec<_>>>()?;
         let events = schedule(&samples, options.steps);
         let mut rows: Vec<Row> = Vec::new();
-        #[cfg(feature = "fstc")]
         rows.push(run_fstc(&schema_text, &trie, &events, width, options)?);
         rows.push(run_llguidance(
             &schema_text,
@@ -175,7 +107,7 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
             width,
             options,
         )?);
-        if case.name != "json-large" || options.outlines_large {
+        if case.name != "json-large" || options.flag("--outlines-large") {
             match run_outlines(&schema_text, &outlines_vocab, &events, width, options) {
                 Ok(row) => rows.push(row),
                 Err(e) => eprintln!("    outlines-core: {e:#}"),
@@ -184,7 +116,7 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
         for row in &rows {
             print_row(case, &row.result, &row.note);
         }
-        if case.name == "json-large" && !options.outlines_large {
+        if case.name == "json-large" && !options.flag("--outlines-large") {
             println!("| {} | outlines-core | not run | | | | | | | | | killed after 300 s compiling in the peers' own run (`--outlines-large` runs it) |", case.name);
         }
         for x in xgrammar
@@ -315,10 +247,9 @@ fn goals(
     out.join("; ") + "."
 }
 
-#[cfg(feature = "fstc")]
 fn run_fstc(
     schema: &str,
-    trie: &fst_core::compose::VocabTrie,
+    trie: &VocabTrie,
     events: &[Event],
     width: usize,
     options: &Options,
@@ -336,7 +267,7 @@ fn run_fstc(
     };
     let (compiled, first) = compile()?;
     let automaton = &compiled.automaton;
-    let mut engine = fstc::Fstc::new(automaton);
+    let mut engine = Fstc(Walker::new(automaton));
     let artifact = Some(fstc::artifact_bytes(automaton));
     let mut result = measure("fstc", &mut engine, first, artifact, events, width);
     result.compile = fastest(first, options.compile_runs, compile)?;

@@ -6,13 +6,14 @@
 //! has one: the `tokenizers` crate tokenizes the sample texts with it, and llguidance's
 //! own reader of tokenizer files is cross-checked against the bytes the engines get.
 //!
-//! All three engines receive the SAME bytes per token id (from `detok` when the `fstc`
-//! feature is on, else from llguidance's reader), so a mask difference between engines is
-//! a difference of regex semantics or of the engines, never of tokenizer parsing.
+//! All three engines receive the SAME bytes per token id (from `detok`), so a mask
+//! difference between engines is a difference of regex semantics or of the engines, never
+//! of tokenizer parsing.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use fst_core::TokenVocabulary;
 use serde_json::{json, Value};
 
 /// A token two readers of one tokenizer decode differently: (id, bytes, other bytes).
@@ -33,24 +34,22 @@ pub struct LoadedVocab {
     /// constrained decoder continuing a prompt would see).
     pub tokenizer: tokenizers::Tokenizer,
     /// Tokens llguidance's reader decodes to other bytes than the engines get, as (id,
-    /// engines' bytes, reader's bytes); empty when the bytes come from that reader itself;
-    /// an error when that reader cannot read the tokenizer (the engines still get detok's
-    /// bytes).
+    /// engines' bytes, reader's bytes); an error when that reader cannot read the
+    /// tokenizer (the engines still get detok's bytes).
     pub reader_disagreements: std::result::Result<Vec<Disagreement>, String>,
-    /// The fstc vocabulary.
-    #[cfg(feature = "fstc")]
+    /// The fstc vocabulary, where the bytes come from.
     pub detok: detok::Vocabulary,
 }
 
 impl LoadedVocab {
     /// Number of token ids (the mask width in bits).
-    pub fn len(&self) -> usize {
+    pub fn size(&self) -> usize {
         self.tokens.len()
     }
 
     /// Words of a full-width mask.
     pub fn mask_words(&self) -> usize {
-        self.len().div_ceil(32)
+        self.size().div_ceil(32)
     }
 
     /// Tokenizes `text` and checks that the tokens spell it exactly.
@@ -58,7 +57,7 @@ impl LoadedVocab {
         let encoding = self
             .tokenizer
             .encode(text, false)
-            .map_err(|e| anyhow::anyhow!("{}: cannot tokenize {text:?}: {e}", self.name))?;
+            .map_err(|e| anyhow!("{}: cannot tokenize {text:?}: {e}", self.name))?;
         let ids = encoding.get_ids().to_vec();
         let mut spelled = Vec::new();
         for &id in &ids {
@@ -132,14 +131,13 @@ pub fn load(dir: &Path) -> Result<LoadedVocab> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| dir.display().to_string());
-    let (tokenizer_json, eos_names) = if dir.join("tokenizer.json").is_file() {
+    let tokenizer_json = if dir.join("tokenizer.json").is_file() {
         let text = std::fs::read_to_string(dir.join("tokenizer.json"))
             .with_context(|| format!("reading {}", dir.join("tokenizer.json").display()))?;
-        let json: Value = serde_json::from_str(&text)
-            .with_context(|| format!("parsing {}", dir.join("tokenizer.json").display()))?;
-        (json, eos_from_config(dir)?)
+        serde_json::from_str(&text)
+            .with_context(|| format!("parsing {}", dir.join("tokenizer.json").display()))?
     } else if dir.join("encoder.json").is_file() && dir.join("vocab.bpe").is_file() {
-        (gpt2_tokenizer_json(dir)?, vec!["<|endoftext|>".to_string()])
+        gpt2_tokenizer_json(dir)?
     } else {
         bail!(
             "{} has neither tokenizer.json nor encoder.json + vocab.bpe",
@@ -150,54 +148,39 @@ pub fn load(dir: &Path) -> Result<LoadedVocab> {
     let tokenizer = tokenizers::Tokenizer::from_bytes(serde_json::to_vec(&without_prepend(
         tokenizer_json.clone(),
     ))?)
-    .map_err(|e| anyhow::anyhow!("{name}: the tokenizers crate rejects the tokenizer: {e}"))?;
+    .map_err(|e| anyhow!("{name}: the tokenizers crate rejects the tokenizer: {e}"))?;
 
-    let reader_tokens = llguidance_reader_tokens(&tokenizer_json)
-        .with_context(|| format!("{name}: llguidance's tokenizer.json reader"));
+    let detok = load_detok(dir)?;
+    let tokens: Vec<Option<Vec<u8>>> = (0..detok.len() as u32)
+        .map(|id| detok.token_bytes(id).map(<[u8]>::to_vec))
+        .collect();
+    let reader_disagreements = llguidance_reader_tokens(&tokenizer_json)
+        .with_context(|| format!("{name}: llguidance's tokenizer.json reader"))
+        .map(|r| disagreements(&tokens, &r))
+        .map_err(|e| format!("{e:#}"));
+    Ok(LoadedVocab {
+        name,
+        dir: dir.to_path_buf(),
+        tokens,
+        eos_ids: detok.eos_ids().to_vec(),
+        tokenizer,
+        reader_disagreements,
+        detok,
+    })
+}
 
-    #[cfg(feature = "fstc")]
-    {
-        let detok = crate::fstc::load_detok(dir)?;
-        let (tokens, eos_ids) = crate::fstc::detok_tokens(&detok);
-        let _ = eos_names; // detok finds the EOS ids itself
-        let reader_disagreements = reader_tokens
-            .map(|r| disagreements(&tokens, &r))
-            .map_err(|e| format!("{e:#}"));
-        Ok(LoadedVocab {
-            name,
-            dir: dir.to_path_buf(),
-            tokens,
-            eos_ids,
-            tokenizer,
-            reader_disagreements,
-            detok,
-        })
-    }
-    #[cfg(not(feature = "fstc"))]
-    {
-        let mut eos_ids = Vec::new();
-        for eos in &eos_names {
-            match tokenizer.token_to_id(eos) {
-                Some(id) => eos_ids.push(id),
-                None => bail!("{name}: the EOS token {eos:?} is not in the vocabulary"),
-            }
-        }
-        if eos_ids.is_empty() {
-            bail!("{name}: no EOS token found (tokenizer_config.json eos_token)");
-        }
-        Ok(LoadedVocab {
-            name,
-            dir: dir.to_path_buf(),
-            tokens: reader_tokens?,
-            eos_ids,
-            tokenizer,
-            reader_disagreements: Ok(Vec::new()),
-        })
-    }
+/// The fstc vocabulary of the tokenizer in `dir` (detok finds the EOS ids itself).
+fn load_detok(dir: &Path) -> Result<detok::Vocabulary> {
+    let file = if dir.join("tokenizer.json").is_file() {
+        dir.join("tokenizer.json")
+    } else {
+        dir.join("encoder.json")
+    };
+    detok::Vocabulary::from_file(&file)
+        .map_err(|e| anyhow!("detok cannot load {}: {e}", file.display()))
 }
 
 /// Tokens whose bytes differ between two readings of the same tokenizer.
-#[cfg(feature = "fstc")]
 fn disagreements(a: &[Option<Vec<u8>>], b: &[Option<Vec<u8>>]) -> Vec<Disagreement> {
     let n = a.len().max(b.len());
     (0..n)
@@ -223,26 +206,6 @@ fn llguidance_reader_tokens(json: &Value) -> Result<Vec<Option<Vec<u8>>>> {
             }
         })
         .collect())
-}
-
-/// The EOS token names from tokenizer_config.json (`eos_token`, a string or an object).
-fn eos_from_config(dir: &Path) -> Result<Vec<String>> {
-    let path = dir.join("tokenizer_config.json");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(Vec::new());
-    };
-    let config: Value =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-    let eos = &config["eos_token"];
-    Ok(match eos {
-        Value::String(s) => vec![s.clone()],
-        Value::Object(o) => o
-            .get("content")
-            .and_then(Value::as_str)
-            .map(|s| vec![s.to_string()])
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    })
 }
 
 /// The tokenizer.json with normalizers that prepend a space removed and Metaspace told

@@ -1,11 +1,24 @@
-//! Walks: the token sequences every engine follows, and timing masks along them.
+//! Walks: the interface every engine is walked through, the token sequences every engine
+//! follows, and timing masks along them.
 
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use crate::peers::Constraint;
 use crate::report::EngineResult;
+
+/// A compiled constraint being walked, the way a decoder drives it: per step write a
+/// full-width bitset of allowed tokens and consume the sampled token; after a complete
+/// match, restart.
+pub trait Constraint {
+    /// Writes the allowed next tokens into `mask` (cleared first), token `i` at bit
+    /// `i % 32` of word `i / 32`.
+    fn fill_mask(&mut self, mask: &mut [u32]) -> Result<()>;
+    /// Advances by `token`.
+    fn consume(&mut self, token: u32) -> Result<()>;
+    /// Back to the start state, keeping whatever was compiled or cached.
+    fn restart(&mut self) -> Result<()>;
+}
 
 /// One thing a decoder does at a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,8 +1,7 @@
-//! The peers behind one interface: outlines-core and llguidance.
+//! The peers behind the harness's [`Constraint`] interface: outlines-core and llguidance.
 //!
-//! Each engine is driven the way a decoder drives it: compile once per (regex,
-//! vocabulary), then per step write a full-width bitset of allowed tokens and consume the
-//! sampled token; after a complete match the constraint restarts.
+//! Each is compiled once per (constraint, vocabulary) from the same token bytes fstc gets,
+//! then walked as a decoder walks it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,28 +13,20 @@ use outlines_core::prelude::{Index, Vocabulary};
 use toktrie::{ApproximateTokEnv, TokEnv, TokRxInfo, TokTrie};
 
 use crate::vocab::LoadedVocab;
-
-/// A compiled constraint being walked.
-pub trait Constraint {
-    /// Writes the allowed next tokens into `mask` (cleared first), token `i` at bit
-    /// `i % 32` of word `i / 32`.
-    fn fill_mask(&mut self, mask: &mut [u32]) -> Result<()>;
-    /// Advances by `token`.
-    fn consume(&mut self, token: u32) -> Result<()>;
-    /// Back to the start state, keeping whatever was compiled or cached.
-    fn restart(&mut self) -> Result<()>;
-}
+use crate::walk::Constraint;
 
 /// Sets bit `t` of `mask`.
 #[inline]
-pub fn set_bit(mask: &mut [u32], t: u32) {
+fn set_bit(mask: &mut [u32], t: u32) {
     if let Some(w) = mask.get_mut((t / 32) as usize) {
         *w |= 1 << (t % 32);
     }
 }
 
-/// outlines-core's vocabulary: every text token by its bytes, plus one EOS id.
-pub fn outlines_vocabulary(vocab: &LoadedVocab) -> Result<Vocabulary> {
+/// outlines-core's vocabulary: every text token by its bytes, plus one EOS id; and the
+/// time to build it (per-vocabulary setup).
+pub fn outlines_vocabulary(vocab: &LoadedVocab) -> Result<(Vocabulary, Duration)> {
+    let started = Instant::now();
     let eos = vocab.eos_ids[0];
     let mut v = Vocabulary::new(eos);
     for (id, bytes) in vocab.tokens.iter().enumerate() {
@@ -46,7 +37,7 @@ pub fn outlines_vocabulary(vocab: &LoadedVocab) -> Result<Vocabulary> {
             }
         }
     }
-    Ok(v)
+    Ok((v, started.elapsed()))
 }
 
 /// An outlines-core index and the current state.
