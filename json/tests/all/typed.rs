@@ -1,8 +1,8 @@
-//! The typed-constraint example (`examples/typed.rs`) as a test: a Rust type's derived
+//! The typed-constraint example (`examples/typed/`) as a test: a Rust type's derived
 //! schema compiles, random walks of its token automaton parse back into the type with
 //! serde, values the type serializes are accepted, and texts serde rejects are refused.
 
-#[path = "../../examples/typed.rs"]
+#[path = "../../examples/typed/weather.rs"]
 mod example;
 
 use detok::Vocabulary;
