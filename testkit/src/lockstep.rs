@@ -26,14 +26,28 @@ fn agree(a: &dyn Matcher, b: &dyn Matcher, rng: &mut SplitMix64, what: &str) {
     let other = mask_of(b);
     if mask != other {
         let (x, y) = (ones(&mask), ones(&other));
-        let only_a: Vec<u32> = x.iter().filter(|t| !y.contains(t)).take(5).copied().collect();
-        let only_b: Vec<u32> = y.iter().filter(|t| !x.contains(t)).take(5).copied().collect();
+        let only_a: Vec<u32> = x
+            .iter()
+            .filter(|t| !y.contains(t))
+            .take(5)
+            .copied()
+            .collect();
+        let only_b: Vec<u32> = y
+            .iter()
+            .filter(|t| !x.contains(t))
+            .take(5)
+            .copied()
+            .collect();
         panic!("{what}: masks differ: only first {only_a:?}, only second {only_b:?}");
     }
     assert_eq!(a.is_accepting(), b.is_accepting(), "{what}: is_accepting");
     assert_eq!(a.is_finished(), b.is_finished(), "{what}: is_finished");
     assert_eq!(a.num_consumed(), b.num_consumed(), "{what}: num_consumed");
-    assert_eq!(a.forced_tokens(), b.forced_tokens(), "{what}: forced_tokens");
+    assert_eq!(
+        a.forced_tokens(),
+        b.forced_tokens(),
+        "{what}: forced_tokens"
+    );
     let allowed = ones(&mask);
     let vocab = u64::from(a.vocab_size());
     for _ in 0..4 {
@@ -78,24 +92,37 @@ pub fn random_walks(
                 break;
             }
             let allowed = ones(&mask_of(&*a));
-            let eos_ok: Vec<u32> = allowed.iter().filter(|t| eos.contains(t)).copied().collect();
-            let t = if !eos_ok.is_empty() && (rng.below(4) == 0 || eos_ok.len() == allowed.len())
-            {
+            let eos_ok: Vec<u32> = allowed
+                .iter()
+                .filter(|t| eos.contains(t))
+                .copied()
+                .collect();
+            let t = if !eos_ok.is_empty() && (rng.below(4) == 0 || eos_ok.len() == allowed.len()) {
                 eos_ok[0]
             } else {
-                let text: Vec<u32> = allowed.iter().filter(|t| !eos.contains(t)).copied().collect();
+                let text: Vec<u32> = allowed
+                    .iter()
+                    .filter(|t| !eos.contains(t))
+                    .copied()
+                    .collect();
                 if text.is_empty() {
                     break;
                 }
                 text[rng.index(text.len())]
             };
             a.consume(t).expect("a token of the mask");
-            b.consume(t).unwrap_or_else(|e| panic!("{what}: second refused {t}: {e}"));
+            b.consume(t)
+                .unwrap_or_else(|e| panic!("{what}: second refused {t}: {e}"));
         }
         let back = rng.index(a.num_consumed() + 1);
         a.rollback(back).unwrap();
         b.rollback(back).unwrap();
-        agree(&*a, &*b, &mut rng, &format!("walk {w} after rollback({back})"));
+        agree(
+            &*a,
+            &*b,
+            &mut rng,
+            &format!("walk {w} after rollback({back})"),
+        );
     }
     steps
 }

@@ -120,7 +120,11 @@ impl LazyAutomaton {
 
     /// Number of states whose tokens have been computed so far.
     pub fn num_cached_states(&self) -> usize {
-        self.inner.cache.iter().filter(|c| c.get().is_some()).count()
+        self.inner
+            .cache
+            .iter()
+            .filter(|c| c.get().is_some())
+            .count()
     }
 
     fn start(&self) -> u32 {

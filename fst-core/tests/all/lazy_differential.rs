@@ -63,10 +63,16 @@ fn check_vocab(name: &str, vocab: &Vocabulary, walks: usize, seed: u64) {
         assert!(steps > walks, "{name}: {pattern}: only {steps} steps");
         let mut tokenizations: Vec<Vec<u32>> = vocab.tokenize(text).into_iter().collect();
         tokenizations.extend((0..3).filter_map(|_| segmenter.segment(text.as_bytes(), &mut rng)));
-        assert!(!tokenizations.is_empty(), "{name}: {text:?} cannot be spelled");
+        assert!(
+            !tokenizations.is_empty(),
+            "{name}: {text:?} cannot be spelled"
+        );
         for tokens in &tokenizations {
             let accepted = lockstep::same_outcome(fresh_eager(), fresh_lazy(), tokens, seed);
-            assert!(accepted, "{name}: {pattern}: {text:?} as {tokens:?} refused");
+            assert!(
+                accepted,
+                "{name}: {pattern}: {text:?} as {tokens:?} refused"
+            );
         }
     }
 }
@@ -123,7 +129,10 @@ fn lazy_agrees_with_eager_on_random_patterns() {
         let compiler = RegexCompiler::new();
         let Ok((eager, _)) = compiler.compile_with_trie(&pattern, &trie) else {
             // The language is empty (or the pattern invalid): the lazy one says so too.
-            assert!(compiler.compile_lazy(&pattern, trie.clone()).is_err(), "{pattern}");
+            assert!(
+                compiler.compile_lazy(&pattern, trie.clone()).is_err(),
+                "{pattern}"
+            );
             continue;
         };
         let eager = Arc::new(eager);
@@ -179,7 +188,10 @@ fn a_token_into_a_token_dead_state_is_refused() {
         .unwrap()
         .start_matcher();
     assert!(m.is_allowed(1), "a");
-    assert!(!m.is_allowed(0), "ax leads where no token sequence completes");
+    assert!(
+        !m.is_allowed(0),
+        "ax leads where no token sequence completes"
+    );
 }
 
 /// The contract every matcher keeps, on patterns with dense and sparse states and a
@@ -187,7 +199,9 @@ fn a_token_into_a_token_dead_state_is_refused() {
 #[test]
 fn lazy_matcher_keeps_the_matcher_contract() {
     let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
-    for piece in ["No", "te", ": ", "Note: ", "ab", "abc", "a\n", " x", "foo", "food"] {
+    for piece in [
+        "No", "te", ": ", "Note: ", "ab", "abc", "a\n", " x", "foo", "food",
+    ] {
         tokens.push(Some(piece.as_bytes().to_vec()));
     }
     let eos = tokens.len() as u32;
@@ -210,9 +224,7 @@ fn lazy_matcher_keeps_the_matcher_contract() {
 fn forks_share_the_cache_across_threads() {
     let vocab = ByteVocabulary::from_strs(&["a", "b", "ab", "c"]);
     let trie = Arc::new(VocabTrie::new(&vocab));
-    let lazy = RegexCompiler::new()
-        .compile_lazy("(ab)+c", trie)
-        .unwrap();
+    let lazy = RegexCompiler::new().compile_lazy("(ab)+c", trie).unwrap();
     assert_eq!(lazy.num_cached_states(), 0, "nothing is composed up front");
     let mut m: Box<dyn DynMatcher> = Box::new(lazy.start_matcher());
     m.consume(2).unwrap();
@@ -240,9 +252,7 @@ fn terminal_labels_and_empty_languages_are_refused_by_name() {
         .compile_lazy("a(?P<TEXT_TOKEN>)", trie.clone())
         .unwrap_err();
     assert!(e.to_string().contains("terminal labels"), "{e}");
-    let e = RegexCompiler::new()
-        .compile_lazy("c", trie)
-        .unwrap_err();
+    let e = RegexCompiler::new().compile_lazy("c", trie).unwrap_err();
     match e.kind() {
         BuildErrorKind::Compose { error, .. } => {
             assert_eq!(error.kind(), ComposeErrorKind::EmptyLanguage, "{e}")

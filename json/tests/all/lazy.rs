@@ -50,7 +50,11 @@ fn compare(
         .collect();
     let mut rng = SplitMix64::new(seed);
     let (valid, invalid) = texts;
-    for (text, expect) in valid.iter().map(|t| (t, true)).chain(invalid.iter().map(|t| (t, false))) {
+    for (text, expect) in valid
+        .iter()
+        .map(|t| (t, true))
+        .chain(invalid.iter().map(|t| (t, false)))
+    {
         let mut tokenizations = vec![vocab.tokenize(text).unwrap()];
         tokenizations.extend(random_tokenization(&by_bytes, text.as_bytes(), &mut rng));
         for tokens in tokenizations {
@@ -70,7 +74,15 @@ fn corpus_on(rel: &str, style: Whitespace, seed: u64) {
         let invalid: Vec<String> = case.invalid.iter().map(|v| serialize(v, style)).collect();
         let name = format!("{rel}: {}", case.name);
         let schema = case.schema.to_string();
-        compare(&name, &compiler, &schema, &trie, &vocab, (&valid, &invalid), seed + i as u64);
+        compare(
+            &name,
+            &compiler,
+            &schema,
+            &trie,
+            &vocab,
+            (&valid, &invalid),
+            seed + i as u64,
+        );
     }
 }
 
@@ -81,12 +93,20 @@ fn lazy_agrees_with_eager_on_the_corpus_gpt2_fixture() {
 
 #[test]
 fn lazy_agrees_with_eager_on_the_corpus_sentencepiece_fixture() {
-    corpus_on("sentencepiece/tokenizer.json", Whitespace::Flexible { max: 4 }, 2);
+    corpus_on(
+        "sentencepiece/tokenizer.json",
+        Whitespace::Flexible { max: 4 },
+        2,
+    );
 }
 
 #[test]
 fn lazy_agrees_with_eager_on_the_corpus_bytelevel_fixture() {
-    corpus_on("bytelevel/tokenizer.json", Whitespace::Pretty { indent: 2 }, 3);
+    corpus_on(
+        "bytelevel/tokenizer.json",
+        Whitespace::Pretty { indent: 2 },
+        3,
+    );
 }
 
 /// The benchmark schemas (compact, lenient as in the bench) on the real vocabularies.
