@@ -260,6 +260,13 @@ fn goals(
     out.join("; ") + "."
 }
 
+/// fstc's compiler as the table header says: compact, lenient.
+fn fstc_compiler() -> fstc_json::JsonSchemaCompiler {
+    fstc_json::JsonSchemaCompiler::new()
+        .whitespace(fstc_json::Whitespace::Compact)
+        .lenient(true)
+}
+
 fn run_fstc(
     schema: &str,
     trie: &VocabTrie,
@@ -267,10 +274,7 @@ fn run_fstc(
     width: usize,
     options: &Options,
 ) -> Result<Row> {
-    use fstc_json::{JsonSchemaCompiler, Whitespace};
-    let compiler = JsonSchemaCompiler::new()
-        .whitespace(Whitespace::Compact)
-        .lenient(true);
+    let compiler = fstc_compiler();
     let compile = || -> Result<(fstc_json::Compiled, Duration)> {
         let started = Instant::now();
         let compiled = compiler
@@ -314,10 +318,7 @@ fn run_fstc_lazy(
     width: usize,
     options: &Options,
 ) -> Result<Row> {
-    use fstc_json::{JsonSchemaCompiler, Whitespace};
-    let compiler = JsonSchemaCompiler::new()
-        .whitespace(Whitespace::Compact)
-        .lenient(true);
+    let compiler = fstc_compiler();
     let compile = || -> Result<(fstc_json::LazyCompiled, Duration)> {
         let started = Instant::now();
         let compiled = compiler

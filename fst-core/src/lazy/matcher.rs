@@ -2,7 +2,7 @@
 //! tokens are computed on first use.
 
 use super::LazyAutomaton;
-use crate::matcher::{mask_width, rollback_too_far, MatchError, MatchErrorKind, Matcher};
+use crate::matcher::{mask_width, MatchError, MatchErrorKind, Matcher, Step, Trail};
 
 /// A position in a [`LazyAutomaton`] with the history needed to roll back. Cheap to
 /// clone (a fork shares the automaton and its cache), `Send + Sync`, so a
@@ -10,26 +10,15 @@ use crate::matcher::{mask_width, rollback_too_far, MatchError, MatchErrorKind, M
 #[derive(Clone, Debug)]
 pub struct LazyMatcher {
     automaton: LazyAutomaton,
-    /// The current DFA state (after EOS, the accepting state EOS was consumed in).
-    state: u32,
-    /// The state before each consumed token, EOS included.
-    history: Vec<u32>,
-    finished: bool,
-}
-
-/// Where a token leads from a state.
-enum Step {
-    To(u32),
-    Eos,
+    /// The DFA state, the history and whether EOS ended the walk.
+    trail: Trail,
 }
 
 impl LazyMatcher {
     pub(super) fn new(automaton: LazyAutomaton) -> LazyMatcher {
         LazyMatcher {
-            state: automaton.start(),
+            trail: Trail::new(automaton.start()),
             automaton,
-            history: Vec::new(),
-            finished: false,
         }
     }
 
@@ -40,7 +29,7 @@ impl LazyMatcher {
 
     /// The current byte-DFA state.
     pub fn state(&self) -> u32 {
-        self.state
+        self.trail.state
     }
 
     fn step(&self, state: u32, token: u32) -> Option<Step> {
@@ -55,7 +44,7 @@ impl LazyMatcher {
 
     fn not_allowed(&self, token: u32) -> MatchError {
         let a = &self.automaton;
-        let s = self.state;
+        let s = self.trail.state;
         if token >= a.vocab_size() {
             MatchError::new(
                 MatchErrorKind::OutOfVocabulary,
@@ -94,23 +83,21 @@ impl Matcher for LazyMatcher {
     }
 
     fn reset(&mut self) {
-        self.state = self.automaton.start();
-        self.history.clear();
-        self.finished = false;
+        self.trail.reset(self.automaton.start());
     }
 
     /// The state's cached edges (computed now on the first visit), then its EOS ids if it
     /// accepts; zero words past the vocabulary.
     fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
         let need = mask_width(mask, self.automaton.vocab_size())?;
-        if self.finished {
+        if self.trail.finished {
             mask.fill(0);
             return Ok(());
         }
         let (head, tail) = mask.split_at_mut(need);
-        self.automaton.info(self.state).write(head);
+        self.automaton.info(self.trail.state).write(head);
         tail.fill(0);
-        if self.automaton.is_accepting(self.state) {
+        if self.automaton.is_accepting(self.trail.state) {
             for &e in self.automaton.eos_ids() {
                 head[(e / 32) as usize] |= 1 << (e % 32);
             }
@@ -119,32 +106,26 @@ impl Matcher for LazyMatcher {
     }
 
     fn is_allowed(&self, token: u32) -> bool {
-        if self.finished || token >= self.automaton.vocab_size() {
+        if self.trail.finished || token >= self.automaton.vocab_size() {
             return false;
         }
-        self.automaton.info(self.state).contains(token)
-            || (self.automaton.is_accepting(self.state) && self.automaton.is_eos(token))
+        self.automaton.info(self.trail.state).contains(token)
+            || (self.automaton.is_accepting(self.trail.state) && self.automaton.is_eos(token))
     }
 
     fn consume(&mut self, token: u32) -> Result<(), MatchError> {
-        if self.finished {
+        if self.trail.finished {
             return Err(MatchError::new(
                 MatchErrorKind::Finished,
                 format!(
                     "cannot consume token {token}: the walk already ended with EOS in DFA state {}",
-                    self.state
+                    self.trail.state
                 ),
             ));
         }
-        match self.step(self.state, token) {
-            Some(Step::Eos) => {
-                self.history.push(self.state);
-                self.finished = true;
-                Ok(())
-            }
-            Some(Step::To(next)) => {
-                self.history.push(self.state);
-                self.state = next;
+        match self.step(self.trail.state, token) {
+            Some(to) => {
+                self.trail.take(to);
                 Ok(())
             }
             None => Err(self.not_allowed(token)),
@@ -156,44 +137,22 @@ impl Matcher for LazyMatcher {
     }
 
     fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
-        if n > self.history.len() {
-            return Err(rollback_too_far(n, self.history.len()));
-        }
-        if n == 0 {
-            return Ok(());
-        }
-        let keep = self.history.len() - n;
-        self.state = self.history[keep];
-        self.history.truncate(keep);
-        // EOS is always the last token consumed, so any rollback undoes it.
-        self.finished = false;
-        Ok(())
+        self.trail.rollback(n)
     }
 
     fn validate_tokens(&self, tokens: &[u32]) -> usize {
-        if self.finished {
-            return 0;
-        }
-        let mut state = self.state;
-        for (i, &t) in tokens.iter().enumerate() {
-            match self.step(state, t) {
-                Some(Step::To(next)) => state = next,
-                Some(Step::Eos) => return i + 1,
-                None => return i,
-            }
-        }
-        tokens.len()
+        self.trail.validate(tokens, |state, t| self.step(state, t))
     }
 
     /// While the state does not accept and has exactly one token edge, that token; as
     /// the eager walker, bounded by the number of states.
     fn forced_tokens(&self) -> Vec<u32> {
         let mut out = Vec::new();
-        if self.finished {
+        if self.trail.finished {
             return out;
         }
         let a = &self.automaton;
-        let mut state = self.state;
+        let mut state = self.trail.state;
         for _ in 0..a.num_dfa_states() {
             if a.is_accepting(state) {
                 break;
@@ -213,14 +172,14 @@ impl Matcher for LazyMatcher {
     }
 
     fn is_accepting(&self) -> bool {
-        self.automaton.is_accepting(self.state)
+        self.automaton.is_accepting(self.trail.state)
     }
 
     fn is_finished(&self) -> bool {
-        self.finished
+        self.trail.finished
     }
 
     fn num_consumed(&self) -> usize {
-        self.history.len()
+        self.trail.num_consumed()
     }
 }

@@ -198,15 +198,8 @@ fn a_token_into_a_token_dead_state_is_refused() {
 /// forced prefix.
 #[test]
 fn lazy_matcher_keeps_the_matcher_contract() {
-    let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
-    for piece in [
-        "No", "te", ": ", "Note: ", "ab", "abc", "a\n", " x", "foo", "food",
-    ] {
-        tokens.push(Some(piece.as_bytes().to_vec()));
-    }
-    let eos = tokens.len() as u32;
-    tokens.push(None);
-    let trie = Arc::new(VocabTrie::new(&ByteVocabulary::new(tokens, vec![eos])));
+    let (vocab, eos) = crate::walker_semantics::small_vocab();
+    let trie = Arc::new(VocabTrie::new(&vocab));
     for (seed, pattern) in [r"[^\n]{0,3}x", r"food(ab|c)+", r"Note: [a-z ]+\n"]
         .iter()
         .enumerate()
