@@ -27,9 +27,7 @@ impl AnyAutomaton<Vec<u32>> {
 
     /// Reads and validates a file of either kind; errors name the path.
     pub fn read_file(path: impl AsRef<Path>) -> Result<AnyAutomaton, FormatError> {
-        let path = path.as_ref();
-        let bytes = format::read_bytes(path)?;
-        AnyAutomaton::from_bytes_copied(&bytes).map_err(|e| e.in_file(path))
+        format::read_file(path.as_ref(), AnyAutomaton::from_bytes_copied)
     }
 }
 

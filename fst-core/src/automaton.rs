@@ -57,21 +57,7 @@ impl TokenAutomaton<Vec<u32>> {
     /// EOS id or a token not below `vocab_size`.
     pub fn from_class_parts(parts: ClassParts) -> Result<TokenAutomaton, PartsError> {
         let words = format::write_token_fsa(parts::canonical(parts)?)?;
-        // The parts were checked and the writer lays out only consistent sections, so the
-        // O(file) content checks (checksum, class and mask tables) would re-prove what it
-        // just wrote: only the header and section table are parsed. Debug builds (every
-        // test) still run the loader's full validation on each layout.
-        debug_assert!(
-            format::validate(&words, format::Checks::All).is_ok(),
-            "the writer produced an invalid file: {:?}",
-            format::validate(&words, format::Checks::All).err()
-        );
-        let layout = format::validate(&words, format::Checks::Structure).map_err(|e| {
-            PartsError::new(
-                PartsErrorKind::Internal,
-                format!("the writer produced an invalid file: {e}"),
-            )
-        })?;
+        let layout = layout_of_written(&words, format::validate)?;
         Ok(TokenAutomaton { words, layout })
     }
 
@@ -83,10 +69,30 @@ impl TokenAutomaton<Vec<u32>> {
 
     /// Reads and validates an automaton file; errors name the path.
     pub fn read_file(path: impl AsRef<Path>) -> Result<TokenAutomaton<Vec<u32>>, FormatError> {
-        let path = path.as_ref();
-        let bytes = format::read_bytes(path)?;
-        TokenAutomaton::from_bytes_copied(&bytes).map_err(|e| e.in_file(path))
+        format::read_file(path.as_ref(), TokenAutomaton::from_bytes_copied)
     }
+}
+
+/// The layout of `words` the writer just produced from checked parts, by `validate` (a
+/// kind's reader). The writer lays out only consistent sections, so the O(file) content
+/// checks (checksum, class and mask tables) would re-prove what it just wrote: only the
+/// header and section table are parsed. Debug builds (every test) still run the full
+/// validation on each layout.
+pub(crate) fn layout_of_written<L>(
+    words: &[u32],
+    validate: impl Fn(&[u32], format::Checks) -> Result<L, FormatError>,
+) -> Result<L, PartsError> {
+    debug_assert!(
+        validate(words, format::Checks::All).is_ok(),
+        "the writer produced an invalid file: {:?}",
+        validate(words, format::Checks::All).err()
+    );
+    validate(words, format::Checks::Structure).map_err(|e| {
+        PartsError::new(
+            PartsErrorKind::Internal,
+            format!("the writer produced an invalid file: {e}"),
+        )
+    })
 }
 
 impl<'a> TokenAutomaton<&'a [u32]> {
@@ -668,10 +674,22 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
 
 impl<W: AsRef<[u32]>> fmt::Debug for TokenAutomaton<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TokenAutomaton")
-            .field("kind", &self.kind())
-            .field("num_states", &self.num_states())
-            .field("num_edges", &self.num_edges())
+        let mut d = f.debug_struct("TokenAutomaton");
+        d.field("kind", &self.kind())
+            .field("num_states", &self.num_states());
+        self.debug_fields(&mut d)
+            .field("num_terminals", &self.num_terminals())
+            .finish()
+    }
+}
+
+impl<W: AsRef<[u32]>> TokenAutomaton<W> {
+    /// The `Debug` fields a token PDA's finite control shares with a token FSA.
+    pub(crate) fn debug_fields<'a, 'b, 'c>(
+        &self,
+        d: &'c mut fmt::DebugStruct<'a, 'b>,
+    ) -> &'c mut fmt::DebugStruct<'a, 'b> {
+        d.field("num_edges", &self.num_edges())
             .field("num_accepting", &self.num_accepting())
             .field("start", &self.start())
             .field("vocab_size", &self.vocab_size())
@@ -682,8 +700,6 @@ impl<W: AsRef<[u32]>> fmt::Debug for TokenAutomaton<W> {
             .field("eos_ids", &self.eos_ids())
             .field("num_classes", &self.num_classes())
             .field("num_dense_masks", &self.num_dense_masks())
-            .field("num_terminals", &self.num_terminals())
-            .finish()
     }
 }
 

@@ -190,6 +190,61 @@ impl Trail {
     }
 }
 
+/// Implements [`Matcher`] for a walker `$walker<A>` over `A: Deref<Target = $automaton<W>>`
+/// by its inherent methods of the same names (which callers use without importing the
+/// trait), and `vocab_size` by its automaton field `$field`: one forwarding impl for
+/// every walker kind.
+macro_rules! matcher_by_inherent_methods {
+    ($walker:ident, $automaton:ident, $field:ident) => {
+        impl<W, A> $crate::matcher::Matcher for $walker<A>
+        where
+            W: AsRef<[u32]>,
+            A: std::ops::Deref<Target = $automaton<W>>,
+        {
+            fn vocab_size(&self) -> u32 {
+                self.$field.vocab_size()
+            }
+            fn reset(&mut self) {
+                $walker::reset(self)
+            }
+            fn fill_mask(&self, mask: &mut [u32]) -> Result<(), $crate::matcher::MatchError> {
+                $walker::fill_mask(self, mask)
+            }
+            fn is_allowed(&self, token: u32) -> bool {
+                $walker::is_allowed(self, token)
+            }
+            fn consume(&mut self, token: u32) -> Result<(), $crate::matcher::MatchError> {
+                $walker::consume(self, token)
+            }
+            fn consume_tokens(
+                &mut self,
+                tokens: &[u32],
+            ) -> Result<(), $crate::matcher::MatchError> {
+                $walker::consume_tokens(self, tokens)
+            }
+            fn rollback(&mut self, n: usize) -> Result<(), $crate::matcher::MatchError> {
+                $walker::rollback(self, n)
+            }
+            fn validate_tokens(&self, tokens: &[u32]) -> usize {
+                $walker::validate_tokens(self, tokens)
+            }
+            fn forced_tokens(&self) -> Vec<u32> {
+                $walker::forced_tokens(self)
+            }
+            fn is_accepting(&self) -> bool {
+                $walker::is_accepting(self)
+            }
+            fn is_finished(&self) -> bool {
+                $walker::is_finished(self)
+            }
+            fn num_consumed(&self) -> usize {
+                $walker::num_consumed(self)
+            }
+        }
+    };
+}
+pub(crate) use matcher_by_inherent_methods;
+
 /// The decoding interface: a position in a constraint over token ids, with the history
 /// needed to roll back.
 ///

@@ -24,33 +24,27 @@ use crate::automaton::{AutomatonParts, StateId};
 /// `parts` must be deterministic (at most one edge per token in each state) with every
 /// target a valid state; `TokenAutomaton::from_parts` checks the same. Edge targets out
 /// of range panic.
-pub fn minimize(parts: AutomatonParts) -> AutomatonParts {
-    let AutomatonParts {
-        vocab_size,
-        vocab_fingerprint,
-        eos_ids,
-        start,
-        accepting,
-        mut edges,
-        terminals,
-    } = parts;
-    for list in &mut edges {
+pub fn minimize(mut parts: AutomatonParts) -> AutomatonParts {
+    for list in &mut parts.edges {
         list.sort_unstable();
     }
-    let (accepting, edges) = match useful_states(start, &accepting, &edges) {
-        Some(useful) => restrict(&useful, start, accepting, edges),
+    let (accepting, edges) = match useful_states(parts.start, &parts.accepting, &parts.edges) {
+        Some(useful) => restrict(
+            &useful,
+            parts.start,
+            std::mem::take(&mut parts.accepting),
+            std::mem::take(&mut parts.edges),
+        ),
         None => (vec![false], vec![Vec::new()]),
     };
     let block = coarsest_partition(&accepting, &edges);
     let (accepting, edges) = canonical(&block, &accepting, &edges);
+    // The vocabulary, EOS ids and terminals carry over.
     AutomatonParts {
-        vocab_size,
-        vocab_fingerprint,
-        eos_ids,
         start: 0,
         accepting,
         edges,
-        terminals,
+        ..parts
     }
 }
 

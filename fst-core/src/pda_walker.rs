@@ -1,6 +1,6 @@
 //! Walking a token PDA at decode time: the stack, masks, consuming tokens, rolling back.
 //!
-//! A [`PdaWalker`] is a token PDA's [`Matcher`]: a node and a stack of return addresses.
+//! A [`PdaWalker`] is a token PDA's [`Matcher`](crate::matcher::Matcher): a node and a stack of return addresses.
 //! The stack lives in an arena of `(symbol, parent)` entries, so a configuration is a
 //! node and the index of its top entry: pushing appends entries, popping follows parent
 //! links, and each consumed token records the configuration before it plus the arena
@@ -15,7 +15,7 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::matcher::{MatchError, MatchErrorKind, Matcher};
+use crate::matcher::{MatchError, MatchErrorKind};
 use crate::parts::StateId;
 use crate::token_pda::TokenPda;
 
@@ -506,57 +506,5 @@ impl<'a> Lookahead<'a> {
     }
 }
 
-/// The decoding interface, by the inherent methods above.
-impl<W, A> Matcher for PdaWalkerOf<A>
-where
-    W: AsRef<[u32]>,
-    A: Deref<Target = TokenPda<W>>,
-{
-    fn vocab_size(&self) -> u32 {
-        self.pda.vocab_size()
-    }
-
-    fn reset(&mut self) {
-        PdaWalkerOf::reset(self)
-    }
-
-    fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
-        PdaWalkerOf::fill_mask(self, mask)
-    }
-
-    fn is_allowed(&self, token: u32) -> bool {
-        PdaWalkerOf::is_allowed(self, token)
-    }
-
-    fn consume(&mut self, token: u32) -> Result<(), MatchError> {
-        PdaWalkerOf::consume(self, token)
-    }
-
-    fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), MatchError> {
-        PdaWalkerOf::consume_tokens(self, tokens)
-    }
-
-    fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
-        PdaWalkerOf::rollback(self, n)
-    }
-
-    fn validate_tokens(&self, tokens: &[u32]) -> usize {
-        PdaWalkerOf::validate_tokens(self, tokens)
-    }
-
-    fn forced_tokens(&self) -> Vec<u32> {
-        PdaWalkerOf::forced_tokens(self)
-    }
-
-    fn is_accepting(&self) -> bool {
-        PdaWalkerOf::is_accepting(self)
-    }
-
-    fn is_finished(&self) -> bool {
-        PdaWalkerOf::is_finished(self)
-    }
-
-    fn num_consumed(&self) -> usize {
-        PdaWalkerOf::num_consumed(self)
-    }
-}
+// The decoding interface, by the inherent methods above.
+crate::matcher::matcher_by_inherent_methods!(PdaWalkerOf, TokenPda, pda);

@@ -10,9 +10,9 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::automaton::TokenAutomaton;
+use crate::automaton::{layout_of_written, TokenAutomaton};
 use crate::format::{self, FormatError, PdaLayout};
-use crate::parts::{self, PartsError, PartsErrorKind, PdaEdge, PdaParts, StateId, NO_CLASS};
+use crate::parts::{self, PartsError, PdaEdge, PdaParts, StateId, NO_CLASS};
 
 /// A deterministic token push-down automaton, ready to walk.
 ///
@@ -33,18 +33,7 @@ impl TokenPda<Vec<u32>> {
     pub fn from_parts(parts: PdaParts) -> Result<TokenPda, PartsError> {
         let (canonical, stack) = parts::canonical_pda(parts)?;
         let words = format::write_token_pda(canonical, &stack)?;
-        debug_assert!(
-            format::validate_pda(&words, format::Checks::All).is_ok(),
-            "the writer produced an invalid PDA file: {:?}",
-            format::validate_pda(&words, format::Checks::All).err()
-        );
-        let (fsa, layout) =
-            format::validate_pda(&words, format::Checks::Structure).map_err(|e| {
-                PartsError::new(
-                    PartsErrorKind::Internal,
-                    format!("the writer produced an invalid PDA file: {e}"),
-                )
-            })?;
+        let (fsa, layout) = layout_of_written(&words, format::validate_pda)?;
         Ok(TokenPda {
             control: TokenAutomaton::from_validated(words, fsa),
             layout,
@@ -59,9 +48,7 @@ impl TokenPda<Vec<u32>> {
 
     /// Reads and validates a token PDA file; errors name the path.
     pub fn read_file(path: impl AsRef<Path>) -> Result<TokenPda<Vec<u32>>, FormatError> {
-        let path = path.as_ref();
-        let bytes = format::read_bytes(path)?;
-        TokenPda::from_bytes_copied(&bytes).map_err(|e| e.in_file(path))
+        format::read_file(path.as_ref(), TokenPda::from_bytes_copied)
     }
 }
 
@@ -320,21 +307,12 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
 
 impl<W: AsRef<[u32]>> fmt::Debug for TokenPda<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TokenPda")
-            .field("num_nodes", &self.num_nodes())
-            .field("num_edges", &self.num_edges())
-            .field("num_accepting", &self.num_accepting())
-            .field("start", &self.start())
-            .field("vocab_size", &self.vocab_size())
-            .field(
-                "vocab_fingerprint",
-                &format_args!("{:#018x}", self.vocab_fingerprint()),
-            )
-            .field("eos_ids", &self.eos_ids())
-            .field("num_classes", &self.num_classes())
+        let mut d = f.debug_struct("TokenPda");
+        d.field("num_nodes", &self.num_nodes());
+        self.control
+            .debug_fields(&mut d)
             .field("num_stack_symbols", &self.num_stack_symbols())
             .field("num_push_seqs", &self.num_push_seqs())
-            .field("num_dense_masks", &self.num_dense_masks())
             .finish()
     }
 }
@@ -342,7 +320,7 @@ impl<W: AsRef<[u32]>> fmt::Debug for TokenPda<W> {
 /// Two PDAs are equal when their words are.
 impl<W: AsRef<[u32]>, V: AsRef<[u32]>> PartialEq<TokenPda<V>> for TokenPda<W> {
     fn eq(&self, other: &TokenPda<V>) -> bool {
-        self.as_words() == other.as_words()
+        self.control == other.control
     }
 }
 

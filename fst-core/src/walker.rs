@@ -6,7 +6,7 @@
 //! decoding and fast-forwarding need: check draft tokens without moving
 //! ([`Walker::validate_tokens`]), undo rejected ones ([`Walker::rollback`]), and find
 //! tokens the constraint forces so they can be appended without a forward pass
-//! ([`Walker::forced_tokens`]). Both walkers implement [`Matcher`], the decoding interface
+//! ([`Walker::forced_tokens`]). Both walkers implement [`Matcher`](crate::matcher::Matcher), the decoding interface
 //! token PDAs will share.
 
 use std::ops::Deref;
@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::automaton::{StateId, TokenAutomaton};
 pub use crate::matcher::{MatchError as WalkError, MatchErrorKind as WalkErrorKind};
-use crate::matcher::{Matcher, Step, Trail};
+use crate::matcher::{Step, Trail};
 
 /// A position in a token automaton, with the history needed to roll back; `A` holds the
 /// automaton: a reference ([`Walker`]) or an `Arc` ([`OwnedWalker`]).
@@ -276,61 +276,8 @@ where
     }
 }
 
-/// The decoding interface, by the inherent methods above (which keep their names for
-/// callers that do not import the trait).
-impl<W, A> Matcher for WalkerOf<A>
-where
-    W: AsRef<[u32]>,
-    A: Deref<Target = TokenAutomaton<W>>,
-{
-    fn vocab_size(&self) -> u32 {
-        self.automaton.vocab_size()
-    }
-
-    fn reset(&mut self) {
-        WalkerOf::reset(self)
-    }
-
-    fn fill_mask(&self, mask: &mut [u32]) -> Result<(), WalkError> {
-        WalkerOf::fill_mask(self, mask)
-    }
-
-    fn is_allowed(&self, token: u32) -> bool {
-        WalkerOf::is_allowed(self, token)
-    }
-
-    fn consume(&mut self, token: u32) -> Result<(), WalkError> {
-        WalkerOf::consume(self, token)
-    }
-
-    fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), WalkError> {
-        WalkerOf::consume_tokens(self, tokens)
-    }
-
-    fn rollback(&mut self, n: usize) -> Result<(), WalkError> {
-        WalkerOf::rollback(self, n)
-    }
-
-    fn validate_tokens(&self, tokens: &[u32]) -> usize {
-        WalkerOf::validate_tokens(self, tokens)
-    }
-
-    fn forced_tokens(&self) -> Vec<u32> {
-        WalkerOf::forced_tokens(self)
-    }
-
-    fn is_accepting(&self) -> bool {
-        WalkerOf::is_accepting(self)
-    }
-
-    fn is_finished(&self) -> bool {
-        WalkerOf::is_finished(self)
-    }
-
-    fn num_consumed(&self) -> usize {
-        WalkerOf::num_consumed(self)
-    }
-}
+// The decoding interface, by the inherent methods above.
+crate::matcher::matcher_by_inherent_methods!(WalkerOf, TokenAutomaton, automaton);
 
 /// `dst |= src`, word by word.
 fn or_into(dst: &mut [u32], src: &[u32]) {

@@ -1,5 +1,8 @@
 //! For the tests that edit automaton files word by word: the checksum, forged
-//! after an edit so that validation reaches the damage, and section lookup.
+//! after an edit so that validation reaches the damage, and section lookup; and the
+//! damage every file kind is checked against (truncations, bit flips).
+
+use fst_core::format::{FormatError, FormatErrorKind};
 
 /// The format's checksum, written here independently: FNV-1a (64-bit) in 8 lanes, lane `j`
 /// over words `j, j + 8, ...`, then FNV-1a over the 8 lane values.
@@ -43,4 +46,53 @@ pub fn bit_flips(bytes: &[u8]) -> impl Iterator<Item = (usize, Vec<u8>)> + '_ {
         damaged[bit / 8] ^= 1 << (bit % 8);
         (bit, damaged)
     })
+}
+
+/// Checks every truncation of the file `bytes` (each shorter length): `copied` (a kind's
+/// `from_bytes_copied`) refuses it, and so, at whole words, does `borrowed` (its
+/// `from_bytes`, given aligned bytes), with a [`FormatErrorKind::Length`] error once the
+/// header's first two words are there. The corruption tests of every file kind run it.
+pub fn assert_truncations_refused(
+    bytes: &[u8],
+    copied: impl Fn(&[u8]) -> Result<(), FormatError>,
+    borrowed: impl Fn(&[u8]) -> Result<(), FormatError>,
+) {
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for len in 0..bytes.len() {
+        assert!(copied(&bytes[..len]).is_err(), "length {len}");
+        if len % 4 == 0 {
+            let e = borrowed(bytemuck::cast_slice(&words[..len / 4]))
+                .expect_err(&format!("length {len} (aligned)"));
+            if len >= 8 {
+                assert_eq!(e.kind(), FormatErrorKind::Length, "length {len}: {e}");
+            }
+        }
+    }
+}
+
+/// One round of a damage test behind a forged checksum: forges the checksum of `words`
+/// and loads them with `load`, which must either succeed (the result is then walked with
+/// `exercise`, which must not panic) or fail with a message and any kind but `Checksum`
+/// (the damage, not the checksum, is what must be found). Returns whether it loaded.
+pub fn load_forged<T>(
+    mut words: Vec<u32>,
+    round: usize,
+    load: impl FnOnce(Vec<u32>) -> Result<T, FormatError>,
+    exercise: impl FnOnce(&T),
+) -> bool {
+    forge_checksum(&mut words);
+    match load(words) {
+        Ok(loaded) => {
+            exercise(&loaded);
+            true
+        }
+        Err(e) => {
+            assert!(!e.to_string().is_empty(), "round {round}");
+            assert_ne!(e.kind(), FormatErrorKind::Checksum, "round {round}: {e}");
+            false
+        }
+    }
 }

@@ -15,15 +15,16 @@ use super::vocab_trie::VocabTrie;
 
 /// How to group the tokens: by transition function when the DFA is small (tests force
 /// it without a budget, over a folded trie where the classes allow or always over the
-/// byte trie), or by class string. All give the same automaton; tests compare them.
+/// byte trie), or by class string. All give the same automaton; tests compare them (the
+/// forced choices exist only in test builds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum GroupBy {
     Auto,
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg(test)]
     Functions,
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg(test)]
     ByteFunctions,
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg(test)]
     ClassStrings,
 }
 
@@ -103,13 +104,16 @@ impl Grouping {
                 true,
                 MIN_FUNCTION_ENTRIES.max(FUNCTION_ENTRIES_PER_STATE.saturating_mul(num_dfa_states)),
             ),
+            #[cfg(test)]
             GroupBy::Functions | GroupBy::ByteFunctions => (true, usize::MAX),
+            #[cfg(test)]
             GroupBy::ClassStrings => (false, 0),
         };
         let by_function = match table {
             Some(table) if try_functions => {
                 // The first folded trie (far smaller) whose partition the pattern does not split.
                 let folded = match group_by {
+                    #[cfg(test)]
                     GroupBy::ByteFunctions => None,
                     _ => first_unsplit_fold(&dense.class_of_byte),
                 };

@@ -133,10 +133,10 @@
 //!   check: `classes` (token index, token classes, class words), `terminals`, `dense`.
 //! - [`FormatError`] (in `error`) is the one error of a file that does not load.
 //!
-//! Adding a kind: give it its section ids and a set of known ids like
-//! `TOKEN_FSA_SECTIONS`, a writer that opens a `ContainerWriter` with its `Header` and
-//! section lengths, and a reader that calls `read_header` with its kind as the loadable
-//! one, `SectionTable::read` with its ids, then its own per-section functions (reusing
+//! Adding a kind: give it its section ids (its own beside the finite control's
+//! `CONTROL_SECTIONS`, like `FSA_ONLY_SECTIONS`), a writer that opens a `ContainerWriter`
+//! with its `Header` and section lengths, and a reader that calls `read_header` with its
+//! kind as the loadable one, `SectionTable::read` with its ids, then its own per-section functions (reusing
 //! `check`, `classes`, `terminals` and `dense` where its sections are the same), as `pda`
 //! does. The container, and every token FSA file, stay as they are.
 
@@ -308,9 +308,14 @@ pub(crate) fn copy_words(bytes: &[u8]) -> Result<Vec<u32>, FormatError> {
         .collect())
 }
 
-/// The bytes of the file at `path`; the error names the path.
-pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, FormatError> {
-    std::fs::read(path).map_err(|e| error::io_error("read", path, e))
+/// Reads the file at `path` and loads its bytes with `load` (a kind's `from_bytes_copied`);
+/// every error names the path.
+pub(crate) fn read_file<T>(
+    path: &Path,
+    load: impl FnOnce(&[u8]) -> Result<T, FormatError>,
+) -> Result<T, FormatError> {
+    let bytes = std::fs::read(path).map_err(|e| error::io_error("read", path, e))?;
+    load(&bytes).map_err(|e| e.in_file(path))
 }
 
 /// Writes `bytes` to the file at `path`; the error names the path.

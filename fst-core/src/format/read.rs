@@ -23,15 +23,13 @@ pub(crate) enum Checks {
     Structure,
 }
 
-/// The section ids of a token FSA file.
-const TOKEN_FSA_SECTIONS: [u32; 14] = [
+/// The section ids of the finite control, which token FSA and token PDA files share.
+const CONTROL_SECTIONS: [u32; 12] = [
     SECTION_EOS_IDS,
     SECTION_STATE_OFFSETS,
     SECTION_STATE_FLAGS,
     SECTION_EDGE_LABELS,
     SECTION_EDGE_TARGETS,
-    SECTION_TERMINAL_MASKS,
-    SECTION_TERMINAL_NAMES,
     SECTION_EDGES_PACKED,
     SECTION_TOKEN_INDEX,
     SECTION_TOKEN_CLASSES,
@@ -41,21 +39,11 @@ const TOKEN_FSA_SECTIONS: [u32; 14] = [
     SECTION_STATE_MASK_INDEX,
 ];
 
-/// The section ids of a token PDA file: the token FSA's without terminals, plus the stack
-/// sections.
-const TOKEN_PDA_SECTIONS: [u32; 18] = [
-    SECTION_EOS_IDS,
-    SECTION_STATE_OFFSETS,
-    SECTION_STATE_FLAGS,
-    SECTION_EDGE_LABELS,
-    SECTION_EDGE_TARGETS,
-    SECTION_EDGES_PACKED,
-    SECTION_TOKEN_INDEX,
-    SECTION_TOKEN_CLASSES,
-    SECTION_CLASS_WORD_OFFSETS,
-    SECTION_CLASS_WORDS,
-    SECTION_DENSE_MASKS,
-    SECTION_STATE_MASK_INDEX,
+/// The section ids a token FSA file has beside the finite control's: its terminals.
+const FSA_ONLY_SECTIONS: [u32; 2] = [SECTION_TERMINAL_MASKS, SECTION_TERMINAL_NAMES];
+
+/// The section ids a token PDA file has beside the finite control's: its stack.
+const PDA_ONLY_SECTIONS: [u32; 6] = [
     SECTION_STACK_OPS,
     SECTION_STACK_SYMBOLS,
     SECTION_POP_OFFSETS,
@@ -93,12 +81,13 @@ pub(crate) fn validate_kind(
     let all = checks == Checks::All;
     let pda = kind == AutomatonKind::TokenPda;
     let header = read_header(words, all, &[kind])?;
-    let known: &[u32] = if pda {
-        &TOKEN_PDA_SECTIONS
+    let own: &[u32] = if pda {
+        &PDA_ONLY_SECTIONS
     } else {
-        &TOKEN_FSA_SECTIONS
+        &FSA_ONLY_SECTIONS
     };
-    let table = SectionTable::read(words, known)?;
+    let known: Vec<u32> = CONTROL_SECTIONS.iter().chain(own).copied().collect();
+    let table = SectionTable::read(words, &known)?;
     let s = fsa_sections(&table, header.num_terminals)?;
     check_counts(&header, &s)?;
     let eos_ids = read_eos_ids(words, s.eos, header.vocab_size)?;

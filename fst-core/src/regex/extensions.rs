@@ -593,84 +593,9 @@ impl Rewriter<'_> {
             min: 1,
             max: None,
         };
-        let text = |(a, b): (usize, usize)| &self.p[a..b];
-        let passed = match kind {
-            Kind::Terminal(_) | Kind::QuotedText | Kind::UnquotedText => {
-                if close > body {
-                    return Err(u.error(&format!(
-                        "takes no argument, but was given `{}`; write `(?P<{name}>)`",
-                        shown(text((body, close)))
-                    )));
-                }
-                0
-            }
-            Kind::TextUntil => {
-                if let Some(i) = fields.iter().position(|&f| f.0 == f.1) {
-                    return Err(u.error(&format!(
-                        "stop phrase {} is empty; every stop phrase must be a non-empty literal \
-                         string (fields are separated by `|`; escape a literal `|` as `\\|`)",
-                        i + 1
-                    )));
-                }
-                fields.len()
-            }
-            Kind::Automaton => {
-                if fields.len() != 1 || close == body {
-                    return Err(u.error(
-                        "takes the number of an automaton given to RegexBuilder::automata",
-                    ));
-                }
-                1
-            }
-            Kind::SubstringOf => {
-                if fields.len() != 1 {
-                    return Err(u.error(&format!(
-                        "takes one literal string, but was given {} `|`-separated fields; \
-                         escape a literal `|` as `\\|`",
-                        fields.len()
-                    )));
-                }
-                if close == body {
-                    return Err(u.error(
-                        "the string is empty, so it has no non-empty substring; give the text \
-                         whose substrings may match",
-                    ));
-                }
-                1
-            }
-            Kind::DelimitedList => {
-                if !(2..=4).contains(&fields.len()) {
-                    return Err(u.error(&format!(
-                        "takes DELIMITER|ITEM, DELIMITER|ITEM|MIN or DELIMITER|ITEM|MIN|MAX, but \
-                         was given {} field(s); escape a literal `|` as `\\|`",
-                        fields.len()
-                    )));
-                }
-                if let Some(&f) = fields.get(2) {
-                    u.min = count(&u, "MIN", text(f))?
-                        .ok_or_else(|| u.error("MIN is empty; write a number (0 allows the empty text) or leave the field out (default 1)"))?;
-                }
-                if let Some(&f) = fields.get(3) {
-                    u.max = count(&u, "MAX", text(f))?;
-                }
-                if let Some(max) = u.max {
-                    if u.min > max {
-                        return Err(u.error(&format!("MIN ({}) is larger than MAX ({max})", u.min)));
-                    }
-                }
-                2
-            }
-            Kind::LookAround { .. } => unreachable!("Kind::from_name never names a look-around"),
-            Kind::DelimitedSubsequenceOf => {
-                if fields.len() < 2 {
-                    return Err(u.error(
-                        "takes DELIMITER|ITEM1|...|ITEMn with at least one item, but was given \
-                         one field",
-                    ));
-                }
-                fields.len()
-            }
-        };
+        let passed = check_arguments(&mut u, &fields, &self.p[body..close], |(a, b)| {
+            &self.p[a..b]
+        })?;
         let id = self.uses.len();
         self.uses.push(u);
         // regex-syntax collapses repetitions of what can only match the empty text
@@ -940,6 +865,94 @@ fn ecma_group_name(p: &str, at: usize) -> Result<usize, RegexError> {
         "an ECMAScript group name is an identifier (a letter, `$` or `_`, then letters, \
          digits, `$` or `_`) closed by `>`",
     ))
+}
+/// Checks the arguments of extension group `u` (`fields`: its `|`-separated fields as
+/// spans, `argument`: all of them as text, `text`: a span's text), sets a list's
+/// `MIN`/`MAX`, and returns how many leading fields are passed on as sub-patterns.
+fn check_arguments<'p>(
+    u: &mut Use,
+    fields: &[(usize, usize)],
+    argument: &str,
+    text: impl Fn((usize, usize)) -> &'p str,
+) -> Result<usize, RegexError> {
+    Ok(match u.kind {
+        Kind::Terminal(_) | Kind::QuotedText | Kind::UnquotedText => {
+            if !argument.is_empty() {
+                return Err(u.error(&format!(
+                    "takes no argument, but was given `{}`; write `(?P<{}>)`",
+                    shown(argument),
+                    u.name
+                )));
+            }
+            0
+        }
+        Kind::TextUntil => {
+            if let Some(i) = fields.iter().position(|&f| f.0 == f.1) {
+                return Err(u.error(&format!(
+                    "stop phrase {} is empty; every stop phrase must be a non-empty literal \
+                     string (fields are separated by `|`; escape a literal `|` as `\\|`)",
+                    i + 1
+                )));
+            }
+            fields.len()
+        }
+        Kind::Automaton => {
+            if fields.len() != 1 || argument.is_empty() {
+                return Err(
+                    u.error("takes the number of an automaton given to RegexBuilder::automata")
+                );
+            }
+            1
+        }
+        Kind::SubstringOf => {
+            if fields.len() != 1 {
+                return Err(u.error(&format!(
+                    "takes one literal string, but was given {} `|`-separated fields; \
+                     escape a literal `|` as `\\|`",
+                    fields.len()
+                )));
+            }
+            if argument.is_empty() {
+                return Err(u.error(
+                    "the string is empty, so it has no non-empty substring; give the text \
+                     whose substrings may match",
+                ));
+            }
+            1
+        }
+        Kind::DelimitedList => {
+            if !(2..=4).contains(&fields.len()) {
+                return Err(u.error(&format!(
+                    "takes DELIMITER|ITEM, DELIMITER|ITEM|MIN or DELIMITER|ITEM|MIN|MAX, but \
+                     was given {} field(s); escape a literal `|` as `\\|`",
+                    fields.len()
+                )));
+            }
+            if let Some(&f) = fields.get(2) {
+                u.min = count(u, "MIN", text(f))?
+                    .ok_or_else(|| u.error("MIN is empty; write a number (0 allows the empty text) or leave the field out (default 1)"))?;
+            }
+            if let Some(&f) = fields.get(3) {
+                u.max = count(u, "MAX", text(f))?;
+            }
+            if let Some(max) = u.max {
+                if u.min > max {
+                    return Err(u.error(&format!("MIN ({}) is larger than MAX ({max})", u.min)));
+                }
+            }
+            2
+        }
+        Kind::LookAround { .. } => unreachable!("Kind::from_name never names a look-around"),
+        Kind::DelimitedSubsequenceOf => {
+            if fields.len() < 2 {
+                return Err(u.error(
+                    "takes DELIMITER|ITEM1|...|ITEMn with at least one item, but was given \
+                     one field",
+                ));
+            }
+            fields.len()
+        }
+    })
 }
 
 /// A `DELIMITED_LIST` bound: decimal digits, or `None` when the field is empty.

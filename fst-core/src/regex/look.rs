@@ -454,47 +454,20 @@ pub(crate) fn determinize(
         synchronizing(cx, &rep)
     };
     let builder = Builder { nfa, cx, mark };
-    let mut ids: FastMap<Vec<u32>, u32> = FastMap::default();
-    let mut states: Vec<Pending> = Vec::new();
-    let mut accepting = Vec::new();
-    let mut table = Vec::new();
-    let mut stored = 0usize;
-    let mut intern = |state: Pending,
-                      acc: bool,
-                      states: &mut Vec<Pending>,
-                      accepting: &mut Vec<bool>|
-     -> Result<u32, RegexError> {
-        let (trackers, at_start, kernel) = &state;
-        let mut key = trackers.clone();
-        key.push(u32::from(acc) | u32::from(*at_start) << 1);
-        for t in kernel {
-            key.extend([t.state, u32::from(t.ended), t.obligations.len() as u32]);
-            for &(a, q, p) in &t.obligations {
-                key.extend([a, q, u32::from(p)]);
-            }
-        }
-        if let Some(&id) = ids.get(&key) {
-            return Ok(id);
-        }
-        if states.len() >= state_limit {
-            return Err(RegexError::too_many_states(state_limit));
-        }
-        stored += key.len();
-        if stored > set_budget {
-            return Err(RegexError::state_sets_too_large(state_limit, set_budget));
-        }
-        let id = states.len() as u32;
-        ids.insert(key, id);
-        states.push(state);
-        accepting.push(acc);
-        Ok(id)
+    let mut states = States {
+        ids: FastMap::default(),
+        pending: Vec::new(),
+        accepting: Vec::new(),
+        stored: 0,
+        state_limit,
+        set_budget,
     };
+    let mut table = Vec::new();
     // The successor of a state given its trackers and seeds, or DEAD.
-    let mut step = |trackers: Vec<u32>,
-                    at_start: bool,
-                    seeds: Vec<Thread>,
-                    states: &mut Vec<Pending>,
-                    accepting: &mut Vec<bool>|
+    let step = |trackers: Vec<u32>,
+                at_start: bool,
+                seeds: Vec<Thread>,
+                states: &mut States|
      -> Result<u32, RegexError> {
         if seeds.is_empty() {
             return Ok(DEAD);
@@ -505,7 +478,7 @@ pub(crate) fn determinize(
         if next.is_empty() && !acc {
             return Ok(DEAD);
         }
-        intern((trackers, at_start, next), acc, states, accepting)
+        states.intern((trackers, at_start, next), acc)
     };
 
     let start = Thread {
@@ -513,16 +486,10 @@ pub(crate) fn determinize(
         ended: false,
         obligations: Vec::new(),
     };
-    step(
-        vec![0u32; cx.behind.len()],
-        true,
-        vec![start],
-        &mut states,
-        &mut accepting,
-    )?;
+    step(vec![0u32; cx.behind.len()], true, vec![start], &mut states)?;
     let mut i = 0;
-    while i < states.len() {
-        let (trackers, at_start, kernel) = std::mem::take(&mut states[i]);
+    while i < states.pending.len() {
+        let (trackers, at_start, kernel) = std::mem::take(&mut states.pending[i]);
         for (c, &byte) in rep.iter().enumerate() {
             let skip = mark && byte == MARK;
             // A dead tracker stays dead: its language can no longer match here.
@@ -537,13 +504,13 @@ pub(crate) fn determinize(
                 })
                 .collect();
             let seeds = byte_seeds(&builder, &kernel, byte, skip);
-            let id = step(moved, at_start && skip, seeds, &mut states, &mut accepting)?;
+            let id = step(moved, at_start && skip, seeds, &mut states)?;
             table.push(id);
         }
         for &kind in terminals {
             let seeds = terminal_seeds(nfa, &kernel, kind)?;
             let unknown = vec![UNKNOWN; trackers.len()];
-            let id = step(unknown, false, seeds, &mut states, &mut accepting)?;
+            let id = step(unknown, false, seeds, &mut states)?;
             table.push(id);
         }
         i += 1;
@@ -553,6 +520,52 @@ pub(crate) fn determinize(
         num_classes: k,
         num_terminals: terminals.len(),
         table,
-        accepting,
+        accepting: states.accepting,
     })
+}
+
+/// The DFA states found so far, by key, within the construction's limits.
+struct States {
+    ids: FastMap<Vec<u32>, u32>,
+    /// Each state's trackers, start flag and threads, until it is expanded.
+    pending: Vec<Pending>,
+    accepting: Vec<bool>,
+    /// Key words stored, against `set_budget`.
+    stored: usize,
+    state_limit: usize,
+    set_budget: usize,
+}
+
+impl States {
+    /// The id of `state` (accepting when `acc`): the existing one, or a new one within the
+    /// limits.
+    fn intern(&mut self, state: Pending, acc: bool) -> Result<u32, RegexError> {
+        let (trackers, at_start, kernel) = &state;
+        let mut key = trackers.clone();
+        key.push(u32::from(acc) | u32::from(*at_start) << 1);
+        for t in kernel {
+            key.extend([t.state, u32::from(t.ended), t.obligations.len() as u32]);
+            for &(a, q, p) in &t.obligations {
+                key.extend([a, q, u32::from(p)]);
+            }
+        }
+        if let Some(&id) = self.ids.get(&key) {
+            return Ok(id);
+        }
+        if self.pending.len() >= self.state_limit {
+            return Err(RegexError::too_many_states(self.state_limit));
+        }
+        self.stored += key.len();
+        if self.stored > self.set_budget {
+            return Err(RegexError::state_sets_too_large(
+                self.state_limit,
+                self.set_budget,
+            ));
+        }
+        let id = self.pending.len() as u32;
+        self.ids.insert(key, id);
+        self.pending.push(state);
+        self.accepting.push(acc);
+        Ok(id)
+    }
 }

@@ -3,10 +3,12 @@
 //! what a buggy writer produces and what validation must catch on its own.
 
 use fst_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
-use fst_core::format::FormatErrorKind;
+use fst_core::format::{FormatError, FormatErrorKind};
 use fst_core::sample::{random_walk, SplitMix64};
+use fst_core::token_pda::TokenPda;
 use fst_core::walker::Walker;
-use testkit::file::{fnv_words, forge_checksum};
+use fst_core::AnyAutomaton;
+use testkit::file::{fnv_words, forge_checksum, load_forged};
 use testkit::paper::figure5_parts;
 
 /// A "real" file: a random automaton with 40 states over 300 tokens, two EOS ids and two
@@ -105,23 +107,37 @@ fn the_checksum_is_the_documented_one() {
     assert_eq!(words[n..], [h as u32, (h >> 32) as u32]);
 }
 
+/// A kind's loader (`from_bytes_copied`, or `from_bytes` on aligned bytes), as the damage
+/// tests call it.
+type Loader = fn(&[u8]) -> Result<(), FormatError>;
+
+/// The file of each kind with its loaders, and the PDA's again through `AnyAutomaton`: what
+/// every truncation and every bit flip is tried on.
+fn damage_subjects() -> [(Vec<u8>, Loader, Loader); 3] {
+    let pda = crate::pda_runtime::corruption_subject().to_bytes();
+    [
+        (
+            real_automaton().to_bytes(),
+            |b| TokenAutomaton::from_bytes_copied(b).map(drop),
+            |b| TokenAutomaton::from_bytes(b).map(drop),
+        ),
+        (
+            pda.clone(),
+            |b| TokenPda::from_bytes_copied(b).map(drop),
+            |b| TokenPda::from_bytes(b).map(drop),
+        ),
+        (
+            pda,
+            |b| AnyAutomaton::from_bytes_copied(b).map(drop),
+            |b| AnyAutomaton::from_bytes(b).map(drop),
+        ),
+    ]
+}
+
 #[test]
 fn every_truncation_is_an_error() {
-    let a = real_automaton();
-    let bytes = a.to_bytes();
-    for len in 0..bytes.len() {
-        let cut = &bytes[..len];
-        assert!(
-            TokenAutomaton::from_bytes_copied(cut).is_err(),
-            "length {len}"
-        );
-        if len % 4 == 0 {
-            let words: Vec<u32> = a.as_words()[..len / 4].to_vec();
-            let e = TokenAutomaton::from_bytes(bytemuck::cast_slice(&words)).unwrap_err();
-            if len >= 8 {
-                assert_eq!(e.kind(), FormatErrorKind::Length, "length {len}: {e}");
-            }
-        }
+    for (bytes, copied, borrowed) in damage_subjects() {
+        testkit::file::assert_truncations_refused(&bytes, copied, borrowed);
     }
 }
 
@@ -129,13 +145,13 @@ fn every_truncation_is_an_error() {
 fn every_single_bit_flip_is_detected() {
     // Each FNV step is a bijection of the running hash, so one damaged word always changes
     // the checksum: every flip must be an error, not merely a non-panic.
-    let a = real_automaton();
-    let bytes = a.to_bytes();
-    for (bit, damaged) in testkit::file::bit_flips(&bytes) {
-        assert!(
-            TokenAutomaton::from_bytes_copied(&damaged).is_err(),
-            "flip of bit {bit} went unnoticed"
-        );
+    for (bytes, copied, _) in damage_subjects() {
+        for (bit, damaged) in testkit::file::bit_flips(&bytes) {
+            assert!(
+                copied(&damaged).is_err(),
+                "flip of bit {bit} went unnoticed"
+            );
+        }
     }
 }
 
@@ -185,17 +201,10 @@ fn damage_behind_a_forged_checksum_never_panics() {
                 _ => u32::MAX,
             };
         }
-        forge_checksum(&mut words);
-        match TokenAutomaton::from_words(words) {
-            Ok(loaded) => {
-                exercise(&loaded);
-                ok += 1;
-            }
-            Err(e) => {
-                assert!(!e.to_string().is_empty(), "round {round}");
-                assert_ne!(e.kind(), FormatErrorKind::Checksum, "round {round}: {e}");
-                rejected += 1;
-            }
+        if load_forged(words, round, TokenAutomaton::from_words, exercise) {
+            ok += 1;
+        } else {
+            rejected += 1;
         }
     }
     // Some damage is harmless (a target moved to another valid state), most is not.

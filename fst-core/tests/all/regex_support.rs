@@ -7,7 +7,6 @@ use fst_core::sample::SplitMix64;
 
 /// The number of right-language classes of `dfa`'s states, by Moore refinement: a minimal
 /// DFA has as many classes as states. Independent of the library's own minimization.
-#[allow(dead_code)] // not every test binary that includes this module uses it
 pub fn count_equivalence_classes(dfa: &ByteDfa) -> usize {
     let n = dfa.num_states();
     let mut part: Vec<usize> = (0..n as u32)
@@ -37,19 +36,16 @@ pub fn count_equivalence_classes(dfa: &ByteDfa) -> usize {
 }
 
 /// The leaves of [`random_pattern`].
-#[allow(dead_code)] // not every test binary that includes this module uses it
 pub const LEAVES: &[&str] = &["^", "$", "[ab]", "[^a]", "", "a", "b", "c", ".", "(?i)A"];
 
 /// A random small pattern over `a`, `b`, `c`: anchors anywhere, classes, empty branches,
 /// lazy and counted repetition, a case-insensitive letter.
-#[allow(dead_code)] // not every test binary that includes this module uses it
 pub fn random_pattern(rng: &mut SplitMix64, depth: u32) -> String {
     random_pattern_with(rng, depth, LEAVES)
 }
 
 /// A random pattern of depth at most `depth` over `leaves` (concatenation, alternation,
 /// greedy, lazy and counted repetition).
-#[allow(dead_code)] // not every test binary that includes this module uses it
 pub fn random_pattern_with(rng: &mut SplitMix64, depth: u32, leaves: &[&str]) -> String {
     let leaf = depth == 0 || rng.below(3) == 0;
     if leaf {
@@ -72,7 +68,6 @@ pub fn random_pattern_with(rng: &mut SplitMix64, depth: u32, leaves: &[&str]) ->
 }
 
 /// Every concatenation of at most `max_len` of `pieces` (duplicates when pieces overlap).
-#[allow(dead_code)] // not every test binary that includes this module uses it
 pub fn all_texts(pieces: &[&[u8]], max_len: usize) -> Vec<Vec<u8>> {
     let mut out = vec![Vec::new()];
     let mut frontier = vec![Vec::new()];

@@ -174,21 +174,11 @@ type RawEdge = (Option<u8>, StackSym, Option<(usize, u32)>, Vec<StackSym>);
 /// Builds the PDA of a checked RTN.
 pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
     let witness = Witness::new(rtn);
-    // Stack symbols: the initial one, then each return state of a non-tail call.
-    let mut stack_names = vec!["[•]".to_string()];
-    let mut sym_of: HashMap<(usize, u32), StackSym> = HashMap::new();
-    let mut addr_of: Vec<(usize, u32)> = vec![(usize::MAX, 0)];
-    for (k, d) in rtn.dfas.iter().enumerate() {
-        for row in &d.trans {
-            for &(_, r) in row.iter().filter(|(l, _)| *l >= CALL) {
-                if !is_tail(rtn, k, r) && !sym_of.contains_key(&(k, r)) {
-                    sym_of.insert((k, r), StackSym::from_index(addr_of.len() as u32));
-                    addr_of.push((k, r));
-                    stack_names.push(witness.state_name(rtn, k, r as usize));
-                }
-            }
-        }
-    }
+    let StackSymbols {
+        names: stack_names,
+        sym_of,
+        addr_of,
+    } = stack_symbols(rtn, &witness);
     let ret = return_addresses(rtn, &sym_of);
     let descend = |mut k: usize, mut q: usize, b: u8| -> Option<(Vec<StackSym>, (usize, u32))> {
         let mut pushes = Vec::new();
@@ -270,6 +260,38 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
         complete,
         state_names,
         stack_names,
+    }
+}
+
+/// Stack symbols: the initial one, then each return state `(rule, state)` of a non-tail
+/// call.
+struct StackSymbols {
+    names: Vec<String>,
+    /// The symbol of each return state.
+    sym_of: HashMap<(usize, u32), StackSym>,
+    /// The return state of each symbol.
+    addr_of: Vec<(usize, u32)>,
+}
+
+fn stack_symbols(rtn: &Rtn, witness: &Witness) -> StackSymbols {
+    let mut stack_names = vec!["[•]".to_string()];
+    let mut sym_of: HashMap<(usize, u32), StackSym> = HashMap::new();
+    let mut addr_of: Vec<(usize, u32)> = vec![(usize::MAX, 0)];
+    for (k, d) in rtn.dfas.iter().enumerate() {
+        for row in &d.trans {
+            for &(_, r) in row.iter().filter(|(l, _)| *l >= CALL) {
+                if !is_tail(rtn, k, r) && !sym_of.contains_key(&(k, r)) {
+                    sym_of.insert((k, r), StackSym::from_index(addr_of.len() as u32));
+                    addr_of.push((k, r));
+                    stack_names.push(witness.state_name(rtn, k, r as usize));
+                }
+            }
+        }
+    }
+    StackSymbols {
+        names: stack_names,
+        sym_of,
+        addr_of,
     }
 }
 
