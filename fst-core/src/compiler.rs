@@ -1,10 +1,12 @@
 //! The regex compiler: pattern and vocabulary in, token automaton out.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::automaton::{Terminal, TokenAutomaton};
 use crate::compose::{compose_classes_with_trie, ComposeError, ComposeLimits, VocabTrie};
+use crate::lazy::LazyAutomaton;
 use crate::parts::PartsError;
 use crate::regex::{
     ByteDfa, Dialect, RegexBuilder, RegexError, TerminalKind, DEFAULT_DFA_STATE_LIMIT,
@@ -261,6 +263,33 @@ impl RegexCompiler {
         let automaton = TokenAutomaton::from_class_parts(parts).map_err(BuildError::parts)?;
         stats.layout_time = started.elapsed();
         Ok((automaton, stats))
+    }
+
+    /// Compiles `pattern` for lazy matching: only the byte DFA is built; each state's
+    /// tokens are composed when a walk first reaches it (see [`crate::lazy`]). For one-off
+    /// patterns; patterns with terminal labels are refused (compile those eagerly).
+    pub fn compile_lazy(
+        &self,
+        pattern: &str,
+        trie: Arc<VocabTrie>,
+    ) -> Result<LazyAutomaton, BuildError> {
+        let dfa = RegexBuilder::new()
+            .state_limit(self.config.get_dfa_state_limit())
+            .dialect(self.config.get_dialect())
+            .build(pattern)
+            .map_err(BuildError::regex)?;
+        self.compile_dfa_lazy(&dfa, pattern, trie)
+    }
+
+    /// [`compile_lazy`](Self::compile_lazy) for a byte DFA built elsewhere; `source`
+    /// names it in errors.
+    pub fn compile_dfa_lazy(
+        &self,
+        dfa: &ByteDfa,
+        source: &str,
+        trie: Arc<VocabTrie>,
+    ) -> Result<LazyAutomaton, BuildError> {
+        LazyAutomaton::new(dfa, trie).map_err(|e| BuildError::compose(source, e))
     }
 }
 

@@ -85,6 +85,8 @@ pub mod compose;
 #[cfg(feature = "compile")]
 pub mod labels;
 #[cfg(feature = "compile")]
+pub mod lazy;
+#[cfg(feature = "compile")]
 pub mod minimize;
 #[cfg(feature = "compile")]
 pub mod reference;

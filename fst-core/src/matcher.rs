@@ -105,6 +105,91 @@ pub(crate) fn consume_all<M: Matcher + ?Sized>(
     Ok(())
 }
 
+/// Where a token leads from a state of a finite-state matcher.
+pub(crate) enum Step {
+    /// To this state.
+    To(u32),
+    /// It is an EOS id allowed here: the walk ends.
+    Eos,
+}
+
+/// A finite-state matcher's position and the history it rolls back through, shared by
+/// the token FSA walker and the lazy matcher: the state, the state before each consumed
+/// token (EOS included), and whether EOS ended the walk.
+#[derive(Clone, Debug)]
+pub(crate) struct Trail {
+    /// The current state (after EOS, the accepting state EOS was consumed in).
+    pub(crate) state: u32,
+    history: Vec<u32>,
+    /// Whether the last consumed token was EOS (it can only be the last).
+    pub(crate) finished: bool,
+}
+
+impl Trail {
+    pub(crate) fn new(start: u32) -> Trail {
+        Trail {
+            state: start,
+            history: Vec::new(),
+            finished: false,
+        }
+    }
+
+    pub(crate) fn reset(&mut self, start: u32) {
+        self.state = start;
+        self.history.clear();
+        self.finished = false;
+    }
+
+    pub(crate) fn num_consumed(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Records a consumed token that led by `step`.
+    pub(crate) fn take(&mut self, step: Step) {
+        self.history.push(self.state);
+        match step {
+            Step::To(next) => self.state = next,
+            Step::Eos => self.finished = true,
+        }
+    }
+
+    /// Undoes the last `n` consumed tokens; fails, changing nothing, past the start.
+    pub(crate) fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
+        if n > self.history.len() {
+            return Err(rollback_too_far(n, self.history.len()));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let keep = self.history.len() - n;
+        self.state = self.history[keep];
+        self.history.truncate(keep);
+        // EOS is always the last token consumed, so any rollback undoes it.
+        self.finished = false;
+        Ok(())
+    }
+
+    /// How many leading tokens of `tokens` `step(state, token)` accepts from here.
+    pub(crate) fn validate(
+        &self,
+        tokens: &[u32],
+        step: impl Fn(u32, u32) -> Option<Step>,
+    ) -> usize {
+        if self.finished {
+            return 0;
+        }
+        let mut state = self.state;
+        for (i, &t) in tokens.iter().enumerate() {
+            match step(state, t) {
+                Some(Step::To(next)) => state = next,
+                Some(Step::Eos) => return i + 1,
+                None => return i,
+            }
+        }
+        tokens.len()
+    }
+}
+
 /// Implements [`Matcher`] for a walker `$walker<A>` over `A: Deref<Target = $automaton<W>>`
 /// by its inherent methods of the same names (which callers use without importing the
 /// trait), and `vocab_size` by its automaton field `$field`: one forwarding impl for

@@ -14,17 +14,15 @@ use std::sync::Arc;
 
 use crate::automaton::{StateId, TokenAutomaton};
 pub use crate::matcher::{MatchError as WalkError, MatchErrorKind as WalkErrorKind};
+use crate::matcher::{Step, Trail};
 
 /// A position in a token automaton, with the history needed to roll back; `A` holds the
 /// automaton: a reference ([`Walker`]) or an `Arc` ([`OwnedWalker`]).
 #[derive(Clone, Debug)]
 pub struct WalkerOf<A> {
     automaton: A,
-    state: StateId,
-    /// The state before each consumed token, EOS included.
-    history: Vec<StateId>,
-    /// Whether the last consumed token was EOS (it can only be the last).
-    finished: bool,
+    /// The state, the history and whether EOS ended the walk.
+    trail: Trail,
 }
 
 /// A walker borrowing its automaton: one loaded automaton serves any number of them.
@@ -64,49 +62,46 @@ where
     A: Deref<Target = TokenAutomaton<W>>,
 {
     fn at_start(automaton: A) -> WalkerOf<A> {
-        let state = automaton.start();
-        WalkerOf {
-            automaton,
-            state,
-            history: Vec::new(),
-            finished: false,
-        }
+        let trail = Trail::new(automaton.start());
+        WalkerOf { automaton, trail }
     }
 
     /// Back to the start state with nothing consumed.
     pub fn reset(&mut self) {
-        self.state = self.automaton.start();
-        self.history.clear();
-        self.finished = false;
+        self.trail.reset(self.automaton.start());
     }
 
     /// The current state (after EOS, the accepting state EOS was consumed in).
     pub fn state(&self) -> StateId {
-        self.state
+        self.trail.state
     }
 
     /// Number of tokens consumed since the start, EOS included.
     pub fn num_consumed(&self) -> usize {
-        self.history.len()
+        self.trail.num_consumed()
     }
 
     /// Whether the current state accepts, i.e. EOS may be consumed (or was).
     pub fn is_accepting(&self) -> bool {
-        self.automaton.is_accepting(self.state)
+        self.automaton.is_accepting(self.trail.state)
     }
 
     /// Whether EOS has been consumed: nothing more is allowed.
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.trail.finished
     }
 
     /// Whether EOS is the only choice: the state accepts and has no token or terminal
     /// edges. A decoder can then stop without sampling.
     pub fn only_eos_allowed(&self) -> bool {
-        !self.finished
+        !self.trail.finished
             && self.is_accepting()
-            && self.automaton.class_edges(self.state).next().is_none()
-            && !self.automaton.has_terminal_edges(self.state)
+            && self
+                .automaton
+                .class_edges(self.trail.state)
+                .next()
+                .is_none()
+            && !self.automaton.has_terminal_edges(self.trail.state)
     }
 
     /// Writes the allowed tokens into `mask`: bit `i % 32` of word `i / 32` is set exactly
@@ -119,7 +114,7 @@ where
     /// Fails, leaving `mask` untouched, if it has fewer than `vocab_size` bits.
     pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), WalkError> {
         let need = crate::matcher::mask_width(mask, self.automaton.vocab_size())?;
-        if self.finished {
+        if self.trail.finished {
             mask.fill(0);
             return Ok(());
         }
@@ -127,9 +122,9 @@ where
         // the rest of a wider mask. `dense` has exactly `need` words.
         let a: &TokenAutomaton<W> = &self.automaton;
         let mut terminals = a
-            .terminal_edges(self.state)
+            .terminal_edges(self.trail.state)
             .filter_map(|(k, _)| a.terminal_mask(k));
-        if let Some(dense) = a.dense_mask(self.state) {
+        if let Some(dense) = a.dense_mask(self.trail.state) {
             let (head, tail) = mask.split_at_mut(need);
             head.copy_from_slice(dense);
             tail.fill(0);
@@ -151,7 +146,7 @@ where
         }
         // Class by class, a precomputed mask word at a time (each word once per class, so
         // no store waits on the previous one); classes are disjoint, so ORing loses nothing.
-        a.or_class_mask_words(self.state, mask);
+        a.or_class_mask_words(self.trail.state, mask);
         self.set_eos_bits(mask);
         Ok(())
     }
@@ -168,43 +163,37 @@ where
 
     /// Whether `token` may come next.
     pub fn is_allowed(&self, token: u32) -> bool {
-        if self.finished {
+        if self.trail.finished {
             return false;
         }
         // A dense mask is checked against the edges on load: one bit test instead of a
         // binary search over ~100k edges.
-        if let Some(dense) = self.automaton.dense_mask(self.state) {
+        if let Some(dense) = self.automaton.dense_mask(self.trail.state) {
             let set = dense
                 .get((token / 32) as usize)
                 .is_some_and(|w| w & (1 << (token % 32)) != 0);
-            if set || !self.automaton.has_terminal_edges(self.state) {
+            if set || !self.automaton.has_terminal_edges(self.trail.state) {
                 return set;
             }
         }
-        step(&self.automaton, self.state, token).is_some()
+        step(&self.automaton, self.trail.state, token).is_some()
     }
 
     /// Consumes one token. EOS in an accepting state finishes the walk. A token that is
     /// not allowed is an error naming it and the state, and changes nothing.
     pub fn consume(&mut self, token: u32) -> Result<(), WalkError> {
-        if self.finished {
+        if self.trail.finished {
             return Err(WalkError::new(
                 WalkErrorKind::Finished,
                 format!(
                     "cannot consume token {token}: the walk already ended with EOS in state {}",
-                    self.state
+                    self.trail.state
                 ),
             ));
         }
-        match step(&self.automaton, self.state, token) {
-            Some(Step::Eos) => {
-                self.history.push(self.state);
-                self.finished = true;
-                Ok(())
-            }
-            Some(Step::To(next)) => {
-                self.history.push(self.state);
-                self.state = next;
+        match step(&self.automaton, self.trail.state, token) {
+            Some(to) => {
+                self.trail.take(to);
                 Ok(())
             }
             None => Err(self.not_allowed(token)),
@@ -213,7 +202,7 @@ where
 
     fn not_allowed(&self, token: u32) -> WalkError {
         let a: &TokenAutomaton<W> = &self.automaton;
-        let s = self.state;
+        let s = self.trail.state;
         if token >= a.vocab_size() {
             WalkError::new(
                 WalkErrorKind::OutOfVocabulary,
@@ -251,35 +240,14 @@ where
 
     /// How many leading tokens of `tokens` would be accepted from here, without moving.
     pub fn validate_tokens(&self, tokens: &[u32]) -> usize {
-        if self.finished {
-            return 0;
-        }
-        let mut state = self.state;
-        for (i, &t) in tokens.iter().enumerate() {
-            match step(&self.automaton, state, t) {
-                Some(Step::To(next)) => state = next,
-                Some(Step::Eos) => return i + 1,
-                None => return i,
-            }
-        }
-        tokens.len()
+        self.trail
+            .validate(tokens, |state, t| step(&self.automaton, state, t))
     }
 
     /// Undoes the last `n` consumed tokens (EOS included). Fails, changing nothing, if
     /// fewer than `n` were consumed.
     pub fn rollback(&mut self, n: usize) -> Result<(), WalkError> {
-        if n > self.history.len() {
-            return Err(crate::matcher::rollback_too_far(n, self.history.len()));
-        }
-        if n == 0 {
-            return Ok(());
-        }
-        let keep = self.history.len() - n;
-        self.state = self.history[keep];
-        self.history.truncate(keep);
-        // EOS is always the last token consumed, so any rollback undoes it.
-        self.finished = false;
-        Ok(())
+        self.trail.rollback(n)
     }
 
     /// The tokens the constraint forces from here: while the state does not accept and
@@ -287,11 +255,11 @@ where
     /// sampling. Bounded by the number of states, so a forced cycle stays finite.
     pub fn forced_tokens(&self) -> Vec<u32> {
         let mut out = Vec::new();
-        if self.finished {
+        if self.trail.finished {
             return out;
         }
         let a: &TokenAutomaton<W> = &self.automaton;
-        let mut state = self.state;
+        let mut state = self.trail.state;
         for _ in 0..a.num_states() {
             if a.is_accepting(state) || a.has_terminal_edges(state) {
                 break;
@@ -316,12 +284,6 @@ fn or_into(dst: &mut [u32], src: &[u32]) {
     for (d, s) in dst.iter_mut().zip(src) {
         *d |= s;
     }
-}
-
-/// Where a token leads from a state.
-enum Step {
-    To(StateId),
-    Eos,
 }
 
 fn step<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, state: StateId, token: u32) -> Option<Step> {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::{BuildError, BuildErrorKind, CompileStats, RegexCompiler};
 use fst_core::compose::VocabTrie;
+use fst_core::lazy::LazyAutomaton;
 use fst_core::regex::{ByteDfa, RegexBuilder, RegexError};
 use fst_core::TokenVocabulary;
 use serde_json::Value;
@@ -45,6 +46,20 @@ pub struct Compiled {
     pub warnings: Vec<Warning>,
     /// Stage timings of the regex compile.
     pub stats: CompileStats,
+}
+
+/// A schema compiled for lazy matching: only its byte DFA is built; each state's tokens are
+/// composed when a walk first reaches it (`fst_core::lazy`).
+#[derive(Clone, Debug)]
+pub struct LazyCompiled {
+    /// The lazy automaton; `automaton.start_matcher()` gives a matcher.
+    pub automaton: LazyAutomaton,
+    /// Keywords not enforced (empty unless [`Config::lenient`]).
+    pub warnings: Vec<Warning>,
+    /// Time to translate the schema into its regex and build the byte DFA.
+    pub byte_dfa_time: std::time::Duration,
+    /// States of the byte DFA.
+    pub byte_dfa_states: usize,
 }
 
 /// Compiles JSON Schemas (draft 2020-12, with draft-07 spellings) into token automata.
@@ -171,18 +186,46 @@ impl JsonSchemaCompiler {
         self.compile_schema(any, trie)
     }
 
+    /// Compiles `schema` (JSON text) for lazy matching over the vocabulary of `trie`: the
+    /// choice for one-off schemas, where compile plus the first mask matters (see
+    /// `fst_core::lazy` for what it costs). Same errors as [`compile_with_trie`](Self::compile_with_trie).
+    pub fn compile_lazy(
+        &self,
+        schema: &str,
+        trie: Arc<VocabTrie>,
+    ) -> Result<LazyCompiled, JsonSchemaError> {
+        let started = std::time::Instant::now();
+        let schema = self.to_regex(schema)?;
+        let dfa = self.schema_dfa(&schema)?;
+        let byte_dfa_time = started.elapsed();
+        let automaton = RegexCompiler::new()
+            .compile_dfa_lazy(&dfa, "the schema's regex", trie)
+            .map_err(|e| compile_error(&e))?;
+        Ok(LazyCompiled {
+            automaton,
+            warnings: schema.warnings,
+            byte_dfa_time,
+            byte_dfa_states: dfa.num_states(),
+        })
+    }
+
+    /// The schema regex's byte DFA, within the state limit.
+    fn schema_dfa(&self, schema: &SchemaRegex) -> Result<ByteDfa, JsonSchemaError> {
+        schema.dfa(self.config.dfa_state_limit).map_err(|e| {
+            let short: String = e.to_string().chars().take(300).collect();
+            JsonSchemaError::other(format!(
+                "the schema's automaton could not be built: {short}"
+            ))
+        })
+    }
+
     fn compile_schema(
         &self,
         schema: SchemaRegex,
         trie: &VocabTrie,
     ) -> Result<Compiled, JsonSchemaError> {
         let started = std::time::Instant::now();
-        let dfa = schema.dfa(self.config.dfa_state_limit).map_err(|e| {
-            let short: String = e.to_string().chars().take(300).collect();
-            JsonSchemaError::other(format!(
-                "the schema's automaton could not be built: {short}"
-            ))
-        })?;
+        let dfa = self.schema_dfa(&schema)?;
         let byte_dfa_time = started.elapsed();
         let (automaton, mut stats) = RegexCompiler::new()
             .dfa_state_limit(self.config.dfa_state_limit)

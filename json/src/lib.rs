@@ -38,6 +38,6 @@ mod schema;
 mod strings;
 mod value;
 
-pub use compiler::{Compiled, JsonSchemaCompiler, SchemaRegex};
+pub use compiler::{Compiled, JsonSchemaCompiler, LazyCompiled, SchemaRegex};
 pub use config::{Config, Whitespace};
 pub use error::{JsonSchemaError, Warning};

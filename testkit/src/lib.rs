@@ -6,12 +6,14 @@
 //! - [`file`]: the format's checksum written independently, forged after an edit so that
 //!   validation reaches the damage, and section lookup.
 //! - [`tokenize`]: random tokenizations of a text and acceptance by walking.
+//! - [`lockstep`]: two matchers of one constraint (lazy and eager) compared step by step.
 //! - [`vocabs`]: where the tokenizer files are, the small ones in `testdata/` and the real
 //!   ones in `../shared/vocabs` or `$FSTC_VOCABS` (skipped when absent), for the tests and
 //!   the examples alike.
 #![forbid(unsafe_code)]
 
 pub mod file;
+pub mod lockstep;
 pub mod paper;
 pub mod tokenize;
 pub mod vocabs;

@@ -7,7 +7,7 @@ use super::byte_automaton::ByteAutomaton;
 use super::class_trie::DenseClasses;
 use super::error::{edge_limit_error, out_of_range, state_limit_error};
 use super::error::{ComposeError, ComposeErrorKind};
-use super::grouping::{transition_table, GroupBy, Grouping};
+use super::grouping::{transition_table, GroupBy, Grouping, MAX_TABLE_ENTRIES};
 use super::labels::{EdgeLists, Labels, NONE};
 use super::trim::trim;
 use super::vocab_trie::VocabTrie;
@@ -52,7 +52,7 @@ where
     let vocab_size = check_inputs(dfa, trie, limits)?;
     let identity: [u8; 256] = std::array::from_fn(|b| b as u8);
     let dense = DenseClasses::new(dfa.byte_classes().unwrap_or(&identity));
-    let table = transition_table(dfa, &dense)?;
+    let table = transition_table(dfa, &dense, MAX_TABLE_ENTRIES)?;
     let grouping = Grouping::new(trie, dense, table.as_deref(), dfa.num_states(), group_by);
     let (order, edges) = discover(dfa, &grouping, table.as_deref(), limits)?;
     let accepting: Vec<bool> = order.iter().map(|&s| dfa.is_accepting(s)).collect();

@@ -98,13 +98,13 @@ impl ChildTable {
 
 /// A DFA's byte classes renumbered densely in order of first byte, with one
 /// representative byte per class to drive the DFA with.
-pub(super) struct DenseClasses {
-    pub(super) class_of_byte: [u8; 256],
-    pub(super) representative: Vec<u8>,
+pub(crate) struct DenseClasses {
+    pub(crate) class_of_byte: [u8; 256],
+    pub(crate) representative: Vec<u8>,
 }
 
 impl DenseClasses {
-    pub(super) fn new(classes: &[u8; 256]) -> DenseClasses {
+    pub(crate) fn new(classes: &[u8; 256]) -> DenseClasses {
         let mut representative: Vec<u8> = Vec::new();
         let mut dense: [Option<u8>; 256] = [None; 256];
         let mut class_of_byte = [0u8; 256];

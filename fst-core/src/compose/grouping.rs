@@ -50,23 +50,25 @@ const MIN_FUNCTION_ENTRIES: usize = 1 << 18;
 /// Class-trie nodes (summed over a frontier's states) below which one thread walks.
 const PARALLEL_WALK_NODES: usize = 1 << 16;
 /// Largest (states x classes) transition table built for the walks (16 MB).
-const MAX_TABLE_ENTRIES: usize = 1 << 22;
+pub(super) const MAX_TABLE_ENTRIES: usize = 1 << 22;
 
 /// Counters shared by the walks: token edges so far, whether the limit was passed, the limit.
 pub(super) type EdgeCounter<'a> = (&'a AtomicUsize, &'a AtomicBool, usize);
 
 /// The automaton as a dense table over the classes of `dense` (`NONE` for no
-/// transition), when that is small: the walks then take one load per node.
-pub(super) fn transition_table<A>(
+/// transition), when it has at most `max_entries` entries (the composition passes
+/// `MAX_TABLE_ENTRIES`): the walks then take one load per node.
+pub(crate) fn transition_table<A>(
     dfa: &A,
     dense: &DenseClasses,
+    max_entries: usize,
 ) -> Result<Option<Vec<u32>>, ComposeError>
 where
     A: ByteAutomaton + ?Sized,
 {
     let num_dfa_states = dfa.num_states();
     let k = dense.representative.len();
-    if num_dfa_states.saturating_mul(k) > MAX_TABLE_ENTRIES {
+    if num_dfa_states.saturating_mul(k) > max_entries {
         return Ok(None);
     }
     let mut table = Vec::with_capacity(num_dfa_states * k);

@@ -46,6 +46,9 @@ pub use crate::byte_automaton::ByteAutomaton;
 pub use assemble::ComposeLimits;
 pub use error::{ComposeError, ComposeErrorKind};
 pub use vocab_trie::VocabTrie;
+// For the lazy matcher (`crate::lazy`), which walks the same tables on demand.
+pub(crate) use class_trie::DenseClasses;
+pub(crate) use grouping::transition_table;
 
 use crate::automaton::{AutomatonParts, ClassParts};
 // `ByteAutomaton` lives in a module of its own, which both this one and `regex` (its

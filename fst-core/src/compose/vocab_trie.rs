@@ -249,6 +249,27 @@ impl VocabTrie {
         &self.token_ids[self.token_start[node] as usize..self.token_start[node + 1] as usize]
     }
 
+    /// Writes the bytes of `token` into `out` (cleared first) by climbing the level-order
+    /// trie from its node; `false`, with `out` empty, for a token without text or past the
+    /// vocabulary. What the lazy matcher drives its DFA with when a token is consumed.
+    pub(crate) fn spell_token(&self, token: u32, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        let levels = &self.levels;
+        let Some(&entry) = levels.of_token.get(token as usize) else {
+            return false;
+        };
+        let mut e = entry as usize;
+        if e >= levels.len() {
+            return false;
+        }
+        while e != 0 {
+            out.push(levels.symbol[e]);
+            e = levels.parent[e] as usize;
+        }
+        out.reverse();
+        true
+    }
+
     /// The longest token's length in bytes: the deepest node's depth, so a walk keeping
     /// one value per depth needs `max_depth() + 1` slots.
     pub fn max_depth(&self) -> usize {

@@ -17,6 +17,7 @@ mod extensions_differential;
 mod format_corruption;
 mod format_dense_masks;
 mod format_roundtrip;
+mod lazy_differential;
 mod paper_examples;
 mod pda_runtime;
 mod regex_algebra;

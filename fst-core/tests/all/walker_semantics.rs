@@ -284,7 +284,7 @@ fn random_walks_stay_in_the_language_and_are_reproducible() {
 
 /// A small vocabulary: every byte, some words, and the two-byte pieces of "Note: " and of
 /// the words, with EOS last.
-fn small_vocab() -> (fst_core::ByteVocabulary, u32) {
+pub(crate) fn small_vocab() -> (fst_core::ByteVocabulary, u32) {
     let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
     for piece in [
         "No", "te", ": ", "Note: ", "ab", "abc", "a\n", " x", "foo", "food",

@@ -1,0 +1,282 @@
+//! The lazy token automaton: composition on demand, one state at a time.
+//!
+//! The eager path (`crate::compose`) composes a byte DFA with the whole vocabulary up
+//! front, then trims, minimizes and lays out a file. For a schema compiled once per
+//! request that is most of the cost, while a decode visits a few dozen states. A
+//! [`LazyAutomaton`] keeps the byte DFA (as a dense table over its byte classes) and the
+//! shared [`VocabTrie`], and computes a state's allowed tokens the first time a walk
+//! reaches it: one pruned depth-first walk of the vocabulary trie from that DFA state,
+//! the same rule as the eager composition's. The result is cached in a slot per DFA state
+//! (a `OnceLock`), shared by every matcher and fork of the automaton, across threads.
+//!
+//! **When to prefer it**: one-off constraints (a JSON Schema per request), where compile
+//! plus the first mask matters more than the last microsecond of a cold mask. **What it
+//! costs**: each state's first mask is a trie walk (up to the vocabulary trie's size,
+//! ~0.1-2 ms on 128k-152k vocabularies, measured by the json bench's cold max); warm masks
+//! are a copy of a cached bitset like the eager walker's. There is no file, no
+//! minimization (states are byte-DFA states, so the cache can hold more states than the
+//! minimal automaton), and no terminal labels (such a DFA is refused: compile it eagerly).
+//!
+//! Masks, EOS, accept/reject, forced tokens, validation and rollback equal the eager
+//! walker's (the `lazy_differential` tests): EOS ids are allowed exactly in accepting
+//! states, tokens without text never (they are not in the trie), and a token is allowed
+//! only into a DFA state from which some token sequence reaches acceptance. That
+//! *token-level* liveness is what the eager composition's trimming keeps. It is computed
+//! here from the byte DFA when the two byte-level bounds agree (every byte a single-byte
+//! token: the usual case, and then exact), else by exploring the token-level reachable
+//! states once at build time.
+
+mod matcher;
+mod state;
+
+pub use matcher::LazyMatcher;
+
+use std::sync::{Arc, OnceLock};
+
+use crate::byte_automaton::ByteAutomaton;
+use crate::compose::{transition_table, ComposeError, ComposeErrorKind, DenseClasses, VocabTrie};
+use crate::minimize::coreachable;
+use state::{StateInfo, NO_STATE};
+
+/// A byte DFA over a vocabulary, composed on demand; see the module docs. Cloning shares
+/// the DFA, the trie and the cache.
+#[derive(Clone, Debug)]
+pub struct LazyAutomaton {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    trie: Arc<VocabTrie>,
+    /// Dense class of each byte.
+    class_of_byte: [u8; 256],
+    num_classes: usize,
+    /// `table[s * num_classes + c]`: the DFA's transition, `NO_STATE` for none.
+    table: Vec<u32>,
+    start: u32,
+    accepting: Vec<bool>,
+    /// DFA states from which a token sequence reaches acceptance.
+    live: Vec<bool>,
+    vocab_size: u32,
+    eos_ids: Vec<u32>,
+    /// Each DFA state's tokens, computed on first use.
+    cache: Vec<OnceLock<StateInfo>>,
+}
+
+impl LazyAutomaton {
+    /// The lazy automaton of `dfa` over the vocabulary of `trie`. Fails like the eager
+    /// composition on an empty language or an inconsistent DFA, and on terminal labels,
+    /// which the lazy matcher does not implement.
+    pub fn new<A>(dfa: &A, trie: Arc<VocabTrie>) -> Result<LazyAutomaton, ComposeError>
+    where
+        A: ByteAutomaton + ?Sized,
+    {
+        let vocab_size = check_inputs(dfa, &trie)?;
+        let identity: [u8; 256] = std::array::from_fn(|b| b as u8);
+        let dense = DenseClasses::new(dfa.byte_classes().unwrap_or(&identity));
+        let table = transition_table(dfa, &dense, usize::MAX)?
+            .expect("no entry limit, so the table is always built");
+        let n = dfa.num_states();
+        let mut inner = Inner {
+            class_of_byte: dense.class_of_byte,
+            num_classes: dense.representative.len(),
+            table,
+            start: dfa.start(),
+            accepting: (0..n as u32).map(|s| dfa.is_accepting(s)).collect(),
+            live: Vec::new(),
+            vocab_size,
+            eos_ids: trie.eos_ids().to_vec(),
+            cache: (0..n).map(|_| OnceLock::new()).collect(),
+            trie,
+        };
+        inner.live = inner.token_liveness();
+        if !inner.live[inner.start as usize] {
+            return Err(ComposeError::empty_language());
+        }
+        Ok(LazyAutomaton {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// A matcher at the start, sharing this automaton's cache.
+    pub fn start_matcher(&self) -> LazyMatcher {
+        LazyMatcher::new(self.clone())
+    }
+
+    /// Number of token ids of the vocabulary.
+    pub fn vocab_size(&self) -> u32 {
+        self.inner.vocab_size
+    }
+
+    /// The vocabulary's EOS ids, sorted.
+    pub fn eos_ids(&self) -> &[u32] {
+        &self.inner.eos_ids
+    }
+
+    /// Number of byte-DFA states: the most states the cache can hold.
+    pub fn num_dfa_states(&self) -> usize {
+        self.inner.accepting.len()
+    }
+
+    /// Number of states whose tokens have been computed so far.
+    pub fn num_cached_states(&self) -> usize {
+        self.inner
+            .cache
+            .iter()
+            .filter(|c| c.get().is_some())
+            .count()
+    }
+
+    fn start(&self) -> u32 {
+        self.inner.start
+    }
+
+    fn is_accepting(&self, state: u32) -> bool {
+        self.inner.accepting[state as usize]
+    }
+
+    fn is_eos(&self, token: u32) -> bool {
+        self.inner.eos_ids.binary_search(&token).is_ok()
+    }
+
+    /// The tokens of `state`, computed now if no walk reached it before.
+    fn info(&self, state: u32) -> &StateInfo {
+        let inner = &*self.inner;
+        inner.cache[state as usize].get_or_init(|| inner.compute(state))
+    }
+
+    /// Where `token` leads from `state`, if it is one of its token edges (EOS aside).
+    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
+        if !self.info(state).contains(token) {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        self.inner.trie.spell_token(token, &mut bytes);
+        self.inner.run(state, &bytes)
+    }
+}
+
+/// The vocabulary size as a token id bound, once the inputs are known to be consistent.
+fn check_inputs<A>(dfa: &A, trie: &VocabTrie) -> Result<u32, ComposeError>
+where
+    A: ByteAutomaton + ?Sized,
+{
+    let vocab_size = u32::try_from(trie.vocab_size()).map_err(|_| {
+        ComposeError::new(
+            ComposeErrorKind::InvalidInput,
+            format!(
+                "the vocabulary has {} ids, more than token ids (u32) can number",
+                trie.vocab_size()
+            ),
+        )
+    })?;
+    if dfa.num_states() == 0 {
+        return Err(ComposeError::empty_language());
+    }
+    if dfa.num_terminals() > 0 {
+        return Err(ComposeError::new(
+            ComposeErrorKind::InvalidInput,
+            format!(
+                "the lazy matcher does not implement terminal labels ({} in this automaton, \
+                 e.g. (?P<TEXT_TOKEN>)); compile it eagerly",
+                dfa.num_terminals()
+            ),
+        ));
+    }
+    if dfa.start() as usize >= dfa.num_states() {
+        return Err(ComposeError::new(
+            ComposeErrorKind::InvalidInput,
+            format!(
+                "start state {} is out of range (the automaton has {} states)",
+                dfa.start(),
+                dfa.num_states()
+            ),
+        ));
+    }
+    Ok(vocab_size)
+}
+
+impl Inner {
+    /// The DFA state after `bytes` from `state`, if it does not die on the way.
+    fn run(&self, mut state: u32, bytes: &[u8]) -> Option<u32> {
+        for &b in bytes {
+            let c = self.class_of_byte[b as usize] as usize;
+            state = self.table[state as usize * self.num_classes + c];
+            if state == NO_STATE {
+                return None;
+            }
+        }
+        Some(state)
+    }
+
+    /// The DFA states from which some token sequence reaches acceptance. Between two
+    /// byte-level bounds: backward reachability over the class edges whose class holds a
+    /// single-byte token (each such byte path is a token path: a lower bound) and over
+    /// all class edges (every token path is a byte path: an upper bound). When they
+    /// agree that is the answer; else the token-level graph is explored from the start.
+    fn token_liveness(&self) -> Vec<bool> {
+        let k = self.num_classes;
+        let mut single = vec![false; k];
+        for b in self.single_byte_tokens() {
+            single[self.class_of_byte[b as usize] as usize] = true;
+        }
+        let class_edges = |keep: &dyn Fn(usize) -> bool| -> Vec<Vec<(u32, u32)>> {
+            self.table
+                .chunks(k)
+                .map(|row| {
+                    row.iter()
+                        .enumerate()
+                        .filter(|&(c, &t)| t != NO_STATE && keep(c))
+                        .map(|(c, &t)| (c as u32, t))
+                        .collect()
+                })
+                .collect()
+        };
+        let upper = coreachable(self.accepting.clone(), &class_edges(&|_| true), |_| true);
+        let lower = coreachable(self.accepting.clone(), &class_edges(&|c| single[c]), |_| {
+            true
+        });
+        if lower == upper {
+            return upper;
+        }
+        self.explored_liveness()
+    }
+
+    /// The bytes that are text tokens on their own: the trie root's children with tokens.
+    fn single_byte_tokens(&self) -> Vec<u8> {
+        let trie = &*self.trie;
+        let mut out = Vec::new();
+        let mut node = 1;
+        while node < trie.num_nodes() {
+            if !trie.node_tokens(node).is_empty() {
+                out.push(trie.node_byte(node));
+            }
+            node = trie.subtree_end(node);
+        }
+        out
+    }
+
+    /// Token-level liveness by exploring every state reachable at token boundaries from
+    /// the start (one trie walk each, as the eager composition does), then backward
+    /// reachability over the token-level edges.
+    fn explored_liveness(&self) -> Vec<bool> {
+        let n = self.accepting.len();
+        let mut edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        let mut seen = vec![false; n];
+        let mut queue = vec![self.start];
+        seen[self.start as usize] = true;
+        let mut targets = vec![false; n];
+        while let Some(s) = queue.pop() {
+            self.walk(s, |t, _| targets[t as usize] = true);
+            for (t, hit) in targets.iter_mut().enumerate() {
+                if std::mem::take(hit) {
+                    edges[s as usize].push((0, t as u32));
+                    if !std::mem::replace(&mut seen[t], true) {
+                        queue.push(t as u32);
+                    }
+                }
+            }
+        }
+        coreachable(self.accepting.clone(), &edges, |_| true)
+    }
+}

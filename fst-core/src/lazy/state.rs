@@ -1,0 +1,112 @@
+//! One state's tokens: the pruned trie walk that finds them, and how they are kept.
+
+use super::Inner;
+
+/// No transition in the dense table (the value `compose::transition_table` writes).
+pub(super) const NO_STATE: u32 = u32::MAX;
+
+/// The token edges of one DFA state (EOS ids aside: the matcher adds them where
+/// accepting), as the eager layout keeps them: a bitset of the vocabulary's width when
+/// the state allows at least max(64, words) tokens (a mask is then one copy), else the
+/// sorted token ids.
+#[derive(Debug)]
+pub(super) enum StateInfo {
+    Dense { words: Box<[u32]>, count: u32 },
+    Sparse(Box<[u32]>),
+}
+
+impl StateInfo {
+    /// Whether `token` is an edge.
+    pub(super) fn contains(&self, token: u32) -> bool {
+        match self {
+            StateInfo::Dense { words, .. } => words
+                .get((token / 32) as usize)
+                .is_some_and(|w| w & (1 << (token % 32)) != 0),
+            StateInfo::Sparse(tokens) => tokens.binary_search(&token).is_ok(),
+        }
+    }
+
+    /// Number of token edges.
+    pub(super) fn count(&self) -> usize {
+        match self {
+            StateInfo::Dense { count, .. } => *count as usize,
+            StateInfo::Sparse(tokens) => tokens.len(),
+        }
+    }
+
+    /// The only token edge, if there is exactly one.
+    pub(super) fn single(&self) -> Option<u32> {
+        match self {
+            StateInfo::Sparse(tokens) if tokens.len() == 1 => Some(tokens[0]),
+            _ => None,
+        }
+    }
+
+    /// Writes the edges into `head` (exactly the vocabulary's words), overwriting it.
+    pub(super) fn write(&self, head: &mut [u32]) {
+        match self {
+            StateInfo::Dense { words, .. } => head.copy_from_slice(words),
+            StateInfo::Sparse(tokens) => {
+                head.fill(0);
+                for &t in tokens.iter() {
+                    head[(t / 32) as usize] |= 1 << (t % 32);
+                }
+            }
+        }
+    }
+}
+
+impl Inner {
+    /// The token edges of `state`: every token whose bytes drive the DFA from `state`
+    /// into a live state.
+    pub(super) fn compute(&self, state: u32) -> StateInfo {
+        let mut tokens = Vec::new();
+        self.walk(state, |target, ids| {
+            if self.live[target as usize] {
+                tokens.extend_from_slice(ids);
+            }
+        });
+        let words = (self.vocab_size as usize).div_ceil(32);
+        if tokens.len() >= words.max(64) {
+            let mut bits = vec![0u32; words];
+            for &t in &tokens {
+                bits[(t / 32) as usize] |= 1 << (t % 32);
+            }
+            StateInfo::Dense {
+                words: bits.into_boxed_slice(),
+                count: tokens.len() as u32,
+            }
+        } else {
+            tokens.sort_unstable();
+            StateInfo::Sparse(tokens.into_boxed_slice())
+        }
+    }
+
+    /// Calls `visit(target, tokens)` for every trie node spelling tokens that the DFA
+    /// reads from `from` without dying, `target` being the state reached: a depth-first
+    /// walk in the trie's preorder, keeping one state per depth and jumping past the
+    /// subtree of a byte the DFA rejects.
+    pub(super) fn walk(&self, from: u32, mut visit: impl FnMut(u32, &[u32])) {
+        let trie = &*self.trie;
+        let k = self.num_classes;
+        let mut at = vec![NO_STATE; trie.max_depth() + 1];
+        at[0] = from;
+        let nodes = trie.num_nodes();
+        let mut node = 1;
+        while node < nodes {
+            let depth = trie.node_depth(node);
+            let class = self.class_of_byte[trie.node_byte(node) as usize] as usize;
+            let next = self.table[at[depth - 1] as usize * k + class];
+            if next == NO_STATE {
+                node = trie.subtree_end(node);
+                continue;
+            }
+            at[depth] = next;
+            let ids = trie.node_tokens(node);
+            if !ids.is_empty() {
+                visit(next, ids);
+            }
+            node += 1;
+        }
+    }
+}
