@@ -92,6 +92,7 @@ fn script<M: Matcher + Clone>(
     stack_limit: usize,
     eos: &[u32],
     walks: usize,
+    probes: &[u32],
 ) -> (String, Reached) {
     let vocab_size = walker.vocab_size();
     let mut s = format!(
@@ -109,6 +110,15 @@ fn script<M: Matcher + Clone>(
             // Any token: allowed (the walk moves on both sides) or an error (neither moves).
             let any = rng.below(vocab_size as u64 + 2) as u32;
             writeln!(s, "consume {any} {}", code(walker.consume(any))).unwrap();
+            // Probes (e.g. an opening bracket) now and then: they move the walk where they
+            // are allowed, and near the stack limit the masks leave them out, so consuming
+            // one is the limit's error on both sides.
+            for &p in probes.iter().filter(|_| rng.below(3) == 0) {
+                let result = walker.consume(p);
+                reached.stack_limit_refusals +=
+                    matches!(&result, Err(e) if e.kind() == MatchErrorKind::StackLimit) as usize;
+                writeln!(s, "consume {p} {}", code(result)).unwrap();
+            }
             let choices = allowed(&walker, vocab_size);
             if choices.is_empty() || walker.is_finished() {
                 writeln!(s, "consume 0 {}", code(walker.clone().consume(0))).unwrap();
@@ -216,7 +226,7 @@ const PATTERN: &str = r#"\{"(id|name)": ([0-9]{1,3}|"[a-z ]{0,8}")\}"#;
 fn c_program_exercises_every_function() {
     let (automaton, file) = fixture_automaton(PATTERN, "script");
     let walker = Walker::new(&automaton);
-    let (script, reached) = script(walker, 0, 0, automaton.eos_ids(), 12);
+    let (script, reached) = script(walker, 0, 0, automaton.eos_ids(), 12, &[]);
     assert!(
         reached.forced_steps > 0,
         "the walks reach states with forced tokens"
@@ -237,7 +247,12 @@ item  ::= [0-9]{1,3} | root | "\"" [a-z]{0,4} "\""
 fn c_program_walks_a_token_pda() {
     let (pda, file) = fixture_pda(GRAMMAR, "grammar");
     let walker = PdaWalker::new(&pda).with_stack_limit(3);
-    let (script, reached) = script(walker, 1, 3, pda.eos_ids(), 24);
+    let vocab = fixture_vocab();
+    let open: Vec<u32> = (0..vocab.len() as u32)
+        .filter(|&t| vocab.token_bytes(t) == Some(b"["))
+        .collect();
+    assert!(!open.is_empty(), "the fixture spells `[`");
+    let (script, reached) = script(walker, 1, 3, pda.eos_ids(), 24, &open);
     assert!(
         reached.stack_limit_refusals > 0,
         "the walks reach the stack limit"
