@@ -73,8 +73,8 @@ fstc_status fstc_automaton_kind(const fstc_automaton *automaton, uint32_t *out);
 /* A matcher at the start state (a token PDA's stack holds at most 10000 symbols). */
 fstc_status fstc_matcher_new(const fstc_automaton *automaton, fstc_matcher **out);
 /* A matcher at the start state whose token PDA stack holds at most stack_limit symbols: a
- * token that would push past it is refused with FSTC_ERR_STACK_LIMIT (the mask still shows
- * it). An FSA has no stack; the limit does not apply. */
+ * token that would push past it is left out of the mask and refused with FSTC_ERR_STACK_LIMIT
+ * (the limit is part of the language). An FSA has no stack; the limit does not apply. */
 fstc_status fstc_matcher_new_with_stack_limit(const fstc_automaton *automaton,
                                               size_t stack_limit, fstc_matcher **out);
 /* A copy of matcher at the same position with the same history (it can roll back as far),
@@ -88,8 +88,8 @@ fstc_status fstc_matcher_reset(fstc_matcher *matcher);
 /* Fills mask (words uint32 words) with the tokens allowed next; EOS ids are set exactly
  * in accepting states, nothing after EOS. */
 fstc_status fstc_matcher_fill_mask(const fstc_matcher *matcher, uint32_t *mask, size_t words);
-/* *out = whether token may come next: false past the vocabulary, and false for a token the mask
- * shows but that would push a PDA's stack past its limit (consuming it gives FSTC_ERR_STACK_LIMIT). */
+/* *out = whether token may come next, as the mask says: false past the vocabulary, and false for
+ * a token that would push a PDA's stack past its limit (consuming it gives FSTC_ERR_STACK_LIMIT). */
 fstc_status fstc_matcher_is_allowed(const fstc_matcher *matcher, uint32_t token, bool *out);
 /* Consumes one token; EOS in an accepting state finishes the walk. On error nothing changes. */
 fstc_status fstc_matcher_consume(fstc_matcher *matcher, uint32_t token);

@@ -330,8 +330,8 @@ pub unsafe extern "C" fn fstc_matcher_new(
 }
 
 /// A matcher at the start whose token PDA stack holds at most `stack_limit` symbols: a
-/// token that would push past it is refused with `FSTC_ERR_STACK_LIMIT`. An FSA has no
-/// stack; the limit does not apply to it.
+/// token that would push past it is left out of masks and refused with
+/// `FSTC_ERR_STACK_LIMIT`. An FSA has no stack; the limit does not apply to it.
 ///
 /// # Safety
 /// `automaton` null or live; `out` null or writable.

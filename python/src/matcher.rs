@@ -39,8 +39,8 @@ impl Matcher {
 #[pymethods]
 impl Matcher {
     /// A matcher at the automaton's start state. `stack_limit` bounds a token PDA's
-    /// stack (default 10,000 symbols): a token that would push past it raises `FstcError`
-    /// in `accept_tokens`. An FSA has no stack and ignores it.
+    /// stack (default 10,000 symbols): masks leave out a token that would push past it, and
+    /// `accept_tokens` given one raises `FstcError`. An FSA has no stack and ignores it.
     #[new]
     #[pyo3(signature = (automaton, stack_limit = None))]
     fn new(automaton: &TokenAutomaton, stack_limit: Option<usize>) -> Self {
@@ -73,9 +73,9 @@ impl Matcher {
 
     /// Consumes all of `tokens` and returns True, or, if any is not allowed where it
     /// comes, consumes none and returns False. EOS in an accepting state terminates the
-    /// matcher; nothing is accepted after it. A token the mask allows but that would push
-    /// a PDA's stack past its limit raises `FstcError` (consuming none): the output cannot
-    /// continue within the limit.
+    /// matcher; nothing is accepted after it. A token that would push a PDA's stack past
+    /// its limit (masks leave it out) raises `FstcError` (consuming none), so a decoder
+    /// can tell the limit from an ordinary refusal.
     fn accept_tokens(&mut self, tokens: Vec<i64>) -> PyResult<bool> {
         let Some(ids) = token_ids(&tokens).into_iter().collect::<Option<Vec<u32>>>() else {
             return Ok(false);

@@ -178,7 +178,7 @@ def test_stack_limit_is_an_error_with_the_rust_message(bytelevel):
     matcher = fstc.Matcher(pda, stack_limit=2)
     assert matcher.accept_tokens([open_, open_, open_])  # the outermost pushes nothing
     before = matcher.allowed_tokens()
-    assert open_ in before  # the mask shows it; consuming it is what overflows
+    assert open_ not in before  # the limit is part of the language: the mask leaves it out
     with pytest.raises(fstc.FstcError, match="stack limit of 2"):
         matcher.accept_tokens([open_])
     assert matcher.num_accepted == 3 and matcher.allowed_tokens() == before
