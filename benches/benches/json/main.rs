@@ -51,8 +51,9 @@ fn real_main() -> Result<()> {
     println!("# JSON Schemas\n");
     println!(
         "Output form for every engine: compact (no whitespace), properties in schema order. \
-         fstc: `JsonSchemaCompiler` with `Whitespace::Compact`, lenient (json-large's \
-         `format: uri` is refused by fstc and left out with a warning); llguidance: \
+         fstc: `JsonSchemaCompiler` with `Whitespace::Compact`, lenient (a keyword fstc \
+         refuses would be left out with a warning, counted in the note column; none is \
+         in these schemas); llguidance: \
          `x-guidance: {{\"whitespace_flexible\": false}}`; outlines-core: \
          `regex_from_str(schema, Some(\"\"))` then `Index::new` (both in its compile time)."
     );
