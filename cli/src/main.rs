@@ -43,7 +43,8 @@ enum Command {
     Compile(CompileCommand),
     /// Print a token automaton's size, vocabulary and EOS ids.
     Info(InfoArgs),
-    /// Print Graphviz DOT: a token automaton, a regex's byte automaton, or a vocabulary's detokenizer.
+    /// Print Graphviz DOT: a token automaton (FSA or PDA), a regex's byte automaton, a grammar's
+    /// byte PDA, or a vocabulary's detokenizer.
     Dot(DotArgs),
     /// Print random walks through a token automaton, one JSON line each.
     Sample(SampleArgs),
@@ -195,7 +196,7 @@ struct InfoArgs {
     clap::ArgGroup::new("what")
         .required(true)
         .multiple(true)
-        .args(["file", "regex", "vocab"])
+        .args(["file", "regex", "grammar", "vocab"])
 ))]
 struct DotArgs {
     /// A token automaton file, FSA or PDA (with --vocab, edges show token text instead of
@@ -209,6 +210,10 @@ struct DotArgs {
         conflicts_with_all = ["file", "vocab"]
     )]
     regex: Option<String>,
+    /// Draw the byte PDA of this grammar file (GBNF or the paper's arrow notation): bytes and
+    /// calls on edges, the return address each call pushes, as in the paper's Figure 6.
+    #[arg(long, value_name = "GRAMMAR", conflicts_with_all = ["file", "regex", "vocab"])]
+    grammar: Option<PathBuf>,
     /// With --vocab: draw the vocabulary's detokenizing FST (for small vocabularies), or
     /// label FILE's edges with token text.
     #[command(flatten)]
@@ -598,6 +603,13 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
     if let Some(pattern) = &args.regex {
         let dfa = ByteDfa::from_regex(pattern, fst_core::regex::DEFAULT_DFA_STATE_LIMIT)?;
         print!("{}", dfa.to_dot());
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(path) = &args.grammar {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read grammar {}", path.display()))?;
+        let pda = pda::Pda::from_gbnf(&text).with_context(|| format!("{}", path.display()))?;
+        print!("{}", pda.to_dot());
         return Ok(ExitCode::SUCCESS);
     }
     match (&args.file, args.vocab.given()) {

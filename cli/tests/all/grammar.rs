@@ -1,10 +1,10 @@
 //! `fstc compile grammar`: a grammar file to a token PDA file a decoder loads and walks,
 //! the syntax from the extension or --syntax, sizes with --stats, and errors with
-//! positions (exit 2).
+//! positions (exit 2); `fstc dot --grammar` draws the byte PDA.
 
 use std::process::Command;
 
-use crate::common::{fstc, repo, scratch, stderr};
+use crate::common::{fstc, repo, scratch, stderr, stdout};
 
 use detok::Vocabulary;
 use fst_core::pda_walker::PdaWalker;
@@ -138,4 +138,35 @@ fn grammar_errors_name_the_line_and_column_and_exit_2() {
         assert!(err.contains(name) && err.contains(expected), "{name}: {err}");
     }
     assert!(!out.exists());
+}
+
+/// `fstc dot --grammar` draws the paper's Figure 6: the byte PDA of S → ab | aSb, whose
+/// call of S after `a` pushes the return address `S: "a" S •` and whose ends pop it.
+#[test]
+fn dot_draws_a_grammars_byte_pda_as_in_figure_6() {
+    let dir = scratch("dot");
+    let anbn = dir.join("anbn.gbnf");
+    std::fs::write(&anbn, "S → \"ab\" | \"a\" S \"b\"\n").unwrap();
+    let run = fstc(&["dot", "--grammar", anbn.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let dot = stdout(&run);
+    assert!(dot.starts_with("digraph pda {"), "{dot}");
+    for line in [
+        r#"0 -> 1 [label="a"];"#,
+        r#"1 -> 2 [label="b"];"#,
+        r#"1 -> 1 [label="a\n(S: \"a\" S •"];"#,
+        r#"2 -> 3 [label="ε\n)S: \"a\" S •"];"#,
+        r#"3 -> 2 [label="b"];"#,
+    ] {
+        assert!(dot.contains(line), "missing {line} in\n{dot}");
+    }
+    let bad = dir.join("bad.gbnf");
+    std::fs::write(&bad, "root ::= \"a\" thing\n").unwrap();
+    let run = fstc(&["dot", "--grammar", bad.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr(&run).contains("unknown rule `thing` at line 1, column 14"),
+        "{}",
+        stderr(&run)
+    );
 }
