@@ -542,52 +542,40 @@ fn pda_structural_damage_is_named() {
     };
     use testkit::file::{forge_checksum, section};
     let pda = TokenPda::from_parts(figure7_pda_parts()).unwrap();
-    let damaged = |edit: &dyn Fn(&mut Vec<u32>)| {
-        let mut words = pda.as_words().to_vec();
-        edit(&mut words);
-        forge_checksum(&mut words);
-        TokenPda::from_words(words).unwrap_err()
-    };
-    type Edit<'a> = &'a dyn Fn(&mut Vec<u32>);
-    let cases: [(Edit, &str); 5] = [
+    // Each case writes `value` at word `offset` of a section and names the error expected.
+    let cases = [
         (
-            &|w| {
-                let at = section(w, SECTION_STACK_OPS).0;
-                w[at] = 9
-            },
+            SECTION_STACK_OPS,
+            0,
+            9,
             "pushes sequence 9, but there are 4 push sequences",
         ),
         (
-            &|w| {
-                let at = section(w, SECTION_POP_EDGES).0;
-                w[at] = 1
-            },
+            SECTION_POP_EDGES,
+            0,
+            1,
             "symbol 1 is not below the 1 stack symbols",
         ),
         (
-            &|w| {
-                let at = section(w, SECTION_POP_EDGES).0 + 1;
-                w[at] = 6
-            },
+            SECTION_POP_EDGES,
+            1,
+            6,
             "target 6 is not below the number of nodes 6",
         ),
+        (SECTION_PUSH_OFFSETS, 1, 1, "sequence 0, the empty sequence"),
         (
-            &|w| {
-                let at = section(w, SECTION_PUSH_OFFSETS).0 + 1;
-                w[at] = 1
-            },
-            "sequence 0, the empty sequence",
-        ),
-        (
-            &|w| {
-                let at = section(w, SECTION_PUSH_SYMBOLS).0;
-                w[at] = 3
-            },
+            SECTION_PUSH_SYMBOLS,
+            0,
+            3,
             "symbol 3 is not below the 1 stack symbols",
         ),
     ];
-    for (edit, needle) in cases {
-        let e = damaged(edit);
+    for (id, offset, value, needle) in cases {
+        let mut words = pda.as_words().to_vec();
+        let at = section(&words, id).0 + offset;
+        words[at] = value;
+        forge_checksum(&mut words);
+        let e = TokenPda::from_words(words).unwrap_err();
         assert_eq!(e.kind(), FormatErrorKind::StackSections, "{e}");
         assert!(e.to_string().contains(needle), "{e}");
     }
