@@ -6,6 +6,10 @@
  * token, roll back rejected draft tokens. Link libfstc_capi.a (with -lpthread -ldl -lm) or
  * libfstc_capi.so.
  *
+ * No lazy automata: fst-core's lazy matcher (Python's `lazy=True`) composes each state with
+ * the vocabulary during decoding, so it needs the byte DFA and the vocabulary trie, which
+ * only the compiler builds; this library is load-only. Compile with `fstc compile` and load.
+ *
  * Every fallible function returns an fstc_status; on failure fstc_last_error() gives a
  * message naming what is wrong. Bad input (null pointers, a corrupt file, a token out of
  * range, a mask narrower than the vocabulary, a small buffer) is a status, never a crash.

@@ -1,7 +1,8 @@
 """fstc: token automata for constrained LLM decoding.
 
 Compile a constraint for a tokenizer once (``compile_regex``, ``compile_json_schema``,
-``compile_grammar``), then mask each decoding step with a ``Matcher`` per sequence (``copy()`` forks one for a
+``compile_grammar``; ``lazy=True`` for a regex or schema used once: a ``LazyAutomaton``
+that composes each state on first use), then mask each decoding step with a ``Matcher`` per sequence (``copy()`` forks one for a
 beam): ``fill_bitmask`` writes the allowed tokens into an int32 bitmask (token t allowed
 iff bit t % 32 of word t // 32 is set), ``accept_tokens`` advances. ``fstc.processors`` applies this to logits (numpy); ``fstc.hf`` and
 ``fstc.llama_cpp`` plug it into Hugging Face transformers and llama-cpp-python.
@@ -9,6 +10,7 @@ iff bit t % 32 of word t // 32 is set), ``accept_tokens`` advances. ``fstc.proce
 
 from ._fstc import (
     FstcError,
+    LazyAutomaton,
     Matcher,
     SchemaWarning,
     TokenAutomaton,
@@ -23,6 +25,7 @@ from .bitmask import allocate_token_bitmask, bitmask_words, unpack_bitmask
 
 __all__ = [
     "FstcError",
+    "LazyAutomaton",
     "Matcher",
     "SchemaWarning",
     "TokenAutomaton",

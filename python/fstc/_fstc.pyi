@@ -1,7 +1,7 @@
 """Type stubs for the fstc extension module (see the docstrings at run time)."""
 
 from os import PathLike
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 __version__: str
 
@@ -63,14 +63,58 @@ class TokenAutomaton:
         self, n: int, seed: int = 0, max_tokens: int = 64
     ) -> List[Tuple[List[int], bool]]: ...
 
+class LazyAutomaton:
+    """A regex or JSON Schema compiled with ``lazy=True``: only the byte DFA is built;
+    each state's tokens are composed the first time a matcher reaches it and cached for
+    every matcher and copy (thread-safe). ``Matcher`` walks it exactly as the eager
+    ``TokenAutomaton`` of the same constraint. No file form (no ``save``/``to_bytes``)."""
+
+    @property
+    def kind(self) -> Literal["lazy"]: ...
+    @property
+    def num_dfa_states(self) -> int: ...
+    @property
+    def num_cached_states(self) -> int: ...
+    @property
+    def vocab_size(self) -> int: ...
+    @property
+    def vocab_fingerprint(self) -> int: ...
+    @property
+    def eos_ids(self) -> List[int]: ...
+    def sample(
+        self, n: int, seed: int = 0, max_tokens: int = 64
+    ) -> List[Tuple[List[int], bool]]: ...
+
+Automaton = Union[TokenAutomaton, LazyAutomaton]
+
+@overload
 def compile_regex(
     pattern: str,
     vocab: Vocabulary,
     *,
+    lazy: Literal[False] = False,
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
     image_tokens: Optional[Sequence[int]] = None,
 ) -> TokenAutomaton: ...
+@overload
+def compile_regex(
+    pattern: str,
+    vocab: Vocabulary,
+    *,
+    lazy: Literal[True],
+    dfa_state_limit: Optional[int] = None,
+) -> LazyAutomaton: ...
+@overload
+def compile_regex(
+    pattern: str,
+    vocab: Vocabulary,
+    *,
+    lazy: bool,
+    dfa_state_limit: Optional[int] = None,
+    token_edge_limit: Optional[int] = None,
+    image_tokens: Optional[Sequence[int]] = None,
+) -> Automaton: ...
 
 def compile_grammar(
     text: str,
@@ -92,10 +136,12 @@ class SchemaWarning:
     @property
     def message(self) -> str: ...
 
+@overload
 def compile_json_schema(
     schema: Union[str, bool, Dict[str, Any]],
     vocab: Vocabulary,
     *,
+    lazy: Literal[False] = False,
     whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
     max_whitespace: int = 8,
     indent: int = 2,
@@ -106,11 +152,43 @@ def compile_json_schema(
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
 ) -> Tuple[TokenAutomaton, List[SchemaWarning]]: ...
+@overload
+def compile_json_schema(
+    schema: Union[str, bool, Dict[str, Any]],
+    vocab: Vocabulary,
+    *,
+    lazy: Literal[True],
+    whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
+    max_whitespace: int = 8,
+    indent: int = 2,
+    additional_properties: bool = True,
+    recursion_depth: Optional[int] = None,
+    any_json_depth: Optional[int] = None,
+    lenient: bool = False,
+    dfa_state_limit: Optional[int] = None,
+) -> Tuple[LazyAutomaton, List[SchemaWarning]]: ...
+@overload
+def compile_json_schema(
+    schema: Union[str, bool, Dict[str, Any]],
+    vocab: Vocabulary,
+    *,
+    lazy: bool,
+    whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
+    max_whitespace: int = 8,
+    indent: int = 2,
+    additional_properties: bool = True,
+    recursion_depth: Optional[int] = None,
+    any_json_depth: Optional[int] = None,
+    lenient: bool = False,
+    dfa_state_limit: Optional[int] = None,
+    token_edge_limit: Optional[int] = None,
+) -> Tuple[Automaton, List[SchemaWarning]]: ...
 
 class Matcher:
-    """One sequence's position in a token automaton (vLLM structured-output semantics)."""
+    """One sequence's position in a token automaton, eager or lazy (vLLM structured-output
+    semantics)."""
 
-    def __init__(self, automaton: TokenAutomaton, stack_limit: Optional[int] = None) -> None: ...
+    def __init__(self, automaton: Automaton, stack_limit: Optional[int] = None) -> None: ...
     def copy(self) -> Matcher: ...
     def __copy__(self) -> Matcher: ...
     def __deepcopy__(self, memo: Any) -> Matcher: ...
@@ -130,7 +208,7 @@ class Matcher:
     @property
     def vocab_size(self) -> int: ...
     @property
-    def automaton(self) -> TokenAutomaton: ...
+    def automaton(self) -> Automaton: ...
 
 def fill_bitmasks(
     matchers: Sequence[Matcher], bitmask: Any, indices: Optional[Sequence[int]] = None

@@ -1,7 +1,7 @@
 """A Hugging Face transformers ``LogitsProcessor`` backed by fstc.
 
     from fstc.hf import FstcLogitsProcessor
-    processor = FstcLogitsProcessor(automaton)
+    processor = FstcLogitsProcessor(automaton)  # a TokenAutomaton or a LazyAutomaton
     model.generate(**inputs, logits_processor=LogitsProcessorList([processor]))
 
 ``input_ids`` (batch, seq) and ``scores`` (batch, vocab) are torch tensors; numpy arrays
@@ -17,9 +17,8 @@ from typing import Any, Sequence, Union
 
 import numpy as np
 
-from ._fstc import TokenAutomaton
 from .bitmask import bitmask_words
-from .processors import ConstrainedBatch
+from .processors import Automaton, ConstrainedBatch
 
 try:  # Subclass transformers' base when it is installed; any callable works otherwise.
     from transformers import LogitsProcessor as _Base  # type: ignore[import-not-found]
@@ -30,7 +29,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 class FstcLogitsProcessor(_Base):  # type: ignore[misc,valid-type]
     """Masks the logits of tokens the constraint does not allow, row by row."""
 
-    def __init__(self, automata: Union[TokenAutomaton, Sequence[TokenAutomaton]]):
+    def __init__(self, automata: Union[Automaton, Sequence[Automaton]]):
         self.batch = ConstrainedBatch(automata)
 
     def reset(self) -> None:

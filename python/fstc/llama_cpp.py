@@ -2,7 +2,7 @@
 
     from llama_cpp import LogitsProcessorList
     from fstc.llama_cpp import FstcLlamaLogitsProcessor
-    processor = FstcLlamaLogitsProcessor(automaton)
+    processor = FstcLlamaLogitsProcessor(automaton)  # a TokenAutomaton or a LazyAutomaton
     llm(prompt, logits_processor=LogitsProcessorList([processor]))
 
 llama-cpp-python calls ``processor(input_ids, scores)`` with every token so far (prompt
@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._fstc import TokenAutomaton
-from .processors import ConstrainedBatch
+from .processors import Automaton, ConstrainedBatch
 
 
 class FstcLlamaLogitsProcessor:
     """Masks, in place, the logits of tokens the constraint does not allow."""
 
-    def __init__(self, automaton: TokenAutomaton):
+    def __init__(self, automaton: Automaton):
         self.batch = ConstrainedBatch(automaton)
 
     def reset(self) -> None:

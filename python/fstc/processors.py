@@ -14,23 +14,27 @@ from typing import Any, List, Optional, Sequence, Union
 
 import numpy as np
 
-from ._fstc import FstcError, Matcher, TokenAutomaton, fill_bitmasks
+from ._fstc import FstcError, LazyAutomaton, Matcher, TokenAutomaton, fill_bitmasks
 from .bitmask import allocate_token_bitmask, unpack_bitmask
+
+
+Automaton = Union[TokenAutomaton, LazyAutomaton]
 
 
 class ConstrainedBatch:
     """One matcher per batch row, plus each row's prompt length.
 
-    ``automata`` is one automaton for every row, or one per row. The batch size is fixed
+    ``automata`` is one automaton (a ``TokenAutomaton``, or a ``LazyAutomaton`` from
+    ``lazy=True``) for every row, or one per row. The batch size is fixed
     by the first ``update`` when a single automaton is given. Rows whose matcher has
     accepted EOS are finished: their later tokens (padding) are ignored and their logits
     left alone.
     """
 
-    def __init__(self, automata: Union[TokenAutomaton, Sequence[TokenAutomaton]]):
-        if isinstance(automata, TokenAutomaton):
-            self._shared: Optional[TokenAutomaton] = automata
-            self._automata: List[TokenAutomaton] = []
+    def __init__(self, automata: Union[Automaton, Sequence[Automaton]]):
+        if isinstance(automata, (TokenAutomaton, LazyAutomaton)):
+            self._shared: Optional[Automaton] = automata
+            self._automata: List[Automaton] = []
         else:
             self._shared = None
             self._automata = list(automata)

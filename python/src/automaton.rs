@@ -1,7 +1,6 @@
 //! `fstc.TokenAutomaton` and the `compile_*` functions that build one.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use fst_core::any::{AnyAutomaton, SharedAutomaton};
 use fst_core::automaton::AutomatonKind;
@@ -14,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::errors::fstc_error;
+use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
 use crate::vocab::Vocabulary;
 
 /// A compiled constraint over one vocabulary's token ids: immutable, shared by any number
@@ -195,21 +195,53 @@ impl TokenAutomaton {
 }
 
 /// Compiles a regular expression (full-match semantics, the `regex` crate's syntax plus
-/// fstc's extensions) into a token automaton for `vocab`. The GIL is released while
-/// compiling. Limits turn state explosions into `FstcError`s.
+/// fstc's extensions) into a token automaton for `vocab`: a `TokenAutomaton`, or with
+/// `lazy=True` a `LazyAutomaton` (only the byte DFA is built now; see its docs). The GIL is
+/// released while compiling. Limits turn state explosions into `FstcError`s.
 #[pyfunction]
-#[pyo3(signature = (pattern, vocab, *, dfa_state_limit = None, token_edge_limit = None, image_tokens = None))]
+#[pyo3(signature = (
+    pattern, vocab, *, lazy = false, dfa_state_limit = None, token_edge_limit = None,
+    image_tokens = None
+))]
 pub fn compile_regex(
     py: Python<'_>,
     pattern: &str,
     vocab: &Vocabulary,
+    lazy: bool,
     dfa_state_limit: Option<usize>,
     token_edge_limit: Option<usize>,
     image_tokens: Option<Vec<u32>>,
-) -> PyResult<TokenAutomaton> {
+) -> PyResult<EitherAutomaton> {
     let mut compiler = RegexCompiler::new();
     if let Some(limit) = dfa_state_limit {
         compiler = compiler.dfa_state_limit(limit);
+    }
+    if lazy {
+        refuse_eager_options(&[
+            (
+                "token_edge_limit",
+                token_edge_limit.is_some(),
+                "bounds the token edges composed up front",
+            ),
+            (
+                "image_tokens",
+                image_tokens.is_some(),
+                "feeds the IMAGE terminal label",
+            ),
+        ])?;
+        let (inner, fingerprint) = py
+            .detach(|| {
+                let trie = vocab.trie();
+                let fingerprint = trie.fingerprint();
+                compiler
+                    .compile_lazy(pattern, trie)
+                    .map(|a| (a, fingerprint))
+            })
+            .map_err(fstc_error)?;
+        return Ok(EitherAutomaton::Lazy(LazyAutomaton::new(
+            inner,
+            fingerprint,
+        )));
     }
     if let Some(limit) = token_edge_limit {
         compiler = compiler.token_edge_limit(limit);
@@ -217,9 +249,10 @@ pub fn compile_regex(
     if let Some(ids) = image_tokens {
         compiler = compiler.image_tokens(ids);
     }
-    let vocab = Arc::clone(&vocab.inner);
-    let inner = py
-        .detach(|| compiler.compile(pattern, vocab.as_ref()))
+    let (inner, _) = py
+        .detach(|| compiler.compile_with_trie(pattern, &vocab.trie()))
         .map_err(fstc_error)?;
-    Ok(TokenAutomaton::from_any(AnyAutomaton::Fsa(inner)))
+    Ok(EitherAutomaton::Token(TokenAutomaton::from_any(
+        AnyAutomaton::Fsa(inner),
+    )))
 }

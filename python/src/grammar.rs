@@ -2,8 +2,6 @@
 //! composed with a vocabulary into a token PDA by the `pda` crate, exactly as
 //! `fstc compile grammar` does.
 
-use std::sync::Arc;
-
 use fst_core::any::AnyAutomaton;
 use fst_core::token_pda::TokenPda;
 use pda::compose::Config;
@@ -48,11 +46,10 @@ pub fn compile_grammar(
     if let Some(n) = pop_limit {
         config = config.max_pops(n);
     }
-    let vocab = Arc::clone(&vocab.inner);
     let pda = py.detach(|| {
         let parts = GrammarCompiler::new()
             .configure(config)
-            .compile(text, vocab.as_ref())
+            .compile_with_trie(text, &vocab.trie())
             .map_err(fstc_error)?;
         TokenPda::from_parts(parts).map_err(fstc_error)
     })?;

@@ -1,8 +1,6 @@
 //! `fstc.compile_json_schema`: a JSON Schema (text or Python object) into a token automaton
 //! through `fstc-json`, with the keywords left out under `lenient` as `SchemaWarning`s.
 
-use std::sync::Arc;
-
 use fst_core::any::AnyAutomaton;
 use fstc_json::{JsonSchemaCompiler, Warning, Whitespace};
 use pyo3::exceptions::PyValueError;
@@ -11,6 +9,7 @@ use pyo3::types::PyString;
 
 use crate::automaton::TokenAutomaton;
 use crate::errors::fstc_error;
+use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
 use crate::vocab::Vocabulary;
 
 /// A schema keyword the automaton does not enforce (only under `lenient=True`).
@@ -88,10 +87,12 @@ fn whitespace(name: &str, max_whitespace: usize, indent: usize) -> PyResult<Whit
 /// tokens), "compact" (none) or "pretty" (`indent` spaces, as `json.dumps(indent=...)`
 /// with `separators=(",", ": ")`). A keyword that cannot be enforced exactly raises
 /// `FstcError` naming it and its JSON pointer, unless `lenient`, which leaves it out with
-/// a `SchemaWarning`. The GIL is released while compiling.
+/// a `SchemaWarning`. With `lazy=True` the automaton is a `LazyAutomaton` (only the byte
+/// DFA is built now; each state's tokens when a matcher first reaches it): the choice for
+/// a schema used once. The GIL is released while compiling.
 #[pyfunction]
 #[pyo3(signature = (
-    schema, vocab, *, whitespace = "flexible", max_whitespace = 8, indent = 2,
+    schema, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = 8, indent = 2,
     additional_properties = true, recursion_depth = None, any_json_depth = None,
     lenient = false, dfa_state_limit = None, token_edge_limit = None
 ))]
@@ -100,6 +101,7 @@ pub fn compile_json_schema(
     py: Python<'_>,
     schema: &Bound<'_, PyAny>,
     vocab: &Vocabulary,
+    lazy: bool,
     whitespace: &str,
     max_whitespace: usize,
     indent: usize,
@@ -109,7 +111,7 @@ pub fn compile_json_schema(
     lenient: bool,
     dfa_state_limit: Option<usize>,
     token_edge_limit: Option<usize>,
-) -> PyResult<(TokenAutomaton, Vec<SchemaWarning>)> {
+) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     let text = schema_text(schema)?;
     let mut compiler = JsonSchemaCompiler::new()
         .whitespace(self::whitespace(whitespace, max_whitespace, indent)?)
@@ -124,18 +126,39 @@ pub fn compile_json_schema(
     if let Some(limit) = dfa_state_limit {
         compiler = compiler.dfa_state_limit(limit);
     }
+    if lazy {
+        refuse_eager_options(&[(
+            "token_edge_limit",
+            token_edge_limit.is_some(),
+            "bounds the token edges composed up front",
+        )])?;
+        let (compiled, fingerprint) = py
+            .detach(|| {
+                let trie = vocab.trie();
+                let fingerprint = trie.fingerprint();
+                compiler.compile_lazy(&text, trie).map(|c| (c, fingerprint))
+            })
+            .map_err(fstc_error)?;
+        let automaton = EitherAutomaton::Lazy(LazyAutomaton::new(compiled.automaton, fingerprint));
+        return Ok((automaton, schema_warnings(compiled.warnings)));
+    }
     if let Some(limit) = token_edge_limit {
         compiler = compiler.token_edge_limit(limit);
     }
-    let vocab = Arc::clone(&vocab.inner);
     let compiled = py
-        .detach(|| compiler.compile(&text, vocab.as_ref()))
+        .detach(|| compiler.compile_with_trie(&text, &vocab.trie()))
         .map_err(fstc_error)?;
     let automaton = TokenAutomaton::from_any(AnyAutomaton::Fsa(compiled.automaton));
-    let warnings = compiled
-        .warnings
+    Ok((
+        EitherAutomaton::Token(automaton),
+        schema_warnings(compiled.warnings),
+    ))
+}
+
+/// The keywords left out, for Python.
+fn schema_warnings(warnings: Vec<Warning>) -> Vec<SchemaWarning> {
+    warnings
         .into_iter()
         .map(|inner| SchemaWarning { inner })
-        .collect();
-    Ok((automaton, warnings))
+        .collect()
 }

@@ -5,8 +5,10 @@
 //! per sequence over a shared, immutable [`automaton::TokenAutomaton`], bitmasks filled
 //! into caller-owned int32 arrays, and a batch fill that runs in parallel without the GIL.
 //! Every constraint kind is a `compile_*` function returning a `TokenAutomaton`
-//! (`compile_regex`, `compile_json_schema`: token FSAs; `compile_grammar`: a token PDA);
-//! a `Matcher` walks any of them through fst-core's `Matcher` interface.
+//! (`compile_regex`, `compile_json_schema`: token FSAs; `compile_grammar`: a token PDA),
+//! or with `lazy=True` (regexes, schemas) a `LazyAutomaton` composed state by state; a
+//! `Matcher` walks any of them through fst-core's `Matcher` interface. Compiles share one
+//! vocabulary trie per `Vocabulary`.
 
 use pyo3::prelude::*;
 
@@ -15,6 +17,7 @@ mod bitmask;
 mod errors;
 mod grammar;
 mod json;
+mod lazy;
 mod matcher;
 mod vocab;
 mod walk;
@@ -25,6 +28,7 @@ fn _fstc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<vocab::Vocabulary>()?;
     m.add_class::<automaton::TokenAutomaton>()?;
+    m.add_class::<lazy::LazyAutomaton>()?;
     m.add_class::<matcher::Matcher>()?;
     m.add_class::<json::SchemaWarning>()?;
     m.add_function(wrap_pyfunction!(automaton::compile_regex, m)?)?;

@@ -8,19 +8,31 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
-use crate::automaton::TokenAutomaton;
 use crate::bitmask::Bitmask;
 use crate::errors::fstc_error;
+use crate::lazy::EitherAutomaton;
 use crate::walk::mask_ones;
 
-/// One sequence's position in a token automaton of either kind (a token PDA's position
-/// includes its stack). Cheap to create and to copy: the automaton is shared. Token ids
-/// outside `0..2**32` are simply not allowed.
+/// One sequence's position in a token automaton of any kind (a token PDA's position
+/// includes its stack; a lazy automaton's composes states on first visit). Cheap to
+/// create and to copy: the automaton is shared. Token ids outside `0..2**32` are simply
+/// not allowed.
 #[pyclass(module = "fstc")]
 pub struct Matcher {
     /// The position, through fst-core's decoding interface (any automaton kind).
     inner: Box<dyn DynMatcher>,
-    automaton: TokenAutomaton,
+    automaton: EitherAutomaton,
+}
+
+/// Runs `f` without the GIL when `lazy`: a step into a state no matcher reached before
+/// composes it (a walk of the vocabulary trie, up to milliseconds), and other Python
+/// threads should not wait on that. An eager step is too short to be worth the switch.
+fn detach_if<T: Send>(py: Python<'_>, lazy: bool, f: impl FnOnce() -> T + Send) -> T {
+    if lazy {
+        py.detach(f)
+    } else {
+        f()
+    }
 }
 
 /// Token ids as `u32`, or `None` if one cannot be a token id (and so is never allowed).
@@ -30,24 +42,27 @@ fn token_ids(tokens: &[i64]) -> Vec<Option<u32>> {
 
 impl Matcher {
     /// How many leading tokens would be accepted, stopping at the first impossible id.
-    fn valid_prefix(&self, tokens: &[i64]) -> usize {
+    fn valid_prefix(&self, py: Python<'_>, tokens: &[i64]) -> usize {
         let ids: Vec<u32> = token_ids(tokens).into_iter().map_while(|t| t).collect();
-        self.inner.validate_tokens(&ids)
+        let inner = &self.inner;
+        detach_if(py, self.automaton.is_lazy(), || inner.validate_tokens(&ids))
     }
 }
 
 #[pymethods]
 impl Matcher {
-    /// A matcher at the automaton's start state. `stack_limit` bounds a token PDA's
-    /// stack (default 10,000 symbols): masks leave out a token that would push past it, and
-    /// `accept_tokens` given one raises `FstcError`. An FSA has no stack and ignores it.
+    /// A matcher at the start state of `automaton` (a `TokenAutomaton` or a
+    /// `LazyAutomaton`). `stack_limit` bounds a token PDA's stack (default 10,000
+    /// symbols): masks leave out a token that would push past it, and `accept_tokens`
+    /// given one raises `FstcError`. An FSA has no stack and ignores it.
     #[new]
     #[pyo3(signature = (automaton, stack_limit = None))]
-    fn new(automaton: &TokenAutomaton, stack_limit: Option<usize>) -> Self {
-        Matcher {
+    fn new(automaton: &Bound<'_, PyAny>, stack_limit: Option<usize>) -> PyResult<Self> {
+        let automaton = EitherAutomaton::extract(automaton)?;
+        Ok(Matcher {
             inner: automaton.start_matcher(stack_limit),
-            automaton: automaton.clone(),
-        }
+            automaton,
+        })
     }
 
     /// A copy of this matcher at the same position, with the same history (so it can
@@ -76,11 +91,12 @@ impl Matcher {
     /// matcher; nothing is accepted after it. A token that would push a PDA's stack past
     /// its limit (masks leave it out) raises `FstcError` (consuming none), so a decoder
     /// can tell the limit from an ordinary refusal.
-    fn accept_tokens(&mut self, tokens: Vec<i64>) -> PyResult<bool> {
+    fn accept_tokens(&mut self, py: Python<'_>, tokens: Vec<i64>) -> PyResult<bool> {
         let Some(ids) = token_ids(&tokens).into_iter().collect::<Option<Vec<u32>>>() else {
             return Ok(false);
         };
-        match self.inner.consume_tokens(&ids) {
+        let inner = &mut self.inner;
+        match detach_if(py, self.automaton.is_lazy(), || inner.consume_tokens(&ids)) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == MatchErrorKind::StackLimit => Err(fstc_error(e)),
             Err(_) => Ok(false),
@@ -88,14 +104,14 @@ impl Matcher {
     }
 
     /// `accept_tokens([token])`.
-    fn accept_token(&mut self, token: i64) -> PyResult<bool> {
-        self.accept_tokens(vec![token])
+    fn accept_token(&mut self, py: Python<'_>, token: i64) -> PyResult<bool> {
+        self.accept_tokens(py, vec![token])
     }
 
     /// How many leading tokens of `tokens` would be accepted from here, without moving
     /// (EOS counts, and ends the prefix).
-    fn validate_tokens(&self, tokens: Vec<i64>) -> usize {
-        self.valid_prefix(&tokens)
+    fn validate_tokens(&self, py: Python<'_>, tokens: Vec<i64>) -> usize {
+        self.valid_prefix(py, &tokens)
     }
 
     /// Undoes the last `n` accepted tokens (EOS included). Raises `FstcError`, changing
@@ -109,20 +125,31 @@ impl Matcher {
     /// bit t % 32 of word t // 32 is set (bit 31 is the sign bit). The whole row is
     /// written; bits past the vocabulary are 0; after EOS the row is all 0.
     #[pyo3(signature = (bitmask, index = 0))]
-    fn fill_bitmask(&self, bitmask: &Bound<'_, PyAny>, index: usize) -> PyResult<()> {
+    fn fill_bitmask(
+        &self,
+        py: Python<'_>,
+        bitmask: &Bound<'_, PyAny>,
+        index: usize,
+    ) -> PyResult<()> {
         let mask = Bitmask::from_py(bitmask)?;
         mask.rows.check_index(index)?;
-        // SAFETY: the index is in range, the array is held by `mask`, and this is the only
-        // slice of the row.
-        let row = unsafe { mask.rows.row(index) };
-        self.inner.fill_mask(row).map_err(fstc_error)
+        let (rows, inner) = (mask.rows, &self.inner);
+        detach_if(py, self.automaton.is_lazy(), || {
+            // SAFETY: the index is in range, the array is held by `mask`, and this is the
+            // only slice of the row.
+            inner.fill_mask(unsafe { rows.row(index) })
+        })
+        .map_err(fstc_error)
     }
 
     /// The allowed next token ids, sorted (EOS ids included where allowed).
-    fn allowed_tokens(&self) -> PyResult<Vec<u32>> {
-        let mut mask = vec![0u32; self.inner.mask_words()];
-        self.inner.fill_mask(&mut mask).map_err(fstc_error)?;
-        Ok(mask_ones(&mask))
+    fn allowed_tokens(&self, py: Python<'_>) -> PyResult<Vec<u32>> {
+        let inner = &self.inner;
+        let mask = detach_if(py, self.automaton.is_lazy(), || {
+            let mut mask = vec![0u32; inner.mask_words()];
+            inner.fill_mask(&mut mask).map(|()| mask)
+        });
+        Ok(mask_ones(&mask.map_err(fstc_error)?))
     }
 
     /// Whether EOS has been accepted: the constrained output is complete.
@@ -137,8 +164,9 @@ impl Matcher {
 
     /// Whether EOS is the only token allowed now: a decoder can stop without sampling.
     /// A query of the position (no mask fill).
-    fn only_eos_allowed(&self) -> bool {
-        self.inner.only_eos_allowed()
+    fn only_eos_allowed(&self, py: Python<'_>) -> bool {
+        let inner = &self.inner;
+        detach_if(py, self.automaton.is_lazy(), || inner.only_eos_allowed())
     }
 
     /// Back to the start state with nothing accepted.
@@ -148,8 +176,9 @@ impl Matcher {
 
     /// The tokens the constraint forces from here (jump-forward): a decoder may append
     /// them without sampling, then `accept_tokens` them.
-    fn forced_tokens(&self) -> Vec<u32> {
-        self.inner.forced_tokens()
+    fn forced_tokens(&self, py: Python<'_>) -> Vec<u32> {
+        let inner = &self.inner;
+        detach_if(py, self.automaton.is_lazy(), || inner.forced_tokens())
     }
 
     /// Number of tokens accepted since the start, EOS included.
@@ -164,9 +193,9 @@ impl Matcher {
         self.inner.vocab_size()
     }
 
-    /// The automaton being matched.
+    /// The automaton being matched (a `TokenAutomaton` or a `LazyAutomaton`).
     #[getter]
-    fn automaton(&self) -> TokenAutomaton {
+    fn automaton(&self) -> EitherAutomaton {
         self.automaton.clone()
     }
 

@@ -1,8 +1,9 @@
 //! `fstc.Vocabulary`: a tokenizer as exact bytes per token id (`detok::Vocabulary`).
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use fst_core::compose::VocabTrie;
 use fst_core::TokenVocabulary;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -14,6 +15,20 @@ use crate::errors::fstc_error;
 #[pyclass(module = "fstc", frozen)]
 pub struct Vocabulary {
     pub(crate) inner: Arc<detok::Vocabulary>,
+    /// The vocabulary trie every compile walks, built by the first compile and kept, so
+    /// per-request compiles (and every lazy automaton, which holds it) share one.
+    trie: OnceLock<Arc<VocabTrie>>,
+}
+
+impl Vocabulary {
+    /// The shared vocabulary trie, built now if no compile built it before. Call it
+    /// without the GIL: building takes tens of milliseconds on a large vocabulary.
+    pub(crate) fn trie(&self) -> Arc<VocabTrie> {
+        Arc::clone(
+            self.trie
+                .get_or_init(|| Arc::new(VocabTrie::new(self.inner.as_ref()))),
+        )
+    }
 }
 
 #[pymethods]
@@ -34,6 +49,7 @@ impl Vocabulary {
         });
         Ok(Vocabulary {
             inner: Arc::new(vocab.map_err(fstc_error)?),
+            trie: OnceLock::new(),
         })
     }
 

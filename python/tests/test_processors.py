@@ -4,6 +4,7 @@ output must fully match the regex (Python's `re`)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -25,8 +26,9 @@ def _sample(rng, scores):
     return int(rng.choice(np.flatnonzero(finite), p=p / p.sum()))
 
 
-def test_llama_cpp_processor_generates_valid_texts(bytelevel):
-    automaton = fstc.compile_regex(PATTERN, bytelevel)
+@pytest.mark.parametrize("lazy", [False, True])
+def test_llama_cpp_processor_generates_valid_texts(bytelevel, lazy):
+    automaton = fstc.compile_regex(PATTERN, bytelevel, lazy=lazy)
     width = bytelevel.size + 7  # a model may have more logits than tokens
     eos = bytelevel.eos_ids[0]
     rng = np.random.default_rng(0)
@@ -48,6 +50,34 @@ def test_llama_cpp_processor_generates_valid_texts(bytelevel):
         assert re.fullmatch(PATTERN.encode(), text), text
     # The matcher saw every generated token.
     assert processor.matcher is not None and processor.matcher.is_accepting()
+
+
+def test_llama_cpp_processor_with_a_lazy_schema(bytelevel):
+    """A schema compiled per request (`lazy=True`) through the llama-cpp processor: every
+    output parses and has the schema's shape (its keys, types and ranges checked by hand)."""
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 99}, "ok": {"type": "boolean"}},
+        "required": ["n", "ok"],
+        "additionalProperties": False,
+    }
+    eos = bytelevel.eos_ids[0]
+    rng = np.random.default_rng(4)
+    for trial in range(8):
+        automaton, _ = fstc.compile_json_schema(schema, bytelevel, lazy=True, whitespace="compact")
+        processor = FstcLlamaLogitsProcessor(automaton)
+        ids = np.array([1, 2, 3], dtype=np.intc)
+        for _ in range(40):
+            scores = rng.normal(size=bytelevel.size).astype(np.float32)
+            token = _sample(rng, processor(ids, scores))
+            if token == eos:
+                break
+            ids = np.append(ids, token).astype(np.intc)
+        else:
+            pytest.fail("no EOS in 40 steps")
+        value = json.loads(bytelevel.detokenize(list(ids[3:])))
+        assert list(value) == ["n", "ok"], value
+        assert type(value["n"]) is int and 0 <= value["n"] <= 99 and type(value["ok"]) is bool
 
 
 def _generate_batch(processor, bytelevel, rng, to_tensor, from_scores):
@@ -76,10 +106,10 @@ def _generate_batch(processor, bytelevel, rng, to_tensor, from_scores):
 
 
 def test_hf_processor_on_numpy_batch(bytelevel):
-    automata = [
+    automata = [  # eager and lazy automata mix in one batch
         fstc.compile_regex(PATTERN, bytelevel),
-        fstc.compile_regex(r"[0-9]{2,4}", bytelevel),
-        fstc.compile_regex(PATTERN, bytelevel),
+        fstc.compile_regex(r"[0-9]{2,4}", bytelevel, lazy=True),
+        fstc.compile_regex(PATTERN, bytelevel, lazy=True),
     ]
     rng = np.random.default_rng(1)
     processor = FstcLogitsProcessor(automata)
@@ -111,9 +141,10 @@ def test_processor_rejects_unmasked_tokens_and_narrow_scores(bytelevel):
     assert batch.matchers[0].num_accepted == 0
 
 
-def test_hf_processor_on_torch(bytelevel):
+@pytest.mark.parametrize("lazy", [False, True])
+def test_hf_processor_on_torch(bytelevel, lazy):
     torch = pytest.importorskip("torch")
-    automaton = fstc.compile_regex(PATTERN, bytelevel)
+    automaton = fstc.compile_regex(PATTERN, bytelevel, lazy=lazy)
     rng = np.random.default_rng(2)
     processor = FstcLogitsProcessor(automaton)
     texts = _generate_batch(
@@ -127,12 +158,13 @@ def test_hf_processor_on_torch(bytelevel):
         assert re.fullmatch(PATTERN.encode(), text)
 
 
-def test_hf_processor_follows_beams_reordered_between_steps(bytelevel):
+@pytest.mark.parametrize("lazy", [False, True])
+def test_hf_processor_follows_beams_reordered_between_steps(bytelevel, lazy):
     """Beam search as transformers runs it: each step keeps `width` rows, each extending
     some earlier row (often the same one twice, in any order). Every row's mask must be
     the allowed set of a fresh matcher replaying that row's tokens, and every finished
     beam must match the regex."""
-    automaton = fstc.compile_regex(PATTERN, bytelevel)
+    automaton = fstc.compile_regex(PATTERN, bytelevel, lazy=lazy)
     eos = bytelevel.eos_ids[0]
     rng = np.random.default_rng(3)
     width, prompt = 4, [7, 8, 9]
