@@ -151,12 +151,14 @@ fn bfs(n: usize, accepting: impl Fn(u32) -> bool, reverse: &[Vec<u32>]) -> Vec<u
     dist
 }
 
-/// A random complete token sequence of the automaton, steered like [`dfa_walk`].
+/// A random complete token sequence of the automaton, steered like [`dfa_walk`]: each
+/// step uniform over the token edges. Works on class edges (a class's tokens share a
+/// target), so it never expands a state's tens of thousands of token edges.
 pub fn token_walk(automaton: &TokenAutomaton, rng: &mut SplitMix64, budget: usize) -> Vec<u32> {
     let n = automaton.num_states() as usize;
     let mut reverse = vec![Vec::new(); n];
     for s in 0..n as u32 {
-        for (_, t) in automaton.token_edges(s) {
+        for (_, t) in automaton.class_edges(s) {
             reverse[t as usize].push(s);
         }
     }
@@ -167,7 +169,7 @@ pub fn token_walk(automaton: &TokenAutomaton, rng: &mut SplitMix64, budget: usiz
         if automaton.is_accepting(s) && (out.len() >= budget || rng.below(8) == 0) {
             return out;
         }
-        let mut moves = automaton.token_edges(s);
+        let mut moves: Vec<(u32, u32)> = automaton.class_edges(s).collect();
         if moves.is_empty() {
             return out;
         }
@@ -175,9 +177,17 @@ pub fn token_walk(automaton: &TokenAutomaton, rng: &mut SplitMix64, budget: usiz
             let best = moves.iter().map(|m| dist[m.1 as usize]).min().unwrap();
             moves.retain(|m| dist[m.1 as usize] == best);
         }
-        let (token, t) = moves[rng.index(moves.len())];
-        out.push(token);
-        s = t;
+        let total: usize = moves.iter().map(|m| automaton.class_size(m.0)).sum();
+        let mut pick = rng.index(total);
+        for (class, target) in moves {
+            let size = automaton.class_size(class);
+            if pick < size {
+                out.push(automaton.class_tokens(class).nth(pick).unwrap());
+                s = target;
+                break;
+            }
+            pick -= size;
+        }
     }
 }
 
