@@ -4,6 +4,7 @@
 //! schemas (`errors`), typed constraints (`typed`); `support` holds what they share.
 
 mod differential;
+mod domains;
 mod errors;
 mod exactness;
 mod formats;
