@@ -9,6 +9,7 @@ mod errors;
 mod exactness;
 mod formats;
 mod lazy;
+mod sizes;
 mod support;
 mod tokens;
 mod typed;
