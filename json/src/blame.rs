@@ -44,6 +44,8 @@ pub(crate) enum Limit {
     States,
     /// NFA states (a cap of 64 per allowed DFA state).
     Nfa,
+    /// regex-syntax's 250 nested groups (not an option).
+    Nesting,
 }
 
 /// The size limit `error` reports, if it is one.
@@ -52,6 +54,9 @@ pub(crate) fn limit_of(error: &RegexError) -> Option<Limit> {
         RegexErrorKind::TooManyNfaStates { .. } => Some(Limit::Nfa),
         RegexErrorKind::TooManyStates { .. } => Some(Limit::States),
         _ if error.to_string().contains("state limit") => Some(Limit::States),
+        RegexErrorKind::Syntax if error.to_string().contains("nested parentheses") => {
+            Some(Limit::Nesting)
+        }
         _ => None,
     }
 }
@@ -66,6 +71,7 @@ pub(crate) fn too_large(root: &Value, config: &Config, fallback: String) -> Json
     };
     let present: Vec<String> = COUNTING
         .iter()
+        .filter(|k| **k != "items")
         .filter_map(|k| value.get(*k).map(|v| (k, v)))
         .map(|(k, v)| match v {
             Value::Number(n) => format!("`{k}` {n}"),
@@ -94,6 +100,10 @@ pub(crate) fn too_large(root: &Value, config: &Config, fallback: String) -> Json
              Config::dfa_state_limit), or nest less",
             states * 64
         ),
+        Limit::Nesting => "its regex alone nests more than 250 groups (regex-syntax's limit, \
+             not an option) while each of its sub-schemas fits: each level of arrays or objects \
+             adds groups; nest less, or write the structure as a grammar (`fstc compile grammar`)"
+            .to_string(),
     };
     JsonSchemaError::at(&pointer, keyword.copied().unwrap_or("schema"), why)
 }
