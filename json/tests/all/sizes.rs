@@ -5,9 +5,7 @@
 //! rejected although the schema allows them. Past the limits, the error names the
 //! sub-schema where the states multiply and the option to raise.
 
-use std::path::PathBuf;
-
-use crate::support::{beyond_f64, dfa_walk, serialize, validator};
+use crate::support::{beyond_f64, dfa_walk, json_files, serialize, validator};
 use fst_core::compose::VocabTrie;
 use fst_core::sample::SplitMix64;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
@@ -15,20 +13,7 @@ use serde_json::{json, Value};
 use testkit::vocabs::testdata_dir;
 
 fn cases() -> Vec<(String, Value)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sizes");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    paths.sort();
-    let cases: Vec<(String, Value)> = paths
-        .into_iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, serde_json::from_str(&text).unwrap())
-        })
-        .collect();
+    let cases = json_files("tests/sizes");
     assert_eq!(cases.len(), 8, "the size corpus");
     cases
 }

@@ -20,7 +20,23 @@ pub struct Case {
 }
 
 pub fn corpus() -> Vec<Case> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schemas");
+    json_files("tests/schemas")
+        .into_iter()
+        .map(|(name, mut file)| {
+            let list = |v: Value| v.as_array().cloned().unwrap_or_default();
+            Case {
+                name,
+                schema: file["schema"].take(),
+                valid: list(file["valid"].take()),
+                invalid: list(file["invalid"].take()),
+            }
+        })
+        .collect()
+}
+
+/// The JSON files of a folder of the crate, by file name in order.
+pub fn json_files(dir: &str) -> Vec<(String, Value)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -30,14 +46,8 @@ pub fn corpus() -> Vec<Case> {
         .into_iter()
         .map(|path| {
             let text = std::fs::read_to_string(&path).unwrap();
-            let mut file: Value = serde_json::from_str(&text).unwrap();
-            let list = |v: Value| v.as_array().cloned().unwrap_or_default();
-            Case {
-                name: path.file_name().unwrap().to_string_lossy().into_owned(),
-                schema: file["schema"].take(),
-                valid: list(file["valid"].take()),
-                invalid: list(file["invalid"].take()),
-            }
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, serde_json::from_str(&text).unwrap())
         })
         .collect()
 }
