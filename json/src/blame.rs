@@ -108,8 +108,14 @@ pub(crate) fn too_large(root: &Value, config: &Config, fallback: String) -> Json
     JsonSchemaError::at(&pointer, keyword.copied().unwrap_or("schema"), why)
 }
 
+/// Most sub-schemas built alone in one diagnosis (each build stops at the limit), so a
+/// schema of many large parts is diagnosed in bounded time: past it, the deepest
+/// too-large sub-schema found so far is named.
+const MAX_BUILDS: usize = 48;
+
 /// The deepest too-large sub-schema under `node` (itself included) whose sub-schemas
-/// fit, with the limit it passes; `None` if `node` fits. `visited` stops recursive `$ref`s.
+/// fit, with the limit it passes; `None` if `node` fits. `visited` holds the pointers
+/// built (it stops recursive `$ref`s and counts towards [`MAX_BUILDS`]).
 fn culprit<'v>(
     root: &'v Value,
     config: &Config,
@@ -117,11 +123,11 @@ fn culprit<'v>(
     visited: &mut Vec<String>,
 ) -> Option<(String, &'v Value, Limit)> {
     let (value, pointer, level) = node;
-    if visited.contains(&pointer) {
+    if visited.contains(&pointer) || visited.len() >= MAX_BUILDS {
         return None;
     }
-    let limit = overflow(root, config, value, &pointer, level)?;
     visited.push(pointer.clone());
+    let limit = overflow(root, config, value, &pointer, level)?;
     for sub in sub_schemas(root, value, &pointer, level) {
         if let Some(found) = culprit(root, config, sub, visited) {
             return Some(found);
