@@ -87,7 +87,11 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
     );
     print_walk_header("schema");
     let mut checks = Vec::new();
-    let sizes = if options.flag("--sizes") { SIZE_CASES } else { &[] };
+    let sizes = if options.flag("--sizes") {
+        SIZE_CASES
+    } else {
+        &[]
+    };
     for case in JSON_CASES.iter().chain(sizes) {
         eprintln!("  {} / {}", vocab.name, case.name);
         let schema_text = std::fs::read_to_string(inputs_dir().join(case.file))
