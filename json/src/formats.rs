@@ -108,7 +108,7 @@ pub(crate) fn body_regex(name: &str) -> Format {
 /// Shapes of RFC 1123 host names admitted: (most labels, most characters per label).
 /// Each keeps within the 253-character total (RFC 1035's 255 octets in wire form)
 /// without counting it: counting the total exactly beside the 63-character label bound is
-/// a product of the two counters, 23,811 byte-DFA states against 1,874 for these shapes.
+/// a product of the two counters: 23,811 byte-DFA states for `format: hostname`, 1,876 with these shapes.
 pub(crate) const HOSTNAME_SHAPES: [(usize, usize); 6] =
     [(3, 63), (4, 62), (8, 30), (16, 14), (32, 6), (64, 2)];
 
