@@ -10,6 +10,7 @@ use fst_core::regex::{ByteDfa, RegexBuilder, RegexError};
 use fst_core::TokenVocabulary;
 use serde_json::Value;
 
+use crate::blame;
 use crate::config::{Config, Whitespace};
 use crate::error::{JsonSchemaError, Warning};
 use crate::schema::Translator;
@@ -128,9 +129,7 @@ impl JsonSchemaCompiler {
 
     /// The regex of the JSON texts `schema` (JSON text) admits.
     pub fn to_regex(&self, schema: &str) -> Result<SchemaRegex, JsonSchemaError> {
-        let value: Value = serde_json::from_str(schema)
-            .map_err(|e| JsonSchemaError::other(format!("the schema is not valid JSON: {e}")))?;
-        self.value_to_regex(&value)
+        self.value_to_regex(&parse(schema)?)
     }
 
     /// The regex of the JSON texts a parsed schema admits.
@@ -176,14 +175,13 @@ impl JsonSchemaCompiler {
         schema: &str,
         trie: &VocabTrie,
     ) -> Result<Compiled, JsonSchemaError> {
-        let schema = self.to_regex(schema)?;
-        self.compile_schema(schema, trie)
+        let value = parse(schema)?;
+        self.compile_schema(&value, trie)
     }
 
     /// Compiles schema-free JSON (depth [`Config::any_json_depth`]) for the vocabulary.
     pub fn compile_any_json(&self, trie: &VocabTrie) -> Result<Compiled, JsonSchemaError> {
-        let any = self.value_to_regex(&Value::Bool(true))?;
-        self.compile_schema(any, trie)
+        self.compile_schema(&Value::Bool(true), trie)
     }
 
     /// Compiles `schema` (JSON text) for lazy matching over the vocabulary of `trie`: the
@@ -195,8 +193,9 @@ impl JsonSchemaCompiler {
         trie: Arc<VocabTrie>,
     ) -> Result<LazyCompiled, JsonSchemaError> {
         let started = std::time::Instant::now();
-        let schema = self.to_regex(schema)?;
-        let dfa = self.schema_dfa(&schema)?;
+        let value = parse(schema)?;
+        let schema = self.value_to_regex(&value)?;
+        let dfa = self.schema_dfa(&schema, &value)?;
         let byte_dfa_time = started.elapsed();
         let automaton = RegexCompiler::new()
             .compile_dfa_lazy(&dfa, "the schema's regex", trie)
@@ -209,23 +208,24 @@ impl JsonSchemaCompiler {
         })
     }
 
-    /// The schema regex's byte DFA, within the state limit.
-    fn schema_dfa(&self, schema: &SchemaRegex) -> Result<ByteDfa, JsonSchemaError> {
+    /// The byte DFA of the regex of the schema `root`, within the state limit; past it,
+    /// the error names the sub-schema where the states multiply (`blame`).
+    fn schema_dfa(&self, schema: &SchemaRegex, root: &Value) -> Result<ByteDfa, JsonSchemaError> {
         schema.dfa(self.config.dfa_state_limit).map_err(|e| {
             let short: String = e.to_string().chars().take(300).collect();
-            JsonSchemaError::other(format!(
-                "the schema's automaton could not be built: {short}"
-            ))
+            let message = format!("the schema's automaton could not be built: {short}");
+            if blame::limit_of(&e).is_some() {
+                blame::too_large(root, &self.config, message)
+            } else {
+                JsonSchemaError::other(message)
+            }
         })
     }
 
-    fn compile_schema(
-        &self,
-        schema: SchemaRegex,
-        trie: &VocabTrie,
-    ) -> Result<Compiled, JsonSchemaError> {
+    fn compile_schema(&self, root: &Value, trie: &VocabTrie) -> Result<Compiled, JsonSchemaError> {
+        let schema = self.value_to_regex(root)?;
         let started = std::time::Instant::now();
-        let dfa = self.schema_dfa(&schema)?;
+        let dfa = self.schema_dfa(&schema, root)?;
         let byte_dfa_time = started.elapsed();
         let (automaton, mut stats) = RegexCompiler::new()
             .dfa_state_limit(self.config.dfa_state_limit)
@@ -239,6 +239,12 @@ impl JsonSchemaCompiler {
             stats,
         })
     }
+}
+
+/// `schema` parsed as JSON.
+fn parse(schema: &str) -> Result<Value, JsonSchemaError> {
+    serde_json::from_str(schema)
+        .map_err(|e| JsonSchemaError::other(format!("the schema is not valid JSON: {e}")))
 }
 
 /// A regex compile error, without the (possibly huge) generated pattern.

@@ -9,7 +9,7 @@
 //! | `uuid` | RFC 4122 text: 8-4-4-4-12 hex digits, either case |
 //! | `ipv4` | dotted quad, each 0–255 without leading zeros |
 //! | `ipv6` | RFC 4291 §2.2 text (RFC 3986 `IPv6address`): eight groups, at most one `::`, optional IPv4 tail; no zone |
-//! | `hostname` | RFC 1123 labels of letters, digits and inner hyphens, 1–62 characters, at most 4 labels (so at most 251 characters) |
+//! | `hostname` | RFC 1123 labels of letters, digits and inner hyphens: at most 3 labels of 1–63 characters, 4 of 1–62, 8 of 1–30, 16 of 1–14, 32 of 1–6 or 64 of 1–2 (so at most 253 characters) |
 //! | `email` | RFC 5321 `Mailbox`: see [`email`] |
 //! | `uri`, `uri-reference` | RFC 3986 `URI`, `URI-reference` |
 //! | `iri`, `iri-reference` | RFC 3987 `IRI`, `IRI-reference` |
@@ -105,11 +105,25 @@ pub(crate) fn body_regex(name: &str) -> Format {
     Format::Exact(vec![format!("(?:{regex})")])
 }
 
-/// RFC 1123 labels, 1–62 characters and at most 4 of them, so that the 253-character
-/// limit holds without counting (a count over labels of up to 63 would multiply states).
+/// Shapes of RFC 1123 host names admitted: (most labels, most characters per label).
+/// Each keeps within the 253-character total (RFC 1035's 255 octets in wire form)
+/// without counting it: counting the total exactly beside the 63-character label bound is
+/// a product of the two counters: 23,811 byte-DFA states for `format: hostname`, 1,876 with these shapes.
+pub(crate) const HOSTNAME_SHAPES: [(usize, usize); 6] =
+    [(3, 63), (4, 62), (8, 30), (16, 14), (32, 6), (64, 2)];
+
+/// RFC 1123 §2.1 labels of letters, digits and inner hyphens, in one of the
+/// [`HOSTNAME_SHAPES`] (a subset: e.g. four labels of 63, 63, 63 and 61 characters are
+/// valid and not admitted).
 fn hostname() -> String {
-    let label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,60}[A-Za-z0-9])?";
-    format!("{label}(?:\\.{label}){{0,3}}")
+    let shapes: Vec<String> = HOSTNAME_SHAPES
+        .iter()
+        .map(|&(labels, chars)| {
+            let label = format!("[A-Za-z0-9](?:[A-Za-z0-9-]{{0,{}}}[A-Za-z0-9])?", chars - 2);
+            format!("{label}(?:\\.{label}){{0,{}}}", labels - 1)
+        })
+        .collect();
+    format!("(?:{})", shapes.join("|"))
 }
 
 /// RFC 6901: `/`-prefixed tokens of any characters but `/` and `~`, or `~0`, `~1`.

@@ -22,6 +22,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod blame;
 mod check;
 mod combine;
 mod compiler;

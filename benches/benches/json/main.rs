@@ -26,13 +26,14 @@ use fstc_benches::walk::{fastest, measure, schedule, Event};
 use llguidance::api::TopLevelGrammar;
 use serde_json::Value;
 
-use crate::samples::{JsonCase, JSON_CASES};
+use crate::samples::{JsonCase, JSON_CASES, SIZE_CASES};
 
-const USAGE: &str = "json [--vocab NAME_OR_PATH ...] [--steps N] [--compile-runs N] [--outlines-large]
+const USAGE: &str = "json [--vocab NAME_OR_PATH ...] [--steps N] [--compile-runs N] [--outlines-large] [--sizes]
 --vocab           a name under ../shared/vocabs or benches/vocabs, a folder, or a tokenizer.json (default: llama3 and qwen3)
 --steps           masks per walk (default 200)
 --compile-runs    compiles per engine and schema; the fastest is reported (default 3)
---outlines-large  also run outlines-core on json-large (it ran past 300 s in the peers' own run)";
+--outlines-large  also run outlines-core on json-large (it ran past 300 s in the peers' own run)
+--sizes           also run the size cases (a 2,000-character maxLength)";
 
 fn main() {
     fstc_benches::main_with(real_main);
@@ -43,7 +44,7 @@ fn inputs_dir() -> PathBuf {
 }
 
 fn real_main() -> Result<()> {
-    let mut options = fstc_benches::args::parse(USAGE, &["--outlines-large"])?;
+    let mut options = fstc_benches::args::parse(USAGE, &["--outlines-large", "--sizes"])?;
     if options.vocabs.is_empty() {
         options.vocabs = vec!["llama3".into(), "qwen3".into()];
     }
@@ -86,7 +87,12 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options, xgrammar: &[XgrammarRow])
     );
     print_walk_header("schema");
     let mut checks = Vec::new();
-    for case in JSON_CASES {
+    let sizes = if options.flag("--sizes") {
+        SIZE_CASES
+    } else {
+        &[]
+    };
+    for case in JSON_CASES.iter().chain(sizes) {
         eprintln!("  {} / {}", vocab.name, case.name);
         let schema_text = std::fs::read_to_string(inputs_dir().join(case.file))
             .with_context(|| format!("cannot read {}", case.file))?;

@@ -65,3 +65,18 @@ pub const JSON_CASES: &[JsonCase] = &[
         ],
     },
 ];
+
+/// Size cases (issue 11 point 5), run with `--sizes`: a 2,000-character `maxLength`.
+pub const SIZE_CASES: &[JsonCase] = &[JsonCase {
+    name: "maxlength-2000",
+    file: "maxlength-2000.schema.json",
+    samples: &[
+        r#"{"text":"Short."}"#,
+        concat!(
+            r#"{"text":"A long field: the automaton counts characters, not tokens, so a token of "#,
+            r#"twelve characters moves twelve states along. Ünïcödé and \"escapes\" count "#,
+            r#"as one character each, as JSON Schema's maxLength says (code points).\n"#,
+            r#"Then more text follows, to walk a few hundred characters into the string."}"#
+        ),
+    ],
+}];

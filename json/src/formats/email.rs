@@ -4,8 +4,9 @@
 //! - `Local-part` = `Dot-string` (atoms of `atext` joined by single dots) or
 //!   `Quoted-string` (printable ASCII, `"` and `\` only as quoted pairs), at most 64
 //!   octets (§4.5.3.1.1).
-//! - `Domain`: the `hostname` grammar (at most 4 labels of 1–62 letters, digits and
-//!   inner hyphens, so within §4.5.3.1.2's 255 octets): a subset, as for `hostname`.
+//! - `Domain`: the `hostname` grammar (up to 64 labels of letters, digits and inner
+//!   hyphens in the shapes of `formats::HOSTNAME_SHAPES`, so at most 253 octets, within
+//!   §4.5.3.1.2's 255): a subset, as for `hostname`.
 //! - `address-literal` = `[` IPv4 (`Snum`: 1–3 digits worth 0–255, leading zeros allowed)
 //!   `]` or `[IPv6:` RFC 5321 `IPv6-addr` `]`. `General-address-literal` needs a tag
 //!   registered with IANA, and the only one is `IPv6`, so it adds nothing.

@@ -4,10 +4,12 @@
 //! schemas (`errors`), typed constraints (`typed`); `support` holds what they share.
 
 mod differential;
+mod domains;
 mod errors;
 mod exactness;
 mod formats;
 mod lazy;
+mod sizes;
 mod support;
 mod tokens;
 mod typed;

@@ -20,7 +20,23 @@ pub struct Case {
 }
 
 pub fn corpus() -> Vec<Case> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schemas");
+    json_files("tests/schemas")
+        .into_iter()
+        .map(|(name, mut file)| {
+            let list = |v: Value| v.as_array().cloned().unwrap_or_default();
+            Case {
+                name,
+                schema: file["schema"].take(),
+                valid: list(file["valid"].take()),
+                invalid: list(file["invalid"].take()),
+            }
+        })
+        .collect()
+}
+
+/// The JSON files of a folder of the crate, by file name in order.
+pub fn json_files(dir: &str) -> Vec<(String, Value)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -30,14 +46,8 @@ pub fn corpus() -> Vec<Case> {
         .into_iter()
         .map(|path| {
             let text = std::fs::read_to_string(&path).unwrap();
-            let mut file: Value = serde_json::from_str(&text).unwrap();
-            let list = |v: Value| v.as_array().cloned().unwrap_or_default();
-            Case {
-                name: path.file_name().unwrap().to_string_lossy().into_owned(),
-                schema: file["schema"].take(),
-                valid: list(file["valid"].take()),
-                invalid: list(file["invalid"].take()),
-            }
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, serde_json::from_str(&text).unwrap())
         })
         .collect()
 }
@@ -151,12 +161,14 @@ fn bfs(n: usize, accepting: impl Fn(u32) -> bool, reverse: &[Vec<u32>]) -> Vec<u
     dist
 }
 
-/// A random complete token sequence of the automaton, steered like [`dfa_walk`].
+/// A random complete token sequence of the automaton, steered like [`dfa_walk`]: each
+/// step uniform over the token edges. Works on class edges (a class's tokens share a
+/// target), so it never expands a state's tens of thousands of token edges.
 pub fn token_walk(automaton: &TokenAutomaton, rng: &mut SplitMix64, budget: usize) -> Vec<u32> {
     let n = automaton.num_states() as usize;
     let mut reverse = vec![Vec::new(); n];
     for s in 0..n as u32 {
-        for (_, t) in automaton.token_edges(s) {
+        for (_, t) in automaton.class_edges(s) {
             reverse[t as usize].push(s);
         }
     }
@@ -167,7 +179,7 @@ pub fn token_walk(automaton: &TokenAutomaton, rng: &mut SplitMix64, budget: usiz
         if automaton.is_accepting(s) && (out.len() >= budget || rng.below(8) == 0) {
             return out;
         }
-        let mut moves = automaton.token_edges(s);
+        let mut moves: Vec<(u32, u32)> = automaton.class_edges(s).collect();
         if moves.is_empty() {
             return out;
         }
@@ -175,9 +187,17 @@ pub fn token_walk(automaton: &TokenAutomaton, rng: &mut SplitMix64, budget: usiz
             let best = moves.iter().map(|m| dist[m.1 as usize]).min().unwrap();
             moves.retain(|m| dist[m.1 as usize] == best);
         }
-        let (token, t) = moves[rng.index(moves.len())];
-        out.push(token);
-        s = t;
+        let total: usize = moves.iter().map(|m| automaton.class_size(m.0)).sum();
+        let mut pick = rng.index(total);
+        for (class, target) in moves {
+            let size = automaton.class_size(class);
+            if pick < size {
+                out.push(automaton.class_tokens(class).nth(pick).unwrap());
+                s = target;
+                break;
+            }
+            pick -= size;
+        }
     }
 }
 

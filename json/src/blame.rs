@@ -1,0 +1,202 @@
+//! Which sub-schema makes the byte DFA outgrow the state limit.
+//!
+//! Counted keywords multiply when nested (arrays of arrays each with `maxItems` need a
+//! counter per level at once), so the whole schema's DFA can pass the limit although
+//! every part is small. When it does, the sub-schemas are translated and built alone,
+//! top-down: the deepest one that is too large while each of its own sub-schemas fits is
+//! where the product happens, and the error names it, its counting keywords and the
+//! option to raise. A diagnosis only: it runs after the compile has already failed.
+
+use fst_core::regex::{RegexError, RegexErrorKind};
+use serde_json::Value;
+
+use crate::compiler::SchemaRegex;
+use crate::config::Config;
+use crate::error::{child, JsonSchemaError};
+use crate::schema::Translator;
+
+/// Keywords whose values multiply states, named in the error in this order.
+const COUNTING: &[&str] = &[
+    "maxItems",
+    "minItems",
+    "prefixItems",
+    "maxLength",
+    "minLength",
+    "maxProperties",
+    "minProperties",
+    "enum",
+    "properties",
+    "pattern",
+    "format",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "contains",
+    "$ref",
+    "items",
+];
+
+/// Which limit a build passed.
+#[derive(Clone, Copy)]
+pub(crate) enum Limit {
+    /// Byte-DFA states (or the subset construction's budget, which scales with them).
+    States,
+    /// NFA states (a cap of 64 per allowed DFA state).
+    Nfa,
+    /// regex-syntax's 250 nested groups (not an option).
+    Nesting,
+}
+
+/// The size limit `error` reports, if it is one.
+pub(crate) fn limit_of(error: &RegexError) -> Option<Limit> {
+    match error.kind() {
+        RegexErrorKind::TooManyNfaStates { .. } => Some(Limit::Nfa),
+        RegexErrorKind::TooManyStates { .. } => Some(Limit::States),
+        _ if error.to_string().contains("state limit") => Some(Limit::States),
+        RegexErrorKind::Syntax if error.to_string().contains("nested parentheses") => {
+            Some(Limit::Nesting)
+        }
+        _ => None,
+    }
+}
+
+/// The error for a schema whose DFA passed a size limit: the culprit sub-schema's
+/// pointer and counting keywords, or `fallback` when none can be singled out.
+pub(crate) fn too_large(root: &Value, config: &Config, fallback: String) -> JsonSchemaError {
+    let mut visited = Vec::new();
+    let node = (root, String::new(), 0);
+    let Some((pointer, value, limit)) = culprit(root, config, node, &mut visited) else {
+        return JsonSchemaError::other(fallback);
+    };
+    let present: Vec<String> = COUNTING
+        .iter()
+        .filter(|k| **k != "items")
+        .filter_map(|k| value.get(*k).map(|v| (k, v)))
+        .map(|(k, v)| match v {
+            Value::Number(n) => format!("`{k}` {n}"),
+            Value::Array(a) => format!("`{k}` of {}", a.len()),
+            Value::Object(o) if *k == "properties" => format!("`{k}` of {}", o.len()),
+            _ => format!("`{k}`"),
+        })
+        .collect();
+    let keyword = COUNTING.iter().find(|k| value.get(**k).is_some());
+    let states = config.dfa_state_limit;
+    let why = match limit {
+        Limit::States => format!(
+            "its byte DFA alone needs more than {states} states (the DFA state limit) while \
+             each of its sub-schemas fits: {} multiply the states of what it contains; raise \
+             the limit (--dfa-state-limit, Config::dfa_state_limit) or lower the counts",
+            if present.is_empty() {
+                "its keywords".to_string()
+            } else {
+                present.join(", ")
+            }
+        ),
+        Limit::Nfa => format!(
+            "its regex alone needs more than {} NFA states (64 per allowed DFA state) while \
+             each of its sub-schemas fits: a container's item is copied into the NFA at each \
+             level of nesting; raise the DFA state limit (--dfa-state-limit, \
+             Config::dfa_state_limit), or nest less",
+            states * 64
+        ),
+        Limit::Nesting => "its regex alone nests more than 250 groups (regex-syntax's limit, \
+             not an option) while each of its sub-schemas fits: each level of arrays or objects \
+             adds groups; nest less, or write the structure as a grammar (`fstc compile grammar`)"
+            .to_string(),
+    };
+    JsonSchemaError::at(&pointer, keyword.copied().unwrap_or("schema"), why)
+}
+
+/// Most sub-schemas built alone in one diagnosis (each build stops at the limit), so a
+/// schema of many large parts is diagnosed in bounded time: past it, the deepest
+/// too-large sub-schema found so far is named.
+const MAX_BUILDS: usize = 48;
+
+/// The deepest too-large sub-schema under `node` (itself included) whose sub-schemas
+/// fit, with the limit it passes; `None` if `node` fits. `visited` holds the pointers
+/// built (it stops recursive `$ref`s and counts towards [`MAX_BUILDS`]).
+fn culprit<'v>(
+    root: &'v Value,
+    config: &Config,
+    node: (&'v Value, String, usize),
+    visited: &mut Vec<String>,
+) -> Option<(String, &'v Value, Limit)> {
+    let (value, pointer, level) = node;
+    if visited.contains(&pointer) || visited.len() >= MAX_BUILDS {
+        return None;
+    }
+    visited.push(pointer.clone());
+    let limit = overflow(root, config, value, &pointer, level)?;
+    for sub in sub_schemas(root, value, &pointer, level) {
+        if let Some(found) = culprit(root, config, sub, visited) {
+            return Some(found);
+        }
+    }
+    Some((pointer, value, limit))
+}
+
+/// The limit the schema `value` at `pointer`, translated alone, passes (`None` when it
+/// builds, or fails otherwise: other failures are not what is diagnosed here).
+fn overflow(
+    root: &Value,
+    config: &Config,
+    value: &Value,
+    pointer: &str,
+    level: usize,
+) -> Option<Limit> {
+    let mut translator = Translator::new(root, config).ok()?;
+    let regex = translator.schema(value, pointer, level).ok()??;
+    let (warnings, automata) = translator.into_parts();
+    let schema = SchemaRegex {
+        regex,
+        automata: automata.list,
+        warnings,
+    };
+    limit_of(&schema.dfa(config.dfa_state_limit).err()?)
+}
+
+/// The sub-schemas of `value`: (schema, pointer, nesting level of the values it admits).
+fn sub_schemas<'v>(
+    root: &'v Value,
+    value: &'v Value,
+    pointer: &str,
+    level: usize,
+) -> Vec<(&'v Value, String, usize)> {
+    let Some(map) = value.as_object() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let nested = [
+        "items",
+        "additionalItems",
+        "contains",
+        "additionalProperties",
+    ];
+    let same = ["not", "if", "then", "else"];
+    let lists = ["prefixItems", "items", "allOf", "anyOf", "oneOf"];
+    let maps = ["properties", "patternProperties", "dependentSchemas"];
+    // A dependent schema applies to the object itself; the others to its members.
+    for (k, v) in map {
+        let p = child(pointer, k);
+        let down = usize::from(!same.contains(&k.as_str()) && !k.ends_with("Of"));
+        if (nested.contains(&k.as_str()) || same.contains(&k.as_str())) && v.is_object() {
+            out.push((v, p, level + down));
+        } else if lists.contains(&k.as_str()) {
+            for (i, item) in v.as_array().into_iter().flatten().enumerate() {
+                out.push((item, child(&p, &i.to_string()), level + down));
+            }
+        } else if maps.contains(&k.as_str()) {
+            for (name, item) in v.as_object().into_iter().flatten() {
+                let down = usize::from(k != "dependentSchemas");
+                out.push((item, child(&p, name), level + down));
+            }
+        } else if k == "$ref" {
+            let target = v.as_str().and_then(|t| t.strip_prefix('#'));
+            if let Some(target) = target.and_then(|t| root.pointer(t)) {
+                out.push((target, v.as_str().unwrap_or("#")[1..].to_string(), level));
+            }
+        }
+    }
+    out
+}

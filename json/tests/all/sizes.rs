@@ -1,0 +1,110 @@
+//! The size corpus (`tests/sizes/`): deep nesting, recursion unrolled 4-5 deep, a
+//! 3,000-value enum, 60 optional properties, a 2,000-character text. Each compiles
+//! within the default limits; random walks validate, valid instances are accepted,
+//! invalid ones rejected, and instances deeper than the unrolled recursion (`cut`) are
+//! rejected although the schema allows them. Past the limits, the error names the
+//! sub-schema where the states multiply and the option to raise.
+
+use crate::support::{beyond_f64, dfa_walk, json_files, serialize, validator};
+use fst_core::compose::VocabTrie;
+use fst_core::sample::SplitMix64;
+use fstc_json::{JsonSchemaCompiler, Whitespace};
+use serde_json::{json, Value};
+use testkit::vocabs::testdata_dir;
+
+fn cases() -> Vec<(String, Value)> {
+    let cases = json_files("tests/sizes");
+    assert_eq!(cases.len(), 8, "the size corpus");
+    cases
+}
+
+#[test]
+fn size_corpus_compiles_within_the_default_limits_and_validates() {
+    let mut rng = SplitMix64::new(41);
+    let style = Whitespace::Flexible { max: 8 };
+    for (name, file) in cases() {
+        let schema = &file["schema"];
+        let depth = file["recursion_depth"].as_u64().unwrap_or(3) as usize;
+        let compiler = JsonSchemaCompiler::new().recursion_depth(depth);
+        let limit = compiler.config().dfa_state_limit;
+        let regex = compiler
+            .value_to_regex(schema)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let dfa = regex.dfa(limit).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let oracle = validator(schema);
+        for _ in 0..12 {
+            let text = String::from_utf8(dfa_walk(&dfa, &mut rng, 300)).unwrap();
+            let value: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{name}: not JSON ({e}): {text}"));
+            assert!(
+                oracle.is_valid(&value) || beyond_f64(&text),
+                "{name}: invalid walk {text}"
+            );
+        }
+        let list = |key: &str| file[key].as_array().cloned().unwrap_or_default();
+        for (key, admitted, valid) in [("valid", true, true), ("invalid", false, false)]
+            .into_iter()
+            .chain([("cut", false, true)])
+        {
+            for v in list(key) {
+                let text = serialize(&v, style);
+                assert_eq!(oracle.is_valid(&v), valid, "{name} {key}: oracle on {text}");
+                assert_eq!(
+                    dfa.is_match(text.as_bytes()),
+                    admitted,
+                    "{name} {key}: {text}"
+                );
+            }
+        }
+    }
+}
+
+/// Arrays nested `depth` deep, each with `maxItems` when given.
+fn nested_arrays(depth: usize, max_items: Option<u64>) -> Value {
+    let mut arrays = json!({"type": "number"});
+    for _ in 0..depth {
+        arrays = match max_items {
+            Some(m) => json!({"type": "array", "items": arrays, "maxItems": m}),
+            None => json!({"type": "array", "items": arrays}),
+        };
+    }
+    arrays
+}
+
+#[test]
+fn past_the_limits_the_error_names_the_sub_schema_and_the_option() {
+    let vocab = detok::Vocabulary::from_file(testdata_dir().join("gpt2/encoder.json")).unwrap();
+    let trie = VocabTrie::new(&vocab);
+    let grid = nested_arrays(6, Some(4));
+    let wrapped =
+        json!({"type": "object", "properties": {"name": {"type": "string"}, "grid": grid}});
+    let deep = nested_arrays(12, None);
+    let deeper = nested_arrays(32, None);
+    let states = "more than 100000 states (the DFA state limit)";
+    let nfa = "more than 6400000 NFA states";
+    // 32 levels pass regex-syntax's 250 nested groups; the culprit is the deepest part
+    // that passes a limit alone: 11 levels, past the NFA cap like `deep`.
+    let at_21 = format!("`items` at #{}:", "/items".repeat(21));
+    let expect = [
+        (&grid, "`maxItems` at the schema root (#)", states),
+        (&wrapped, "`maxItems` at #/properties/grid:", states),
+        (&deep, "`items` at #/items:", nfa),
+        (&deeper, &at_21, nfa),
+    ];
+    for (schema, at, what) in expect {
+        let err = JsonSchemaCompiler::new()
+            .compile_with_trie(&schema.to_string(), &trie)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with(at) && err.contains(what), "{err}");
+        assert!(err.contains("--dfa-state-limit"), "{err}");
+    }
+    // The option named is the one that lifts it.
+    let dfa = JsonSchemaCompiler::new()
+        .dfa_state_limit(200_000)
+        .value_to_regex(&grid)
+        .unwrap()
+        .dfa(200_000)
+        .unwrap();
+    assert!(dfa.num_states() > 100_000 && dfa.is_match(b"[[[[[[1,2,3,4]]]]]]"));
+}
