@@ -214,28 +214,16 @@ impl Inner {
     /// single-byte token (each such byte path is a token path: a lower bound) and over
     /// all class edges (every token path is a byte path: an upper bound). When they
     /// agree that is the answer; else the token-level graph is explored from the start.
+    /// Both bounds read one reverse index of the table (no per-state edge lists).
     fn token_liveness(&self) -> Vec<bool> {
         let k = self.num_classes;
         let mut single = vec![false; k];
         for b in self.single_byte_tokens() {
             single[self.class_of_byte[b as usize] as usize] = true;
         }
-        let class_edges = |keep: &dyn Fn(usize) -> bool| -> Vec<Vec<(u32, u32)>> {
-            self.table
-                .chunks(k)
-                .map(|row| {
-                    row.iter()
-                        .enumerate()
-                        .filter(|&(c, &t)| t != NO_STATE && keep(c))
-                        .map(|(c, &t)| (c as u32, t))
-                        .collect()
-                })
-                .collect()
-        };
-        let upper = coreachable(self.accepting.clone(), &class_edges(&|_| true), |_| true);
-        let lower = coreachable(self.accepting.clone(), &class_edges(&|c| single[c]), |_| {
-            true
-        });
+        let incoming = Incoming::new(&self.table, k, &single);
+        let upper = incoming.backward(self.accepting.clone(), false);
+        let lower = incoming.backward(self.accepting.clone(), true);
         if lower == upper {
             return upper;
         }
@@ -278,5 +266,51 @@ impl Inner {
             }
         }
         coreachable(self.accepting.clone(), &edges, |_| true)
+    }
+}
+
+/// The table's edges by target (CSR): each source state, and whether the edge's class
+/// holds a single-byte token.
+struct Incoming {
+    start: Vec<u32>,
+    sources: Vec<(u32, bool)>,
+}
+
+impl Incoming {
+    fn new(table: &[u32], k: usize, single: &[bool]) -> Incoming {
+        let n = table.len() / k;
+        let mut start = vec![0u32; n + 1];
+        for &t in table.iter().filter(|&&t| t != NO_STATE) {
+            start[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut sources = vec![(0u32, false); start[n] as usize];
+        for (i, &t) in table.iter().enumerate().filter(|&(_, &t)| t != NO_STATE) {
+            sources[fill[t as usize] as usize] = ((i / k) as u32, single[i % k]);
+            fill[t as usize] += 1;
+        }
+        Incoming { start, sources }
+    }
+
+    /// The states from which a seed is reachable (over single-byte-token edges only when
+    /// `single_only`).
+    fn backward(&self, seeds: Vec<bool>, single_only: bool) -> Vec<bool> {
+        let mut live = seeds;
+        let mut stack: Vec<u32> = (0..live.len() as u32)
+            .filter(|&s| live[s as usize])
+            .collect();
+        while let Some(t) = stack.pop() {
+            let edges = &self.sources[self.start[t as usize] as usize..self.start[t as usize + 1] as usize];
+            for &(s, single) in edges {
+                if (single || !single_only) && !live[s as usize] {
+                    live[s as usize] = true;
+                    stack.push(s);
+                }
+            }
+        }
+        live
     }
 }
