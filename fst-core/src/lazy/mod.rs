@@ -35,7 +35,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::byte_automaton::ByteAutomaton;
 use crate::compose::{transition_table, ComposeError, ComposeErrorKind, DenseClasses, VocabTrie};
-use crate::minimize::coreachable;
+use crate::minimize::{backward, coreachable};
 use state::{StateInfo, NO_STATE};
 
 /// A byte DFA over a vocabulary, composed on demand; see the module docs. Cloning shares
@@ -221,9 +221,29 @@ impl Inner {
         for b in self.single_byte_tokens() {
             single[self.class_of_byte[b as usize] as usize] = true;
         }
-        let incoming = Incoming::new(&self.table, k, &single);
-        let upper = incoming.backward(self.accepting.clone(), false);
-        let lower = incoming.backward(self.accepting.clone(), true);
+        // The table's edges by target (CSR): each source, and whether its class holds a
+        // single-byte token.
+        let n = self.accepting.len();
+        let mut in_start = vec![0u32; n + 1];
+        for &t in self.table.iter().filter(|&&t| t != NO_STATE) {
+            in_start[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            in_start[i + 1] += in_start[i];
+        }
+        let mut fill = in_start.clone();
+        let mut sources = vec![0u32; in_start[n] as usize];
+        let mut by_single = vec![false; sources.len()];
+        for (s, row) in self.table.chunks_exact(k).enumerate() {
+            for (c, &t) in row.iter().enumerate().filter(|&(_, &t)| t != NO_STATE) {
+                let i = fill[t as usize] as usize;
+                (sources[i], by_single[i]) = (s as u32, single[c]);
+                fill[t as usize] += 1;
+            }
+        }
+        let seeds = || self.accepting.clone();
+        let upper = backward(seeds(), &in_start, &sources, |_| true);
+        let lower = backward(seeds(), &in_start, &sources, |i| by_single[i]);
         if lower == upper {
             return upper;
         }
@@ -266,51 +286,5 @@ impl Inner {
             }
         }
         coreachable(self.accepting.clone(), &edges, |_| true)
-    }
-}
-
-/// The table's edges by target (CSR): each source state, and whether the edge's class
-/// holds a single-byte token.
-struct Incoming {
-    start: Vec<u32>,
-    sources: Vec<(u32, bool)>,
-}
-
-impl Incoming {
-    fn new(table: &[u32], k: usize, single: &[bool]) -> Incoming {
-        let n = table.len() / k;
-        let mut start = vec![0u32; n + 1];
-        for &t in table.iter().filter(|&&t| t != NO_STATE) {
-            start[t as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut sources = vec![(0u32, false); start[n] as usize];
-        for (i, &t) in table.iter().enumerate().filter(|&(_, &t)| t != NO_STATE) {
-            sources[fill[t as usize] as usize] = ((i / k) as u32, single[i % k]);
-            fill[t as usize] += 1;
-        }
-        Incoming { start, sources }
-    }
-
-    /// The states from which a seed is reachable (over single-byte-token edges only when
-    /// `single_only`).
-    fn backward(&self, seeds: Vec<bool>, single_only: bool) -> Vec<bool> {
-        let mut live = seeds;
-        let mut stack: Vec<u32> = (0..live.len() as u32)
-            .filter(|&s| live[s as usize])
-            .collect();
-        while let Some(t) = stack.pop() {
-            let edges = &self.sources[self.start[t as usize] as usize..self.start[t as usize + 1] as usize];
-            for &(s, single) in edges {
-                if (single || !single_only) && !live[s as usize] {
-                    live[s as usize] = true;
-                    stack.push(s);
-                }
-            }
-        }
-        live
     }
 }
