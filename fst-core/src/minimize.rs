@@ -119,9 +119,12 @@ pub(crate) fn backward(
     let mut live = seeds;
     let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
     while let Some(s) = stack.pop() {
-        for i in in_start[s as usize] as usize..in_start[s as usize + 1] as usize {
-            let p = sources[i];
-            if keep(i) && !live[p as usize] {
+        let (from, to) = (
+            in_start[s as usize] as usize,
+            in_start[s as usize + 1] as usize,
+        );
+        for (i, &p) in sources[from..to].iter().enumerate() {
+            if keep(from + i) && !live[p as usize] {
                 live[p as usize] = true;
                 stack.push(p);
             }

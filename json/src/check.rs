@@ -208,7 +208,11 @@ mod tests {
             assert_eq!(automata.list.len(), 1);
             let around = |body: &str| format!("\"{body}\"(?:,\"{body}\")*");
             let expected = automata.dfa(&around(&regex)).unwrap();
-            assert_eq!(automata.dfa(&around(&spliced)).unwrap(), expected, "{regex}");
+            assert_eq!(
+                automata.dfa(&around(&spliced)).unwrap(),
+                expected,
+                "{regex}"
+            );
         }
     }
 

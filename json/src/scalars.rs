@@ -53,9 +53,9 @@ impl Translator<'_> {
                 // Any string, or at least `min` code points: the body of most string
                 // fields, so its automaton is built once per process (`Automata::fixed`;
                 // only small `min`, so that the cache stays small).
-                None if min <= MAX_FIXED_MIN => {
-                    self.automata.fixed(&format!("(?:{}){{{min},}}", strings::any_char()))
-                }
+                None if min <= MAX_FIXED_MIN => self
+                    .automata
+                    .fixed(&format!("(?:{}){{{min},}}", strings::any_char())),
                 None => format!("(?:{}){{{min},}}", strings::any_char()),
             };
             parts.push(format!("\"{body}\""));
