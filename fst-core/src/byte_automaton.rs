@@ -21,6 +21,15 @@ pub trait ByteAutomaton {
     fn byte_classes(&self) -> Option<&[u8; 256]> {
         None
     }
+    /// The transitions as a table `[state * c + class]` over [`byte_classes`]
+    /// (`c` = number of classes; `u32::MAX` for none), if the automaton keeps one: read
+    /// row by row instead of one [`next`] call per state and class. Default: `None`.
+    ///
+    /// [`byte_classes`]: ByteAutomaton::byte_classes
+    /// [`next`]: ByteAutomaton::next
+    fn class_table(&self) -> Option<&[u32]> {
+        None
+    }
     /// How many terminal labels the automaton has: edges that read one whole token from a
     /// precomputed set instead of bytes (Koo et al. §2.5.1). Terminal `k` becomes token
     /// automaton label `vocab_size + k`; a lower `k` has precedence. Default: none.

@@ -77,7 +77,7 @@ fn useful_states(
 
 /// `seeds` widened by every state with an edge path into a seed, following only the
 /// edges of states `from` allows (backward reachability over a CSR of edge sources):
-/// the one co-reachability pass, shared by minimization and the composition's trim.
+/// the co-reachability pass of minimization and the composition's trim.
 pub(crate) fn coreachable(
     seeds: Vec<bool>,
     edges: &[Vec<(u32, StateId)>],
@@ -102,11 +102,29 @@ pub(crate) fn coreachable(
             fill[t as usize] += 1;
         }
     }
+    backward(seeds, &in_start, &sources, |_| true)
+}
+
+/// `seeds` widened backward over a CSR of edge sources (the sources of the edges into
+/// `t` are `sources[in_start[t]..in_start[t + 1]]`), following the edges whose index in
+/// `sources` `keep` allows: the one backward search, also run by the lazy automaton's
+/// liveness over its own CSR.
+pub(crate) fn backward(
+    seeds: Vec<bool>,
+    in_start: &[u32],
+    sources: &[u32],
+    keep: impl Fn(usize) -> bool,
+) -> Vec<bool> {
+    let n = seeds.len();
     let mut live = seeds;
     let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
     while let Some(s) = stack.pop() {
-        for &p in &sources[in_start[s as usize] as usize..in_start[s as usize + 1] as usize] {
-            if !live[p as usize] {
+        let (from, to) = (
+            in_start[s as usize] as usize,
+            in_start[s as usize + 1] as usize,
+        );
+        for (i, &p) in sources[from..to].iter().enumerate() {
+            if keep(from + i) && !live[p as usize] {
                 live[p as usize] = true;
                 stack.push(p);
             }

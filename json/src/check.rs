@@ -3,10 +3,10 @@
 //! result re-enters regex text as a new `(?P<AUTOMATON>N)`. This is how `allOf`, `not`,
 //! `if`/`then`/`else`, `contains`, property counts and pattern-matched names are exact.
 
-use std::collections::{HashSet, VecDeque};
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use fst_core::regex::{Algebra, ByteDfa, RegexBuilder};
+use fst_core::regex::{Algebra, ByteDfa, RegexBuilder, DEFAULT_DFA_STATE_LIMIT};
 
 use crate::error::JsonSchemaError;
 use crate::lang::Lang;
@@ -16,6 +16,17 @@ use crate::lang::Lang;
 pub(crate) struct Automata {
     pub(crate) list: Vec<Arc<ByteDfa>>,
     limit: usize,
+    /// The `(?P<AUTOMATON>N)` text of each fixed regex spliced so far (see
+    /// [`Automata::fixed`]), so that repeated uses share one entry of `list`.
+    fixed: HashMap<String, String>,
+}
+
+/// The minimized DFAs of fixed regexes (the `format` grammars), built once per process:
+/// RFC 3986 `uri` with its IPv6 forms takes ~1 ms to compile from text, more than the rest
+/// of a typical schema, and is the same text in every schema that uses it.
+fn fixed_dfas() -> &'static Mutex<HashMap<String, Arc<ByteDfa>>> {
+    static DFAS: OnceLock<Mutex<HashMap<String, Arc<ByteDfa>>>> = OnceLock::new();
+    DFAS.get_or_init(Mutex::default)
 }
 
 fn failed(what: &str, e: impl std::fmt::Display) -> JsonSchemaError {
@@ -28,7 +39,44 @@ impl Automata {
         Automata {
             list: Vec::new(),
             limit,
+            fixed: HashMap::new(),
         }
+    }
+
+    /// `regex`, a fixed regex without spliced automata (a `format` grammar), as the
+    /// text of its minimized DFA, built once per process and spliced once per schema: the
+    /// same language, without compiling the regex text again. Falls back to `regex`
+    /// itself when its DFA does not fit the state limit (so the limit is reported as
+    /// before) or does not compile (the error then comes from the schema's own build).
+    pub(crate) fn fixed(&mut self, regex: &str) -> String {
+        if let Some(text) = self.fixed.get(regex) {
+            return text.clone();
+        }
+        let dfa = {
+            // A poisoned lock only means another thread panicked mid-insert; the map
+            // holds complete entries only.
+            let mut cache = fixed_dfas().lock().unwrap_or_else(|e| e.into_inner());
+            match cache.get(regex) {
+                Some(dfa) => Some(Arc::clone(dfa)),
+                None => match ByteDfa::from_regex(regex, DEFAULT_DFA_STATE_LIMIT) {
+                    Ok(dfa) => {
+                        let dfa = Arc::new(dfa);
+                        cache.insert(regex.to_string(), Arc::clone(&dfa));
+                        Some(dfa)
+                    }
+                    Err(_) => None,
+                },
+            }
+        };
+        let text = match dfa {
+            Some(dfa) if !dfa.is_empty() && dfa.num_states() <= self.limit => {
+                self.list.push(dfa);
+                format!("(?P<AUTOMATON>{})", self.list.len() - 1)
+            }
+            _ => regex.to_string(),
+        };
+        self.fixed.insert(regex.to_string(), text.clone());
+        text
     }
 
     /// The state limit of each step.
@@ -126,5 +174,59 @@ impl Automata {
             .into_iter()
             .filter(|t| dfa.is_match(t.as_bytes()))
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{body_regex, Format};
+
+    /// The fixed regexes the translator splices: the unbounded string body and the
+    /// format grammars (the IRI forms aside: their Unicode classes are slow in debug).
+    fn fixed_regexes() -> Vec<String> {
+        let mut out = vec![format!("(?:{}){{2,}}", crate::strings::any_char())];
+        for name in ["date-time", "duration", "ipv6", "hostname", "email", "uri"] {
+            match body_regex(name) {
+                Format::Exact(regexes) => out.extend(regexes),
+                _ => panic!("{name} is enforced"),
+            }
+        }
+        out
+    }
+
+    /// Spliced as its automaton, a fixed regex keeps its language: the minimized DFAs of a
+    /// pattern around it (canonical, so equal exactly when the languages are) are equal,
+    /// and a second use shares the first one's automaton.
+    #[test]
+    fn fixed_regexes_keep_their_language() {
+        for regex in fixed_regexes() {
+            let mut automata = Automata::new(10_000);
+            let spliced = automata.fixed(&regex);
+            assert_eq!(spliced, "(?P<AUTOMATON>0)", "{regex}");
+            assert_eq!(automata.fixed(&regex), spliced);
+            assert_eq!(automata.list.len(), 1);
+            let around = |body: &str| format!("\"{body}\"(?:,\"{body}\")*");
+            let expected = automata.dfa(&around(&regex)).unwrap();
+            assert_eq!(
+                automata.dfa(&around(&spliced)).unwrap(),
+                expected,
+                "{regex}"
+            );
+        }
+    }
+
+    /// Under a state limit its automaton exceeds, or for text that does not compile, the
+    /// regex stays text, so the schema's own build reports the error as before.
+    #[test]
+    fn fixed_regexes_past_the_limit_stay_text() {
+        let uri = fixed_regexes().pop().unwrap();
+        let mut automata = Automata::new(20);
+        assert_eq!(automata.fixed(&uri), uri);
+        assert!(automata.list.is_empty());
+        assert!(automata.dfa(&uri).is_err());
+        let mut automata = Automata::new(10_000);
+        assert_eq!(automata.fixed("(unclosed"), "(unclosed");
+        assert!(automata.list.is_empty());
     }
 }

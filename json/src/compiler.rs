@@ -19,7 +19,8 @@ use crate::schema::Translator;
 #[derive(Clone, Debug)]
 pub struct SchemaRegex {
     /// The regex (regex-syntax dialect, full match) of the admitted JSON texts. Where a
-    /// keyword needed an intersection or complement, it holds `(?P<AUTOMATON>N)`, the
+    /// keyword needed an intersection or complement, and for `format` grammars and string
+    /// bodies (compiled once per process and spliced), it holds `(?P<AUTOMATON>N)`, the
     /// language of `automata[N]`; compile it with [`SchemaRegex::dfa`].
     pub regex: String,
     /// The automata the regex splices in.
@@ -256,4 +257,26 @@ fn compile_error(error: &BuildError) -> JsonSchemaError {
     JsonSchemaError::other(format!(
         "the schema's automaton could not be built: {message}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `any_json_regex` is self-contained regex text (no `(?P<AUTOMATON>N)`, whose automata
+    /// it would lose, although string bodies elsewhere are spliced): another engine (the
+    /// `regex` crate) reads it as any JSON value.
+    #[test]
+    fn any_json_regex_is_plain_text() {
+        let compiler = JsonSchemaCompiler::new().whitespace(Whitespace::Compact);
+        let text = compiler.any_json_regex();
+        assert!(!text.contains("AUTOMATON"), "{text}");
+        let re = regex::Regex::new(&format!("^(?:{text})$")).unwrap();
+        for ok in [r#"{"a":[1,"x\n",null]}"#, r#""é""#, "[]", "-0.5e3"] {
+            assert!(re.is_match(ok), "{ok}");
+        }
+        for bad in [r#"{"a":}"#, "\"\n\"", "[1,]", "01"] {
+            assert!(!re.is_match(bad), "{bad}");
+        }
+    }
 }

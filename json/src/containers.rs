@@ -417,10 +417,18 @@ impl Translator<'_> {
         }
         let patterns = &patterns[..patterns.len().min(MAX_PATTERNS)];
         let colon = self.ws().colon();
-        let unnamed = format!("\"{}\"", strings::body_except(&refs(names)));
         let limit = self.key_language(map, pointer, level)?;
+        // The unnamed keys' regex (a trie of the names) only where some key may be unnamed:
+        // with `additionalProperties: false` and no patterns (the usual closed object) no
+        // member is extra, and building it would be wasted work.
+        let mut unnamed: Option<String> = None;
         let mut alts = Vec::new();
         for set in 0..1usize << patterns.len() {
+            if set == 0 && *additional == Value::Bool(false) {
+                continue;
+            }
+            let unnamed = unnamed
+                .get_or_insert_with(|| format!("\"{}\"", strings::body_except(&refs(names))));
             let mut keys = vec![unnamed.clone()];
             keys.extend(limit.clone());
             let mut others = Vec::new();

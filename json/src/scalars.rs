@@ -39,15 +39,26 @@ impl Translator<'_> {
                         let why = format!("format `{name}` is enforced as a subset of its grammar");
                         self.incomplete.push((None, why));
                     }
-                    parts.extend(regexes.iter().map(|r| format!("\"{r}\"")));
+                    for r in &regexes {
+                        parts.push(format!("\"{}\"", self.automata.fixed(r)));
+                    }
                 }
                 formats::Format::Unknown => {}
                 formats::Format::Refused(why) => self.refuse(pointer, "format", why)?,
             }
         }
         if min > 0 || max.is_some() || parts.is_empty() {
-            let max = max.map_or(String::new(), |m| m.to_string());
-            parts.push(format!("\"(?:{}){{{min},{max}}}\"", strings::any_char()));
+            let body = match max {
+                Some(max) => format!("(?:{}){{{min},{max}}}", strings::any_char()),
+                // Any string, or at least `min` code points: the body of most string
+                // fields, so its automaton is built once per process (`Automata::fixed`;
+                // only small `min`, so that the cache stays small).
+                None if min <= MAX_FIXED_MIN => self
+                    .automata
+                    .fixed(&format!("(?:{}){{{min},}}", strings::any_char())),
+                None => format!("(?:{}){{{min},}}", strings::any_char()),
+            };
+            parts.push(format!("\"{body}\""));
         }
         self.automata.intersect(&parts)
     }
@@ -152,6 +163,9 @@ impl Translator<'_> {
         self.automata.intersect(&sides)
     }
 }
+
+/// Largest `minLength` (without `maxLength`) whose string body is a shared automaton.
+const MAX_FIXED_MIN: u64 = 4;
 
 /// JSON numbers without exponent.
 const NO_EXPONENT: &str = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?";

@@ -71,6 +71,9 @@ where
     if num_dfa_states.saturating_mul(k) > max_entries {
         return Ok(None);
     }
+    if let Some(table) = class_table(dfa, dense) {
+        return Ok(Some(table));
+    }
     let mut table = Vec::with_capacity(num_dfa_states * k);
     for s in 0..num_dfa_states as u32 {
         for &b in &dense.representative {
@@ -84,6 +87,30 @@ where
         }
     }
     Ok(Some(table))
+}
+
+/// [`transition_table`] read from the automaton's own class table, when it has one of the
+/// expected shape with targets in range (else `None`: the caller asks state by state).
+fn class_table<A>(dfa: &A, dense: &DenseClasses) -> Option<Vec<u32>>
+where
+    A: ByteAutomaton + ?Sized,
+{
+    let (classes, src) = (dfa.byte_classes()?, dfa.class_table()?);
+    let n = dfa.num_states();
+    let width = classes.iter().map(|&c| c as usize + 1).max()?;
+    if src.len() != n * width || src.iter().any(|&t| t != NONE && t as usize >= n) {
+        return None;
+    }
+    let columns: Vec<usize> = dense
+        .representative
+        .iter()
+        .map(|&b| classes[b as usize] as usize)
+        .collect();
+    let mut table = Vec::with_capacity(n * columns.len());
+    for row in src.chunks_exact(width) {
+        table.extend(columns.iter().map(|&c| row[c]));
+    }
+    Some(table)
 }
 
 impl Grouping {

@@ -35,7 +35,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::byte_automaton::ByteAutomaton;
 use crate::compose::{transition_table, ComposeError, ComposeErrorKind, DenseClasses, VocabTrie};
-use crate::minimize::coreachable;
+use crate::minimize::{backward, coreachable};
 use state::{StateInfo, NO_STATE};
 
 /// A byte DFA over a vocabulary, composed on demand; see the module docs. Cloning shares
@@ -214,28 +214,36 @@ impl Inner {
     /// single-byte token (each such byte path is a token path: a lower bound) and over
     /// all class edges (every token path is a byte path: an upper bound). When they
     /// agree that is the answer; else the token-level graph is explored from the start.
+    /// Both bounds read one reverse index of the table (no per-state edge lists).
     fn token_liveness(&self) -> Vec<bool> {
         let k = self.num_classes;
         let mut single = vec![false; k];
         for b in self.single_byte_tokens() {
             single[self.class_of_byte[b as usize] as usize] = true;
         }
-        let class_edges = |keep: &dyn Fn(usize) -> bool| -> Vec<Vec<(u32, u32)>> {
-            self.table
-                .chunks(k)
-                .map(|row| {
-                    row.iter()
-                        .enumerate()
-                        .filter(|&(c, &t)| t != NO_STATE && keep(c))
-                        .map(|(c, &t)| (c as u32, t))
-                        .collect()
-                })
-                .collect()
-        };
-        let upper = coreachable(self.accepting.clone(), &class_edges(&|_| true), |_| true);
-        let lower = coreachable(self.accepting.clone(), &class_edges(&|c| single[c]), |_| {
-            true
-        });
+        // The table's edges by target (CSR): each source, and whether its class holds a
+        // single-byte token.
+        let n = self.accepting.len();
+        let mut in_start = vec![0u32; n + 1];
+        for &t in self.table.iter().filter(|&&t| t != NO_STATE) {
+            in_start[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            in_start[i + 1] += in_start[i];
+        }
+        let mut fill = in_start.clone();
+        let mut sources = vec![0u32; in_start[n] as usize];
+        let mut by_single = vec![false; sources.len()];
+        for (s, row) in self.table.chunks_exact(k).enumerate() {
+            for (c, &t) in row.iter().enumerate().filter(|&(_, &t)| t != NO_STATE) {
+                let i = fill[t as usize] as usize;
+                (sources[i], by_single[i]) = (s as u32, single[c]);
+                fill[t as usize] += 1;
+            }
+        }
+        let seeds = || self.accepting.clone();
+        let upper = backward(seeds(), &in_start, &sources, |_| true);
+        let lower = backward(seeds(), &in_start, &sources, |i| by_single[i]);
         if lower == upper {
             return upper;
         }

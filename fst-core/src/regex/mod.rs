@@ -711,6 +711,9 @@ impl ByteAutomaton for ByteDfa {
     fn byte_classes(&self) -> Option<&[u8; 256]> {
         Some(ByteDfa::byte_classes(self))
     }
+    fn class_table(&self) -> Option<&[u32]> {
+        Some(&self.table)
+    }
     fn num_terminals(&self) -> usize {
         self.terminals.len()
     }
