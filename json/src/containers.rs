@@ -253,7 +253,10 @@ impl Translator<'_> {
             };
             match value {
                 Some(v) => members.push(Member {
-                    regex: format!("\"{}\"{colon}{v}", strings::encode_literal(name)),
+                    regex: format!(
+                        "\"{}\"{colon}{v}",
+                        strings::encode_literal(name, self.config.escapes)
+                    ),
                     required: is_required,
                 }),
                 None if is_required => return Ok(None),
@@ -318,7 +321,7 @@ impl Translator<'_> {
         patterns
             .iter()
             .map(|(p, schema)| {
-                let body = pattern::body(p, &mut self.automata)
+                let body = pattern::body(p, self.config.escapes, &mut self.automata)
                     .map_err(|why| JsonSchemaError::at(pointer, "patternProperties", why))?;
                 Ok((format!("\"{body}\""), schema.clone(), child(&here, p)))
             })
@@ -389,7 +392,7 @@ impl Translator<'_> {
         let Some(schema) = map.get("propertyNames") else {
             return Ok(None);
         };
-        let any_key = format!("\"(?:{})*\"", strings::any_char());
+        let any_key = format!("\"(?:{})*\"", strings::any_char(self.config.escapes));
         let keys = match self.schema(schema, &child(pointer, "propertyNames"), level)? {
             Some(lang) => self.automata.intersect(&[any_key, lang])?,
             None => None,
@@ -417,7 +420,10 @@ impl Translator<'_> {
         }
         let patterns = &patterns[..patterns.len().min(MAX_PATTERNS)];
         let colon = self.ws().colon();
-        let unnamed = format!("\"{}\"", strings::body_except(&refs(names)));
+        let unnamed = format!(
+            "\"{}\"",
+            strings::body_except(&refs(names), self.config.escapes)
+        );
         let limit = self.key_language(map, pointer, level)?;
         let mut alts = Vec::new();
         for set in 0..1usize << patterns.len() {

@@ -39,5 +39,5 @@ mod strings;
 mod value;
 
 pub use compiler::{Compiled, JsonSchemaCompiler, LazyCompiled, SchemaRegex};
-pub use config::{Config, Whitespace};
+pub use config::{Config, Escapes, Whitespace};
 pub use error::{JsonSchemaError, Warning};

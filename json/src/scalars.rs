@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::config::Escapes;
 use crate::error::JsonSchemaError;
 use crate::lang::Lang;
 use crate::numbers::{decimal_range, fractional_side, integer_range, Bound};
@@ -28,7 +29,7 @@ impl Translator<'_> {
             let p = p
                 .as_str()
                 .ok_or_else(|| JsonSchemaError::at(pointer, "pattern", "must be a string"))?;
-            let body = pattern::body(p, &mut self.automata)
+            let body = pattern::body(p, self.config.escapes, &mut self.automata)
                 .map_err(|why| JsonSchemaError::at(pointer, "pattern", why))?;
             parts.push(format!("\"{body}\""));
         }
@@ -39,7 +40,14 @@ impl Translator<'_> {
                         let why = format!("format `{name}` is enforced as a subset of its grammar");
                         self.incomplete.push((None, why));
                     }
-                    parts.extend(regexes.iter().map(|r| format!("\"{r}\"")));
+                    for regex in regexes {
+                        let body = match self.config.escapes {
+                            Escapes::Canonical => regex,
+                            Escapes::Any => pattern::any_spelling(&regex, &mut self.automata)
+                                .map_err(|why| JsonSchemaError::at(pointer, "format", why))?,
+                        };
+                        parts.push(format!("\"{body}\""));
+                    }
                 }
                 formats::Format::Unknown => {}
                 formats::Format::Refused(why) => self.refuse(pointer, "format", why)?,
@@ -47,7 +55,10 @@ impl Translator<'_> {
         }
         if min > 0 || max.is_some() || parts.is_empty() {
             let max = max.map_or(String::new(), |m| m.to_string());
-            parts.push(format!("\"(?:{}){{{min},{max}}}\"", strings::any_char()));
+            parts.push(format!(
+                "\"(?:{}){{{min},{max}}}\"",
+                strings::any_char(self.config.escapes)
+            ));
         }
         self.automata.intersect(&parts)
     }
