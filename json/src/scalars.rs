@@ -40,13 +40,16 @@ impl Translator<'_> {
                         let why = format!("format `{name}` is enforced as a subset of its grammar");
                         self.incomplete.push((None, why));
                     }
-                    for regex in regexes {
-                        let body = match self.config.escapes {
-                            Escapes::Canonical => regex,
-                            Escapes::Any => pattern::any_spelling(&regex, &mut self.automata)
-                                .map_err(|why| JsonSchemaError::at(pointer, "format", why))?,
-                        };
+                    if self.config.escapes == Escapes::Canonical {
+                        parts.extend(regexes.iter().map(|r| format!("\"{r}\"")));
+                    } else if let Some(canonical) = self.automata.intersect(&regexes)? {
+                        // Re-spelled once, after the pieces are intersected: each piece
+                        // re-spelled alone would make a much larger product.
+                        let body = pattern::any_spelling(&canonical, &mut self.automata)
+                            .map_err(|why| JsonSchemaError::at(pointer, "format", why))?;
                         parts.push(format!("\"{body}\""));
+                    } else {
+                        return Ok(None);
                     }
                 }
                 formats::Format::Unknown => {}

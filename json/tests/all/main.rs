@@ -5,6 +5,7 @@
 
 mod differential;
 mod errors;
+mod escapes;
 mod exactness;
 mod formats;
 mod lazy;
