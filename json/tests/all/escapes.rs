@@ -401,7 +401,7 @@ fn gpt2_fixture_tokens() {
 #[test]
 fn llama3_tokens_when_present() {
     if let Some(vocab) = shared_vocab("llama3/tokenizer.json") {
-        check_tokens(&vocab, &TOKEN_CASES[..2], 2);
+        check_tokens(&vocab, &TOKEN_CASES[..1], 2);
     }
 }
 
