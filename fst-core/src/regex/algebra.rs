@@ -586,6 +586,9 @@ impl SetNfa {
     }
 }
 
+/// Code-point ranges `(lo, hi, target)`, shared between the memo and its users.
+type Moves = std::rc::Rc<Vec<(u32, u32, u32)>>;
+
 /// The code points a DFA reads from each state, walked over the UTF-8 byte structure:
 /// `walk(seq, state, pos)` lists the values of the bytes `pos..` of sequence `seq` (their
 /// payload bits) as ranges with a common target, memoized, so that a state reading a wide
@@ -593,7 +596,7 @@ impl SetNfa {
 struct CharMoves<'a> {
     dfa: &'a ByteDfa,
     sequences: Vec<Vec<(u8, u8)>>,
-    memo: FastMap<(usize, u32, usize), std::rc::Rc<Vec<(u32, u32, u32)>>>,
+    memo: FastMap<(usize, u32, usize), Moves>,
 }
 
 impl<'a> CharMoves<'a> {
@@ -622,7 +625,7 @@ impl<'a> CharMoves<'a> {
         out
     }
 
-    fn walk(&mut self, seq: usize, state: u32, pos: usize) -> std::rc::Rc<Vec<(u32, u32, u32)>> {
+    fn walk(&mut self, seq: usize, state: u32, pos: usize) -> Moves {
         if let Some(done) = self.memo.get(&(seq, state, pos)) {
             return done.clone();
         }
