@@ -6,16 +6,14 @@
 //! tokenizations); texts that are not JSON (lone surrogates, `\x41`, bad hex, raw
 //! controls) are refused; escapes decoding to what a keyword forbids are refused.
 
-use std::collections::HashMap;
-
 use crate::support::{
-    accepts, beyond_f64, corpus, dfa_walk, random_tokenization, serialize, token_walk, validator,
+    accepts, beyond_f64, corpus, dfa_walk, ids_by_bytes, random_tokenization, serialize,
+    token_walk, validator,
 };
 use detok::Vocabulary;
 use fst_core::compose::VocabTrie;
 use fst_core::regex::ByteDfa;
 use fst_core::sample::SplitMix64;
-use fst_core::TokenVocabulary;
 use fstc_json::{Escapes, JsonSchemaCompiler, Whitespace};
 use serde_json::{json, Value};
 use testkit::vocabs::{shared_vocab, testdata_dir};
@@ -328,12 +326,7 @@ fn decoded_values_decide() {
 /// vocabulary's own tokenization and random ones; re-spelled invalid ones are rejected.
 fn check_tokens(vocab: &Vocabulary, cases: &[&str], seed: u64) {
     let trie = VocabTrie::new(vocab);
-    let by_bytes: HashMap<Vec<u8>, u32> = (0..vocab.len() as u32)
-        .filter_map(|id| {
-            let bytes = vocab.token_bytes(id).filter(|b| !b.is_empty())?;
-            Some((bytes.to_vec(), id))
-        })
-        .collect();
+    let by_bytes = ids_by_bytes(vocab);
     let mut rng = SplitMix64::new(seed);
     for case in corpus()
         .into_iter()

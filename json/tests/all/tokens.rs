@@ -3,13 +3,12 @@
 //! ones are rejected. On the GPT-2 fixture always, on the shared Llama 3 and Qwen 3
 //! vocabularies when they exist.
 
-use std::collections::HashMap;
-
-use crate::support::{accepts, corpus, random_tokenization, serialize, token_walk, validator};
+use crate::support::{
+    accepts, corpus, ids_by_bytes, random_tokenization, serialize, token_walk, validator,
+};
 use detok::Vocabulary;
 use fst_core::compose::VocabTrie;
 use fst_core::sample::SplitMix64;
-use fst_core::TokenVocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
@@ -27,14 +26,7 @@ const TOKEN_CASES: [&str; 7] = [
 
 fn check_vocabulary(vocab: &Vocabulary, style: Whitespace, seed: u64, cases: &[&str]) {
     let trie = VocabTrie::new(vocab);
-    let by_bytes: HashMap<Vec<u8>, u32> = (0..vocab.len() as u32)
-        .filter_map(|id| {
-            vocab
-                .token_bytes(id)
-                .filter(|b| !b.is_empty())
-                .map(|b| (b.to_vec(), id))
-        })
-        .collect();
+    let by_bytes = ids_by_bytes(vocab);
     let mut rng = SplitMix64::new(seed);
     for case in corpus()
         .into_iter()
