@@ -386,9 +386,15 @@ const TOKEN_CASES: [&str; 3] = [
 ];
 
 #[test]
-fn gpt2_fixture_tokens() {
-    let vocab = Vocabulary::from_file(testdata_dir().join("gpt2/encoder.json")).unwrap();
-    check_tokens(&vocab, &TOKEN_CASES, 1);
+fn fixture_tokens() {
+    for (rel, cases, seed) in [
+        ("gpt2/encoder.json", &TOKEN_CASES[..1], 1),
+        ("sentencepiece/tokenizer.json", &TOKEN_CASES[..], 4),
+        ("bytelevel/tokenizer.json", &TOKEN_CASES[..], 5),
+    ] {
+        let vocab = Vocabulary::from_file(testdata_dir().join(rel)).unwrap();
+        check_tokens(&vocab, cases, seed);
+    }
 }
 
 #[test]
