@@ -642,17 +642,7 @@ fn compile_json_schema_then_check() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("warnings: 0"), "{}", stderr(&out));
-    let check = |text: &str| {
-        let args = [
-            "check",
-            &out_file,
-            "--vocab",
-            vocab.to_str().unwrap(),
-            "--text",
-            text,
-        ];
-        fstc(&args).status.code()
-    };
+    let check = |text: &str| check_text(Path::new(&out_file), text).status.code();
     assert_eq!(check(r#"{"city":"Oslo","days":3}"#), Some(0));
     assert_eq!(check(r#"{"city":"Oslo","days":15}"#), Some(1));
     assert_eq!(check(r#"{"days":3}"#), Some(1));
@@ -825,17 +815,7 @@ fn compile_json_schema_with_any_escapes() {
         ];
         fstc(&args)
     };
-    let check = |text: &str| {
-        let args = [
-            "check",
-            &out_file,
-            "--vocab",
-            vocab.to_str().unwrap(),
-            "--text",
-            text,
-        ];
-        fstc(&args).status.code()
-    };
+    let check = |text: &str| check_text(Path::new(&out_file), text).status.code();
     let out = compile("any");
     assert!(out.status.success(), "{}", stderr(&out));
     for ok in [
