@@ -18,7 +18,7 @@ use fst_core::sample::{random_matcher_walk, random_walk, SplitMix64};
 use fst_core::token_pda::TokenPda;
 use fst_core::AnyAutomaton;
 use fst_core::TokenVocabulary;
-use fstc_json::{JsonSchemaCompiler, Whitespace};
+use fstc_json::{Escapes, JsonSchemaCompiler, Whitespace};
 
 mod grammar;
 
@@ -85,6 +85,10 @@ struct CompileJsonSchemaArgs {
     /// Indent of the pretty style.
     #[arg(long, value_name = "N", default_value_t = 2)]
     indent: usize,
+    /// String escapes: `canonical` (one spelling per string, serde_json's) or `any` (every
+    /// spelling JSON allows: `\u00e9`, `\/`, surrogate pairs...; larger automata).
+    #[arg(long, value_enum, default_value_t = EscapesArg::Canonical)]
+    escapes: EscapesArg,
     /// Objects admit no unnamed properties when `additionalProperties` is absent.
     #[arg(long)]
     no_additional_properties: bool,
@@ -172,6 +176,12 @@ struct CompileRegexArgs {
     /// flag, as JSON Schema's `pattern`: ASCII `\d`, `\w`, `\b`).
     #[arg(long, value_enum, default_value_t = DialectArg::Regex)]
     dialect: DialectArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EscapesArg {
+    Canonical,
+    Any,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -416,6 +426,10 @@ fn compile_json_schema(args: CompileJsonSchemaArgs) -> Result<ExitCode> {
             _ => Whitespace::Flexible {
                 max: args.max_whitespace,
             },
+        },
+        escapes: match args.escapes {
+            EscapesArg::Canonical => Escapes::Canonical,
+            EscapesArg::Any => Escapes::Any,
         },
         additional_properties: !args.no_additional_properties,
         lenient: args.lenient,

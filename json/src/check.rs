@@ -185,7 +185,11 @@ mod tests {
     /// The fixed regexes the translator splices: the unbounded string body and the
     /// format grammars (the IRI forms aside: their Unicode classes are slow in debug).
     fn fixed_regexes() -> Vec<String> {
-        let mut out = vec![format!("(?:{}){{2,}}", crate::strings::any_char())];
+        use crate::config::Escapes;
+        let mut out: Vec<String> = [Escapes::Canonical, Escapes::Any]
+            .into_iter()
+            .map(|e| format!("(?:{}){{2,}}", crate::strings::any_char(e)))
+            .collect();
         for name in ["date-time", "duration", "ipv6", "hostname", "email", "uri"] {
             match body_regex(name) {
                 Format::Exact(regexes) => out.extend(regexes),

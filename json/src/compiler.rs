@@ -11,7 +11,7 @@ use fst_core::TokenVocabulary;
 use serde_json::Value;
 
 use crate::blame;
-use crate::config::{Config, Whitespace};
+use crate::config::{Config, Escapes, Whitespace};
 use crate::error::{JsonSchemaError, Warning};
 use crate::schema::Translator;
 
@@ -89,6 +89,12 @@ impl JsonSchemaCompiler {
     /// Sets the whitespace style.
     pub fn whitespace(mut self, whitespace: Whitespace) -> JsonSchemaCompiler {
         self.config.whitespace = whitespace;
+        self
+    }
+
+    /// Sets which string escapes the output may use.
+    pub fn escapes(mut self, escapes: Escapes) -> JsonSchemaCompiler {
+        self.config.escapes = escapes;
         self
     }
 

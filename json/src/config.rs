@@ -20,11 +20,26 @@ pub enum Whitespace {
     },
 }
 
+/// Which spellings of a string's code points the JSON text may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Escapes {
+    /// One spelling per string, serde_json's: `\"`, `\\`, `\b\f\n\r\t`, other controls
+    /// as `\u00xx` (lower-case), everything else raw UTF-8.
+    Canonical,
+    /// Every spelling JSON allows: a code point raw (unless `"`, `\` or a control), by
+    /// its short escape (`\" \\ \/ \b \f \n \r \t`), as `\uXXXX` (either case, not a
+    /// surrogate) or, above U+FFFF, as a surrogate pair; never a lone surrogate. Lengths,
+    /// patterns, enums, formats and property names apply to the decoded string.
+    Any,
+}
+
 /// Options of [`JsonSchemaCompiler`].
 #[derive(Clone, Debug)]
 pub struct Config {
     /// Whitespace style (default: flexible, at most 8 characters in a row).
     pub whitespace: Whitespace,
+    /// String escapes (default: canonical, one spelling per string: smaller automata).
+    pub escapes: Escapes,
     /// Whether objects admit properties the schema does not name when it says nothing
     /// (`additionalProperties` absent). The spec says yes (default); strict servers no.
     pub additional_properties: bool,
@@ -48,6 +63,7 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             whitespace: Whitespace::Flexible { max: 8 },
+            escapes: Escapes::Canonical,
             additional_properties: true,
             recursion_depth: 3,
             any_json_depth: 2,

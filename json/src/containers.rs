@@ -253,7 +253,10 @@ impl Translator<'_> {
             };
             match value {
                 Some(v) => members.push(Member {
-                    regex: format!("\"{}\"{colon}{v}", strings::encode_literal(name)),
+                    regex: format!(
+                        "\"{}\"{colon}{v}",
+                        strings::encode_literal(name, self.config.escapes)
+                    ),
                     required: is_required,
                 }),
                 None if is_required => return Ok(None),
@@ -318,7 +321,7 @@ impl Translator<'_> {
         patterns
             .iter()
             .map(|(p, schema)| {
-                let body = pattern::body(p, &mut self.automata)
+                let body = pattern::body(p, self.config.escapes, &mut self.automata)
                     .map_err(|why| JsonSchemaError::at(pointer, "patternProperties", why))?;
                 Ok((format!("\"{body}\""), schema.clone(), child(&here, p)))
             })
@@ -389,7 +392,7 @@ impl Translator<'_> {
         let Some(schema) = map.get("propertyNames") else {
             return Ok(None);
         };
-        let any_key = format!("\"(?:{})*\"", strings::any_char());
+        let any_key = format!("\"(?:{})*\"", strings::any_char(self.config.escapes));
         let keys = match self.schema(schema, &child(pointer, "propertyNames"), level)? {
             Some(lang) => self.automata.intersect(&[any_key, lang])?,
             None => None,
@@ -427,8 +430,10 @@ impl Translator<'_> {
             if set == 0 && *additional == Value::Bool(false) {
                 continue;
             }
-            let unnamed = unnamed
-                .get_or_insert_with(|| format!("\"{}\"", strings::body_except(&refs(names))));
+            let escapes = self.config.escapes;
+            let unnamed = unnamed.get_or_insert_with(|| {
+                format!("\"{}\"", strings::body_except(&refs(names), escapes))
+            });
             let mut keys = vec![unnamed.clone()];
             keys.extend(limit.clone());
             let mut others = Vec::new();

@@ -24,6 +24,7 @@
 mod email;
 mod uri;
 
+use crate::config::Escapes;
 use crate::strings;
 
 /// The formats whose grammar here is all of the RFC's (the others are subsets, so the
@@ -128,8 +129,11 @@ fn hostname() -> String {
 
 /// RFC 6901: `/`-prefixed tokens of any characters but `/` and `~`, or `~0`, `~1`.
 fn json_pointer() -> String {
-    let other = strings::encode_class(&strings::complement(&[('/', '/'), ('~', '~')]))
-        .expect("most code points");
+    let other = strings::encode_class(
+        &strings::complement(&[('/', '/'), ('~', '~')]),
+        Escapes::Canonical,
+    )
+    .expect("most code points");
     format!("(?:/(?:{other}|~[01])*)*")
 }
 

@@ -3,8 +3,9 @@
 //! A schema whose recursion is bounded admits a regular language of JSON texts. This
 //! crate translates a schema, keyword by keyword, into a regular expression over the
 //! bytes of those texts (in one chosen output form: properties in schema order, one
-//! whitespace style, canonical string escapes), which fst-core compiles to a byte DFA
-//! and composes with a vocabulary like any other regex. Keywords that need intersection,
+//! whitespace style, canonical string escapes or, with [`Escapes::Any`], every
+//! spelling), which fst-core compiles to a byte DFA and composes with a vocabulary like
+//! any other regex. Keywords that need intersection,
 //! difference or complement (`allOf`, `not`, `if`, `contains`, property counts and
 //! dependencies, `multipleOf`, pattern-matched names) are computed on byte DFAs with
 //! fst-core's `Algebra` and spliced back into the regex (see `combine.rs` for why this
@@ -40,5 +41,5 @@ mod strings;
 mod value;
 
 pub use compiler::{Compiled, JsonSchemaCompiler, LazyCompiled, SchemaRegex};
-pub use config::{Config, Whitespace};
+pub use config::{Config, Escapes, Whitespace};
 pub use error::{JsonSchemaError, Warning};

@@ -1,22 +1,27 @@
 //! `pattern` and `patternProperties`: an ECMA-262 regex searched (unanchored) in the
-//! decoded string, turned into the language of the string's canonical JSON encoding.
+//! decoded string, turned into the language of the string's JSON encodings.
 //!
 //! fst-core reads the pattern in [`Dialect::EcmaScript`] (ECMA's `\d`, `\w`, `\s`, `\b`,
 //! `.`, `\uHHHH`, look-around, `^`/`$` anywhere) as a search, `[\s\S]*(?:P)[\s\S]*`, over
-//! the decoded text; [`Algebra::substitute`] then maps each `"`, `\` and control
-//! character to its escape (`strings::encode_char`), so an escaped `\"` or `\n` in the
-//! JSON text counts as the one character it encodes. Every such character is one byte in
-//! UTF-8 and never part of another character's encoding, so the byte substitution is
-//! the character substitution.
+//! the decoded text; [`Algebra::substitute_chars`] then replaces each code point by its
+//! encodings (`strings::encodings`: canonical, or every spelling under
+//! [`Escapes::Any`]), so an escaped `\"`, `\n` or `\u00e9` in the JSON text counts as the
+//! one character it encodes. `format` grammars, written over the canonical body, are
+//! respelled the same way under `Any` ([`any_spelling`]).
 
-use fst_core::regex::{Algebra, Dialect, RegexBuilder};
+use fst_core::regex::{Algebra, ByteDfa, Dialect, RegexBuilder};
 
 use crate::check::Automata;
+use crate::config::Escapes;
 use crate::strings;
 
 /// The regex (between the quotes) of the encoded strings in which `pattern` finds a
 /// match, as an automaton spliced into `automata`.
-pub(crate) fn body(pattern: &str, automata: &mut Automata) -> Result<String, String> {
+pub(crate) fn body(
+    pattern: &str,
+    escapes: Escapes,
+    automata: &mut Automata,
+) -> Result<String, String> {
     let search = format!("[\\s\\S]*(?:{pattern})[\\s\\S]*");
     let decoded = RegexBuilder::new()
         .dialect(Dialect::EcmaScript)
@@ -27,14 +32,52 @@ pub(crate) fn body(pattern: &str, automata: &mut Automata) -> Result<String, Str
             let short: String = e.to_string().chars().take(300).collect();
             format!("{pattern:?} (searched as `[\\s\\S]*(?:…)[\\s\\S]*`): {short}")
         })?;
+    let encoded =
+        encode(&decoded, escapes, automata.limit()).map_err(|e| format!("{pattern:?}: {e}"))?;
+    Ok(automata
+        .splice(encoded)
+        .unwrap_or_else(|| NOTHING.to_string()))
+}
+
+/// The encodings of the decoded texts of `decoded`.
+fn encode(decoded: &ByteDfa, escapes: Escapes, limit: usize) -> Result<ByteDfa, String> {
+    let mut algebra = Algebra::new();
+    algebra.state_limit(limit);
+    algebra
+        .substitute_chars(decoded, strings::code(escapes))
+        .map_err(|e| e.to_string())
+}
+
+/// `canonical` (regex text of string bodies in the canonical encoding, as `format`
+/// grammars are written) respelled in every encoding of [`Escapes::Any`]: its DFA is
+/// decoded (each canonical escape read as the one byte it stands for, which is exact
+/// since the canonical encoding is one spelling per code point) and re-encoded.
+pub(crate) fn any_spelling(canonical: &str, automata: &mut Automata) -> Result<String, String> {
+    let dfa = automata.dfa(canonical).map_err(|e| e.to_string())?;
+    let mut edges = Vec::new();
+    for s in 0..dfa.num_states() as u32 {
+        for b in 0..=255u8 {
+            let c = b as char;
+            let target = if b < 0x20 || c == '"' || c == '\\' {
+                let bytes = strings::encode_char(c).into_bytes();
+                bytes.iter().try_fold(s, |at, &x| dfa.next(at, x))
+            } else {
+                dfa.next(s, b)
+            };
+            if let Some(t) = target {
+                edges.push((s, b, b, t));
+            }
+        }
+    }
+    let accepting: Vec<bool> = (0..dfa.num_states() as u32)
+        .map(|s| dfa.is_accepting(s))
+        .collect();
     let mut algebra = Algebra::new();
     algebra.state_limit(automata.limit());
-    let encoded = algebra
-        .substitute(&decoded, |b| {
-            let c = b as char;
-            (b < 0x20 || c == '"' || c == '\\').then(|| strings::encode_char(c).into_bytes())
-        })
-        .map_err(|e| format!("{pattern:?}: {e}"))?;
+    let decoded = algebra
+        .from_edges(&edges, &accepting)
+        .map_err(|e| e.to_string())?;
+    let encoded = encode(&decoded, Escapes::Any, automata.limit())?;
     Ok(automata
         .splice(encoded)
         .unwrap_or_else(|| NOTHING.to_string()))
@@ -49,7 +92,7 @@ mod tests {
 
     fn search(pattern: &str, encoded: &str) -> bool {
         let mut automata = Automata::new(10_000);
-        let body = body(pattern, &mut automata).unwrap();
+        let body = body(pattern, Escapes::Canonical, &mut automata).unwrap();
         automata.dfa(&body).unwrap().is_match(encoded.as_bytes())
     }
 
@@ -87,7 +130,7 @@ mod tests {
             ("\\p{L", "\\p{L"),
             ("x{,3}", "x{,3}"),
         ] {
-            let err = body(pattern, &mut automata).unwrap_err();
+            let err = body(pattern, Escapes::Canonical, &mut automata).unwrap_err();
             assert!(err.contains(name), "{pattern}: {err}");
         }
     }

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::config::Escapes;
 use crate::error::JsonSchemaError;
 use crate::lang::Lang;
 use crate::numbers::{decimal_range, fractional_side, integer_range, Bound};
@@ -28,7 +29,7 @@ impl Translator<'_> {
             let p = p
                 .as_str()
                 .ok_or_else(|| JsonSchemaError::at(pointer, "pattern", "must be a string"))?;
-            let body = pattern::body(p, &mut self.automata)
+            let body = pattern::body(p, self.config.escapes, &mut self.automata)
                 .map_err(|why| JsonSchemaError::at(pointer, "pattern", why))?;
             parts.push(format!("\"{body}\""));
         }
@@ -39,8 +40,18 @@ impl Translator<'_> {
                         let why = format!("format `{name}` is enforced as a subset of its grammar");
                         self.incomplete.push((None, why));
                     }
-                    for r in &regexes {
-                        parts.push(format!("\"{}\"", self.automata.fixed(r)));
+                    if self.config.escapes == Escapes::Canonical {
+                        for r in &regexes {
+                            parts.push(format!("\"{}\"", self.automata.fixed(r)));
+                        }
+                    } else if let Some(canonical) = self.automata.intersect(&regexes)? {
+                        // Re-spelled once, after the pieces are intersected: each piece
+                        // re-spelled alone would make a much larger product.
+                        let body = pattern::any_spelling(&canonical, &mut self.automata)
+                            .map_err(|why| JsonSchemaError::at(pointer, "format", why))?;
+                        parts.push(format!("\"{body}\""));
+                    } else {
+                        return Ok(None);
                     }
                 }
                 formats::Format::Unknown => {}
@@ -48,15 +59,16 @@ impl Translator<'_> {
             }
         }
         if min > 0 || max.is_some() || parts.is_empty() {
+            let any = strings::any_char(self.config.escapes);
             let body = match max {
-                Some(max) => format!("(?:{}){{{min},{max}}}", strings::any_char()),
+                Some(max) => format!("(?:{any}){{{min},{max}}}"),
                 // Any string, or at least `min` code points: the body of most string
                 // fields, so its automaton is built once per process (`Automata::fixed`;
                 // only small `min`, so that the cache stays small).
-                None if min <= MAX_FIXED_MIN => self
-                    .automata
-                    .fixed(&format!("(?:{}){{{min},}}", strings::any_char())),
-                None => format!("(?:{}){{{min},}}", strings::any_char()),
+                None if min <= MAX_FIXED_MIN => {
+                    self.automata.fixed(&format!("(?:{any}){{{min},}}"))
+                }
+                None => format!("(?:{any}){{{min},}}"),
             };
             parts.push(format!("\"{body}\""));
         }

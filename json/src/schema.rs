@@ -401,7 +401,11 @@ impl<'a> Translator<'a> {
         } else {
             texts
         };
-        let mut texts: Vec<String> = texts.iter().map(|t| regex_syntax::escape(t)).collect();
+        let escapes = self.config.escapes;
+        let mut texts: Vec<String> = texts
+            .iter()
+            .map(|t| strings::encode_json_text(t, escapes))
+            .collect();
         texts.sort();
         texts.dedup();
         Ok(alternation(texts))
@@ -420,13 +424,13 @@ impl<'a> Translator<'a> {
         let mut alts = vec![
             "null".to_string(),
             "(?:true|false)".to_string(),
-            format!("\"(?:{})*\"", strings::any_char()),
+            format!("\"(?:{})*\"", strings::any_char(self.config.escapes)),
             self.number_any().to_string(),
         ];
         if depth > 0 {
             let inner = self.any_value(level + 1, depth - 1);
             let ws = self.ws();
-            let key = format!("\"(?:{})*\"", strings::any_char());
+            let key = format!("\"(?:{})*\"", strings::any_char(self.config.escapes));
             let member = format!("{key}{}{inner}", ws.colon());
             let members = format!("{member}(?:{}{member})*", ws.sep(level));
             alts.extend(ws.container("\\{", "\\}", Some(&members), true, level));

@@ -145,6 +145,7 @@ def compile_json_schema(
     whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
     max_whitespace: int = 8,
     indent: int = 2,
+    escapes: Literal["canonical", "any"] = "canonical",
     additional_properties: bool = True,
     recursion_depth: Optional[int] = None,
     any_json_depth: Optional[int] = None,

@@ -2,7 +2,7 @@
 //! through `fstc-json`, with the keywords left out under `lenient` as `SchemaWarning`s.
 
 use fst_core::any::AnyAutomaton;
-use fstc_json::{JsonSchemaCompiler, Warning, Whitespace};
+use fstc_json::{Escapes, JsonSchemaCompiler, Warning, Whitespace};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -79,13 +79,27 @@ fn whitespace(name: &str, max_whitespace: usize, indent: usize) -> PyResult<Whit
     }
 }
 
+/// The string escapes named by `escapes`.
+fn escapes(name: &str) -> PyResult<Escapes> {
+    match name {
+        "canonical" => Ok(Escapes::Canonical),
+        "any" => Ok(Escapes::Any),
+        other => Err(PyValueError::new_err(format!(
+            "escapes must be \"canonical\" or \"any\", got {other:?}"
+        ))),
+    }
+}
+
 /// Compiles a JSON Schema (draft 2020-12, with draft-07 spellings) into a token automaton
 /// for `vocab`; returns `(automaton, warnings)`. `schema` is JSON text or a Python object
 /// (`dict`, `bool`) that `json.dumps` accepts. The automaton admits the JSON texts valid
-/// under the schema in one output form: properties in schema order, canonical string
-/// escapes, and `whitespace` "flexible" (up to `max_whitespace` characters between
-/// tokens), "compact" (none) or "pretty" (`indent` spaces, as `json.dumps(indent=...)`
-/// with `separators=(",", ": ")`). A keyword that cannot be enforced exactly raises
+/// under the schema in one output form: properties in schema order, string escapes
+/// `escapes` "canonical" (one spelling per string, as `json.dumps(ensure_ascii=False)`
+/// writes it) or "any" (every spelling JSON allows: `\u00e9`, `\/`, surrogate pairs;
+/// lengths, patterns and enums apply to the decoded string; larger automata), and
+/// `whitespace` "flexible" (up to `max_whitespace` characters between tokens), "compact"
+/// (none) or "pretty" (`indent` spaces, as `json.dumps(indent=...)` with
+/// `separators=(",", ": ")`). A keyword that cannot be enforced exactly raises
 /// `FstcError` naming it and its JSON pointer, unless `lenient`, which leaves it out with
 /// a `SchemaWarning`. With `lazy=True` the automaton is a `LazyAutomaton` (only the byte
 /// DFA is built now; each state's tokens when a matcher first reaches it): the choice for
@@ -93,7 +107,7 @@ fn whitespace(name: &str, max_whitespace: usize, indent: usize) -> PyResult<Whit
 #[pyfunction]
 #[pyo3(signature = (
     schema, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = 8, indent = 2,
-    additional_properties = true, recursion_depth = None, any_json_depth = None,
+    escapes = "canonical", additional_properties = true, recursion_depth = None, any_json_depth = None,
     lenient = false, dfa_state_limit = None, token_edge_limit = None
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -105,6 +119,7 @@ pub fn compile_json_schema(
     whitespace: &str,
     max_whitespace: usize,
     indent: usize,
+    escapes: &str,
     additional_properties: bool,
     recursion_depth: Option<usize>,
     any_json_depth: Option<usize>,
@@ -115,6 +130,7 @@ pub fn compile_json_schema(
     let text = schema_text(schema)?;
     let mut compiler = JsonSchemaCompiler::new()
         .whitespace(self::whitespace(whitespace, max_whitespace, indent)?)
+        .escapes(self::escapes(escapes)?)
         .additional_properties(additional_properties)
         .lenient(lenient);
     if let Some(depth) = recursion_depth {

@@ -148,6 +148,20 @@ def test_options_change_the_language(bytelevel):
     assert fstc.Matcher(wide).accept_tokens(spaced)
 
 
+def test_any_escapes_admit_every_spelling_of_the_decoded_string(bytelevel):
+    schema = {"type": "object", "properties": {"w": {"enum": ["café", "a/b"]}}, "required": ["w"]}
+    eos = bytelevel.eos_ids[:1]
+    canonical, _ = fstc.compile_json_schema(schema, bytelevel, whitespace="compact")
+    any_, _ = fstc.compile_json_schema(schema, bytelevel, whitespace="compact", escapes="any")
+    # json.dumps's default (ensure_ascii) writes \u00e9; the other spellings are JSON too.
+    for text in [json.dumps({"w": "café"}, separators=(",", ":")), r'{"w":"a\/b"}', r'{"\u0077":"caf\u00E9"}']:
+        assert json.loads(text)["w"] in ("café", "a/b")
+        assert fstc.Matcher(any_).accept_tokens(bytelevel.tokenize(text) + eos), text
+        assert not fstc.Matcher(canonical).accept_tokens(bytelevel.tokenize(text) + eos), text
+    for text in [r'{"w":"caf\u00e8"}', r'{"w":"caf\ud800"}', '{"w":"a\\b"}']:
+        assert not fstc.Matcher(any_).accept_tokens(bytelevel.tokenize(text) + eos), text
+
+
 def test_bad_schemas_and_options_are_errors(bytelevel):
     cases: List[tuple] = [
         ("{not json", {}, fstc.FstcError, "JSON"),
@@ -155,6 +169,7 @@ def test_bad_schemas_and_options_are_errors(bytelevel):
         ({"type": "strng"}, {}, fstc.FstcError, "strng"),
         ({"a": {1, 2}}, {}, ValueError, "JSON-serializable"),
         ({"type": "string"}, {"whitespace": "tabs"}, ValueError, "whitespace"),
+        ({"type": "string"}, {"escapes": "ascii"}, ValueError, "escapes"),
         ({"type": "string", "pattern": "[a-z]{1,500}"}, {"dfa_state_limit": 10}, fstc.FstcError, "state limit"),
     ]
     for schema, options, error, words in cases:

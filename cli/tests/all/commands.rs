@@ -642,17 +642,7 @@ fn compile_json_schema_then_check() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("warnings: 0"), "{}", stderr(&out));
-    let check = |text: &str| {
-        let args = [
-            "check",
-            &out_file,
-            "--vocab",
-            vocab.to_str().unwrap(),
-            "--text",
-            text,
-        ];
-        fstc(&args).status.code()
-    };
+    let check = |text: &str| check_text(Path::new(&out_file), text).status.code();
     assert_eq!(check(r#"{"city":"Oslo","days":3}"#), Some(0));
     assert_eq!(check(r#"{"city":"Oslo","days":15}"#), Some(1));
     assert_eq!(check(r#"{"days":3}"#), Some(1));
@@ -791,5 +781,69 @@ fn pda_files_in_info_dot_sample_and_check() {
         stdout(&out).contains("rejected at token 1"),
         "{}",
         stdout(&out)
+    );
+}
+
+/// `--escapes any` admits every JSON spelling of the decoded strings the schema allows
+/// (and still refuses what it forbids); `--escapes canonical`, the default, one spelling;
+/// a bad value is an error naming the flag and the values it takes.
+#[test]
+fn compile_json_schema_with_any_escapes() {
+    let dir = scratch("json-escapes");
+    let schema = dir.join("name.json");
+    std::fs::write(
+        &schema,
+        r#"{"type": "object", "properties": {"name": {"type": "string", "maxLength": 3,
+            "pattern": "^[a-zé😀]+$"}}, "required": ["name"], "additionalProperties": false}"#,
+    )
+    .unwrap();
+    let vocab = gpt2();
+    let out_file = dir.join("name.fstc").to_str().unwrap().to_string();
+    let compile = |escapes: &str| {
+        let args = [
+            "compile",
+            "json-schema",
+            schema.to_str().unwrap(),
+            "--whitespace",
+            "compact",
+            "--escapes",
+            escapes,
+            "--vocab",
+            vocab.to_str().unwrap(),
+            "-o",
+            &out_file,
+        ];
+        fstc(&args)
+    };
+    let check = |text: &str| check_text(Path::new(&out_file), text).status.code();
+    let out = compile("any");
+    assert!(out.status.success(), "{}", stderr(&out));
+    for ok in [
+        r#"{"name":"caf"}"#,
+        r#"{"name":"ca\u00e9"}"#,
+        r#"{"\u006eame":"\u00E9"}"#,
+        r#"{"name":"a\ud83d\ude00"}"#,
+    ] {
+        assert_eq!(check(ok), Some(0), "{ok}");
+    }
+    for bad in [
+        r#"{"name":"\ud83d"}"#,
+        r#"{"name":"ab\u0063d"}"#,
+        r#"{"name":"\u0041"}"#,
+        r#"{"name":"\u00C9"}"#,
+        r#"{"nam\u0065x":"a"}"#,
+    ] {
+        assert_eq!(check(bad), Some(1), "{bad}");
+    }
+    let out = compile("canonical");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(check(r#"{"name":"caé"}"#), Some(0));
+    assert_eq!(check(r#"{"name":"ca\u00e9"}"#), Some(1));
+    let out = compile("some");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("--escapes") && err.contains("canonical") && err.contains("any"),
+        "{err}"
     );
 }

@@ -286,6 +286,66 @@ impl Algebra {
         nfa.determinize("substitution", &[0], self.state_limit)
     }
 
+    /// The image of `a`'s texts under a code-point encoding: every valid UTF-8 text of
+    /// `a` with each code point replaced by one of its encodings (bytes outside valid
+    /// UTF-8 are dropped). `code(ranges)` gives the encodings of the code points of
+    /// `ranges` as alternatives, each a sequence of byte sets (inclusive byte ranges);
+    /// any alternative must spell an encoding of some code point of `ranges`. JSON
+    /// string escaping is one where a code point has several spellings (`é`, `\u00e9`,
+    /// `\u00E9`), which a byte substitution cannot say.
+    ///
+    /// For each state, the UTF-8 structure is walked once (memoized per state and
+    /// position) to find the code-point ranges with a common target; each target's
+    /// ranges get one NFA path per alternative, then the NFA is determinized.
+    pub fn substitute_chars(
+        &self,
+        a: &ByteDfa,
+        code: impl Fn(&[(char, char)]) -> Vec<Vec<Vec<(u8, u8)>>>,
+    ) -> Result<ByteDfa, RegexError> {
+        refuse_terminals("substitution", a)?;
+        let n = a.num_states();
+        let mut identity = [0u8; 256];
+        for (b, slot) in identity.iter_mut().enumerate() {
+            *slot = b as u8;
+        }
+        let mut nfa = SetNfa::new(identity, 256, n);
+        let mut moves = CharMoves::new(a);
+        for s in 0..n as u32 {
+            let mut by_target: std::collections::BTreeMap<u32, Vec<(char, char)>> =
+                Default::default();
+            for (lo, hi, t) in moves.from(s) {
+                let (lo, hi) = (char::from_u32(lo), char::from_u32(hi));
+                let range = (lo.expect("a scalar"), hi.expect("a scalar"));
+                by_target.entry(t).or_default().push(range);
+            }
+            for (t, ranges) in by_target {
+                // Chains share their prefixes: (state, byte set) -> the state after it.
+                let mut shared: FastMap<(u32, Vec<(u8, u8)>), u32> = FastMap::default();
+                for sequence in code(&ranges) {
+                    let Some((last, init)) = sequence.split_last() else {
+                        nfa.epsilon[s as usize].push(t);
+                        continue;
+                    };
+                    let mut from = s;
+                    for set in init {
+                        from = match shared.get(&(from, set.clone())) {
+                            Some(&next) => next,
+                            None => {
+                                let next = nfa.push_state();
+                                nfa.edges_on(from, set, next);
+                                shared.insert((from, set.clone()), next);
+                                next
+                            }
+                        };
+                    }
+                    nfa.edges_on(from, last, t);
+                }
+            }
+        }
+        nfa.accepting[..n].copy_from_slice(&a.accepting);
+        nfa.determinize("substitution", &[0], self.state_limit)
+    }
+
     /// The product automaton of `a` and `b` over their joint byte classes; a missing
     /// transition counts as a dead component.
     fn product(
@@ -445,6 +505,15 @@ impl SetNfa {
         }
     }
 
+    /// Edges on every byte of `set` (inclusive ranges).
+    fn edges_on(&mut self, from: u32, set: &[(u8, u8)], to: u32) {
+        for &(lo, hi) in set {
+            for b in lo..=hi {
+                self.edge(from as usize, b as usize, to);
+            }
+        }
+    }
+
     /// Sorts and dedups `set` after adding every state reachable by epsilon moves.
     fn close(&self, set: &mut Vec<u32>) {
         let mut i = 0;
@@ -515,4 +584,92 @@ impl SetNfa {
             accepting,
         }))
     }
+}
+
+/// Code-point ranges `(lo, hi, target)`, shared between the memo and its users.
+type Moves = std::rc::Rc<Vec<(u32, u32, u32)>>;
+
+/// The code points a DFA reads from each state, walked over the UTF-8 byte structure:
+/// `walk(seq, state, pos)` lists the values of the bytes `pos..` of sequence `seq` (their
+/// payload bits) as ranges with a common target, memoized, so that a state reading a wide
+/// class costs a few runs of bytes rather than a million code points.
+struct CharMoves<'a> {
+    dfa: &'a ByteDfa,
+    sequences: Vec<Vec<(u8, u8)>>,
+    memo: FastMap<(usize, u32, usize), Moves>,
+}
+
+impl<'a> CharMoves<'a> {
+    fn new(dfa: &'a ByteDfa) -> CharMoves<'a> {
+        let sequences = regex_syntax::utf8::Utf8Sequences::new('\0', char::MAX)
+            .map(|seq| seq.as_slice().iter().map(|r| (r.start, r.end)).collect())
+            .collect();
+        CharMoves {
+            dfa,
+            sequences,
+            memo: FastMap::default(),
+        }
+    }
+
+    /// The code points read from `state`: sorted ranges `(lo, hi, target)`, adjacent
+    /// ranges with one target merged.
+    fn from(&mut self, state: u32) -> Vec<(u32, u32, u32)> {
+        let mut out = Vec::new();
+        // Sequences come in code-point order; the value of a whole sequence (its lead
+        // byte's payload bits, then each continuation's) is the code point.
+        for seq in 0..self.sequences.len() {
+            for &(lo, hi, t) in self.walk(seq, state, 0).iter() {
+                push_merged(&mut out, lo, hi, t);
+            }
+        }
+        out
+    }
+
+    fn walk(&mut self, seq: usize, state: u32, pos: usize) -> Moves {
+        if let Some(done) = self.memo.get(&(seq, state, pos)) {
+            return done.clone();
+        }
+        let len = self.sequences[seq].len();
+        let (lo, hi) = self.sequences[seq][pos];
+        let payload = |b: u8| -> u32 {
+            let mask = match (pos, len) {
+                (0, 1) => 0x7f,
+                (0, 2) => 0x1f,
+                (0, 3) => 0x0f,
+                (0, _) => 0x07,
+                _ => 0x3f,
+            };
+            u32::from(b & mask)
+        };
+        let shift = 6 * (len - 1 - pos) as u32;
+        let mut out = Vec::new();
+        for b in lo..=hi {
+            let Some(t) = self.dfa.next(state, b) else {
+                continue;
+            };
+            let base = payload(b) << shift;
+            if pos + 1 == len {
+                push_merged(&mut out, base, base, t);
+                continue;
+            }
+            let rest = self.walk(seq, t, pos + 1);
+            for &(l, h, target) in rest.iter() {
+                push_merged(&mut out, base | l, base | h, target);
+            }
+        }
+        let out = std::rc::Rc::new(out);
+        self.memo.insert((seq, state, pos), out.clone());
+        out
+    }
+}
+
+/// Appends `lo..=hi -> t` to sorted ranges, merging with the last when adjacent.
+fn push_merged(out: &mut Vec<(u32, u32, u32)>, lo: u32, hi: u32, t: u32) {
+    if let Some(last) = out.last_mut() {
+        if last.2 == t && last.1 + 1 == lo {
+            last.1 = hi;
+            return;
+        }
+    }
+    out.push((lo, hi, t));
 }

@@ -291,3 +291,108 @@ fn decode(t: &[u8]) -> Option<Vec<u8>> {
     }
     Some(out)
 }
+
+/// `substitute_chars` maps every text through a code-point encoding with several spellings
+/// per code point: raw UTF-8 (not `\`), or below U+0100 also `\x` and two hex digits of
+/// either case. Random patterns with wide classes and multi-byte characters; every short
+/// text is decoded by brute force and compared with the pattern on its decoding.
+#[test]
+fn char_substitution_is_the_image_of_the_language() {
+    let code = |ranges: &[(char, char)]| {
+        let mut alts: Vec<Vec<Vec<(u8, u8)>>> = Vec::new();
+        for &(lo, hi) in ranges {
+            let raw = |a: char, b: char| regex_syntax::utf8::Utf8Sequences::new(a, b);
+            let parts = [(lo, hi.min('[')), (lo.max(']'), hi)];
+            for (a, b) in parts.into_iter().filter(|(a, b)| a <= b) {
+                for seq in raw(a, b) {
+                    alts.push(
+                        seq.as_slice()
+                            .iter()
+                            .map(|r| vec![(r.start, r.end)])
+                            .collect(),
+                    );
+                }
+            }
+            for c in lo as u32..=(hi as u32).min(0xff) {
+                let digit = |d: u32| {
+                    let d = char::from_digit(d, 16).unwrap() as u8;
+                    vec![(d, d), (d.to_ascii_uppercase(), d.to_ascii_uppercase())]
+                };
+                alts.push(vec![
+                    vec![(b'\\', b'\\')],
+                    vec![(b'x', b'x')],
+                    digit(c >> 4),
+                    digit(c & 15),
+                ]);
+            }
+        }
+        alts
+    };
+    let decode = |t: &[u8]| -> Option<Vec<u8>> {
+        let text = std::str::from_utf8(t).ok()?;
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            if c == '\\' {
+                let hex = rest.get(2..4).filter(|_| rest[1..].starts_with('x'))?;
+                let v = u32::from_str_radix(hex, 16)
+                    .ok()
+                    .filter(|_| hex.bytes().all(|b| b.is_ascii_hexdigit()))?;
+                out.push(char::from_u32(v)?);
+                rest = &rest[4..];
+            } else {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        Some(out.into_bytes())
+    };
+    let pieces: &[&[u8]] = &[
+        b"a",
+        "é".as_bytes(),
+        "😀".as_bytes(),
+        b"\\",
+        b"\\x61",
+        b"\\xE9",
+        b"\\xe9",
+        b"\\x5C",
+        b"\\x5",
+        b"\xC3",
+    ];
+    let texts = all_texts(pieces, 3);
+    let leaves = &[
+        "a",
+        "é",
+        "😀",
+        "\\\\",
+        "[^a]",
+        "[a-é]",
+        "(?s:.)",
+        "[\\x{80}-\\x{10FFFF}]",
+    ];
+    let algebra = Algebra::new();
+    let mut rng = SplitMix64::new(29);
+    for _ in 0..60 {
+        let p = crate::regex_support::random_pattern_with(&mut rng, 3, leaves);
+        let a = ByteDfa::from_regex(&p, 10_000).unwrap();
+        let image = algebra.substitute_chars(&a, code).unwrap();
+        let ra = oracle(&p);
+        for t in &texts {
+            let expected = decode(t).is_some_and(|d| ra.is_match(&d));
+            assert_eq!(
+                image.is_match(t),
+                expected,
+                "{p} on {:?}",
+                String::from_utf8_lossy(t)
+            );
+        }
+        assert_eq!(
+            count_equivalence_classes(&image),
+            image.num_states(),
+            "{p}: not minimal"
+        );
+    }
+    let wild = ByteDfa::from_regex("x(?P<TEXT_TOKEN>)", 1_000).unwrap();
+    let err = algebra.substitute_chars(&wild, code).unwrap_err();
+    assert!(err.to_string().contains("<TEXT_TOKEN>"), "{err}");
+}

@@ -3,7 +3,7 @@
 
 use crate::support::{beyond_f64, corpus, dfa_walk, validator};
 use fst_core::sample::SplitMix64;
-use fstc_json::JsonSchemaCompiler;
+use fstc_json::{Escapes, JsonSchemaCompiler};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -162,7 +162,8 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
-    /// A mutated corpus schema compiles to an automaton whose texts validate, or fails cleanly.
+    /// A mutated corpus schema compiles to an automaton whose texts validate, or fails
+    /// cleanly, in either escape mode.
     #[test]
     fn mutated_schemas_fail_cleanly_or_stay_correct(seed in any::<u64>()) {
         let cases = corpus();
@@ -172,7 +173,9 @@ proptest! {
         for _ in 0..1 + rng.below(3) {
             mutate(&mut schema, &mut rng);
         }
-        let compiler = JsonSchemaCompiler::new().dfa_state_limit(5_000);
+        // Both escape modes: `Any` re-spells patterns, formats, names and literals.
+        let escapes = if seed % 2 == 0 { Escapes::Canonical } else { Escapes::Any };
+        let compiler = JsonSchemaCompiler::new().dfa_state_limit(5_000).escapes(escapes);
         if let Ok(out) = compiler.value_to_regex(&schema) {
             // The oracle must accept the mutated schema for the comparison to mean anything,
             // and handle it right (see `additional_items_is_ignored_beside_a_schema_items`).

@@ -4,16 +4,14 @@
 //! validation, refusals and rollback agree. Every corpus schema on the fixtures of three
 //! tokenizer families; the benchmark schemas on the real vocabularies when present.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::support::{corpus, random_tokenization, serialize};
+use crate::support::{corpus, ids_by_bytes, random_tokenization, serialize};
 use detok::Vocabulary;
 use fst_core::compose::VocabTrie;
 use fst_core::matcher::Matcher;
 use fst_core::sample::SplitMix64;
 use fst_core::walker::OwnedWalker;
-use fst_core::TokenVocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 use testkit::lockstep;
 use testkit::vocabs::{shared_vocab, testdata_dir};
@@ -42,12 +40,7 @@ fn compare(
     let fresh_eager = || Box::new(OwnedWalker::new(eager.clone())) as Box<dyn Matcher>;
     let fresh_lazy = || Box::new(lazy.start_matcher()) as Box<dyn Matcher>;
     lockstep::random_walks(&fresh_eager, &fresh_lazy, trie.eos_ids(), 3, 60, seed);
-    let by_bytes: HashMap<Vec<u8>, u32> = (0..vocab.len() as u32)
-        .filter_map(|id| {
-            let bytes = vocab.token_bytes(id).filter(|b| !b.is_empty())?;
-            Some((bytes.to_vec(), id))
-        })
-        .collect();
+    let by_bytes = ids_by_bytes(vocab);
     let mut rng = SplitMix64::new(seed);
     let (valid, invalid) = texts;
     for (text, expect) in valid

@@ -6,6 +6,7 @@
 mod differential;
 mod domains;
 mod errors;
+mod escapes;
 mod exactness;
 mod formats;
 mod lazy;

@@ -207,6 +207,17 @@ pub fn accepts(automaton: &TokenAutomaton, tokens: &[u32]) -> bool {
     walker.consume_tokens(tokens).is_ok() && walker.is_accepting()
 }
 
+/// Each token's bytes to its id (tokens without text left out), for random tokenizations.
+pub fn ids_by_bytes(vocab: &detok::Vocabulary) -> HashMap<Vec<u8>, u32> {
+    use fst_core::TokenVocabulary;
+    (0..vocab.len() as u32)
+        .filter_map(|id| {
+            let bytes = vocab.token_bytes(id).filter(|b| !b.is_empty())?;
+            Some((bytes.to_vec(), id))
+        })
+        .collect()
+}
+
 /// A random split of `text` into tokens of the vocabulary (`None` if some byte has no token).
 pub fn random_tokenization(
     by_bytes: &HashMap<Vec<u8>, u32>,

@@ -3,15 +3,17 @@
 //! ones are rejected. On the GPT-2 fixture always, on the shared Llama 3 and Qwen 3
 //! vocabularies when they exist.
 
-use std::collections::HashMap;
-
-use crate::support::{accepts, corpus, random_tokenization, serialize, token_walk, validator};
+use crate::support::{
+    accepts, corpus, ids_by_bytes, random_tokenization, serialize, token_walk, validator,
+};
 use detok::Vocabulary;
 use fst_core::compose::VocabTrie;
 use fst_core::sample::SplitMix64;
-use fst_core::TokenVocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 use testkit::vocabs::{shared_vocab, testdata_dir};
+
+/// Instance texts as serialized.
+const SAME: fn(&str, &mut SplitMix64) -> String = |text, _| text.to_string();
 
 /// The corpus files checked at the token level (the others' byte DFAs are checked in
 /// `differential.rs`; composing every file with a 128k vocabulary would slow the tests).
@@ -25,16 +27,18 @@ const TOKEN_CASES: [&str; 7] = [
     "contact_formats.json",
 ];
 
-fn check_vocabulary(vocab: &Vocabulary, style: Whitespace, seed: u64, cases: &[&str]) {
+/// Checks `cases` compiled by `compiler` in `style`; `spell` rewrites each instance's text
+/// (the identity, or `escapes.rs`'s re-spelling, which keeps the value).
+pub fn check_vocabulary(
+    vocab: &Vocabulary,
+    compiler: &JsonSchemaCompiler,
+    style: Whitespace,
+    seed: u64,
+    cases: &[&str],
+    spell: fn(&str, &mut SplitMix64) -> String,
+) {
     let trie = VocabTrie::new(vocab);
-    let by_bytes: HashMap<Vec<u8>, u32> = (0..vocab.len() as u32)
-        .filter_map(|id| {
-            vocab
-                .token_bytes(id)
-                .filter(|b| !b.is_empty())
-                .map(|b| (b.to_vec(), id))
-        })
-        .collect();
+    let by_bytes = ids_by_bytes(vocab);
     let mut rng = SplitMix64::new(seed);
     for case in corpus()
         .into_iter()
@@ -42,7 +46,8 @@ fn check_vocabulary(vocab: &Vocabulary, style: Whitespace, seed: u64, cases: &[&
     {
         let oracle = validator(&case.schema);
         let schema = case.schema.to_string();
-        let compiled = JsonSchemaCompiler::new()
+        let compiled = compiler
+            .clone()
             .whitespace(style)
             .compile_with_trie(&schema, &trie)
             .unwrap_or_else(|e| panic!("{}: {e}", case.name));
@@ -59,7 +64,7 @@ fn check_vocabulary(vocab: &Vocabulary, style: Whitespace, seed: u64, cases: &[&
             );
         }
         for v in &case.valid {
-            let text = serialize(v, style);
+            let text = spell(&serialize(v, style), &mut rng);
             let own = vocab.tokenize(&text).unwrap();
             assert!(
                 accepts(automaton, &own),
@@ -76,7 +81,7 @@ fn check_vocabulary(vocab: &Vocabulary, style: Whitespace, seed: u64, cases: &[&
             }
         }
         for v in &case.invalid {
-            let text = serialize(v, style);
+            let text = spell(&serialize(v, style), &mut rng);
             let own = vocab.tokenize(&text).unwrap();
             assert!(
                 !accepts(automaton, &own),
@@ -90,17 +95,28 @@ fn check_vocabulary(vocab: &Vocabulary, style: Whitespace, seed: u64, cases: &[&
 #[test]
 fn gpt2_fixture() {
     let vocab = Vocabulary::from_file(testdata_dir().join("gpt2/encoder.json")).unwrap();
-    check_vocabulary(&vocab, Whitespace::Flexible { max: 8 }, 1, &TOKEN_CASES);
+    let style = Whitespace::Flexible { max: 8 };
+    check_vocabulary(
+        &vocab,
+        &JsonSchemaCompiler::new(),
+        style,
+        1,
+        &TOKEN_CASES,
+        SAME,
+    );
 }
 
 #[test]
 fn llama3_when_present() {
     if let Some(vocab) = shared_vocab("llama3/tokenizer.json") {
+        let style = Whitespace::Pretty { indent: 2 };
         check_vocabulary(
             &vocab,
-            Whitespace::Pretty { indent: 2 },
+            &JsonSchemaCompiler::new(),
+            style,
             2,
             &TOKEN_CASES[2..],
+            SAME,
         );
     }
 }
@@ -108,6 +124,14 @@ fn llama3_when_present() {
 #[test]
 fn llama2_when_present() {
     if let Some(vocab) = shared_vocab("llama2/tokenizer.json") {
-        check_vocabulary(&vocab, Whitespace::Compact, 3, &TOKEN_CASES[2..]);
+        let style = Whitespace::Compact;
+        check_vocabulary(
+            &vocab,
+            &JsonSchemaCompiler::new(),
+            style,
+            3,
+            &TOKEN_CASES[2..],
+            SAME,
+        );
     }
 }
