@@ -239,53 +239,6 @@ impl Algebra {
         nfa.determinize("construction", &[0], self.state_limit)
     }
 
-    /// The image of `a` under a byte substitution: every text with each byte `b` replaced
-    /// by `code(b)` (`None` keeps `b`). Escaping is one: JSON Schema's `pattern` is a
-    /// language of decoded strings, and its image under JSON string escaping is the
-    /// language of their encodings.
-    pub fn substitute(
-        &self,
-        a: &ByteDfa,
-        code: impl Fn(u8) -> Option<Vec<u8>>,
-    ) -> Result<ByteDfa, RegexError> {
-        refuse_terminals("substitution", a)?;
-        let n = a.num_states();
-        let mut identity = [0u8; 256];
-        for (b, slot) in identity.iter_mut().enumerate() {
-            *slot = b as u8;
-        }
-        let codes: Vec<Option<Vec<u8>>> = (0..=255u8).map(&code).collect();
-        let mut nfa = SetNfa::new(identity, 256, n);
-        for s in 0..n {
-            for (b, replacement) in codes.iter().enumerate() {
-                let t = a.table[s * a.num_classes + a.classes[b] as usize];
-                if t == DEAD {
-                    continue;
-                }
-                let Some(bytes) = replacement else {
-                    nfa.edge(s, b, t);
-                    continue;
-                };
-                // A chain of fresh states spelling the replacement.
-                let mut from = s;
-                for (i, &c) in bytes.iter().enumerate() {
-                    let to = if i + 1 == bytes.len() {
-                        t
-                    } else {
-                        nfa.push_state()
-                    };
-                    nfa.edge(from, c as usize, to);
-                    from = to as usize;
-                }
-                if bytes.is_empty() {
-                    nfa.epsilon[s].push(t);
-                }
-            }
-        }
-        nfa.accepting[..n].copy_from_slice(&a.accepting);
-        nfa.determinize("substitution", &[0], self.state_limit)
-    }
-
     /// The image of `a`'s texts under a code-point encoding: every valid UTF-8 text of
     /// `a` with each code point replaced by one of its encodings (bytes outside valid
     /// UTF-8 are dropped). `code(ranges)` gives the encodings of the code points of
