@@ -10,10 +10,10 @@
 use fst_core::regex::{RegexError, RegexErrorKind};
 use serde_json::Value;
 
-use crate::compiler::SchemaRegex;
 use crate::config::Config;
 use crate::error::{child, JsonSchemaError};
 use crate::schema::Translator;
+use crate::schema_regex::SchemaRegex;
 
 /// Keywords whose values multiply states, named in the error in this order.
 const COUNTING: &[&str] = &[

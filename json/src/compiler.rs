@@ -6,7 +6,7 @@ use fst_core::automaton::TokenAutomaton;
 use fst_core::compiler::{BuildError, BuildErrorKind, CompileStats, RegexCompiler};
 use fst_core::compose::VocabTrie;
 use fst_core::lazy::LazyAutomaton;
-use fst_core::regex::{ByteDfa, RegexBuilder, RegexError};
+use fst_core::regex::ByteDfa;
 use fst_core::TokenVocabulary;
 use serde_json::Value;
 
@@ -14,30 +14,7 @@ use crate::blame;
 use crate::config::{Config, Escapes, Whitespace};
 use crate::error::{JsonSchemaError, Warning};
 use crate::schema::Translator;
-
-/// A schema's regex and what was left out (under `lenient`).
-#[derive(Clone, Debug)]
-pub struct SchemaRegex {
-    /// The regex (regex-syntax dialect, full match) of the admitted JSON texts. Where a
-    /// keyword needed an intersection or complement, and for `format` grammars and string
-    /// bodies (compiled once per process and spliced), it holds `(?P<AUTOMATON>N)`, the
-    /// language of `automata[N]`; compile it with [`SchemaRegex::dfa`].
-    pub regex: String,
-    /// The automata the regex splices in.
-    pub automata: Vec<Arc<ByteDfa>>,
-    /// Keywords not enforced (empty unless [`Config::lenient`]).
-    pub warnings: Vec<Warning>,
-}
-
-impl SchemaRegex {
-    /// The minimized byte DFA of the admitted texts, with at most `state_limit` states.
-    pub fn dfa(&self, state_limit: usize) -> Result<ByteDfa, RegexError> {
-        RegexBuilder::new()
-            .state_limit(state_limit)
-            .automata(self.automata.clone())
-            .build(&self.regex)
-    }
-}
+use crate::schema_regex::SchemaRegex;
 
 /// A compiled schema.
 #[derive(Debug)]

@@ -37,9 +37,11 @@ mod numbers;
 mod pattern;
 mod scalars;
 mod schema;
+mod schema_regex;
 mod strings;
 mod value;
 
-pub use compiler::{Compiled, JsonSchemaCompiler, LazyCompiled, SchemaRegex};
+pub use compiler::{Compiled, JsonSchemaCompiler, LazyCompiled};
 pub use config::{Config, Escapes, Whitespace};
 pub use error::{JsonSchemaError, Warning};
+pub use schema_regex::SchemaRegex;

@@ -1,10 +1,9 @@
-//! `fstc.TokenAutomaton` and the `compile_*` functions that build one.
+//! `fstc.TokenAutomaton`: a compiled token FSA or PDA, shared by its matchers.
 
 use std::path::PathBuf;
 
 use fst_core::any::{AnyAutomaton, SharedAutomaton};
 use fst_core::automaton::AutomatonKind;
-use fst_core::compiler::RegexCompiler;
 use fst_core::format::FormatError;
 use fst_core::matcher::DynMatcher;
 use fst_core::sample::{random_matcher_walk, random_walk, SplitMix64};
@@ -13,8 +12,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::errors::fstc_error;
-use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
-use crate::vocab::Vocabulary;
 
 /// A compiled constraint over one vocabulary's token ids: immutable, shared by any number
 /// of `Matcher`s (one per sequence). Either kind of automaton file: a token FSA
@@ -192,67 +189,4 @@ impl TokenAutomaton {
             self.size_bytes()
         )
     }
-}
-
-/// Compiles a regular expression (full-match semantics, the `regex` crate's syntax plus
-/// fstc's extensions) into a token automaton for `vocab`: a `TokenAutomaton`, or with
-/// `lazy=True` a `LazyAutomaton` (only the byte DFA is built now; see its docs). The GIL is
-/// released while compiling. Limits turn state explosions into `FstcError`s.
-#[pyfunction]
-#[pyo3(signature = (
-    pattern, vocab, *, lazy = false, dfa_state_limit = None, token_edge_limit = None,
-    image_tokens = None
-))]
-pub fn compile_regex(
-    py: Python<'_>,
-    pattern: &str,
-    vocab: &Vocabulary,
-    lazy: bool,
-    dfa_state_limit: Option<usize>,
-    token_edge_limit: Option<usize>,
-    image_tokens: Option<Vec<u32>>,
-) -> PyResult<EitherAutomaton> {
-    let mut compiler = RegexCompiler::new();
-    if let Some(limit) = dfa_state_limit {
-        compiler = compiler.dfa_state_limit(limit);
-    }
-    if lazy {
-        refuse_eager_options(&[
-            (
-                "token_edge_limit",
-                token_edge_limit.is_some(),
-                "bounds the token edges composed up front",
-            ),
-            (
-                "image_tokens",
-                image_tokens.is_some(),
-                "feeds the IMAGE terminal label",
-            ),
-        ])?;
-        let (inner, fingerprint) = py
-            .detach(|| {
-                let trie = vocab.trie();
-                let fingerprint = trie.fingerprint();
-                compiler
-                    .compile_lazy(pattern, trie)
-                    .map(|a| (a, fingerprint))
-            })
-            .map_err(fstc_error)?;
-        return Ok(EitherAutomaton::Lazy(LazyAutomaton::new(
-            inner,
-            fingerprint,
-        )));
-    }
-    if let Some(limit) = token_edge_limit {
-        compiler = compiler.token_edge_limit(limit);
-    }
-    if let Some(ids) = image_tokens {
-        compiler = compiler.image_tokens(ids);
-    }
-    let (inner, _) = py
-        .detach(|| compiler.compile_with_trie(pattern, &vocab.trie()))
-        .map_err(fstc_error)?;
-    Ok(EitherAutomaton::Token(TokenAutomaton::from_any(
-        AnyAutomaton::Fsa(inner),
-    )))
 }

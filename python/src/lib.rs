@@ -19,6 +19,7 @@ mod grammar;
 mod json;
 mod lazy;
 mod matcher;
+mod regex;
 mod vocab;
 mod walk;
 
@@ -31,7 +32,7 @@ fn _fstc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lazy::LazyAutomaton>()?;
     m.add_class::<matcher::Matcher>()?;
     m.add_class::<json::SchemaWarning>()?;
-    m.add_function(wrap_pyfunction!(automaton::compile_regex, m)?)?;
+    m.add_function(wrap_pyfunction!(regex::compile_regex, m)?)?;
     m.add_function(wrap_pyfunction!(json::compile_json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(grammar::compile_grammar, m)?)?;
     m.add_function(wrap_pyfunction!(matcher::fill_bitmasks, m)?)?;
