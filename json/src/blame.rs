@@ -95,8 +95,9 @@ pub(crate) fn too_large(root: &Value, config: &Config, fallback: String) -> Json
         ),
         Limit::Nfa => format!(
             "its regex alone needs more than {} NFA states (64 per allowed DFA state) while \
-             each of its sub-schemas fits: a container's item is copied into the NFA at each \
-             level of nesting; raise the DFA state limit (--dfa-state-limit, \
+             each of its sub-schemas fits: a counted container (`maxItems`, `minItems`, \
+             `prefixItems`) copies its item once per counted position, at each level of \
+             nesting; raise the DFA state limit (--dfa-state-limit, \
              Config::dfa_state_limit), or nest less",
             states * 64
         ),

@@ -234,17 +234,21 @@ impl<'u> Compiler<'u> {
                 let (min, max) = (u.min, u.max);
                 let delim = self.estimate(fields[0])?;
                 let item = self.estimate(fields[1])?;
-                // A copy of the item, then copies of "delimiter, item" (as a repetition).
-                let copies = match max {
-                    None => min as u64 + 1,
-                    Some(max) => max as u64,
-                };
-                delim
-                    .saturating_add(item)
-                    .saturating_add(1)
-                    .saturating_mul(copies)
-                    .saturating_add(item)
-                    .saturating_add(2)
+                match max {
+                    // "delimiter, item" once per required item past the first, and one
+                    // looping copy (the last item), plus two splits.
+                    None => delim
+                        .saturating_add(item)
+                        .saturating_mul(min.max(1) as u64)
+                        .saturating_add(2),
+                    // A copy of the item, then copies of "delimiter, item" (as a repetition).
+                    Some(max) => delim
+                        .saturating_add(item)
+                        .saturating_add(1)
+                        .saturating_mul(max as u64)
+                        .saturating_add(item)
+                        .saturating_add(2),
+                }
             }
             Kind::DelimitedSubsequenceOf => {
                 let delim = self.estimate(fields[0])?;
@@ -377,30 +381,38 @@ impl<'u> Compiler<'u> {
                 }
                 // ITEM, then "DELIMITER ITEM" repeated lo..=hi times, as `Repetition` does.
                 let lo = min.max(1) - 1;
-                let mut cur = next;
-                match max {
+                let entry = match max {
+                    // One copy of ITEM for the unbounded tail: `ITEM (DELIMITER ITEM)*` is
+                    // ITEM looping back to itself through the delimiter, so nested lists
+                    // grow linearly with depth, not twice per level.
                     None => {
                         let lp = self.push_split(&[])?;
-                        let body = self.compile_into(item, lp)?;
-                        let body = self.compile_into(delim, body)?;
+                        let tail = self.compile_into(item, lp)?;
+                        let again = self.compile_into(delim, tail)?;
                         let off = self.nfa.targets.len() as u32;
-                        self.nfa.targets.extend_from_slice(&[body, next]);
+                        self.nfa.targets.extend_from_slice(&[again, next]);
                         self.nfa.states[lp as usize] = State::Split { off, len: 2 };
-                        cur = lp;
+                        let mut cur = tail;
+                        for _ in 0..lo {
+                            cur = self.compile_into(delim, cur)?;
+                            cur = self.compile_into(item, cur)?;
+                        }
+                        cur
                     }
                     Some(max) => {
+                        let mut cur = next;
                         for _ in lo..max - 1 {
                             let body = self.compile_into(item, cur)?;
                             let body = self.compile_into(delim, body)?;
                             cur = self.push_split(&[body, next])?;
                         }
+                        for _ in 0..lo {
+                            cur = self.compile_into(item, cur)?;
+                            cur = self.compile_into(delim, cur)?;
+                        }
+                        self.compile_into(item, cur)?
                     }
-                }
-                for _ in 0..lo {
-                    cur = self.compile_into(item, cur)?;
-                    cur = self.compile_into(delim, cur)?;
-                }
-                let entry = self.compile_into(item, cur)?;
+                };
                 if min == 0 {
                     self.push_split(&[entry, next])
                 } else {
@@ -810,6 +822,32 @@ mod tests {
         }
     }
 
+    /// An unbounded list holds one looping copy of its item, so lists nested 24 deep
+    /// stay linear in the depth (twice per level would be 2^24 copies).
+    #[test]
+    fn nested_unbounded_lists_grow_linearly() {
+        let mut pattern = "x".to_string();
+        for _ in 0..24 {
+            pattern = format!("\\[(?P<DELIMITED_LIST>,|{pattern}|0)\\]");
+        }
+        let r = crate::regex::extensions::rewrite(&pattern, false)
+            .unwrap()
+            .unwrap();
+        let hir = regex_syntax::ParserBuilder::new()
+            .nest_limit(1000)
+            .build()
+            .parse(&r.text)
+            .unwrap();
+        let mut c = Compiler::new(1 << 20, &r.uses);
+        let est = c.estimate(&hir).unwrap();
+        let nfa = c.compile(&hir).unwrap();
+        assert!(nfa.states.len() < 500, "{} states", nfa.states.len());
+        assert!(
+            nfa.states.len() as u64 <= est + 1 && est < 1000,
+            "estimate {est}"
+        );
+    }
+
     #[test]
     fn estimate_bounds_the_built_size_of_extensions() {
         for pattern in [
@@ -820,6 +858,8 @@ mod tests {
             "(?P<DELIMITED_LIST>, |[a-z]+)",
             "(?P<DELIMITED_LIST>, |[a-z]+|0|5)",
             "(?P<DELIMITED_LIST>;|(?P<DELIMITED_LIST>,|x|2|3)|3)",
+            "(?P<DELIMITED_LIST>, |[a-z]+|0)",
+            "(?P<DELIMITED_LIST>, |[a-z]+|3)",
             "(?P<DELIMITED_SUBSEQUENCE_OF>, |a|bc|(?P<QUOTED_TEXT>)|d)",
         ] {
             let r = crate::regex::extensions::rewrite(pattern, false)

@@ -78,27 +78,51 @@ fn past_the_limits_the_error_names_the_sub_schema_and_the_option() {
     let grid = nested_arrays(6, Some(4));
     let wrapped =
         json!({"type": "object", "properties": {"name": {"type": "string"}, "grid": grid}});
-    let deep = nested_arrays(12, None);
     let deeper = nested_arrays(32, None);
     let states = "more than 100000 states (the DFA state limit)";
-    let nfa = "more than 6400000 NFA states";
     // 32 levels pass regex-syntax's 250 nested groups; the culprit is the deepest part
-    // that passes a limit alone: 11 levels, past the NFA cap like `deep`.
-    let at_21 = format!("`items` at #{}:", "/items".repeat(21));
+    // that passes it alone: 31 levels (its 30-level item fits).
     let expect = [
-        (&grid, "`maxItems` at the schema root (#)", states),
-        (&wrapped, "`maxItems` at #/properties/grid:", states),
-        (&deep, "`items` at #/items:", nfa),
-        (&deeper, &at_21, nfa),
+        (
+            &grid,
+            "`maxItems` at the schema root (#)",
+            states,
+            "--dfa-state-limit",
+        ),
+        (
+            &wrapped,
+            "`maxItems` at #/properties/grid:",
+            states,
+            "--dfa-state-limit",
+        ),
+        (
+            &deeper,
+            "`items` at #/items:",
+            "nests more than 250 groups",
+            "grammar",
+        ),
     ];
-    for (schema, at, what) in expect {
+    for (schema, at, what, remedy) in expect {
         let err = JsonSchemaCompiler::new()
             .compile_with_trie(&schema.to_string(), &trie)
             .unwrap_err()
             .to_string();
         assert!(err.starts_with(at) && err.contains(what), "{err}");
-        assert!(err.contains("--dfa-state-limit"), "{err}");
+        assert!(err.contains(remedy), "{err}");
     }
+    // Unbounded lists nest linearly (one looping copy of the item per level): 24 levels
+    // compile within the default limits, and the depth is exact.
+    let deep = JsonSchemaCompiler::new()
+        .value_to_regex(&nested_arrays(24, None))
+        .unwrap()
+        .dfa(100_000)
+        .unwrap();
+    let nest = |d: usize| format!("{}1{}", "[".repeat(d), "]".repeat(d));
+    assert!(deep.is_match(nest(24).as_bytes()));
+    let empty = format!("{}{}", "[".repeat(24), "]".repeat(24));
+    let wide = format!("[{},[],{}]", nest(23), nest(23).replace('1', "2.5,-3"));
+    assert!(deep.is_match(empty.as_bytes()) && deep.is_match(wide.as_bytes()));
+    assert!(!deep.is_match(nest(23).as_bytes()) && !deep.is_match(nest(25).as_bytes()));
     // The option named is the one that lifts it.
     let dfa = JsonSchemaCompiler::new()
         .dfa_state_limit(200_000)
