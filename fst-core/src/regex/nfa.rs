@@ -373,52 +373,7 @@ impl<'u> Compiler<'u> {
                     Ok(entry)
                 }
             }
-            Kind::DelimitedList => {
-                let (delim, item) = (fields[0], fields[1]);
-                if max == Some(0) {
-                    // MIN = MAX = 0: only the empty text.
-                    return Ok(next);
-                }
-                // ITEM, then "DELIMITER ITEM" repeated lo..=hi times, as `Repetition` does.
-                let lo = min.max(1) - 1;
-                let entry = match max {
-                    // One copy of ITEM for the unbounded tail: `ITEM (DELIMITER ITEM)*` is
-                    // ITEM looping back to itself through the delimiter, so nested lists
-                    // grow linearly with depth, not twice per level.
-                    None => {
-                        let lp = self.push_split(&[])?;
-                        let tail = self.compile_into(item, lp)?;
-                        let again = self.compile_into(delim, tail)?;
-                        let off = self.nfa.targets.len() as u32;
-                        self.nfa.targets.extend_from_slice(&[again, next]);
-                        self.nfa.states[lp as usize] = State::Split { off, len: 2 };
-                        let mut cur = tail;
-                        for _ in 0..lo {
-                            cur = self.compile_into(delim, cur)?;
-                            cur = self.compile_into(item, cur)?;
-                        }
-                        cur
-                    }
-                    Some(max) => {
-                        let mut cur = next;
-                        for _ in lo..max - 1 {
-                            let body = self.compile_into(item, cur)?;
-                            let body = self.compile_into(delim, body)?;
-                            cur = self.push_split(&[body, next])?;
-                        }
-                        for _ in 0..lo {
-                            cur = self.compile_into(item, cur)?;
-                            cur = self.compile_into(delim, cur)?;
-                        }
-                        self.compile_into(item, cur)?
-                    }
-                };
-                if min == 0 {
-                    self.push_split(&[entry, next])
-                } else {
-                    Ok(entry)
-                }
-            }
+            Kind::DelimitedList => self.delimited_list(fields[0], fields[1], min, max, next),
             Kind::DelimitedSubsequenceOf => {
                 // Back to front: `choose` enters item i or skips to a later one; after
                 // item i the text ends or a delimiter leads to a later item. Each item
@@ -434,6 +389,58 @@ impl<'u> Compiler<'u> {
                 }
                 Ok(choose)
             }
+        }
+    }
+
+    /// `(?P<DELIMITED_LIST>DELIMITER|ITEM|MIN|MAX)`: ITEM, then "DELIMITER ITEM" repeated as
+    /// `Repetition` does; without MAX one copy of ITEM loops back to itself through the
+    /// delimiter, so nested lists grow linearly with depth, not twice per level.
+    fn delimited_list(
+        &mut self,
+        delim: &Hir,
+        item: &Hir,
+        min: usize,
+        max: Option<usize>,
+        next: u32,
+    ) -> Result<u32, RegexError> {
+        if max == Some(0) {
+            // MIN = MAX = 0: only the empty text.
+            return Ok(next);
+        }
+        let lo = min.max(1) - 1;
+        let entry = match max {
+            None => {
+                let lp = self.push_split(&[])?;
+                let tail = self.compile_into(item, lp)?;
+                let again = self.compile_into(delim, tail)?;
+                let off = self.nfa.targets.len() as u32;
+                self.nfa.targets.extend_from_slice(&[again, next]);
+                self.nfa.states[lp as usize] = State::Split { off, len: 2 };
+                let mut cur = tail;
+                for _ in 0..lo {
+                    cur = self.compile_into(delim, cur)?;
+                    cur = self.compile_into(item, cur)?;
+                }
+                cur
+            }
+            Some(max) => {
+                let mut cur = next;
+                for _ in lo..max - 1 {
+                    let body = self.compile_into(item, cur)?;
+                    let body = self.compile_into(delim, body)?;
+                    cur = self.push_split(&[body, next])?;
+                }
+                for _ in 0..lo {
+                    cur = self.compile_into(item, cur)?;
+                    cur = self.compile_into(delim, cur)?;
+                }
+                self.compile_into(item, cur)?
+            }
+        };
+        if min == 0 {
+            self.push_split(&[entry, next])
+        } else {
+            Ok(entry)
         }
     }
 
