@@ -83,32 +83,45 @@ pub(crate) fn coreachable(
     edges: &[Vec<(u32, StateId)>],
     from: impl Fn(usize) -> bool,
 ) -> Vec<bool> {
-    let n = seeds.len();
-    // Sources of the edges into each state, as a CSR.
+    let edges = || {
+        (0..seeds.len())
+            .filter(|&s| from(s))
+            .flat_map(|s| edges[s].iter().map(move |&(_, t)| (s as u32, t, ())))
+    };
+    let (in_start, sources, _) = edge_sources(seeds.len(), edges);
+    backward(seeds, &in_start, &sources, |_| true)
+}
+
+/// The edges `(source, target, tag)` of an automaton of `n` states by target, as a CSR:
+/// the sources of the edges into `t` are `sources[in_start[t]..in_start[t + 1]]`, and
+/// `tags` holds each one's tag at the same index. `edges` is called twice (count, fill).
+pub(crate) fn edge_sources<T, I>(n: usize, edges: impl Fn() -> I) -> (Vec<u32>, Vec<u32>, Vec<T>)
+where
+    T: Copy + Default,
+    I: Iterator<Item = (u32, u32, T)>,
+{
     let mut in_start = vec![0u32; n + 1];
-    for s in (0..n).filter(|&s| from(s)) {
-        for &(_, t) in &edges[s] {
-            in_start[t as usize + 1] += 1;
-        }
+    for (_, t, _) in edges() {
+        in_start[t as usize + 1] += 1;
     }
     for i in 0..n {
         in_start[i + 1] += in_start[i];
     }
     let mut fill = in_start.clone();
     let mut sources = vec![0u32; in_start[n] as usize];
-    for s in (0..n).filter(|&s| from(s)) {
-        for &(_, t) in &edges[s] {
-            sources[fill[t as usize] as usize] = s as u32;
-            fill[t as usize] += 1;
-        }
+    let mut tags = vec![T::default(); sources.len()];
+    for (s, t, tag) in edges() {
+        let i = fill[t as usize] as usize;
+        (sources[i], tags[i]) = (s, tag);
+        fill[t as usize] += 1;
     }
-    backward(seeds, &in_start, &sources, |_| true)
+    (in_start, sources, tags)
 }
 
 /// `seeds` widened backward over a CSR of edge sources (the sources of the edges into
 /// `t` are `sources[in_start[t]..in_start[t + 1]]`), following the edges whose index in
-/// `sources` `keep` allows: the one backward search, also run by the lazy automaton's
-/// liveness over its own CSR.
+/// `sources` `keep` allows: the one backward search (see [`edge_sources`]), also run by
+/// the lazy automaton's liveness.
 pub(crate) fn backward(
     seeds: Vec<bool>,
     in_start: &[u32],

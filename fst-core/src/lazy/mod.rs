@@ -35,7 +35,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::byte_automaton::ByteAutomaton;
 use crate::compose::{transition_table, ComposeError, ComposeErrorKind, DenseClasses, VocabTrie};
-use crate::minimize::{backward, coreachable};
+use crate::minimize::{backward, coreachable, edge_sources};
 use state::{StateInfo, NO_STATE};
 
 /// A byte DFA over a vocabulary, composed on demand; see the module docs. Cloning shares
@@ -221,26 +221,16 @@ impl Inner {
         for b in self.single_byte_tokens() {
             single[self.class_of_byte[b as usize] as usize] = true;
         }
-        // The table's edges by target (CSR): each source, and whether its class holds a
+        // The table's edges by target, each tagged with whether its class holds a
         // single-byte token.
-        let n = self.accepting.len();
-        let mut in_start = vec![0u32; n + 1];
-        for &t in self.table.iter().filter(|&&t| t != NO_STATE) {
-            in_start[t as usize + 1] += 1;
-        }
-        for i in 0..n {
-            in_start[i + 1] += in_start[i];
-        }
-        let mut fill = in_start.clone();
-        let mut sources = vec![0u32; in_start[n] as usize];
-        let mut by_single = vec![false; sources.len()];
-        for (s, row) in self.table.chunks_exact(k).enumerate() {
-            for (c, &t) in row.iter().enumerate().filter(|&(_, &t)| t != NO_STATE) {
-                let i = fill[t as usize] as usize;
-                (sources[i], by_single[i]) = (s as u32, single[c]);
-                fill[t as usize] += 1;
-            }
-        }
+        let single = &single;
+        let edges = || {
+            self.table.chunks_exact(k).enumerate().flat_map(|(s, row)| {
+                let live = row.iter().enumerate().filter(|&(_, &t)| t != NO_STATE);
+                live.map(move |(c, &t)| (s as u32, t, single[c]))
+            })
+        };
+        let (in_start, sources, by_single) = edge_sources(self.accepting.len(), edges);
         let seeds = || self.accepting.clone();
         let upper = backward(seeds(), &in_start, &sources, |_| true);
         let lower = backward(seeds(), &in_start, &sources, |i| by_single[i]);
