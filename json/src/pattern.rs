@@ -57,8 +57,9 @@ pub(crate) fn any_spelling(canonical: &str, automata: &mut Automata) -> Result<S
     let mut edges = Vec::new();
     for s in 0..dfa.num_states() as u32 {
         for b in 0..=255u8 {
+            // Bytes from 0x80 read as Latin-1 characters, all raw: they stay themselves.
             let c = b as char;
-            let target = if b < 0x20 || c == '"' || c == '\\' {
+            let target = if !strings::is_raw(c) {
                 let bytes = strings::encode_char(c).into_bytes();
                 bytes.iter().try_fold(s, |at, &x| dfa.next(at, x))
             } else {

@@ -310,7 +310,7 @@ pub(crate) fn encode_json_text(text: &str, escapes: Escapes) -> String {
 }
 
 /// Whether `c` is written raw (not escaped) canonically.
-fn is_raw(c: char) -> bool {
+pub(crate) fn is_raw(c: char) -> bool {
     c >= ' ' && c != '"' && c != '\\'
 }
 
@@ -480,13 +480,8 @@ mod tests {
     /// bodies JSON refuses (lone surrogates, bad hex, `\x`, raw controls).
     #[test]
     fn any_classes_match_every_spelling_and_nothing_else() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % u64::from(n)) as u32
-        };
+        let mut rng = fst_core::sample::SplitMix64::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: u32| rng.below(u64::from(n)) as u32;
         let points = |lo: u32| {
             [
                 lo,
