@@ -53,7 +53,6 @@ pub(crate) fn limit_of(error: &RegexError) -> Option<Limit> {
     match error.kind() {
         RegexErrorKind::TooManyNfaStates { .. } => Some(Limit::Nfa),
         RegexErrorKind::TooManyStates { .. } => Some(Limit::States),
-        _ if error.to_string().contains("state limit") => Some(Limit::States),
         RegexErrorKind::Syntax if error.to_string().contains("nested parentheses") => {
             Some(Limit::Nesting)
         }
