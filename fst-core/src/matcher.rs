@@ -81,6 +81,33 @@ pub(crate) fn mask_width(mask: &[u32], vocab_size: u32) -> Result<usize, MatchEr
     Ok(need)
 }
 
+/// The error of a refused `token` at `place` (`"state 4"`, `"node 3 with 2 stack
+/// symbols"`): outside a vocabulary of `vocab_size` ids, an EOS id where the text may not
+/// end (`no_end` says why), or not among the tokens allowed there (`allowed`, a count
+/// where the walker knows it).
+pub(crate) fn refusal(
+    token: u32,
+    vocab_size: u32,
+    is_eos: bool,
+    place: &str,
+    no_end: &str,
+    allowed: Option<usize>,
+) -> MatchError {
+    if token >= vocab_size {
+        return MatchError::new(
+            MatchErrorKind::OutOfVocabulary,
+            format!("token {token} is outside the vocabulary (vocab_size {vocab_size}), {place}"),
+        );
+    }
+    let message = if is_eos {
+        format!("EOS token {token} is not allowed {place}: {no_end}")
+    } else {
+        let count = allowed.map_or(String::new(), |n| format!(" ({n} tokens allowed there)"));
+        format!("token {token} is not allowed {place}{count}")
+    };
+    MatchError::new(MatchErrorKind::TokenNotAllowed, message)
+}
+
 /// The error of rolling back `n` tokens when only `consumed` were.
 pub(crate) fn rollback_too_far(n: usize, consumed: usize) -> MatchError {
     MatchError::new(

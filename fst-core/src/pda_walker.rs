@@ -447,28 +447,14 @@ where
 
     fn not_allowed(&self, token: u32) -> MatchError {
         let (node, depth) = (self.config.node, self.config.depth);
-        if token >= self.pda.vocab_size() {
-            MatchError::new(
-                MatchErrorKind::OutOfVocabulary,
-                format!(
-                    "token {token} is outside the vocabulary (vocab_size {}), at node {node}",
-                    self.pda.vocab_size()
-                ),
-            )
-        } else if self.pda.is_eos(token) {
-            MatchError::new(
-                MatchErrorKind::TokenNotAllowed,
-                format!(
-                    "EOS token {token} is not allowed at node {node} with {depth} stack \
-                     symbols: the input is not complete"
-                ),
-            )
-        } else {
-            MatchError::new(
-                MatchErrorKind::TokenNotAllowed,
-                format!("token {token} is not allowed at node {node} with {depth} stack symbols"),
-            )
-        }
+        crate::matcher::refusal(
+            token,
+            self.pda.vocab_size(),
+            self.pda.is_eos(token),
+            &format!("at node {node} with {depth} stack symbols"),
+            "the input is not complete",
+            None,
+        )
     }
 
     /// Consumes all of `tokens` or, if one is refused, none of them; the error names the

@@ -203,33 +203,19 @@ where
     fn not_allowed(&self, token: u32) -> WalkError {
         let a: &TokenAutomaton<W> = &self.automaton;
         let s = self.trail.state;
-        if token >= a.vocab_size() {
-            WalkError::new(
-                WalkErrorKind::OutOfVocabulary,
-                format!(
-                    "token {token} is outside the vocabulary (vocab_size {}), in state {s}",
-                    a.vocab_size()
-                ),
-            )
-        } else if a.is_eos(token) {
-            WalkError::new(
-                WalkErrorKind::TokenNotAllowed,
-                format!("EOS token {token} is not allowed in state {s}: the state does not accept"),
-            )
+        let eos = if a.is_accepting(s) {
+            a.eos_ids().len()
         } else {
-            WalkError::new(
-                WalkErrorKind::TokenNotAllowed,
-                format!(
-                    "token {token} is not allowed in state {s} ({} tokens allowed there)",
-                    a.num_token_edges(s)
-                        + if a.is_accepting(s) {
-                            a.eos_ids().len()
-                        } else {
-                            0
-                        }
-                ),
-            )
-        }
+            0
+        };
+        crate::matcher::refusal(
+            token,
+            a.vocab_size(),
+            a.is_eos(token),
+            &format!("in state {s}"),
+            "the state does not accept",
+            Some(a.num_token_edges(s) + eos),
+        )
     }
 
     /// Consumes all of `tokens` or, if one is not allowed, none of them; the error names

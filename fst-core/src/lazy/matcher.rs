@@ -45,35 +45,19 @@ impl LazyMatcher {
     fn not_allowed(&self, token: u32) -> MatchError {
         let a = &self.automaton;
         let s = self.trail.state;
-        if token >= a.vocab_size() {
-            MatchError::new(
-                MatchErrorKind::OutOfVocabulary,
-                format!(
-                    "token {token} is outside the vocabulary (vocab_size {}), in DFA state {s}",
-                    a.vocab_size()
-                ),
-            )
-        } else if a.is_eos(token) {
-            MatchError::new(
-                MatchErrorKind::TokenNotAllowed,
-                format!(
-                    "EOS token {token} is not allowed in DFA state {s}: the state does not accept"
-                ),
-            )
+        let eos = if a.is_accepting(s) {
+            a.eos_ids().len()
         } else {
-            let eos = if a.is_accepting(s) {
-                a.eos_ids().len()
-            } else {
-                0
-            };
-            MatchError::new(
-                MatchErrorKind::TokenNotAllowed,
-                format!(
-                    "token {token} is not allowed in DFA state {s} ({} tokens allowed there)",
-                    a.info(s).count() + eos
-                ),
-            )
-        }
+            0
+        };
+        crate::matcher::refusal(
+            token,
+            a.vocab_size(),
+            a.is_eos(token),
+            &format!("in DFA state {s}"),
+            "the state does not accept",
+            Some(a.info(s).count() + eos),
+        )
     }
 }
 
