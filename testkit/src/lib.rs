@@ -7,6 +7,7 @@
 //!   validation reaches the damage, and section lookup.
 //! - [`tokenize`]: random tokenizations of a text and acceptance by walking.
 //! - [`lockstep`]: two matchers of one constraint (lazy and eager) compared step by step.
+//! - [`masks`]: a matcher's mask at its minimum width, and a mask's tokens.
 //! - [`vocabs`]: where the tokenizer files are, the small ones in `testdata/` and the real
 //!   ones in `../shared/vocabs` or `$FSTC_VOCABS` (skipped when absent), for the tests and
 //!   the examples alike.
@@ -14,6 +15,7 @@
 
 pub mod file;
 pub mod lockstep;
+pub mod masks;
 pub mod paper;
 pub mod tokenize;
 pub mod vocabs;

@@ -5,17 +5,7 @@
 use fst_core::matcher::Matcher;
 use fst_core::sample::SplitMix64;
 
-fn mask_of(m: &dyn Matcher) -> Vec<u32> {
-    let mut mask = vec![0u32; m.mask_words()];
-    m.fill_mask(&mut mask).expect("a mask of the minimum width");
-    mask
-}
-
-fn ones(mask: &[u32]) -> Vec<u32> {
-    (0..mask.len() as u32 * 32)
-        .filter(|&t| mask[(t / 32) as usize] & (1 << (t % 32)) != 0)
-        .collect()
-}
+use crate::masks::{mask_of, ones};
 
 /// Everything observable at the current position agrees (`what` names the walk and step
 /// in the failure): masks, acceptance, finish, forced tokens, and for a few probe
@@ -26,18 +16,15 @@ fn agree(a: &dyn Matcher, b: &dyn Matcher, rng: &mut SplitMix64, what: &str) {
     let other = mask_of(b);
     if mask != other {
         let (x, y) = (ones(&mask), ones(&other));
-        let only_a: Vec<u32> = x
-            .iter()
-            .filter(|t| !y.contains(t))
-            .take(5)
-            .copied()
-            .collect();
-        let only_b: Vec<u32> = y
-            .iter()
-            .filter(|t| !x.contains(t))
-            .take(5)
-            .copied()
-            .collect();
+        // Up to five tokens of `p` that `q` lacks.
+        let only = |p: &[u32], q: &[u32]| -> Vec<u32> {
+            p.iter()
+                .filter(|t| !q.contains(t))
+                .take(5)
+                .copied()
+                .collect()
+        };
+        let (only_a, only_b) = (only(&x, &y), only(&y, &x));
         panic!("{what}: masks differ: only first {only_a:?}, only second {only_b:?}");
     }
     assert_eq!(a.is_accepting(), b.is_accepting(), "{what}: is_accepting");

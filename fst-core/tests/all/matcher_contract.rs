@@ -6,6 +6,7 @@
 
 use fst_core::matcher::{MatchErrorKind, Matcher};
 use fst_core::sample::SplitMix64;
+use testkit::masks::ones;
 
 /// The mask of `m` at exactly the minimum width.
 fn mask_of<M: Matcher>(m: &M) -> Vec<u32> {
@@ -17,12 +18,6 @@ fn mask_of<M: Matcher>(m: &M) -> Vec<u32> {
 fn bit(mask: &[u32], t: u32) -> bool {
     mask.get((t / 32) as usize)
         .is_some_and(|w| w & (1 << (t % 32)) != 0)
-}
-
-fn ones(mask: &[u32]) -> Vec<u32> {
-    (0..mask.len() as u32 * 32)
-        .filter(|&t| bit(mask, t))
-        .collect()
 }
 
 /// Mask widths: a narrower mask fails untouched, a wider one is the same mask padded

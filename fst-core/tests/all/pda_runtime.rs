@@ -5,12 +5,13 @@
 use std::sync::Arc;
 
 use fst_core::format::FormatErrorKind;
-use fst_core::matcher::{MatchErrorKind, Matcher};
+use fst_core::matcher::MatchErrorKind;
 use fst_core::parts::{PdaEdge, PdaParts, NO_CLASS};
 use fst_core::pda_walker::{OwnedPdaWalker, PdaWalker};
 use fst_core::sample::SplitMix64;
 use fst_core::token_pda::TokenPda;
 use fst_core::{automaton::TokenAutomaton, AnyAutomaton};
+use testkit::masks::{mask_of, ones};
 use testkit::paper::{
     figure5_parts, figure7_pda_parts, FIG7_A, FIG7_AAAB, FIG7_B, FIG7_BB, FIG7_EOS, FIGURE7_TOKENS,
 };
@@ -105,12 +106,6 @@ const A_N_B_N: Oracle = Oracle {
 
 fn figure7_text(t: u32) -> Option<&'static str> {
     FIGURE7_TOKENS.get(t as usize).copied()
-}
-
-fn mask_of<M: Matcher>(m: &M) -> Vec<u32> {
-    let mut mask = vec![0u32; m.mask_words()];
-    m.fill_mask(&mut mask).unwrap();
-    mask
 }
 
 fn bit(mask: &[u32], t: u32) -> bool {
@@ -254,12 +249,6 @@ fn figure7_accepts_the_papers_walk() {
         1,
         "abb is not a^n b^n"
     );
-}
-
-fn ones(mask: &[u32]) -> Vec<u32> {
-    (0..mask.len() as u32 * 32)
-        .filter(|&t| bit(mask, t))
-        .collect()
 }
 
 /// Every tokenization of `a^n b^n` (n <= 6) is accepted, and the texts with one `b`
