@@ -2,7 +2,7 @@
 """Writes llama.cpp's own bytes for every token id of a GGUF file, for detok's GGUF test.
 
     python3 testdata/gguf_pieces.py MODEL.gguf > pieces.txt
-    FSTC_GGUF_FILE=MODEL.gguf FSTC_GGUF_PIECES=pieces.txt cargo test -p detok --test all gguf:: real_gguf
+    FSTC_GGUF_FILE=MODEL.gguf FSTC_GGUF_PIECES=pieces.txt cargo test -p fstc-detok --test all gguf:: real_gguf
 
 Needs llama-cpp-python (`pip install llama-cpp-python`). One line per id: the hex of
 `llama_token_to_piece(vocab, id, special=False)` (empty for no text), then " eog" when llama.cpp

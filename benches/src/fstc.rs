@@ -1,13 +1,13 @@
 //! fstc behind the harness's [`Constraint`] interface, through its decoding interface
-//! ([`fst_core::matcher::Matcher`]): one code path for a token FSA's walker and a token PDA's.
+//! ([`fstc_core::matcher::Matcher`]): one code path for a token FSA's walker and a token PDA's.
 
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
-use fst_core::automaton::TokenAutomaton;
-use fst_core::compiler::{CompileStats, RegexCompiler};
-use fst_core::compose::VocabTrie;
-use fst_core::matcher::Matcher;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiler::{CompileStats, RegexCompiler};
+use fstc_core::compose::VocabTrie;
+use fstc_core::matcher::Matcher;
 
 use crate::vocab::LoadedVocab;
 use crate::walk::Constraint;

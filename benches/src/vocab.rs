@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use fst_core::TokenVocabulary;
+use fstc_core::TokenVocabulary;
 use serde_json::{json, Value};
 
 /// A token two readers of one tokenizer decode differently: (id, bytes, other bytes).
@@ -38,7 +38,7 @@ pub struct LoadedVocab {
     /// tokenizer (the engines still get detok's bytes).
     pub reader_disagreements: std::result::Result<Vec<Disagreement>, String>,
     /// The fstc vocabulary, where the bytes come from.
-    pub detok: detok::Vocabulary,
+    pub detok: fstc_detok::Vocabulary,
 }
 
 impl LoadedVocab {
@@ -182,13 +182,13 @@ pub fn load(dir: &Path) -> Result<LoadedVocab> {
 }
 
 /// The fstc vocabulary of the tokenizer in `dir` (detok finds the EOS ids itself).
-fn load_detok(dir: &Path) -> Result<detok::Vocabulary> {
+fn load_detok(dir: &Path) -> Result<fstc_detok::Vocabulary> {
     let file = if dir.join("tokenizer.json").is_file() {
         dir.join("tokenizer.json")
     } else {
         dir.join("encoder.json")
     };
-    detok::Vocabulary::from_file(&file)
+    fstc_detok::Vocabulary::from_file(&file)
         .map_err(|e| anyhow!("detok cannot load {}: {e}", file.display()))
 }
 

@@ -6,7 +6,7 @@
  * token, roll back rejected draft tokens. Link libfstc_capi.a (with -lpthread -ldl -lm) or
  * libfstc_capi.so.
  *
- * No lazy automata: fst-core's lazy matcher (Python's `lazy=True`) composes each state with
+ * No lazy automata: fstc-core's lazy matcher (Python's `lazy=True`) composes each state with
  * the vocabulary during decoding, so it needs the byte DFA and the vocabulary trie, which
  * only the compiler builds; this library is load-only. Compile with `fstc compile` and load.
  *

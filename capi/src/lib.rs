@@ -14,7 +14,7 @@
 //! An automaton is immutable and shared: matchers keep it alive (reference counted), so
 //! `fstc_automaton_free` may come before the matchers are freed, and one automaton may serve
 //! matchers on many threads. A matcher is used by one thread at a time. A matcher is a
-//! `Box<dyn DynMatcher>`: every call goes through fst-core's decoding interface
+//! `Box<dyn DynMatcher>`: every call goes through fstc-core's decoding interface
 //! (`SharedAutomaton::matcher` picks the walker of the kind).
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -23,9 +23,9 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use fst_core::any::{AnyAutomaton, SharedAutomaton};
-use fst_core::automaton::AutomatonKind;
-use fst_core::matcher::{DynMatcher, MatchError, MatchErrorKind};
+use fstc_core::any::{AnyAutomaton, SharedAutomaton};
+use fstc_core::automaton::AutomatonKind;
+use fstc_core::matcher::{DynMatcher, MatchError, MatchErrorKind};
 
 /// The result of every fallible function; the numbering is the header's.
 #[repr(C)]

@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use fst_core::compose::VocabTrie;
-use fst_core::parts::PdaParts;
-use fst_core::token_pda::TokenPda;
-use fst_core::TokenVocabulary;
-use pda::compose::Config;
-use pda::GrammarCompiler;
+use fstc_core::compose::VocabTrie;
+use fstc_core::parts::PdaParts;
+use fstc_core::token_pda::TokenPda;
+use fstc_core::TokenVocabulary;
+use fstc_pda::compose::Config;
+use fstc_pda::GrammarCompiler;
 
 use crate::VocabArgs;
 

@@ -9,15 +9,15 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use detok::{AddedAsSpecial, Vocabulary};
-use fst_core::automaton::TokenAutomaton;
-use fst_core::compiler::RegexCompiler;
-use fst_core::compose::VocabTrie;
-use fst_core::regex::ByteDfa;
-use fst_core::sample::{random_matcher_walk, random_walk, SplitMix64};
-use fst_core::token_pda::TokenPda;
-use fst_core::AnyAutomaton;
-use fst_core::TokenVocabulary;
+use fstc_detok::{AddedAsSpecial, Vocabulary};
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiler::RegexCompiler;
+use fstc_core::compose::VocabTrie;
+use fstc_core::regex::ByteDfa;
+use fstc_core::sample::{random_matcher_walk, random_walk, SplitMix64};
+use fstc_core::token_pda::TokenPda;
+use fstc_core::AnyAutomaton;
+use fstc_core::TokenVocabulary;
 use fstc_json::{Escapes, JsonSchemaCompiler, Whitespace};
 
 mod grammar;
@@ -355,8 +355,8 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
     let mut config = RegexCompiler::config()
         .image_tokens(args.image_tokens.iter().copied())
         .dialect(match args.dialect {
-            DialectArg::Regex => fst_core::regex::Dialect::Regex,
-            DialectArg::Ecmascript => fst_core::regex::Dialect::EcmaScript,
+            DialectArg::Regex => fstc_core::regex::Dialect::Regex,
+            DialectArg::Ecmascript => fstc_core::regex::Dialect::EcmaScript,
         });
     if let Some(limit) = args.dfa_state_limit {
         config = config.dfa_state_limit(limit);
@@ -385,7 +385,7 @@ fn print_stats(
     vocab: &Vocabulary,
     loaded: std::time::Duration,
     indexed: std::time::Duration,
-    stats: &fst_core::compiler::CompileStats,
+    stats: &fstc_core::compiler::CompileStats,
     automaton: &TokenAutomaton,
 ) {
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
@@ -615,14 +615,14 @@ fn join_ids(ids: &[u32]) -> String {
 
 fn dot(args: DotArgs) -> Result<ExitCode> {
     if let Some(pattern) = &args.regex {
-        let dfa = ByteDfa::from_regex(pattern, fst_core::regex::DEFAULT_DFA_STATE_LIMIT)?;
+        let dfa = ByteDfa::from_regex(pattern, fstc_core::regex::DEFAULT_DFA_STATE_LIMIT)?;
         print!("{}", dfa.to_dot());
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(path) = &args.grammar {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read grammar {}", path.display()))?;
-        let pda = pda::Pda::from_gbnf(&text).with_context(|| format!("{}", path.display()))?;
+        let pda = fstc_pda::Pda::from_gbnf(&text).with_context(|| format!("{}", path.display()))?;
         print!("{}", pda.to_dot());
         return Ok(ExitCode::SUCCESS);
     }
@@ -646,8 +646,8 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
                     vocab.len()
                 );
             }
-            let fst = detok::detokenizing_fst(&vocab);
-            print!("{}", detok::detokenizer_dot(&fst, &vocab));
+            let fst = fstc_detok::detokenizing_fst(&vocab);
+            print!("{}", fstc_detok::detokenizer_dot(&fst, &vocab));
         }
         (None, None) => unreachable!("clap requires FILE, --regex or --vocab"),
     }
@@ -657,8 +657,8 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
 /// DOT of a file of either kind.
 fn draw(automaton: &AnyAutomaton, text: &dyn Fn(u32) -> Option<Vec<u8>>) -> String {
     match automaton {
-        AnyAutomaton::Fsa(a) => fst_core::dot::to_dot(a, text),
-        AnyAutomaton::Pda(p) => fst_core::dot::pda_to_dot(p, text),
+        AnyAutomaton::Fsa(a) => fstc_core::dot::to_dot(a, text),
+        AnyAutomaton::Pda(p) => fstc_core::dot::pda_to_dot(p, text),
     }
 }
 

@@ -1,10 +1,10 @@
 //! Loads a tokenizer file and prints what detok sees in it, with timings.
 //!
-//! `cargo run --release -p detok --example vocab_info -- path/to/tokenizer.json ["text"]`
+//! `cargo run --release -p fstc-detok --example vocab_info -- path/to/tokenizer.json ["text"]`
 
 use std::time::Instant;
 
-use fst_core::TokenVocabulary;
+use fstc_core::TokenVocabulary;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -12,7 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let text = args.next();
 
     let t = Instant::now();
-    let vocab = detok::Vocabulary::from_file(&path)?;
+    let vocab = fstc_detok::Vocabulary::from_file(&path)?;
     let load = t.elapsed();
     let text_tokens = (0..vocab.len() as u32)
         .filter(|&id| vocab.token_bytes(id).is_some())
@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let t = Instant::now();
-    let t_v = detok::detokenizing_fst(&vocab);
+    let t_v = fstc_detok::detokenizing_fst(&vocab);
     use rustfst::prelude::*;
     println!(
         "  T_V: {} states, built in {:.2?}",

@@ -19,7 +19,7 @@ use crate::byte_level;
 use crate::error::{Result, VocabError, VocabErrorKind};
 use crate::parts::Source;
 use crate::tiktoken::RankEncoder;
-use fst_core::TokenVocabulary;
+use fstc_core::TokenVocabulary;
 
 pub(crate) enum Engine {
     Hf(Box<Tokenizer>),

@@ -5,12 +5,12 @@
 //! `v_1 .. v_{n-1}`, shared between tokens like the paths of a prefix trie, then one edge
 //! reading `v` and writing `v_n` back to the root. So T_V maps every token sequence to the
 //! concatenation of its tokens' bytes. Special tokens (no bytes) have no edge. Labels follow
-//! `fst_core::labels`: token `id` is `id + 1`, byte `b` is `b + 1`, ε is 0.
+//! `fstc_core::labels`: token `id` is `id + 1`, byte `b` is `b + 1`, ε is 0.
 
 use std::fmt::Write as _;
 
-use fst_core::labels::{byte_label, label_byte, label_token, token_label, EPSILON};
-use fst_core::TokenVocabulary;
+use fstc_core::labels::{byte_label, label_byte, label_token, token_label, EPSILON};
+use fstc_core::TokenVocabulary;
 use rustfst::prelude::*;
 
 /// Builds T_V for `vocab`.
@@ -74,7 +74,7 @@ pub fn detokenizing_fst<V: TokenVocabulary + ?Sized>(vocab: &V) -> VectorFst<Tro
 }
 
 /// Draws T_V (or any FST with T_V's labels) in Graphviz DOT: input labels as token text,
-/// output labels as bytes, both escaped by `fst_core::dot::escape_bytes`, ε for epsilon.
+/// output labels as bytes, both escaped by `fstc_core::dot::escape_bytes`, ε for epsilon.
 ///
 /// States and edges come out in the FST's own order, so the text is deterministic. A token
 /// with no bytes is shown as `#id`, a label that is no byte as `?label`.
@@ -86,7 +86,7 @@ pub fn detokenizer_dot<V: TokenVocabulary + ?Sized>(
         match label_token(label) {
             None => "ε".to_string(),
             Some(id) => match vocab.token_bytes(id) {
-                Some(bytes) => fst_core::dot::escape_bytes(bytes),
+                Some(bytes) => fstc_core::dot::escape_bytes(bytes),
                 None => format!("#{id}"),
             },
         }
@@ -96,7 +96,7 @@ pub fn detokenizer_dot<V: TokenVocabulary + ?Sized>(
             return "ε".to_string();
         }
         match label_byte(label) {
-            Some(b) => fst_core::dot::escape_bytes(&[b]),
+            Some(b) => fstc_core::dot::escape_bytes(&[b]),
             None => format!("?{label}"),
         }
     };

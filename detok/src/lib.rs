@@ -6,13 +6,13 @@
 //! from HuggingFace `tokenizer.json` files (byte-level BPE like GPT-2, Llama 3 and Qwen;
 //! SentencePiece-style BPE or Unigram like Llama 2), GPT-2's `encoder.json`, tiktoken rank
 //! files and the metadata of GGUF model files (llama.cpp; [`Vocabulary::from_gguf`]), and
-//! implements [`fst_core::TokenVocabulary`]. [`Vocabulary::tokenize`] gives the
+//! implements [`fstc_core::TokenVocabulary`]. [`Vocabulary::tokenize`] gives the
 //! tokenizer's own tokenization of a text, spelled exactly, for `fstc check --text`.
 //! [`detokenizing_fst`] builds the paper's T_V, which maps token sequences to bytes.
 //!
 //! ```
-//! use detok::{detokenizing_fst, Family, Vocabulary};
-//! use fst_core::TokenVocabulary;
+//! use fstc_detok::{detokenizing_fst, Family, Vocabulary};
+//! use fstc_core::TokenVocabulary;
 //!
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/bytelevel/tokenizer.json");
 //! let vocab = Vocabulary::from_file(path)?;
@@ -28,7 +28,7 @@
 //!
 //! let t_v = detokenizing_fst(&vocab);
 //! # let _ = t_v;
-//! # Ok::<(), detok::VocabError>(())
+//! # Ok::<(), fstc_detok::VocabError>(())
 //! ```
 #![forbid(unsafe_code)]
 

@@ -117,7 +117,7 @@ pub(crate) struct RankEncoder {
 
 impl RankEncoder {
     /// The encoder whose ranks are the ids of the token bytes of `tokens`.
-    pub fn new(tokens: &impl fst_core::TokenVocabulary, splitter: &Split) -> RankEncoder {
+    pub fn new(tokens: &impl fstc_core::TokenVocabulary, splitter: &Split) -> RankEncoder {
         let ranks = (0..tokens.len() as u32)
             .filter_map(|id| Some((tokens.token_bytes(id)?.to_vec(), id)))
             .collect();

@@ -14,7 +14,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use fst_core::TokenVocabulary;
+use fstc_core::TokenVocabulary;
 
 use crate::engine::Engine;
 use crate::error::{io_error, malformed, Result, VocabError, VocabErrorKind};
@@ -455,9 +455,9 @@ impl Vocabulary {
         text
     }
 
-    /// The vocabulary fingerprint stored in compiled automata ([`fst_core::fingerprint`]).
+    /// The vocabulary fingerprint stored in compiled automata ([`fstc_core::fingerprint`]).
     pub fn fingerprint(&self) -> u64 {
-        fst_core::fingerprint(self)
+        fstc_core::fingerprint(self)
     }
 
     /// The file the vocabulary was loaded from.

@@ -1,7 +1,7 @@
 //! Times `RegexCompiler::compile_with_trie` stage by stage on real vocabularies, with
 //! repetitions, so a compile-time change can be measured without the peers.
 //!
-//! Run in release: `cargo run --release -p fst-core --example compile_timing [VOCABS_DIR] [REPS]`
+//! Run in release: `cargo run --release -p fstc-core --example compile_timing [VOCABS_DIR] [REPS]`
 //! (default: `testkit::vocabs::shared_vocabs_dir`, 50 repetitions). Prints the median of
 //! each stage per pattern and vocabulary, the fastest total and the first one (what a
 //! single compile costs, as the comparison bench measures it), and on stderr the time to
@@ -12,8 +12,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use fst_core::compiler::RegexCompiler;
-use fst_core::compose::VocabTrie;
+use fstc_core::compiler::RegexCompiler;
+use fstc_core::compose::VocabTrie;
 
 #[path = "shared/patterns.rs"]
 mod patterns;
@@ -74,7 +74,7 @@ fn main() {
         if vocab_filter.as_deref().is_some_and(|v| v != name) {
             continue;
         }
-        let vocab = match detok::Vocabulary::from_file(dir.join(file)) {
+        let vocab = match fstc_detok::Vocabulary::from_file(dir.join(file)) {
             Ok(vocab) => vocab,
             Err(e) => {
                 eprintln!("compile_timing: skipped {name}: {e}");

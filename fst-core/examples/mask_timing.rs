@@ -2,7 +2,7 @@
 //! step of seeded random walks, into a full-width caller mask. Also reports the file size
 //! and how long `from_bytes` (validation included) takes. `VOCAB=llama2` narrows the run.
 //!
-//! Run in release: `cargo run --release -p fst-core --example mask_timing [VOCABS_DIR]`
+//! Run in release: `cargo run --release -p fstc-core --example mask_timing [VOCABS_DIR]`
 //! (default: `testkit::vocabs::shared_vocabs_dir`); `-- --calibrate` instead times one
 //! synthetic state per edge count, the measurement behind the dense mask threshold. Timings are per call, so each one
 //! includes an `Instant::now` pair (~20-40 ns); on a busy machine the max also catches
@@ -11,10 +11,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use fst_core::automaton::{AutomatonParts, TokenAutomaton};
-use fst_core::compiler::RegexCompiler;
-use fst_core::sample::{random_walk, SplitMix64};
-use fst_core::walker::Walker;
+use fstc_core::automaton::{AutomatonParts, TokenAutomaton};
+use fstc_core::compiler::RegexCompiler;
+use fstc_core::sample::{random_walk, SplitMix64};
+use fstc_core::walker::Walker;
 
 #[path = "shared/patterns.rs"]
 mod patterns;
@@ -202,8 +202,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("skipping {family}: {} not found", path.display());
             continue;
         }
-        let vocab = detok::Vocabulary::from_file(&path)?;
-        let vocab_size = fst_core::TokenVocabulary::len(&vocab);
+        let vocab = fstc_detok::Vocabulary::from_file(&path)?;
+        let vocab_size = fstc_core::TokenVocabulary::len(&vocab);
         // A decoder's logits row is often wider than the tokenizer (Qwen 3: 151,936):
         // round up to a multiple of 128 tokens so the zeroed tail is exercised.
         let mask_words = vocab_size.div_ceil(128) * 4;

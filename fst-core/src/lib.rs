@@ -20,8 +20,8 @@
 //! `oo`, `foo`, `for`, `food`), save it, load it back and walk it:
 //!
 //! ```
-//! use fst_core::automaton::{AutomatonParts, TokenAutomaton};
-//! use fst_core::walker::Walker;
+//! use fstc_core::automaton::{AutomatonParts, TokenAutomaton};
+//! use fstc_core::walker::Walker;
 //!
 //! let (f, oo, foo, food, eos) = (0, 1, 2, 4, 5);
 //! let parts = AutomatonParts {
@@ -50,8 +50,8 @@
 //! assert!(walker.is_finished());
 //!
 //! // The same through the decoding interface, with the automaton shared by an `Arc`.
-//! use fst_core::matcher::Matcher;
-//! use fst_core::walker::OwnedWalker;
+//! use fstc_core::matcher::Matcher;
+//! use fstc_core::walker::OwnedWalker;
 //! let mut matcher = OwnedWalker::new(std::sync::Arc::new(automaton));
 //! assert_eq!(matcher.validate_tokens(&[f, oo, food, eos, f]), 4);
 //! matcher.consume_tokens(&[foo, food])?;

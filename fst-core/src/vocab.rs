@@ -1,6 +1,6 @@
 //! What the compiler needs to know about a vocabulary, and its fingerprint.
 //!
-//! `fst-core` does not load tokenizers (that is the `detok` crate's job); it only needs
+//! `fstc-core` does not load tokenizers (that is the `detok` crate's job); it only needs
 //! the exact bytes of every text token, the width of the id space and the EOS ids.
 
 /// A vocabulary seen as exact bytes per token id.

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use fst_core::compose::VocabTrie;
-use fst_core::matcher::Matcher;
+use fstc_core::compose::VocabTrie;
+use fstc_core::matcher::Matcher;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 
 const SCHEMA: &str = r#"{"type": "object",
@@ -26,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| testkit::vocabs::testdata("gpt2/encoder.json"));
-    let vocab = detok::Vocabulary::from_file(&path)?;
+    let vocab = fstc_detok::Vocabulary::from_file(&path)?;
     let trie = Arc::new(VocabTrie::new(&vocab));
     let compiler = JsonSchemaCompiler::new().whitespace(Whitespace::Compact);
 

@@ -13,8 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fst_core::compose::VocabTrie;
-use fst_core::TokenVocabulary;
+use fstc_core::compose::VocabTrie;
+use fstc_core::TokenVocabulary;
 use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
 use serde_json::{json, Value};
 
@@ -136,7 +136,7 @@ fn main() {
         Ok(other) => fail(&format!("unknown WS={other}")),
     };
     let only = std::env::var("ONLY").ok();
-    let vocab = detok::Vocabulary::from_file(&vocab_path)
+    let vocab = fstc_detok::Vocabulary::from_file(&vocab_path)
         .unwrap_or_else(|e| fail(&format!("{}: {e}", vocab_path.display())));
     let trie = VocabTrie::new(&vocab);
     // The benchmark's json-large uses `format: uri`, which this crate refuses: lenient.

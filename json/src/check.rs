@@ -1,12 +1,12 @@
 //! Languages as byte DFAs: the generated regex text is compiled (with the automata built
-//! so far spliced in by `(?P<AUTOMATON>N)`), combined with fst-core's `Algebra`, and the
+//! so far spliced in by `(?P<AUTOMATON>N)`), combined with fstc-core's `Algebra`, and the
 //! result re-enters regex text as a new `(?P<AUTOMATON>N)`. This is how `allOf`, `not`,
 //! `if`/`then`/`else`, `contains`, property counts and pattern-matched names are exact.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use fst_core::regex::{Algebra, ByteDfa, RegexBuilder, DEFAULT_DFA_STATE_LIMIT};
+use fstc_core::regex::{Algebra, ByteDfa, RegexBuilder, DEFAULT_DFA_STATE_LIMIT};
 
 use crate::error::JsonSchemaError;
 use crate::lang::Lang;

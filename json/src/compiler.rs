@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use fst_core::automaton::TokenAutomaton;
-use fst_core::compiler::{BuildError, BuildErrorKind, CompileStats, RegexCompiler};
-use fst_core::compose::VocabTrie;
-use fst_core::lazy::LazyAutomaton;
-use fst_core::regex::ByteDfa;
-use fst_core::TokenVocabulary;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiler::{BuildError, BuildErrorKind, CompileStats, RegexCompiler};
+use fstc_core::compose::VocabTrie;
+use fstc_core::lazy::LazyAutomaton;
+use fstc_core::regex::ByteDfa;
+use fstc_core::TokenVocabulary;
 use serde_json::Value;
 
 use crate::blame;
@@ -28,7 +28,7 @@ pub struct Compiled {
 }
 
 /// A schema compiled for lazy matching: only its byte DFA is built; each state's tokens are
-/// composed when a walk first reaches it (`fst_core::lazy`).
+/// composed when a walk first reaches it (`fstc_core::lazy`).
 #[derive(Clone, Debug)]
 pub struct LazyCompiled {
     /// The lazy automaton; `automaton.start_matcher()` gives a matcher.
@@ -170,7 +170,7 @@ impl JsonSchemaCompiler {
 
     /// Compiles `schema` (JSON text) for lazy matching over the vocabulary of `trie`: the
     /// choice for one-off schemas, where compile plus the first mask matters (see
-    /// `fst_core::lazy` for what it costs). Same errors as [`compile_with_trie`](Self::compile_with_trie).
+    /// `fstc_core::lazy` for what it costs). Same errors as [`compile_with_trie`](Self::compile_with_trie).
     pub fn compile_lazy(
         &self,
         schema: &str,

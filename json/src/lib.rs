@@ -4,11 +4,11 @@
 //! crate translates a schema, keyword by keyword, into a regular expression over the
 //! bytes of those texts (in one chosen output form: properties in schema order, one
 //! whitespace style, canonical string escapes or, with [`Escapes::Any`], every
-//! spelling), which fst-core compiles to a byte DFA and composes with a vocabulary like
+//! spelling), which fstc-core compiles to a byte DFA and composes with a vocabulary like
 //! any other regex. Keywords that need intersection,
 //! difference or complement (`allOf`, `not`, `if`, `contains`, property counts and
 //! dependencies, `multipleOf`, pattern-matched names) are computed on byte DFAs with
-//! fst-core's `Algebra` and spliced back into the regex (see `combine.rs` for why this
+//! fstc-core's `Algebra` and spliced back into the regex (see `combine.rs` for why this
 //! rather than look-ahead, and for when a complement is exact). A keyword that cannot be
 //! enforced exactly is an error naming it and its JSON pointer, or with
 //! [`Config::lenient`] a [`Warning`] (and the keyword is left out).

@@ -1,7 +1,7 @@
 //! `pattern` and `patternProperties`: an ECMA-262 regex searched (unanchored) in the
 //! decoded string, turned into the language of the string's JSON encodings.
 //!
-//! fst-core reads the pattern in [`Dialect::EcmaScript`] (ECMA's `\d`, `\w`, `\s`, `\b`,
+//! fstc-core reads the pattern in [`Dialect::EcmaScript`] (ECMA's `\d`, `\w`, `\s`, `\b`,
 //! `.`, `\uHHHH`, look-around, `^`/`$` anywhere) as a search, `[\s\S]*(?:P)[\s\S]*`, over
 //! the decoded text; [`Algebra::substitute_chars`] then replaces each code point by its
 //! encodings (`strings::encodings`: canonical, or every spelling under
@@ -9,7 +9,7 @@
 //! one character it encodes. `format` grammars, written over the canonical body, are
 //! respelled the same way under `Any` ([`any_spelling`]).
 
-use fst_core::regex::{Algebra, ByteDfa, Dialect, RegexBuilder};
+use fstc_core::regex::{Algebra, ByteDfa, Dialect, RegexBuilder};
 
 use crate::check::Automata;
 use crate::config::Escapes;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use fst_core::regex::{ByteDfa, RegexBuilder, RegexError};
+use fstc_core::regex::{ByteDfa, RegexBuilder, RegexError};
 
 use crate::error::Warning;
 

@@ -480,7 +480,7 @@ mod tests {
     /// bodies JSON refuses (lone surrogates, bad hex, `\x`, raw controls).
     #[test]
     fn any_classes_match_every_spelling_and_nothing_else() {
-        let mut rng = fst_core::sample::SplitMix64::new(0x2545_f491_4f6c_dd1d);
+        let mut rng = fstc_core::sample::SplitMix64::new(0x2545_f491_4f6c_dd1d);
         let mut next = |n: u32| rng.below(u64::from(n)) as u32;
         let points = |lo: u32| {
             [

@@ -1,20 +1,20 @@
 //! Compiles a grammar file and prints what it became, or the error:
-//! `cargo run --release -p pda --example grammar_info -- FILE.gbnf [VOCAB ...]`.
+//! `cargo run --release -p fstc-pda --example grammar_info -- FILE.gbnf [VOCAB ...]`.
 //!
 //! With tokenizers, also composes the token PDA for each and prints its size, the compile
-//! time (best of three) and `fill_mask` times through fst-core's `PdaWalker` (the
+//! time (best of three) and `fill_mask` times through fstc-core's `PdaWalker` (the
 //! `Matcher`) along 20 walks of 200 tokens that first nest at least 10 deep (tokens of
 //! opening brackets taken until the stack holds 10 return addresses): a measurement
 //! for a person, not a test.
 
 use std::time::{Duration, Instant};
 
-use fst_core::compose::VocabTrie;
-use fst_core::matcher::Matcher;
-use fst_core::pda_walker::PdaWalker;
-use fst_core::sample::SplitMix64;
-use fst_core::token_pda::TokenPda;
-use fst_core::TokenVocabulary;
+use fstc_core::compose::VocabTrie;
+use fstc_core::matcher::Matcher;
+use fstc_core::pda_walker::PdaWalker;
+use fstc_core::sample::SplitMix64;
+use fstc_core::token_pda::TokenPda;
+use fstc_core::TokenVocabulary;
 
 fn fail(what: &str, e: impl std::fmt::Display) -> ! {
     eprintln!("{what}: {e}");
@@ -29,7 +29,7 @@ fn main() {
     };
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(path, e));
     let start = Instant::now();
-    let pda = pda::Pda::from_gbnf(&text).unwrap_or_else(|e| fail(path, e));
+    let pda = fstc_pda::Pda::from_gbnf(&text).unwrap_or_else(|e| fail(path, e));
     println!(
         "{path}: byte PDA with {} states, {} edges, {} stack symbols ({:.2} ms)",
         pda.num_states(),
@@ -39,9 +39,9 @@ fn main() {
     );
     for vocab_path in &args[1..] {
         let vocab =
-            detok::Vocabulary::from_file(vocab_path).unwrap_or_else(|e| fail(vocab_path, e));
+            fstc_detok::Vocabulary::from_file(vocab_path).unwrap_or_else(|e| fail(vocab_path, e));
         let trie = VocabTrie::new(&vocab);
-        let compiler = pda::GrammarCompiler::new();
+        let compiler = fstc_pda::GrammarCompiler::new();
         let mut best = Duration::MAX;
         let mut parts = None;
         for _ in 0..3 {
@@ -74,14 +74,14 @@ fn main() {
 }
 
 /// Whether a token's text is opening brackets and spaces only (to steer walks deep).
-fn opens(vocab: &detok::Vocabulary, t: u32) -> bool {
+fn opens(vocab: &fstc_detok::Vocabulary, t: u32) -> bool {
     vocab.token_bytes(t).is_some_and(|b| {
         b.iter().any(|c| b"([{".contains(c)) && b.iter().all(|c| b"([{ \n".contains(c))
     })
 }
 
 /// `fill_mask` times along 20 walks of 200 tokens, each nesting at least 10 deep first.
-fn mask_times(tpda: &TokenPda, vocab: &detok::Vocabulary) {
+fn mask_times(tpda: &TokenPda, vocab: &fstc_detok::Vocabulary) {
     let mut rng = SplitMix64::new(7);
     let mut times: Vec<Duration> = Vec::new();
     let (mut chains, mut denses, mut classes) = (Vec::new(), Vec::new(), Vec::new());

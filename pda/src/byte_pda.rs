@@ -187,7 +187,7 @@ impl Pda {
     /// Graphviz DOT: states labelled with their dotted rule, edges with the byte (or ε),
     /// then pops as `)X` and pushes as `(X`, as in the paper.
     pub fn to_dot(&self) -> String {
-        use fst_core::dot::{escape_bytes, escape_str};
+        use fstc_core::dot::{escape_bytes, escape_str};
         let mut out = String::from("digraph pda {\n  rankdir=LR;\n  node [shape=circle];\n");
         for s in 0..self.num_states() as u32 {
             let shape = if s == self.accept {

@@ -1,26 +1,26 @@
-//! The grammar compiler: grammar text → byte PDA → token PDA parts, which fst-core lays
+//! The grammar compiler: grammar text → byte PDA → token PDA parts, which fstc-core lays
 //! out as a file and walks.
 
-use fst_core::compose::VocabTrie;
-use fst_core::TokenVocabulary;
+use fstc_core::compose::VocabTrie;
+use fstc_core::TokenVocabulary;
 
 use crate::byte_pda::Pda;
 use crate::compose::{compose, Config};
 use crate::error::PdaError;
-use fst_core::parts::PdaParts;
+use fstc_core::parts::PdaParts;
 
 /// Compiles grammars for a vocabulary into token PDA parts.
 ///
 /// ```
-/// use fst_core::ByteVocabulary;
-/// use pda::GrammarCompiler;
+/// use fstc_core::ByteVocabulary;
+/// use fstc_pda::GrammarCompiler;
 ///
 /// // The paper's Figure 6 grammar and Figure 7 vocabulary (EOS is id 4).
 /// let vocab = ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]);
 /// let parts = GrammarCompiler::new().compile(r#"S → "ab" | "a" S "b""#, &vocab)?;
 /// assert_eq!(parts.eos_ids, [4]);
 /// assert!(!parts.accepting[parts.start as usize]); // a^n b^n needs n >= 1
-/// # Ok::<(), pda::PdaError>(())
+/// # Ok::<(), fstc_pda::PdaError>(())
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct GrammarCompiler {

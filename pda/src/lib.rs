@@ -4,8 +4,8 @@
 //!
 //! The pipeline is grammar text ([`gbnf`]: llama.cpp's GBNF or the paper's arrow notation)
 //! or a [`Grammar`] built in code → [`gbnf::Rules`] → [`Pda`] (byte level) → composition
-//! with fst-core's `VocabTrie` ([`GrammarCompiler`], [`compose::Config`]) → token PDA parts,
-//! which fst-core lays out as a file (kind 1) and walks.
+//! with fstc-core's `VocabTrie` ([`GrammarCompiler`], [`compose::Config`]) → token PDA parts,
+//! which fstc-core lays out as a file (kind 1) and walks.
 //!
 //! What to expect:
 //!
@@ -27,9 +27,9 @@
 //!   tokens behaving alike everywhere share a class, and equivalent nodes are merged.
 //!
 //! ```
-//! use fst_core::compose::VocabTrie;
-//! use fst_core::ByteVocabulary;
-//! use pda::{GrammarCompiler, Pda};
+//! use fstc_core::compose::VocabTrie;
+//! use fstc_core::ByteVocabulary;
+//! use fstc_pda::{GrammarCompiler, Pda};
 //!
 //! // The paper's Figure 6 grammar as printed: a^n b^n (n >= 1).
 //! let pda = Pda::from_gbnf(r#"S ::= "ab" | "a" S "b""#)?;
@@ -39,7 +39,7 @@
 //! let vocab = ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]);
 //! let parts = GrammarCompiler::new().compose(&pda, &VocabTrie::new(&vocab))?;
 //! assert_eq!(parts.num_stack_symbols, 1); // the return address `S: "a" S •`
-//! # Ok::<(), pda::PdaError>(())
+//! # Ok::<(), fstc_pda::PdaError>(())
 //! ```
 #![forbid(unsafe_code)]
 

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use fst_core::any::{AnyAutomaton, SharedAutomaton};
-use fst_core::automaton::AutomatonKind;
-use fst_core::format::FormatError;
-use fst_core::matcher::DynMatcher;
-use fst_core::sample::{random_matcher_walk, random_walk, SplitMix64};
+use fstc_core::any::{AnyAutomaton, SharedAutomaton};
+use fstc_core::automaton::AutomatonKind;
+use fstc_core::format::FormatError;
+use fstc_core::matcher::DynMatcher;
+use fstc_core::sample::{random_matcher_walk, random_walk, SplitMix64};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -41,8 +41,8 @@ impl TokenAutomaton {
     /// Picks the FSA's or the PDA's value.
     fn either<T>(
         &self,
-        fsa: impl FnOnce(&fst_core::automaton::TokenAutomaton) -> T,
-        pda: impl FnOnce(&fst_core::token_pda::TokenPda) -> T,
+        fsa: impl FnOnce(&fstc_core::automaton::TokenAutomaton) -> T,
+        pda: impl FnOnce(&fstc_core::token_pda::TokenPda) -> T,
     ) -> T {
         match &self.inner {
             SharedAutomaton::Fsa(a) => fsa(a),

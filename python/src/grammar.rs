@@ -2,10 +2,10 @@
 //! composed with a vocabulary into a token PDA by the `pda` crate, exactly as
 //! `fstc compile grammar` does.
 
-use fst_core::any::AnyAutomaton;
-use fst_core::token_pda::TokenPda;
-use pda::compose::Config;
-use pda::GrammarCompiler;
+use fstc_core::any::AnyAutomaton;
+use fstc_core::token_pda::TokenPda;
+use fstc_pda::compose::Config;
+use fstc_pda::GrammarCompiler;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 

@@ -1,7 +1,7 @@
 //! `fstc.compile_json_schema`: a JSON Schema (text or Python object) into a token automaton
 //! through `fstc-json`, with the keywords left out under `lenient` as `SchemaWarning`s.
 
-use fst_core::any::AnyAutomaton;
+use fstc_core::any::AnyAutomaton;
 use fstc_json::{Escapes, JsonSchemaCompiler, Warning, Whitespace};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -1,9 +1,9 @@
-//! `fstc.LazyAutomaton`: a constraint compiled with `lazy=True` (fst-core's `lazy`
+//! `fstc.LazyAutomaton`: a constraint compiled with `lazy=True` (fstc-core's `lazy`
 //! module), and [`EitherAutomaton`], what a `Matcher` walks: either kind of Python automaton.
 
-use fst_core::lazy;
-use fst_core::matcher::DynMatcher;
-use fst_core::sample::{random_matcher_walk, SplitMix64};
+use fstc_core::lazy;
+use fstc_core::matcher::DynMatcher;
+use fstc_core::sample::{random_matcher_walk, SplitMix64};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 

@@ -7,7 +7,7 @@
 //! Every constraint kind is a `compile_*` function returning a `TokenAutomaton`
 //! (`compile_regex`, `compile_json_schema`: token FSAs; `compile_grammar`: a token PDA),
 //! or with `lazy=True` (regexes, schemas) a `LazyAutomaton` composed state by state; a
-//! `Matcher` walks any of them through fst-core's `Matcher` interface. Compiles share one
+//! `Matcher` walks any of them through fstc-core's `Matcher` interface. Compiles share one
 //! vocabulary trie per `Vocabulary`.
 
 use pyo3::prelude::*;

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use fst_core::matcher::{DynMatcher, MatchErrorKind};
+use fstc_core::matcher::{DynMatcher, MatchErrorKind};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -19,7 +19,7 @@ use crate::walk::mask_ones;
 /// not allowed.
 #[pyclass(module = "fstc")]
 pub struct Matcher {
-    /// The position, through fst-core's decoding interface (any automaton kind).
+    /// The position, through fstc-core's decoding interface (any automaton kind).
     inner: Box<dyn DynMatcher>,
     automaton: EitherAutomaton,
 }

@@ -1,10 +1,10 @@
-//! `fstc.Vocabulary`: a tokenizer as exact bytes per token id (`detok::Vocabulary`).
+//! `fstc.Vocabulary`: a tokenizer as exact bytes per token id (`fstc_detok::Vocabulary`).
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use fst_core::compose::VocabTrie;
-use fst_core::TokenVocabulary;
+use fstc_core::compose::VocabTrie;
+use fstc_core::TokenVocabulary;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -14,7 +14,7 @@ use crate::errors::fstc_error;
 /// text) and the EOS ids. Load with `Vocabulary.from_file`.
 #[pyclass(module = "fstc", frozen)]
 pub struct Vocabulary {
-    pub(crate) inner: Arc<detok::Vocabulary>,
+    pub(crate) inner: Arc<fstc_detok::Vocabulary>,
     /// The vocabulary trie every compile walks, built by the first compile and kept, so
     /// per-request compiles (and every lazy automaton, which holds it) share one.
     trie: OnceLock<Arc<VocabTrie>>,
@@ -41,7 +41,7 @@ impl Vocabulary {
     #[pyo3(signature = (path, eos_ids = None))]
     fn from_file(py: Python<'_>, path: PathBuf, eos_ids: Option<Vec<u32>>) -> PyResult<Self> {
         let vocab = py.detach(|| {
-            let vocab = detok::Vocabulary::from_file(&path)?;
+            let vocab = fstc_detok::Vocabulary::from_file(&path)?;
             match eos_ids {
                 Some(ids) => vocab.with_eos_ids(ids),
                 None => Ok(vocab),

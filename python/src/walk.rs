@@ -1,4 +1,4 @@
-//! Reading a mask filled through fst-core's decoding interface, `Box<dyn DynMatcher>`,
+//! Reading a mask filled through fstc-core's decoding interface, `Box<dyn DynMatcher>`,
 //! which is all the Python `Matcher` holds: an `OwnedWalker` for a token FSA, an
 //! `OwnedPdaWalker` for a token PDA (`SharedAutomaton::matcher`).
 

@@ -2,7 +2,7 @@
 //! after an edit so that validation reaches the damage, and section lookup; and the
 //! damage every file kind is checked against (truncations, bit flips).
 
-use fst_core::format::{FormatError, FormatErrorKind};
+use fstc_core::format::{FormatError, FormatErrorKind};
 
 /// The format's checksum, written here independently: FNV-1a (64-bit) in 8 lanes, lane `j`
 /// over words `j, j + 8, ...`, then FNV-1a over the 8 lane values.

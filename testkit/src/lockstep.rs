@@ -2,8 +2,8 @@
 //! walker): at every step the masks, acceptance, EOS, forced tokens, `validate_tokens`,
 //! refusals and rollbacks must agree.
 
-use fst_core::matcher::Matcher;
-use fst_core::sample::SplitMix64;
+use fstc_core::matcher::Matcher;
+use fstc_core::sample::SplitMix64;
 
 use crate::masks::{mask_of, ones};
 

@@ -1,6 +1,6 @@
 //! Masks as the tests read them: filled at a matcher's minimum width, and as token lists.
 
-use fst_core::matcher::Matcher;
+use fstc_core::matcher::Matcher;
 
 /// The mask of `m` at exactly its minimum width.
 pub fn mask_of(m: &dyn Matcher) -> Vec<u32> {

@@ -1,9 +1,9 @@
 //! The worked examples of Koo et al. ("Automata-based constraints for language model
 //! decoding"): the regular constraints of Figures 4 and 5 and the token PDA of Figure 7.
 
-use fst_core::automaton::AutomatonParts;
-use fst_core::parts::{PdaEdge, PdaParts, NO_CLASS};
-use fst_core::ByteVocabulary;
+use fstc_core::automaton::AutomatonParts;
+use fstc_core::parts::{PdaEdge, PdaParts, NO_CLASS};
+use fstc_core::ByteVocabulary;
 
 /// Figure 4's tokens, in id order.
 pub const FIGURE4_TOKENS: [&str; 5] = ["f", "oo", "foo", "for", "food"];
@@ -106,8 +106,8 @@ pub fn figure7_pda_parts() -> PdaParts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fst_core::compiler::RegexCompiler;
-    use fst_core::{fingerprint, TokenVocabulary};
+    use fstc_core::compiler::RegexCompiler;
+    use fstc_core::{fingerprint, TokenVocabulary};
 
     #[test]
     fn ids_name_the_tokens() {

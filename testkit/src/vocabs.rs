@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use detok::Vocabulary;
+use fstc_detok::Vocabulary;
 
 /// The variable naming the shared vocabulary folder, for worktrees or checkouts that do not
 /// sit beside it.

@@ -9,7 +9,7 @@ mod samples;
 mod terminals;
 
 use anyhow::{bail, Result};
-use fst_core::walker::Walker;
+use fstc_core::walker::Walker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc::{self, Fstc};
 use fstc_benches::peers::{self, Llguidance, Outlines};
@@ -69,7 +69,7 @@ fn real_main() -> Result<()> {
 struct Setup {
     outlines: Option<outlines_core::prelude::Vocabulary>,
     llguidance: llguidance::ParserFactory,
-    trie: fst_core::compose::VocabTrie,
+    trie: fstc_core::compose::VocabTrie,
 }
 
 fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {

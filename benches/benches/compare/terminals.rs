@@ -5,7 +5,7 @@
 //! in automaton size and mask time (Koo et al. section 2.5).
 
 use anyhow::Result;
-use fst_core::walker::Walker;
+use fstc_core::walker::Walker;
 use fstc_benches::fstc::{self, Fstc};
 use fstc_benches::report::{ms, us, EngineResult};
 use fstc_benches::vocab::LoadedVocab;

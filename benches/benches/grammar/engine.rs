@@ -4,10 +4,10 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
-use fst_core::compose::VocabTrie;
-use fst_core::pda_walker::PdaWalker;
-use fst_core::token_pda::TokenPda;
-use pda::GrammarCompiler;
+use fstc_core::compose::VocabTrie;
+use fstc_core::pda_walker::PdaWalker;
+use fstc_core::token_pda::TokenPda;
+use fstc_pda::GrammarCompiler;
 
 use fstc_benches::walk::Event;
 

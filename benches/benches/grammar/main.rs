@@ -10,8 +10,8 @@ mod samples;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use fst_core::compose::VocabTrie;
-use fst_core::pda_walker::PdaWalker;
+use fstc_core::compose::VocabTrie;
+use fstc_core::pda_walker::PdaWalker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc;
 use fstc_benches::peers::{self, Llguidance};

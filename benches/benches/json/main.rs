@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use fst_core::compose::VocabTrie;
-use fst_core::walker::Walker;
+use fstc_core::compose::VocabTrie;
+use fstc_core::walker::Walker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc::{self, Fstc};
 use fstc_benches::peers::{self, Llguidance, Outlines};

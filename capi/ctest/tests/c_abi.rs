@@ -1,7 +1,7 @@
 //! Runs capi/tests/c/test_fstc.c and the README's C example (compiled by build.rs with the
 //! system C compiler, linked here with fstc-capi) on automata compiled here over the
 //! byte-level fixture vocabulary: a token FSA from a regex and a token PDA from a grammar.
-//! The C program replays a script of calls whose results come from fst-core's own walkers
+//! The C program replays a script of calls whose results come from fstc-core's own walkers
 //! (`Walker`, `PdaWalker` with a small stack limit) on random walks (continuing on clones of
 //! the matcher now and then), then calls every function with bad input (the corrupt files
 //! are mutations of the automaton under test).
@@ -10,15 +10,15 @@ use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use detok::Vocabulary;
-use fst_core::automaton::TokenAutomaton;
-use fst_core::compiler::RegexCompiler;
-use fst_core::matcher::{MatchError, MatchErrorKind, Matcher};
-use fst_core::pda_walker::PdaWalker;
-use fst_core::sample::SplitMix64;
-use fst_core::token_pda::TokenPda;
-use fst_core::walker::Walker;
-use fst_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiler::RegexCompiler;
+use fstc_core::matcher::{MatchError, MatchErrorKind, Matcher};
+use fstc_core::pda_walker::PdaWalker;
+use fstc_core::sample::SplitMix64;
+use fstc_core::token_pda::TokenPda;
+use fstc_core::walker::Walker;
+use fstc_core::TokenVocabulary;
 
 /// Status codes of fstc.h.
 fn code(result: Result<(), MatchError>) -> u32 {
@@ -199,7 +199,7 @@ fn fixture_vocab() -> Vocabulary {
 /// The token PDA of a GBNF grammar over the byte-level fixture, also written to `NAME.fstc`.
 fn fixture_pda(grammar: &str, name: &str) -> (TokenPda, PathBuf) {
     let vocab = fixture_vocab();
-    let parts = pda::GrammarCompiler::new()
+    let parts = fstc_pda::GrammarCompiler::new()
         .compile(grammar, &vocab)
         .unwrap();
     let pda = TokenPda::from_parts(parts).unwrap();

@@ -4,7 +4,7 @@
  *     test_fstc AUTOMATON_FILE SCRIPT_FILE
  *
  * AUTOMATON_FILE is a token FSA or a token PDA. SCRIPT_FILE is written by the Rust test from
- * fst-core's own walker of that kind on random walks: a header (kind, stack limit, vocabulary
+ * fstc-core's own walker of that kind on random walks: a header (kind, stack limit, vocabulary
  * size, EOS ids), then each line is a call and the result the Rust walker gave (see
  * run_script). After the script,
  * every function is called with bad input (null pointers, corrupt and truncated files,

@@ -5,8 +5,8 @@ use std::process::Output;
 
 use crate::common::{fstc, gpt2, scratch, stderr, stdout, testdata};
 
-use detok::Vocabulary;
-use fst_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
+use fstc_core::TokenVocabulary;
 
 /// Compiles `pattern` for `vocab` into `dir/name.fstc`.
 fn compile(dir: &Path, name: &str, pattern: &str, vocab: &Path, extra: &[&str]) -> PathBuf {
@@ -681,14 +681,14 @@ fn compile_json_schema_then_check() {
 /// Figure 7's token PDA saved for its vocabulary, written as a tiktoken rank file (a, b,
 /// bb, aaab; EOS is `--eos 4`): `(pda file, vocab file)`.
 fn figure7_files(dir: &Path) -> (PathBuf, PathBuf) {
-    use fst_core::token_pda::TokenPda;
+    use fstc_core::token_pda::TokenPda;
     let vocab_path = dir.join("figure7.tiktoken");
     std::fs::write(&vocab_path, "YQ== 0\nYg== 1\nYmI= 2\nYWFhYg== 3\n").unwrap();
     let vocab = Vocabulary::from_file(&vocab_path)
         .unwrap()
         .with_eos_ids(vec![4])
         .unwrap();
-    let parts = fst_core::parts::PdaParts {
+    let parts = fstc_core::parts::PdaParts {
         vocab_fingerprint: vocab.fingerprint(),
         ..testkit::paper::figure7_pda_parts()
     };

@@ -1,9 +1,9 @@
 //! T_V: the paper's Figure 4 drawn as DOT (snapshot), its shape, and that it maps token
 //! sequences to their concatenated bytes (composition of a linear token FSA with T_V).
 
-use detok::{detokenizer_dot, detokenizing_fst, Vocabulary};
-use fst_core::labels::{label_byte, token_label};
-use fst_core::{ByteVocabulary, TokenVocabulary};
+use fstc_detok::{detokenizer_dot, detokenizing_fst, Vocabulary};
+use fstc_core::labels::{label_byte, token_label};
+use fstc_core::{ByteVocabulary, TokenVocabulary};
 use rustfst::algorithms::compose::compose;
 use rustfst::fst_properties::FstProperties;
 use rustfst::prelude::*;

@@ -2,10 +2,10 @@
 //! specials, EOS ids, and exact tokenization.
 
 use crate::common::*;
-use detok::{AddedAsSpecial, Family, TiktokenOptions, VocabErrorKind, Vocabulary};
-use fst_core::compiler::RegexCompiler;
-use fst_core::walker::Walker;
-use fst_core::TokenVocabulary;
+use fstc_detok::{AddedAsSpecial, Family, TiktokenOptions, VocabErrorKind, Vocabulary};
+use fstc_core::compiler::RegexCompiler;
+use fstc_core::walker::Walker;
+use fstc_core::TokenVocabulary;
 use testkit::vocabs::testdata;
 
 fn tiktoken_options() -> TiktokenOptions {
@@ -281,7 +281,7 @@ fn eos_override() {
         fp,
         "EOS ids are not part of the fingerprint"
     );
-    assert_eq!(fp, fst_core::fingerprint(&vocab));
+    assert_eq!(fp, fstc_core::fingerprint(&vocab));
 
     let err = vocab.clone().with_eos_ids(vec![2009]).unwrap_err();
     assert_eq!(err.kind(), VocabErrorKind::Eos);

@@ -2,12 +2,12 @@
 //! shares no code with detok's reader), bytes per id and EOS ids for both tokenizer families,
 //! malformed and mutated files (errors, never panics), and real files when present.
 //!
-//! `FSTC_WRITE_GGUF_FIXTURES=1 cargo test -p detok --test all gguf::` rewrites testdata/gguf/.
+//! `FSTC_WRITE_GGUF_FIXTURES=1 cargo test -p fstc-detok --test all gguf::` rewrites testdata/gguf/.
 
 use std::io::Cursor;
 
-use detok::{Family, VocabError, VocabErrorKind, Vocabulary};
-use fst_core::TokenVocabulary;
+use fstc_detok::{Family, VocabError, VocabErrorKind, Vocabulary};
+use fstc_core::TokenVocabulary;
 use proptest::prelude::*;
 use testkit::vocabs::testdata;
 

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use detok::{TiktokenOptions, VocabError, VocabErrorKind, Vocabulary};
-use fst_core::TokenVocabulary;
+use fstc_detok::{TiktokenOptions, VocabError, VocabErrorKind, Vocabulary};
+use fstc_core::TokenVocabulary;
 use testkit::vocabs::testdata;
 
 /// Writes `files` (name, content) into a fresh directory and returns it.
@@ -309,7 +309,7 @@ fn unknown_characters_without_byte_fallback_are_a_tokenize_error() {
     }"#;
     let dir = dir_with("unigram", &[("tokenizer.json", json.as_bytes())]);
     let vocab = Vocabulary::from_file(dir.join("tokenizer.json")).unwrap();
-    assert_eq!(vocab.family(), detok::Family::SentencePiece);
+    assert_eq!(vocab.family(), fstc_detok::Family::SentencePiece);
     assert_eq!(vocab.token_bytes(3), Some(&b" a"[..]));
     assert_eq!(vocab.tokenize("a a").unwrap(), [1, 3]);
     let err = vocab.tokenize("a z").unwrap_err();
@@ -319,7 +319,7 @@ fn unknown_characters_without_byte_fallback_are_a_tokenize_error() {
 /// One random `added_tokens` entry: an id in, near or far past the model's range (repeats
 /// likely), a content of newlines, spaces, `▁`, tags, byte-level table characters or
 /// nothing, a random `special` flag, sometimes missing.
-fn random_added(rng: &mut fst_core::sample::SplitMix64) -> serde_json::Value {
+fn random_added(rng: &mut fstc_core::sample::SplitMix64) -> serde_json::Value {
     const PARTS: &[&str] = &[
         "\n", " ", "\u{2581}", "<table>", "Ġ", "é", "<0x41>", "a", "",
     ];
@@ -327,7 +327,7 @@ fn random_added(rng: &mut fst_core::sample::SplitMix64) -> serde_json::Value {
         0 => rng.below(8),
         1 => 256 + rng.below(8),
         2 => 300 + rng.below(4),
-        _ => u64::from(detok::MAX_TOKEN_ID) + rng.below(3),
+        _ => u64::from(fstc_detok::MAX_TOKEN_ID) + rng.below(3),
     };
     let content: String = (0..rng.below(4))
         .map(|_| PARTS[rng.index(PARTS.len())])
@@ -346,9 +346,9 @@ fn random_added(rng: &mut fst_core::sample::SplitMix64) -> serde_json::Value {
 fn random_added_tokens_load_as_the_tokenizer_decodes_them_or_fail_cleanly() {
     // A byte-level model of the 256 single bytes; each case adds random added tokens.
     let vocab: serde_json::Map<String, serde_json::Value> = (0..=255u8)
-        .map(|b| (detok::byte_level::encode_bytes(&[b]), b.into()))
+        .map(|b| (fstc_detok::byte_level::encode_bytes(&[b]), b.into()))
         .collect();
-    let mut rng = fst_core::sample::SplitMix64::new(14);
+    let mut rng = fstc_core::sample::SplitMix64::new(14);
     let (mut loaded, mut refused) = (0, 0);
     for case in 0..150 {
         let added: Vec<serde_json::Value> =

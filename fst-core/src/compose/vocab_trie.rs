@@ -22,8 +22,8 @@ use crate::vocab::{fingerprint, TokenVocabulary};
 /// no `b'x'`:
 ///
 /// ```
-/// use fst_core::compose::VocabTrie;
-/// use fst_core::vocab::ByteVocabulary;
+/// use fstc_core::compose::VocabTrie;
+/// use fstc_core::vocab::ByteVocabulary;
 ///
 /// let trie = VocabTrie::new(&ByteVocabulary::from_strs(&["a", "ab", "axb", "b", "xa"]));
 /// let mut found = Vec::new();

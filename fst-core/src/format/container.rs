@@ -256,7 +256,7 @@ fn check_kind(code: u32, loadable: &[AutomatonKind]) -> Result<AutomatonKind, Fo
                 FormatErrorKind::Kind,
                 format!(
                     "automaton file holds a {kind} (kind {code}); this loader reads {} only \
-                     (fst_core::AnyAutomaton opens either kind)",
+                     (fstc_core::AnyAutomaton opens either kind)",
                     names.join(" and ")
                 ),
             ))

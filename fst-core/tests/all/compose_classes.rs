@@ -4,15 +4,15 @@
 //! the same errors and the same limit decisions, on generated and real vocabularies.
 #![cfg(feature = "compile")]
 
-use detok::Vocabulary;
-use fst_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
-use fst_core::compose::{
+use fstc_detok::Vocabulary;
+use fstc_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
+use fstc_core::compose::{
     compose_classes_with_trie, compose_trimmed_with_trie, compose_with_trie, ByteAutomaton,
     ComposeError, ComposeLimits, VocabTrie,
 };
-use fst_core::regex::{ByteDfa, DEFAULT_DFA_STATE_LIMIT};
-use fst_core::sample::SplitMix64;
-use fst_core::ByteVocabulary;
+use fstc_core::regex::{ByteDfa, DEFAULT_DFA_STATE_LIMIT};
+use fstc_core::sample::SplitMix64;
+use fstc_core::ByteVocabulary;
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
 /// A byte DFA that hides its byte classes, so composition walks byte by byte.
@@ -74,7 +74,7 @@ fn generated_vocab(seed: u64, extra: usize) -> ByteVocabulary {
 
 fn kind_or_parts<T: PartialEq + std::fmt::Debug>(
     result: Result<T, ComposeError>,
-) -> Result<T, fst_core::compose::ComposeErrorKind> {
+) -> Result<T, fstc_core::compose::ComposeErrorKind> {
     result.map_err(|e| e.kind())
 }
 

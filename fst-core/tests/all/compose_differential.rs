@@ -6,10 +6,10 @@ use crate::compose_support::{
     all_sequences, brute_force, foo_plus_d, parts_accept, random_dfa, random_vocab, spell,
     text_ids, Rng, TableDfa,
 };
-use detok::detokenizing_fst;
-use fst_core::compose::{compose, compose_with_trie, ComposeErrorKind, ComposeLimits, VocabTrie};
-use fst_core::reference::compose_reference;
-use fst_core::{ByteVocabulary, TokenVocabulary};
+use fstc_detok::detokenizing_fst;
+use fstc_core::compose::{compose, compose_with_trie, ComposeErrorKind, ComposeLimits, VocabTrie};
+use fstc_core::reference::compose_reference;
+use fstc_core::{ByteVocabulary, TokenVocabulary};
 
 const ABC: &[u8] = b"abc";
 
@@ -73,7 +73,7 @@ fn vocabularies(rng: &mut Rng) -> Vec<ByteVocabulary> {
 /// T_V for the reference path: detok's, over the tokens that have text. detok gives a
 /// zero-byte token (only hand-made vocabularies have one) a root loop writing ε, so T_V ∘ A_R
 /// would allow it in every state; the fast path leaves such tokens out on purpose (see
-/// `fst_core::compose`), and `random_vocab` makes some, so they are dropped here.
+/// `fstc_core::compose`), and `random_vocab` makes some, so they are dropped here.
 fn reference_detokenizer(
     vocab: &ByteVocabulary,
 ) -> rustfst::prelude::VectorFst<rustfst::prelude::TropicalWeight> {

@@ -2,12 +2,12 @@
 #![cfg(feature = "compile")]
 
 use crate::compose_support::TableDfa;
-use detok::detokenizing_fst;
-use fst_core::compose::{
+use fstc_detok::detokenizing_fst;
+use fstc_core::compose::{
     compose, compose_trimmed_with_trie, ByteAutomaton, ComposeErrorKind, ComposeLimits, VocabTrie,
 };
-use fst_core::reference::compose_reference;
-use fst_core::ByteVocabulary;
+use fstc_core::reference::compose_reference;
+use fstc_core::ByteVocabulary;
 
 /// `ab|cd`.
 fn ab_or_cd() -> TableDfa {
@@ -163,13 +163,13 @@ fn a_trie_serves_many_patterns() {
     assert_eq!(trie.num_text_tokens(), 6);
     assert_eq!(trie.eos_ids(), [6]);
     let limits = ComposeLimits::default();
-    let first = fst_core::compose::compose_with_trie(&ab_or_cd(), &trie, &limits).unwrap();
+    let first = fstc_core::compose::compose_with_trie(&ab_or_cd(), &trie, &limits).unwrap();
     assert_eq!(first, compose(&ab_or_cd(), &vocab, &limits).unwrap());
     let dfa = TableDfa::new(2, &[1], &[(0, b'a', 1), (0, b'b', 1)]);
-    let second = fst_core::compose::compose_with_trie(&dfa, &trie, &limits).unwrap();
+    let second = fstc_core::compose::compose_with_trie(&dfa, &trie, &limits).unwrap();
     assert_eq!(second.edges, [vec![(0, 1), (1, 1)], vec![]]);
     // Trait objects work too.
     let dyn_dfa: &(dyn ByteAutomaton + Sync) = &dfa;
-    let dyn_vocab: &dyn fst_core::TokenVocabulary = &vocab;
+    let dyn_vocab: &dyn fstc_core::TokenVocabulary = &vocab;
     assert_eq!(compose(dyn_dfa, dyn_vocab, &limits).unwrap(), second);
 }

@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::compose_support::{parts_accept, Rng};
-use fst_core::automaton::AutomatonParts;
-use fst_core::minimize::minimize;
+use fstc_core::automaton::AutomatonParts;
+use fstc_core::minimize::minimize;
 
 fn parts(start: u32, accepting: Vec<bool>, edges: Vec<Vec<(u32, u32)>>) -> AutomatonParts {
     AutomatonParts {

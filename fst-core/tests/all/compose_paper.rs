@@ -2,10 +2,10 @@
 #![cfg(feature = "compile")]
 
 use crate::compose_support::{all_sequences, foo_plus_d, parts_accept, spell};
-use detok::detokenizing_fst;
-use fst_core::compose::{compose, compose_trimmed_with_trie, ComposeLimits, VocabTrie};
-use fst_core::fingerprint;
-use fst_core::reference::compose_reference;
+use fstc_detok::detokenizing_fst;
+use fstc_core::compose::{compose, compose_trimmed_with_trie, ComposeLimits, VocabTrie};
+use fstc_core::fingerprint;
+use fstc_core::reference::compose_reference;
 use testkit::paper::{figure4_vocabulary as vocab, EOS, F, FOO, FOOD, FOR, OO};
 
 #[test]

@@ -7,11 +7,11 @@
 use std::time::Instant;
 
 use crate::compose_support::TableDfa;
-use detok::{detokenizing_fst, Vocabulary};
-use fst_core::compose::{compose_trimmed_with_trie, compose_with_trie, ComposeLimits, VocabTrie};
-use fst_core::minimize::minimize;
-use fst_core::reference::compose_reference;
-use fst_core::{ByteVocabulary, TokenVocabulary};
+use fstc_detok::{detokenizing_fst, Vocabulary};
+use fstc_core::compose::{compose_trimmed_with_trie, compose_with_trie, ComposeLimits, VocabTrie};
+use fstc_core::minimize::minimize;
+use fstc_core::reference::compose_reference;
+use fstc_core::{ByteVocabulary, TokenVocabulary};
 use testkit::vocabs::shared_vocab;
 
 fn digits() -> TableDfa {
@@ -165,7 +165,7 @@ fn gpt2_subset_agrees_with_reference() {
         let started = Instant::now();
         let reference = compose_reference(&dfa.to_fst(), &tv, &vocab).unwrap();
         let reference_time = started.elapsed();
-        let fast = fst_core::compose::compose(&dfa, &vocab, &limits).unwrap();
+        let fast = fstc_core::compose::compose(&dfa, &vocab, &limits).unwrap();
         assert_eq!(fast, reference, "{name}");
         println!(
             "gpt2[..700] {name}: reference path {:.1} ms, {} states",
@@ -189,7 +189,7 @@ fn full_gpt2_agrees_with_reference() {
         let started = Instant::now();
         let reference = compose_reference(&dfa.to_fst(), &tv, &vocab).unwrap();
         let reference_time = started.elapsed();
-        let fast = fst_core::compose::compose(&dfa, &vocab, &ComposeLimits::default()).unwrap();
+        let fast = fstc_core::compose::compose(&dfa, &vocab, &ComposeLimits::default()).unwrap();
         assert_eq!(fast, reference, "{name}");
         println!(
             "gpt2 {name}: reference path {:.1} ms",

@@ -1,14 +1,14 @@
 //! Helpers shared by the `compose_*` tests: hand-built byte DFAs, brute-force oracles
-//! and a seeded generator. T_V comes from `detok::detokenizing_fst`, the one builder.
+//! and a seeded generator. T_V comes from `fstc_detok::detokenizing_fst`, the one builder.
 
 use std::collections::HashMap;
 
-use fst_core::automaton::AutomatonParts;
-use fst_core::compose::ByteAutomaton;
-use fst_core::labels::byte_label;
-use fst_core::minimize::minimize;
-use fst_core::sample::SplitMix64;
-use fst_core::{fingerprint, ByteVocabulary, TokenVocabulary};
+use fstc_core::automaton::AutomatonParts;
+use fstc_core::compose::ByteAutomaton;
+use fstc_core::labels::byte_label;
+use fstc_core::minimize::minimize;
+use fstc_core::sample::SplitMix64;
+use fstc_core::{fingerprint, ByteVocabulary, TokenVocabulary};
 use rustfst::prelude::*;
 
 const DEAD: u32 = u32::MAX;
@@ -62,7 +62,7 @@ impl TableDfa {
         self.accepting[s as usize]
     }
 
-    /// The DFA as a rustfst byte acceptor (labels per `fst_core::labels`).
+    /// The DFA as a rustfst byte acceptor (labels per `fstc_core::labels`).
     pub fn to_fst(&self) -> VectorFst<TropicalWeight> {
         let mut fst = VectorFst::<TropicalWeight>::new();
         for _ in 0..self.accepting.len() {
@@ -178,7 +178,7 @@ pub fn brute_force<V: TokenVocabulary>(dfa: &TableDfa, vocab: &V) -> Option<Auto
     parts.accepting.iter().any(|&a| a).then_some(parts)
 }
 
-/// `fst_core::sample::SplitMix64` (seeded, so failures reproduce) with the `usize`
+/// `fstc_core::sample::SplitMix64` (seeded, so failures reproduce) with the `usize`
 /// helpers these tests draw sizes and indices with.
 pub struct Rng(SplitMix64);
 

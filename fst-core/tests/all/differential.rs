@@ -5,11 +5,11 @@
 //! under random other tokenizations, are accepted; texts that `regex` rejects are
 //! rejected under every tokenization tried; saving and loading keeps every mask.
 
-use detok::Vocabulary;
-use fst_core::automaton::TokenAutomaton;
-use fst_core::compiler::RegexCompiler;
-use fst_core::sample::{random_walk, SplitMix64};
-use fst_core::walker::Walker;
+use fstc_detok::Vocabulary;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiler::RegexCompiler;
+use fstc_core::sample::{random_walk, SplitMix64};
+use fstc_core::walker::Walker;
 use testkit::tokenize::{accepts, Segmenter};
 use testkit::vocabs::{shared_vocab, testdata_dir};
 

@@ -8,11 +8,11 @@
 //! known-good texts are given as segments tokenized one by one: a token never straddles a
 //! terminal's boundary.
 
-use detok::Vocabulary;
-use fst_core::automaton::TokenAutomaton;
-use fst_core::compiler::RegexCompiler;
-use fst_core::sample::SplitMix64;
-use fst_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiler::RegexCompiler;
+use fstc_core::sample::SplitMix64;
+use fstc_core::TokenVocabulary;
 use testkit::tokenize::{accepts, walk_to_eos, Segmenter};
 use testkit::vocabs::{shared_vocab, testdata_dir};
 

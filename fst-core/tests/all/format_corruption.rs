@@ -2,12 +2,12 @@
 //! word overwrites, and structural damage behind a recomputed (forged) checksum, which is
 //! what a buggy writer produces and what validation must catch on its own.
 
-use fst_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
-use fst_core::format::{FormatError, FormatErrorKind};
-use fst_core::sample::{random_walk, SplitMix64};
-use fst_core::token_pda::TokenPda;
-use fst_core::walker::Walker;
-use fst_core::AnyAutomaton;
+use fstc_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
+use fstc_core::format::{FormatError, FormatErrorKind};
+use fstc_core::sample::{random_walk, SplitMix64};
+use fstc_core::token_pda::TokenPda;
+use fstc_core::walker::Walker;
+use fstc_core::AnyAutomaton;
 use testkit::file::{fnv_words, forge_checksum, load_forged};
 use testkit::paper::figure5_parts;
 
@@ -213,7 +213,7 @@ fn damage_behind_a_forged_checksum_never_panics() {
 }
 
 /// Applies `edit` to the words of the Figure 5 file, forges the checksum, and returns the error.
-fn structural_error(edit: impl Fn(&mut Vec<u32>)) -> fst_core::format::FormatError {
+fn structural_error(edit: impl Fn(&mut Vec<u32>)) -> fstc_core::format::FormatError {
     let a = TokenAutomaton::from_parts(AutomatonParts {
         vocab_fingerprint: 1,
         ..figure5_parts()

@@ -3,13 +3,13 @@
 //! edge-derived one (EOS included when accepting, padding and any wider tail zero), masks
 //! survive a round trip, and a file whose masks disagree with its edges never loads.
 
-use fst_core::automaton::{AutomatonParts, TokenAutomaton};
-use fst_core::format::{
+use fstc_core::automaton::{AutomatonParts, TokenAutomaton};
+use fstc_core::format::{
     dense_mask_wanted, FormatErrorKind, NO_DENSE_MASK, SECTION_DENSE_MASKS,
     SECTION_STATE_MASK_INDEX,
 };
-use fst_core::sample::{random_walk, SplitMix64};
-use fst_core::walker::Walker;
+use fstc_core::sample::{random_walk, SplitMix64};
+use fstc_core::walker::Walker;
 use testkit::file::{forge_checksum, section};
 use testkit::paper::figure5_parts;
 
@@ -222,7 +222,7 @@ fn fixture() -> TokenAutomaton {
 }
 
 /// Applies `edit`, forges the checksum, and returns the load error.
-fn damaged(edit: impl Fn(&mut Vec<u32>)) -> fst_core::format::FormatError {
+fn damaged(edit: impl Fn(&mut Vec<u32>)) -> fstc_core::format::FormatError {
     let mut words = fixture().as_words().to_vec();
     edit(&mut words);
     forge_checksum(&mut words);
@@ -437,8 +437,8 @@ fn real_vocabulary_wildcards_get_dense_masks() {
         eprintln!("skipping: {} not found", path.display());
         return;
     }
-    let vocab = detok::Vocabulary::from_file(&path).unwrap();
-    let a = fst_core::compiler::RegexCompiler::new()
+    let vocab = fstc_detok::Vocabulary::from_file(&path).unwrap();
+    let a = fstc_core::compiler::RegexCompiler::new()
         .compile(r#""([^"\\]|\\.)*""#, &vocab)
         .unwrap();
     let width = (a.vocab_size() as usize).div_ceil(32);

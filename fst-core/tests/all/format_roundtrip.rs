@@ -1,11 +1,11 @@
 //! Automata survive parts -> words -> bytes -> (zero-copy | copied) load unchanged, and
 //! every way a buffer can be unusable before its content is even read gives a clear error.
 
-use fst_core::automaton::{AutomatonKind, AutomatonParts, TokenAutomaton};
-use fst_core::format::FormatErrorKind;
-use fst_core::parts::PartsErrorKind;
-use fst_core::sample::SplitMix64;
-use fst_core::walker::Walker;
+use fstc_core::automaton::{AutomatonKind, AutomatonParts, TokenAutomaton};
+use fstc_core::format::FormatErrorKind;
+use fstc_core::parts::PartsErrorKind;
+use fstc_core::sample::SplitMix64;
+use fstc_core::walker::Walker;
 use testkit::paper::figure5_parts;
 
 /// The paper's Figure 5: /(foo)+d/ over the vocabulary f, oo, foo, for, food (+ EOS 5),
@@ -279,7 +279,7 @@ fn byte_swapped_file_says_so() {
 fn newer_version_and_reserved_kind_are_named() {
     let a = TokenAutomaton::from_parts(figure5()).unwrap();
     let mut words = a.as_words().to_vec();
-    words[3] = fst_core::format::FORMAT_VERSION + 1;
+    words[3] = fstc_core::format::FORMAT_VERSION + 1;
     let e = TokenAutomaton::from_words(words.clone()).unwrap_err();
     assert_eq!(e.kind(), FormatErrorKind::Version);
     assert!(e.to_string().contains("newer fstc"), "{e}");
@@ -450,7 +450,7 @@ fn fnv_bytes(bytes: &[u8]) -> u64 {
 #[test]
 fn bench_regex_files_on_gpt2_are_byte_identical_to_the_pinned_writer() {
     let path = testkit::vocabs::testdata_dir().join("gpt2/encoder.json");
-    let vocab = detok::Vocabulary::from_file(&path).unwrap();
+    let vocab = fstc_detok::Vocabulary::from_file(&path).unwrap();
     let pinned: [(&str, usize, u64); 8] = [
         (r"[^\W\d]\w*", 202668, 0xb725b7328a83d013),
         (
@@ -473,7 +473,7 @@ fn bench_regex_files_on_gpt2_are_byte_identical_to_the_pinned_writer() {
         (r"Note: (?P<PARAGRAPH_TOKEN>)+\n", 6844, 0x58f68959e8cd47af),
         (r"Note: [^\n]+\n", 147172, 0x731340489214d509),
     ];
-    let compiler = fst_core::compiler::RegexCompiler::new();
+    let compiler = fstc_core::compiler::RegexCompiler::new();
     let mut got = Vec::new();
     for &(pattern, _, _) in &pinned {
         let bytes = compiler.compile(pattern, &vocab).unwrap().to_bytes();

@@ -7,15 +7,15 @@
 
 use std::sync::Arc;
 
-use detok::Vocabulary;
-use fst_core::automaton::TokenAutomaton;
-use fst_core::compiler::{BuildErrorKind, RegexCompiler};
-use fst_core::compose::{compose, ComposeErrorKind, ComposeLimits, VocabTrie};
-use fst_core::lazy::LazyAutomaton;
-use fst_core::matcher::{DynMatcher, Matcher};
-use fst_core::sample::SplitMix64;
-use fst_core::walker::OwnedWalker;
-use fst_core::{ByteVocabulary, TokenVocabulary};
+use fstc_detok::Vocabulary;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiler::{BuildErrorKind, RegexCompiler};
+use fstc_core::compose::{compose, ComposeErrorKind, ComposeLimits, VocabTrie};
+use fstc_core::lazy::LazyAutomaton;
+use fstc_core::matcher::{DynMatcher, Matcher};
+use fstc_core::sample::SplitMix64;
+use fstc_core::walker::OwnedWalker;
+use fstc_core::{ByteVocabulary, TokenVocabulary};
 use testkit::lockstep;
 use testkit::tokenize::Segmenter;
 use testkit::vocabs::{shared_vocab, testdata_dir};

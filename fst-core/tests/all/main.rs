@@ -1,4 +1,4 @@
-//! fst-core's integration tests as one binary (one link instead of one per file), a
+//! fstc-core's integration tests as one binary (one link instead of one per file), a
 //! module per subject; the `*_support` modules are the helpers they share.
 
 #[cfg(feature = "compile")]

@@ -1,11 +1,11 @@
-//! The decoding-interface contract, written once against `fst_core::matcher::Matcher` so
+//! The decoding-interface contract, written once against `fstc_core::matcher::Matcher` so
 //! it runs on every implementation (the FSA walkers and the token PDA walkers): masks
 //! of any width at least the vocabulary's, EOS exactly where accepting, nothing after EOS,
 //! failed operations change nothing, rollback restores masks, validate is the prefix
 //! consume accepts, forced tokens are the only choice.
 
-use fst_core::matcher::{MatchErrorKind, Matcher};
-use fst_core::sample::SplitMix64;
+use fstc_core::matcher::{MatchErrorKind, Matcher};
+use fstc_core::sample::SplitMix64;
 use testkit::masks::ones;
 
 /// The mask of `m` at exactly the minimum width.

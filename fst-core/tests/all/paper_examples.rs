@@ -1,7 +1,7 @@
 //! The worked examples of Koo et al. that concern regular constraints, as snapshots.
 
-use fst_core::compiler::RegexCompiler;
-use fst_core::TokenVocabulary;
+use fstc_core::compiler::RegexCompiler;
+use fstc_core::TokenVocabulary;
 use testkit::paper::{figure4_vocabulary, F, FIGURE5_PATTERN, FOO, FOOD, FOR, OO};
 use testkit::tokenize::accepts;
 
@@ -15,7 +15,7 @@ fn figure5_foo_plus_d() {
     let text = |id: u32| vocab.token_bytes(id).map(<[u8]>::to_vec);
     insta::assert_snapshot!(
         "figure5_token_automaton",
-        fst_core::dot::to_dot(&automaton, &text)
+        fstc_core::dot::to_dot(&automaton, &text)
     );
 
     let [f, oo, foo, _for, food] = [F, OO, FOO, FOR, FOOD];

@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use fst_core::format::FormatErrorKind;
-use fst_core::matcher::MatchErrorKind;
-use fst_core::parts::{PdaEdge, PdaParts, NO_CLASS};
-use fst_core::pda_walker::{OwnedPdaWalker, PdaWalker};
-use fst_core::sample::SplitMix64;
-use fst_core::token_pda::TokenPda;
-use fst_core::{automaton::TokenAutomaton, AnyAutomaton};
+use fstc_core::format::FormatErrorKind;
+use fstc_core::matcher::MatchErrorKind;
+use fstc_core::parts::{PdaEdge, PdaParts, NO_CLASS};
+use fstc_core::pda_walker::{OwnedPdaWalker, PdaWalker};
+use fstc_core::sample::SplitMix64;
+use fstc_core::token_pda::TokenPda;
+use fstc_core::{automaton::TokenAutomaton, AnyAutomaton};
 use testkit::masks::{mask_of, ones};
 use testkit::paper::{
     figure5_parts, figure7_pda_parts, FIG7_A, FIG7_AAAB, FIG7_B, FIG7_BB, FIG7_EOS, FIGURE7_TOKENS,
@@ -525,7 +525,7 @@ fn pda_damage_behind_a_forged_checksum_never_panics() {
 
 #[test]
 fn pda_structural_damage_is_named() {
-    use fst_core::format::{
+    use fstc_core::format::{
         SECTION_POP_EDGES, SECTION_PUSH_OFFSETS, SECTION_PUSH_SYMBOLS, SECTION_STACK_OPS,
     };
     use testkit::file::{forge_checksum, section};
@@ -573,7 +573,7 @@ fn pda_structural_damage_is_named() {
 fn figure7_draws_like_the_paper() {
     let pda = TokenPda::from_parts(figure7_pda_parts()).unwrap();
     let text = |t: u32| figure7_text(t).map(|s| s.as_bytes().to_vec());
-    insta::assert_snapshot!(fst_core::dot::pda_to_dot(&pda, &text));
+    insta::assert_snapshot!(fstc_core::dot::pda_to_dot(&pda, &text));
 }
 
 /// A PDA where one class sits on two nodes of a pop chain: token x (id 0) pushes r at the

@@ -1,4 +1,4 @@
-//! The byte-DFA algebra (`fst_core::regex::Algebra`) against the `regex` crate: for pairs
+//! The byte-DFA algebra (`fstc_core::regex::Algebra`) against the `regex` crate: for pairs
 //! of random small patterns, every operation's result is compared on every text of up to
 //! four pieces over `a`, `b`, `c`, `é` and a lone `\xC3` (invalid UTF-8), with the
 //! operation applied to the oracle's answers (both match, either, one not the other, a
@@ -6,8 +6,8 @@
 //! witnesses are shortest, and size limits and terminal operands fail cleanly.
 
 use crate::regex_support::{all_texts, count_equivalence_classes, random_pattern};
-use fst_core::regex::{Algebra, ByteDfa, RegexErrorKind, Universe};
-use fst_core::sample::SplitMix64;
+use fstc_core::regex::{Algebra, ByteDfa, RegexErrorKind, Universe};
+use fstc_core::sample::SplitMix64;
 
 const PIECES: &[&[u8]] = &[b"a", b"b", b"c", "é".as_bytes(), b"\xC3"];
 
@@ -217,7 +217,7 @@ fn spliced_automata_match_their_language_in_context() {
     for _ in 0..60 {
         let (p, q, a, b) = pair(&mut rng);
         let both = std::sync::Arc::new(algebra.intersect(&a, &b).unwrap());
-        let dfa = fst_core::regex::RegexBuilder::new()
+        let dfa = fstc_core::regex::RegexBuilder::new()
             .automata(vec![both])
             .build("a(?P<AUTOMATON>0)(?:c|(?P<AUTOMATON>0))")
             .unwrap();
@@ -232,7 +232,7 @@ fn spliced_automata_match_their_language_in_context() {
             assert_eq!(dfa.is_match(t), expected, "a({p} & {q})(c|same) on {t:?}");
         }
     }
-    let err = fst_core::regex::RegexBuilder::new()
+    let err = fstc_core::regex::RegexBuilder::new()
         .build("(?P<AUTOMATON>0)")
         .unwrap_err();
     assert!(err.to_string().contains("no automaton 0"), "{err}");

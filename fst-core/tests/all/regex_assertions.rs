@@ -5,10 +5,10 @@
 //! characters (`é`), spaces and both line breaks.
 
 use crate::regex_support::{all_texts, random_pattern_with};
-use detok::Vocabulary;
-use fst_core::compiler::RegexCompiler;
-use fst_core::regex::{ByteDfa, RegexBuilder};
-use fst_core::sample::SplitMix64;
+use fstc_detok::Vocabulary;
+use fstc_core::compiler::RegexCompiler;
+use fstc_core::regex::{ByteDfa, RegexBuilder};
+use fstc_core::sample::SplitMix64;
 use testkit::tokenize::{accepts, walk_to_eos, Segmenter};
 use testkit::vocabs::{shared_vocab, testdata_dir};
 

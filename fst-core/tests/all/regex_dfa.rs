@@ -5,16 +5,16 @@
 use std::time::Instant;
 
 use crate::regex_support::count_equivalence_classes;
-use fst_core::compose::ByteAutomaton;
-use fst_core::labels::byte_label;
-use fst_core::regex::{ByteDfa, RegexBuilder, RegexErrorKind, DEAD, DEFAULT_DFA_STATE_LIMIT};
-use fst_core::sample::SplitMix64;
+use fstc_core::compose::ByteAutomaton;
+use fstc_core::labels::byte_label;
+use fstc_core::regex::{ByteDfa, RegexBuilder, RegexErrorKind, DEAD, DEFAULT_DFA_STATE_LIMIT};
+use fstc_core::sample::SplitMix64;
 use rustfst::fst_impls::VectorFst;
 use rustfst::fst_traits::{CoreFst, ExpandedFst};
 use rustfst::semirings::TropicalWeight;
 use rustfst::trs::Trs;
 
-/// `fst_core::sample::SplitMix64` (seeded, so failures reproduce) drawing `usize` indices.
+/// `fstc_core::sample::SplitMix64` (seeded, so failures reproduce) drawing `usize` indices.
 struct Rng(SplitMix64);
 
 impl Rng {
@@ -391,7 +391,7 @@ fn builder_case_insensitive_and_limit() {
 }
 
 /// The patterns a later issue must compile in a few ms each; run with
-/// `cargo test --release -p fst-core --test all -- --nocapture regex_dfa::timings`.
+/// `cargo test --release -p fstc-core --test all -- --nocapture regex_dfa::timings`.
 #[test]
 fn timings_of_realistic_patterns() {
     let cases: &[(&str, &str)] = &[

@@ -5,8 +5,8 @@
 //! space, line and paragraph separators, `é`).
 
 use crate::regex_support::all_texts;
-use fst_core::regex::{ByteDfa, Dialect, RegexBuilder, RegexErrorKind};
-use fst_core::sample::SplitMix64;
+use fstc_core::regex::{ByteDfa, Dialect, RegexBuilder, RegexErrorKind};
+use fstc_core::sample::SplitMix64;
 
 const PIECES: &[&str] = &[
     "a", "Z", "1", "\u{663}", " ", "\u{a0}", "\u{feff}", "\u{85}", "\n", "\r", "\u{2028}", "é",
@@ -72,7 +72,7 @@ fn flat_pattern(rng: &mut SplitMix64) -> String {
     out
 }
 
-fn ecma(pattern: &str) -> Result<ByteDfa, fst_core::regex::RegexError> {
+fn ecma(pattern: &str) -> Result<ByteDfa, fstc_core::regex::RegexError> {
     RegexBuilder::new()
         .dialect(Dialect::EcmaScript)
         .build(pattern)
@@ -163,7 +163,7 @@ fn constructs_outside_ecmascript_are_refused_by_name() {
 
 /// Constructs fstc refuses by name although ECMAScript has them: backreferences (not
 /// regular), lone surrogates (not UTF-8 text), reserved extension names, size limits.
-fn refused_by_name(e: &fst_core::regex::RegexError) -> bool {
+fn refused_by_name(e: &fstc_core::regex::RegexError) -> bool {
     match e.kind() {
         RegexErrorKind::Unsupported { construct } => {
             *construct == "backreference"

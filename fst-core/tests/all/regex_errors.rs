@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use fst_core::regex::{ByteDfa, RegexBuilder, RegexError, RegexErrorKind, DEFAULT_DFA_STATE_LIMIT};
+use fstc_core::regex::{ByteDfa, RegexBuilder, RegexError, RegexErrorKind, DEFAULT_DFA_STATE_LIMIT};
 
 fn err(pattern: &str) -> RegexError {
     match ByteDfa::from_regex(pattern, DEFAULT_DFA_STATE_LIMIT) {

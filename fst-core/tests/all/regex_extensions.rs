@@ -6,11 +6,11 @@
 
 use std::collections::BTreeSet;
 
-use fst_core::compose::ByteAutomaton;
-use fst_core::regex::{
+use fstc_core::compose::ByteAutomaton;
+use fstc_core::regex::{
     ByteDfa, RegexBuilder, RegexErrorKind, TerminalKind, DEFAULT_DFA_STATE_LIMIT, EXTENSIONS,
 };
-use fst_core::sample::SplitMix64;
+use fstc_core::sample::SplitMix64;
 use regex::Regex;
 
 fn dfa(pattern: &str) -> ByteDfa {

@@ -3,8 +3,8 @@
 //! three-letter alphabet, plus minimality of the result.
 
 use crate::regex_support::{all_texts, count_equivalence_classes, random_pattern};
-use fst_core::regex::ByteDfa;
-use fst_core::sample::SplitMix64;
+use fstc_core::regex::ByteDfa;
+use fstc_core::sample::SplitMix64;
 
 #[test]
 fn random_patterns_agree_with_regex_crate() {

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeSet;
 
-use fst_core::regex::ByteDfa;
-use fst_core::sample::SplitMix64;
+use fstc_core::regex::ByteDfa;
+use fstc_core::sample::SplitMix64;
 
 /// The number of right-language classes of `dfa`'s states, by Moore refinement: a minimal
 /// DFA has as many classes as states. Independent of the library's own minimization.

@@ -2,10 +2,10 @@
 //! precomputed set of tokens. Checked here on hand-built automata: precedence (token
 //! edges, then terminals in order), masks, EOS, the file sections and their validation.
 
-use fst_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
-use fst_core::format::FormatErrorKind;
-use fst_core::sample::{random_walk, SplitMix64};
-use fst_core::walker::Walker;
+use fstc_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
+use fstc_core::format::FormatErrorKind;
+use fstc_core::sample::{random_walk, SplitMix64};
+use fstc_core::walker::Walker;
 use testkit::file::{forge_checksum, section};
 
 const VOCAB: u32 = 100;
@@ -238,7 +238,7 @@ fn bad_terminal_parts_are_named_errors() {
 }
 
 /// The file of `paragraph_automaton` with `edit` applied behind a recomputed checksum.
-fn damaged(edit: impl Fn(&mut Vec<u32>)) -> fst_core::format::FormatError {
+fn damaged(edit: impl Fn(&mut Vec<u32>)) -> fstc_core::format::FormatError {
     let a = TokenAutomaton::from_parts(paragraph_automaton()).unwrap();
     let mut words = a.as_words().to_vec();
     edit(&mut words);
@@ -248,7 +248,7 @@ fn damaged(edit: impl Fn(&mut Vec<u32>)) -> fst_core::format::FormatError {
 
 #[test]
 fn damaged_terminal_sections_are_named() {
-    use fst_core::format::{SECTION_TERMINAL_MASKS, SECTION_TERMINAL_NAMES};
+    use fstc_core::format::{SECTION_TERMINAL_MASKS, SECTION_TERMINAL_NAMES};
     let e = damaged(|w| {
         let (at, _) = section(w, SECTION_TERMINAL_MASKS);
         w[at + (EOS / 32) as usize] |= 1 << (EOS % 32);

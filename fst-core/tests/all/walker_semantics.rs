@@ -4,9 +4,9 @@
 
 use crate::matcher_contract;
 use bitvec::prelude::{BitSlice, Lsb0};
-use fst_core::automaton::{AutomatonParts, TokenAutomaton};
-use fst_core::sample::{random_walk, SplitMix64};
-use fst_core::walker::{WalkErrorKind, Walker};
+use fstc_core::automaton::{AutomatonParts, TokenAutomaton};
+use fstc_core::sample::{random_walk, SplitMix64};
+use fstc_core::walker::{WalkErrorKind, Walker};
 use testkit::paper::{figure5_parts, EOS, F, FOO, FOOD, FOR, OO};
 
 fn figure5() -> TokenAutomaton {
@@ -284,7 +284,7 @@ fn random_walks_stay_in_the_language_and_are_reproducible() {
 
 /// A small vocabulary: every byte, some words, and the two-byte pieces of "Note: " and of
 /// the words, with EOS last.
-pub(crate) fn small_vocab() -> (fst_core::ByteVocabulary, u32) {
+pub(crate) fn small_vocab() -> (fstc_core::ByteVocabulary, u32) {
     let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
     for piece in [
         "No", "te", ": ", "Note: ", "ab", "abc", "a\n", " x", "foo", "food",
@@ -293,14 +293,14 @@ pub(crate) fn small_vocab() -> (fst_core::ByteVocabulary, u32) {
     }
     let eos = tokens.len() as u32;
     tokens.push(None);
-    (fst_core::ByteVocabulary::new(tokens, vec![eos]), eos)
+    (fstc_core::ByteVocabulary::new(tokens, vec![eos]), eos)
 }
 
 /// The automata the contract runs on: Figure 5, a terminal pattern, a pattern whose wide
 /// states carry dense masks, and one with a forced prefix.
 fn contract_automata() -> Vec<(TokenAutomaton, Vec<u32>)> {
     let (vocab, eos) = small_vocab();
-    let compiler = fst_core::compiler::RegexCompiler::new();
+    let compiler = fstc_core::compiler::RegexCompiler::new();
     let mut out = vec![(figure5(), vec![EOS])];
     for pattern in [
         r"Note: (?P<PARAGRAPH_TOKEN>)+\n",
@@ -327,7 +327,7 @@ fn owning_walker_keeps_the_matcher_contract() {
     for (seed, (a, eos)) in contract_automata().into_iter().enumerate() {
         let a = std::sync::Arc::new(a);
         matcher_contract::check_contract(
-            || fst_core::walker::OwnedWalker::new(a.clone()),
+            || fstc_core::walker::OwnedWalker::new(a.clone()),
             &eos,
             100 + seed as u64,
         );

@@ -12,7 +12,7 @@ mod weather;
 
 use std::path::PathBuf;
 
-use detok::Vocabulary;
+use fstc_detok::Vocabulary;
 
 use weather::{compile_type, sample_text, WeatherReport};
 

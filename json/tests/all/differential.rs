@@ -3,7 +3,7 @@
 //! texts of every compiled schema validate.
 
 use crate::support::{corpus, dfa_walk, serialize, validator, STYLES};
-use fst_core::sample::SplitMix64;
+use fstc_core::sample::SplitMix64;
 use fstc_json::JsonSchemaCompiler;
 
 #[test]

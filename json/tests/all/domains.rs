@@ -5,8 +5,8 @@
 
 use crate::formats::{crate_misses, language};
 use crate::support::{dfa_walk, validator};
-use fst_core::regex::ByteDfa;
-use fst_core::sample::SplitMix64;
+use fstc_core::regex::ByteDfa;
+use fstc_core::sample::SplitMix64;
 use serde_json::{json, Value};
 
 /// The shapes as the README states them: (most labels, most characters per label).

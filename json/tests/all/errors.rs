@@ -2,7 +2,7 @@
 //! malformed and mutated schemas give a clean error or a correct automaton.
 
 use crate::support::{beyond_f64, corpus, dfa_walk, validator};
-use fst_core::sample::SplitMix64;
+use fstc_core::sample::SplitMix64;
 use fstc_json::{Escapes, JsonSchemaCompiler};
 use proptest::prelude::*;
 use serde_json::{json, Value};

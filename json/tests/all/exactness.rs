@@ -4,7 +4,7 @@
 //! byte DFA, over hand-picked texts and random walks.
 
 use crate::support::{beyond_f64, dfa_walk, validator};
-use fst_core::sample::SplitMix64;
+use fstc_core::sample::SplitMix64;
 use fstc_json::JsonSchemaCompiler;
 use serde_json::{json, Value};
 

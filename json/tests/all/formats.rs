@@ -3,7 +3,7 @@
 //! Where the crate disagrees with the RFC, `DISAGREE` says so and the test asserts it.
 
 use crate::support::{dfa_walk, validator};
-use fst_core::sample::SplitMix64;
+use fstc_core::sample::SplitMix64;
 use fstc_json::JsonSchemaCompiler;
 use serde_json::{json, Value};
 
@@ -142,7 +142,7 @@ const DISAGREE: &[(&str, &str, &str)] = &[
     ),
 ];
 
-pub fn language(format: &str) -> fst_core::regex::ByteDfa {
+pub fn language(format: &str) -> fstc_core::regex::ByteDfa {
     JsonSchemaCompiler::new()
         .value_to_regex(&json!({"type": "string", "format": format}))
         .unwrap_or_else(|e| panic!("{format}: {e}"))

@@ -4,10 +4,10 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 
-use fst_core::automaton::TokenAutomaton;
-use fst_core::regex::ByteDfa;
-use fst_core::sample::SplitMix64;
-use fst_core::walker::Walker;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::regex::ByteDfa;
+use fstc_core::sample::SplitMix64;
+use fstc_core::walker::Walker;
 use fstc_json::Whitespace;
 use serde_json::Value;
 
@@ -208,8 +208,8 @@ pub fn accepts(automaton: &TokenAutomaton, tokens: &[u32]) -> bool {
 }
 
 /// Each token's bytes to its id (tokens without text left out), for random tokenizations.
-pub fn ids_by_bytes(vocab: &detok::Vocabulary) -> HashMap<Vec<u8>, u32> {
-    use fst_core::TokenVocabulary;
+pub fn ids_by_bytes(vocab: &fstc_detok::Vocabulary) -> HashMap<Vec<u8>, u32> {
+    use fstc_core::TokenVocabulary;
     (0..vocab.len() as u32)
         .filter_map(|id| {
             let bytes = vocab.token_bytes(id).filter(|b| !b.is_empty())?;

@@ -5,13 +5,13 @@
 #[path = "../../examples/typed/weather.rs"]
 mod example;
 
-use detok::Vocabulary;
+use fstc_detok::Vocabulary;
 use example::{compile_type, sample_text, Alert, Conditions, WeatherReport, Wind};
-use fst_core::walker::Walker;
+use fstc_core::walker::Walker;
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
 fn accepts_text(
-    automaton: &fst_core::automaton::TokenAutomaton,
+    automaton: &fstc_core::automaton::TokenAutomaton,
     vocab: &Vocabulary,
     text: &str,
 ) -> bool {

@@ -1,10 +1,10 @@
 //! Token classes: labels (tokens, or classes of tokens) whose edges agree at every node —
-//! same target, same pushes, or no edge — are one class, as in fst-core's FSA path. A
+//! same target, same pushes, or no edge — are one class, as in fstc-core's FSA path. A
 //! node then has one edge per class, and a mask is a few ORs of class masks.
 
 use std::collections::HashMap;
 
-use fst_core::parts::NO_CLASS;
+use fstc_core::parts::NO_CLASS;
 
 /// An edge `(label, target, push)`.
 pub(super) type Edge = (u32, u32, u32);

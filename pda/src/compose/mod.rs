@@ -1,8 +1,8 @@
 //! Composition of a byte PDA with a vocabulary into a token PDA (the paper's Figure 7) in
-//! the form fst-core lays out and walks: [`PdaParts`].
+//! the form fstc-core lays out and walks: [`PdaParts`].
 //!
 //! The stages, one file each: the byte PDA as tables and one byte of a token's run with a
-//! symbolic stack (`steps`); the walk over fst-core's `VocabTrie` from every state reached
+//! symbolic stack (`steps`); the walk over fstc-core's `VocabTrie` from every state reached
 //! at a token boundary, which puts each token's edge on the node of its pop sequence
 //! (`walk`); token classes, tokens whose edges agree at every node (`columns`); and the
 //! merging of equivalent nodes (`minimize`), after which classes that became equal are
@@ -17,12 +17,12 @@ mod minimize;
 mod steps;
 mod walk;
 
-use fst_core::compose::VocabTrie;
+use fstc_core::compose::VocabTrie;
 
 use crate::byte_pda::Pda;
 use crate::error::{PdaError, PdaErrorKind};
 use columns::group;
-use fst_core::parts::{PdaEdge, PdaParts, NO_CLASS};
+use fstc_core::parts::{PdaEdge, PdaParts, NO_CLASS};
 use minimize::{minimize, ClassGraph};
 
 /// Limits on the composition; each is reported by name when exceeded.

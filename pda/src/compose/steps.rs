@@ -5,7 +5,7 @@
 //! `i - 1`, and its initial symbol `[•]` is not a symbol at all (popping it ends the text,
 //! which only EOS may do).
 
-use fst_core::dot::escape_bytes;
+use fstc_core::dot::escape_bytes;
 
 use crate::byte_pda::{Pda, StackSym};
 use crate::error::{PdaError, PdaErrorKind};

@@ -1,5 +1,5 @@
 //! The composition walk: from every byte-PDA state reached at a token boundary, one pass
-//! over fst-core's `VocabTrie` runs every token with a symbolic stack (see `steps`) and
+//! over fstc-core's `VocabTrie` runs every token with a symbolic stack (see `steps`) and
 //! records where it ends as an edge of the node its pops lead to.
 //!
 //! The nodes of one state form a trie of pop sequences: the state's own node (tokens
@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use fst_core::compose::VocabTrie;
+use fstc_core::compose::VocabTrie;
 
 use super::steps::{Run, Steps};
 use super::Config;

@@ -1,15 +1,15 @@
 //! Helpers shared by the tests: a walker written from the token PDA contract alone, run
-//! side by side with fst-core's `PdaWalker` (through `Matcher`) on the compiler's parts,
+//! side by side with fstc-core's `PdaWalker` (through `Matcher`) on the compiler's parts,
 //! and tokenizations.
 
-use fst_core::compose::VocabTrie;
-use fst_core::matcher::Matcher;
-use fst_core::parts::{PdaParts, NO_CLASS};
-use fst_core::pda_walker::PdaWalker;
-use fst_core::sample::SplitMix64;
-use fst_core::token_pda::TokenPda;
-use fst_core::{ByteVocabulary, TokenVocabulary};
-use pda::{GrammarCompiler, Pda};
+use fstc_core::compose::VocabTrie;
+use fstc_core::matcher::Matcher;
+use fstc_core::parts::{PdaParts, NO_CLASS};
+use fstc_core::pda_walker::PdaWalker;
+use fstc_core::sample::SplitMix64;
+use fstc_core::token_pda::TokenPda;
+use fstc_core::{ByteVocabulary, TokenVocabulary};
+use fstc_pda::{GrammarCompiler, Pda};
 
 /// The contract's semantics, directly: a configuration is a node and a stack; a token is
 /// allowed at the first node of the pop chain that has an edge for its class, unless it
@@ -31,7 +31,7 @@ impl<'p> RefWalker<'p> {
             node: parts.start,
             stack: Vec::new(),
             finished: false,
-            limit: fst_core::pda_walker::DEFAULT_STACK_LIMIT,
+            limit: fstc_core::pda_walker::DEFAULT_STACK_LIMIT,
         }
     }
 
@@ -154,7 +154,7 @@ pub fn matcher_allowed(m: &impl Matcher) -> Vec<u32> {
         .collect()
 }
 
-/// The reference walker and fst-core's walker in lockstep: every step checks that both
+/// The reference walker and fstc-core's walker in lockstep: every step checks that both
 /// allow the same tokens and take or refuse the token alike.
 #[derive(Clone)]
 pub struct Both<'p> {
@@ -190,7 +190,7 @@ impl Walk for Both<'_> {
         assert_eq!(
             matcher_allowed(&self.matcher),
             allowed,
-            "fst-core's walker and the reference disagree"
+            "fstc-core's walker and the reference disagree"
         );
         let single = match allowed[..] {
             [t] if !self.reference.is_eos(t) => Some(t),
@@ -223,12 +223,12 @@ impl Walk for Both<'_> {
     }
 }
 
-/// The runtime token PDA of `parts` (checked and laid out by fst-core).
+/// The runtime token PDA of `parts` (checked and laid out by fstc-core).
 pub fn runtime(parts: &PdaParts) -> TokenPda {
     TokenPda::from_parts(parts.clone()).unwrap()
 }
 
-/// The compiler's parts and fst-core's token PDA of them, built once.
+/// The compiler's parts and fstc-core's token PDA of them, built once.
 pub struct Compiled {
     pub parts: PdaParts,
     pub rt: TokenPda,

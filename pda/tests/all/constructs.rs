@@ -2,20 +2,20 @@
 //! bytes, special tokens; and agreement of the token PDA with the byte PDA.
 
 use crate::common::{compile, pda_of, random_tokenization, run_tokens, token_pda, RefWalker, Walk};
-use fst_core::sample::SplitMix64;
-use fst_core::{ByteVocabulary, TokenVocabulary};
-use pda::{Grammar, Pda, Symbol};
+use fstc_core::sample::SplitMix64;
+use fstc_core::{ByteVocabulary, TokenVocabulary};
+use fstc_pda::{Grammar, Pda, Symbol};
 
 #[test]
 fn right_recursive_lists_run_at_constant_stack_depth() {
     let pda = pda_of(r#"S -> "[" L "]" ; L -> "" | "x" L ;"#);
     // Far more items than the stack bound: the tail call `L -> "x" • L` pushes nothing.
-    let long = [b"[".as_slice(), &vec![b'x'; 3 * pda::MAX_STACK_DEPTH], b"]"].concat();
+    let long = [b"[".as_slice(), &vec![b'x'; 3 * fstc_pda::MAX_STACK_DEPTH], b"]"].concat();
     assert!(pda.accepts(&long));
     assert!(pda.accepts(b"[]") && !pda.accepts(b"[x") && !pda.accepts(b"[]]"));
     // `[•]` and the return address of the one non-tail call, `S -> "[" • L "]"`.
     assert_eq!(pda.num_stack_symbols(), 2);
-    assert_eq!(pda.stack_symbol_name(pda::StackSym::INITIAL), "[•]",);
+    assert_eq!(pda.stack_symbol_name(fstc_pda::StackSym::INITIAL), "[•]",);
 }
 
 #[test]
@@ -71,8 +71,8 @@ fn raw_bytes_and_tokens_that_split_them() {
     // The empty token (4) and the special token without text (5, also EOS) never appear on
     // edges; EOS is only allowed at the end.
     assert_eq!(RefWalker::new(&tpda).allowed(), vec![0, 2]);
-    assert_eq!(tpda.class_of_token[4], fst_core::parts::NO_CLASS);
-    assert_eq!(tpda.class_of_token[5], fst_core::parts::NO_CLASS);
+    assert_eq!(tpda.class_of_token[4], fstc_core::parts::NO_CLASS);
+    assert_eq!(tpda.class_of_token[5], fstc_core::parts::NO_CLASS);
 }
 
 /// JSON-like arrays of integers: `[1,[],[23,[4]]]`.
@@ -148,13 +148,13 @@ fn long_chains_of_nonterminals_do_not_overflow_the_stack() {
     let n = 3000;
     let mut g = Grammar::new("A0");
     for i in 0..n {
-        let next = pda::Symbol::nt(&format!("A{}", i + 1));
+        let next = fstc_pda::Symbol::nt(&format!("A{}", i + 1));
         g.add_rule(
             &format!("A{i}"),
-            &[pda::Symbol::lit("("), next, pda::Symbol::lit(")")],
+            &[fstc_pda::Symbol::lit("("), next, fstc_pda::Symbol::lit(")")],
         );
     }
-    g.add_rule(&format!("A{n}"), &[pda::Symbol::lit("x")]);
+    g.add_rule(&format!("A{n}"), &[fstc_pda::Symbol::lit("x")]);
     let pda = Pda::from_grammar(&g).unwrap();
     let text = [vec![b'('; n], vec![b'x'], vec![b')'; n]].concat();
     assert!(pda.accepts(&text));
@@ -172,12 +172,12 @@ fn long_chains_of_nonterminals_do_not_overflow_the_stack() {
     // The same chain of unit rules closed into a cycle is left recursion.
     let mut g = Grammar::new("B0");
     for i in 0..n {
-        g.add_rule(&format!("B{i}"), &[pda::Symbol::nt(&format!("B{}", i + 1))]);
+        g.add_rule(&format!("B{i}"), &[fstc_pda::Symbol::nt(&format!("B{}", i + 1))]);
     }
-    g.add_rule(&format!("B{n}"), &[pda::Symbol::nt("B0")]);
-    g.add_rule(&format!("B{n}"), &[pda::Symbol::lit("y")]);
+    g.add_rule(&format!("B{n}"), &[fstc_pda::Symbol::nt("B0")]);
+    g.add_rule(&format!("B{n}"), &[fstc_pda::Symbol::lit("y")]);
     let e = Pda::from_grammar(&g).unwrap_err();
-    assert_eq!(e.kind(), pda::PdaErrorKind::LeftRecursion);
+    assert_eq!(e.kind(), fstc_pda::PdaErrorKind::LeftRecursion);
 }
 
 #[test]
@@ -196,7 +196,7 @@ fn consecutive_repetitions_do_not_interleave() {
         "{b b}", "{ b}", "{ bb}", "{bb }", "{ {b}b}", "{b {b}}", "{}", "{ }",
     ];
     for g in grammars {
-        let rules = pda::gbnf::parse(g).unwrap();
+        let rules = fstc_pda::gbnf::parse(g).unwrap();
         let earley = crate::earley::Earley::new(&rules);
         let pda = Pda::from_rules(&rules).unwrap_or_else(|e| panic!("{g}: {e}"));
         for t in texts {

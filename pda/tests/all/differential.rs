@@ -1,8 +1,8 @@
 //! Differential tests: the byte PDA and the token PDA against independent checkers.
 
 use crate::common::{figure7_vocab, pda_of, run_tokens, token_pda, Walk, ANBN};
-use fst_core::sample::SplitMix64;
-use fst_core::{ByteVocabulary, TokenVocabulary};
+use fstc_core::sample::SplitMix64;
+use fstc_core::{ByteVocabulary, TokenVocabulary};
 
 /// a^n b^n with n >= 1, by counting.
 fn is_anbn(text: &[u8]) -> bool {
@@ -38,7 +38,7 @@ fn byte_pda_accepts_exactly_anbn() {
     // Deep nesting works up to the stack bound and is refused beyond it.
     let deep = |n: usize| [vec![b'a'; n], vec![b'b'; n]].concat();
     assert!(pda.accepts(&deep(1000)));
-    assert!(!pda.accepts(&deep(pda::MAX_STACK_DEPTH + 10)));
+    assert!(!pda.accepts(&deep(fstc_pda::MAX_STACK_DEPTH + 10)));
 }
 
 #[test]

@@ -1,11 +1,11 @@
 //! An Earley recognizer for the tests, sharing no code with the compiler: it reads the parsed
-//! rules (`pda::gbnf::Rules`, the user's grammar as written, before any rewriting) into a
+//! rules (`fstc_pda::gbnf::Rules`, the user's grammar as written, before any rewriting) into a
 //! plain context-free grammar and recognizes texts over it. Classes match one UTF-8 encoded
 //! character, decoded with `std`.
 
 use std::collections::HashSet;
 
-use pda::gbnf::{Expr, Rules};
+use fstc_pda::gbnf::{Expr, Rules};
 
 #[derive(Clone, Debug)]
 enum Term {

@@ -1,11 +1,11 @@
 //! Grammars that cannot give a deterministic PDA, and limits: each error names what is wrong.
 
-use fst_core::compose::VocabTrie;
-use fst_core::ByteVocabulary;
-use pda::compose::Config;
-use pda::{Grammar, GrammarCompiler, Pda, PdaErrorKind, Symbol};
+use fstc_core::compose::VocabTrie;
+use fstc_core::ByteVocabulary;
+use fstc_pda::compose::Config;
+use fstc_pda::{Grammar, GrammarCompiler, Pda, PdaErrorKind, Symbol};
 
-fn build_err(text: &str) -> pda::PdaError {
+fn build_err(text: &str) -> fstc_pda::PdaError {
     Pda::from_gbnf(text).unwrap_err()
 }
 

@@ -17,8 +17,8 @@ fn figure7_token_pda_parts() {
 fn figure7_token_pda_dot() {
     let vocab = figure7_vocab();
     let tpda = token_pda(ANBN, &vocab);
-    let text = |t: u32| fst_core::TokenVocabulary::token_bytes(&vocab, t).map(<[u8]>::to_vec);
-    insta::assert_snapshot!(fst_core::dot::pda_to_dot(&tpda.rt, &text));
+    let text = |t: u32| fstc_core::TokenVocabulary::token_bytes(&vocab, t).map(<[u8]>::to_vec);
+    insta::assert_snapshot!(fstc_core::dot::pda_to_dot(&tpda.rt, &text));
 }
 
 #[test]
@@ -46,8 +46,8 @@ fn figure7_walk_crosses_nonterminal_boundaries() {
 /// Every configuration reachable in up to `depth` tokens: both parts allow the same
 /// tokens (EOS included) after the same tokens.
 fn assert_same_behaviour(
-    ours: &fst_core::parts::PdaParts,
-    theirs: &fst_core::parts::PdaParts,
+    ours: &fstc_core::parts::PdaParts,
+    theirs: &fstc_core::parts::PdaParts,
     depth: usize,
 ) {
     let mut frontier = vec![(
@@ -80,11 +80,11 @@ fn figure7_behaves_as_the_hand_written_parts_of_testkit() {
     assert_eq!(
         (0..5)
             .map(
-                |t| fst_core::TokenVocabulary::token_bytes(&figure7_vocab(), t).map(<[u8]>::to_vec)
+                |t| fstc_core::TokenVocabulary::token_bytes(&figure7_vocab(), t).map(<[u8]>::to_vec)
             )
             .collect::<Vec<_>>(),
         (0..5)
-            .map(|t| fst_core::TokenVocabulary::token_bytes(
+            .map(|t| fstc_core::TokenVocabulary::token_bytes(
                 &testkit::paper::figure7_vocabulary(),
                 t
             )

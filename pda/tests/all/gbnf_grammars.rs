@@ -11,10 +11,10 @@
 
 use crate::common::{compile, run_tokens, Compiled, Walk};
 use crate::earley::Earley;
-use detok::Vocabulary;
-use fst_core::sample::SplitMix64;
-use fst_core::TokenVocabulary;
-use pda::Pda;
+use fstc_detok::Vocabulary;
+use fstc_core::sample::SplitMix64;
+use fstc_core::TokenVocabulary;
+use fstc_pda::Pda;
 use testkit::vocabs::testdata_dir;
 
 struct Case {
@@ -286,7 +286,7 @@ fn agree_with_earley(cases: &[Case], seed: u64) {
     let mut rng = SplitMix64::new(seed);
     for case in cases {
         let text = grammar_text(case.file);
-        let rules = pda::gbnf::parse(&text).unwrap();
+        let rules = fstc_pda::gbnf::parse(&text).unwrap();
         let earley = Earley::new(&rules);
         let pda = Pda::from_rules(&rules).unwrap_or_else(|e| panic!("{}: {e}", case.file));
         let mut mutants = Vec::new();

@@ -3,7 +3,7 @@
 //! error naming a line and column, never a panic or a hang.
 
 use crate::earley::Earley;
-use pda::{Pda, PdaErrorKind};
+use fstc_pda::{Pda, PdaErrorKind};
 use proptest::prelude::*;
 
 /// Every text over `alphabet` up to `max_len` bytes.
@@ -40,7 +40,7 @@ fn each_construct_agrees_with_the_recognizer_on_all_short_texts() {
         ("S → \"x\" S | \"\"", b"xy"),
     ];
     for (text, alphabet) in cases {
-        let rules = pda::gbnf::parse(text).unwrap();
+        let rules = fstc_pda::gbnf::parse(text).unwrap();
         let earley = Earley::new(&rules);
         let pda = Pda::from_rules(&rules).unwrap_or_else(|e| panic!("{text}: {e}"));
         let mut members = 0;
@@ -60,8 +60,8 @@ fn each_construct_agrees_with_the_recognizer_on_all_short_texts() {
 
 #[test]
 fn parses_escapes_classes_and_repetitions() {
-    use pda::gbnf::Expr;
-    let rules = pda::gbnf::parse(
+    use fstc_pda::gbnf::Expr;
+    let rules = fstc_pda::gbnf::parse(
         r#"root ::= "\x41\u00e9\U0001F600\"\\\n" [^\]\-a-c] x{2,5}
 x ::= "x""#,
     )
@@ -91,7 +91,7 @@ x ::= "x""#,
         }
     ));
     // Without `root`, the first rule starts.
-    assert_eq!(pda::gbnf::parse("b ::= \"x\"\na ::= b").unwrap().start, "b");
+    assert_eq!(fstc_pda::gbnf::parse("b ::= \"x\"\na ::= b").unwrap().start, "b");
 }
 
 #[test]

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use crate::common::{compile, random_tokenization, run_tokens};
-use fst_core::sample::SplitMix64;
-use fst_core::{ByteVocabulary, TokenVocabulary};
-use pda::{Grammar, Pda, PdaErrorKind, Symbol};
+use fstc_core::sample::SplitMix64;
+use fstc_core::{ByteVocabulary, TokenVocabulary};
+use fstc_pda::{Grammar, Pda, PdaErrorKind, Symbol};
 
 /// Memoized "does this sequence of symbols derive text[i..j]" over the grammar's rules.
 struct Recognizer<'a> {

@@ -3,10 +3,10 @@
 //! truncations are not. Skipped, with a message, when the shared vocabularies are absent
 //! (`testkit::vocabs::shared_vocab`).
 
-use fst_core::compose::VocabTrie;
-use fst_core::sample::SplitMix64;
-use fst_core::TokenVocabulary;
-use pda::GrammarCompiler;
+use fstc_core::compose::VocabTrie;
+use fstc_core::sample::SplitMix64;
+use fstc_core::TokenVocabulary;
+use fstc_pda::GrammarCompiler;
 use testkit::vocabs::shared_vocab;
 
 use crate::common::{run_tokens, Compiled, Walk};
@@ -35,7 +35,7 @@ fn grammars_over_real_vocabularies() {
         let mut rng = SplitMix64::new(1);
         for &(file, doc) in DOCS {
             let text = grammar_text(file);
-            let earley = Earley::new(&pda::gbnf::parse(&text).unwrap());
+            let earley = Earley::new(&fstc_pda::gbnf::parse(&text).unwrap());
             let parts = Compiled::new(
                 GrammarCompiler::new()
                     .compile_with_trie(&text, &trie)

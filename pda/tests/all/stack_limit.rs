@@ -6,8 +6,8 @@
 //! the limit itself), in lockstep.
 
 use crate::common::{token_pda, Walk};
-use fst_core::sample::SplitMix64;
-use fst_core::{ByteVocabulary, TokenVocabulary};
+use fstc_core::sample::SplitMix64;
+use fstc_core::{ByteVocabulary, TokenVocabulary};
 
 /// Nested brackets around `x`s: the rule's call of itself pushes one return address per
 /// level below the outermost, so between tokens a stack limit `n` allows `n + 1` open
