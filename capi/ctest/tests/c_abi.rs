@@ -10,7 +10,6 @@ use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use fstc_detok::Vocabulary;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::compiler::RegexCompiler;
 use fstc_core::matcher::{MatchError, MatchErrorKind, Matcher};
@@ -19,6 +18,7 @@ use fstc_core::sample::SplitMix64;
 use fstc_core::token_pda::TokenPda;
 use fstc_core::walker::Walker;
 use fstc_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
 
 /// Status codes of fstc.h.
 fn code(result: Result<(), MatchError>) -> u32 {
