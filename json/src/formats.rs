@@ -130,8 +130,9 @@ fn hostname() -> String {
 /// A label of 1 to `most` letters, digits and inner hyphens, without `--` in its 3rd and
 /// 4th characters. RFC 5890 §2.3.1 reserves those labels ("R-LDH"): the `xn--` ones are
 /// A-labels, valid only when their Punycode decodes to a U-label that passes IDNA2008's
-/// rules by Unicode property and context (RFC 5891-5893), which no regular language of
-/// useful size checks; the others are reserved for future encodings. So all are left out:
+/// rules by Unicode property and context (RFC 5891-5893), which would take Punycode
+/// decoding and those tables inside the automaton (not built); the others are reserved
+/// for future encodings. So all are left out:
 /// `xn--9n2bp8q` (valid) as well as `xn--X` (not Punycode) and `xn--hello-txk` (a mark
 /// first). `a--b` stays in.
 fn label(most: usize) -> String {
