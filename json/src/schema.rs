@@ -22,7 +22,7 @@ use crate::value::Located;
 pub(crate) const DEPENDENCIES: &[&str] = &["dependentRequired", "dependencies", "dependentSchemas"];
 
 /// Keywords that only annotate, plus the containers of definitions: never constrain.
-const ANNOTATIONS: &[&str] = &[
+pub(crate) const ANNOTATIONS: &[&str] = &[
     "$schema",
     "$id",
     "$anchor",
@@ -83,7 +83,7 @@ pub(crate) const ASSERTIONS: &[&str] = &[
 ];
 
 /// Keywords not enforced, each with the reason given when refused.
-const REFUSED: &[(&str, &str)] = &[
+pub(crate) const REFUSED: &[(&str, &str)] = &[
     (
         "unevaluatedProperties",
         "depends on what other applicators evaluated; not built yet",
@@ -621,23 +621,17 @@ fn is_keyword(k: &str) -> bool {
         || ["$ref", "allOf", "anyOf", "oneOf", "not", "if"].contains(&k)
 }
 
+/// The `$anchor`s of the schemas in `value` (not of data that looks like one, in an `enum`
+/// or an unknown keyword), the first of a name winning.
 fn collect_anchors(value: &Value, pointer: &str, out: &mut HashMap<String, String>) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(name)) = map.get("$anchor") {
-                out.entry(name.clone())
-                    .or_insert_with(|| pointer.to_string());
-            }
-            for (k, v) in map {
-                collect_anchors(v, &child(pointer, k), out);
-            }
+    if let Value::Object(map) = value {
+        if let Some(Value::String(name)) = map.get("$anchor") {
+            out.entry(name.clone())
+                .or_insert_with(|| pointer.to_string());
         }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                collect_anchors(v, &child(pointer, &i.to_string()), out);
-            }
+        for (schema, at) in crate::shape::sub_schemas(map, pointer) {
+            collect_anchors(schema, &at, out);
         }
-        _ => {}
     }
 }
 

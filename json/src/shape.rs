@@ -102,6 +102,44 @@ pub(crate) const KEYWORDS: &[(&str, Shape)] = &[
     ("examples", Shape::Array),
 ];
 
+/// The schemas directly inside the schema object `map` at `pointer`, each with its
+/// pointer: the values of the keywords that take schemas (not `enum`, `const` or unknown
+/// keywords, whose contents are data). Values of the wrong type are skipped ([`check`]
+/// refuses them).
+pub(crate) fn sub_schemas<'v>(
+    map: &'v Map<String, Value>,
+    pointer: &str,
+) -> Vec<(&'v Value, String)> {
+    let mut out = Vec::new();
+    for (keyword, value) in map {
+        let Some(&(_, shape)) = KEYWORDS.iter().find(|(k, _)| k == keyword) else {
+            continue;
+        };
+        let at = child(pointer, keyword);
+        match (shape, value) {
+            (Shape::Schema | Shape::SchemaOrSchemas, Value::Object(_) | Value::Bool(_)) => {
+                out.push((value, at))
+            }
+            (Shape::Schemas | Shape::SchemaOrSchemas, Value::Array(items)) => {
+                out.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| (v, child(&at, &i.to_string()))),
+                );
+            }
+            (Shape::SchemaMap | Shape::Dependencies, Value::Object(members)) => {
+                let schemas = members
+                    .iter()
+                    .filter(|(_, v)| v.is_object() || v.is_boolean());
+                out.extend(schemas.map(|(k, v)| (v, child(&at, k))));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Checks the schema `value` at `pointer` and every schema inside it.
 pub(crate) fn check(value: &Value, pointer: &str) -> Result<(), JsonSchemaError> {
     match value {
@@ -132,46 +170,43 @@ fn check_object(map: &Map<String, Value>, pointer: &str) -> Result<(), JsonSchem
                 format!("must be {}{what}", describe(shape)),
             )
         };
-        // The schemas inside, each with its pointer, once the value's type is right.
-        let mut schemas: Vec<(&Value, String)> = Vec::new();
+        let is_schema = |v: &Value| v.is_object() || v.is_boolean();
+        let items_are = |items: &[Value], ok: &dyn Fn(&Value) -> bool| match items
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !ok(v))
+        {
+            Some((i, v)) => Err(wrong(&child(&at, &i.to_string()), v)),
+            None => Ok(()),
+        };
         match (shape, value) {
-            (Shape::Schema, Value::Object(_) | Value::Bool(_)) => schemas.push((value, at.clone())),
+            (Shape::Schema | Shape::SchemaOrSchemas, v) if is_schema(v) => {}
             (Shape::Schemas | Shape::SchemaOrSchemas, Value::Array(items)) => {
-                schemas.extend(
-                    items
-                        .iter()
-                        .enumerate()
-                        .map(|(i, v)| (v, child(&at, &i.to_string()))),
-                );
+                items_are(items, &is_schema)?
             }
-            (Shape::SchemaOrSchemas, Value::Object(_) | Value::Bool(_)) => {
-                schemas.push((value, at.clone()))
-            }
-            (Shape::SchemaMap, Value::Object(members)) => {
-                schemas.extend(members.iter().map(|(k, v)| (v, child(&at, k))));
-            }
-            (Shape::String, Value::String(_))
+            (Shape::String | Shape::TypeNames, Value::String(_))
             | (Shape::Number, Value::Number(_))
             | (Shape::Boolean, Value::Bool(_))
-            | (Shape::Array, Value::Array(_))
-            | (Shape::TypeNames, Value::String(_)) => {}
+            | (Shape::Array, Value::Array(_)) => {}
             (Shape::Count, Value::Number(n)) if is_count(n) => {}
             (Shape::Strings | Shape::TypeNames, Value::Array(items)) => {
-                strings(items, &at).map_err(|(p, v)| wrong(&p, v))?;
+                items_are(items, &Value::is_string)?
             }
             (
-                Shape::StringLists | Shape::Dependencies | Shape::Booleans,
+                Shape::SchemaMap | Shape::StringLists | Shape::Dependencies | Shape::Booleans,
                 Value::Object(members),
             ) => {
                 for (name, v) in members {
                     let place = child(&at, name);
                     match (shape, v) {
                         (Shape::Booleans, Value::Bool(_)) => {}
+                        (Shape::SchemaMap | Shape::Dependencies, v) if is_schema(v) => {}
                         (Shape::StringLists | Shape::Dependencies, Value::Array(items)) => {
-                            strings(items, &place).map_err(|(p, v)| wrong(&p, v))?;
-                        }
-                        (Shape::Dependencies, Value::Object(_) | Value::Bool(_)) => {
-                            schemas.push((v, place))
+                            if let Some((i, v)) =
+                                items.iter().enumerate().find(|(_, v)| !v.is_string())
+                            {
+                                return Err(wrong(&child(&place, &i.to_string()), v));
+                            }
                         }
                         _ => return Err(wrong(&place, v)),
                     }
@@ -179,22 +214,11 @@ fn check_object(map: &Map<String, Value>, pointer: &str) -> Result<(), JsonSchem
             }
             _ => return Err(wrong(&at, value)),
         }
-        for (schema, place) in schemas {
-            if !matches!(schema, Value::Object(_) | Value::Bool(_)) {
-                return Err(wrong(&place, schema));
-            }
-            check(schema, &place)?;
-        }
+    }
+    for (schema, at) in sub_schemas(map, pointer) {
+        check(schema, &at)?;
     }
     Ok(())
-}
-
-/// `Err` with the first item that is not a string, and its pointer.
-fn strings<'v>(items: &'v [Value], at: &str) -> Result<(), (String, &'v Value)> {
-    match items.iter().enumerate().find(|(_, v)| !v.is_string()) {
-        Some((i, v)) => Err((child(at, &i.to_string()), v)),
-        None => Ok(()),
-    }
 }
 
 fn is_count(n: &serde_json::Number) -> bool {
@@ -231,5 +255,48 @@ fn kind(v: &Value) -> String {
         Value::String(_) => "a string".into(),
         Value::Array(_) => "an array".into(),
         Value::Object(_) => "an object".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{ANNOTATIONS, ASSERTIONS, REFUSED};
+
+    /// Every keyword the translator reads has a shape, except those that hold any value.
+    #[test]
+    fn every_keyword_read_has_a_shape() {
+        let applicators = ["$ref", "allOf", "anyOf", "oneOf", "not", "if"];
+        let read = ASSERTIONS
+            .iter()
+            .chain(ANNOTATIONS)
+            .chain(REFUSED.iter().map(|r| &r.0))
+            .chain(&applicators);
+        for keyword in read {
+            let has = KEYWORDS.iter().any(|(k, _)| k == keyword);
+            assert_eq!(has, !["const", "default"].contains(keyword), "{keyword}");
+        }
+    }
+
+    /// `enum` values and unknown keywords hold data, not schemas.
+    #[test]
+    fn sub_schemas_are_the_schema_positions_only() {
+        let schema = serde_json::json!({
+            "enum": [{"$anchor": "x"}], "x-defs": {"a": {}}, "items": [true, {}],
+            "$defs": {"d": false}, "dependencies": {"a": ["b"], "c": {}}, "not": {}
+        });
+        let map = schema.as_object().unwrap();
+        let mut at: Vec<String> = sub_schemas(map, "").into_iter().map(|s| s.1).collect();
+        at.sort();
+        assert_eq!(
+            at,
+            [
+                "/$defs/d",
+                "/dependencies/c",
+                "/items/0",
+                "/items/1",
+                "/not"
+            ]
+        );
     }
 }
