@@ -313,9 +313,9 @@ fn wrong_typed_keyword_values_are_refused_by_name() {
             for lenient in [false, true] {
                 let err = JsonSchemaCompiler::new()
                     .lenient(lenient)
-                    .to_regex(&schema)
+                    .to_regex(schema)
                     .map(|_| ())
-                    .expect_err(&schema)
+                    .expect_err(schema)
                     .to_string();
                 let named = format!("`{keyword}` at {at}");
                 assert!(
