@@ -65,7 +65,7 @@
 pub mod any;
 pub mod automaton;
 pub mod dot;
-mod fast_hash;
+pub mod fast_hash;
 pub mod format;
 pub mod matcher;
 pub mod parts;
@@ -77,9 +77,7 @@ pub mod vocab;
 pub mod walker;
 
 #[cfg(feature = "compile")]
-mod byte_automaton;
-#[cfg(feature = "compile")]
-pub mod compiler;
+pub mod bytes;
 #[cfg(feature = "compile")]
 pub mod compose;
 #[cfg(feature = "compile")]
@@ -90,8 +88,6 @@ pub mod lazy;
 pub mod minimize;
 #[cfg(feature = "compile")]
 pub mod reference;
-#[cfg(feature = "compile")]
-pub mod regex;
 
 pub use any::AnyAutomaton;
 pub use vocab::{fingerprint, ByteVocabulary, TokenVocabulary};

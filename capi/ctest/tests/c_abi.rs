@@ -10,15 +10,15 @@ use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use fstc_detok::Vocabulary;
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::compiler::RegexCompiler;
 use fstc_core::matcher::{MatchError, MatchErrorKind, Matcher};
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::sample::SplitMix64;
 use fstc_core::token_pda::TokenPda;
 use fstc_core::walker::Walker;
 use fstc_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
+use fstc_regex::RegexCompiler;
 
 /// Status codes of fstc.h.
 fn code(result: Result<(), MatchError>) -> u32 {

@@ -7,7 +7,7 @@ use crate::automaton::StateId;
 use crate::fast_hash::FastMap;
 
 /// Marks an absent node, group or state in the composition's flat tables.
-pub(super) const NONE: u32 = u32::MAX;
+pub(super) use crate::vocab::trie::NONE;
 
 /// A partition of the text tokens into labels numbered by their smallest token.
 pub(super) struct Labels {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use fstc_core::automaton::AutomatonParts;
-use fstc_core::compose::ByteAutomaton;
+use fstc_core::bytes::ByteAutomaton;
 use fstc_core::labels::byte_label;
 use fstc_core::minimize::minimize;
 use fstc_core::sample::SplitMix64;

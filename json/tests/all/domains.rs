@@ -5,7 +5,7 @@
 
 use crate::formats::{crate_misses, language};
 use crate::support::{dfa_walk, validator};
-use fstc_core::regex::ByteDfa;
+use fstc_core::bytes::ByteDfa;
 use fstc_core::sample::SplitMix64;
 use serde_json::{json, Value};
 
