@@ -287,7 +287,7 @@ fn suite_files(dir: &Path) -> Vec<String> {
 
 /// What happened to one test.
 fn outcome(
-    compiled: &Result<fstc_core::regex::ByteDfa, String>,
+    compiled: &Result<fstc_core::bytes::ByteDfa, String>,
     data: &Json,
     valid: bool,
 ) -> String {
@@ -305,7 +305,7 @@ fn outcome(
 
 /// The schema's byte DFA, or the refusal's kind: the keyword the error names (errors
 /// name it first, in backquotes), else what failed.
-fn compile(schema: &str) -> Result<fstc_core::regex::ByteDfa, String> {
+fn compile(schema: &str) -> Result<fstc_core::bytes::ByteDfa, String> {
     let compiler = JsonSchemaCompiler::new();
     let kind = |message: String| match message.strip_prefix('`').and_then(|m| m.split_once('`')) {
         Some((keyword, _)) => keyword.to_string(),
