@@ -26,8 +26,9 @@ mod grammar;
     name = "fstc",
     version,
     about = "Compile output constraints into token automata for constrained LLM decoding",
-    long_about = "Compile output constraints (regular expressions) into token automata: deterministic \
-automata over a tokenizer's token ids that a decoder walks one token at a time to mask logits.\n\n\
+    long_about = "Compile output constraints (regular expressions, JSON Schemas, grammars) into token \
+automata: deterministic finite or pushdown automata over a tokenizer's token ids that a decoder \
+walks one token at a time to mask logits.\n\n\
 Exit codes: 0 success, 1 `check` rejected the input, 2 bad usage or bad input."
 )]
 struct Cli {

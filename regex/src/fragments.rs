@@ -12,7 +12,7 @@ use regex_syntax::hir::Hir;
 
 use fstc_core::bytes::{ByteDfa, DEAD};
 
-use super::nfa::{ByteGraph, Dest};
+use super::graph::{ByteGraph, Dest};
 
 /// `QUOTED_TEXT`: `"`, then characters where `"` and `\` occur only escaped (`\` followed
 /// by any one character, newline included), then `"`.

@@ -25,6 +25,7 @@ mod context;
 mod ecma;
 mod extensions;
 mod fragments;
+mod graph;
 mod look;
 mod nfa;
 
@@ -199,6 +200,25 @@ fn unsupported(pattern: &str, construct: &'static str, span: &ast::Span, why: &s
             shown(fragment(pattern, span)),
             span.start.offset,
             span.end.offset
+        ),
+    )
+}
+
+/// A construct fstc refuses, named with its span `(start, end)` and text.
+pub(crate) fn unsupported_at(
+    construct: &'static str,
+    span: (usize, usize),
+    text: &str,
+    why: &str,
+) -> RegexError {
+    RegexError::new(
+        RegexErrorKind::Unsupported { construct },
+        Some(span),
+        format!(
+            "unsupported {construct} `{}` at bytes {}..{} of the pattern: {why}",
+            shown(text),
+            span.0,
+            span.1
         ),
     )
 }

@@ -17,6 +17,7 @@ use fstc_core::fast_hash::FastMap;
 
 use super::extensions::{is_reserved, placeholder_id, unrecognized, Kind, Use};
 use super::fragments;
+use super::graph::{ByteGraph, Dest};
 use super::RegexError;
 
 /// The byte NFA of a pattern: fstc-core's NFA whose `Look` states index [`LookSpec`]s.
@@ -42,22 +43,6 @@ pub(crate) struct LookSpec {
     pub(crate) behind: Option<(Context, bool)>,
     /// The rest of the text starts with `Context` (`true`) or does not (`false`).
     pub(crate) ahead: Option<(Context, bool)>,
-}
-
-/// Where an edge of a byte graph goes: another node of the graph, or out of it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Dest {
-    Node(u32),
-    Out,
-}
-
-/// A byte fragment whose exits all go to `Out`, instantiated wherever it is used: a
-/// compiled character class (a deterministic DAG, nodes children-first) or an extension's
-/// graph (`fragments`; may have cycles, and one byte may lead both on and out).
-#[derive(Debug)]
-pub(crate) struct ByteGraph {
-    pub(crate) nodes: Vec<Vec<(u8, u8, Dest)>>,
-    pub(crate) entry: u32,
 }
 
 /// Builds an NFA from a HIR, refusing to grow past `limit` states.

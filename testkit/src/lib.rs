@@ -15,6 +15,11 @@
 //!   the examples alike.
 #![forbid(unsafe_code)]
 
+/// docs/rust.md's examples, run as doctests (`cargo test -p testkit --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rust.md")]
+pub struct RustDocs;
+
 pub mod file;
 pub mod lockstep;
 pub mod masks;

@@ -1,5 +1,5 @@
 //! Helpers shared by the `compose_*` tests: hand-built byte DFAs, brute-force oracles
-//! and a seeded generator. T_V comes from `fstc_detok::detokenizing_fst`, the one builder.
+//! and a seeded generator. T_V comes from `fstc_core::reference::detokenizing_fst`, the one builder.
 
 use std::collections::HashMap;
 

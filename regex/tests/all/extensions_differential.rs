@@ -61,7 +61,7 @@ fn quoted(s: &str) -> bool {
     quoted_prefix(s) == Some(s.len())
 }
 
-/// The README's rules for `UNQUOTED_TEXT`, checked one by one.
+/// docs/regex.md's rules for `UNQUOTED_TEXT`, checked one by one.
 fn unquoted(s: &str) -> bool {
     let ns_char = |c: char| {
         ('!'..='~').contains(&c)
