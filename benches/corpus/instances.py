@@ -167,13 +167,14 @@ def main():
         if n % shards != shard or (args.skip_existing and (OUT / f"{entry['id']}.json").exists()):
             continue
         chosen, notes = [], []
-        signal.alarm(args.seconds)
-        try:
-            instances_of(SCHEMAS / f"{entry['id']}.json", args.per_schema, chosen, notes)
+        try:  # an alarm that fires as the inner block ends still lands in the outer handler
+            signal.alarm(args.seconds)
+            try:
+                instances_of(SCHEMAS / f"{entry['id']}.json", args.per_schema, chosen, notes)
+            finally:
+                signal.alarm(0)
         except OutOfTime:
             notes.append("out of time")
-        finally:
-            signal.alarm(0)
         (OUT / f"{entry['id']}.json").write_text(json.dumps(chosen, indent=1, ensure_ascii=False) + "\n")
         total += len(chosen)
         without += not chosen
