@@ -5,8 +5,8 @@ Each engine lives in its own worker process (this file with --worker), holding i
 preloaded (fstc's vocabulary trie, llguidance's tokenizer, outlines-core's Vocabulary, each built
 and warmed by one compile before any schema is timed). The parent hands the workers one schema
 at a time, engine after engine on the same schema, and enforces the same limits on all: a
-schema's compile + first mask + walks must end within --timeout seconds and the worker's resident
-memory stay under --memory-gib, or the worker is killed (timed out / out of memory) and started
+schema's compile + first mask + walks must end within --timeout seconds of the worker's CPU time
+(and --wall-factor times that of wall time) and the worker's resident memory stay under --memory-gib, or the worker is killed (timed out / out of memory) and started
 again. Every engine writes compact JSON (no whitespace, "," and ":" separators): fstc
 `whitespace="compact"`, llguidance `whitespace_flexible=False, item_separator=",",
 key_separator=":"`, outlines-core `whitespace_pattern=""`; each engine's other options are its
@@ -158,16 +158,17 @@ def job(engine, bitmask, request, send):
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # VmHWM restarts from the current resident size
     base = rss_kb("VmRSS")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         m = engine.compile(text)
         engine.fill(m, bitmask)
     except Exception as e:  # the engine's refusal: its own error type and message
         send({"status": "refused", "error": f"{type(e).__name__}: {e}"[:400],
-              "ms": (time.perf_counter() - t0) * 1e3, "base_kb": base, "peak_kb": rss_kb("VmHWM")})
+              "ms": (time.perf_counter() - t0) * 1e3, "cpu_ms": (time.process_time() - c0) * 1e3,
+              "base_kb": base, "peak_kb": rss_kb("VmHWM")})
         return
-    ttfm = (time.perf_counter() - t0) * 1e3
-    send({"status": "compiled", "ms": ttfm})
+    ttfm, cpu = (time.perf_counter() - t0) * 1e3, (time.process_time() - c0) * 1e3
+    send({"status": "compiled", "ms": ttfm, "cpu_ms": cpu})
     masks, outcomes = [], []
     for tokens in request["instances"]:
         try:
@@ -232,9 +233,20 @@ class Worker:
         except OSError:
             return 0
 
+    def cpu_seconds(self):
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            return 0.0
+
     def read(self, seconds, limit_kb, watch=None):
-        """The worker's next message, or {"status": "timeout"|"oom"|"crashed"}."""
-        deadline = time.monotonic() + seconds
+        """The worker's next message, or {"status": "timeout"|"oom"|"crashed"}: timed out when
+        the worker spent `seconds` of CPU time on the request, or `--wall-factor` times that in
+        wall time (so a loaded machine does not turn slow compiles into time-outs)."""
+        deadline = time.monotonic() + seconds * self.args.wall_factor
+        cpu_deadline = self.cpu_seconds() + seconds
         while True:
             rss = self.rss()
             if watch is not None:
@@ -242,7 +254,7 @@ class Worker:
             if rss > limit_kb:
                 return self.kill("oom")
             left = deadline - time.monotonic()
-            if left <= 0:
+            if left <= 0 or self.cpu_seconds() > cpu_deadline:
                 return self.kill("timeout")
             if b"\n" in self.buf or self.sel.select(timeout=min(left, 0.01)):
                 if b"\n" not in self.buf:
@@ -270,11 +282,11 @@ class Worker:
         self.proc.stdin.write((json.dumps(request) + "\n").encode())
         self.proc.stdin.flush()
         limit_kb = self.args.memory_gib * 2**20
-        start, watch = time.monotonic(), {}
+        start, watch = self.cpu_seconds(), {}
         first = self.read(self.args.timeout, limit_kb, watch)
         result = dict(first)
         if first["status"] == "compiled":
-            left = self.args.timeout - (time.monotonic() - start)
+            left = self.args.timeout - (self.cpu_seconds() - start)
             done = self.read(max(left, 0), limit_kb, watch)
             if done["status"] == "done":
                 result.update({k: v for k, v in done.items() if k != "status"})
@@ -328,7 +340,7 @@ def run_all(args, out):
     rows = []
     with open(out / "results.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["schema", "bytes", "lines", "engine", "status", "ttfm_ms", "walk", "masks",
+        w.writerow(["schema", "bytes", "lines", "engine", "status", "ttfm_ms", "ttfm_cpu_ms", "walk", "masks",
                     "mask_p50_us", "mask_p99_us", "mask_max_us", "instances", "accepted",
                     "rejected_at", "base_rss_mb", "peak_rss_mb", "error"])
         for n, entry in enumerate(manifest):
@@ -340,7 +352,7 @@ def run_all(args, out):
                 w.writerow(csv_row(entry, r))
                 f.flush()
                 print(f"[{n + 1}/{len(manifest)}] {entry['id']} {e}: {r['status']} "
-                      f"{r.get('ms', 0):.1f} ms {r.get('walk', '')}", file=sys.stderr)
+                      f"{r.get('ms', 0):.1f} ms ({r.get('cpu_ms', 0):.1f} ms CPU) {r.get('walk', '')}", file=sys.stderr)
     for wk in workers.values():
         wk.stop()
     return rows, manifest, tokenizer
@@ -352,7 +364,7 @@ def csv_row(entry, r):
     fmt = lambda v: "" if v is None else f"{v:.3f}"
     return [entry["id"], entry["bytes"], entry["lines"], r["engine"], r["status"],
             fmt(r.get("ms")) if r["status"] in ("compiled", "refused") else "",
-            r.get("walk", ""), len(masks), fmt(pct(masks, 50)), fmt(pct(masks, 99)),
+            fmt(r.get("cpu_ms")) if r["status"] in ("compiled", "refused") else "", r.get("walk", ""), len(masks), fmt(pct(masks, 50)), fmt(pct(masks, 99)),
             fmt(max(masks) if masks else None), len(r.get("rejected", [])),
             len(r.get("rejected", [])) - len(rejected), ";".join(map(str, rejected)),
             fmt(r.get("base_kb", 0) / 1024), fmt(r.get("peak_kb", 0) / 1024),
@@ -365,7 +377,10 @@ def main():
     ap.add_argument("--tokenizer", help=argparse.SUPPRESS)
     ap.add_argument("--vocab", default="llama3", help="a folder name in ../shared/vocabs, or a tokenizer.json")
     ap.add_argument("--engines", default=",".join(ENGINES))
-    ap.add_argument("--timeout", type=float, default=30.0, help="seconds per schema and engine")
+    ap.add_argument("--timeout", type=float, default=30.0,
+                    help="CPU seconds per schema and engine (compile, first mask, walks)")
+    ap.add_argument("--wall-factor", type=float, default=4.0,
+                    help="a request also times out after this many times --timeout in wall time")
     ap.add_argument("--memory-gib", type=float, default=8.0, help="resident memory per worker")
     ap.add_argument("--threads", type=int, default=1,
                     help="RAYON_NUM_THREADS for the workers (0: the library's default)")
