@@ -330,14 +330,17 @@ def tokenizer_path(name):
 
 
 def run_all(args, out):
-    manifest = [e for e in json.loads((HERE / "manifest.json").read_text())
-                if not args.only or any(o in e["id"] for o in args.only.split(","))]
+    shard, shards = map(int, args.shard.split("/"))
+    manifest = [e for n, e in enumerate(json.loads((HERE / "manifest.json").read_text()))
+                if (not args.only or any(o in e["id"] for o in args.only.split(",")))
+                and n % shards == shard]
     tokenizer = tokenizer_path(args.vocab)
     instances = tokenized(tokenizer, [e["id"] for e in manifest], args.instances)
     engines = args.engines.split(",")
     logs = {e: open(out / f"{e}.stderr", "w") for e in engines}
     workers = {e: Worker(e, tokenizer, args, logs[e]) for e in engines}
     rows = []
+    raw = open(out / "rows.jsonl", "w")  # every measurement, for --summarize over shards
     with open(out / "results.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["schema", "bytes", "lines", "engine", "status", "ttfm_ms", "ttfm_cpu_ms", "walk", "masks",
@@ -351,6 +354,8 @@ def run_all(args, out):
                 rows.append(r)
                 w.writerow(csv_row(entry, r))
                 f.flush()
+                raw.write(json.dumps(r) + "\n")
+                raw.flush()
                 print(f"[{n + 1}/{len(manifest)}] {entry['id']} {e}: {r['status']} "
                       f"{r.get('ms', 0):.1f} ms ({r.get('cpu_ms', 0):.1f} ms CPU) {r.get('walk', '')}", file=sys.stderr)
     for wk in workers.values():
@@ -371,6 +376,24 @@ def csv_row(entry, r):
             r.get("error", "").replace("\n", " ")]
 
 
+def summarize(args):
+    """One summary over several runs (shards of one corpus run, same options)."""
+    rows = [json.loads(line) for d in args.summarize for line in open(Path(d) / "rows.jsonl")]
+    ids = {r["schema"] for r in rows}
+    manifest = [e for e in json.loads((HERE / "manifest.json").read_text()) if e["id"] in ids]
+    engines = list(dict.fromkeys(r["engine"] for r in rows))
+    args.engines = ",".join(engines)
+    meta = [json.loads((Path(d) / "meta.json").read_text()) for d in args.summarize]
+    from report import summary
+    text = summary(rows, manifest, args, meta[0]["tokenizer"], min(m["started"] for m in meta),
+                   max((m["load_before"] for m in meta), key=lambda l: l[0]),
+                   max((m["load_after"] for m in meta), key=lambda l: l[0]))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.md").write_text(text)
+    print(text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -386,15 +409,23 @@ def main():
                     help="RAYON_NUM_THREADS for the workers (0: the library's default)")
     ap.add_argument("--instances", type=int, default=3, help="instances walked per schema")
     ap.add_argument("--only", help="comma-separated substrings of schema ids to keep")
+    ap.add_argument("--shard", default="0/1", help="K/N: only the schemas whose index is K modulo N")
     ap.add_argument("--out", required=False, help="output folder")
+    ap.add_argument("--summarize", nargs="+", metavar="DIR",
+                    help="write the summary of these runs' rows.jsonl together (shards) to --out")
     args = ap.parse_args()
     if args.worker:
         return worker(args.worker, args.tokenizer)
+    if args.summarize:
+        return summarize(args)
     out = Path(args.out or HERE / "out" / args.vocab)
     out.mkdir(parents=True, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load = os.getloadavg()
     rows, manifest, tokenizer = run_all(args, out)
+    (out / "meta.json").write_text(json.dumps({"tokenizer": tokenizer, "started": started,
+                                               "load_before": load, "load_after": os.getloadavg(),
+                                               "argv": sys.argv}))
     from report import summary
     text = summary(rows, manifest, args, tokenizer, started, load, os.getloadavg())
     (out / "summary.md").write_text(text)
