@@ -252,10 +252,12 @@ class Worker:
             if watch is not None:
                 watch["peak_kb"] = max(watch.get("peak_kb", 0), rss)
             if rss > limit_kb:
-                return self.kill("oom")
+                return self.kill("oom", f"resident {rss // 1024} MiB")
             left = deadline - time.monotonic()
-            if left <= 0 or self.cpu_seconds() > cpu_deadline:
-                return self.kill("timeout")
+            if self.cpu_seconds() > cpu_deadline:
+                return self.kill("timeout", "CPU time limit")
+            if left <= 0:
+                return self.kill("timeout", "wall time backstop")
             if b"\n" in self.buf or self.sel.select(timeout=min(left, 0.01)):
                 if b"\n" not in self.buf:
                     chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
@@ -268,11 +270,11 @@ class Worker:
                 line, _, self.buf = self.buf.partition(b"\n")
                 return json.loads(line)
 
-    def kill(self, status):
+    def kill(self, status, why):
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
         self.proc = None
-        return {"status": status}
+        return {"status": status, "error": why}
 
     def run(self, schema, instances):
         """One schema: status, time to first mask, mask times, instance outcomes, memory."""
