@@ -1,7 +1,7 @@
 //! The class trie: the vocabulary trie folded by one byte automaton's byte classes,
 //! walked from every state when tokens are grouped by class string.
 
-use super::labels::{Labels, NONE};
+use super::groups::{TokenGroups, NONE};
 use super::vocab_trie::{make_chunks, VocabTrie};
 
 /// The vocabulary seen through one byte automaton's byte classes.
@@ -20,7 +20,7 @@ pub(super) struct ClassTrie {
     pub(super) representative: Vec<u8>,
     pub(super) max_depth: usize,
     pub(super) chunks: Vec<(u32, u32)>,
-    pub(super) groups: Labels,
+    pub(super) groups: TokenGroups,
 }
 
 /// A class-trie node.
@@ -148,7 +148,7 @@ impl ClassTrie {
             }
             *slot = *g;
         }
-        let groups = Labels::new(group_of_token, num_groups as usize);
+        let groups = TokenGroups::new(group_of_token, num_groups as usize);
 
         // Lay the class trie out in preorder, like `VocabTrie`.
         let mut child_start = vec![0u32; num_cnodes + 1];

@@ -9,7 +9,7 @@ use super::byte_automaton::ByteAutomaton;
 use super::class_trie::{ClassTrie, DenseClasses};
 use super::error::{out_of_range, ComposeError};
 use super::functions::FunctionGroups;
-use super::labels::{Labels, NONE};
+use super::groups::{TokenGroups, NONE};
 use super::level_trie::{first_unsplit_fold, LevelTrie};
 use super::vocab_trie::VocabTrie;
 
@@ -172,14 +172,14 @@ impl Grouping {
         }
     }
 
-    pub(super) fn groups(&self) -> &Labels {
+    pub(super) fn groups(&self) -> &TokenGroups {
         match self {
             Grouping::Functions(functions) => &functions.groups,
             Grouping::Trie(classes) => &classes.groups,
         }
     }
 
-    pub(super) fn into_groups(self) -> Labels {
+    pub(super) fn into_groups(self) -> TokenGroups {
         match self {
             Grouping::Functions(functions) => functions.groups,
             Grouping::Trie(classes) => classes.groups,

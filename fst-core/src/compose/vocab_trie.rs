@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::labels::NONE;
+use super::groups::NONE;
 use super::level_trie::{self, LevelTrie};
 use crate::vocab::{fingerprint, TokenVocabulary};
 
