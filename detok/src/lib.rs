@@ -40,13 +40,13 @@ mod fst;
 mod gguf;
 mod gpt2;
 mod hf;
-mod parts;
+mod raw;
 mod tiktoken;
 mod vocabulary;
 
 pub use error::{Result, VocabError, VocabErrorKind};
 pub use fst::{detokenizer_dot, detokenizing_fst};
 pub use gpt2::GPT2_END_OF_TEXT;
-pub use parts::{Family, MAX_TOKEN_ID, WELL_KNOWN_EOS};
+pub use raw::{Family, MAX_TOKEN_ID, WELL_KNOWN_EOS};
 pub use tiktoken::{TiktokenOptions, CL100K_PATTERN};
 pub use vocabulary::{AddedAsSpecial, Vocabulary};
