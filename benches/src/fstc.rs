@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::compiler::{CompileStats, RegexCompiler};
+use fstc_core::compiled::CompileStats;
+use fstc_core::compiler::RegexCompiler;
 use fstc_core::compose::VocabTrie;
 use fstc_core::matcher::Matcher;
 
@@ -26,10 +27,10 @@ pub fn compile(
     trie: &VocabTrie,
 ) -> Result<(TokenAutomaton, Duration, CompileStats)> {
     let started = Instant::now();
-    let (automaton, stats) = RegexCompiler::new()
+    let compiled = RegexCompiler::new()
         .compile_with_trie(pattern, trie)
         .map_err(|e| anyhow!("fstc cannot compile {pattern:?}: {e}"))?;
-    Ok((automaton, started.elapsed(), stats))
+    Ok((compiled.automaton, started.elapsed(), compiled.stats))
 }
 
 /// The size of the automaton's file.

@@ -79,6 +79,8 @@ pub mod walker;
 #[cfg(feature = "compile")]
 mod byte_automaton;
 #[cfg(feature = "compile")]
+pub mod compiled;
+#[cfg(feature = "compile")]
 pub mod compiler;
 #[cfg(feature = "compile")]
 pub mod compose;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use fstc_core::regex::{ByteDfa, RegexBuilder, RegexError};
 
-use crate::error::Warning;
+use fstc_core::compiled::Warning;
 
 /// A schema's regex and what was left out (under `lenient`).
 #[derive(Clone, Debug)]

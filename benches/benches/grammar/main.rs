@@ -56,8 +56,8 @@ fn real_main() -> Result<()> {
     }
     println!("# Grammars\n");
     println!(
-        "fstc: the GBNF file composed into a token PDA (`GrammarCompiler::compile_with_trie` + \
-         `TokenPda::from_parts`), walked by a `PdaWalker` through `Matcher`; llguidance: the same language in its Lark syntax \
+        "fstc: the GBNF file composed into a token PDA (`GrammarCompiler::compile_with_trie`), \
+         walked by a `PdaWalker` through `Matcher`; llguidance: the same language in its Lark syntax \
          (`TopLevelGrammar::from_lark`). Walks nest at least 10 deep."
     );
     for name in &options.vocabs {

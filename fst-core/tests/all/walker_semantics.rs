@@ -308,7 +308,7 @@ fn contract_automata() -> Vec<(TokenAutomaton, Vec<u32>)> {
         r"[^\n]{0,3}x",
         r"food(ab|c)+",
     ] {
-        let a = compiler.compile(pattern, &vocab).unwrap();
+        let a = compiler.compile(pattern, &vocab).unwrap().automaton;
         out.push((a, vec![eos]));
     }
     assert!(out[2].0.num_dense_masks() > 0, "a dense mask is exercised");

@@ -4,7 +4,7 @@
 
 use crate::support::{corpus, dfa_walk, serialize, validator, STYLES};
 use fstc_core::sample::SplitMix64;
-use fstc_json::JsonSchemaCompiler;
+use fstc_json::{Config, JsonSchemaCompiler};
 
 #[test]
 fn corpus_instances_agree_with_the_validator() {
@@ -25,8 +25,7 @@ fn corpus_instances_agree_with_the_validator() {
             );
         }
         for style in STYLES {
-            let dfa = JsonSchemaCompiler::new()
-                .whitespace(style)
+            let dfa = JsonSchemaCompiler::new().configure(Config::new().whitespace(style))
                 .value_to_regex(&case.schema)
                 .unwrap_or_else(|e| panic!("{}: {e}", case.name))
                 .dfa(100_000)
@@ -57,8 +56,7 @@ fn random_texts_of_every_schema_validate() {
     for case in corpus() {
         let oracle = validator(&case.schema);
         for style in STYLES {
-            let dfa = JsonSchemaCompiler::new()
-                .whitespace(style)
+            let dfa = JsonSchemaCompiler::new().configure(Config::new().whitespace(style))
                 .value_to_regex(&case.schema)
                 .unwrap()
                 .dfa(100_000)

@@ -3,7 +3,7 @@
 
 use crate::support::{beyond_f64, corpus, dfa_walk, validator};
 use fstc_core::sample::SplitMix64;
-use fstc_json::{Escapes, JsonSchemaCompiler};
+use fstc_json::{Config, Escapes, JsonSchemaCompiler};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -77,8 +77,7 @@ fn invalid_json_reports_the_position() {
 #[test]
 fn lenient_mode_lists_what_it_leaves_out() {
     let schema = r##"{"type": "object", "properties": {"n": {"type": "array", "uniqueItems": true}}, "required": ["n"]}"##;
-    let out = JsonSchemaCompiler::new()
-        .lenient(true)
+    let out = JsonSchemaCompiler::new().configure(Config::new().lenient(true))
         .to_regex(schema)
         .unwrap();
     assert_eq!(out.warnings.len(), 1);
@@ -92,9 +91,7 @@ fn lenient_mode_lists_what_it_leaves_out() {
 fn recursion_is_cut_at_the_configured_depth() {
     let schema = json!({"$defs": {"list": {"type": "object", "properties": {"next": {"$ref": "#/$defs/list"}},
         "additionalProperties": false}}, "$ref": "#/$defs/list"});
-    let dfa = JsonSchemaCompiler::new()
-        .recursion_depth(2)
-        .whitespace(fstc_json::Whitespace::Compact)
+    let dfa = JsonSchemaCompiler::new().configure(Config::new().recursion_depth(2).whitespace(fstc_json::Whitespace::Compact))
         .value_to_regex(&schema)
         .unwrap()
         .dfa(10_000)
@@ -175,7 +172,7 @@ proptest! {
         }
         // Both escape modes: `Any` re-spells patterns, formats, names and literals.
         let escapes = if seed % 2 == 0 { Escapes::Canonical } else { Escapes::Any };
-        let compiler = JsonSchemaCompiler::new().dfa_state_limit(5_000).escapes(escapes);
+        let compiler = JsonSchemaCompiler::new().configure(Config::new().dfa_state_limit(5_000).escapes(escapes));
         if let Ok(out) = compiler.value_to_regex(&schema) {
             // The oracle must accept the mutated schema for the comparison to mean anything,
             // and handle it right (see `additional_items_is_ignored_beside_a_schema_items`).
