@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 use fstc_pda::{Config, GrammarCompiler};
 
 use crate::VocabArgs;

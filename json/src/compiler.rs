@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::compiled::{CompileStats, Compiled};
-use fstc_core::compiler::{BuildError, BuildErrorKind, RegexCompiler};
-use fstc_core::compose::VocabTrie;
+use fstc_core::bytes::ByteDfa;
 use fstc_core::lazy::LazyAutomaton;
-use fstc_core::regex::ByteDfa;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
+use fstc_core::compiled::{CompileStats, Compiled};
+use fstc_regex::{BuildError, BuildErrorKind, RegexCompiler};
 use serde_json::Value;
 
 use crate::blame;
@@ -165,7 +165,7 @@ impl JsonSchemaCompiler {
         mut stats: CompileStats,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, JsonSchemaError> {
-        let config = fstc_core::compiler::Config::new()
+        let config = fstc_regex::Config::new()
             .dfa_state_limit(self.config.get_dfa_state_limit())
             .token_edge_limit(self.config.get_token_edge_limit());
         let composed = RegexCompiler::new()

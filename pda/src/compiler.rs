@@ -2,9 +2,9 @@
 //! fstc-core walks.
 
 use fstc_core::compiled::{CompileStats, Compiled};
-use fstc_core::compose::VocabTrie;
 use fstc_core::parts::PdaParts;
 use fstc_core::token_pda::TokenPda;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 
 use crate::byte_pda::Pda;

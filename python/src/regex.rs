@@ -1,8 +1,7 @@
 //! `compile_regex`: a regex into an `AnyAutomaton` (or, lazily, a `LazyAutomaton`).
 
 use fstc_core::any;
-use fstc_core::compiler::{Config, RegexCompiler};
-use fstc_core::regex::Dialect;
+use fstc_regex::{Config, Dialect, RegexCompiler};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 

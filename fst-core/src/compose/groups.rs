@@ -8,7 +8,7 @@ use crate::automaton::StateId;
 use crate::fast_hash::FastMap;
 
 /// Marks an absent node, group or state in the composition's flat tables.
-pub(super) const NONE: u32 = u32::MAX;
+pub(super) use crate::vocab::trie::NONE;
 
 /// A partition of the text tokens into groups numbered by their smallest token.
 pub(super) struct TokenGroups {
@@ -55,7 +55,7 @@ impl TokenGroups {
         (start, tokens)
     }
 
-    /// Token edges of label edge lists, each sorted by token. Labels from `len()` up are
+    /// Token edges of label edge lists, each sorted by token. TokenGroups from `len()` up are
     /// terminal labels: label `len() + k` becomes `vocab_size + k`, after the tokens.
     pub(super) fn expand(&self, edges: &[Vec<(u32, StateId)>]) -> Vec<Vec<(u32, StateId)>> {
         let vocab = self.of_token.len();
@@ -106,7 +106,7 @@ pub(super) type EdgeLists = Vec<Vec<(u32, StateId)>>;
 /// Merges the groups whose columns are identical (the same target from every state,
 /// absent from the same states): they cannot tell states apart, so minimizing over one
 /// label per column gives the same automaton, on far fewer edges (`[^\n]+` leaves
-/// thousands of groups that all go to one state). `None` when nothing merges. Labels from
+/// thousands of groups that all go to one state). `None` when nothing merges. TokenGroups from
 /// `groups.len()` up (terminals) are never merged; they keep their order after the groups.
 ///
 /// Columns are matched by hash, then checked exactly while the merged lists are built;

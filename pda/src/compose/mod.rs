@@ -17,7 +17,7 @@ mod minimize;
 mod steps;
 mod walk;
 
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 
 use crate::byte_pda::Pda;
 use crate::config::Config;
