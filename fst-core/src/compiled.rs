@@ -97,7 +97,10 @@ impl CompileStats {
 
     /// The size `name`.
     pub fn count(&self, name: &str) -> Option<usize> {
-        self.counts.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+        self.counts
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, v)| v)
     }
 
     /// The time of every phase together: the whole compile.
@@ -144,7 +147,11 @@ impl fmt::Display for Warning {
         } else {
             format!("#{}", self.pointer)
         };
-        write!(f, "`{}` at {at} not enforced: {}", self.keyword, self.message)
+        write!(
+            f,
+            "`{}` at {at} not enforced: {}",
+            self.keyword, self.message
+        )
     }
 }
 

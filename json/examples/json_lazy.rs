@@ -28,7 +28,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| testkit::vocabs::testdata("gpt2/encoder.json"));
     let vocab = fstc_detok::Vocabulary::from_file(&path)?;
     let trie = Arc::new(VocabTrie::new(&vocab));
-    let compiler = JsonSchemaCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
+    let compiler =
+        JsonSchemaCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
 
     let started = Instant::now();
     let eager = compiler.compile_with_trie(SCHEMA, &trie)?;

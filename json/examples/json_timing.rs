@@ -155,7 +155,10 @@ fn main() {
         }
         let text = schema.to_string();
         let regex_len = compiler.to_regex(&text).map_or(0, |r| r.regex.len());
-        let mut best: Option<(Duration, fstc_core::compiled::Compiled<fstc_core::automaton::TokenAutomaton>)> = None;
+        let mut best: Option<(
+            Duration,
+            fstc_core::compiled::Compiled<fstc_core::automaton::TokenAutomaton>,
+        )> = None;
         for _ in 0..reps {
             let started = Instant::now();
             match compiler.compile_with_trie(&text, &trie) {

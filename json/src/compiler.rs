@@ -4,10 +4,10 @@ use std::sync::Arc;
 
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::bytes::ByteDfa;
+use fstc_core::compiled::{CompileStats, Compiled};
 use fstc_core::lazy::LazyAutomaton;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
-use fstc_core::compiled::{CompileStats, Compiled};
 use fstc_regex::{BuildError, BuildErrorKind, RegexCompiler};
 use serde_json::Value;
 
@@ -79,7 +79,11 @@ impl JsonSchemaCompiler {
 
     /// Compiles `schema` (JSON text) for `vocab`, building the vocabulary trie first (a
     /// phase of its own).
-    pub fn compile<V>(&self, schema: &str, vocab: &V) -> Result<Compiled<TokenAutomaton>, JsonSchemaError>
+    pub fn compile<V>(
+        &self,
+        schema: &str,
+        vocab: &V,
+    ) -> Result<Compiled<TokenAutomaton>, JsonSchemaError>
     where
         V: TokenVocabulary + ?Sized,
     {
@@ -102,7 +106,10 @@ impl JsonSchemaCompiler {
     }
 
     /// Compiles schema-free JSON (depth [`Config::get_any_json_depth`]) for the vocabulary.
-    pub fn compile_any_json(&self, trie: &VocabTrie) -> Result<Compiled<TokenAutomaton>, JsonSchemaError> {
+    pub fn compile_any_json(
+        &self,
+        trie: &VocabTrie,
+    ) -> Result<Compiled<TokenAutomaton>, JsonSchemaError> {
         let (schema, stats) = self.translate(|| Ok(Value::Bool(true)))?;
         self.compile_regex(schema, stats, trie)
     }

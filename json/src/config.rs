@@ -142,7 +142,8 @@ impl Config {
 
     /// The nesting depth of schema-free JSON in effect.
     pub fn get_any_json_depth(&self) -> usize {
-        self.any_json_depth.unwrap_or(Config::DEFAULT_ANY_JSON_DEPTH)
+        self.any_json_depth
+            .unwrap_or(Config::DEFAULT_ANY_JSON_DEPTH)
     }
 
     /// Whether keywords that cannot be enforced become warnings.

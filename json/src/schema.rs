@@ -13,9 +13,9 @@ use serde_json::{Map, Value};
 use crate::check::Automata;
 use crate::config::{Config, Whitespace};
 use crate::error::{child, JsonSchemaError};
-use fstc_core::compiled::Warning;
 use crate::lang::{alternation, Lang};
 use crate::strings;
+use fstc_core::compiled::Warning;
 
 /// Keywords translated as parts of their own (not among the type assertions).
 pub(crate) const DEPENDENCIES: &[&str] = &["dependentRequired", "dependencies", "dependentSchemas"];
@@ -187,7 +187,9 @@ impl<'a> Translator<'a> {
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
         match value {
-            Value::Bool(true) => Ok(Some(self.any_value(level, self.config.get_any_json_depth()))),
+            Value::Bool(true) => Ok(Some(
+                self.any_value(level, self.config.get_any_json_depth()),
+            )),
             Value::Bool(false) => Ok(None),
             Value::Object(map) => self.object_schema(map, pointer, level),
             _ => Err(JsonSchemaError::at(
@@ -484,7 +486,7 @@ impl Ws {
         match self.0 {
             Whitespace::Flexible { max_whitespace } if max_whitespace > 0 => {
                 format!("[ \\t\\n\\r]{{0,{max_whitespace}}}")
-            },
+            }
             _ => String::new(),
         }
     }

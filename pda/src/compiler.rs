@@ -102,8 +102,14 @@ fn count_parts(stats: &mut CompileStats, parts: &PdaParts) {
         popped[n as usize] = true;
     }
     stats.set_count("nodes", parts.accepting.len());
-    stats.set_count("nodes reached by pops", popped.iter().filter(|&&p| p).count());
-    stats.set_count("accepting nodes", parts.accepting.iter().filter(|&&a| a).count());
+    stats.set_count(
+        "nodes reached by pops",
+        popped.iter().filter(|&&p| p).count(),
+    );
+    stats.set_count(
+        "accepting nodes",
+        parts.accepting.iter().filter(|&&a| a).count(),
+    );
     stats.set_count("class edges", parts.edges.iter().map(Vec::len).sum());
     stats.set_count("pop edges", parts.pops.iter().map(Vec::len).sum());
     stats.set_count("classes", parts.num_classes as usize);

@@ -179,7 +179,11 @@ impl RegexCompiler {
     /// Compiles `pattern` (full-match semantics) for `vocab`, building the vocabulary trie
     /// first (a phase of its own): to compile many patterns for one vocabulary, build it
     /// once and use [`compile_with_trie`](Self::compile_with_trie).
-    pub fn compile<V>(&self, pattern: &str, vocab: &V) -> Result<Compiled<TokenAutomaton>, BuildError>
+    pub fn compile<V>(
+        &self,
+        pattern: &str,
+        vocab: &V,
+    ) -> Result<Compiled<TokenAutomaton>, BuildError>
     where
         V: TokenVocabulary + ?Sized,
     {

@@ -173,7 +173,11 @@ fn limit_flags_are_the_compilers_options() {
             "0",
         ]);
         assert_eq!(run.status.code(), Some(2), "{flag}");
-        assert!(stderr(&run).contains(&format!("`{name}`")), "{flag}: {}", stderr(&run));
+        assert!(
+            stderr(&run).contains(&format!("`{name}`")),
+            "{flag}: {}",
+            stderr(&run)
+        );
     }
     assert!(!out.exists());
 }

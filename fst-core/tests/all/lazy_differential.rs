@@ -44,7 +44,10 @@ const PATTERNS: &[(&str, &str)] = &[
 fn both(pattern: &str, trie: &Arc<VocabTrie>) -> (Arc<TokenAutomaton>, LazyAutomaton) {
     let compiler = RegexCompiler::new();
     let eager = compiler.compile_with_trie(pattern, trie).unwrap().automaton;
-    let lazy = compiler.compile_lazy(pattern, trie.clone()).unwrap().automaton;
+    let lazy = compiler
+        .compile_lazy(pattern, trie.clone())
+        .unwrap()
+        .automaton;
     (Arc::new(eager), lazy)
 }
 
@@ -137,7 +140,10 @@ fn lazy_agrees_with_eager_on_random_patterns() {
             continue;
         };
         let eager = Arc::new(eager.automaton);
-        let lazy = compiler.compile_lazy(&pattern, trie.clone()).unwrap().automaton;
+        let lazy = compiler
+            .compile_lazy(&pattern, trie.clone())
+            .unwrap()
+            .automaton;
         let fresh_eager = || Box::new(OwnedWalker::new(eager.clone())) as Box<dyn Matcher>;
         let fresh_lazy = || Box::new(lazy.start_matcher()) as Box<dyn Matcher>;
         lockstep::random_walks(&fresh_eager, &fresh_lazy, &[eos], 3, 12, case);

@@ -5,8 +5,8 @@
 use crate::matcher_contract;
 use bitvec::prelude::{BitSlice, Lsb0};
 use fstc_core::automaton::{AutomatonParts, TokenAutomaton};
-use fstc_core::sample::{random_walk, SplitMix64};
 use fstc_core::matcher::MatchErrorKind;
+use fstc_core::sample::{random_walk, SplitMix64};
 use fstc_core::walker::Walker;
 use testkit::paper::{figure5_parts, EOS, F, FOO, FOOD, FOR, OO};
 

@@ -58,7 +58,8 @@ pub struct Alert {
 /// The token automaton of `T`'s derived schema (flexible whitespace, the default).
 pub fn compile_type<T: JsonSchema>(vocab: &Vocabulary) -> (String, TokenAutomaton) {
     let schema = serde_json::to_string_pretty(&schemars::schema_for!(T)).expect("a JSON value");
-    let compiled = JsonSchemaCompiler::new().configure(Config::new().whitespace(Whitespace::Flexible { max_whitespace: 2 }))
+    let compiled = JsonSchemaCompiler::new()
+        .configure(Config::new().whitespace(Whitespace::Flexible { max_whitespace: 2 }))
         .compile(&schema, vocab)
         .unwrap_or_else(|e| panic!("the derived schema does not compile: {e}\n{schema}"));
     assert!(compiled.warnings.is_empty(), "nothing may be left out");

@@ -25,7 +25,8 @@ fn corpus_instances_agree_with_the_validator() {
             );
         }
         for style in STYLES {
-            let dfa = JsonSchemaCompiler::new().configure(Config::new().whitespace(style))
+            let dfa = JsonSchemaCompiler::new()
+                .configure(Config::new().whitespace(style))
                 .value_to_regex(&case.schema)
                 .unwrap_or_else(|e| panic!("{}: {e}", case.name))
                 .dfa(100_000)
@@ -56,7 +57,8 @@ fn random_texts_of_every_schema_validate() {
     for case in corpus() {
         let oracle = validator(&case.schema);
         for style in STYLES {
-            let dfa = JsonSchemaCompiler::new().configure(Config::new().whitespace(style))
+            let dfa = JsonSchemaCompiler::new()
+                .configure(Config::new().whitespace(style))
                 .value_to_regex(&case.schema)
                 .unwrap()
                 .dfa(100_000)

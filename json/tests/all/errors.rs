@@ -77,7 +77,8 @@ fn invalid_json_reports_the_position() {
 #[test]
 fn lenient_mode_lists_what_it_leaves_out() {
     let schema = r##"{"type": "object", "properties": {"n": {"type": "array", "uniqueItems": true}}, "required": ["n"]}"##;
-    let out = JsonSchemaCompiler::new().configure(Config::new().lenient(true))
+    let out = JsonSchemaCompiler::new()
+        .configure(Config::new().lenient(true))
         .to_regex(schema)
         .unwrap();
     assert_eq!(out.warnings.len(), 1);
@@ -91,7 +92,12 @@ fn lenient_mode_lists_what_it_leaves_out() {
 fn recursion_is_cut_at_the_configured_depth() {
     let schema = json!({"$defs": {"list": {"type": "object", "properties": {"next": {"$ref": "#/$defs/list"}},
         "additionalProperties": false}}, "$ref": "#/$defs/list"});
-    let dfa = JsonSchemaCompiler::new().configure(Config::new().recursion_depth(2).whitespace(fstc_json::Whitespace::Compact))
+    let dfa = JsonSchemaCompiler::new()
+        .configure(
+            Config::new()
+                .recursion_depth(2)
+                .whitespace(fstc_json::Whitespace::Compact),
+        )
         .value_to_regex(&schema)
         .unwrap()
         .dfa(10_000)

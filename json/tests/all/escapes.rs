@@ -126,7 +126,8 @@ fn spoil(text: &str, piece: &str, rng: &mut SplitMix64) -> Option<String> {
 }
 
 fn any_dfa(schema: &Value) -> ByteDfa {
-    JsonSchemaCompiler::new().configure(Config::new().whitespace(STYLE).escapes(Escapes::Any))
+    JsonSchemaCompiler::new()
+        .configure(Config::new().whitespace(STYLE).escapes(Escapes::Any))
         .value_to_regex(schema)
         .unwrap_or_else(|e| panic!("{schema}: {e}"))
         .dfa(200_000)

@@ -106,7 +106,8 @@ fn lazy_agrees_with_eager_on_the_corpus_bytelevel_fixture() {
 #[test]
 fn lazy_agrees_with_eager_on_the_bench_schemas_when_present() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/inputs/json");
-    let compiler = JsonSchemaCompiler::new().configure(Config::new().whitespace(Whitespace::Compact).lenient(true));
+    let compiler = JsonSchemaCompiler::new()
+        .configure(Config::new().whitespace(Whitespace::Compact).lenient(true));
     for (v, rel) in ["llama3/tokenizer.json", "qwen3/tokenizer.json"]
         .iter()
         .enumerate()

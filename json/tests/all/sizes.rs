@@ -125,7 +125,8 @@ fn past_the_limits_the_error_names_the_sub_schema_and_the_option() {
     assert!(deep.is_match(empty.as_bytes()) && deep.is_match(wide.as_bytes()));
     assert!(!deep.is_match(nest(23).as_bytes()) && !deep.is_match(nest(25).as_bytes()));
     // The option named is the one that lifts it.
-    let dfa = JsonSchemaCompiler::new().configure(Config::new().dfa_state_limit(200_000))
+    let dfa = JsonSchemaCompiler::new()
+        .configure(Config::new().dfa_state_limit(200_000))
         .value_to_regex(&grid)
         .unwrap()
         .dfa(200_000)
