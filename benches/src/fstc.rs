@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Result};
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::compiled::CompileStats;
+use fstc_core::matcher::Matcher;
 use fstc_core::vocab::VocabTrie;
 use fstc_regex::RegexCompiler;
-use fstc_core::matcher::Matcher;
 
 use crate::vocab::LoadedVocab;
 use crate::walk::Constraint;

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use fstc_core::compiled::CompileStats;
 use fstc_benches::report::{ms, ratio, show_bytes, us, EngineResult, Mismatch};
 use fstc_benches::vocab::Disagreement;
+use fstc_core::compiled::CompileStats;
 
 pub struct CaseResult {
     pub name: &'static str,

@@ -4,9 +4,9 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
-use fstc_core::vocab::VocabTrie;
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::token_pda::TokenPda;
+use fstc_core::vocab::VocabTrie;
 use fstc_pda::GrammarCompiler;
 
 use fstc_benches::walk::Event;

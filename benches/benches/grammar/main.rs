@@ -10,8 +10,6 @@ mod samples;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use fstc_core::vocab::VocabTrie;
-use fstc_core::pda_walker::PdaWalker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc;
 use fstc_benches::peers::{self, Llguidance};
@@ -21,6 +19,8 @@ use fstc_benches::report::{
 };
 use fstc_benches::vocab::{self, LoadedVocab};
 use fstc_benches::walk::{fastest, measure, schedule, Constraint, Event};
+use fstc_core::pda_walker::PdaWalker;
+use fstc_core::vocab::VocabTrie;
 use llguidance::api::TopLevelGrammar;
 
 use crate::samples::{nesting_depth, GrammarCase, GRAMMAR_CASES};

@@ -12,11 +12,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use fstc_core::automaton::TokenAutomaton;
-use fstc_core::compiled::Compiled;
-use fstc_core::lazy::LazyAutomaton;
-use fstc_core::vocab::VocabTrie;
-use fstc_core::walker::Walker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc::{self, Fstc};
 use fstc_benches::peers::{self, Llguidance, Outlines};
@@ -26,6 +21,11 @@ use fstc_benches::report::{
 };
 use fstc_benches::vocab::{self, LoadedVocab};
 use fstc_benches::walk::{fastest, measure, schedule, Event};
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiled::Compiled;
+use fstc_core::lazy::LazyAutomaton;
+use fstc_core::vocab::VocabTrie;
+use fstc_core::walker::Walker;
 use llguidance::api::TopLevelGrammar;
 use serde_json::Value;
 
