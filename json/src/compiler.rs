@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::blame;
 use crate::config::Config;
+use crate::decimal::NumberTexts;
 use crate::error::JsonSchemaError;
 use crate::schema::Translator;
 use crate::schema_regex::SchemaRegex;
@@ -43,14 +44,28 @@ impl JsonSchemaCompiler {
         &self.config
     }
 
-    /// The regex of the JSON texts `schema` (JSON text) admits.
+    /// The regex of the JSON texts `schema` (JSON text) admits; its numbers are read at
+    /// the decimal value written.
     pub fn to_regex(&self, schema: &str) -> Result<SchemaRegex, JsonSchemaError> {
-        self.value_to_regex(&parse(schema)?)
+        let (value, numbers) = parse(schema)?;
+        self.regex_of(&value, &numbers)
     }
 
-    /// The regex of the JSON texts a parsed schema admits.
+    /// The regex of the JSON texts a parsed schema admits. Its numbers are what serde_json
+    /// made of them: beyond 2^64 or 17 significant digits, doubles ([`to_regex`](Self::to_regex)
+    /// reads them exactly).
     pub fn value_to_regex(&self, schema: &Value) -> Result<SchemaRegex, JsonSchemaError> {
-        let mut translator = Translator::new(schema, &self.config)?;
+        self.regex_of(schema, &NumberTexts::default())
+    }
+
+    /// Refuses a keyword value of the wrong type anywhere in the document, then translates.
+    fn regex_of(
+        &self,
+        schema: &Value,
+        numbers: &NumberTexts,
+    ) -> Result<SchemaRegex, JsonSchemaError> {
+        crate::shape::check(schema, "")?;
+        let mut translator = Translator::new(schema, &self.config, numbers)?;
         let Some(regex) = translator.root()? else {
             let mut message = "the schema admits no JSON text in this output form".to_string();
             if let Some(cut) = translator.cuts.first() {
@@ -110,7 +125,7 @@ impl JsonSchemaCompiler {
         &self,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, JsonSchemaError> {
-        let (schema, stats) = self.translate(|| Ok(Value::Bool(true)))?;
+        let (schema, stats) = self.translate(|| Ok((Value::Bool(true), NumberTexts::default())))?;
         self.compile_regex(schema, stats, trie)
     }
 
@@ -138,12 +153,12 @@ impl JsonSchemaCompiler {
     /// (reading the JSON text is part of the translation).
     fn translate(
         &self,
-        source: impl FnOnce() -> Result<Value, JsonSchemaError>,
+        source: impl FnOnce() -> Result<(Value, NumberTexts), JsonSchemaError>,
     ) -> Result<((SchemaRegex, ByteDfa), CompileStats), JsonSchemaError> {
         let mut stats = CompileStats::new();
         let (root, schema) = stats.time("schema translation", || {
-            let root = source()?;
-            let schema = self.value_to_regex(&root)?;
+            let (root, numbers) = source()?;
+            let schema = self.regex_of(&root, &numbers)?;
             Ok::<_, JsonSchemaError>((root, schema))
         })?;
         let dfa = stats.time("byte DFA", || self.schema_dfa(&schema, &root))?;
@@ -188,10 +203,11 @@ impl JsonSchemaCompiler {
     }
 }
 
-/// `schema` parsed as JSON.
-fn parse(schema: &str) -> Result<Value, JsonSchemaError> {
-    serde_json::from_str(schema)
-        .map_err(|e| JsonSchemaError::other(format!("the schema is not valid JSON: {e}")))
+/// `schema` parsed as JSON, and the texts of its numbers.
+fn parse(schema: &str) -> Result<(Value, NumberTexts), JsonSchemaError> {
+    let value = serde_json::from_str(schema)
+        .map_err(|e| JsonSchemaError::other(format!("the schema is not valid JSON: {e}")))?;
+    Ok((value, NumberTexts::scan(schema)))
 }
 
 /// A regex compile error, without the (possibly huge) generated pattern.
