@@ -5,9 +5,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use fstc_core::automaton::TokenAutomaton;
-use fstc_regex::{CompileStats, RegexCompiler};
-use fstc_core::vocab::VocabTrie;
+use fstc_core::compiled::CompileStats;
 use fstc_core::matcher::Matcher;
+use fstc_core::vocab::VocabTrie;
+use fstc_regex::RegexCompiler;
 
 use crate::vocab::LoadedVocab;
 use crate::walk::Constraint;
@@ -26,10 +27,10 @@ pub fn compile(
     trie: &VocabTrie,
 ) -> Result<(TokenAutomaton, Duration, CompileStats)> {
     let started = Instant::now();
-    let (automaton, stats) = RegexCompiler::new()
+    let compiled = RegexCompiler::new()
         .compile_with_trie(pattern, trie)
         .map_err(|e| anyhow!("fstc cannot compile {pattern:?}: {e}"))?;
-    Ok((automaton, started.elapsed(), stats))
+    Ok((compiled.automaton, started.elapsed(), compiled.stats))
 }
 
 /// The size of the automaton's file.

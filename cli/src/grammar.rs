@@ -3,16 +3,12 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use fstc_core::parts::PdaParts;
-use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
-use fstc_core::TokenVocabulary;
-use fstc_pda::compose::Config;
-use fstc_pda::GrammarCompiler;
+use fstc_pda::{Config, GrammarCompiler};
 
 use crate::VocabArgs;
 
@@ -39,7 +35,7 @@ pub struct CompileGrammarArgs {
     /// Most stack symbols one token may pop.
     #[arg(long, value_name = "N")]
     pop_limit: Option<usize>,
-    /// Print compile time and the token PDA's size to stderr.
+    /// Print the compile's phase timings and the token PDA's size to stderr.
     #[arg(long)]
     stats: bool,
 }
@@ -64,75 +60,24 @@ pub fn compile_grammar(args: CompileGrammarArgs) -> Result<ExitCode> {
     let loaded = started.elapsed();
     let mut config = Config::new();
     if let Some(n) = args.node_limit {
-        config = config.max_nodes(n);
+        config = config.node_limit(n);
     }
     if let Some(n) = args.token_edge_limit {
-        config = config.max_token_edges(n);
+        config = config.token_edge_limit(n);
     }
     if let Some(n) = args.pop_limit {
-        config = config.max_pops(n);
+        config = config.pop_limit(n);
     }
     let trie_start = Instant::now();
     let trie = VocabTrie::new(&vocab);
     let indexed = trie_start.elapsed();
-    let compile_start = Instant::now();
-    let parts = GrammarCompiler::new()
+    let compiled = GrammarCompiler::new()
         .configure(config)
         .compile_with_trie(&text, &trie)
         .with_context(|| format!("{}", args.file.display()))?;
-    let compiled = compile_start.elapsed();
-    let stats = Stats::of(&parts);
-    let pda = TokenPda::from_parts(parts)?;
-    pda.write_file(&args.output)?;
+    compiled.automaton.write_file(&args.output)?;
     if args.stats {
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        eprintln!(
-            "vocabulary: {} ids loaded in {:.1} ms, indexed in {:.1} ms",
-            vocab.len(),
-            ms(loaded),
-            ms(indexed)
-        );
-        eprintln!("compile: {:.1} ms", ms(compiled));
-        eprintln!(
-            "token PDA: {} nodes ({} reached by pops, {} accepting), {} class edges, {} pop edges, {} classes, {} stack symbols, {} bytes",
-            stats.nodes,
-            stats.pop_nodes,
-            stats.accepting,
-            stats.edges,
-            stats.pop_edges,
-            stats.classes,
-            stats.symbols,
-            pda.as_words().len() * 4
-        );
+        crate::print_stats(&vocab, loaded, indexed, &compiled.stats);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Sizes of a token PDA, for `--stats`.
-struct Stats {
-    nodes: usize,
-    pop_nodes: usize,
-    accepting: usize,
-    edges: usize,
-    pop_edges: usize,
-    classes: u32,
-    symbols: u32,
-}
-
-impl Stats {
-    fn of(parts: &PdaParts) -> Stats {
-        let mut popped = vec![false; parts.accepting.len()];
-        for &(_, n) in parts.pops.iter().flatten() {
-            popped[n as usize] = true;
-        }
-        Stats {
-            nodes: parts.accepting.len(),
-            pop_nodes: popped.iter().filter(|&&p| p).count(),
-            accepting: parts.accepting.iter().filter(|&&a| a).count(),
-            edges: parts.edges.iter().map(Vec::len).sum(),
-            pop_edges: parts.pops.iter().map(Vec::len).sum(),
-            classes: parts.num_classes,
-            symbols: parts.num_stack_symbols,
-        }
-    }
 }

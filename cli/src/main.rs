@@ -5,11 +5,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiled::CompileStats;
 use fstc_core::sample::{random_matcher_walk, random_walk, SplitMix64};
 use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
@@ -119,7 +120,7 @@ struct VocabArgs {
     vocab: PathBuf,
     /// EOS token ids, comma-separated; overrides what the tokenizer files say.
     #[arg(long, value_name = "ID,ID,...", value_delimiter = ',')]
-    eos: Option<Vec<u32>>,
+    eos_ids: Option<Vec<u32>>,
     #[command(flatten)]
     added: AddedArgs,
 }
@@ -243,7 +244,7 @@ struct OptionalVocabArgs {
         value_delimiter = ',',
         requires = "vocab"
     )]
-    eos: Option<Vec<u32>>,
+    eos_ids: Option<Vec<u32>>,
     #[command(flatten)]
     added: AddedArgs,
 }
@@ -253,7 +254,7 @@ impl OptionalVocabArgs {
     fn given(&self) -> Option<VocabArgs> {
         Some(VocabArgs {
             vocab: self.vocab.clone()?,
-            eos: self.eos.clone(),
+            eos_ids: self.eos_ids.clone(),
             added: self.added.clone(),
         })
     }
@@ -315,7 +316,7 @@ fn load_vocab(args: &VocabArgs) -> Result<Vocabulary> {
     let vocab = Vocabulary::from_file(&args.vocab)
         .with_context(|| format!("cannot load vocabulary {}", args.vocab.display()))?;
     let vocab = args.added.apply(vocab)?;
-    match &args.eos {
+    match &args.eos_ids {
         Some(ids) => Ok(vocab.with_eos_ids(ids.clone())?),
         None => Ok(vocab),
     }
@@ -352,7 +353,7 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
     progress.stage("loading vocabulary");
     let vocab = load_vocab(&args.vocab)?;
     let loaded = started.elapsed();
-    let mut config = RegexCompiler::config()
+    let mut config = fstc_regex::Config::new()
         .image_tokens(args.image_tokens.iter().copied())
         .dialect(match args.dialect {
             DialectArg::Regex => fstc_regex::Dialect::Regex,
@@ -370,25 +371,19 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
     let trie = VocabTrie::new(&vocab);
     let indexed = trie_start.elapsed();
     progress.stage("compiling");
-    let (automaton, stats) = compiler.compile_with_trie(&args.pattern, &trie)?;
+    let compiled = compiler.compile_with_trie(&args.pattern, &trie)?;
     progress.stage("writing");
-    automaton.write_file(&args.output)?;
+    compiled.automaton.write_file(&args.output)?;
     progress.finish();
     if args.stats {
-        print_stats(&vocab, loaded, indexed, &stats, &automaton);
+        print_stats(&vocab, loaded, indexed, &compiled.stats);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The `--stats` lines of a compile.
-fn print_stats(
-    vocab: &Vocabulary,
-    loaded: std::time::Duration,
-    indexed: std::time::Duration,
-    stats: &fstc_regex::CompileStats,
-    automaton: &TokenAutomaton,
-) {
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+/// The `--stats` lines of a compile: the vocabulary, then what the compiler measured.
+fn print_stats(vocab: &Vocabulary, loaded: Duration, indexed: Duration, stats: &CompileStats) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     eprintln!(
         "vocabulary: {} ids loaded in {:.1} ms, indexed in {:.1} ms",
         vocab.len(),
@@ -396,50 +391,42 @@ fn print_stats(
         ms(indexed)
     );
     eprintln!("vocabulary: {}", vocab.summary());
-    eprintln!(
-        "compile: {:.1} ms (byte DFA {:.1} ms, {} states; composition and minimization {:.1} ms; layout {:.1} ms)",
-        ms(stats.byte_dfa_time + stats.compose_time + stats.layout_time),
-        ms(stats.byte_dfa_time),
-        stats.byte_dfa_states,
-        ms(stats.compose_time),
-        ms(stats.layout_time)
-    );
-    eprintln!(
-        "automaton: {} states ({} accepting), {} edges, {} bytes",
-        automaton.num_states(),
-        automaton.num_accepting(),
-        automaton.num_edges(),
-        automaton.as_words().len() * 4
-    );
+    eprintln!("{stats}");
 }
 
 fn compile_json_schema(args: CompileJsonSchemaArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let vocab = load_vocab(&args.vocab)?;
     let loaded = started.elapsed();
-    let mut config = fstc_json::Config {
-        whitespace: match args.whitespace.as_str() {
+    let mut config = fstc_json::Config::new()
+        .whitespace(match args.whitespace.as_str() {
             "compact" => Whitespace::Compact,
             "pretty" => Whitespace::Pretty {
                 indent: args.indent,
             },
             _ => Whitespace::Flexible {
-                max: args.max_whitespace,
+                max_whitespace: args.max_whitespace,
             },
-        },
-        escapes: match args.escapes {
+        })
+        .escapes(match args.escapes {
             EscapesArg::Canonical => Escapes::Canonical,
             EscapesArg::Any => Escapes::Any,
-        },
-        additional_properties: !args.no_additional_properties,
-        lenient: args.lenient,
-        ..fstc_json::Config::default()
-    };
-    config.recursion_depth = args.recursion_depth.unwrap_or(config.recursion_depth);
-    config.any_json_depth = args.any_json_depth.unwrap_or(config.any_json_depth);
-    config.dfa_state_limit = args.dfa_state_limit.unwrap_or(config.dfa_state_limit);
-    config.token_edge_limit = args.token_edge_limit.unwrap_or(config.token_edge_limit);
-    let compiler = JsonSchemaCompiler::with_config(config);
+        })
+        .additional_properties(!args.no_additional_properties)
+        .lenient(args.lenient);
+    if let Some(depth) = args.recursion_depth {
+        config = config.recursion_depth(depth);
+    }
+    if let Some(depth) = args.any_json_depth {
+        config = config.any_json_depth(depth);
+    }
+    if let Some(limit) = args.dfa_state_limit {
+        config = config.dfa_state_limit(limit);
+    }
+    if let Some(limit) = args.token_edge_limit {
+        config = config.token_edge_limit(limit);
+    }
+    let compiler = JsonSchemaCompiler::new().configure(config);
     let trie_start = Instant::now();
     let trie = VocabTrie::new(&vocab);
     let indexed = trie_start.elapsed();
@@ -459,13 +446,7 @@ fn compile_json_schema(args: CompileJsonSchemaArgs) -> Result<ExitCode> {
     };
     compiled.automaton.write_file(&args.output)?;
     if args.stats {
-        print_stats(
-            &vocab,
-            loaded,
-            indexed,
-            &compiled.stats,
-            &compiled.automaton,
-        );
+        print_stats(&vocab, loaded, indexed, &compiled.stats);
         eprintln!("warnings: {}", compiled.warnings.len());
     }
     for warning in &compiled.warnings {

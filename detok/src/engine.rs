@@ -17,7 +17,7 @@ use tokenizers::Tokenizer;
 
 use crate::byte_level;
 use crate::error::{Result, VocabError, VocabErrorKind};
-use crate::parts::Source;
+use crate::raw::Source;
 use crate::tiktoken::RankEncoder;
 use fstc_core::TokenVocabulary;
 

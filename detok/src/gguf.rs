@@ -32,7 +32,7 @@ use std::path::Path;
 use crate::byte_level;
 use crate::byte_token::byte_token;
 use crate::error::{io_error, malformed, unsupported, Result, VocabError, VocabErrorKind};
-use crate::parts::{Eos, Family, Parts, Source, MAX_TOKEN_ID};
+use crate::raw::{Eos, Family, RawVocabulary, Source, MAX_TOKEN_ID};
 
 /// The first four bytes of every GGUF file.
 pub(crate) const MAGIC: &[u8; 4] = b"GGUF";
@@ -151,9 +151,9 @@ pub(crate) fn has_magic(path: &Path) -> Result<bool> {
     Ok(&head == MAGIC)
 }
 
-/// The parts of a GGUF file of `len` bytes read from `reader`, positioned at its start
+/// The raw vocabulary of a GGUF file of `len` bytes read from `reader`, positioned at its start
 /// (lengths and counts are checked against `len`); `origin` names it in errors.
-pub(crate) fn load(reader: impl Read, len: u64, origin: &str) -> Result<Parts> {
+pub(crate) fn load(reader: impl Read, len: u64, origin: &str) -> Result<RawVocabulary> {
     let mut reader = Reader {
         inner: reader,
         offset: 0,
@@ -572,7 +572,7 @@ fn classify(family: Family, id: usize, token: &str, ty: i64, origin: &str) -> Re
     })
 }
 
-fn build(meta: Meta, origin: &str) -> Result<Parts> {
+fn build(meta: Meta, origin: &str) -> Result<RawVocabulary> {
     let model = meta.model.as_deref().ok_or_else(|| {
         malformed(format!(
             "{origin}: the GGUF metadata has no {MODEL_KEY:?} key: the file holds no tokenizer"
@@ -618,7 +618,7 @@ fn build(meta: Meta, origin: &str) -> Result<Parts> {
             Kind::Special => specials.push((id as u32, token)),
         }
     }
-    Ok(Parts {
+    Ok(RawVocabulary {
         family,
         origin: origin.to_string(),
         text,

@@ -9,12 +9,12 @@ use std::path::Path;
 use crate::byte_level;
 use crate::error::Result;
 use crate::hf::parse_token_map;
-use crate::parts::{Eos, Family, Parts, Source};
+use crate::raw::{Eos, Family, RawVocabulary, Source};
 
 /// GPT-2's only special token, which is also its EOS.
 pub const GPT2_END_OF_TEXT: &str = "<|endoftext|>";
 
-pub(crate) fn load(path: &Path, data: &[u8]) -> Result<Parts> {
+pub(crate) fn load(path: &Path, data: &[u8]) -> Result<RawVocabulary> {
     let origin = path.display().to_string();
     let entries = parse_token_map(&origin, data)?;
     let mut text = Vec::with_capacity(entries.len());
@@ -30,7 +30,7 @@ pub(crate) fn load(path: &Path, data: &[u8]) -> Result<Parts> {
         ids: specials.iter().map(|&(id, _)| id).collect(),
         well_known: false,
     };
-    Ok(Parts {
+    Ok(RawVocabulary {
         family: Family::ByteLevelBpe,
         origin,
         text,

@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::byte_level;
 use crate::byte_token::byte_token;
 use crate::error::{malformed, unsupported, Result, VocabError, VocabErrorKind};
-use crate::parts::{read, Eos, Family, Parts, Source};
+use crate::raw::{read, Eos, Family, RawVocabulary, Source};
 
 #[derive(serde::Deserialize)]
 struct TokenizerFile {
@@ -107,7 +107,7 @@ enum Spelling {
     },
 }
 
-pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Parts> {
+pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<RawVocabulary> {
     let origin = path.display().to_string();
     let file: TokenizerFile = serde_json::from_slice(&data)
         .map_err(|e| malformed(format!("{origin}: not a valid tokenizer.json: {e}")))?;
@@ -142,7 +142,7 @@ pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Parts> {
             (t.id, t.content, bytes)
         })
         .collect();
-    let mut parts = Parts {
+    let mut raw = RawVocabulary {
         family,
         origin: origin.clone(),
         text,
@@ -159,7 +159,7 @@ pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Parts> {
         None
     };
     if let Some(name) = eos_name {
-        if !parts.ensure_special(&name) {
+        if !raw.ensure_special(&name) {
             return Err(VocabError::new(
                 VocabErrorKind::Eos,
                 format!(
@@ -168,9 +168,9 @@ pub(crate) fn load(path: &Path, data: Vec<u8>) -> Result<Parts> {
                 ),
             ));
         }
-        parts.eos = Eos::Named(name);
+        raw.eos = Eos::Named(name);
     }
-    Ok(parts)
+    Ok(raw)
 }
 
 /// The `eos_token` of a tokenizer_config.json: a string, `{"content": ...}`, or absent/null.

@@ -36,12 +36,12 @@ mod error;
 mod gguf;
 mod gpt2;
 mod hf;
-mod parts;
+mod raw;
 mod tiktoken;
 mod vocabulary;
 
 pub use error::{Result, VocabError, VocabErrorKind};
 pub use gpt2::GPT2_END_OF_TEXT;
-pub use parts::{Family, MAX_TOKEN_ID, WELL_KNOWN_EOS};
+pub use raw::{Family, MAX_TOKEN_ID, WELL_KNOWN_EOS};
 pub use tiktoken::{TiktokenOptions, CL100K_PATTERN};
 pub use vocabulary::{AddedAsSpecial, Vocabulary};

@@ -21,7 +21,7 @@ use tokenizers::{
 };
 
 use crate::error::{malformed, unsupported, Result, VocabError, VocabErrorKind};
-use crate::parts::{Eos, Family, Parts, Source};
+use crate::raw::{Eos, Family, RawVocabulary, Source};
 
 /// The pre-tokenization pattern of OpenAI's `cl100k_base`, also used by Llama 3.
 pub const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
@@ -36,7 +36,7 @@ pub struct TiktokenOptions {
     pub pattern: Option<String>,
 }
 
-pub(crate) fn load(path: &Path, data: &[u8], options: &TiktokenOptions) -> Result<Parts> {
+pub(crate) fn load(path: &Path, data: &[u8], options: &TiktokenOptions) -> Result<RawVocabulary> {
     let origin = path.display().to_string();
     let text = std::str::from_utf8(data).map_err(|e| {
         malformed(format!(
@@ -94,7 +94,7 @@ pub(crate) fn load(path: &Path, data: &[u8], options: &TiktokenOptions) -> Resul
         false,
     )
     .map_err(|e| unsupported(format!("{origin}: bad split pattern {pattern:?}: {e}")))?;
-    Ok(Parts {
+    Ok(RawVocabulary {
         family: Family::Tiktoken,
         origin,
         text: tokens,

@@ -1,7 +1,7 @@
 //! [`Vocabulary`]: a real tokenizer seen as exact bytes per token id, with its special tokens
 //! and EOS ids.
 //!
-//! The loaders (`hf`, `gpt2`, `tiktoken`, `gguf`) turn a file into [`Parts`];
+//! The loaders (`hf`, `gpt2`, `tiktoken`, `gguf`) turn a file into [`RawVocabulary`];
 //! [`Vocabulary::assemble`], the one place a `Vocabulary` is built, checks the ids, packs the
 //! bytes into one arena (so that `token_bytes` is a slice lookup and loading a 150k-token
 //! vocabulary stays cheap) and settles the EOS ids. The tokenizer behind
@@ -18,7 +18,7 @@ use fstc_core::TokenVocabulary;
 
 use crate::engine::Engine;
 use crate::error::{io_error, malformed, Result, VocabError, VocabErrorKind};
-use crate::parts::{read, Eos, Family, Parts, Source, MAX_TOKEN_ID, WELL_KNOWN_EOS};
+use crate::raw::{read, Eos, Family, RawVocabulary, Source, MAX_TOKEN_ID, WELL_KNOWN_EOS};
 use crate::tiktoken::TiktokenOptions;
 
 /// Which added tokens that are text [`Vocabulary::with_added_as_special`] makes special.
@@ -81,7 +81,7 @@ impl Vocabulary {
         }
         let data = read(path)?;
         let first = data.iter().copied().find(|b| !b.is_ascii_whitespace());
-        let parts = if first == Some(b'[') {
+        let raw = if first == Some(b'[') {
             // Neither JSON format is an array; let the tokenizer.json parser say so.
             crate::hf::load(path, data)?
         } else if first == Some(b'{') {
@@ -93,7 +93,7 @@ impl Vocabulary {
         } else {
             crate::tiktoken::load(path, &data, &TiktokenOptions::default())?
         };
-        Vocabulary::assemble(parts)
+        Vocabulary::assemble(raw)
     }
 
     /// Loads a HuggingFace `tokenizer.json` (byte-level BPE, or SentencePiece-style BPE or
@@ -152,8 +152,8 @@ impl Vocabulary {
     }
 
     /// The one place a `Vocabulary` is built: checks ids, packs the bytes, settles EOS.
-    fn assemble(parts: Parts) -> Result<Vocabulary> {
-        let Parts {
+    fn assemble(raw: RawVocabulary) -> Result<Vocabulary> {
+        let RawVocabulary {
             family,
             origin,
             text,
@@ -161,7 +161,7 @@ impl Vocabulary {
             specials,
             eos,
             source,
-        } = parts;
+        } = raw;
         let len = id_space(&origin, &text, &added_text, &specials)?;
         let (specials, added_text) = check_added(&origin, specials, added_text)?;
 

@@ -95,13 +95,15 @@ fn main() {
             let compiler = RegexCompiler::new();
             let (mut dfa, mut compose, mut layout, mut total) = (vec![], vec![], vec![], vec![]);
             for _ in 0..reps {
-                let (_, stats) = compiler
+                let stats = compiler
                     .compile_with_trie(pattern, &trie)
-                    .unwrap_or_else(|e| fail(&format!("{label}: {e}")));
-                dfa.push(stats.byte_dfa_time);
-                compose.push(stats.compose_time);
-                layout.push(stats.layout_time);
-                total.push(stats.byte_dfa_time + stats.compose_time + stats.layout_time);
+                    .unwrap_or_else(|e| fail(&format!("{label}: {e}")))
+                    .stats;
+                let phase = |name: &str| stats.phase(name).unwrap_or_default();
+                dfa.push(phase("byte DFA"));
+                compose.push(phase("composition"));
+                layout.push(phase("layout"));
+                total.push(stats.total());
             }
             let first = total[0].as_secs_f64() * 1e3;
             let min = total.iter().min().map_or(0.0, |d| d.as_secs_f64() * 1e3);

@@ -209,7 +209,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mask_words = vocab_size.div_ceil(128) * 4;
         println!("{family}: {vocab_size} tokens, mask of {mask_words} words");
         for (name, pattern) in PATTERNS {
-            let compiled = RegexCompiler::new().compile(pattern, &vocab)?;
+            let compiled = RegexCompiler::new().compile(pattern, &vocab)?.automaton;
             let bytes = compiled.to_bytes();
             let max_out = (0..compiled.num_states())
                 .map(|s| compiled.num_token_edges(s))

@@ -11,13 +11,110 @@ use crate::pda_walker::{OwnedPdaWalker, PdaWalker, DEFAULT_STACK_LIMIT};
 use crate::token_pda::TokenPda;
 use crate::walker::{OwnedWalker, Walker};
 
-/// A loaded automaton file: a token FSA (kind 0) or a token PDA (kind 1).
+/// A token FSA or a token PDA, held as `F` and `P`: by value ([`AnyAutomaton`], a loaded
+/// file) or behind an `Arc` ([`SharedAutomaton`]), as `WalkerOf` holds its automaton. The
+/// accessors both kinds answer are written once, here, through [`AutomatonFile`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AnyAutomaton<W: AsRef<[u32]> = Vec<u32>> {
+pub enum AnyAutomatonOf<F, P> {
     /// A token FSA (regular constraints).
-    Fsa(TokenAutomaton<W>),
+    Fsa(F),
     /// A token PDA (grammars).
-    Pda(TokenPda<W>),
+    Pda(P),
+}
+
+/// A loaded automaton file: a token FSA (kind 0) or a token PDA (kind 1).
+pub type AnyAutomaton<W = Vec<u32>> = AnyAutomatonOf<TokenAutomaton<W>, TokenPda<W>>;
+
+/// An automaton of either kind behind an `Arc`, for bindings whose matchers cannot carry a
+/// lifetime: each matcher shares the automaton ([`OwnedWalker`], [`OwnedPdaWalker`]).
+pub type SharedAutomaton = AnyAutomatonOf<Arc<TokenAutomaton>, Arc<TokenPda>>;
+
+/// What an automaton file says of itself, whichever its kind: the one path the accessors
+/// of [`AnyAutomatonOf`] forward through.
+pub trait AutomatonFile {
+    /// Number of token ids of the vocabulary.
+    fn vocab_size(&self) -> u32;
+    /// The fingerprint of the vocabulary it was compiled for.
+    fn vocab_fingerprint(&self) -> u64;
+    /// The EOS ids, sorted and distinct.
+    fn eos_ids(&self) -> &[u32];
+    /// The file's words.
+    fn as_words(&self) -> &[u32];
+}
+
+/// Implements [`AutomatonFile`] for a type with the inherent methods of the same names.
+macro_rules! automaton_file_by_inherent_methods {
+    ($ty:ident) => {
+        impl<W: AsRef<[u32]>> AutomatonFile for $ty<W> {
+            fn vocab_size(&self) -> u32 {
+                $ty::vocab_size(self)
+            }
+            fn vocab_fingerprint(&self) -> u64 {
+                $ty::vocab_fingerprint(self)
+            }
+            fn eos_ids(&self) -> &[u32] {
+                $ty::eos_ids(self)
+            }
+            fn as_words(&self) -> &[u32] {
+                $ty::as_words(self)
+            }
+        }
+    };
+}
+automaton_file_by_inherent_methods!(TokenAutomaton);
+automaton_file_by_inherent_methods!(TokenPda);
+
+impl<T: AutomatonFile + ?Sized> AutomatonFile for Arc<T> {
+    fn vocab_size(&self) -> u32 {
+        (**self).vocab_size()
+    }
+    fn vocab_fingerprint(&self) -> u64 {
+        (**self).vocab_fingerprint()
+    }
+    fn eos_ids(&self) -> &[u32] {
+        (**self).eos_ids()
+    }
+    fn as_words(&self) -> &[u32] {
+        (**self).as_words()
+    }
+}
+
+impl<F: AutomatonFile, P: AutomatonFile> AnyAutomatonOf<F, P> {
+    /// Which kind it holds.
+    pub fn kind(&self) -> AutomatonKind {
+        match self {
+            AnyAutomatonOf::Fsa(_) => AutomatonKind::TokenFsa,
+            AnyAutomatonOf::Pda(_) => AutomatonKind::TokenPda,
+        }
+    }
+
+    /// The automaton, whichever its kind.
+    fn file(&self) -> &dyn AutomatonFile {
+        match self {
+            AnyAutomatonOf::Fsa(a) => a,
+            AnyAutomatonOf::Pda(p) => p,
+        }
+    }
+
+    /// Number of token ids of the vocabulary.
+    pub fn vocab_size(&self) -> u32 {
+        self.file().vocab_size()
+    }
+
+    /// The fingerprint of the vocabulary it was compiled for.
+    pub fn vocab_fingerprint(&self) -> u64 {
+        self.file().vocab_fingerprint()
+    }
+
+    /// The EOS ids, sorted and distinct.
+    pub fn eos_ids(&self) -> &[u32] {
+        self.file().eos_ids()
+    }
+
+    /// The file's words.
+    pub fn as_words(&self) -> &[u32] {
+        self.file().as_words()
+    }
 }
 
 impl AnyAutomaton<Vec<u32>> {
@@ -48,46 +145,6 @@ impl<W: AsRef<[u32]>> AnyAutomaton<W> {
         }
     }
 
-    /// Which kind the file holds.
-    pub fn kind(&self) -> AutomatonKind {
-        match self {
-            AnyAutomaton::Fsa(_) => AutomatonKind::TokenFsa,
-            AnyAutomaton::Pda(_) => AutomatonKind::TokenPda,
-        }
-    }
-
-    /// Number of token ids of the vocabulary.
-    pub fn vocab_size(&self) -> u32 {
-        match self {
-            AnyAutomaton::Fsa(a) => a.vocab_size(),
-            AnyAutomaton::Pda(p) => p.vocab_size(),
-        }
-    }
-
-    /// The fingerprint of the vocabulary it was compiled for.
-    pub fn vocab_fingerprint(&self) -> u64 {
-        match self {
-            AnyAutomaton::Fsa(a) => a.vocab_fingerprint(),
-            AnyAutomaton::Pda(p) => p.vocab_fingerprint(),
-        }
-    }
-
-    /// The EOS ids, sorted and distinct.
-    pub fn eos_ids(&self) -> &[u32] {
-        match self {
-            AnyAutomaton::Fsa(a) => a.eos_ids(),
-            AnyAutomaton::Pda(p) => p.eos_ids(),
-        }
-    }
-
-    /// The file's words.
-    pub fn as_words(&self) -> &[u32] {
-        match self {
-            AnyAutomaton::Fsa(a) => a.as_words(),
-            AnyAutomaton::Pda(p) => p.as_words(),
-        }
-    }
-
     /// A fresh matcher at the start: a [`Walker`] or a [`PdaWalker`].
     pub fn matcher(&self) -> Box<dyn Matcher + '_> {
         match self {
@@ -95,16 +152,6 @@ impl<W: AsRef<[u32]>> AnyAutomaton<W> {
             AnyAutomaton::Pda(p) => Box::new(PdaWalker::new(p)),
         }
     }
-}
-
-/// An automaton of either kind behind an `Arc`, for bindings whose matchers cannot carry a
-/// lifetime: each matcher shares the automaton ([`OwnedWalker`], [`OwnedPdaWalker`]).
-#[derive(Clone, Debug)]
-pub enum SharedAutomaton {
-    /// A token FSA.
-    Fsa(Arc<TokenAutomaton>),
-    /// A token PDA.
-    Pda(Arc<TokenPda>),
 }
 
 impl From<AnyAutomaton> for SharedAutomaton {
@@ -117,46 +164,6 @@ impl From<AnyAutomaton> for SharedAutomaton {
 }
 
 impl SharedAutomaton {
-    /// Which kind it holds.
-    pub fn kind(&self) -> AutomatonKind {
-        match self {
-            SharedAutomaton::Fsa(_) => AutomatonKind::TokenFsa,
-            SharedAutomaton::Pda(_) => AutomatonKind::TokenPda,
-        }
-    }
-
-    /// Number of token ids of the vocabulary.
-    pub fn vocab_size(&self) -> u32 {
-        match self {
-            SharedAutomaton::Fsa(a) => a.vocab_size(),
-            SharedAutomaton::Pda(p) => p.vocab_size(),
-        }
-    }
-
-    /// The fingerprint of the vocabulary it was compiled for.
-    pub fn vocab_fingerprint(&self) -> u64 {
-        match self {
-            SharedAutomaton::Fsa(a) => a.vocab_fingerprint(),
-            SharedAutomaton::Pda(p) => p.vocab_fingerprint(),
-        }
-    }
-
-    /// The EOS ids, sorted and distinct.
-    pub fn eos_ids(&self) -> &[u32] {
-        match self {
-            SharedAutomaton::Fsa(a) => a.eos_ids(),
-            SharedAutomaton::Pda(p) => p.eos_ids(),
-        }
-    }
-
-    /// The file's words.
-    pub fn as_words(&self) -> &[u32] {
-        match self {
-            SharedAutomaton::Fsa(a) => a.as_words(),
-            SharedAutomaton::Pda(p) => p.as_words(),
-        }
-    }
-
     /// A fresh matcher at the start sharing the automaton; `stack_limit` bounds a PDA
     /// walker's stack ([`DEFAULT_STACK_LIMIT`] when `None`; an FSA has no stack).
     pub fn matcher(&self, stack_limit: Option<usize>) -> Box<dyn DynMatcher> {

@@ -84,6 +84,8 @@ pub mod walker;
 #[cfg(feature = "compile")]
 pub mod bytes;
 #[cfg(feature = "compile")]
+pub mod compiled;
+#[cfg(feature = "compile")]
 pub mod compose;
 #[cfg(feature = "compile")]
 pub mod labels;

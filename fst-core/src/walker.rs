@@ -13,8 +13,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::automaton::{StateId, TokenAutomaton};
-pub use crate::matcher::{MatchError as WalkError, MatchErrorKind as WalkErrorKind};
-use crate::matcher::{Step, Trail};
+use crate::matcher::{MatchError, MatchErrorKind, Step, Trail};
 
 /// A position in a token automaton, with the history needed to roll back; `A` holds the
 /// automaton: a reference ([`Walker`]) or an `Arc` ([`OwnedWalker`]).
@@ -112,7 +111,7 @@ where
     /// terminal's mask (a copy, for the first).
     ///
     /// Fails, leaving `mask` untouched, if it has fewer than `vocab_size` bits.
-    pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), WalkError> {
+    pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
         let need = crate::matcher::mask_width(mask, self.automaton.vocab_size())?;
         if self.trail.finished {
             mask.fill(0);
@@ -181,10 +180,10 @@ where
 
     /// Consumes one token. EOS in an accepting state finishes the walk. A token that is
     /// not allowed is an error naming it and the state, and changes nothing.
-    pub fn consume(&mut self, token: u32) -> Result<(), WalkError> {
+    pub fn consume(&mut self, token: u32) -> Result<(), MatchError> {
         if self.trail.finished {
-            return Err(WalkError::new(
-                WalkErrorKind::Finished,
+            return Err(MatchError::new(
+                MatchErrorKind::Finished,
                 format!(
                     "cannot consume token {token}: the walk already ended with EOS in state {}",
                     self.trail.state
@@ -200,7 +199,7 @@ where
         }
     }
 
-    fn not_allowed(&self, token: u32) -> WalkError {
+    fn not_allowed(&self, token: u32) -> MatchError {
         let a: &TokenAutomaton<W> = &self.automaton;
         let s = self.trail.state;
         let eos = if a.is_accepting(s) {
@@ -220,7 +219,7 @@ where
 
     /// Consumes all of `tokens` or, if one is not allowed, none of them; the error names
     /// the position of the first token not allowed.
-    pub fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), WalkError> {
+    pub fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), MatchError> {
         crate::matcher::consume_all(self, tokens)
     }
 
@@ -232,7 +231,7 @@ where
 
     /// Undoes the last `n` consumed tokens (EOS included). Fails, changing nothing, if
     /// fewer than `n` were consumed.
-    pub fn rollback(&mut self, n: usize) -> Result<(), WalkError> {
+    pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
         self.trail.rollback(n)
     }
 

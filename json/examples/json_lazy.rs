@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use fstc_core::matcher::Matcher;
 use fstc_core::vocab::VocabTrie;
-use fstc_json::{JsonSchemaCompiler, Whitespace};
+use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
 
 const SCHEMA: &str = r#"{"type": "object",
  "properties": {"location": {"type": "string", "minLength": 1, "maxLength": 40},
@@ -28,7 +28,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| testkit::vocabs::testdata("gpt2/encoder.json"));
     let vocab = fstc_detok::Vocabulary::from_file(&path)?;
     let trie = Arc::new(VocabTrie::new(&vocab));
-    let compiler = JsonSchemaCompiler::new().whitespace(Whitespace::Compact);
+    let compiler =
+        JsonSchemaCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
 
     let started = Instant::now();
     let eager = compiler.compile_with_trie(SCHEMA, &trie)?;
@@ -41,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         eager_time.as_secs_f64() * 1e3,
         eager.automaton.num_states(),
         lazy_time.as_secs_f64() * 1e3,
-        lazy.byte_dfa_states
+        lazy.automaton.num_dfa_states()
     );
 
     let mut matcher = lazy.automaton.start_matcher();

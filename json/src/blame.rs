@@ -81,7 +81,7 @@ pub(crate) fn too_large(root: &Value, config: &Config, fallback: String) -> Json
         })
         .collect();
     let keyword = COUNTING.iter().find(|k| value.get(**k).is_some());
-    let states = config.dfa_state_limit;
+    let states = config.get_dfa_state_limit();
     let why = match limit {
         Limit::States => format!(
             "its byte DFA alone needs more than {states} states (the DFA state limit) while \
@@ -156,7 +156,7 @@ fn overflow(
         automata: automata.list,
         warnings,
     };
-    limit_of(&schema.dfa(config.dfa_state_limit).err()?)
+    limit_of(&schema.dfa(config.get_dfa_state_limit()).err()?)
 }
 
 /// The sub-schemas of `value`: (schema, pointer, nesting level of the values it admits).

@@ -60,7 +60,9 @@ impl Translator<'_> {
         self.deepest = self.deepest.max(saved.0);
         self.any_reach = self.any_reach.min(saved.1);
         if parts.is_empty() {
-            return Ok(Some(self.any_value(level, self.config.any_json_depth)));
+            return Ok(Some(
+                self.any_value(level, self.config.get_any_json_depth()),
+            ));
         }
         let mut langs = Vec::with_capacity(parts.len());
         for part in parts {
@@ -285,7 +287,9 @@ impl Translator<'_> {
                  value that satisfies it, and {why}"
             );
             self.refuse(pointer, "not", &why)?;
-            return Ok(Some(self.any_value(level, self.config.any_json_depth)));
+            return Ok(Some(
+                self.any_value(level, self.config.get_any_json_depth()),
+            ));
         }
         let universe = self.universe(level)?;
         self.automata.difference(&universe, lang)
@@ -307,7 +311,9 @@ impl Translator<'_> {
                  when the condition's translation admits every value satisfying it, and {why}"
             );
             self.refuse(pointer, "if", &why)?;
-            return Ok(Some(self.any_value(level, self.config.any_json_depth)));
+            return Ok(Some(
+                self.any_value(level, self.config.get_any_json_depth()),
+            ));
         }
         let branch = |t: &mut Self, keyword: &str| -> Result<Option<Lang>, JsonSchemaError> {
             match map.get(keyword) {

@@ -4,112 +4,44 @@ use std::sync::Arc;
 
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::bytes::ByteDfa;
+use fstc_core::compiled::{CompileStats, Compiled};
 use fstc_core::lazy::LazyAutomaton;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
-use fstc_regex::{BuildError, BuildErrorKind, CompileStats, RegexCompiler};
+use fstc_regex::{BuildError, BuildErrorKind, RegexCompiler};
 use serde_json::Value;
 
 use crate::blame;
-use crate::config::{Config, Escapes, Whitespace};
+use crate::config::Config;
 use crate::decimal::NumberTexts;
-use crate::error::{JsonSchemaError, Warning};
+use crate::error::JsonSchemaError;
 use crate::schema::Translator;
 use crate::schema_regex::SchemaRegex;
 
-/// A compiled schema.
-#[derive(Debug)]
-pub struct Compiled {
-    /// The token automaton.
-    pub automaton: TokenAutomaton,
-    /// Keywords not enforced (empty unless [`Config::lenient`]).
-    pub warnings: Vec<Warning>,
-    /// Stage timings of the regex compile.
-    pub stats: CompileStats,
-}
-
-/// A schema compiled for lazy matching: only its byte DFA is built; each state's tokens are
-/// composed when a walk first reaches it (`fstc_core::lazy`).
-#[derive(Clone, Debug)]
-pub struct LazyCompiled {
-    /// The lazy automaton; `automaton.start_matcher()` gives a matcher.
-    pub automaton: LazyAutomaton,
-    /// Keywords not enforced (empty unless [`Config::lenient`]).
-    pub warnings: Vec<Warning>,
-    /// Time to translate the schema into its regex and build the byte DFA.
-    pub byte_dfa_time: std::time::Duration,
-    /// States of the byte DFA.
-    pub byte_dfa_states: usize,
-}
-
 /// Compiles JSON Schemas (draft 2020-12, with draft-07 spellings) into token automata.
+///
+/// Configured by value, as the regex and grammar compilers are:
+/// `JsonSchemaCompiler::new().configure(Config::new().whitespace(Whitespace::Compact))`.
 #[derive(Clone, Debug, Default)]
 pub struct JsonSchemaCompiler {
     config: Config,
 }
 
 impl JsonSchemaCompiler {
-    /// A compiler with the default [`Config`].
+    /// A compiler with the default options.
     pub fn new() -> JsonSchemaCompiler {
         JsonSchemaCompiler::default()
     }
 
-    /// A compiler with `config`.
-    pub fn with_config(config: Config) -> JsonSchemaCompiler {
-        JsonSchemaCompiler { config }
+    /// The compiler with the options set in `config` replacing its own.
+    pub fn configure(mut self, config: Config) -> JsonSchemaCompiler {
+        self.config = self.config.overwrite(config);
+        self
     }
 
-    /// The options in force.
-    pub fn config(&self) -> &Config {
+    /// The options in effect.
+    pub fn get_config(&self) -> &Config {
         &self.config
-    }
-
-    /// Sets the whitespace style.
-    pub fn whitespace(mut self, whitespace: Whitespace) -> JsonSchemaCompiler {
-        self.config.whitespace = whitespace;
-        self
-    }
-
-    /// Sets which string escapes the output may use.
-    pub fn escapes(mut self, escapes: Escapes) -> JsonSchemaCompiler {
-        self.config.escapes = escapes;
-        self
-    }
-
-    /// Sets whether unnamed properties are allowed when `additionalProperties` is absent.
-    pub fn additional_properties(mut self, allowed: bool) -> JsonSchemaCompiler {
-        self.config.additional_properties = allowed;
-        self
-    }
-
-    /// Sets how many expansions of one `$ref` target may be nested.
-    pub fn recursion_depth(mut self, depth: usize) -> JsonSchemaCompiler {
-        self.config.recursion_depth = depth;
-        self
-    }
-
-    /// Sets the nesting depth of schema-free JSON.
-    pub fn any_json_depth(mut self, depth: usize) -> JsonSchemaCompiler {
-        self.config.any_json_depth = depth;
-        self
-    }
-
-    /// Turns refusals into warnings.
-    pub fn lenient(mut self, yes: bool) -> JsonSchemaCompiler {
-        self.config.lenient = yes;
-        self
-    }
-
-    /// Sets the byte DFA state limit.
-    pub fn dfa_state_limit(mut self, limit: usize) -> JsonSchemaCompiler {
-        self.config.dfa_state_limit = limit;
-        self
-    }
-
-    /// Sets the token edge limit.
-    pub fn token_edge_limit(mut self, limit: usize) -> JsonSchemaCompiler {
-        self.config.token_edge_limit = limit;
-        self
     }
 
     /// The regex of the JSON texts `schema` (JSON text) admits; its numbers are read at
@@ -140,7 +72,7 @@ impl JsonSchemaCompiler {
                 message.push_str(&format!(
                     " within the recursion depth {}: the recursive `$ref` `{cut}` was cut there \
                      and the schema requires going deeper (raise recursion_depth)",
-                    self.config.recursion_depth
+                    self.config.get_recursion_depth()
                 ));
             }
             return Err(JsonSchemaError::other(message));
@@ -153,19 +85,29 @@ impl JsonSchemaCompiler {
         })
     }
 
-    /// The regex of any JSON value up to [`Config::any_json_depth`].
+    /// The regex of any JSON value up to [`Config::get_any_json_depth`].
     pub fn any_json_regex(&self) -> String {
         self.value_to_regex(&Value::Bool(true))
             .expect("`true` admits every value")
             .regex
     }
 
-    /// Compiles `schema` (JSON text) for `vocab`.
-    pub fn compile<V>(&self, schema: &str, vocab: &V) -> Result<Compiled, JsonSchemaError>
+    /// Compiles `schema` (JSON text) for `vocab`, building the vocabulary trie first (a
+    /// phase of its own).
+    pub fn compile<V>(
+        &self,
+        schema: &str,
+        vocab: &V,
+    ) -> Result<Compiled<TokenAutomaton>, JsonSchemaError>
     where
         V: TokenVocabulary + ?Sized,
     {
-        self.compile_with_trie(schema, &VocabTrie::new(vocab))
+        let mut stats = CompileStats::new();
+        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
+        let mut compiled = self.compile_with_trie(schema, &trie)?;
+        stats.extend(compiled.stats);
+        compiled.stats = stats;
+        Ok(compiled)
     }
 
     /// Compiles `schema` reusing a vocabulary trie built once.
@@ -173,14 +115,18 @@ impl JsonSchemaCompiler {
         &self,
         schema: &str,
         trie: &VocabTrie,
-    ) -> Result<Compiled, JsonSchemaError> {
-        let (value, numbers) = parse(schema)?;
-        self.compile_schema(&value, &numbers, trie)
+    ) -> Result<Compiled<TokenAutomaton>, JsonSchemaError> {
+        let (schema, stats) = self.translate(|| parse(schema))?;
+        self.compile_regex(schema, stats, trie)
     }
 
-    /// Compiles schema-free JSON (depth [`Config::any_json_depth`]) for the vocabulary.
-    pub fn compile_any_json(&self, trie: &VocabTrie) -> Result<Compiled, JsonSchemaError> {
-        self.compile_schema(&Value::Bool(true), &NumberTexts::default(), trie)
+    /// Compiles schema-free JSON (depth [`Config::get_any_json_depth`]) for the vocabulary.
+    pub fn compile_any_json(
+        &self,
+        trie: &VocabTrie,
+    ) -> Result<Compiled<TokenAutomaton>, JsonSchemaError> {
+        let (schema, stats) = self.translate(|| Ok((Value::Bool(true), NumberTexts::default())))?;
+        self.compile_regex(schema, stats, trie)
     }
 
     /// Compiles `schema` (JSON text) for lazy matching over the vocabulary of `trie`: the
@@ -190,27 +136,40 @@ impl JsonSchemaCompiler {
         &self,
         schema: &str,
         trie: Arc<VocabTrie>,
-    ) -> Result<LazyCompiled, JsonSchemaError> {
-        let started = std::time::Instant::now();
-        let (value, numbers) = parse(schema)?;
-        let schema = self.regex_of(&value, &numbers)?;
-        let dfa = self.schema_dfa(&schema, &value)?;
-        let byte_dfa_time = started.elapsed();
-        let automaton = RegexCompiler::new()
+    ) -> Result<Compiled<LazyAutomaton>, JsonSchemaError> {
+        let ((schema, dfa), mut stats) = self.translate(|| parse(schema))?;
+        let lazy = RegexCompiler::new()
             .compile_dfa_lazy(&dfa, "the schema's regex", trie)
             .map_err(|e| compile_error(&e))?;
-        Ok(LazyCompiled {
-            automaton,
+        stats.extend(lazy.stats);
+        Ok(Compiled {
+            automaton: lazy.automaton,
+            stats,
             warnings: schema.warnings,
-            byte_dfa_time,
-            byte_dfa_states: dfa.num_states(),
         })
+    }
+
+    /// The schema `source` gives, translated into its regex and byte DFA, each step a phase
+    /// (reading the JSON text is part of the translation).
+    fn translate(
+        &self,
+        source: impl FnOnce() -> Result<(Value, NumberTexts), JsonSchemaError>,
+    ) -> Result<((SchemaRegex, ByteDfa), CompileStats), JsonSchemaError> {
+        let mut stats = CompileStats::new();
+        let (root, schema) = stats.time("schema translation", || {
+            let (root, numbers) = source()?;
+            let schema = self.regex_of(&root, &numbers)?;
+            Ok::<_, JsonSchemaError>((root, schema))
+        })?;
+        let dfa = stats.time("byte DFA", || self.schema_dfa(&schema, &root))?;
+        stats.set_count("byte DFA states", dfa.num_states());
+        Ok(((schema, dfa), stats))
     }
 
     /// The byte DFA of the regex of the schema `root`, within the state limit; past it,
     /// the error names the sub-schema where the states multiply (`blame`).
     fn schema_dfa(&self, schema: &SchemaRegex, root: &Value) -> Result<ByteDfa, JsonSchemaError> {
-        schema.dfa(self.config.dfa_state_limit).map_err(|e| {
+        schema.dfa(self.config.get_dfa_state_limit()).map_err(|e| {
             let short: String = e.to_string().chars().take(300).collect();
             let message = format!("the schema's automaton could not be built: {short}");
             if blame::limit_of(&e).is_some() {
@@ -221,26 +180,25 @@ impl JsonSchemaCompiler {
         })
     }
 
-    fn compile_schema(
+    /// The translated schema composed with the vocabulary of `trie` and laid out.
+    fn compile_regex(
         &self,
-        root: &Value,
-        numbers: &NumberTexts,
+        (schema, dfa): (SchemaRegex, ByteDfa),
+        mut stats: CompileStats,
         trie: &VocabTrie,
-    ) -> Result<Compiled, JsonSchemaError> {
-        let schema = self.regex_of(root, numbers)?;
-        let started = std::time::Instant::now();
-        let dfa = self.schema_dfa(&schema, root)?;
-        let byte_dfa_time = started.elapsed();
-        let (automaton, mut stats) = RegexCompiler::new()
-            .dfa_state_limit(self.config.dfa_state_limit)
-            .token_edge_limit(self.config.token_edge_limit)
+    ) -> Result<Compiled<TokenAutomaton>, JsonSchemaError> {
+        let config = fstc_regex::Config::new()
+            .dfa_state_limit(self.config.get_dfa_state_limit())
+            .token_edge_limit(self.config.get_token_edge_limit());
+        let composed = RegexCompiler::new()
+            .configure(config)
             .compile_dfa_with_trie(&dfa, "the schema's regex", trie)
             .map_err(|e| compile_error(&e))?;
-        stats.byte_dfa_time = byte_dfa_time;
+        stats.extend(composed.stats);
         Ok(Compiled {
-            automaton,
-            warnings: schema.warnings,
+            automaton: composed.automaton,
             stats,
+            warnings: schema.warnings,
         })
     }
 }
@@ -266,13 +224,15 @@ fn compile_error(error: &BuildError) -> JsonSchemaError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Whitespace;
 
     /// `any_json_regex` is self-contained regex text (no `(?P<AUTOMATON>N)`, whose automata
     /// it would lose, although string bodies elsewhere are spliced): another engine (the
     /// `regex` crate) reads it as any JSON value.
     #[test]
     fn any_json_regex_is_plain_text() {
-        let compiler = JsonSchemaCompiler::new().whitespace(Whitespace::Compact);
+        let compiler =
+            JsonSchemaCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
         let text = compiler.any_json_regex();
         assert!(!text.contains("AUTOMATON"), "{text}");
         let re = regex::Regex::new(&format!("^(?:{text})$")).unwrap();

@@ -5,11 +5,11 @@
 pub enum Whitespace {
     /// None at all: `{"a":1,"b":[true]}`.
     Compact,
-    /// Between any two JSON tokens (never before or after the whole value), up to `max`
+    /// Between any two JSON tokens (never before or after the whole value), up to `max_whitespace`
     /// characters of `[ \t\n\r]` in a row: enough to indent, too few to loop in forever.
     Flexible {
         /// Longest whitespace run.
-        max: usize,
+        max_whitespace: usize,
     },
     /// Exactly as `serde_json::to_string_pretty` writes with `indent` spaces: a newline
     /// and the indent before each member and closing bracket, `": "` after keys, `{}`
@@ -33,43 +33,147 @@ pub enum Escapes {
     Any,
 }
 
-/// Options of [`JsonSchemaCompiler`].
-#[derive(Clone, Debug)]
+/// Options of [`JsonSchemaCompiler`](crate::JsonSchemaCompiler). An option not set keeps
+/// its default (or, given to
+/// [`JsonSchemaCompiler::configure`](crate::JsonSchemaCompiler::configure), the compiler's
+/// current value).
+#[derive(Clone, Debug, Default)]
 pub struct Config {
-    /// Whitespace style (default: flexible, at most 8 characters in a row).
-    pub whitespace: Whitespace,
-    /// String escapes (default: canonical, one spelling per string: smaller automata).
-    pub escapes: Escapes,
+    whitespace: Option<Whitespace>,
+    escapes: Option<Escapes>,
+    additional_properties: Option<bool>,
+    recursion_depth: Option<usize>,
+    any_json_depth: Option<usize>,
+    lenient: Option<bool>,
+    dfa_state_limit: Option<usize>,
+    token_edge_limit: Option<usize>,
+}
+
+impl Config {
+    /// Default whitespace: flexible, at most 8 characters in a row.
+    pub const DEFAULT_WHITESPACE: Whitespace = Whitespace::Flexible { max_whitespace: 8 };
+    /// Default `$ref` recursion depth.
+    pub const DEFAULT_RECURSION_DEPTH: usize = 3;
+    /// Default nesting depth of schema-free JSON.
+    pub const DEFAULT_ANY_JSON_DEPTH: usize = 2;
+    /// Default byte DFA state limit.
+    pub const DEFAULT_DFA_STATE_LIMIT: usize = 100_000;
+    /// Default token edge limit.
+    pub const DEFAULT_TOKEN_EDGE_LIMIT: usize = 1_000_000_000;
+
+    /// Every option at its default.
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    /// Whitespace style (default [`Config::DEFAULT_WHITESPACE`]).
+    pub fn whitespace(mut self, whitespace: Whitespace) -> Config {
+        self.whitespace = Some(whitespace);
+        self
+    }
+
+    /// String escapes (default canonical, one spelling per string: smaller automata).
+    pub fn escapes(mut self, escapes: Escapes) -> Config {
+        self.escapes = Some(escapes);
+        self
+    }
+
     /// Whether objects admit properties the schema does not name when it says nothing
     /// (`additionalProperties` absent). The spec says yes (default); strict servers no.
-    pub additional_properties: bool,
+    pub fn additional_properties(mut self, allowed: bool) -> Config {
+        self.additional_properties = Some(allowed);
+        self
+    }
+
     /// How many expansions of one `$ref` target may be nested (the root reference
     /// counts); a deeper one is cut: it admits nothing, so only optional recursion can be
     /// cut, and a schema that needs more is an error naming the reference.
-    pub recursion_depth: usize,
+    pub fn recursion_depth(mut self, depth: usize) -> Config {
+        self.recursion_depth = Some(depth);
+        self
+    }
+
     /// Nesting depth of schema-free JSON (`true`, `{}`, `--any-json`): depth 0 admits
     /// scalars only, depth d containers of depth-(d-1) values.
-    pub any_json_depth: usize,
-    /// Leave out keywords that cannot be enforced exactly, with a [`Warning`] each,
-    /// instead of failing.
-    pub lenient: bool,
-    /// Most states of the byte DFA.
-    pub dfa_state_limit: usize,
-    /// Most edges of the token automaton.
-    pub token_edge_limit: usize,
-}
+    pub fn any_json_depth(mut self, depth: usize) -> Config {
+        self.any_json_depth = Some(depth);
+        self
+    }
 
-impl Default for Config {
-    fn default() -> Config {
+    /// Leave out keywords that cannot be enforced exactly, with a warning each, instead
+    /// of failing (default false).
+    pub fn lenient(mut self, yes: bool) -> Config {
+        self.lenient = Some(yes);
+        self
+    }
+
+    /// Most states of the byte DFA.
+    pub fn dfa_state_limit(mut self, limit: usize) -> Config {
+        self.dfa_state_limit = Some(limit);
+        self
+    }
+
+    /// Most edges of the token automaton.
+    pub fn token_edge_limit(mut self, limit: usize) -> Config {
+        self.token_edge_limit = Some(limit);
+        self
+    }
+
+    /// The whitespace style in effect.
+    pub fn get_whitespace(&self) -> Whitespace {
+        self.whitespace.unwrap_or(Config::DEFAULT_WHITESPACE)
+    }
+
+    /// The string escapes in effect.
+    pub fn get_escapes(&self) -> Escapes {
+        self.escapes.unwrap_or(Escapes::Canonical)
+    }
+
+    /// Whether unnamed properties are allowed when `additionalProperties` is absent.
+    pub fn get_additional_properties(&self) -> bool {
+        self.additional_properties.unwrap_or(true)
+    }
+
+    /// The `$ref` recursion depth in effect.
+    pub fn get_recursion_depth(&self) -> usize {
+        self.recursion_depth
+            .unwrap_or(Config::DEFAULT_RECURSION_DEPTH)
+    }
+
+    /// The nesting depth of schema-free JSON in effect.
+    pub fn get_any_json_depth(&self) -> usize {
+        self.any_json_depth
+            .unwrap_or(Config::DEFAULT_ANY_JSON_DEPTH)
+    }
+
+    /// Whether keywords that cannot be enforced become warnings.
+    pub fn get_lenient(&self) -> bool {
+        self.lenient.unwrap_or(false)
+    }
+
+    /// The byte DFA state limit in effect.
+    pub fn get_dfa_state_limit(&self) -> usize {
+        self.dfa_state_limit
+            .unwrap_or(Config::DEFAULT_DFA_STATE_LIMIT)
+    }
+
+    /// The token edge limit in effect.
+    pub fn get_token_edge_limit(&self) -> usize {
+        self.token_edge_limit
+            .unwrap_or(Config::DEFAULT_TOKEN_EDGE_LIMIT)
+    }
+
+    /// `self` with the options set in `other` replacing its own.
+    pub(crate) fn overwrite(self, other: Config) -> Config {
         Config {
-            whitespace: Whitespace::Flexible { max: 8 },
-            escapes: Escapes::Canonical,
-            additional_properties: true,
-            recursion_depth: 3,
-            any_json_depth: 2,
-            lenient: false,
-            dfa_state_limit: 100_000,
-            token_edge_limit: 1_000_000_000,
+            whitespace: other.whitespace.or(self.whitespace),
+            escapes: other.escapes.or(self.escapes),
+            additional_properties: other.additional_properties.or(self.additional_properties),
+            recursion_depth: other.recursion_depth.or(self.recursion_depth),
+            any_json_depth: other.any_json_depth.or(self.any_json_depth),
+            lenient: other.lenient.or(self.lenient),
+            dfa_state_limit: other.dfa_state_limit.or(self.dfa_state_limit),
+            token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
         }
     }
 }

@@ -73,7 +73,7 @@ impl Translator<'_> {
         }
         let x = match rest {
             Some(rest) => self.schema(rest, &child(pointer, rest_key), level + 1)?,
-            None => Some(self.any_value(level + 1, self.config.any_json_depth)),
+            None => Some(self.any_value(level + 1, self.config.get_any_json_depth())),
         };
         let sep = self.ws().sep(level);
         let k = elems.len() as u64;
@@ -228,7 +228,7 @@ impl Translator<'_> {
         };
         let additional = match map.get("additionalProperties") {
             Some(v) => v.clone(),
-            None => Value::Bool(self.config.additional_properties),
+            None => Value::Bool(self.config.get_additional_properties()),
         };
         let patterns = self.patterns(map, pointer)?;
         // Every name any part of the combined schema mentions has a position.
@@ -255,7 +255,7 @@ impl Translator<'_> {
                 Some(v) => members.push(Member {
                     regex: format!(
                         "\"{}\"{colon}{v}",
-                        strings::encode_literal(name, self.config.escapes)
+                        strings::encode_literal(name, self.config.get_escapes())
                     ),
                     required: is_required,
                 }),
@@ -321,7 +321,7 @@ impl Translator<'_> {
         patterns
             .iter()
             .map(|(p, schema)| {
-                let body = pattern::body(p, self.config.escapes, &mut self.automata)
+                let body = pattern::body(p, self.config.get_escapes(), &mut self.automata)
                     .map_err(|why| JsonSchemaError::at(pointer, "patternProperties", why))?;
                 Ok((format!("\"{body}\""), schema.clone(), child(&here, p)))
             })
@@ -392,7 +392,7 @@ impl Translator<'_> {
         let Some(schema) = map.get("propertyNames") else {
             return Ok(None);
         };
-        let any_key = format!("\"(?:{})*\"", strings::any_char(self.config.escapes));
+        let any_key = format!("\"(?:{})*\"", strings::any_char(self.config.get_escapes()));
         let keys = match self.schema(schema, &child(pointer, "propertyNames"), level)? {
             Some(lang) => self.automata.intersect(&[any_key, lang])?,
             None => None,
@@ -430,7 +430,7 @@ impl Translator<'_> {
             if set == 0 && *additional == Value::Bool(false) {
                 continue;
             }
-            let escapes = self.config.escapes;
+            let escapes = self.config.get_escapes();
             let unnamed = unnamed.get_or_insert_with(|| {
                 format!("\"{}\"", strings::body_except(&refs(names), escapes))
             });

@@ -32,29 +32,6 @@ impl fmt::Display for JsonSchemaError {
 
 impl std::error::Error for JsonSchemaError {}
 
-/// A keyword left out under [`crate::Config::lenient`]: the automaton does not enforce it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Warning {
-    /// JSON pointer of the schema object holding the keyword (`""` is the root).
-    pub pointer: String,
-    /// The keyword.
-    pub keyword: String,
-    /// Why it is not enforced.
-    pub message: String,
-}
-
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` at {} not enforced: {}",
-            self.keyword,
-            show_pointer(&self.pointer),
-            self.message
-        )
-    }
-}
-
 fn show_pointer(pointer: &str) -> String {
     if pointer.is_empty() {
         "the schema root (#)".into()

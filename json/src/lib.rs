@@ -11,7 +11,7 @@
 //! fstc-core's `Algebra` and spliced back into the regex (see `combine.rs` for why this
 //! rather than look-ahead, and for when a complement is exact). A keyword that cannot be
 //! enforced exactly is an error naming it and its JSON pointer, or with
-//! [`Config::lenient`] a [`Warning`] (and the keyword is left out).
+//! [`Config::lenient`] a warning (`fstc_core::compiled::Warning`) (and the keyword is left out).
 //!
 //! ```
 //! use fstc_json::JsonSchemaCompiler;
@@ -43,7 +43,7 @@ mod shape;
 mod strings;
 mod value;
 
-pub use compiler::{Compiled, JsonSchemaCompiler, LazyCompiled};
+pub use compiler::JsonSchemaCompiler;
 pub use config::{Config, Escapes, Whitespace};
-pub use error::{JsonSchemaError, Warning};
+pub use error::JsonSchemaError;
 pub use schema_regex::SchemaRegex;

@@ -30,7 +30,7 @@ impl Translator<'_> {
             let p = p
                 .as_str()
                 .ok_or_else(|| JsonSchemaError::at(pointer, "pattern", "must be a string"))?;
-            let body = pattern::body(p, self.config.escapes, &mut self.automata)
+            let body = pattern::body(p, self.config.get_escapes(), &mut self.automata)
                 .map_err(|why| JsonSchemaError::at(pointer, "pattern", why))?;
             parts.push(format!("\"{body}\""));
         }
@@ -41,7 +41,7 @@ impl Translator<'_> {
                         let why = format!("format `{name}` is enforced as a subset of its grammar");
                         self.incomplete.push((None, why));
                     }
-                    if self.config.escapes == Escapes::Canonical {
+                    if self.config.get_escapes() == Escapes::Canonical {
                         for r in &regexes {
                             parts.push(format!("\"{}\"", self.automata.fixed(r)));
                         }
@@ -60,7 +60,7 @@ impl Translator<'_> {
             }
         }
         if min > 0 || max.is_some() || parts.is_empty() {
-            let any = strings::any_char(self.config.escapes);
+            let any = strings::any_char(self.config.get_escapes());
             let body = match max {
                 Some(max) => format!("(?:{any}){{{min},{max}}}"),
                 // Any string, or at least `min` code points: the body of most string
@@ -104,7 +104,7 @@ impl Translator<'_> {
         if integer && k == 0 && a == 1 {
             return Ok(Some(range));
         }
-        let dfa = multiple::multiples(a, k, self.config.dfa_state_limit)
+        let dfa = multiple::multiples(a, k, self.config.get_dfa_state_limit())
             .map_err(|why| JsonSchemaError::at(pointer, "multipleOf", why))?;
         let multiples = self.automata.splice(dfa);
         match multiples {

@@ -13,10 +13,11 @@ use serde_json::{Map, Value};
 use crate::check::Automata;
 use crate::config::{Config, Whitespace};
 use crate::decimal::NumberTexts;
-use crate::error::{child, JsonSchemaError, Warning};
+use crate::error::{child, JsonSchemaError};
 use crate::lang::{alternation, Lang};
 use crate::strings;
 use crate::value::Located;
+use fstc_core::compiled::Warning;
 
 /// Keywords translated as parts of their own (not among the type assertions).
 pub(crate) const DEPENDENCIES: &[&str] = &["dependentRequired", "dependencies", "dependentSchemas"];
@@ -141,7 +142,7 @@ impl<'a> Translator<'a> {
             active_refs: Vec::new(),
             cuts: Vec::new(),
             anchors,
-            automata: Automata::new(config.dfa_state_limit),
+            automata: Automata::new(config.get_dfa_state_limit()),
             hint: None,
             any_floor: 0,
             deepest: 0,
@@ -170,7 +171,7 @@ impl<'a> Translator<'a> {
         keyword: &str,
         why: &str,
     ) -> Result<(), JsonSchemaError> {
-        if !self.config.lenient {
+        if !self.config.get_lenient() {
             return Err(JsonSchemaError::at(
                 pointer,
                 keyword,
@@ -193,7 +194,9 @@ impl<'a> Translator<'a> {
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
         match value {
-            Value::Bool(true) => Ok(Some(self.any_value(level, self.config.any_json_depth))),
+            Value::Bool(true) => Ok(Some(
+                self.any_value(level, self.config.get_any_json_depth()),
+            )),
             Value::Bool(false) => Ok(None),
             Value::Object(map) => self.object_schema(map, pointer, level),
             _ => Err(JsonSchemaError::at(
@@ -328,7 +331,7 @@ impl<'a> Translator<'a> {
             .iter()
             .filter(|p| **p == target_pointer)
             .count();
-        if active >= self.config.recursion_depth {
+        if active >= self.config.get_recursion_depth() {
             self.cuts.push(target.to_string());
             self.incomplete.push((
                 None,
@@ -403,7 +406,7 @@ impl<'a> Translator<'a> {
         rest.remove("const");
         let texts: Vec<String> = values
             .iter()
-            .map(|v| crate::value::to_text(*v, self.numbers, self.config.whitespace, level))
+            .map(|v| crate::value::to_text(*v, self.numbers, self.config.get_whitespace(), level))
             .collect();
         if let Some(v) = values.iter().find(|v| !canonical_value(v.value)) {
             self.incomplete.push((
@@ -422,7 +425,7 @@ impl<'a> Translator<'a> {
         } else {
             texts
         };
-        let escapes = self.config.escapes;
+        let escapes = self.config.get_escapes();
         let mut texts: Vec<String> = texts
             .iter()
             .map(|t| strings::encode_json_text(t, escapes))
@@ -434,7 +437,7 @@ impl<'a> Translator<'a> {
 
     /// Whitespace between tokens inside containers.
     pub(crate) fn ws(&self) -> Ws {
-        Ws(self.config.whitespace)
+        Ws(self.config.get_whitespace())
     }
 
     /// Any JSON value nested at most `depth` more levels (more where a combination
@@ -445,13 +448,13 @@ impl<'a> Translator<'a> {
         let mut alts = vec![
             "null".to_string(),
             "(?:true|false)".to_string(),
-            format!("\"(?:{})*\"", strings::any_char(self.config.escapes)),
+            format!("\"(?:{})*\"", strings::any_char(self.config.get_escapes())),
             self.number_any().to_string(),
         ];
         if depth > 0 {
             let inner = self.any_value(level + 1, depth - 1);
             let ws = self.ws();
-            let key = format!("\"(?:{})*\"", strings::any_char(self.config.escapes));
+            let key = format!("\"(?:{})*\"", strings::any_char(self.config.get_escapes()));
             let member = format!("{key}{}{inner}", ws.colon());
             let members = format!("{member}(?:{}{member})*", ws.sep(level));
             alts.extend(ws.container("\\{", "\\}", Some(&members), true, level));
@@ -502,7 +505,9 @@ pub(crate) struct Ws(Whitespace);
 impl Ws {
     fn run(self) -> String {
         match self.0 {
-            Whitespace::Flexible { max } if max > 0 => format!("[ \\t\\n\\r]{{0,{max}}}"),
+            Whitespace::Flexible { max_whitespace } if max_whitespace > 0 => {
+                format!("[ \\t\\n\\r]{{0,{max_whitespace}}}")
+            }
             _ => String::new(),
         }
     }

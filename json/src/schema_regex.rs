@@ -7,7 +7,7 @@ use fstc_core::bytes::ByteDfa;
 
 use fstc_regex::{RegexBuilder, RegexError};
 
-use crate::error::Warning;
+use fstc_core::compiled::Warning;
 
 /// A schema's regex and what was left out (under `lenient`).
 #[derive(Clone, Debug)]

@@ -9,7 +9,9 @@ fn main() -> Result<(), fstc_pda::PdaError> {
     let byte_pda = fstc_pda::Pda::from_gbnf(r#"S → "ab" | "a" S "b""#)?;
     println!("{}", byte_pda.to_dot());
     let vocab = fstc_core::ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]);
-    let parts = fstc_pda::GrammarCompiler::new().compose(&byte_pda, &VocabTrie::new(&vocab))?;
+    let parts = fstc_pda::GrammarCompiler::new()
+        .compose(&byte_pda, &VocabTrie::new(&vocab))?
+        .automaton;
     println!("{parts:#?}");
     Ok(())
 }

@@ -1,15 +1,21 @@
-//! The grammar compiler: grammar text → byte PDA → token PDA parts, which fstc-core lays
-//! out as a file and walks.
+//! The grammar compiler: grammar text → byte PDA → token PDA parts → the token PDA file
+//! fstc-core walks.
 
+use fstc_core::compiled::{CompileStats, Compiled};
+use fstc_core::parts::PdaParts;
+use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 
 use crate::byte_pda::Pda;
-use crate::compose::{compose, Config};
-use crate::error::PdaError;
-use fstc_core::parts::PdaParts;
+use crate::compose::compose;
+use crate::config::Config;
+use crate::error::{PdaError, PdaErrorKind};
 
-/// Compiles grammars for a vocabulary into token PDA parts.
+/// Compiles grammars for a vocabulary into token PDAs.
+///
+/// Configured by value, as the regex and JSON Schema compilers are:
+/// `GrammarCompiler::new().configure(Config::new().node_limit(10_000))`.
 ///
 /// ```
 /// use fstc_core::ByteVocabulary;
@@ -17,9 +23,9 @@ use fstc_core::parts::PdaParts;
 ///
 /// // The paper's Figure 6 grammar and Figure 7 vocabulary (EOS is id 4).
 /// let vocab = ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]);
-/// let parts = GrammarCompiler::new().compile(r#"S → "ab" | "a" S "b""#, &vocab)?;
-/// assert_eq!(parts.eos_ids, [4]);
-/// assert!(!parts.accepting[parts.start as usize]); // a^n b^n needs n >= 1
+/// let pda = GrammarCompiler::new().compile(r#"S → "ab" | "a" S "b""#, &vocab)?.automaton;
+/// assert_eq!(pda.eos_ids(), [4]);
+/// assert_eq!(pda.num_stack_symbols(), 1); // the return address `S: "a" S •`
 /// # Ok::<(), fstc_pda::PdaError>(())
 /// ```
 #[derive(Clone, Debug, Default)]
@@ -28,39 +34,84 @@ pub struct GrammarCompiler {
 }
 
 impl GrammarCompiler {
-    /// A compiler with the default [`Config`].
+    /// A compiler with the default options.
     pub fn new() -> GrammarCompiler {
         GrammarCompiler::default()
     }
 
-    /// Replaces the configuration.
-    pub fn configure(&mut self, config: Config) -> &mut GrammarCompiler {
-        self.config = config;
+    /// The compiler with the options set in `config` replacing its own.
+    pub fn configure(mut self, config: Config) -> GrammarCompiler {
+        self.config = self.config.overwrite(config);
         self
     }
 
+    /// The options in effect.
+    pub fn get_config(&self) -> &Config {
+        &self.config
+    }
+
     /// Reads `grammar_text` (GBNF or the paper's arrow notation, see [`crate::gbnf`]) and
-    /// composes it with `vocab`. Builds the vocabulary trie first: to compile many grammars
-    /// for one vocabulary, build it once and use [`GrammarCompiler::compile_with_trie`].
+    /// composes it with `vocab`. Builds the vocabulary trie first (a phase of its own): to
+    /// compile many grammars for one vocabulary, build it once and use
+    /// [`GrammarCompiler::compile_with_trie`].
     pub fn compile<V: TokenVocabulary + ?Sized>(
         &self,
         grammar_text: &str,
         vocab: &V,
-    ) -> Result<PdaParts, PdaError> {
-        self.compile_with_trie(grammar_text, &VocabTrie::new(vocab))
+    ) -> Result<Compiled<TokenPda>, PdaError> {
+        let mut stats = CompileStats::new();
+        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
+        let mut compiled = self.compile_with_trie(grammar_text, &trie)?;
+        stats.extend(compiled.stats);
+        compiled.stats = stats;
+        Ok(compiled)
     }
 
-    /// [`GrammarCompiler::compile`] over a prebuilt vocabulary trie.
+    /// [`GrammarCompiler::compile`] over a prebuilt vocabulary trie: the byte PDA, the
+    /// composition, the file layout, each a phase.
     pub fn compile_with_trie(
         &self,
         grammar_text: &str,
         trie: &VocabTrie,
-    ) -> Result<PdaParts, PdaError> {
-        self.compose(&Pda::from_gbnf(grammar_text)?, trie)
+    ) -> Result<Compiled<TokenPda>, PdaError> {
+        let mut stats = CompileStats::new();
+        let pda = stats.time("byte PDA", || Pda::from_gbnf(grammar_text))?;
+        let composed = self.compose(&pda, trie)?;
+        stats.extend(composed.stats);
+        let pda = stats
+            .time("layout", || TokenPda::from_parts(composed.automaton))
+            .map_err(|e| PdaError::new(PdaErrorKind::Layout, format!("token PDA layout: {e}")))?;
+        stats.set_count("bytes", pda.as_words().len() * 4);
+        Ok(Compiled::new(pda, stats))
     }
 
-    /// Composes a byte PDA (e.g. from [`Pda::from_grammar`]) with the vocabulary of `trie`.
-    pub fn compose(&self, pda: &Pda, trie: &VocabTrie) -> Result<PdaParts, PdaError> {
-        compose(pda, trie, &self.config)
+    /// Composes a byte PDA (e.g. from [`Pda::from_grammar`]) with the vocabulary of `trie`
+    /// into the token PDA's parts, with their sizes.
+    pub fn compose(&self, pda: &Pda, trie: &VocabTrie) -> Result<Compiled<PdaParts>, PdaError> {
+        let mut stats = CompileStats::new();
+        let parts = stats.time("composition", || compose(pda, trie, &self.config))?;
+        count_parts(&mut stats, &parts);
+        Ok(Compiled::new(parts, stats))
     }
+}
+
+/// The sizes of a token PDA's parts, as `--stats` prints them.
+fn count_parts(stats: &mut CompileStats, parts: &PdaParts) {
+    let mut popped = vec![false; parts.accepting.len()];
+    for &(_, n) in parts.pops.iter().flatten() {
+        popped[n as usize] = true;
+    }
+    stats.set_count("nodes", parts.accepting.len());
+    stats.set_count(
+        "nodes reached by pops",
+        popped.iter().filter(|&&p| p).count(),
+    );
+    stats.set_count(
+        "accepting nodes",
+        parts.accepting.iter().filter(|&&a| a).count(),
+    );
+    stats.set_count("class edges", parts.edges.iter().map(Vec::len).sum());
+    stats.set_count("pop edges", parts.pops.iter().map(Vec::len).sum());
+    stats.set_count("classes", parts.num_classes as usize);
+    stats.set_count("stack symbols", parts.num_stack_symbols as usize);
 }

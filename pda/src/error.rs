@@ -25,9 +25,12 @@ pub enum PdaErrorKind {
     UnboundedPops,
     /// A rule would need more automaton states than the limit allows.
     TooLarge,
-    /// The token PDA would exceed a limit of `compose::Config` (the message names it:
-    /// nodes, token edges or pops per token).
+    /// The token PDA would exceed a limit of [`Config`](crate::Config) (the message names
+    /// it: `node_limit`, `token_edge_limit` or `pop_limit`).
     TokenPdaLimit,
+    /// The token PDA cannot be laid out as a file (counts past a file's 32-bit fields, or
+    /// parts that do not form a token PDA, which is a bug).
+    Layout,
 }
 
 /// An error from parsing a grammar, building its PDA or composing it with a vocabulary.

@@ -4,8 +4,8 @@
 //!
 //! The pipeline is grammar text ([`gbnf`]: llama.cpp's GBNF or the paper's arrow notation)
 //! or a [`Grammar`] built in code → [`gbnf::Rules`] → [`Pda`] (byte level) → composition
-//! with fstc-core's `VocabTrie` ([`GrammarCompiler`], [`compose::Config`]) → token PDA parts,
-//! which fstc-core lays out as a file (kind 1) and walks.
+//! with fstc-core's `VocabTrie` ([`GrammarCompiler`], [`Config`]) → token PDA parts →
+//! the token PDA fstc-core lays out as a file (kind 1) and walks.
 //!
 //! What to expect:
 //!
@@ -37,7 +37,7 @@
 //!
 //! // The paper's Figure 7 vocabulary, plus EOS (id 4): the token PDA's parts.
 //! let vocab = ByteVocabulary::from_strs(&["a", "b", "bb", "aaab"]);
-//! let parts = GrammarCompiler::new().compose(&pda, &VocabTrie::new(&vocab))?;
+//! let parts = GrammarCompiler::new().compose(&pda, &VocabTrie::new(&vocab))?.automaton;
 //! assert_eq!(parts.num_stack_symbols, 1); // the return address `S: "a" S •`
 //! # Ok::<(), fstc_pda::PdaError>(())
 //! ```
@@ -45,7 +45,8 @@
 
 pub mod byte_pda;
 mod compiler;
-pub mod compose;
+mod compose;
+mod config;
 pub mod error;
 pub mod gbnf;
 pub mod grammar;
@@ -53,5 +54,6 @@ mod rtn;
 
 pub use byte_pda::{Edge, Pda, StackSym, MAX_STACK_DEPTH};
 pub use compiler::GrammarCompiler;
+pub use config::Config;
 pub use error::{PdaError, PdaErrorKind};
 pub use grammar::{Grammar, Symbol};

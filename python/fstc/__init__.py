@@ -9,11 +9,11 @@ iff bit t % 32 of word t // 32 is set), ``accept_tokens`` advances. ``fstc.proce
 """
 
 from ._fstc import (
+    AnyAutomaton,
     FstcError,
     LazyAutomaton,
     Matcher,
     SchemaWarning,
-    TokenAutomaton,
     Vocabulary,
     __version__,
     compile_grammar,
@@ -24,11 +24,11 @@ from ._fstc import (
 from .bitmask import allocate_token_bitmask, bitmask_words, unpack_bitmask
 
 __all__ = [
+    "AnyAutomaton",
     "FstcError",
     "LazyAutomaton",
     "Matcher",
     "SchemaWarning",
-    "TokenAutomaton",
     "Vocabulary",
     "__version__",
     "allocate_token_bitmask",

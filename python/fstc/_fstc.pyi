@@ -26,17 +26,17 @@ class Vocabulary:
     def detokenize(self, tokens: Sequence[int]) -> bytes: ...
     def tokenize(self, text: str) -> List[int]: ...
 
-class TokenAutomaton:
-    """A compiled constraint over one vocabulary's token ids (immutable, shareable): a token
-    FSA (``kind == "fsa"``: regexes, JSON Schemas) or a token PDA (``kind == "pda"``:
-    grammars). ``Matcher`` walks both."""
+class AnyAutomaton:
+    """A compiled constraint over one vocabulary's token ids (immutable, shareable), either
+    kind of automaton file: a token FSA (``kind == "fsa"``: regexes, JSON Schemas) or a token
+    PDA (``kind == "pda"``: grammars). ``Matcher`` walks both."""
 
     def save(self, path: Union[str, PathLike[str]]) -> None: ...
     @staticmethod
-    def load(path: Union[str, PathLike[str]]) -> TokenAutomaton: ...
+    def load(path: Union[str, PathLike[str]]) -> AnyAutomaton: ...
     def to_bytes(self) -> bytes: ...
     @staticmethod
-    def from_bytes(data: bytes) -> TokenAutomaton: ...
+    def from_bytes(data: bytes) -> AnyAutomaton: ...
     @property
     def kind(self) -> Literal["fsa", "pda"]: ...
     @property
@@ -60,14 +60,14 @@ class TokenAutomaton:
     @property
     def size_bytes(self) -> int: ...
     def sample(
-        self, n: int, seed: int = 0, max_tokens: int = 64
+        self, count: int, seed: int = 0, max_tokens: int = 64
     ) -> List[Tuple[List[int], bool]]: ...
 
 class LazyAutomaton:
     """A regex or JSON Schema compiled with ``lazy=True``: only the byte DFA is built;
     each state's tokens are composed the first time a matcher reaches it and cached for
     every matcher and copy (thread-safe). ``Matcher`` walks it exactly as the eager
-    ``TokenAutomaton`` of the same constraint. No file form (no ``save``/``to_bytes``)."""
+    ``AnyAutomaton`` of the same constraint. No file form (no ``save``/``to_bytes``)."""
 
     @property
     def kind(self) -> Literal["lazy"]: ...
@@ -82,10 +82,10 @@ class LazyAutomaton:
     @property
     def eos_ids(self) -> List[int]: ...
     def sample(
-        self, n: int, seed: int = 0, max_tokens: int = 64
+        self, count: int, seed: int = 0, max_tokens: int = 64
     ) -> List[Tuple[List[int], bool]]: ...
 
-Automaton = Union[TokenAutomaton, LazyAutomaton]
+Automaton = Union[AnyAutomaton, LazyAutomaton]
 
 @overload
 def compile_regex(
@@ -93,16 +93,18 @@ def compile_regex(
     vocab: Vocabulary,
     *,
     lazy: Literal[False] = False,
+    dialect: Literal["regex", "ecmascript"] = "regex",
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
     image_tokens: Optional[Sequence[int]] = None,
-) -> TokenAutomaton: ...
+) -> AnyAutomaton: ...
 @overload
 def compile_regex(
     pattern: str,
     vocab: Vocabulary,
     *,
     lazy: Literal[True],
+    dialect: Literal["regex", "ecmascript"] = "regex",
     dfa_state_limit: Optional[int] = None,
 ) -> LazyAutomaton: ...
 @overload
@@ -111,6 +113,7 @@ def compile_regex(
     vocab: Vocabulary,
     *,
     lazy: bool,
+    dialect: Literal["regex", "ecmascript"] = "regex",
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
     image_tokens: Optional[Sequence[int]] = None,
@@ -124,7 +127,7 @@ def compile_grammar(
     node_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
     pop_limit: Optional[int] = None,
-) -> TokenAutomaton: ...
+) -> AnyAutomaton: ...
 
 class SchemaWarning:
     """A schema keyword left out under ``lenient=True`` (the automaton does not enforce it)."""
@@ -152,7 +155,7 @@ def compile_json_schema(
     lenient: bool = False,
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
-) -> Tuple[TokenAutomaton, List[SchemaWarning]]: ...
+) -> Tuple[AnyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_json_schema(
     schema: Union[str, bool, Dict[str, Any]],
@@ -162,6 +165,7 @@ def compile_json_schema(
     whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
     max_whitespace: int = 8,
     indent: int = 2,
+    escapes: Literal["canonical", "any"] = "canonical",
     additional_properties: bool = True,
     recursion_depth: Optional[int] = None,
     any_json_depth: Optional[int] = None,
@@ -177,6 +181,7 @@ def compile_json_schema(
     whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
     max_whitespace: int = 8,
     indent: int = 2,
+    escapes: Literal["canonical", "any"] = "canonical",
     additional_properties: bool = True,
     recursion_depth: Optional[int] = None,
     any_json_depth: Optional[int] = None,

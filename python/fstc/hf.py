@@ -1,7 +1,7 @@
 """A Hugging Face transformers ``LogitsProcessor`` backed by fstc.
 
     from fstc.hf import FstcLogitsProcessor
-    processor = FstcLogitsProcessor(automaton)  # a TokenAutomaton or a LazyAutomaton
+    processor = FstcLogitsProcessor(automaton)  # an AnyAutomaton or a LazyAutomaton
     model.generate(**inputs, logits_processor=LogitsProcessorList([processor]))
 
 ``input_ids`` (batch, seq) and ``scores`` (batch, vocab) are torch tensors; numpy arrays

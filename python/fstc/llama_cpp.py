@@ -2,7 +2,7 @@
 
     from llama_cpp import LogitsProcessorList
     from fstc.llama_cpp import FstcLlamaLogitsProcessor
-    processor = FstcLlamaLogitsProcessor(automaton)  # a TokenAutomaton or a LazyAutomaton
+    processor = FstcLlamaLogitsProcessor(automaton)  # an AnyAutomaton or a LazyAutomaton
     llm(prompt, logits_processor=LogitsProcessorList([processor]))
 
 llama-cpp-python calls ``processor(input_ids, scores)`` with every token so far (prompt

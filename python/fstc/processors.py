@@ -14,17 +14,17 @@ from typing import Any, List, Optional, Sequence, Union
 
 import numpy as np
 
-from ._fstc import FstcError, LazyAutomaton, Matcher, TokenAutomaton, fill_bitmasks
+from ._fstc import AnyAutomaton, FstcError, LazyAutomaton, Matcher, fill_bitmasks
 from .bitmask import allocate_token_bitmask, unpack_bitmask
 
 
-Automaton = Union[TokenAutomaton, LazyAutomaton]
+Automaton = Union[AnyAutomaton, LazyAutomaton]
 
 
 class ConstrainedBatch:
     """One matcher per batch row, plus each row's prompt length.
 
-    ``automata`` is one automaton (a ``TokenAutomaton``, or a ``LazyAutomaton`` from
+    ``automata`` is one automaton (an ``AnyAutomaton``, or a ``LazyAutomaton`` from
     ``lazy=True``) for every row, or one per row. The batch size is fixed
     by the first ``update`` when a single automaton is given. Rows whose matcher has
     accepted EOS are finished: their later tokens (padding) are ignored and their logits
@@ -32,7 +32,7 @@ class ConstrainedBatch:
     """
 
     def __init__(self, automata: Union[Automaton, Sequence[Automaton]]):
-        if isinstance(automata, (TokenAutomaton, LazyAutomaton)):
+        if isinstance(automata, (AnyAutomaton, LazyAutomaton)):
             self._shared: Optional[Automaton] = automata
             self._automata: List[Automaton] = []
         else:

@@ -1,8 +1,9 @@
-//! `fstc.TokenAutomaton`: a compiled token FSA or PDA, shared by its matchers.
+//! `fstc.AnyAutomaton`: a compiled token FSA or PDA (fstc-core's `AnyAutomaton`), shared
+//! by its matchers.
 
 use std::path::PathBuf;
 
-use fstc_core::any::{AnyAutomaton, SharedAutomaton};
+use fstc_core::any::{self, SharedAutomaton};
 use fstc_core::automaton::AutomatonKind;
 use fstc_core::format::FormatError;
 use fstc_core::matcher::DynMatcher;
@@ -21,19 +22,19 @@ use crate::errors::fstc_error;
 /// file and tells the kind from its header).
 #[pyclass(module = "fstc", frozen)]
 #[derive(Clone)]
-pub struct TokenAutomaton {
+pub struct AnyAutomaton {
     pub(crate) inner: SharedAutomaton,
 }
 
-impl TokenAutomaton {
+impl AnyAutomaton {
     /// A matcher at the start, through the decoding interface; `stack_limit` bounds a
     /// token PDA's stack (an FSA has none).
     pub(crate) fn start_matcher(&self, stack_limit: Option<usize>) -> Box<dyn DynMatcher> {
         self.inner.matcher(stack_limit)
     }
 
-    pub(crate) fn from_any(any: AnyAutomaton) -> TokenAutomaton {
-        TokenAutomaton {
+    pub(crate) fn from_any(any: any::AnyAutomaton) -> AnyAutomaton {
+        AnyAutomaton {
             inner: SharedAutomaton::from(any),
         }
     }
@@ -60,7 +61,7 @@ fn format_error(e: FormatError) -> PyErr {
 }
 
 #[pymethods]
-impl TokenAutomaton {
+impl AnyAutomaton {
     /// Writes the automaton to a file (the format `fstc compile` writes).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         py.detach(|| self.either(|a| a.write_file(&path), |p| p.write_file(&path)))
@@ -71,9 +72,9 @@ impl TokenAutomaton {
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let any = py
-            .detach(|| AnyAutomaton::read_file(&path))
+            .detach(|| any::AnyAutomaton::read_file(&path))
             .map_err(format_error)?;
-        Ok(TokenAutomaton::from_any(any))
+        Ok(AnyAutomaton::from_any(any))
     }
 
     /// The automaton's file bytes.
@@ -84,8 +85,8 @@ impl TokenAutomaton {
     /// Validates and loads file bytes of either kind (any alignment).
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<Self> {
-        let any = AnyAutomaton::from_bytes_copied(data).map_err(format_error)?;
-        Ok(TokenAutomaton::from_any(any))
+        let any = any::AnyAutomaton::from_bytes_copied(data).map_err(format_error)?;
+        Ok(AnyAutomaton::from_any(any))
     }
 
     /// `"fsa"` (a token FSA: regexes, JSON Schemas) or `"pda"` (a token PDA: grammars).
@@ -162,10 +163,10 @@ impl TokenAutomaton {
     /// Seeded random walks, uniform over the allowed choices at each step (EOS included
     /// where allowed). Returns `(tokens, complete)` pairs; `complete` says the walk ended
     /// with EOS (not included in `tokens`) rather than after `max_tokens`.
-    #[pyo3(signature = (n, seed = 0, max_tokens = 64))]
-    fn sample(&self, n: usize, seed: u64, max_tokens: usize) -> Vec<(Vec<u32>, bool)> {
+    #[pyo3(signature = (count, seed = 0, max_tokens = 64))]
+    fn sample(&self, count: usize, seed: u64, max_tokens: usize) -> Vec<(Vec<u32>, bool)> {
         let mut rng = SplitMix64::new(seed);
-        (0..n)
+        (0..count)
             .map(|_| {
                 let walk = match &self.inner {
                     SharedAutomaton::Fsa(a) => random_walk(a, &mut rng, max_tokens),
@@ -181,7 +182,7 @@ impl TokenAutomaton {
 
     fn __repr__(&self) -> String {
         format!(
-            "TokenAutomaton(kind={:?}, states={}, edges={}, vocab_size={}, bytes={})",
+            "AnyAutomaton(kind={:?}, states={}, edges={}, vocab_size={}, bytes={})",
             self.kind(),
             self.num_states(),
             self.num_edges(),

@@ -2,18 +2,16 @@
 //! composed with a vocabulary into a token PDA by the `pda` crate, exactly as
 //! `fstc compile grammar` does.
 
-use fstc_core::any::AnyAutomaton;
-use fstc_core::token_pda::TokenPda;
-use fstc_pda::compose::Config;
-use fstc_pda::GrammarCompiler;
+use fstc_core::any;
+use fstc_pda::{Config, GrammarCompiler};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::automaton::TokenAutomaton;
+use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
 use crate::vocab::Vocabulary;
 
-/// Compiles a context-free grammar into a token PDA for `vocab` (a `TokenAutomaton` of
+/// Compiles a context-free grammar into a token PDA for `vocab` (an `AnyAutomaton` of
 /// kind `"pda"`, walked by `Matcher` like any other). `syntax` is `"gbnf"` (llama.cpp's)
 /// or `"paper"` (`S → "ab" | "a" S "b"`); one reader takes both, as the CLI's. The limits
 /// are `fstc compile grammar`'s: token PDA nodes before merging, token edges before
@@ -30,7 +28,7 @@ pub fn compile_grammar(
     node_limit: Option<usize>,
     token_edge_limit: Option<usize>,
     pop_limit: Option<usize>,
-) -> PyResult<TokenAutomaton> {
+) -> PyResult<AnyAutomaton> {
     if !matches!(syntax, "gbnf" | "paper") {
         return Err(PyValueError::new_err(format!(
             "syntax must be \"gbnf\" or \"paper\", not {syntax:?}"
@@ -38,20 +36,19 @@ pub fn compile_grammar(
     }
     let mut config = Config::new();
     if let Some(n) = node_limit {
-        config = config.max_nodes(n);
+        config = config.node_limit(n);
     }
     if let Some(n) = token_edge_limit {
-        config = config.max_token_edges(n);
+        config = config.token_edge_limit(n);
     }
     if let Some(n) = pop_limit {
-        config = config.max_pops(n);
+        config = config.pop_limit(n);
     }
-    let pda = py.detach(|| {
-        let parts = GrammarCompiler::new()
-            .configure(config)
-            .compile_with_trie(text, &vocab.trie())
-            .map_err(fstc_error)?;
-        TokenPda::from_parts(parts).map_err(fstc_error)
-    })?;
-    Ok(TokenAutomaton::from_any(AnyAutomaton::Pda(pda)))
+    let compiler = GrammarCompiler::new().configure(config);
+    let compiled = py
+        .detach(|| compiler.compile_with_trie(text, &vocab.trie()))
+        .map_err(fstc_error)?;
+    Ok(AnyAutomaton::from_any(any::AnyAutomaton::Pda(
+        compiled.automaton,
+    )))
 }

@@ -1,13 +1,14 @@
 //! `fstc.compile_json_schema`: a JSON Schema (text or Python object) into a token automaton
 //! through `fstc-json`, with the keywords left out under `lenient` as `SchemaWarning`s.
 
-use fstc_core::any::AnyAutomaton;
-use fstc_json::{Escapes, JsonSchemaCompiler, Warning, Whitespace};
+use fstc_core::any;
+use fstc_core::compiled::Warning;
+use fstc_json::{Config, Escapes, JsonSchemaCompiler, Whitespace};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use crate::automaton::TokenAutomaton;
+use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
 use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
 use crate::vocab::Vocabulary;
@@ -68,9 +69,7 @@ fn schema_text(schema: &Bound<'_, PyAny>) -> PyResult<String> {
 /// The whitespace style named by `whitespace`.
 fn whitespace(name: &str, max_whitespace: usize, indent: usize) -> PyResult<Whitespace> {
     match name {
-        "flexible" => Ok(Whitespace::Flexible {
-            max: max_whitespace,
-        }),
+        "flexible" => Ok(Whitespace::Flexible { max_whitespace }),
         "compact" => Ok(Whitespace::Compact),
         "pretty" => Ok(Whitespace::Pretty { indent }),
         other => Err(PyValueError::new_err(format!(
@@ -91,7 +90,7 @@ fn escapes(name: &str) -> PyResult<Escapes> {
 }
 
 /// Compiles a JSON Schema (draft 2020-12, with draft-07 spellings) into a token automaton
-/// for `vocab`; returns `(automaton, warnings)`. `schema` is JSON text or a Python object
+/// for `vocab`; returns `(automaton, warnings)`: an `AnyAutomaton` (a token FSA). `schema` is JSON text or a Python object
 /// (`dict`, `bool`) that `json.dumps` accepts. The automaton admits the JSON texts valid
 /// under the schema in one output form: properties in schema order, string escapes
 /// `escapes` "canonical" (one spelling per string, as `json.dumps(ensure_ascii=False)`
@@ -128,19 +127,19 @@ pub fn compile_json_schema(
     token_edge_limit: Option<usize>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     let text = schema_text(schema)?;
-    let mut compiler = JsonSchemaCompiler::new()
+    let mut config = Config::new()
         .whitespace(self::whitespace(whitespace, max_whitespace, indent)?)
         .escapes(self::escapes(escapes)?)
         .additional_properties(additional_properties)
         .lenient(lenient);
     if let Some(depth) = recursion_depth {
-        compiler = compiler.recursion_depth(depth);
+        config = config.recursion_depth(depth);
     }
     if let Some(depth) = any_json_depth {
-        compiler = compiler.any_json_depth(depth);
+        config = config.any_json_depth(depth);
     }
     if let Some(limit) = dfa_state_limit {
-        compiler = compiler.dfa_state_limit(limit);
+        config = config.dfa_state_limit(limit);
     }
     if lazy {
         refuse_eager_options(&[(
@@ -148,6 +147,7 @@ pub fn compile_json_schema(
             token_edge_limit.is_some(),
             "bounds the token edges composed up front",
         )])?;
+        let compiler = JsonSchemaCompiler::new().configure(config);
         let (compiled, fingerprint) = py
             .detach(|| {
                 let trie = vocab.trie();
@@ -159,14 +159,15 @@ pub fn compile_json_schema(
         return Ok((automaton, schema_warnings(compiled.warnings)));
     }
     if let Some(limit) = token_edge_limit {
-        compiler = compiler.token_edge_limit(limit);
+        config = config.token_edge_limit(limit);
     }
+    let compiler = JsonSchemaCompiler::new().configure(config);
     let compiled = py
         .detach(|| compiler.compile_with_trie(&text, &vocab.trie()))
         .map_err(fstc_error)?;
-    let automaton = TokenAutomaton::from_any(AnyAutomaton::Fsa(compiled.automaton));
+    let automaton = AnyAutomaton::from_any(any::AnyAutomaton::Fsa(compiled.automaton));
     Ok((
-        EitherAutomaton::Token(automaton),
+        EitherAutomaton::Any(automaton),
         schema_warnings(compiled.warnings),
     ))
 }

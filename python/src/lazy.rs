@@ -7,7 +7,7 @@ use fstc_core::sample::{random_matcher_walk, SplitMix64};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::automaton::TokenAutomaton;
+use crate::automaton::AnyAutomaton;
 
 /// A regex or JSON Schema compiled with `lazy=True`: only the byte DFA is built, and each
 /// state's allowed tokens are composed (one walk of the vocabulary trie) the first time a
@@ -15,7 +15,7 @@ use crate::automaton::TokenAutomaton;
 /// threads. The choice for a constraint used once (a schema per request): compiling it
 /// and filling the first mask is several times faster than an eager compile, while the
 /// first visit of each state costs a trie walk (tenths of a millisecond to a few on
-/// 128k-152k vocabularies). `Matcher` walks it exactly as the eager `TokenAutomaton` of
+/// 128k-152k vocabularies). `Matcher` walks it exactly as the eager `AnyAutomaton` of
 /// the same constraint. It has no file form: there is no `save`/`to_bytes`; compile
 /// without `lazy` to store an automaton.
 #[pyclass(module = "fstc", frozen)]
@@ -38,7 +38,7 @@ impl LazyAutomaton {
 
 #[pymethods]
 impl LazyAutomaton {
-    /// `"lazy"` (a `TokenAutomaton` says `"fsa"` or `"pda"`).
+    /// `"lazy"` (an `AnyAutomaton` says `"fsa"` or `"pda"`).
     #[getter]
     fn kind(&self) -> &'static str {
         "lazy"
@@ -76,20 +76,20 @@ impl LazyAutomaton {
     }
 
     /// Seeded random walks, uniform over the allowed choices at each step (EOS included
-    /// where allowed), as `TokenAutomaton.sample`: `(tokens, complete)` pairs. The states
+    /// where allowed), as `AnyAutomaton.sample`: `(tokens, complete)` pairs. The states
     /// walked through are composed and cached. The GIL is released.
-    #[pyo3(signature = (n, seed = 0, max_tokens = 64))]
+    #[pyo3(signature = (count, seed = 0, max_tokens = 64))]
     fn sample(
         &self,
         py: Python<'_>,
-        n: usize,
+        count: usize,
         seed: u64,
         max_tokens: usize,
     ) -> Vec<(Vec<u32>, bool)> {
         py.detach(|| {
             let mut rng = SplitMix64::new(seed);
             let eos = self.inner.eos_ids();
-            (0..n)
+            (0..count)
                 .map(|_| {
                     let mut m = self.inner.start_matcher();
                     let walk = random_matcher_walk(&mut m, eos, &mut rng, max_tokens);
@@ -113,7 +113,7 @@ impl LazyAutomaton {
 #[derive(Clone, IntoPyObject)]
 pub enum EitherAutomaton {
     /// Composed up front (a file can hold it).
-    Token(TokenAutomaton),
+    Any(AnyAutomaton),
     /// Composed state by state as matchers reach them.
     Lazy(LazyAutomaton),
 }
@@ -121,14 +121,14 @@ pub enum EitherAutomaton {
 impl EitherAutomaton {
     /// `automaton` as either kind, else a `TypeError` naming what it is.
     pub(crate) fn extract(automaton: &Bound<'_, PyAny>) -> PyResult<EitherAutomaton> {
-        if let Ok(a) = automaton.cast::<TokenAutomaton>() {
-            return Ok(EitherAutomaton::Token(a.get().clone()));
+        if let Ok(a) = automaton.cast::<AnyAutomaton>() {
+            return Ok(EitherAutomaton::Any(a.get().clone()));
         }
         if let Ok(a) = automaton.cast::<LazyAutomaton>() {
             return Ok(EitherAutomaton::Lazy(a.get().clone()));
         }
         Err(PyTypeError::new_err(format!(
-            "expected a TokenAutomaton or a LazyAutomaton, got {}",
+            "expected an AnyAutomaton or a LazyAutomaton, got {}",
             automaton.get_type().name()?
         )))
     }
@@ -142,7 +142,7 @@ impl EitherAutomaton {
     /// A matcher at the start; `stack_limit` bounds a token PDA's stack.
     pub(crate) fn start_matcher(&self, stack_limit: Option<usize>) -> Box<dyn DynMatcher> {
         match self {
-            EitherAutomaton::Token(a) => a.start_matcher(stack_limit),
+            EitherAutomaton::Any(a) => a.start_matcher(stack_limit),
             EitherAutomaton::Lazy(a) => a.start_matcher(),
         }
     }

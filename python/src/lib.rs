@@ -2,9 +2,9 @@
 //!
 //! The Python package re-exports these classes from `fstc`. The serving API follows what
 //! inference servers already call (vLLM's structured-output grammar): a [`matcher::Matcher`]
-//! per sequence over a shared, immutable [`automaton::TokenAutomaton`], bitmasks filled
+//! per sequence over a shared, immutable [`automaton::AnyAutomaton`], bitmasks filled
 //! into caller-owned int32 arrays, and a batch fill that runs in parallel without the GIL.
-//! Every constraint kind is a `compile_*` function returning a `TokenAutomaton`
+//! Every constraint kind is a `compile_*` function returning an `AnyAutomaton`
 //! (`compile_regex`, `compile_json_schema`: token FSAs; `compile_grammar`: a token PDA),
 //! or with `lazy=True` (regexes, schemas) a `LazyAutomaton` composed state by state; a
 //! `Matcher` walks any of them through fstc-core's `Matcher` interface. Compiles share one
@@ -28,7 +28,7 @@ fn _fstc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FstcError", m.py().get_type::<errors::FstcError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<vocab::Vocabulary>()?;
-    m.add_class::<automaton::TokenAutomaton>()?;
+    m.add_class::<automaton::AnyAutomaton>()?;
     m.add_class::<lazy::LazyAutomaton>()?;
     m.add_class::<matcher::Matcher>()?;
     m.add_class::<json::SchemaWarning>()?;

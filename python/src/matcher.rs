@@ -51,7 +51,7 @@ impl Matcher {
 
 #[pymethods]
 impl Matcher {
-    /// A matcher at the start state of `automaton` (a `TokenAutomaton` or a
+    /// A matcher at the start state of `automaton` (an `AnyAutomaton` or a
     /// `LazyAutomaton`). `stack_limit` bounds a token PDA's stack (default 10,000
     /// symbols): masks leave out a token that would push past it, and `accept_tokens`
     /// given one raises `FstcError`. An FSA has no stack and ignores it.
@@ -193,7 +193,7 @@ impl Matcher {
         self.inner.vocab_size()
     }
 
-    /// The automaton being matched (a `TokenAutomaton` or a `LazyAutomaton`).
+    /// The automaton being matched (an `AnyAutomaton` or a `LazyAutomaton`).
     #[getter]
     fn automaton(&self) -> EitherAutomaton {
         self.automaton.clone()

@@ -39,19 +39,19 @@ def test_save_load_and_corrupt_files(bytelevel, tmp_path):
     a = fstc.compile_regex(r"[0-9]{3}", bytelevel)
     path = tmp_path / "a.fstc"
     a.save(path)
-    b = fstc.TokenAutomaton.load(str(path))
+    b = fstc.AnyAutomaton.load(str(path))
     assert b.to_bytes() == a.to_bytes() == path.read_bytes()
-    c = fstc.TokenAutomaton.from_bytes(a.to_bytes())
+    c = fstc.AnyAutomaton.from_bytes(a.to_bytes())
     assert (c.num_states, c.num_edges, c.vocab_size, c.eos_ids, c.vocab_fingerprint) == (
         a.num_states, a.num_edges, a.vocab_size, a.eos_ids, bytelevel.fingerprint,
     )
     assert a.size_bytes == len(a.to_bytes())
     with pytest.raises(OSError):
-        fstc.TokenAutomaton.load(tmp_path / "missing.fstc")
+        fstc.AnyAutomaton.load(tmp_path / "missing.fstc")
     with pytest.raises(fstc.FstcError):
-        fstc.TokenAutomaton.from_bytes(b"")
+        fstc.AnyAutomaton.from_bytes(b"")
     with pytest.raises(fstc.FstcError, match="not an fstc token automaton"):
-        fstc.TokenAutomaton.from_bytes(b"x" * 64)
+        fstc.AnyAutomaton.from_bytes(b"x" * 64)
     data = a.to_bytes()
     rng = random.Random(5)
     for _ in range(200):
@@ -64,7 +64,7 @@ def test_save_load_and_corrupt_files(bytelevel, tmp_path):
         else:
             mutated.insert(rng.randrange(len(mutated)), rng.randrange(256))
         with pytest.raises(fstc.FstcError):
-            fstc.TokenAutomaton.from_bytes(bytes(mutated))
+            fstc.AnyAutomaton.from_bytes(bytes(mutated))
 
 
 def test_matcher_errors(bytelevel):

@@ -274,7 +274,7 @@ def test_lazy_errors_are_clean(bytelevel):
                                           lazy=True), fstc.FstcError, r"`uniqueItems` at the schema root \(#\)"),
         (lambda: fstc.compile_json_schema({"type": "string"}, bytelevel, lazy=True,
                                           token_edge_limit=5), ValueError, "token_edge_limit"),
-        (lambda: fstc.Matcher("not an automaton"), TypeError, "TokenAutomaton or a LazyAutomaton"),
+        (lambda: fstc.Matcher("not an automaton"), TypeError, "an AnyAutomaton or a LazyAutomaton"),
     ]
     for call, error, words in cases:
         with pytest.raises(error, match=words):

@@ -177,3 +177,20 @@ def test_forced_tokens_are_the_single_choices(bytelevel):
             probe = fstc.Matcher(automaton)
             assert probe.accept_tokens(tokens[: m.num_accepted] + forced)
             assert m.accept_tokens([t])
+
+
+def test_dialect_reads_the_pattern_as_the_cli_does(gpt2):
+    """``dialect="ecmascript"`` (JSON Schema's ``pattern``): ``\\d`` is ASCII only, while the
+    default dialect's ``\\d`` is every Unicode digit, as ``fstc compile regex --dialect``."""
+
+    def accepts(automaton, text):
+        m = fstc.Matcher(automaton)
+        return m.accept_tokens(gpt2.tokenize(text)) and m.is_accepting()
+
+    for lazy in (False, True):
+        unicode = fstc.compile_regex(r"\d{2}", gpt2, lazy=lazy)
+        ascii_only = fstc.compile_regex(r"\d{2}", gpt2, lazy=lazy, dialect="ecmascript")
+        assert accepts(unicode, "42") and accepts(ascii_only, "42")
+        assert accepts(unicode, "\u0663\u0664") and not accepts(ascii_only, "\u0663\u0664")
+    with pytest.raises(ValueError, match="dialect"):
+        fstc.compile_regex("a", gpt2, dialect="pcre")

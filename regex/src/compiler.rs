@@ -2,10 +2,10 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use fstc_core::automaton::{Terminal, TokenAutomaton};
 use fstc_core::bytes::{ByteDfa, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
+use fstc_core::compiled::{CompileStats, Compiled};
 use fstc_core::compose::{compose_classes_with_trie, ComposeError, ComposeLimits};
 use fstc_core::lazy::LazyAutomaton;
 use fstc_core::parts::PartsError;
@@ -17,7 +17,7 @@ use crate::{Dialect, RegexBuilder, RegexError};
 /// Compiles regular expressions into token automata for one vocabulary at a time.
 ///
 /// Configured by value, as regex-automata's builders are: `RegexCompiler::new()
-/// .configure(RegexCompiler::config().dfa_state_limit(1000))`. The limits turn state
+/// .configure(Config::new().dfa_state_limit(1000))`. The limits turn state
 /// explosions into errors instead of exhausted memory: the byte DFA of the pattern may have
 /// at most `dfa_state_limit` states, the token automaton at most `token_edge_limit` edges.
 #[derive(Clone, Debug, Default)]
@@ -103,29 +103,10 @@ impl Config {
     }
 }
 
-/// How long each stage of a compile took, and how big its results were.
-#[derive(Clone, Debug, Default)]
-pub struct CompileStats {
-    /// Time to parse the pattern and build the minimized byte DFA.
-    pub byte_dfa_time: Duration,
-    /// States of the byte DFA.
-    pub byte_dfa_states: usize,
-    /// Time to compose the byte DFA with the vocabulary, trim and minimize.
-    pub compose_time: Duration,
-    /// Time to lay the automaton out in its word array (the file format).
-    pub layout_time: Duration,
-}
-
 impl RegexCompiler {
     /// A compiler with the default options.
     pub fn new() -> RegexCompiler {
         RegexCompiler::default()
-    }
-
-    /// A configuration with every option at its default, to give to
-    /// [`configure`](Self::configure).
-    pub fn config() -> Config {
-        Config::new()
     }
 
     /// The compiler with the options set in `config` replacing its own.
@@ -139,26 +120,6 @@ impl RegexCompiler {
         &self.config
     }
 
-    /// Shorthand for `configure(RegexCompiler::config().dfa_state_limit(limit))`.
-    pub fn dfa_state_limit(self, limit: usize) -> RegexCompiler {
-        self.configure(Config::new().dfa_state_limit(limit))
-    }
-
-    /// Shorthand for `configure(RegexCompiler::config().token_edge_limit(limit))`.
-    pub fn token_edge_limit(self, limit: usize) -> RegexCompiler {
-        self.configure(Config::new().token_edge_limit(limit))
-    }
-
-    /// Shorthand for `configure(RegexCompiler::config().dialect(dialect))`.
-    pub fn dialect(self, dialect: Dialect) -> RegexCompiler {
-        self.configure(Config::new().dialect(dialect))
-    }
-
-    /// Shorthand for `configure(RegexCompiler::config().image_tokens(ids))`.
-    pub fn image_tokens(self, ids: impl IntoIterator<Item = u32>) -> RegexCompiler {
-        self.configure(Config::new().image_tokens(ids))
-    }
-
     /// The token set of terminal `kind` over the vocabulary of `trie`.
     fn terminal(&self, kind: TerminalKind, trie: &VocabTrie) -> Result<Terminal, BuildError> {
         let mask = match kind {
@@ -169,7 +130,7 @@ impl RegexCompiler {
                 if image_tokens.is_empty() {
                     return Err(BuildError::terminal(
                         "the pattern uses (?P<IMAGE>) but no image token ids were given \
-                         (RegexCompiler::image_tokens, or `fstc compile --image-tokens`)"
+                         (Config::image_tokens, or `fstc compile regex --image-tokens`)"
                             .into(),
                     ));
                 }
@@ -206,80 +167,91 @@ impl RegexCompiler {
         }
     }
 
-    /// Compiles `pattern` (full-match semantics) for `vocab`.
-    pub fn compile<V>(&self, pattern: &str, vocab: &V) -> Result<TokenAutomaton, BuildError>
+    /// The byte DFA of `pattern` within the state limit, in the configured dialect.
+    fn byte_dfa(&self, pattern: &str) -> Result<ByteDfa, BuildError> {
+        RegexBuilder::new()
+            .state_limit(self.config.get_dfa_state_limit())
+            .dialect(self.config.get_dialect())
+            .build(pattern)
+            .map_err(BuildError::regex)
+    }
+
+    /// Compiles `pattern` (full-match semantics) for `vocab`, building the vocabulary trie
+    /// first (a phase of its own): to compile many patterns for one vocabulary, build it
+    /// once and use [`compile_with_trie`](Self::compile_with_trie).
+    pub fn compile<V>(
+        &self,
+        pattern: &str,
+        vocab: &V,
+    ) -> Result<Compiled<TokenAutomaton>, BuildError>
     where
         V: TokenVocabulary + ?Sized,
     {
-        let trie = VocabTrie::new(vocab);
-        self.compile_with_trie(pattern, &trie)
-            .map(|(automaton, _)| automaton)
+        let mut stats = CompileStats::new();
+        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
+        let mut compiled = self.compile_with_trie(pattern, &trie)?;
+        stats.extend(compiled.stats);
+        compiled.stats = stats;
+        Ok(compiled)
     }
 
-    /// Compiles `pattern` reusing a vocabulary trie built once, and reports stage timings.
+    /// Compiles `pattern` reusing a vocabulary trie built once: the byte DFA, the
+    /// composition and the layout, each a phase.
     pub fn compile_with_trie(
         &self,
         pattern: &str,
         trie: &VocabTrie,
-    ) -> Result<(TokenAutomaton, CompileStats), BuildError> {
-        let mut stats = CompileStats::default();
-        let started = Instant::now();
-        let dfa = RegexBuilder::new()
-            .state_limit(self.config.get_dfa_state_limit())
-            .dialect(self.config.get_dialect())
-            .build(pattern)
-            .map_err(BuildError::regex)?;
-        stats.byte_dfa_time = started.elapsed();
-        let (automaton, rest) = self.compile_dfa_with_trie(&dfa, pattern, trie)?;
-        stats.byte_dfa_states = rest.byte_dfa_states;
-        stats.compose_time = rest.compose_time;
-        stats.layout_time = rest.layout_time;
-        Ok((automaton, stats))
+    ) -> Result<Compiled<TokenAutomaton>, BuildError> {
+        let mut stats = CompileStats::new();
+        let dfa = stats.time("byte DFA", || self.byte_dfa(pattern))?;
+        let mut compiled = self.compile_dfa_with_trie(&dfa, pattern, trie)?;
+        stats.extend(compiled.stats);
+        compiled.stats = stats;
+        Ok(compiled)
     }
 
     /// Composes a byte DFA built elsewhere (by [`fstc_core::bytes::Algebra`], or a
     /// [`RegexBuilder`] with automata) with the vocabulary of `trie`; `source` names it
-    /// in errors. The stats have no byte-DFA time.
+    /// in errors. The phases are the composition and the layout.
     pub fn compile_dfa_with_trie(
         &self,
         dfa: &ByteDfa,
         source: &str,
         trie: &VocabTrie,
-    ) -> Result<(TokenAutomaton, CompileStats), BuildError> {
-        let mut stats = CompileStats {
-            byte_dfa_states: dfa.num_states(),
-            ..CompileStats::default()
-        };
-        let started = Instant::now();
-        let mut parts = compose_classes_with_trie(dfa, trie, &self.limits())
-            .map_err(|e| BuildError::compose(source, e))?;
-        parts.terminals = dfa
-            .terminals()
-            .iter()
-            .map(|&kind| self.terminal(kind, trie))
-            .collect::<Result<_, _>>()?;
-        stats.compose_time = started.elapsed();
-
-        let started = Instant::now();
-        let automaton = TokenAutomaton::from_class_parts(parts).map_err(BuildError::parts)?;
-        stats.layout_time = started.elapsed();
-        Ok((automaton, stats))
+    ) -> Result<Compiled<TokenAutomaton>, BuildError> {
+        let mut stats = CompileStats::new();
+        stats.set_count("byte DFA states", dfa.num_states());
+        let parts = stats.time("composition", || {
+            let mut parts = compose_classes_with_trie(dfa, trie, &self.limits())
+                .map_err(|e| BuildError::compose(source, e))?;
+            parts.terminals = dfa
+                .terminals()
+                .iter()
+                .map(|&kind| self.terminal(kind, trie))
+                .collect::<Result<_, _>>()?;
+            Ok::<_, BuildError>(parts)
+        })?;
+        let automaton = stats
+            .time("layout", || TokenAutomaton::from_class_parts(parts))
+            .map_err(BuildError::parts)?;
+        stats.count_automaton(&automaton);
+        Ok(Compiled::new(automaton, stats))
     }
 
     /// Compiles `pattern` for lazy matching: only the byte DFA is built; each state's
-    /// tokens are composed when a walk first reaches it (see [`crate::lazy`]). For one-off
+    /// tokens are composed when a walk first reaches it (see [`fstc_core::lazy`]). For one-off
     /// patterns; patterns with terminal labels are refused (compile those eagerly).
     pub fn compile_lazy(
         &self,
         pattern: &str,
         trie: Arc<VocabTrie>,
-    ) -> Result<LazyAutomaton, BuildError> {
-        let dfa = RegexBuilder::new()
-            .state_limit(self.config.get_dfa_state_limit())
-            .dialect(self.config.get_dialect())
-            .build(pattern)
-            .map_err(BuildError::regex)?;
-        self.compile_dfa_lazy(&dfa, pattern, trie)
+    ) -> Result<Compiled<LazyAutomaton>, BuildError> {
+        let mut stats = CompileStats::new();
+        let dfa = stats.time("byte DFA", || self.byte_dfa(pattern))?;
+        let mut compiled = self.compile_dfa_lazy(&dfa, pattern, trie)?;
+        stats.extend(compiled.stats);
+        compiled.stats = stats;
+        Ok(compiled)
     }
 
     /// [`compile_lazy`](Self::compile_lazy) for a byte DFA built elsewhere; `source`
@@ -289,8 +261,13 @@ impl RegexCompiler {
         dfa: &ByteDfa,
         source: &str,
         trie: Arc<VocabTrie>,
-    ) -> Result<LazyAutomaton, BuildError> {
-        LazyAutomaton::new(dfa, trie).map_err(|e| BuildError::compose(source, e))
+    ) -> Result<Compiled<LazyAutomaton>, BuildError> {
+        let mut stats = CompileStats::new();
+        stats.set_count("byte DFA states", dfa.num_states());
+        let automaton = stats
+            .time("lazy automaton", || LazyAutomaton::new(dfa, trie))
+            .map_err(|e| BuildError::compose(source, e))?;
+        Ok(Compiled::new(automaton, stats))
     }
 }
 
@@ -384,9 +361,8 @@ mod tests {
     #[test]
     fn configure_replaces_only_the_options_it_sets() {
         let compiler = RegexCompiler::new()
-            .dfa_state_limit(5)
-            .image_tokens([3, 1, 3])
-            .configure(RegexCompiler::config().token_edge_limit(7));
+            .configure(Config::new().dfa_state_limit(5).image_tokens([3, 1, 3]))
+            .configure(Config::new().token_edge_limit(7));
         let config = compiler.get_config();
         assert_eq!(config.get_dfa_state_limit(), 5);
         assert_eq!(config.get_token_edge_limit(), 7);

@@ -29,7 +29,7 @@ mod graph;
 mod look;
 mod nfa;
 
-pub use compiler::{BuildError, BuildErrorKind, CompileStats, Config, RegexCompiler};
+pub use compiler::{BuildError, BuildErrorKind, Config, RegexCompiler};
 pub use extensions::{ExtensionInfo, EXTENSIONS};
 pub use fragments::{QUOTED_TEXT_REGEX, UNQUOTED_TEXT_REGEX};
 

@@ -140,7 +140,8 @@ mod tests {
         let vocab = figure4_vocabulary();
         let compiled = RegexCompiler::new()
             .compile(FIGURE5_PATTERN, &vocab)
-            .unwrap();
+            .unwrap()
+            .automaton;
         let want = AutomatonParts {
             vocab_fingerprint: fingerprint(&vocab),
             ..figure5_parts()

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use fstc_regex::CompileStats;
 use fstc_benches::report::{ms, ratio, show_bytes, us, EngineResult, Mismatch};
 use fstc_benches::vocab::Disagreement;
+use fstc_core::compiled::CompileStats;
 
 pub struct CaseResult {
     pub name: &'static str,
@@ -140,13 +140,14 @@ pub fn print_vocab(v: &VocabResult) {
             }
         );
         let stages = &case.fstc_stages;
+        let phase = |name: &str| ms(stages.phase(name).unwrap_or_default());
         println!(
             "  - fstc compile stages (first run): byte DFA {} ms ({} states), \
              compose + minimize {} ms, layout {} ms",
-            ms(stages.byte_dfa_time),
-            stages.byte_dfa_states,
-            ms(stages.compose_time),
-            ms(stages.layout_time)
+            phase("byte DFA"),
+            stages.count("byte DFA states").unwrap_or_default(),
+            phase("composition"),
+            phase("layout")
         );
     }
 

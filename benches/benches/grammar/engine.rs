@@ -4,9 +4,9 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
-use fstc_core::vocab::VocabTrie;
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::token_pda::TokenPda;
+use fstc_core::vocab::VocabTrie;
 use fstc_pda::GrammarCompiler;
 
 use fstc_benches::walk::Event;
@@ -27,10 +27,10 @@ pub struct Compiled {
 /// per-vocabulary setup is not timed either) and lays it out as the file decoders load.
 pub fn compile(gbnf: &str, trie: &VocabTrie) -> Result<Compiled> {
     let started = Instant::now();
-    let parts = GrammarCompiler::new()
+    let tpda = GrammarCompiler::new()
         .compile_with_trie(gbnf, trie)
-        .map_err(|e| anyhow!("fstc cannot compile the grammar: {e}"))?;
-    let tpda = TokenPda::from_parts(parts).map_err(|e| anyhow!("fstc token PDA layout: {e}"))?;
+        .map_err(|e| anyhow!("fstc cannot compile the grammar: {e}"))?
+        .automaton;
     let time = started.elapsed();
     let pop_edges: usize = (0..tpda.num_nodes()).map(|n| tpda.pops(n).count()).sum();
     let shape = format!(

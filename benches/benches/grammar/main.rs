@@ -10,8 +10,6 @@ mod samples;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use fstc_core::vocab::VocabTrie;
-use fstc_core::pda_walker::PdaWalker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc;
 use fstc_benches::peers::{self, Llguidance};
@@ -21,6 +19,8 @@ use fstc_benches::report::{
 };
 use fstc_benches::vocab::{self, LoadedVocab};
 use fstc_benches::walk::{fastest, measure, schedule, Constraint, Event};
+use fstc_core::pda_walker::PdaWalker;
+use fstc_core::vocab::VocabTrie;
 use llguidance::api::TopLevelGrammar;
 
 use crate::samples::{nesting_depth, GrammarCase, GRAMMAR_CASES};
@@ -56,8 +56,8 @@ fn real_main() -> Result<()> {
     }
     println!("# Grammars\n");
     println!(
-        "fstc: the GBNF file composed into a token PDA (`GrammarCompiler::compile_with_trie` + \
-         `TokenPda::from_parts`), walked by a `PdaWalker` through `Matcher`; llguidance: the same language in its Lark syntax \
+        "fstc: the GBNF file composed into a token PDA (`GrammarCompiler::compile_with_trie`), \
+         walked by a `PdaWalker` through `Matcher`; llguidance: the same language in its Lark syntax \
          (`TopLevelGrammar::from_lark`). Walks nest at least 10 deep."
     );
     for name in &options.vocabs {

@@ -12,8 +12,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use fstc_core::vocab::VocabTrie;
-use fstc_core::walker::Walker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc::{self, Fstc};
 use fstc_benches::peers::{self, Llguidance, Outlines};
@@ -23,6 +21,11 @@ use fstc_benches::report::{
 };
 use fstc_benches::vocab::{self, LoadedVocab};
 use fstc_benches::walk::{fastest, measure, schedule, Event};
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiled::Compiled;
+use fstc_core::lazy::LazyAutomaton;
+use fstc_core::vocab::VocabTrie;
+use fstc_core::walker::Walker;
 use llguidance::api::TopLevelGrammar;
 use serde_json::Value;
 
@@ -208,9 +211,11 @@ fn goals(
 
 /// fstc's compiler as the table header says: compact, lenient.
 fn fstc_compiler() -> fstc_json::JsonSchemaCompiler {
-    fstc_json::JsonSchemaCompiler::new()
-        .whitespace(fstc_json::Whitespace::Compact)
-        .lenient(true)
+    fstc_json::JsonSchemaCompiler::new().configure(
+        fstc_json::Config::new()
+            .whitespace(fstc_json::Whitespace::Compact)
+            .lenient(true),
+    )
 }
 
 fn run_fstc(
@@ -221,7 +226,7 @@ fn run_fstc(
     options: &Options,
 ) -> Result<Row> {
     let compiler = fstc_compiler();
-    let compile = || -> Result<(fstc_json::Compiled, Duration)> {
+    let compile = || -> Result<(Compiled<TokenAutomaton>, Duration)> {
         let started = Instant::now();
         let compiled = compiler
             .compile_with_trie(schema, trie)
@@ -235,13 +240,15 @@ fn run_fstc(
     let mut result = measure("fstc", &mut engine, first, artifact, events, width);
     result.compile = fastest(first, options.compile_runs, compile)?;
     let s = &compiled.stats;
+    let phase = |name: &str| ms(s.phase(name).unwrap_or_default());
     let note = format!(
-        "{} states; byte DFA {} ms ({} states), compose {} ms, layout {} ms{}",
+        "{} states; schema translation {} ms, byte DFA {} ms ({} states), compose {} ms, layout {} ms{}",
         automaton.num_states(),
-        ms(s.byte_dfa_time),
-        s.byte_dfa_states,
-        ms(s.compose_time),
-        ms(s.layout_time),
+        phase("schema translation"),
+        phase("byte DFA"),
+        s.count("byte DFA states").unwrap_or_default(),
+        phase("composition"),
+        phase("layout"),
         if compiled.warnings.is_empty() {
             String::new()
         } else {
@@ -265,7 +272,7 @@ fn run_fstc_lazy(
     options: &Options,
 ) -> Result<Row> {
     let compiler = fstc_compiler();
-    let compile = || -> Result<(fstc_json::LazyCompiled, Duration)> {
+    let compile = || -> Result<(Compiled<LazyAutomaton>, Duration)> {
         let started = Instant::now();
         let compiled = compiler
             .compile_lazy(schema, trie.clone())
@@ -276,10 +283,12 @@ fn run_fstc_lazy(
     let automaton = &compiled.automaton;
     let mut engine = Fstc(automaton.start_matcher());
     let mut result = measure("fstc (lazy)", &mut engine, first, None, events, width);
+    let s = &compiled.stats;
     let note = format!(
-        "byte DFA {} ms ({} states); {} states composed along the walk; no file",
-        ms(compiled.byte_dfa_time),
-        compiled.byte_dfa_states,
+        "schema translation and byte DFA {} ms ({} states); {} states composed along the walk; no file",
+        ms(s.phase("schema translation").unwrap_or_default()
+            + s.phase("byte DFA").unwrap_or_default()),
+        s.count("byte DFA states").unwrap_or_default(),
         automaton.num_cached_states()
     );
     drop(engine);

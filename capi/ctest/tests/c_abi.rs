@@ -184,7 +184,10 @@ fn work_dir() -> PathBuf {
 /// The automaton of `pattern` over the byte-level fixture, also written to `NAME.fstc`.
 fn fixture_automaton(pattern: &str, name: &str) -> (TokenAutomaton, PathBuf) {
     let vocab = fixture_vocab();
-    let automaton = RegexCompiler::new().compile(pattern, &vocab).unwrap();
+    let automaton = RegexCompiler::new()
+        .compile(pattern, &vocab)
+        .unwrap()
+        .automaton;
     assert_eq!(automaton.vocab_size() as usize, vocab.len());
     let file = work_dir().join(format!("{name}.fstc"));
     std::fs::write(&file, automaton.to_bytes()).unwrap();
@@ -199,10 +202,10 @@ fn fixture_vocab() -> Vocabulary {
 /// The token PDA of a GBNF grammar over the byte-level fixture, also written to `NAME.fstc`.
 fn fixture_pda(grammar: &str, name: &str) -> (TokenPda, PathBuf) {
     let vocab = fixture_vocab();
-    let parts = fstc_pda::GrammarCompiler::new()
+    let pda = fstc_pda::GrammarCompiler::new()
         .compile(grammar, &vocab)
-        .unwrap();
-    let pda = TokenPda::from_parts(parts).unwrap();
+        .unwrap()
+        .automaton;
     let file = work_dir().join(format!("{name}.fstc"));
     std::fs::write(&file, pda.to_bytes()).unwrap();
     (pda, file)

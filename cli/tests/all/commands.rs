@@ -43,8 +43,19 @@ fn compile_info_and_stats() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let stats = stderr(&out);
+    // The compiler's own phases and sizes, as it measured them.
     assert!(stats.contains("compile: "), "{stats}");
-    assert!(stats.contains("states"), "{stats}");
+    for phase in ["(byte DFA ", ", composition ", ", layout "] {
+        assert!(stats.contains(phase), "{phase}: {stats}");
+    }
+    let automaton = fstc_core::automaton::TokenAutomaton::read_file(&out_path).unwrap();
+    for size in [
+        format!(", {} states, ", automaton.num_states()),
+        format!(", {} edges, ", automaton.num_edges()),
+        format!(", {} bytes", automaton.to_bytes().len()),
+    ] {
+        assert!(stats.contains(&size), "{size}: {stats}");
+    }
 
     let out = fstc(&["info", out_path.to_str().unwrap()]);
     assert!(out.status.success());
@@ -200,13 +211,13 @@ fn dot_outputs() {
     );
 
     let dir = scratch("dot");
-    let file = compile(&dir, "f5", "(foo)+d", &figure4, &["--eos", "5"]);
+    let file = compile(&dir, "f5", "(foo)+d", &figure4, &["--eos-ids", "5"]);
     let out = fstc(&[
         "dot",
         file.to_str().unwrap(),
         "--vocab",
         figure4.to_str().unwrap(),
-        "--eos",
+        "--eos-ids",
         "5",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -642,6 +653,12 @@ fn compile_json_schema_then_check() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("warnings: 0"), "{}", stderr(&out));
+    // The schema's translation is timed too (the whole compile, by phase).
+    assert!(
+        stderr(&out).contains("(schema translation "),
+        "{}",
+        stderr(&out)
+    );
     let check = |text: &str| check_text(Path::new(&out_file), text).status.code();
     assert_eq!(check(r#"{"city":"Oslo","days":3}"#), Some(0));
     assert_eq!(check(r#"{"city":"Oslo","days":15}"#), Some(1));
@@ -679,7 +696,7 @@ fn compile_json_schema_then_check() {
 }
 
 /// Figure 7's token PDA saved for its vocabulary, written as a tiktoken rank file (a, b,
-/// bb, aaab; EOS is `--eos 4`): `(pda file, vocab file)`.
+/// bb, aaab; EOS is `--eos-ids 4`): `(pda file, vocab file)`.
 fn figure7_files(dir: &Path) -> (PathBuf, PathBuf) {
     use fstc_core::token_pda::TokenPda;
     let vocab_path = dir.join("figure7.tiktoken");
@@ -707,7 +724,7 @@ fn pda_files_in_info_dot_sample_and_check() {
     let (p, v) = (pda.to_str().unwrap(), vocab.to_str().unwrap());
     let with_vocab = |cmd: &[&str]| {
         let mut args = cmd.to_vec();
-        args.extend_from_slice(&["--vocab", v, "--eos", "4"]);
+        args.extend_from_slice(&["--vocab", v, "--eos-ids", "4"]);
         fstc(&args)
     };
 

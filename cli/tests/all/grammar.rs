@@ -35,12 +35,20 @@ fn compile_grammar_writes_a_token_pda_that_walks() {
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let stats = stderr(&run);
+    // The compiler's own phases and sizes, as it measured them.
     assert!(stats.contains("compile: "), "{stats}");
+    for phase in ["(byte PDA ", ", composition ", ", layout "] {
+        assert!(stats.contains(phase), "{phase}: {stats}");
+    }
+    let pda = TokenPda::read_file(&out).unwrap();
     assert!(
-        stats.contains(" nodes (") && stats.contains(" classes, "),
+        stats.contains(&format!("sizes: {} nodes, ", pda.num_nodes())),
         "{stats}"
     );
-    let pda = TokenPda::read_file(&out).unwrap();
+    assert!(
+        stats.contains(&format!(", {} stack symbols", pda.num_stack_symbols())),
+        "{stats}"
+    );
     let vocab = Vocabulary::from_file(&vocab_path).unwrap();
     assert_eq!(pda.vocab_fingerprint(), vocab.fingerprint());
     assert!(
@@ -74,7 +82,7 @@ fn syntax_from_extension_or_option() {
             .collect();
         a.extend([
             vocab_path.to_str().unwrap().to_string(),
-            "--eos".into(),
+            "--eos-ids".into(),
             "5".into(),
         ]);
         a.extend(["-o".into(), out.to_str().unwrap().to_string()]);
@@ -136,6 +144,40 @@ fn grammar_errors_name_the_line_and_column_and_exit_2() {
         let err = stderr(&run);
         assert!(err.starts_with("error: "), "{err}");
         assert!(err.contains(name) && err.contains(expected), "{name}: {err}");
+    }
+    assert!(!out.exists());
+}
+
+/// Each limit flag reaches the compiler under its own name: the error names the option
+/// the user set (`--node-limit` is `node_limit` in Rust and Python too).
+#[test]
+fn limit_flags_are_the_compilers_options() {
+    let dir = scratch("limits");
+    let vocab_path = repo("testdata/gpt2/encoder.json");
+    let grammar = repo("pda/tests/grammars/json.gbnf");
+    let out = dir.join("x.fstc");
+    for (flag, name) in [
+        ("--node-limit", "node_limit"),
+        ("--token-edge-limit", "token_edge_limit"),
+        ("--pop-limit", "pop_limit"),
+    ] {
+        let run = fstc(&[
+            "compile",
+            "grammar",
+            grammar.to_str().unwrap(),
+            "--vocab",
+            vocab_path.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            flag,
+            "0",
+        ]);
+        assert_eq!(run.status.code(), Some(2), "{flag}");
+        assert!(
+            stderr(&run).contains(&format!("`{name}`")),
+            "{flag}: {}",
+            stderr(&run)
+        );
     }
     assert!(!out.exists());
 }

@@ -430,7 +430,10 @@ fn sentencepiece_added_tokens_made_special_fail_tokenizing_with_their_name() {
 /// automaton along its tokens: every text must be accepted, spelled with the given added ids.
 fn walk_texts(rel: &str, pattern: &str, texts: &[(&str, &[u32])]) {
     let vocab = Vocabulary::from_file(testdata(rel)).unwrap();
-    let automaton = RegexCompiler::new().compile(pattern, &vocab).unwrap();
+    let automaton = RegexCompiler::new()
+        .compile(pattern, &vocab)
+        .unwrap()
+        .automaton;
     let re = regex::Regex::new(&format!("^(?:{pattern})$")).unwrap();
     for &(text, added) in texts {
         assert!(re.is_match(text), "{text:?} is a test of acceptance");

@@ -7,7 +7,7 @@ use super::class_trie::DenseClasses;
 use super::error::{edge_limit_error, out_of_range, state_limit_error};
 use super::error::{ComposeError, ComposeErrorKind};
 use super::grouping::{transition_table, GroupBy, Grouping, MAX_TABLE_ENTRIES};
-use super::labels::{EdgeLists, Labels, NONE};
+use super::groups::{EdgeLists, TokenGroups, NONE};
 use super::trim::trim;
 use crate::automaton::{AutomatonParts, StateId};
 use crate::bytes::ByteAutomaton;
@@ -45,7 +45,7 @@ pub(super) fn compose_groups<A>(
     trie: &VocabTrie,
     limits: &ComposeLimits,
     group_by: GroupBy,
-) -> Result<(Labels, AutomatonParts), ComposeError>
+) -> Result<(TokenGroups, AutomatonParts), ComposeError>
 where
     A: ByteAutomaton + Sync + ?Sized,
 {

@@ -1,7 +1,7 @@
 //! The class trie: the vocabulary trie folded by one byte automaton's byte classes,
 //! walked from every state when tokens are grouped by class string.
 
-use super::labels::{Labels, NONE};
+use super::groups::{TokenGroups, NONE};
 use crate::vocab::trie::make_chunks;
 use crate::vocab::VocabTrie;
 
@@ -21,7 +21,7 @@ pub(super) struct ClassTrie {
     pub(super) representative: Vec<u8>,
     pub(super) max_depth: usize,
     pub(super) chunks: Vec<(u32, u32)>,
-    pub(super) groups: Labels,
+    pub(super) groups: TokenGroups,
 }
 
 /// A class-trie node.
@@ -149,7 +149,7 @@ impl ClassTrie {
             }
             *slot = *g;
         }
-        let groups = Labels::new(group_of_token, num_groups as usize);
+        let groups = TokenGroups::new(group_of_token, num_groups as usize);
 
         // Lay the class trie out in preorder, like `VocabTrie`.
         let mut child_start = vec![0u32; num_cnodes + 1];

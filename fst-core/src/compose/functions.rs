@@ -13,7 +13,7 @@
 //! dozen); many states can give many, so the pass gives up past a budget and the caller
 //! uses the class trie instead.
 
-use super::labels::{Labels, NONE};
+use super::groups::{TokenGroups, NONE};
 use crate::fast_hash::FastMap;
 use crate::vocab::level_trie::LevelTrie;
 
@@ -26,7 +26,7 @@ pub(super) struct FunctionGroups {
     /// `edges[edge_start[q]..edge_start[q + 1]]`.
     edge_start: Vec<u32>,
     edges: Vec<(u32, u32)>,
-    pub(super) groups: Labels,
+    pub(super) groups: TokenGroups,
 }
 
 /// Functions as sorted `(state, target)` lists of their live states, CSR: function `f`
@@ -181,7 +181,7 @@ impl FunctionGroups {
         Some(FunctionGroups {
             edge_start,
             edges,
-            groups: Labels {
+            groups: TokenGroups {
                 of_token: group_of_token,
                 size,
             },

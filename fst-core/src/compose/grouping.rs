@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::class_trie::{ClassTrie, DenseClasses};
 use super::error::{out_of_range, ComposeError};
 use super::functions::FunctionGroups;
-use super::labels::{Labels, NONE};
+use super::groups::{TokenGroups, NONE};
 use crate::bytes::ByteAutomaton;
 use crate::vocab::level_trie::{first_unsplit_fold, LevelTrie};
 use crate::vocab::VocabTrie;
@@ -172,14 +172,14 @@ impl Grouping {
         }
     }
 
-    pub(super) fn groups(&self) -> &Labels {
+    pub(super) fn groups(&self) -> &TokenGroups {
         match self {
             Grouping::Functions(functions) => &functions.groups,
             Grouping::Trie(classes) => &classes.groups,
         }
     }
 
-    pub(super) fn into_groups(self) -> Labels {
+    pub(super) fn into_groups(self) -> TokenGroups {
         match self {
             Grouping::Functions(functions) => functions.groups,
             Grouping::Trie(classes) => classes.groups,

@@ -27,17 +27,17 @@
 //!   smaller), which is then walked from every state.
 //!
 //! The stages, one file each: [`VocabTrie`] (`vocab_trie`, built once per vocabulary)
-//! and its level-order views (`level_trie`); the groups (`labels`), found by transition
+//! and its level-order views (`level_trie`); the groups (`groups`), found by transition
 //! function (`functions`) or over a class trie (`class_trie`), as `grouping` chooses;
 //! the breadth-first assembly of the token automaton over groups (`assemble`); trimming
-//! (`trim`); then column merging (`labels`) and `crate::minimize`.
+//! (`trim`); then column merging (`groups`) and `crate::minimize`.
 
 mod assemble;
 mod class_trie;
 mod error;
 mod functions;
 mod grouping;
-mod labels;
+mod groups;
 mod trim;
 
 pub use assemble::ComposeLimits;
@@ -52,7 +52,7 @@ use crate::minimize::minimize;
 use crate::vocab::{TokenVocabulary, VocabTrie};
 use assemble::compose_groups;
 use grouping::GroupBy;
-use labels::{merge_columns, Labels};
+use groups::{merge_columns, TokenGroups};
 
 /// The token automaton of `dfa` over `vocab`: trimmed, minimized, canonically numbered.
 ///
@@ -85,9 +85,9 @@ pub fn compose_with_trie<A>(
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
-    let (labels, minimal) = compose_minimal_groups(dfa, trie, limits)?;
+    let (groups, minimal) = compose_minimal_groups(dfa, trie, limits)?;
     Ok(AutomatonParts {
-        edges: labels.expand(&minimal.edges),
+        edges: groups.expand(&minimal.edges),
         ..minimal
     })
 }
@@ -103,15 +103,15 @@ pub fn compose_classes_with_trie<A>(
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
-    let (labels, minimal) = compose_minimal_groups(dfa, trie, limits)?;
+    let (groups, minimal) = compose_minimal_groups(dfa, trie, limits)?;
     Ok(ClassParts {
         vocab_size: minimal.vocab_size,
         vocab_fingerprint: minimal.vocab_fingerprint,
         eos_ids: minimal.eos_ids,
         start: minimal.start,
         accepting: minimal.accepting,
-        num_classes: labels.len() as u32,
-        class_of_token: labels.of_token,
+        num_classes: groups.len() as u32,
+        class_of_token: groups.of_token,
         edges: minimal.edges,
         terminals: Vec::new(),
     })
@@ -123,7 +123,7 @@ fn compose_minimal_groups<A>(
     dfa: &A,
     trie: &VocabTrie,
     limits: &ComposeLimits,
-) -> Result<(Labels, AutomatonParts), ComposeError>
+) -> Result<(TokenGroups, AutomatonParts), ComposeError>
 where
     A: ByteAutomaton + Sync + ?Sized,
 {
@@ -131,16 +131,19 @@ where
     Ok(minimal_from_groups(groups, grouped))
 }
 
-/// Merges the labels whose columns agree, then minimizes.
-fn minimal_from_groups(groups: Labels, mut grouped: AutomatonParts) -> (Labels, AutomatonParts) {
-    let labels = match merge_columns(&groups, &grouped.edges) {
-        Some((labels, edges)) => {
+/// Merges the groups whose columns agree, then minimizes.
+fn minimal_from_groups(
+    groups: TokenGroups,
+    mut grouped: AutomatonParts,
+) -> (TokenGroups, AutomatonParts) {
+    let groups = match merge_columns(&groups, &grouped.edges) {
+        Some((merged, edges)) => {
             grouped.edges = edges;
-            labels
+            merged
         }
         None => groups,
     };
-    (labels, minimize(grouped))
+    (groups, minimize(grouped))
 }
 
 /// The token automaton of `dfa` over the vocabulary of `trie`, trimmed but not minimized.

@@ -440,7 +440,8 @@ fn real_vocabulary_wildcards_get_dense_masks() {
     let vocab = fstc_detok::Vocabulary::from_file(&path).unwrap();
     let a = fstc_regex::RegexCompiler::new()
         .compile(r#""([^"\\]|\\.)*""#, &vocab)
-        .unwrap();
+        .unwrap()
+        .automaton;
     let width = (a.vocab_size() as usize).div_ceil(32);
     let wildcard = (0..a.num_states())
         .max_by_key(|&s| a.num_token_edges(s))

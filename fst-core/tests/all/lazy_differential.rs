@@ -43,8 +43,11 @@ const PATTERNS: &[(&str, &str)] = &[
 /// The eager automaton and the lazy one of `pattern` over `trie`.
 fn both(pattern: &str, trie: &Arc<VocabTrie>) -> (Arc<TokenAutomaton>, LazyAutomaton) {
     let compiler = RegexCompiler::new();
-    let (eager, _) = compiler.compile_with_trie(pattern, trie).unwrap();
-    let lazy = compiler.compile_lazy(pattern, trie.clone()).unwrap();
+    let eager = compiler.compile_with_trie(pattern, trie).unwrap().automaton;
+    let lazy = compiler
+        .compile_lazy(pattern, trie.clone())
+        .unwrap()
+        .automaton;
     (Arc::new(eager), lazy)
 }
 
@@ -128,7 +131,7 @@ fn lazy_agrees_with_eager_on_random_patterns() {
     for case in 0..120 {
         let pattern = random_pattern(&mut rng, 4);
         let compiler = RegexCompiler::new();
-        let Ok((eager, _)) = compiler.compile_with_trie(&pattern, &trie) else {
+        let Ok(eager) = compiler.compile_with_trie(&pattern, &trie) else {
             // The language is empty (or the pattern invalid): the lazy one says so too.
             assert!(
                 compiler.compile_lazy(&pattern, trie.clone()).is_err(),
@@ -136,8 +139,11 @@ fn lazy_agrees_with_eager_on_random_patterns() {
             );
             continue;
         };
-        let eager = Arc::new(eager);
-        let lazy = compiler.compile_lazy(&pattern, trie.clone()).unwrap();
+        let eager = Arc::new(eager.automaton);
+        let lazy = compiler
+            .compile_lazy(&pattern, trie.clone())
+            .unwrap()
+            .automaton;
         let fresh_eager = || Box::new(OwnedWalker::new(eager.clone())) as Box<dyn Matcher>;
         let fresh_lazy = || Box::new(lazy.start_matcher()) as Box<dyn Matcher>;
         lockstep::random_walks(&fresh_eager, &fresh_lazy, &[eos], 3, 12, case);
@@ -187,6 +193,7 @@ fn a_token_into_a_token_dead_state_is_refused() {
     let m = RegexCompiler::new()
         .compile_lazy("axz|ay", trie)
         .unwrap()
+        .automaton
         .start_matcher();
     assert!(m.is_allowed(1), "a");
     assert!(
@@ -207,7 +214,8 @@ fn lazy_matcher_keeps_the_matcher_contract() {
     {
         let lazy = RegexCompiler::new()
             .compile_lazy(pattern, trie.clone())
-            .unwrap();
+            .unwrap()
+            .automaton;
         matcher_contract::check_contract(|| lazy.start_matcher(), &[eos], 300 + seed as u64);
     }
 }
@@ -218,7 +226,10 @@ fn lazy_matcher_keeps_the_matcher_contract() {
 fn forks_share_the_cache_across_threads() {
     let vocab = ByteVocabulary::from_strs(&["a", "b", "ab", "c"]);
     let trie = Arc::new(VocabTrie::new(&vocab));
-    let lazy = RegexCompiler::new().compile_lazy("(ab)+c", trie).unwrap();
+    let lazy = RegexCompiler::new()
+        .compile_lazy("(ab)+c", trie)
+        .unwrap()
+        .automaton;
     assert_eq!(lazy.num_cached_states(), 0, "nothing is composed up front");
     let mut m: Box<dyn DynMatcher> = Box::new(lazy.start_matcher());
     m.consume(2).unwrap();

@@ -11,7 +11,8 @@ fn figure5_foo_plus_d() {
     let vocab = figure4_vocabulary();
     let automaton = RegexCompiler::new()
         .compile(FIGURE5_PATTERN, &vocab)
-        .unwrap();
+        .unwrap()
+        .automaton;
     let text = |id: u32| vocab.token_bytes(id).map(<[u8]>::to_vec);
     insta::assert_snapshot!(
         "figure5_token_automaton",

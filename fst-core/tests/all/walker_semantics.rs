@@ -5,8 +5,9 @@
 use crate::matcher_contract;
 use bitvec::prelude::{BitSlice, Lsb0};
 use fstc_core::automaton::{AutomatonParts, TokenAutomaton};
+use fstc_core::matcher::MatchErrorKind;
 use fstc_core::sample::{random_walk, SplitMix64};
-use fstc_core::walker::{WalkErrorKind, Walker};
+use fstc_core::walker::Walker;
 use testkit::paper::{figure5_parts, EOS, F, FOO, FOOD, FOR, OO};
 
 fn figure5() -> TokenAutomaton {
@@ -44,7 +45,7 @@ fn masks_follow_the_language_and_eos_only_when_accepting() {
     assert_eq!(allowed(&w, 1), [] as [u32; 0], "nothing after EOS");
     assert!(!w.is_allowed(EOS));
     let e = w.consume(EOS).unwrap_err();
-    assert_eq!(e.kind(), WalkErrorKind::Finished);
+    assert_eq!(e.kind(), MatchErrorKind::Finished);
     assert_eq!(w.num_consumed(), 4);
 }
 
@@ -70,7 +71,7 @@ fn wide_masks_keep_padding_zero_and_narrow_masks_are_rejected() {
     let w = Walker::new(&wide);
     let mut one = [0xdead_beef];
     let e = w.fill_mask(&mut one).unwrap_err();
-    assert_eq!(e.kind(), WalkErrorKind::MaskTooNarrow);
+    assert_eq!(e.kind(), MatchErrorKind::MaskTooNarrow);
     assert!(e.to_string().contains("40 tokens"), "{e}");
     assert_eq!(one, [0xdead_beef]);
     let mut two = [u32::MAX; 2];
@@ -86,17 +87,17 @@ fn refused_tokens_name_token_and_state_and_change_nothing() {
     for (token, kind, needle) in [
         (
             FOR,
-            WalkErrorKind::TokenNotAllowed,
+            MatchErrorKind::TokenNotAllowed,
             "token 3 is not allowed in state 1",
         ),
         (
             EOS,
-            WalkErrorKind::TokenNotAllowed,
+            MatchErrorKind::TokenNotAllowed,
             "EOS token 5 is not allowed in state 1",
         ),
         (
             77,
-            WalkErrorKind::OutOfVocabulary,
+            MatchErrorKind::OutOfVocabulary,
             "token 77 is outside the vocabulary",
         ),
     ] {
@@ -118,7 +119,7 @@ fn consume_tokens_is_all_or_nothing() {
     assert!(e.to_string().starts_with("tokens[2]: token 3"), "{e}");
     assert_eq!((w.state(), w.num_consumed()), (0, 1));
     let e = w.consume_tokens(&[FOOD, EOS, F]).unwrap_err();
-    assert_eq!(e.kind(), WalkErrorKind::Finished);
+    assert_eq!(e.kind(), MatchErrorKind::Finished);
     assert!(!w.is_finished() && w.num_consumed() == 1);
     w.consume_tokens(&[F, OO, FOOD, EOS]).unwrap();
     assert!(w.is_finished());
@@ -150,7 +151,7 @@ fn rollback_undoes_tokens_and_eos() {
     assert_eq!((w.state(), w.num_consumed()), (1, 3));
     assert_eq!(allowed(&w, 1), [OO]);
     let e = w.rollback(4).unwrap_err();
-    assert_eq!(e.kind(), WalkErrorKind::RollbackTooFar);
+    assert_eq!(e.kind(), MatchErrorKind::RollbackTooFar);
     assert!(e.to_string().contains("only 3 consumed"), "{e}");
     assert_eq!((w.state(), w.num_consumed()), (1, 3));
     w.rollback(0).unwrap();
@@ -307,7 +308,7 @@ fn contract_automata() -> Vec<(TokenAutomaton, Vec<u32>)> {
         r"[^\n]{0,3}x",
         r"food(ab|c)+",
     ] {
-        let a = compiler.compile(pattern, &vocab).unwrap();
+        let a = compiler.compile(pattern, &vocab).unwrap().automaton;
         out.push((a, vec![eos]));
     }
     assert!(out[2].0.num_dense_masks() > 0, "a dense mask is exercised");

@@ -4,7 +4,7 @@ use fstc_core::automaton::TokenAutomaton;
 use fstc_core::sample::{random_walk, SplitMix64};
 use fstc_core::TokenVocabulary;
 use fstc_detok::Vocabulary;
-use fstc_json::{JsonSchemaCompiler, Whitespace};
+use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -59,7 +59,7 @@ pub struct Alert {
 pub fn compile_type<T: JsonSchema>(vocab: &Vocabulary) -> (String, TokenAutomaton) {
     let schema = serde_json::to_string_pretty(&schemars::schema_for!(T)).expect("a JSON value");
     let compiled = JsonSchemaCompiler::new()
-        .whitespace(Whitespace::Flexible { max: 2 })
+        .configure(Config::new().whitespace(Whitespace::Flexible { max_whitespace: 2 }))
         .compile(&schema, vocab)
         .unwrap_or_else(|e| panic!("the derived schema does not compile: {e}\n{schema}"));
     assert!(compiled.warnings.is_empty(), "nothing may be left out");

@@ -315,7 +315,7 @@ fn compile(schema: &str) -> Result<fstc_core::bytes::ByteDfa, String> {
     };
     let regex = compiler.to_regex(schema).map_err(|e| kind(e.to_string()))?;
     regex
-        .dfa(compiler.config().dfa_state_limit)
+        .dfa(compiler.get_config().get_dfa_state_limit())
         .map_err(|e| kind(format!("could not be built: {e}")))
 }
 

@@ -4,7 +4,7 @@
 
 use crate::support::{corpus, dfa_walk, serialize, validator, STYLES};
 use fstc_core::sample::SplitMix64;
-use fstc_json::JsonSchemaCompiler;
+use fstc_json::{Config, JsonSchemaCompiler};
 
 #[test]
 fn corpus_instances_agree_with_the_validator() {
@@ -26,7 +26,7 @@ fn corpus_instances_agree_with_the_validator() {
         }
         for style in STYLES {
             let dfa = JsonSchemaCompiler::new()
-                .whitespace(style)
+                .configure(Config::new().whitespace(style))
                 .value_to_regex(&case.schema)
                 .unwrap_or_else(|e| panic!("{}: {e}", case.name))
                 .dfa(100_000)
@@ -58,7 +58,7 @@ fn random_texts_of_every_schema_validate() {
         let oracle = validator(&case.schema);
         for style in STYLES {
             let dfa = JsonSchemaCompiler::new()
-                .whitespace(style)
+                .configure(Config::new().whitespace(style))
                 .value_to_regex(&case.schema)
                 .unwrap()
                 .dfa(100_000)

@@ -3,7 +3,7 @@
 
 use crate::support::{beyond_f64, corpus, dfa_walk, validator};
 use fstc_core::sample::SplitMix64;
-use fstc_json::{Escapes, JsonSchemaCompiler};
+use fstc_json::{Config, Escapes, JsonSchemaCompiler};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -78,7 +78,7 @@ fn invalid_json_reports_the_position() {
 fn lenient_mode_lists_what_it_leaves_out() {
     let schema = r##"{"type": "object", "properties": {"n": {"type": "array", "uniqueItems": true}}, "required": ["n"]}"##;
     let out = JsonSchemaCompiler::new()
-        .lenient(true)
+        .configure(Config::new().lenient(true))
         .to_regex(schema)
         .unwrap();
     assert_eq!(out.warnings.len(), 1);
@@ -93,8 +93,11 @@ fn recursion_is_cut_at_the_configured_depth() {
     let schema = json!({"$defs": {"list": {"type": "object", "properties": {"next": {"$ref": "#/$defs/list"}},
         "additionalProperties": false}}, "$ref": "#/$defs/list"});
     let dfa = JsonSchemaCompiler::new()
-        .recursion_depth(2)
-        .whitespace(fstc_json::Whitespace::Compact)
+        .configure(
+            Config::new()
+                .recursion_depth(2)
+                .whitespace(fstc_json::Whitespace::Compact),
+        )
         .value_to_regex(&schema)
         .unwrap()
         .dfa(10_000)
@@ -175,7 +178,7 @@ proptest! {
         }
         // Both escape modes: `Any` re-spells patterns, formats, names and literals.
         let escapes = if seed % 2 == 0 { Escapes::Canonical } else { Escapes::Any };
-        let compiler = JsonSchemaCompiler::new().dfa_state_limit(5_000).escapes(escapes);
+        let compiler = JsonSchemaCompiler::new().configure(Config::new().dfa_state_limit(5_000).escapes(escapes));
         if let Ok(out) = compiler.value_to_regex(&schema) {
             // The oracle must accept the mutated schema for the comparison to mean anything,
             // and handle it right (see `additional_items_is_ignored_beside_a_schema_items`).
@@ -312,7 +315,7 @@ fn wrong_typed_keyword_values_are_refused_by_name() {
         for (schema, at) in &places {
             for lenient in [false, true] {
                 let err = JsonSchemaCompiler::new()
-                    .lenient(lenient)
+                    .configure(Config::new().lenient(lenient))
                     .to_regex(schema)
                     .map(|_| ())
                     .expect_err(schema)

@@ -11,7 +11,7 @@ use crate::tokens::check_vocabulary;
 use fstc_core::bytes::ByteDfa;
 use fstc_core::sample::SplitMix64;
 use fstc_detok::Vocabulary;
-use fstc_json::{Escapes, JsonSchemaCompiler, Whitespace};
+use fstc_json::{Config, Escapes, JsonSchemaCompiler, Whitespace};
 use serde_json::{json, Value};
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
@@ -127,8 +127,7 @@ fn spoil(text: &str, piece: &str, rng: &mut SplitMix64) -> Option<String> {
 
 fn any_dfa(schema: &Value) -> ByteDfa {
     JsonSchemaCompiler::new()
-        .whitespace(STYLE)
-        .escapes(Escapes::Any)
+        .configure(Config::new().whitespace(STYLE).escapes(Escapes::Any))
         .value_to_regex(schema)
         .unwrap_or_else(|e| panic!("{schema}: {e}"))
         .dfa(200_000)
@@ -326,7 +325,7 @@ const TOKEN_CASES: [&str; 2] = ["weather_tool.json", "ecma_patterns.json"];
 /// are accepted under the vocabulary's own tokenization and random ones; re-spelled
 /// invalid ones are rejected.
 fn check_tokens(vocab: &Vocabulary, cases: &[&str], seed: u64) {
-    let compiler = JsonSchemaCompiler::new().escapes(Escapes::Any);
+    let compiler = JsonSchemaCompiler::new().configure(Config::new().escapes(Escapes::Any));
     check_vocabulary(vocab, &compiler, STYLE, seed, cases, respell);
 }
 

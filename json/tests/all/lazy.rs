@@ -12,7 +12,7 @@ use fstc_core::sample::SplitMix64;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::walker::OwnedWalker;
 use fstc_detok::Vocabulary;
-use fstc_json::{JsonSchemaCompiler, Whitespace};
+use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
 use testkit::lockstep;
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
@@ -61,7 +61,7 @@ fn compare(
 fn corpus_on(rel: &str, style: Whitespace, seed: u64) {
     let vocab = Vocabulary::from_file(testdata_dir().join(rel)).unwrap();
     let trie = Arc::new(VocabTrie::new(&vocab));
-    let compiler = JsonSchemaCompiler::new().whitespace(style);
+    let compiler = JsonSchemaCompiler::new().configure(Config::new().whitespace(style));
     for (i, case) in corpus().into_iter().enumerate() {
         let valid: Vec<String> = case.valid.iter().map(|v| serialize(v, style)).collect();
         let invalid: Vec<String> = case.invalid.iter().map(|v| serialize(v, style)).collect();
@@ -88,7 +88,7 @@ fn lazy_agrees_with_eager_on_the_corpus_gpt2_fixture() {
 fn lazy_agrees_with_eager_on_the_corpus_sentencepiece_fixture() {
     corpus_on(
         "sentencepiece/tokenizer.json",
-        Whitespace::Flexible { max: 4 },
+        Whitespace::Flexible { max_whitespace: 4 },
         2,
     );
 }
@@ -107,8 +107,7 @@ fn lazy_agrees_with_eager_on_the_corpus_bytelevel_fixture() {
 fn lazy_agrees_with_eager_on_the_bench_schemas_when_present() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/inputs/json");
     let compiler = JsonSchemaCompiler::new()
-        .whitespace(Whitespace::Compact)
-        .lenient(true);
+        .configure(Config::new().whitespace(Whitespace::Compact).lenient(true));
     for (v, rel) in ["llama3/tokenizer.json", "qwen3/tokenizer.json"]
         .iter()
         .enumerate()

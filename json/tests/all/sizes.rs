@@ -8,7 +8,7 @@
 use crate::support::{beyond_f64, dfa_walk, json_files, serialize, validator};
 use fstc_core::sample::SplitMix64;
 use fstc_core::vocab::VocabTrie;
-use fstc_json::{JsonSchemaCompiler, Whitespace};
+use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
 use serde_json::{json, Value};
 use testkit::vocabs::testdata_dir;
 
@@ -21,12 +21,12 @@ fn cases() -> Vec<(String, Value)> {
 #[test]
 fn size_corpus_compiles_within_the_default_limits_and_validates() {
     let mut rng = SplitMix64::new(41);
-    let style = Whitespace::Flexible { max: 8 };
+    let style = Whitespace::Flexible { max_whitespace: 8 };
     for (name, file) in cases() {
         let schema = &file["schema"];
         let depth = file["recursion_depth"].as_u64().unwrap_or(3) as usize;
-        let compiler = JsonSchemaCompiler::new().recursion_depth(depth);
-        let limit = compiler.config().dfa_state_limit;
+        let compiler = JsonSchemaCompiler::new().configure(Config::new().recursion_depth(depth));
+        let limit = compiler.get_config().get_dfa_state_limit();
         let regex = compiler
             .value_to_regex(schema)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -126,7 +126,7 @@ fn past_the_limits_the_error_names_the_sub_schema_and_the_option() {
     assert!(!deep.is_match(nest(23).as_bytes()) && !deep.is_match(nest(25).as_bytes()));
     // The option named is the one that lifts it.
     let dfa = JsonSchemaCompiler::new()
-        .dfa_state_limit(200_000)
+        .configure(Config::new().dfa_state_limit(200_000))
         .value_to_regex(&grid)
         .unwrap()
         .dfa(200_000)

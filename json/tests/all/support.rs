@@ -92,7 +92,7 @@ pub fn serialize(value: &Value, style: Whitespace) -> String {
 
 pub const STYLES: [Whitespace; 3] = [
     Whitespace::Compact,
-    Whitespace::Flexible { max: 8 },
+    Whitespace::Flexible { max_whitespace: 8 },
     Whitespace::Pretty { indent: 2 },
 ];
 

@@ -9,7 +9,7 @@ use crate::support::{
 use fstc_core::sample::SplitMix64;
 use fstc_core::vocab::VocabTrie;
 use fstc_detok::Vocabulary;
-use fstc_json::{JsonSchemaCompiler, Whitespace};
+use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
 /// Instance texts as serialized.
@@ -48,7 +48,7 @@ pub fn check_vocabulary(
         let schema = case.schema.to_string();
         let compiled = compiler
             .clone()
-            .whitespace(style)
+            .configure(Config::new().whitespace(style))
             .compile_with_trie(&schema, &trie)
             .unwrap_or_else(|e| panic!("{}: {e}", case.name));
         let automaton = &compiled.automaton;
@@ -95,7 +95,7 @@ pub fn check_vocabulary(
 #[test]
 fn gpt2_fixture() {
     let vocab = Vocabulary::from_file(testdata_dir().join("gpt2/encoder.json")).unwrap();
-    let style = Whitespace::Flexible { max: 8 };
+    let style = Whitespace::Flexible { max_whitespace: 8 };
     check_vocabulary(
         &vocab,
         &JsonSchemaCompiler::new(),

@@ -20,54 +20,11 @@ mod walk;
 use fstc_core::vocab::VocabTrie;
 
 use crate::byte_pda::Pda;
+use crate::config::Config;
 use crate::error::{PdaError, PdaErrorKind};
 use columns::group;
 use fstc_core::parts::{PdaEdge, PdaParts, NO_CLASS};
 use minimize::{minimize, ClassGraph};
-
-/// Limits on the composition; each is reported by name when exceeded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Config {
-    pub(crate) max_nodes: usize,
-    pub(crate) max_token_edges: usize,
-    pub(crate) max_pops: usize,
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config::new()
-    }
-}
-
-impl Config {
-    /// The defaults: a million nodes, fifty million token edges before grouping (a few
-    /// hundred megabytes at most), 256 pops per token.
-    pub fn new() -> Config {
-        Config {
-            max_nodes: 1_000_000,
-            max_token_edges: 50_000_000,
-            max_pops: 256,
-        }
-    }
-
-    /// Most nodes (boundary states and pop nodes) before merging.
-    pub fn max_nodes(mut self, limit: usize) -> Config {
-        self.max_nodes = limit;
-        self
-    }
-
-    /// Most token edges before tokens are grouped into classes.
-    pub fn max_token_edges(mut self, limit: usize) -> Config {
-        self.max_token_edges = limit;
-        self
-    }
-
-    /// Most stack symbols one token may pop.
-    pub fn max_pops(mut self, limit: usize) -> Config {
-        self.max_pops = limit;
-        self
-    }
-}
 
 /// The token PDA of `pda` over the vocabulary of `trie` (see the module documentation).
 pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<PdaParts, PdaError> {

@@ -13,7 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use fstc_core::vocab::VocabTrie;
 
 use super::steps::{Run, Steps};
-use super::Config;
+use crate::config::Config;
 use crate::error::{PdaError, PdaErrorKind};
 
 /// Not a node yet.
@@ -42,12 +42,12 @@ impl Graph {
         steps: &Steps<'_>,
         state: u32,
     ) -> Result<u32, PdaError> {
-        if self.accepting.len() >= config.max_nodes {
+        if self.accepting.len() >= config.get_node_limit() {
             return Err(PdaError::new(
                 PdaErrorKind::TokenPdaLimit,
                 format!(
-                    "the token PDA needs more than {} nodes (limit `max_nodes`, reached while composing `{}`); raise it or simplify the grammar",
-                    config.max_nodes,
+                    "the token PDA needs more than {} nodes (limit `node_limit`, reached while composing `{}`); raise it or simplify the grammar",
+                    config.get_node_limit(),
                     steps.name(state)
                 ),
             ));
@@ -83,14 +83,14 @@ impl Graph {
         (root, state): (u32, u32),
         pops: &[u32],
     ) -> Result<u32, PdaError> {
-        if pops.len() > config.max_pops {
+        if pops.len() > config.get_pop_limit() {
             return Err(PdaError::new(
                 PdaErrorKind::TokenPdaLimit,
                 format!(
-                    "a token pops {} stack symbols at `{}`, more than the limit `max_pops` ({}); raise it or simplify the grammar",
+                    "a token pops {} stack symbols at `{}`, more than the limit `pop_limit` ({}); raise it or simplify the grammar",
                     pops.len(),
                     steps.name(state),
-                    config.max_pops
+                    config.get_pop_limit()
                 ),
             ));
         }
@@ -131,12 +131,12 @@ impl Graph {
         run: &Run,
     ) -> Result<(), PdaError> {
         self.num_edges += 1;
-        if self.num_edges > config.max_token_edges {
+        if self.num_edges > config.get_token_edge_limit() {
             return Err(PdaError::new(
                 PdaErrorKind::TokenPdaLimit,
                 format!(
-                    "the token PDA needs more than {} token edges before grouping (limit `max_token_edges`, reached while composing `{}`); raise it or simplify the grammar",
-                    config.max_token_edges,
+                    "the token PDA needs more than {} token edges before grouping (limit `token_edge_limit`, reached while composing `{}`); raise it or simplify the grammar",
+                    config.get_token_edge_limit(),
                     steps.name(root.1)
                 ),
             ));

@@ -316,7 +316,8 @@ pub fn compile(pda: &Pda, vocab: &impl TokenVocabulary) -> Compiled {
     Compiled::new(
         GrammarCompiler::new()
             .compose(pda, &VocabTrie::new(vocab))
-            .unwrap(),
+            .unwrap()
+            .automaton,
     )
 }
 

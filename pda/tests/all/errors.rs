@@ -2,8 +2,7 @@
 
 use fstc_core::vocab::VocabTrie;
 use fstc_core::ByteVocabulary;
-use fstc_pda::compose::Config;
-use fstc_pda::{Grammar, GrammarCompiler, Pda, PdaErrorKind, Symbol};
+use fstc_pda::{Config, Grammar, GrammarCompiler, Pda, PdaErrorKind, Symbol};
 
 fn build_err(text: &str) -> fstc_pda::PdaError {
     Pda::from_gbnf(text).unwrap_err()
@@ -106,12 +105,12 @@ fn composition_limits_are_errors_naming_the_limit() {
             .compose(&pda, &trie)
     };
     // Unlimited: the left-factored Figure 7 composes to 5 nodes.
-    assert_eq!(compile(Config::new()).unwrap().accepting.len(), 5);
+    assert_eq!(compile(Config::new()).unwrap().automaton.accepting.len(), 5);
     for (config, name) in [
-        (Config::new().max_token_edges(5), "max_token_edges"),
-        (Config::new().max_nodes(3), "max_nodes"),
+        (Config::new().token_edge_limit(5), "token_edge_limit"),
+        (Config::new().node_limit(3), "node_limit"),
         // "bb" pops one symbol.
-        (Config::new().max_pops(0), "max_pops"),
+        (Config::new().pop_limit(0), "pop_limit"),
     ] {
         let e = compile(config).unwrap_err();
         assert_eq!(e.kind(), PdaErrorKind::TokenPdaLimit);

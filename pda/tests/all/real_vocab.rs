@@ -6,7 +6,7 @@
 use fstc_core::sample::SplitMix64;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
-use fstc_pda::GrammarCompiler;
+use fstc_pda::{GrammarCompiler, Pda};
 use testkit::vocabs::shared_vocab;
 
 use crate::common::{run_tokens, Compiled, Walk};
@@ -38,8 +38,9 @@ fn grammars_over_real_vocabularies() {
             let earley = Earley::new(&fstc_pda::gbnf::parse(&text).unwrap());
             let parts = Compiled::new(
                 GrammarCompiler::new()
-                    .compile_with_trie(&text, &trie)
-                    .unwrap_or_else(|e| panic!("{file} on {rel}: {e}")),
+                    .compose(&Pda::from_gbnf(&text).unwrap(), &trie)
+                    .unwrap_or_else(|e| panic!("{file} on {rel}: {e}"))
+                    .automaton,
             );
             let own = vocab.tokenize(doc).unwrap();
             assert!(run_tokens(&parts, 0, &own), "{file} on {rel}: {doc:?}");

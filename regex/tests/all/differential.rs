@@ -224,7 +224,8 @@ fn check_vocabulary(name: &str, vocab: &Vocabulary, budget: &Budget) {
         let oracle = oracle(pattern);
         let automaton = compiler
             .compile(pattern, vocab)
-            .unwrap_or_else(|e| panic!("{name}: {pattern}: {e}"));
+            .unwrap_or_else(|e| panic!("{name}: {pattern}: {e}"))
+            .automaton;
 
         // Save and load: the same automaton, every mask the same.
         let bytes = automaton.to_bytes();

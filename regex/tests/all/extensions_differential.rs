@@ -12,7 +12,7 @@ use fstc_core::automaton::TokenAutomaton;
 use fstc_core::sample::SplitMix64;
 use fstc_core::TokenVocabulary;
 use fstc_detok::Vocabulary;
-use fstc_regex::RegexCompiler;
+use fstc_regex::{Config, RegexCompiler};
 use testkit::tokenize::{accepts, walk_to_eos, Segmenter};
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
@@ -352,10 +352,11 @@ fn check_vocabulary(name: &str, vocab: &Vocabulary, walks: usize) {
     let seg = Segmenter::new(vocab);
     let mut rng = SplitMix64::new(0x5eed);
     for case in cases() {
-        let compiler = RegexCompiler::new().image_tokens(image_ids(vocab));
+        let compiler = RegexCompiler::new().configure(Config::new().image_tokens(image_ids(vocab)));
         let automaton = compiler
             .compile(case.pattern, vocab)
-            .unwrap_or_else(|e| panic!("{name}: {}: {e}", case.pattern));
+            .unwrap_or_else(|e| panic!("{name}: {}: {e}", case.pattern))
+            .automaton;
         let loaded = TokenAutomaton::from_bytes_copied(&automaton.to_bytes()).unwrap();
         assert_eq!(loaded, automaton);
 
@@ -480,10 +481,12 @@ fn paragraph_terminal_is_small_on_llama3() {
     };
     let with = RegexCompiler::new()
         .compile(r"Summary:(\n\* (?P<PARAGRAPH_TOKEN>)+){3,5}", &vocab)
-        .unwrap();
+        .unwrap()
+        .automaton;
     let without = RegexCompiler::new()
         .compile(r"Summary:(\n\* [^\n]+){3,5}", &vocab)
-        .unwrap();
+        .unwrap()
+        .automaton;
     assert!(with.num_states() <= 32, "{} states", with.num_states());
     assert!(with.num_edges() <= 64, "{} edges", with.num_edges());
     assert!(

@@ -276,7 +276,8 @@ fn check_tokens(name: &str, vocab: &Vocabulary) {
     for &(pattern, good, bad) in cases {
         let automaton = RegexCompiler::new()
             .compile(pattern, vocab)
-            .unwrap_or_else(|e| panic!("{name}: {pattern}: {e}"));
+            .unwrap_or_else(|e| panic!("{name}: {pattern}: {e}"))
+            .automaton;
         let oracle = fancy_regex::Regex::new(&format!(r"\A(?:{pattern})\z")).unwrap();
         let mut complete = 0;
         for _ in 0..100 {

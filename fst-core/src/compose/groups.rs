@@ -1,5 +1,6 @@
-//! Token groups as labels: a partition of the text tokens numbered by first token, its
-//! expansion back to token edges, and the merging of labels whose columns agree.
+//! Token groups: a partition of the text tokens numbered by first token, whose ids label
+//! the composition's edges; their expansion back to token edges, and the merging of
+//! groups whose columns agree.
 
 use rayon::prelude::*;
 
@@ -9,22 +10,22 @@ use crate::fast_hash::FastMap;
 /// Marks an absent node, group or state in the composition's flat tables.
 pub(super) use crate::vocab::trie::NONE;
 
-/// A partition of the text tokens into labels numbered by their smallest token.
-pub(super) struct Labels {
-    /// The label of each token id, or `NONE` for tokens without text.
+/// A partition of the text tokens into groups numbered by their smallest token.
+pub(super) struct TokenGroups {
+    /// The group of each token id, or `NONE` for tokens without text.
     pub(super) of_token: Vec<u32>,
-    /// Tokens per label.
+    /// Tokens per group.
     pub(super) size: Vec<u32>,
 }
 
-impl Labels {
-    /// The labels of `of_token` (ids `0..count`, numbered by first token).
-    pub(super) fn new(of_token: Vec<u32>, count: usize) -> Labels {
+impl TokenGroups {
+    /// The groups of `of_token` (ids `0..count`, numbered by first token).
+    pub(super) fn new(of_token: Vec<u32>, count: usize) -> TokenGroups {
         let mut size = vec![0u32; count];
         for &l in of_token.iter().filter(|&&l| l != NONE) {
             size[l as usize] += 1;
         }
-        Labels { of_token, size }
+        TokenGroups { of_token, size }
     }
 
     pub(super) fn len(&self) -> usize {
@@ -54,7 +55,7 @@ impl Labels {
         (start, tokens)
     }
 
-    /// Token edges of label edge lists, each sorted by token. Labels from `len()` up are
+    /// Token edges of label edge lists, each sorted by token. TokenGroups from `len()` up are
     /// terminal labels: label `len() + k` becomes `vocab_size + k`, after the tokens.
     pub(super) fn expand(&self, edges: &[Vec<(u32, StateId)>]) -> Vec<Vec<(u32, StateId)>> {
         let vocab = self.of_token.len();
@@ -102,19 +103,19 @@ impl Labels {
 /// Per-state edge lists `(label, target)`.
 pub(super) type EdgeLists = Vec<Vec<(u32, StateId)>>;
 
-/// Merges the labels whose columns are identical (the same target from every state,
+/// Merges the groups whose columns are identical (the same target from every state,
 /// absent from the same states): they cannot tell states apart, so minimizing over one
 /// label per column gives the same automaton, on far fewer edges (`[^\n]+` leaves
-/// thousands of groups that all go to one state). `None` when nothing merges. Labels from
-/// `labels.len()` up (terminals) are never merged; they keep their order after the groups.
+/// thousands of groups that all go to one state). `None` when nothing merges. TokenGroups from
+/// `groups.len()` up (terminals) are never merged; they keep their order after the groups.
 ///
 /// Columns are matched by hash, then checked exactly while the merged lists are built;
 /// a collision (which the check catches) also gives `None`.
 pub(super) fn merge_columns(
-    labels: &Labels,
+    groups: &TokenGroups,
     edges: &[Vec<(u32, StateId)>],
-) -> Option<(Labels, EdgeLists)> {
-    let n = labels.len();
+) -> Option<(TokenGroups, EdgeLists)> {
+    let n = groups.len();
     let mut hash = vec![0u64; n];
     let mut count = vec![0u32; n];
     for (s, list) in edges.iter().enumerate() {
@@ -176,7 +177,7 @@ pub(super) fn merge_columns(
         );
         merged_edges.push(out);
     }
-    let of_token = labels
+    let of_token = groups
         .of_token
         .iter()
         .map(|&l| {
@@ -189,10 +190,10 @@ pub(super) fn merge_columns(
         .collect();
     let mut merged_size = vec![0u32; size.len()];
     for (l, &m) in merged_of.iter().enumerate() {
-        merged_size[m as usize] += labels.size[l];
+        merged_size[m as usize] += groups.size[l];
     }
     Some((
-        Labels {
+        TokenGroups {
             of_token,
             size: merged_size,
         },

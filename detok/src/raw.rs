@@ -1,6 +1,6 @@
 //! What a loader hands over: a file's tokens before ids are checked and bytes packed.
 //!
-//! Every loader (`hf`, `gpt2`, `tiktoken`, `gguf`) turns a file into [`Parts`] and knows
+//! Every loader (`hf`, `gpt2`, `tiktoken`, `gguf`) turns a file into [`RawVocabulary`] and knows
 //! nothing of [`Vocabulary`](crate::Vocabulary); `Vocabulary::assemble` is the one place
 //! that checks the ids, packs the bytes and settles the EOS ids. The tokenizer engine is
 //! built later from the token bytes and the [`Source`] kept here.
@@ -47,7 +47,7 @@ pub const WELL_KNOWN_EOS: &[&str] = &[
 /// Which ids end generation, as the file says.
 pub(crate) enum Eos {
     /// The special token of this name (a config's `eos_token`, which the loader made
-    /// special with [`Parts::ensure_special`]); every special named in [`WELL_KNOWN_EOS`]
+    /// special with [`RawVocabulary::ensure_special`]); every special named in [`WELL_KNOWN_EOS`]
     /// if none has the name.
     Named(String),
     /// These ids (specials of the file), plus, when `well_known`, every special named in
@@ -80,7 +80,7 @@ pub(crate) enum Source {
 }
 
 /// What a loader found in a file, before ids are checked and bytes packed.
-pub(crate) struct Parts {
+pub(crate) struct RawVocabulary {
     pub family: Family,
     /// The file, for error messages.
     pub origin: String,
@@ -96,7 +96,7 @@ pub(crate) struct Parts {
     pub source: Source,
 }
 
-impl Parts {
+impl RawVocabulary {
     /// Makes the text token spelled `name` special, for an EOS token that a config names but
     /// that the vocabulary lists as text (then, as in `transformers`, the name is special).
     /// An added token that is text and has that name becomes special too. Returns whether

@@ -1,0 +1,71 @@
+//! Options of the grammar compiler: the limits on the composition, each reported by name
+//! when exceeded (`node_limit`, `token_edge_limit`, `pop_limit`, as in the CLI's
+//! `--node-limit` and Python's `node_limit=`).
+
+/// Options of [`GrammarCompiler`](crate::GrammarCompiler). An option not set keeps its
+/// default (or, given to [`GrammarCompiler::configure`](crate::GrammarCompiler::configure),
+/// the compiler's current value).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    node_limit: Option<usize>,
+    token_edge_limit: Option<usize>,
+    pop_limit: Option<usize>,
+}
+
+impl Config {
+    /// Default node limit: a million nodes.
+    pub const DEFAULT_NODE_LIMIT: usize = 1_000_000;
+    /// Default token edge limit: fifty million token edges before grouping (a few hundred
+    /// megabytes at most).
+    pub const DEFAULT_TOKEN_EDGE_LIMIT: usize = 50_000_000;
+    /// Default pop limit: 256 stack symbols per token.
+    pub const DEFAULT_POP_LIMIT: usize = 256;
+
+    /// Every option at its default.
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    /// Most token PDA nodes (boundary states and pop nodes) before merging.
+    pub fn node_limit(mut self, limit: usize) -> Config {
+        self.node_limit = Some(limit);
+        self
+    }
+
+    /// Most token edges before tokens are grouped into classes.
+    pub fn token_edge_limit(mut self, limit: usize) -> Config {
+        self.token_edge_limit = Some(limit);
+        self
+    }
+
+    /// Most stack symbols one token may pop.
+    pub fn pop_limit(mut self, limit: usize) -> Config {
+        self.pop_limit = Some(limit);
+        self
+    }
+
+    /// The node limit in effect.
+    pub fn get_node_limit(&self) -> usize {
+        self.node_limit.unwrap_or(Config::DEFAULT_NODE_LIMIT)
+    }
+
+    /// The token edge limit in effect.
+    pub fn get_token_edge_limit(&self) -> usize {
+        self.token_edge_limit
+            .unwrap_or(Config::DEFAULT_TOKEN_EDGE_LIMIT)
+    }
+
+    /// The pop limit in effect.
+    pub fn get_pop_limit(&self) -> usize {
+        self.pop_limit.unwrap_or(Config::DEFAULT_POP_LIMIT)
+    }
+
+    /// `self` with the options set in `other` replacing its own.
+    pub(crate) fn overwrite(self, other: Config) -> Config {
+        Config {
+            node_limit: other.node_limit.or(self.node_limit),
+            token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
+            pop_limit: other.pop_limit.or(self.pop_limit),
+        }
+    }
+}
