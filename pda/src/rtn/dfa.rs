@@ -1,12 +1,14 @@
 //! One rule's body as a minimized DFA over bytes and calls: Thompson NFA (classes as UTF-8
 //! byte sequences, non-recursive rules inlined), subset construction, then dead states
-//! dropped and equivalent states merged (Moore refinement).
+//! dropped and equivalent states merged (fstc-core's minimizer).
 //!
 //! Labels are `u32`: `0..=255` read a byte, `CALL + k` calls rule `k` of the RTN.
 
 use std::collections::{BTreeMap, HashMap};
 
 use regex_syntax::utf8::Utf8Sequences;
+
+use fstc_core::minimize::minimal_dfa;
 
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{fmt_rule_at, Expr, RuleDef};
@@ -270,79 +272,6 @@ pub(crate) fn build(ctx: &Ctx<'_>, rule: &RuleDef, body: &Expr) -> Result<RuleDf
         dfa.finals.push(set.binary_search(&end).is_ok());
         dfa.trans.push(row);
     }
-    Ok(minimize(trim(dfa)))
-}
-
-/// Drops transitions into states from which no final state can be reached.
-fn trim(mut dfa: RuleDfa) -> RuleDfa {
-    let n = dfa.len();
-    let mut live = dfa.finals.clone();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for s in 0..n {
-            if !live[s] && dfa.trans[s].iter().any(|&(_, t)| live[t as usize]) {
-                live[s] = true;
-                changed = true;
-            }
-        }
-    }
-    for row in &mut dfa.trans {
-        row.retain(|&(_, t)| live[t as usize]);
-    }
-    dfa
-}
-
-/// Merges equivalent states (Moore refinement) and renumbers them breadth-first from 0,
-/// dropping unreachable ones.
-fn minimize(dfa: RuleDfa) -> RuleDfa {
-    let n = dfa.len();
-    let mut class: Vec<u32> = dfa.finals.iter().map(|&f| u32::from(f)).collect();
-    let mut count = 0;
-    loop {
-        let mut ids: HashMap<(u32, Vec<(u32, u32)>), u32> = HashMap::new();
-        let next: Vec<u32> = (0..n)
-            .map(|s| {
-                let key = (
-                    class[s],
-                    dfa.trans[s]
-                        .iter()
-                        .map(|&(l, t)| (l, class[t as usize]))
-                        .collect(),
-                );
-                let fresh = ids.len() as u32;
-                *ids.entry(key).or_insert(fresh)
-            })
-            .collect();
-        class = next;
-        if ids.len() == count {
-            break;
-        }
-        count = ids.len();
-    }
-    // Breadth-first over classes from the start's.
-    let mut number: HashMap<u32, u32> = HashMap::from([(class[0], 0)]);
-    let mut reps = vec![0usize];
-    let mut out = RuleDfa {
-        trans: Vec::new(),
-        finals: Vec::new(),
-    };
-    while out.len() < reps.len() {
-        let s = reps[out.len()];
-        let row = dfa.trans[s]
-            .iter()
-            .map(|&(l, t)| {
-                let c = class[t as usize];
-                let fresh = reps.len() as u32;
-                let id = *number.entry(c).or_insert(fresh);
-                if id == fresh {
-                    reps.push(t as usize);
-                }
-                (l, id)
-            })
-            .collect();
-        out.trans.push(row);
-        out.finals.push(dfa.finals[s]);
-    }
-    out
+    let (finals, trans) = minimal_dfa(0, dfa.finals, dfa.trans);
+    Ok(RuleDfa { trans, finals })
 }
