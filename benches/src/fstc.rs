@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::compiler::{CompileStats, RegexCompiler};
-use fstc_core::compose::VocabTrie;
+use fstc_regex::{CompileStats, RegexCompiler};
+use fstc_core::vocab::VocabTrie;
 use fstc_core::matcher::Matcher;
 
 use crate::vocab::LoadedVocab;

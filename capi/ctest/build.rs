@@ -1,5 +1,5 @@
-//! Compiles capi/tests/c/test_fstc.c and the first ```c block of README.md into
-//! `libfstc_ctest.a`, with `main` renamed to `fstc_c_test_main` and `fstc_readme_main`.
+//! Compiles capi/tests/c/test_fstc.c and the first ```c block of docs/c.md into
+//! `libfstc_ctest.a`, with `main` renamed to `fstc_c_test_main` and `fstc_example_main`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,21 +27,21 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let capi = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let test_c = capi.join("tests/c/test_fstc.c");
-    let readme = capi.join("../README.md");
-    for path in [&test_c, &readme, &capi.join("include/fstc.h")] {
+    let page = capi.join("../docs/c.md");
+    for path in [&test_c, &page, &capi.join("include/fstc.h")] {
         println!("cargo:rerun-if-changed={}", path.display());
     }
-    let text = std::fs::read_to_string(&readme).unwrap();
-    let start = text.find("```c\n").expect("README.md has a ```c block") + 5;
+    let text = std::fs::read_to_string(&page).unwrap();
+    let start = text.find("```c\n").expect("docs/c.md has a ```c block") + 5;
     let end = start + text[start..].find("```").unwrap();
-    let example = out.join("readme_example.c");
+    let example = out.join("docs_example.c");
     std::fs::write(&example, &text[start..end]).unwrap();
 
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let ar = std::env::var("AR").unwrap_or_else(|_| "ar".to_string());
-    let objects = [out.join("test_fstc.o"), out.join("readme_example.o")];
+    let objects = [out.join("test_fstc.o"), out.join("docs_example.o")];
     compile(&cc, &test_c, "fstc_c_test_main", &objects[0]);
-    compile(&cc, &example, "fstc_readme_main", &objects[1]);
+    compile(&cc, &example, "fstc_example_main", &objects[1]);
     let lib = out.join("libfstc_ctest.a");
     let _ = std::fs::remove_file(&lib);
     run(Command::new(ar).arg("rcs").arg(&lib).args(&objects));

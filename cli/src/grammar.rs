@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use fstc_core::compose::VocabTrie;
 use fstc_core::parts::PdaParts;
 use fstc_core::token_pda::TokenPda;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 use fstc_pda::compose::Config;
 use fstc_pda::GrammarCompiler;

@@ -9,16 +9,15 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use fstc_detok::{AddedAsSpecial, Vocabulary};
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::compiler::RegexCompiler;
-use fstc_core::compose::VocabTrie;
-use fstc_core::regex::ByteDfa;
 use fstc_core::sample::{random_matcher_walk, random_walk, SplitMix64};
 use fstc_core::token_pda::TokenPda;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::AnyAutomaton;
 use fstc_core::TokenVocabulary;
+use fstc_detok::{AddedAsSpecial, Vocabulary};
 use fstc_json::{Escapes, JsonSchemaCompiler, Whitespace};
+use fstc_regex::RegexCompiler;
 
 mod grammar;
 
@@ -27,8 +26,9 @@ mod grammar;
     name = "fstc",
     version,
     about = "Compile output constraints into token automata for constrained LLM decoding",
-    long_about = "Compile output constraints (regular expressions) into token automata: deterministic \
-automata over a tokenizer's token ids that a decoder walks one token at a time to mask logits.\n\n\
+    long_about = "Compile output constraints (regular expressions, JSON Schemas, grammars) into token \
+automata: deterministic finite or pushdown automata over a tokenizer's token ids that a decoder \
+walks one token at a time to mask logits.\n\n\
 Exit codes: 0 success, 1 `check` rejected the input, 2 bad usage or bad input."
 )]
 struct Cli {
@@ -355,8 +355,8 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
     let mut config = RegexCompiler::config()
         .image_tokens(args.image_tokens.iter().copied())
         .dialect(match args.dialect {
-            DialectArg::Regex => fstc_core::regex::Dialect::Regex,
-            DialectArg::Ecmascript => fstc_core::regex::Dialect::EcmaScript,
+            DialectArg::Regex => fstc_regex::Dialect::Regex,
+            DialectArg::Ecmascript => fstc_regex::Dialect::EcmaScript,
         });
     if let Some(limit) = args.dfa_state_limit {
         config = config.dfa_state_limit(limit);
@@ -385,7 +385,7 @@ fn print_stats(
     vocab: &Vocabulary,
     loaded: std::time::Duration,
     indexed: std::time::Duration,
-    stats: &fstc_core::compiler::CompileStats,
+    stats: &fstc_regex::CompileStats,
     automaton: &TokenAutomaton,
 ) {
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
@@ -615,7 +615,7 @@ fn join_ids(ids: &[u32]) -> String {
 
 fn dot(args: DotArgs) -> Result<ExitCode> {
     if let Some(pattern) = &args.regex {
-        let dfa = ByteDfa::from_regex(pattern, fstc_core::regex::DEFAULT_DFA_STATE_LIMIT)?;
+        let dfa = fstc_regex::byte_dfa(pattern, fstc_core::bytes::DEFAULT_DFA_STATE_LIMIT)?;
         print!("{}", dfa.to_dot());
         return Ok(ExitCode::SUCCESS);
     }
@@ -646,8 +646,8 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
                     vocab.len()
                 );
             }
-            let fst = fstc_detok::detokenizing_fst(&vocab);
-            print!("{}", fstc_detok::detokenizer_dot(&fst, &vocab));
+            let fst = fstc_core::reference::detokenizing_fst(&vocab);
+            print!("{}", fstc_core::reference::detokenizer_dot(&fst, &vocab));
         }
         (None, None) => unreachable!("clap requires FILE, --regex or --vocab"),
     }

@@ -32,15 +32,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         vocab.eos_ids()
     );
 
-    let t = Instant::now();
-    let t_v = fstc_detok::detokenizing_fst(&vocab);
-    use rustfst::prelude::*;
-    println!(
-        "  T_V: {} states, built in {:.2?}",
-        t_v.num_states(),
-        t.elapsed()
-    );
-
     if let Some(text) = text {
         let t = Instant::now();
         let ids = vocab.tokenize(&text)?;

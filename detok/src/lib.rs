@@ -1,4 +1,4 @@
-//! Vocabularies of real tokenizers as exact bytes per token id, and the detokenizing FST.
+//! Vocabularies of real tokenizers as exact bytes per token id.
 //!
 //! Constrained decoding works on bytes, so it needs, for every token id, the exact bytes the
 //! token stands for (a byte-level BPE token can be half a UTF-8 character), which ids are
@@ -8,10 +8,10 @@
 //! files and the metadata of GGUF model files (llama.cpp; [`Vocabulary::from_gguf`]), and
 //! implements [`fstc_core::TokenVocabulary`]. [`Vocabulary::tokenize`] gives the
 //! tokenizer's own tokenization of a text, spelled exactly, for `fstc check --text`.
-//! [`detokenizing_fst`] builds the paper's T_V, which maps token sequences to bytes.
+//! (The paper's T_V over such a vocabulary is `fstc_core::reference::detokenizing_fst`.)
 //!
 //! ```
-//! use fstc_detok::{detokenizing_fst, Family, Vocabulary};
+//! use fstc_detok::{Family, Vocabulary};
 //! use fstc_core::TokenVocabulary;
 //!
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/bytelevel/tokenizer.json");
@@ -25,9 +25,6 @@
 //! let ids = vocab.tokenize("Hello, world!\n")?;
 //! let spelled: Vec<u8> = ids.iter().flat_map(|&id| vocab.token_bytes(id).unwrap().to_vec()).collect();
 //! assert_eq!(spelled, b"Hello, world!\n");
-//!
-//! let t_v = detokenizing_fst(&vocab);
-//! # let _ = t_v;
 //! # Ok::<(), fstc_detok::VocabError>(())
 //! ```
 #![forbid(unsafe_code)]
@@ -36,7 +33,6 @@ pub mod byte_level;
 mod byte_token;
 mod engine;
 mod error;
-mod fst;
 mod gguf;
 mod gpt2;
 mod hf;
@@ -45,7 +41,6 @@ mod tiktoken;
 mod vocabulary;
 
 pub use error::{Result, VocabError, VocabErrorKind};
-pub use fst::{detokenizer_dot, detokenizing_fst};
 pub use gpt2::GPT2_END_OF_TEXT;
 pub use parts::{Family, MAX_TOKEN_ID, WELL_KNOWN_EOS};
 pub use tiktoken::{TiktokenOptions, CL100K_PATTERN};

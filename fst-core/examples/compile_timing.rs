@@ -12,8 +12,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use fstc_core::compiler::RegexCompiler;
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
+use fstc_regex::RegexCompiler;
 
 #[path = "shared/patterns.rs"]
 mod patterns;

@@ -12,9 +12,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use fstc_core::automaton::{AutomatonParts, TokenAutomaton};
-use fstc_core::compiler::RegexCompiler;
 use fstc_core::sample::{random_walk, SplitMix64};
 use fstc_core::walker::Walker;
+use fstc_regex::RegexCompiler;
 
 #[path = "shared/patterns.rs"]
 mod patterns;

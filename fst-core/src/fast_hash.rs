@@ -1,16 +1,17 @@
 //! The hash maps of the compiler and the file writer: keys are our own integers and
 //! slices of them, never attacker-chosen, so a multiply-rotate hash replaces SipHash
-//! (which cost ~8% of a compile hashing class columns).
+//! (which cost ~8% of a compile hashing class columns). Public for the front ends
+//! (regex, grammars), whose keys are of the same kind.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A `HashMap` with [`FastHasher`].
-pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 /// Multiply-rotate hashing, a 64-bit step per integer written.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct FastHasher(u64);
+pub struct FastHasher(u64);
 
 const K: u64 = 0x9e37_79b9_7f4a_7c15;
 

@@ -1,6 +1,8 @@
-//! Token automata for constrained decoding.
+//! Token automata for constrained decoding: the automata algebra and the runtime under
+//! fstc's front ends (regexes in `fstc-regex`, JSON Schemas in `fstc-json`, grammars in
+//! `fstc-pda`).
 //!
-//! A regex (or, later, a grammar) is compiled into a [`TokenAutomaton`](automaton::TokenAutomaton): a deterministic
+//! A constraint is compiled into a [`TokenAutomaton`](automaton::TokenAutomaton): a deterministic
 //! automaton over the token ids of one vocabulary (its edges stored by token class: tokens
 //! that behave alike everywhere), so a decoder masks logits with one lookup per step
 //! instead of matching text (Koo, Liu & He, "Automata-based
@@ -14,7 +16,10 @@
 //! fast-forward), [`token_pda`] and [`pda_walker`] (token push-down automata for grammars:
 //! their file, kind 1, and their matcher), [`AnyAutomaton`] (either kind, by the file's
 //! kind word), plus [`sample`] and [`dot`]. With default features off it depends on
-//! `bytemuck` only. Feature `compile` (default) adds the regex compiler.
+//! `bytemuck` only. Feature `compile` (default) adds what the front ends compile with:
+//! byte automata (`bytes`: NFA, determinizer, `ByteDfa`, algebra), the minimizer,
+//! composition with a vocabulary (`compose`, `lazy`), the vocabulary trie and the rustfst
+//! reference path.
 //!
 //! Build an automaton by hand (the paper's Figure 5, `/(foo)+d/` over the tokens `f`,
 //! `oo`, `foo`, `for`, `food`), save it, load it back and walk it:
@@ -65,7 +70,7 @@
 pub mod any;
 pub mod automaton;
 pub mod dot;
-mod fast_hash;
+pub mod fast_hash;
 pub mod format;
 pub mod matcher;
 pub mod parts;
@@ -77,9 +82,7 @@ pub mod vocab;
 pub mod walker;
 
 #[cfg(feature = "compile")]
-mod byte_automaton;
-#[cfg(feature = "compile")]
-pub mod compiler;
+pub mod bytes;
 #[cfg(feature = "compile")]
 pub mod compose;
 #[cfg(feature = "compile")]
@@ -90,8 +93,6 @@ pub mod lazy;
 pub mod minimize;
 #[cfg(feature = "compile")]
 pub mod reference;
-#[cfg(feature = "compile")]
-pub mod regex;
 
 pub use any::AnyAutomaton;
 pub use vocab::{fingerprint, ByteVocabulary, TokenVocabulary};

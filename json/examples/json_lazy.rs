@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use fstc_core::compose::VocabTrie;
 use fstc_core::matcher::Matcher;
+use fstc_core::vocab::VocabTrie;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 
 const SCHEMA: &str = r#"{"type": "object",

@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
 use serde_json::{json, Value};

@@ -7,7 +7,7 @@
 //! where the product happens, and the error names it, its counting keywords and the
 //! option to raise. A diagnosis only: it runs after the compile has already failed.
 
-use fstc_core::regex::{RegexError, RegexErrorKind};
+use fstc_regex::{RegexError, RegexErrorKind};
 use serde_json::Value;
 
 use crate::config::Config;

@@ -6,7 +6,9 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use fstc_core::regex::{Algebra, ByteDfa, RegexBuilder, DEFAULT_DFA_STATE_LIMIT};
+use fstc_core::bytes::{Algebra, ByteDfa, DEFAULT_DFA_STATE_LIMIT};
+
+use fstc_regex::RegexBuilder;
 
 use crate::error::JsonSchemaError;
 use crate::lang::Lang;
@@ -58,7 +60,7 @@ impl Automata {
             let mut cache = fixed_dfas().lock().unwrap_or_else(|e| e.into_inner());
             match cache.get(regex) {
                 Some(dfa) => Some(Arc::clone(dfa)),
-                None => match ByteDfa::from_regex(regex, DEFAULT_DFA_STATE_LIMIT) {
+                None => match fstc_regex::byte_dfa(regex, DEFAULT_DFA_STATE_LIMIT) {
                     Ok(dfa) => {
                         let dfa = Arc::new(dfa);
                         cache.insert(regex.to_string(), Arc::clone(&dfa));

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::compiler::{BuildError, BuildErrorKind, CompileStats, RegexCompiler};
-use fstc_core::compose::VocabTrie;
+use fstc_core::bytes::ByteDfa;
 use fstc_core::lazy::LazyAutomaton;
-use fstc_core::regex::ByteDfa;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
+use fstc_regex::{BuildError, BuildErrorKind, CompileStats, RegexCompiler};
 use serde_json::Value;
 
 use crate::blame;

@@ -8,7 +8,7 @@
 //! number with `multipleOf` has none), and the automaton is intersected with the range
 //! and type languages, which fix the other details of the form.
 
-use fstc_core::regex::{Algebra, ByteDfa};
+use fstc_core::bytes::{Algebra, ByteDfa};
 
 /// Largest numerator `a` accepted (the automaton has about `a · (k + 3)` states).
 pub(crate) const MAX_NUMERATOR: u128 = 100_000;

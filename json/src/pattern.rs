@@ -9,7 +9,9 @@
 //! one character it encodes. `format` grammars, written over the canonical body, are
 //! respelled the same way under `Any` ([`any_spelling`]).
 
-use fstc_core::regex::{Algebra, ByteDfa, Dialect, RegexBuilder};
+use fstc_core::bytes::{Algebra, ByteDfa};
+
+use fstc_regex::{Dialect, RegexBuilder};
 
 use crate::check::Automata;
 use crate::config::Escapes;

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use fstc_core::regex::{ByteDfa, RegexBuilder, RegexError};
+use fstc_core::bytes::ByteDfa;
+
+use fstc_regex::{RegexBuilder, RegexError};
 
 use crate::error::Warning;
 

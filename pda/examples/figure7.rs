@@ -2,7 +2,7 @@
 //! token PDA over the vocabulary a, b, bb, aaab) as parts:
 //! `cargo run -p fstc-pda --example figure7`.
 
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 
 fn main() -> Result<(), fstc_pda::PdaError> {
     // The grammar as the paper prints it.

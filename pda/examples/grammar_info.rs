@@ -9,11 +9,11 @@
 
 use std::time::{Duration, Instant};
 
-use fstc_core::compose::VocabTrie;
 use fstc_core::matcher::Matcher;
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::sample::SplitMix64;
 use fstc_core::token_pda::TokenPda;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 
 fn fail(what: &str, e: impl std::fmt::Display) -> ! {

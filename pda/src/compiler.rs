@@ -1,7 +1,7 @@
 //! The grammar compiler: grammar text → byte PDA → token PDA parts, which fstc-core lays
 //! out as a file and walks.
 
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 
 use crate::byte_pda::Pda;

@@ -27,7 +27,7 @@
 //!   tokens behaving alike everywhere share a class, and equivalent nodes are merged.
 //!
 //! ```
-//! use fstc_core::compose::VocabTrie;
+//! use fstc_core::vocab::VocabTrie;
 //! use fstc_core::ByteVocabulary;
 //! use fstc_pda::{GrammarCompiler, Pda};
 //!

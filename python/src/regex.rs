@@ -1,7 +1,7 @@
 //! `compile_regex`: a regex into a `TokenAutomaton` (or, lazily, a `LazyAutomaton`).
 
 use fstc_core::any::AnyAutomaton;
-use fstc_core::compiler::RegexCompiler;
+use fstc_regex::RegexCompiler;
 use pyo3::prelude::*;
 
 use crate::automaton::TokenAutomaton;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;

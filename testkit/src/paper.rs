@@ -106,8 +106,8 @@ pub fn figure7_pda_parts() -> PdaParts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fstc_core::compiler::RegexCompiler;
     use fstc_core::{fingerprint, TokenVocabulary};
+    use fstc_regex::RegexCompiler;
 
     #[test]
     fn ids_name_the_tokens() {

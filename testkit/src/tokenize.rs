@@ -2,11 +2,11 @@
 
 use std::collections::HashMap;
 
-use fstc_detok::Vocabulary;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::sample::{RandomWalk, SplitMix64};
 use fstc_core::walker::Walker;
 use fstc_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
 
 /// Walks `tokens` from the start; true if all are allowed and the walk ends accepting.
 pub fn accepts(automaton: &TokenAutomaton, tokens: &[u32]) -> bool {

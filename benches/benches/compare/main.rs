@@ -69,7 +69,7 @@ fn real_main() -> Result<()> {
 struct Setup {
     outlines: Option<outlines_core::prelude::Vocabulary>,
     llguidance: llguidance::ParserFactory,
-    trie: fstc_core::compose::VocabTrie,
+    trie: fstc_core::vocab::VocabTrie,
 }
 
 fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<VocabResult> {

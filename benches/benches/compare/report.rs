@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use fstc_core::compiler::CompileStats;
+use fstc_regex::CompileStats;
 use fstc_benches::report::{ms, ratio, show_bytes, us, EngineResult, Mismatch};
 use fstc_benches::vocab::Disagreement;
 

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::token_pda::TokenPda;
 use fstc_pda::GrammarCompiler;

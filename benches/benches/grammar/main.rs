@@ -10,7 +10,7 @@ mod samples;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::pda_walker::PdaWalker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc;

@@ -1,4 +1,4 @@
-//! Runs capi/tests/c/test_fstc.c and the README's C example (compiled by build.rs with the
+//! Runs capi/tests/c/test_fstc.c and the C example of docs/c.md (compiled by build.rs with the
 //! system C compiler, linked here with fstc-capi) on automata compiled here over the
 //! byte-level fixture vocabulary: a token FSA from a regex and a token PDA from a grammar.
 //! The C program replays a script of calls whose results come from fstc-core's own walkers
@@ -10,15 +10,15 @@ use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use fstc_detok::Vocabulary;
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::compiler::RegexCompiler;
 use fstc_core::matcher::{MatchError, MatchErrorKind, Matcher};
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::sample::SplitMix64;
 use fstc_core::token_pda::TokenPda;
 use fstc_core::walker::Walker;
 use fstc_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
+use fstc_regex::RegexCompiler;
 
 /// Status codes of fstc.h.
 fn code(result: Result<(), MatchError>) -> u32 {
@@ -155,7 +155,7 @@ fn script<M: Matcher + Clone>(
 #[link(name = "fstc_ctest", kind = "static")]
 extern "C" {
     fn fstc_c_test_main(argc: c_int, argv: *const *const c_char) -> c_int;
-    fn fstc_readme_main(argc: c_int, argv: *const *const c_char) -> c_int;
+    fn fstc_example_main(argc: c_int, argv: *const *const c_char) -> c_int;
 }
 
 type CMain = unsafe extern "C" fn(c_int, *const *const c_char) -> c_int;
@@ -260,31 +260,31 @@ fn c_program_walks_a_token_pda() {
     run_c_test(&file, &script, "grammar");
 }
 
-/// The grammar of the README's C example run on a token PDA: the first `item` is a call
+/// The grammar of docs/c.md's C example run on a token PDA: the first `item` is a call
 /// (something follows it), so its `!` is read with a return address on the stack.
-const README_GRAMMAR: &str = r#"root ::= item item
+const EXAMPLE_GRAMMAR: &str = r#"root ::= item item
 item ::= "!" | "(" item ")"
 "#;
 
-/// The README's "Use from C" example, compiled and run as written.
+/// docs/c.md's C example, compiled and run as written.
 #[test]
-fn readme_c_example_runs() {
+fn docs_c_example_runs() {
     let (_, file) = fixture_automaton(r"(yes|no)", "yesno");
     assert_eq!(
-        call_main(fstc_readme_main, &[&file]),
+        call_main(fstc_example_main, &[&file]),
         0,
         "the example walks to EOS"
     );
-    // The same program walks a grammar's token PDA (the README's second run).
-    let (_, pda_file) = fixture_pda(README_GRAMMAR, "pairs");
+    // The same program walks a grammar's token PDA (docs/c.md's second run).
+    let (_, pda_file) = fixture_pda(EXAMPLE_GRAMMAR, "pairs");
     assert_eq!(
-        call_main(fstc_readme_main, &[&pda_file]),
+        call_main(fstc_example_main, &[&pda_file]),
         0,
         "the example walks the PDA to EOS"
     );
     let missing = work_dir().join("missing.fstc");
     assert_eq!(
-        call_main(fstc_readme_main, &[&missing]),
+        call_main(fstc_example_main, &[&missing]),
         2,
         "a missing file is reported"
     );

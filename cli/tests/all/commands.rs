@@ -5,8 +5,8 @@ use std::process::Output;
 
 use crate::common::{fstc, gpt2, scratch, stderr, stdout, testdata};
 
-use fstc_detok::Vocabulary;
 use fstc_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
 
 /// Compiles `pattern` for `vocab` into `dir/name.fstc`.
 fn compile(dir: &Path, name: &str, pattern: &str, vocab: &Path, extra: &[&str]) -> PathBuf {

@@ -6,10 +6,10 @@ use std::process::Command;
 
 use crate::common::{fstc, repo, scratch, stderr, stdout};
 
-use fstc_detok::Vocabulary;
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::token_pda::TokenPda;
 use fstc_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
 
 /// Whether the token PDA accepts `text` as the tokenizer encodes it, then EOS.
 fn accepts(pda: &TokenPda, vocab: &Vocabulary, text: &str) -> bool {

@@ -1,8 +1,8 @@
 //! Shared helpers for the detok integration tests: texts for round trips, and oracles built
 //! on the `tokenizers` crate's own decoders. Fixture paths come from `testkit::vocabs`.
 
-use fstc_detok::{Family, Vocabulary};
 use fstc_core::TokenVocabulary;
+use fstc_detok::{Family, Vocabulary};
 use tokenizers::decoders::byte_level::ByteLevel;
 use tokenizers::{Decoder, Tokenizer};
 
@@ -126,7 +126,11 @@ pub fn check_against_tokenizers(vocab: &Vocabulary, path: &std::path::Path) -> O
                 // tiktoken fixture test). An added token's content is raw text, not
                 // written with the table.
                 if added_text.is_none() {
-                    assert_eq!(fstc_detok::byte_level::encode_bytes(ours), piece, "token {id}");
+                    assert_eq!(
+                        fstc_detok::byte_level::encode_bytes(ours),
+                        piece,
+                        "token {id}"
+                    );
                 }
             }
             Family::SentencePiece => {

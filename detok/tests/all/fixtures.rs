@@ -2,10 +2,10 @@
 //! specials, EOS ids, and exact tokenization.
 
 use crate::common::*;
-use fstc_detok::{AddedAsSpecial, Family, TiktokenOptions, VocabErrorKind, Vocabulary};
-use fstc_core::compiler::RegexCompiler;
 use fstc_core::walker::Walker;
 use fstc_core::TokenVocabulary;
+use fstc_detok::{AddedAsSpecial, Family, TiktokenOptions, VocabErrorKind, Vocabulary};
+use fstc_regex::RegexCompiler;
 use testkit::vocabs::testdata;
 
 fn tiktoken_options() -> TiktokenOptions {

@@ -6,8 +6,8 @@
 
 use std::io::Cursor;
 
-use fstc_detok::{Family, VocabError, VocabErrorKind, Vocabulary};
 use fstc_core::TokenVocabulary;
+use fstc_detok::{Family, VocabError, VocabErrorKind, Vocabulary};
 use proptest::prelude::*;
 use testkit::vocabs::testdata;
 

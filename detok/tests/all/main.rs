@@ -3,7 +3,6 @@
 
 mod common;
 
-mod detokenizing_fst;
 mod fixtures;
 mod gguf;
 mod malformed;

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use fstc_detok::{TiktokenOptions, VocabError, VocabErrorKind, Vocabulary};
 use fstc_core::TokenVocabulary;
+use fstc_detok::{TiktokenOptions, VocabError, VocabErrorKind, Vocabulary};
 use testkit::vocabs::testdata;
 
 /// Writes `files` (name, content) into a fresh directory and returns it.

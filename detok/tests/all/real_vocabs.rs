@@ -2,8 +2,8 @@
 //! against the tokenizer's own decoding, sizes, specials, EOS ids, exact tokenization.
 
 use crate::common::*;
-use fstc_detok::{Family, Vocabulary};
 use fstc_core::TokenVocabulary;
+use fstc_detok::{Family, Vocabulary};
 use testkit::vocabs::shared_vocab_path;
 use testkit::vocabs::testdata;
 

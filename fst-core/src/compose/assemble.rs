@@ -3,15 +3,15 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::byte_automaton::ByteAutomaton;
 use super::class_trie::DenseClasses;
 use super::error::{edge_limit_error, out_of_range, state_limit_error};
 use super::error::{ComposeError, ComposeErrorKind};
 use super::grouping::{transition_table, GroupBy, Grouping, MAX_TABLE_ENTRIES};
 use super::labels::{EdgeLists, Labels, NONE};
 use super::trim::trim;
-use super::vocab_trie::VocabTrie;
 use crate::automaton::{AutomatonParts, StateId};
+use crate::bytes::ByteAutomaton;
+use crate::vocab::VocabTrie;
 
 /// Bounds on the size of the token automaton, so that a pattern that blows up against a
 /// large vocabulary fails with an error instead of exhausting memory.

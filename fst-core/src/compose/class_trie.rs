@@ -2,7 +2,8 @@
 //! walked from every state when tokens are grouped by class string.
 
 use super::labels::{Labels, NONE};
-use super::vocab_trie::{make_chunks, VocabTrie};
+use crate::vocab::trie::make_chunks;
+use crate::vocab::VocabTrie;
 
 /// The vocabulary seen through one byte automaton's byte classes.
 ///

@@ -14,8 +14,8 @@
 //! uses the class trie instead.
 
 use super::labels::{Labels, NONE};
-use super::level_trie::LevelTrie;
 use crate::fast_hash::FastMap;
+use crate::vocab::level_trie::LevelTrie;
 
 /// A memo entry not yet computed (entries are rows `f * k`, far below it; row 0 is dead).
 const UNKNOWN: u32 = NONE - 1;

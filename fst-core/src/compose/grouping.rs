@@ -5,13 +5,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::byte_automaton::ByteAutomaton;
 use super::class_trie::{ClassTrie, DenseClasses};
 use super::error::{out_of_range, ComposeError};
 use super::functions::FunctionGroups;
 use super::labels::{Labels, NONE};
-use super::level_trie::{first_unsplit_fold, LevelTrie};
-use super::vocab_trie::VocabTrie;
+use crate::bytes::ByteAutomaton;
+use crate::vocab::level_trie::{first_unsplit_fold, LevelTrie};
+use crate::vocab::VocabTrie;
 
 /// How to group the tokens: by transition function when the DFA is small (tests force
 /// it without a budget, over a folded trie where the classes allow or always over the

@@ -8,7 +8,7 @@ use crate::automaton::StateId;
 use crate::parts::columns::Columns;
 
 /// Marks an absent node, group or state in the composition's flat tables.
-pub(super) const NONE: u32 = u32::MAX;
+pub(super) use crate::vocab::trie::NONE;
 // A label without edges merges into no class: `NO_CLASS` reads as `NONE`.
 const _: () = assert!(NONE == crate::parts::NO_CLASS);
 

@@ -38,25 +38,18 @@ mod error;
 mod functions;
 mod grouping;
 mod labels;
-mod level_trie;
 mod trim;
-mod vocab_trie;
 
-pub use crate::byte_automaton::ByteAutomaton;
 pub use assemble::ComposeLimits;
 pub use error::{ComposeError, ComposeErrorKind};
-pub use vocab_trie::VocabTrie;
 // For the lazy matcher (`crate::lazy`), which walks the same tables on demand.
 pub(crate) use class_trie::DenseClasses;
 pub(crate) use grouping::transition_table;
 
 use crate::automaton::{AutomatonParts, ClassParts};
-// `ByteAutomaton` lives in a module of its own, which both this one and `regex` (its
-// implementer) import, so that neither imports the other; the stages name it
-// `super::byte_automaton::ByteAutomaton`.
-use crate::byte_automaton;
+use crate::bytes::ByteAutomaton;
 use crate::minimize::minimize;
-use crate::vocab::TokenVocabulary;
+use crate::vocab::{TokenVocabulary, VocabTrie};
 use assemble::compose_groups;
 use grouping::GroupBy;
 use labels::{merge_columns, Labels};

@@ -4,9 +4,10 @@
 use super::assemble::{compose_groups, ComposeLimits};
 use super::class_trie::DenseClasses;
 use super::grouping::GroupBy;
-use super::level_trie::{first_unsplit_fold, FOLDS};
 use super::minimal_from_groups;
-use super::vocab_trie::{make_chunks, VocabTrie};
+use crate::vocab::level_trie::{first_unsplit_fold, FOLDS};
+use crate::vocab::trie::make_chunks;
+use crate::vocab::VocabTrie;
 use crate::vocab::{ByteVocabulary, TokenVocabulary};
 
 #[test]
@@ -94,7 +95,12 @@ fn grouping_by_function_equals_grouping_by_class_string() {
     for seed in 1..4 {
         let trie = VocabTrie::new(&mixed_vocab(seed, 2000));
         for pattern in patterns {
-            let dfa = crate::regex::ByteDfa::from_regex(pattern, 10_000).unwrap();
+            let theirs = fstc_regex::byte_dfa(pattern, 10_000).unwrap();
+            let dfa = own_dfa(
+                theirs.num_states(),
+                |s, b| theirs.next(s, b),
+                |s| theirs.is_accepting(s),
+            );
             let dense = DenseClasses::new(dfa.byte_classes());
             let fold = first_unsplit_fold(&dense.class_of_byte).map(|(i, _)| i);
             served[fold.unwrap_or(FOLDS.len())] += 1;
@@ -159,4 +165,26 @@ fn chunks_cover_all_nodes_in_whole_subtrees() {
     for &(lo, _) in &chunks {
         assert_eq!(trie.depth[lo as usize], 1, "a chunk starts at a root child");
     }
+}
+
+/// A DFA of the regex crate (which links its own copy of this crate) rebuilt as this
+/// crate's `ByteDfa`, through the algebra's explicit-edge construction.
+fn own_dfa(
+    n: usize,
+    next: impl Fn(u32, u8) -> Option<u32>,
+    accepts: impl Fn(u32) -> bool,
+) -> crate::bytes::ByteDfa {
+    let n = n as u32;
+    let mut edges = Vec::new();
+    for s in 0..n {
+        for b in 0..=255u8 {
+            if let Some(t) = next(s, b) {
+                edges.push((s, b, b, t));
+            }
+        }
+    }
+    let accepting: Vec<bool> = (0..n).map(accepts).collect();
+    crate::bytes::Algebra::new()
+        .from_edges(&edges, &accepting)
+        .unwrap()
 }

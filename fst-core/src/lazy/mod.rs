@@ -33,9 +33,10 @@ pub use matcher::LazyMatcher;
 
 use std::sync::{Arc, OnceLock};
 
-use crate::byte_automaton::ByteAutomaton;
-use crate::compose::{transition_table, ComposeError, ComposeErrorKind, DenseClasses, VocabTrie};
+use crate::bytes::ByteAutomaton;
+use crate::compose::{transition_table, ComposeError, ComposeErrorKind, DenseClasses};
 use crate::minimize::{backward, coreachable, edge_sources};
+use crate::vocab::VocabTrie;
 use state::{StateInfo, NO_STATE};
 
 /// A byte DFA over a vocabulary, composed on demand; see the module docs. Cloning shares

@@ -4,15 +4,17 @@
 //! the same errors and the same limit decisions, on generated and real vocabularies.
 #![cfg(feature = "compile")]
 
-use fstc_detok::Vocabulary;
 use fstc_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
+use fstc_core::bytes::ByteAutomaton;
+use fstc_core::bytes::{ByteDfa, DEFAULT_DFA_STATE_LIMIT};
 use fstc_core::compose::{
-    compose_classes_with_trie, compose_trimmed_with_trie, compose_with_trie, ByteAutomaton,
-    ComposeError, ComposeLimits, VocabTrie,
+    compose_classes_with_trie, compose_trimmed_with_trie, compose_with_trie, ComposeError,
+    ComposeLimits,
 };
-use fstc_core::regex::{ByteDfa, DEFAULT_DFA_STATE_LIMIT};
 use fstc_core::sample::SplitMix64;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::ByteVocabulary;
+use fstc_detok::Vocabulary;
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
 /// A byte DFA that hides its byte classes, so composition walks byte by byte.
@@ -82,7 +84,7 @@ fn kind_or_parts<T: PartialEq + std::fmt::Debug>(
 fn check_same(name: &str, trie: &VocabTrie) {
     let limits = ComposeLimits::default();
     for pattern in PATTERNS {
-        let dfa = ByteDfa::from_regex(pattern, DEFAULT_DFA_STATE_LIMIT).unwrap();
+        let dfa = fstc_regex::byte_dfa(pattern, DEFAULT_DFA_STATE_LIMIT).unwrap();
         let classed = kind_or_parts(compose_with_trie(&dfa, trie, &limits));
         let per_byte = kind_or_parts(compose_with_trie(&PerByte(&dfa), trie, &limits));
         assert_eq!(classed, per_byte, "{name}: {pattern}");
@@ -143,7 +145,7 @@ fn class_path_equals_per_byte_path_on_real_vocabularies() {
 fn large_automata_without_classes_take_the_direct_walk() {
     // 20001 states x 256 byte classes is too large a table, so the per-byte view walks by
     // calling `next`; the classed view (two classes) uses a table. Both must agree.
-    let dfa = ByteDfa::from_regex("(ab?){20000}", 50_000).unwrap();
+    let dfa = fstc_regex::byte_dfa("(ab?){20000}", 50_000).unwrap();
     assert!(dfa.num_states() * 256 > 1 << 22);
     let vocab = ByteVocabulary::from_strs(&["a", "ab", "aab", "b", "aaaa", "ba", "c"]);
     let trie = VocabTrie::new(&vocab);
@@ -165,7 +167,7 @@ fn large_automata_without_classes_take_the_direct_walk() {
 fn check_class_layout(name: &str, trie: &VocabTrie) {
     let limits = ComposeLimits::default();
     for pattern in PATTERNS {
-        let dfa = ByteDfa::from_regex(pattern, DEFAULT_DFA_STATE_LIMIT).unwrap();
+        let dfa = fstc_regex::byte_dfa(pattern, DEFAULT_DFA_STATE_LIMIT).unwrap();
         let Ok(tokens) = compose_with_trie(&dfa, trie, &limits) else {
             continue;
         };

@@ -6,9 +6,10 @@ use crate::compose_support::{
     all_sequences, brute_force, foo_plus_d, parts_accept, random_dfa, random_vocab, spell,
     text_ids, Rng, TableDfa,
 };
-use fstc_detok::detokenizing_fst;
-use fstc_core::compose::{compose, compose_with_trie, ComposeErrorKind, ComposeLimits, VocabTrie};
+use fstc_core::compose::{compose, compose_with_trie, ComposeErrorKind, ComposeLimits};
 use fstc_core::reference::compose_reference;
+use fstc_core::reference::detokenizing_fst;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::{ByteVocabulary, TokenVocabulary};
 
 const ABC: &[u8] = b"abc";

@@ -2,11 +2,11 @@
 #![cfg(feature = "compile")]
 
 use crate::compose_support::TableDfa;
-use fstc_detok::detokenizing_fst;
-use fstc_core::compose::{
-    compose, compose_trimmed_with_trie, ByteAutomaton, ComposeErrorKind, ComposeLimits, VocabTrie,
-};
+use fstc_core::bytes::ByteAutomaton;
+use fstc_core::compose::{compose, compose_trimmed_with_trie, ComposeErrorKind, ComposeLimits};
 use fstc_core::reference::compose_reference;
+use fstc_core::reference::detokenizing_fst;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::ByteVocabulary;
 
 /// `ab|cd`.

@@ -2,10 +2,11 @@
 #![cfg(feature = "compile")]
 
 use crate::compose_support::{all_sequences, foo_plus_d, parts_accept, spell};
-use fstc_detok::detokenizing_fst;
-use fstc_core::compose::{compose, compose_trimmed_with_trie, ComposeLimits, VocabTrie};
+use fstc_core::compose::{compose, compose_trimmed_with_trie, ComposeLimits};
 use fstc_core::fingerprint;
 use fstc_core::reference::compose_reference;
+use fstc_core::reference::detokenizing_fst;
+use fstc_core::vocab::VocabTrie;
 use testkit::paper::{figure4_vocabulary as vocab, EOS, F, FOO, FOOD, FOR, OO};
 
 #[test]

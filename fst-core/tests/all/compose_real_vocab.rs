@@ -7,11 +7,13 @@
 use std::time::Instant;
 
 use crate::compose_support::TableDfa;
-use fstc_detok::{detokenizing_fst, Vocabulary};
-use fstc_core::compose::{compose_trimmed_with_trie, compose_with_trie, ComposeLimits, VocabTrie};
+use fstc_core::compose::{compose_trimmed_with_trie, compose_with_trie, ComposeLimits};
 use fstc_core::minimize::minimize;
 use fstc_core::reference::compose_reference;
+use fstc_core::reference::detokenizing_fst;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::{ByteVocabulary, TokenVocabulary};
+use fstc_detok::Vocabulary;
 use testkit::vocabs::shared_vocab;
 
 fn digits() -> TableDfa {

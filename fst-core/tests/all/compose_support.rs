@@ -1,10 +1,10 @@
 //! Helpers shared by the `compose_*` tests: hand-built byte DFAs, brute-force oracles
-//! and a seeded generator. T_V comes from `fstc_detok::detokenizing_fst`, the one builder.
+//! and a seeded generator. T_V comes from `fstc_core::reference::detokenizing_fst`, the one builder.
 
 use std::collections::HashMap;
 
 use fstc_core::automaton::AutomatonParts;
-use fstc_core::compose::ByteAutomaton;
+use fstc_core::bytes::ByteAutomaton;
 use fstc_core::labels::byte_label;
 use fstc_core::minimize::minimize;
 use fstc_core::sample::SplitMix64;

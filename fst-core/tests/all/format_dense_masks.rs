@@ -438,7 +438,7 @@ fn real_vocabulary_wildcards_get_dense_masks() {
         return;
     }
     let vocab = fstc_detok::Vocabulary::from_file(&path).unwrap();
-    let a = fstc_core::compiler::RegexCompiler::new()
+    let a = fstc_regex::RegexCompiler::new()
         .compile(r#""([^"\\]|\\.)*""#, &vocab)
         .unwrap();
     let width = (a.vocab_size() as usize).div_ceil(32);

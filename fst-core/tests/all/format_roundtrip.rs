@@ -473,7 +473,7 @@ fn bench_regex_files_on_gpt2_are_byte_identical_to_the_pinned_writer() {
         (r"Note: (?P<PARAGRAPH_TOKEN>)+\n", 6844, 0x58f68959e8cd47af),
         (r"Note: [^\n]+\n", 147172, 0x731340489214d509),
     ];
-    let compiler = fstc_core::compiler::RegexCompiler::new();
+    let compiler = fstc_regex::RegexCompiler::new();
     let mut got = Vec::new();
     for &(pattern, _, _) in &pinned {
         let bytes = compiler.compile(pattern, &vocab).unwrap().to_bytes();

@@ -7,22 +7,23 @@
 
 use std::sync::Arc;
 
-use fstc_detok::Vocabulary;
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::compiler::{BuildErrorKind, RegexCompiler};
-use fstc_core::compose::{compose, ComposeErrorKind, ComposeLimits, VocabTrie};
+use fstc_core::compose::{compose, ComposeErrorKind, ComposeLimits};
 use fstc_core::lazy::LazyAutomaton;
 use fstc_core::matcher::{DynMatcher, Matcher};
 use fstc_core::sample::SplitMix64;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::walker::OwnedWalker;
 use fstc_core::{ByteVocabulary, TokenVocabulary};
+use fstc_detok::Vocabulary;
+use fstc_regex::{BuildErrorKind, RegexCompiler};
 use testkit::lockstep;
 use testkit::tokenize::Segmenter;
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
 use crate::compose_support::{random_dfa, random_vocab, Rng};
 use crate::matcher_contract;
-use crate::regex_support::random_pattern;
+use testkit::patterns::random_pattern;
 
 /// Patterns over ASCII, UTF-8 and JSON-like text, each with a text it matches.
 const PATTERNS: &[(&str, &str)] = &[

@@ -4,7 +4,6 @@
 #[cfg(feature = "compile")]
 mod compose_support;
 mod matcher_contract;
-mod regex_support;
 
 mod compose_classes;
 mod compose_differential;
@@ -12,20 +11,12 @@ mod compose_limits;
 mod compose_minimize;
 mod compose_paper;
 mod compose_real_vocab;
-mod differential;
-mod extensions_differential;
+mod detokenizing_fst;
 mod format_corruption;
 mod format_dense_masks;
 mod format_roundtrip;
 mod lazy_differential;
 mod paper_examples;
 mod pda_runtime;
-mod regex_algebra;
-mod regex_assertions;
-mod regex_dfa;
-mod regex_ecmascript;
-mod regex_errors;
-mod regex_extensions;
-mod regex_random;
 mod terminals;
 mod walker_semantics;

@@ -1,7 +1,7 @@
 //! The worked examples of Koo et al. that concern regular constraints, as snapshots.
 
-use fstc_core::compiler::RegexCompiler;
 use fstc_core::TokenVocabulary;
+use fstc_regex::RegexCompiler;
 use testkit::paper::{figure4_vocabulary, F, FIGURE5_PATTERN, FOO, FOOD, FOR, OO};
 use testkit::tokenize::accepts;
 

@@ -300,7 +300,7 @@ pub(crate) fn small_vocab() -> (fstc_core::ByteVocabulary, u32) {
 /// states carry dense masks, and one with a forced prefix.
 fn contract_automata() -> Vec<(TokenAutomaton, Vec<u32>)> {
     let (vocab, eos) = small_vocab();
-    let compiler = fstc_core::compiler::RegexCompiler::new();
+    let compiler = fstc_regex::RegexCompiler::new();
     let mut out = vec![(figure5(), vec![EOS])];
     for pattern in [
         r"Note: (?P<PARAGRAPH_TOKEN>)+\n",

@@ -1,9 +1,9 @@
 //! The typed example's type and helpers, shared with its test (`json/tests/all/typed.rs`).
 
-use fstc_detok::Vocabulary;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::sample::{random_walk, SplitMix64};
 use fstc_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

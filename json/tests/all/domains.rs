@@ -5,11 +5,11 @@
 
 use crate::formats::{crate_misses, language};
 use crate::support::{dfa_walk, validator};
-use fstc_core::regex::ByteDfa;
+use fstc_core::bytes::ByteDfa;
 use fstc_core::sample::SplitMix64;
 use serde_json::{json, Value};
 
-/// The shapes as the README states them: (most labels, most characters per label).
+/// The shapes as docs/json-schema.md states them: (most labels, most characters per label).
 const SHAPES: [(usize, usize); 6] = [(3, 63), (4, 62), (8, 30), (16, 14), (32, 6), (64, 2)];
 
 fn fits_a_shape(labels: &[usize]) -> bool {

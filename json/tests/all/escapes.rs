@@ -8,9 +8,9 @@
 
 use crate::support::{beyond_f64, corpus, dfa_walk, serialize, validator};
 use crate::tokens::check_vocabulary;
-use fstc_detok::Vocabulary;
-use fstc_core::regex::ByteDfa;
+use fstc_core::bytes::ByteDfa;
 use fstc_core::sample::SplitMix64;
+use fstc_detok::Vocabulary;
 use fstc_json::{Escapes, JsonSchemaCompiler, Whitespace};
 use serde_json::{json, Value};
 use testkit::vocabs::{shared_vocab, testdata_dir};

@@ -142,7 +142,7 @@ const DISAGREE: &[(&str, &str, &str)] = &[
     ),
 ];
 
-pub fn language(format: &str) -> fstc_core::regex::ByteDfa {
+pub fn language(format: &str) -> fstc_core::bytes::ByteDfa {
     JsonSchemaCompiler::new()
         .value_to_regex(&json!({"type": "string", "format": format}))
         .unwrap_or_else(|e| panic!("{format}: {e}"))

@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use crate::support::{corpus, ids_by_bytes, random_tokenization, serialize};
-use fstc_detok::Vocabulary;
-use fstc_core::compose::VocabTrie;
 use fstc_core::matcher::Matcher;
 use fstc_core::sample::SplitMix64;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::walker::OwnedWalker;
+use fstc_detok::Vocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 use testkit::lockstep;
 use testkit::vocabs::{shared_vocab, testdata_dir};

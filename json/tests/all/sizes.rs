@@ -6,8 +6,8 @@
 //! sub-schema where the states multiply and the option to raise.
 
 use crate::support::{beyond_f64, dfa_walk, json_files, serialize, validator};
-use fstc_core::compose::VocabTrie;
 use fstc_core::sample::SplitMix64;
+use fstc_core::vocab::VocabTrie;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 use serde_json::{json, Value};
 use testkit::vocabs::testdata_dir;
@@ -73,7 +73,8 @@ fn nested_arrays(depth: usize, max_items: Option<u64>) -> Value {
 
 #[test]
 fn past_the_limits_the_error_names_the_sub_schema_and_the_option() {
-    let vocab = fstc_detok::Vocabulary::from_file(testdata_dir().join("gpt2/encoder.json")).unwrap();
+    let vocab =
+        fstc_detok::Vocabulary::from_file(testdata_dir().join("gpt2/encoder.json")).unwrap();
     let trie = VocabTrie::new(&vocab);
     let grid = nested_arrays(6, Some(4));
     let wrapped =

@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::regex::ByteDfa;
+use fstc_core::bytes::ByteDfa;
 use fstc_core::sample::SplitMix64;
 use fstc_core::walker::Walker;
 use fstc_json::Whitespace;

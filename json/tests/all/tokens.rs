@@ -6,9 +6,9 @@
 use crate::support::{
     accepts, corpus, ids_by_bytes, random_tokenization, serialize, token_walk, validator,
 };
-use fstc_detok::Vocabulary;
-use fstc_core::compose::VocabTrie;
 use fstc_core::sample::SplitMix64;
+use fstc_core::vocab::VocabTrie;
+use fstc_detok::Vocabulary;
 use fstc_json::{JsonSchemaCompiler, Whitespace};
 use testkit::vocabs::{shared_vocab, testdata_dir};
 

@@ -5,9 +5,9 @@
 #[path = "../../examples/typed/weather.rs"]
 mod example;
 
-use fstc_detok::Vocabulary;
 use example::{compile_type, sample_text, Alert, Conditions, WeatherReport, Wind};
 use fstc_core::walker::Walker;
+use fstc_detok::Vocabulary;
 use testkit::vocabs::{shared_vocab, testdata_dir};
 
 fn accepts_text(

@@ -16,7 +16,7 @@ mod classes;
 mod steps;
 mod walk;
 
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 
 use crate::byte_pda::Pda;
 use crate::error::{PdaError, PdaErrorKind};

@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 
 use super::steps::{Run, Steps};
 use super::Config;

@@ -2,12 +2,12 @@
 //! side by side with fstc-core's `PdaWalker` (through `Matcher`) on the compiler's parts,
 //! and tokenizations.
 
-use fstc_core::compose::VocabTrie;
 use fstc_core::matcher::Matcher;
 use fstc_core::parts::{PdaParts, NO_CLASS};
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::sample::SplitMix64;
 use fstc_core::token_pda::TokenPda;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::{ByteVocabulary, TokenVocabulary};
 use fstc_pda::{GrammarCompiler, Pda};
 

@@ -10,7 +10,12 @@ use fstc_pda::{Grammar, Pda, Symbol};
 fn right_recursive_lists_run_at_constant_stack_depth() {
     let pda = pda_of(r#"S -> "[" L "]" ; L -> "" | "x" L ;"#);
     // Far more items than the stack bound: the tail call `L -> "x" • L` pushes nothing.
-    let long = [b"[".as_slice(), &vec![b'x'; 3 * fstc_pda::MAX_STACK_DEPTH], b"]"].concat();
+    let long = [
+        b"[".as_slice(),
+        &vec![b'x'; 3 * fstc_pda::MAX_STACK_DEPTH],
+        b"]",
+    ]
+    .concat();
     assert!(pda.accepts(&long));
     assert!(pda.accepts(b"[]") && !pda.accepts(b"[x") && !pda.accepts(b"[]]"));
     // `[•]` and the return address of the one non-tail call, `S -> "[" • L "]"`.
@@ -172,7 +177,10 @@ fn long_chains_of_nonterminals_do_not_overflow_the_stack() {
     // The same chain of unit rules closed into a cycle is left recursion.
     let mut g = Grammar::new("B0");
     for i in 0..n {
-        g.add_rule(&format!("B{i}"), &[fstc_pda::Symbol::nt(&format!("B{}", i + 1))]);
+        g.add_rule(
+            &format!("B{i}"),
+            &[fstc_pda::Symbol::nt(&format!("B{}", i + 1))],
+        );
     }
     g.add_rule(&format!("B{n}"), &[fstc_pda::Symbol::nt("B0")]);
     g.add_rule(&format!("B{n}"), &[fstc_pda::Symbol::lit("y")]);

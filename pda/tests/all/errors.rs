@@ -1,6 +1,6 @@
 //! Grammars that cannot give a deterministic PDA, and limits: each error names what is wrong.
 
-use fstc_core::compose::VocabTrie;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::ByteVocabulary;
 use fstc_pda::compose::Config;
 use fstc_pda::{Grammar, GrammarCompiler, Pda, PdaErrorKind, Symbol};

@@ -80,7 +80,8 @@ fn figure7_behaves_as_the_hand_written_parts_of_testkit() {
     assert_eq!(
         (0..5)
             .map(
-                |t| fstc_core::TokenVocabulary::token_bytes(&figure7_vocab(), t).map(<[u8]>::to_vec)
+                |t| fstc_core::TokenVocabulary::token_bytes(&figure7_vocab(), t)
+                    .map(<[u8]>::to_vec)
             )
             .collect::<Vec<_>>(),
         (0..5)

@@ -11,9 +11,9 @@
 
 use crate::common::{compile, run_tokens, Compiled, Walk};
 use crate::earley::Earley;
-use fstc_detok::Vocabulary;
 use fstc_core::sample::SplitMix64;
 use fstc_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
 use fstc_pda::Pda;
 use testkit::vocabs::testdata_dir;
 

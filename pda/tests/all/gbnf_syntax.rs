@@ -91,7 +91,10 @@ x ::= "x""#,
         }
     ));
     // Without `root`, the first rule starts.
-    assert_eq!(fstc_pda::gbnf::parse("b ::= \"x\"\na ::= b").unwrap().start, "b");
+    assert_eq!(
+        fstc_pda::gbnf::parse("b ::= \"x\"\na ::= b").unwrap().start,
+        "b"
+    );
 }
 
 #[test]

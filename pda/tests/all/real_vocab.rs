@@ -3,8 +3,8 @@
 //! truncations are not. Skipped, with a message, when the shared vocabularies are absent
 //! (`testkit::vocabs::shared_vocab`).
 
-use fstc_core::compose::VocabTrie;
 use fstc_core::sample::SplitMix64;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 use fstc_pda::GrammarCompiler;
 use testkit::vocabs::shared_vocab;

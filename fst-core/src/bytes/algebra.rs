@@ -1,0 +1,625 @@
+//! Boolean and rational operations on byte DFAs: intersection, union, difference,
+//! complement, concatenation, reversal, emptiness and a shortest witness.
+//!
+//! JSON Schema's `allOf`, `not`, `if`/`then`/`else` and `contains`, and look-around in
+//! patterns, are these operations on the languages of [`ByteDfa`]s. Every result is
+//! minimized and numbered canonically (as every [`ByteDfa`] is), so equal
+//! languages give equal DFAs. Each operation counts the states it creates, before
+//! minimization, and fails with [`ByteDfaErrorKind::TooManyStates`](super::ByteDfaErrorKind::TooManyStates) past
+//! [`Algebra::state_limit`] instead of exploding: a product can have `|A| × |B|`
+//! states, a determinized concatenation or reversal exponentially many.
+//!
+//! Operands must be plain byte DFAs: a DFA with wildcard terminals
+//! ([`ByteDfa::terminals`]) is refused with [`ByteDfaErrorKind::TerminalOperand`](super::ByteDfaErrorKind::TerminalOperand), since a
+//! terminal reads a whole token whose bytes are not known until composition.
+//!
+//! The complement is relative to a [`Universe`]: all valid UTF-8 texts (what a
+//! text-producing constraint, and JSON, needs) or all byte strings.
+
+use crate::fast_hash::FastMap;
+
+use super::dfa::TableDfa;
+use super::{ByteDfa, ByteDfaError, ByteDfaErrorKind, DEAD, DEFAULT_DFA_STATE_LIMIT};
+
+/// The set of texts a complement is taken in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Universe {
+    /// Every valid UTF-8 text (the language of `(?s:.)*`). The complement of a pattern's
+    /// DFA in it is again a set of texts, as a JSON string's `not` needs.
+    Utf8,
+    /// Every byte string, including invalid UTF-8.
+    Bytes,
+}
+
+impl ByteDfa {
+    /// The DFA of every text of `universe` (one state for [`Universe::Bytes`], the
+    /// UTF-8 decoder's states for [`Universe::Utf8`]).
+    pub fn universe(universe: Universe) -> ByteDfa {
+        match universe {
+            Universe::Bytes => ByteDfa {
+                classes: [0; 256],
+                num_classes: 1,
+                table: vec![0],
+                accepting: vec![true],
+                terminals: Vec::new(),
+                terminal_table: Vec::new(),
+            },
+            Universe::Utf8 => ByteDfa::utf8_texts(),
+        }
+    }
+
+    /// The DFA of the empty language (no text matches, not even the empty one).
+    pub fn empty_language() -> ByteDfa {
+        ByteDfa {
+            classes: [0; 256],
+            num_classes: 1,
+            table: vec![DEAD],
+            accepting: vec![false],
+            terminals: Vec::new(),
+            terminal_table: Vec::new(),
+        }
+    }
+
+    /// Whether no byte text matches (terminal edges are not followed).
+    pub fn is_empty(&self) -> bool {
+        self.shortest_match().is_none()
+    }
+
+    /// A shortest byte text that matches, the least in byte order among the shortest;
+    /// `None` when none does. Terminal edges are not followed.
+    pub fn shortest_match(&self) -> Option<Vec<u8>> {
+        let k = self.num_classes;
+        // The least byte of each class, which is how a class is spelled in the witness.
+        let mut least = vec![0u8; k];
+        for b in (0..=255u8).rev() {
+            least[self.classes[b as usize] as usize] = b;
+        }
+        // Breadth-first, classes in byte order: the first accepting state reached has
+        // the least shortest text.
+        let mut parent: Vec<Option<(u32, u8)>> = vec![None; self.num_states()];
+        let mut seen = vec![false; self.num_states()];
+        let mut queue = std::collections::VecDeque::from([0u32]);
+        seen[0] = true;
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by_key(|&c| least[c]);
+        while let Some(s) = queue.pop_front() {
+            if self.accepting[s as usize] {
+                let mut text = Vec::new();
+                let mut at = s;
+                while let Some((p, b)) = parent[at as usize] {
+                    text.push(b);
+                    at = p;
+                }
+                text.reverse();
+                return Some(text);
+            }
+            for &c in &order {
+                let t = self.table[s as usize * k + c];
+                if t != DEAD && !seen[t as usize] {
+                    seen[t as usize] = true;
+                    parent[t as usize] = Some((s, least[c]));
+                    queue.push_back(t);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Runs the operations with a state limit; `Algebra::new()` uses
+/// [`DEFAULT_DFA_STATE_LIMIT`].
+#[derive(Clone, Debug)]
+pub struct Algebra {
+    state_limit: usize,
+}
+
+impl Default for Algebra {
+    fn default() -> Self {
+        Algebra::new()
+    }
+}
+
+/// How a product state's acceptance follows from its two components'.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    And,
+    Or,
+    AndNot,
+}
+
+impl Algebra {
+    /// Operations with the default state limit.
+    pub fn new() -> Algebra {
+        Algebra {
+            state_limit: DEFAULT_DFA_STATE_LIMIT,
+        }
+    }
+
+    /// Caps the states an operation may create (before minimization). 0 counts as 1.
+    pub fn state_limit(&mut self, limit: usize) -> &mut Algebra {
+        self.state_limit = limit.clamp(1, (u32::MAX / 2) as usize);
+        self
+    }
+
+    /// Texts matched by both `a` and `b`.
+    pub fn intersect(&self, a: &ByteDfa, b: &ByteDfa) -> Result<ByteDfa, ByteDfaError> {
+        self.product("intersection", a, b, Op::And)
+    }
+
+    /// Texts matched by `a` or `b`.
+    pub fn union(&self, a: &ByteDfa, b: &ByteDfa) -> Result<ByteDfa, ByteDfaError> {
+        self.product("union", a, b, Op::Or)
+    }
+
+    /// Texts matched by `a` and not by `b`.
+    pub fn difference(&self, a: &ByteDfa, b: &ByteDfa) -> Result<ByteDfa, ByteDfaError> {
+        self.product("difference", a, b, Op::AndNot)
+    }
+
+    /// Texts of `universe` that `a` does not match.
+    pub fn complement(&self, a: &ByteDfa, universe: Universe) -> Result<ByteDfa, ByteDfaError> {
+        self.product("complement", &ByteDfa::universe(universe), a, Op::AndNot)
+    }
+
+    /// Texts `xy` with `x` matched by `a` and `y` by `b`.
+    pub fn concat(&self, a: &ByteDfa, b: &ByteDfa) -> Result<ByteDfa, ByteDfaError> {
+        refuse_terminals("concatenation", a)?;
+        refuse_terminals("concatenation", b)?;
+        let joint = Joint::new(a, b);
+        let na = a.num_states();
+        let mut nfa = SetNfa::new(joint.classes, joint.pairs.len(), na + b.num_states());
+        for (c, &(ca, cb)) in joint.pairs.iter().enumerate() {
+            for s in 0..na {
+                nfa.edge(s, c, a.table[s * a.num_classes + ca as usize]);
+            }
+            for s in 0..b.num_states() {
+                let t = b.table[s * b.num_classes + cb as usize];
+                nfa.edge(na + s, c, if t == DEAD { DEAD } else { na as u32 + t });
+            }
+        }
+        for s in 0..na {
+            if a.accepting[s] {
+                nfa.epsilon[s].push(na as u32);
+            }
+        }
+        nfa.accepting[na..].copy_from_slice(&b.accepting);
+        nfa.determinize("concatenation", &[0], self.state_limit)
+    }
+
+    /// The mirror language: `x` reversed for every text `x` of `a` (byte by byte, so the
+    /// reversal of a UTF-8 text is in general not UTF-8; reverse again to get texts).
+    pub fn reverse(&self, a: &ByteDfa) -> Result<ByteDfa, ByteDfaError> {
+        refuse_terminals("reversal", a)?;
+        let n = a.num_states();
+        let mut nfa = SetNfa::new(a.classes, a.num_classes, n);
+        for s in 0..n {
+            for c in 0..a.num_classes {
+                let t = a.table[s * a.num_classes + c];
+                if t != DEAD {
+                    nfa.edge(t as usize, c, s as u32);
+                }
+            }
+        }
+        nfa.accepting[0] = true;
+        let starts: Vec<u32> = (0..n as u32).filter(|&s| a.accepting[s as usize]).collect();
+        nfa.determinize("reversal", &starts, self.state_limit)
+    }
+
+    /// The minimized DFA of an automaton given by its edges `(from, lo, hi, to)` (bytes
+    /// `lo..=hi`; several edges may share a byte: it is determinized) over states
+    /// `0..accepting.len()`, starting at 0: for automata that no short regex writes, such
+    /// as remainders of decimal numerals.
+    pub fn from_edges(
+        &self,
+        edges: &[(u32, u8, u8, u32)],
+        accepting: &[bool],
+    ) -> Result<ByteDfa, ByteDfaError> {
+        let n = accepting.len().max(1);
+        let mut identity = [0u8; 256];
+        for (b, slot) in identity.iter_mut().enumerate() {
+            *slot = b as u8;
+        }
+        let mut nfa = SetNfa::new(identity, 256, n);
+        for &(from, lo, hi, to) in edges {
+            if from as usize >= n || to as usize >= n {
+                return Err(ByteDfaError::new(
+                    "construction",
+                    ByteDfaErrorKind::InvalidEdge,
+                    format!("an edge {from} -> {to} names a state not below {n}"),
+                ));
+            }
+            for b in lo..=hi {
+                nfa.edge(from as usize, b as usize, to);
+            }
+        }
+        nfa.accepting[..accepting.len()].copy_from_slice(accepting);
+        nfa.determinize("construction", &[0], self.state_limit)
+    }
+
+    /// The image of `a`'s texts under a code-point encoding: every valid UTF-8 text of
+    /// `a` with each code point replaced by one of its encodings (bytes outside valid
+    /// UTF-8 are dropped). `code(ranges)` gives the encodings of the code points of
+    /// `ranges` as alternatives, each a sequence of byte sets (inclusive byte ranges);
+    /// any alternative must spell an encoding of some code point of `ranges`. JSON
+    /// string escaping is one where a code point has several spellings (`é`, `\u00e9`,
+    /// `\u00E9`), which a byte substitution cannot say.
+    ///
+    /// For each state, the UTF-8 structure is walked once (memoized per state and
+    /// position) to find the code-point ranges with a common target; each target's
+    /// ranges get one NFA path per alternative, then the NFA is determinized.
+    pub fn substitute_chars(
+        &self,
+        a: &ByteDfa,
+        code: impl Fn(&[(char, char)]) -> Vec<Vec<Vec<(u8, u8)>>>,
+    ) -> Result<ByteDfa, ByteDfaError> {
+        refuse_terminals("substitution", a)?;
+        let n = a.num_states();
+        let mut identity = [0u8; 256];
+        for (b, slot) in identity.iter_mut().enumerate() {
+            *slot = b as u8;
+        }
+        let mut nfa = SetNfa::new(identity, 256, n);
+        let mut moves = CharMoves::new(a);
+        for s in 0..n as u32 {
+            let mut by_target: std::collections::BTreeMap<u32, Vec<(char, char)>> =
+                Default::default();
+            for (lo, hi, t) in moves.from(s) {
+                let (lo, hi) = (char::from_u32(lo), char::from_u32(hi));
+                let range = (lo.expect("a scalar"), hi.expect("a scalar"));
+                by_target.entry(t).or_default().push(range);
+            }
+            for (t, ranges) in by_target {
+                // Chains share their prefixes: (state, byte set) -> the state after it.
+                let mut shared: FastMap<(u32, Vec<(u8, u8)>), u32> = FastMap::default();
+                for sequence in code(&ranges) {
+                    let Some((last, init)) = sequence.split_last() else {
+                        nfa.epsilon[s as usize].push(t);
+                        continue;
+                    };
+                    let mut from = s;
+                    for set in init {
+                        from = match shared.get(&(from, set.clone())) {
+                            Some(&next) => next,
+                            None => {
+                                let next = nfa.push_state();
+                                nfa.edges_on(from, set, next);
+                                shared.insert((from, set.clone()), next);
+                                next
+                            }
+                        };
+                    }
+                    nfa.edges_on(from, last, t);
+                }
+            }
+        }
+        nfa.accepting[..n].copy_from_slice(&a.accepting);
+        nfa.determinize("substitution", &[0], self.state_limit)
+    }
+
+    /// The product automaton of `a` and `b` over their joint byte classes; a missing
+    /// transition counts as a dead component.
+    fn product(
+        &self,
+        name: &'static str,
+        a: &ByteDfa,
+        b: &ByteDfa,
+        op: Op,
+    ) -> Result<ByteDfa, ByteDfaError> {
+        refuse_terminals(name, a)?;
+        refuse_terminals(name, b)?;
+        let joint = Joint::new(a, b);
+        let k = joint.pairs.len();
+        let step = |d: &ByteDfa, s: u32, c: u8| {
+            if s == DEAD {
+                DEAD
+            } else {
+                d.table[s as usize * d.num_classes + c as usize]
+            }
+        };
+        let accepts = |d: &ByteDfa, s: u32| s != DEAD && d.accepting[s as usize];
+        let mut ids: FastMap<(u32, u32), u32> = FastMap::default();
+        let mut pairs = vec![(0u32, 0u32)];
+        ids.insert((0, 0), 0);
+        let mut table = Vec::new();
+        let mut accepting = Vec::new();
+        let mut i = 0;
+        while i < pairs.len() {
+            let (sa, sb) = pairs[i];
+            accepting.push(match op {
+                Op::And => accepts(a, sa) && accepts(b, sb),
+                Op::Or => accepts(a, sa) || accepts(b, sb),
+                Op::AndNot => accepts(a, sa) && !accepts(b, sb),
+            });
+            for &(ca, cb) in &joint.pairs {
+                let t = (step(a, sa, ca), step(b, sb, cb));
+                let dead = match op {
+                    Op::And => t.0 == DEAD || t.1 == DEAD,
+                    Op::Or => t.0 == DEAD && t.1 == DEAD,
+                    Op::AndNot => t.0 == DEAD,
+                };
+                if dead {
+                    table.push(DEAD);
+                    continue;
+                }
+                let next = pairs.len() as u32;
+                let id = *ids.entry(t).or_insert(next);
+                if id == next {
+                    if pairs.len() >= self.state_limit {
+                        return Err(too_large(name, self.state_limit));
+                    }
+                    pairs.push(t);
+                }
+                table.push(id);
+            }
+            i += 1;
+        }
+        Ok(finish(TableDfa {
+            classes: joint.classes,
+            num_classes: k,
+            num_terminals: 0,
+            table,
+            accepting,
+        }))
+    }
+}
+
+/// Minimizes and numbers a terminal-free table DFA canonically.
+fn finish(dfa: TableDfa) -> ByteDfa {
+    ByteDfa::minimal(dfa, &[])
+}
+
+fn refuse_terminals(operation: &'static str, d: &ByteDfa) -> Result<(), ByteDfaError> {
+    match d.terminals.first() {
+        None => Ok(()),
+        Some(t) => Err(ByteDfaError::new(
+            operation,
+            ByteDfaErrorKind::TerminalOperand { operation },
+            format!(
+                "the {operation} of byte DFAs cannot take a DFA with wildcard terminals \
+                 (`<{}>` reads a whole token whose bytes are unknown before composition); \
+                 apply the operation to the parts without wildcards",
+                t.name()
+            ),
+        )),
+    }
+}
+
+fn too_large(operation: &'static str, limit: usize) -> ByteDfaError {
+    ByteDfaError::new(
+        operation,
+        ByteDfaErrorKind::TooManyStates { limit },
+        format!(
+            "the {operation} of byte DFAs needs more than {limit} states (the state limit); \
+             raise it (Algebra::state_limit, RegexBuilder::state_limit or the compiler's DFA \
+             state limit) or simplify the operands"
+        ),
+    )
+}
+
+/// The coarsest byte classes refining both operands' classes: `pairs[c]` is the class
+/// of joint class `c` in each operand.
+struct Joint {
+    classes: [u8; 256],
+    pairs: Vec<(u8, u8)>,
+}
+
+impl Joint {
+    fn new(a: &ByteDfa, b: &ByteDfa) -> Joint {
+        let mut ids: FastMap<(u8, u8), u8> = FastMap::default();
+        let mut pairs = Vec::new();
+        let mut classes = [0u8; 256];
+        for (byte, slot) in classes.iter_mut().enumerate() {
+            let pair = (a.classes[byte], b.classes[byte]);
+            // At most 256 bytes, so at most 256 joint classes: ids fit a u8.
+            *slot = *ids.entry(pair).or_insert_with(|| {
+                pairs.push(pair);
+                (pairs.len() - 1) as u8
+            });
+        }
+        Joint { classes, pairs }
+    }
+}
+
+/// A byte NFA with epsilon moves over `num_classes` classes, for the subset construction
+/// of concatenation and reversal.
+struct SetNfa {
+    classes: [u8; 256],
+    num_classes: usize,
+    edges: Vec<Vec<(u8, u32)>>,
+    epsilon: Vec<Vec<u32>>,
+    accepting: Vec<bool>,
+}
+
+impl SetNfa {
+    fn new(classes: [u8; 256], num_classes: usize, states: usize) -> SetNfa {
+        SetNfa {
+            classes,
+            num_classes,
+            edges: vec![Vec::new(); states],
+            epsilon: vec![Vec::new(); states],
+            accepting: vec![false; states],
+        }
+    }
+
+    /// A new state without edges.
+    fn push_state(&mut self) -> u32 {
+        self.edges.push(Vec::new());
+        self.epsilon.push(Vec::new());
+        self.accepting.push(false);
+        (self.edges.len() - 1) as u32
+    }
+
+    fn edge(&mut self, from: usize, class: usize, to: u32) {
+        if to != DEAD {
+            self.edges[from].push((class as u8, to));
+        }
+    }
+
+    /// Edges on every byte of `set` (inclusive ranges).
+    fn edges_on(&mut self, from: u32, set: &[(u8, u8)], to: u32) {
+        for &(lo, hi) in set {
+            for b in lo..=hi {
+                self.edge(from as usize, b as usize, to);
+            }
+        }
+    }
+
+    /// Sorts and dedups `set` after adding every state reachable by epsilon moves.
+    fn close(&self, set: &mut Vec<u32>) {
+        let mut i = 0;
+        while i < set.len() {
+            for &t in &self.epsilon[set[i] as usize] {
+                if !set.contains(&t) {
+                    set.push(t);
+                }
+            }
+            i += 1;
+        }
+        set.sort_unstable();
+        set.dedup();
+    }
+
+    fn determinize(
+        &self,
+        name: &'static str,
+        starts: &[u32],
+        limit: usize,
+    ) -> Result<ByteDfa, ByteDfaError> {
+        let k = self.num_classes;
+        let mut first = starts.to_vec();
+        self.close(&mut first);
+        let mut ids: FastMap<Vec<u32>, u32> = FastMap::default();
+        ids.insert(first.clone(), 0);
+        let mut sets = vec![first];
+        let mut table = Vec::new();
+        let mut accepting = Vec::new();
+        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); k];
+        let mut i = 0;
+        while i < sets.len() {
+            let set = std::mem::take(&mut sets[i]);
+            accepting.push(set.iter().any(|&s| self.accepting[s as usize]));
+            for &s in &set {
+                for &(c, t) in &self.edges[s as usize] {
+                    buckets[c as usize].push(t);
+                }
+            }
+            for bucket in &mut buckets {
+                if bucket.is_empty() {
+                    table.push(DEAD);
+                    continue;
+                }
+                let mut next = std::mem::take(bucket);
+                self.close(&mut next);
+                let id = match ids.get(&next) {
+                    Some(&id) => id,
+                    None => {
+                        if sets.len() >= limit {
+                            return Err(too_large(name, limit));
+                        }
+                        let id = sets.len() as u32;
+                        ids.insert(next.clone(), id);
+                        sets.push(next);
+                        id
+                    }
+                };
+                table.push(id);
+            }
+            i += 1;
+        }
+        Ok(finish(TableDfa {
+            classes: self.classes,
+            num_classes: k,
+            num_terminals: 0,
+            table,
+            accepting,
+        }))
+    }
+}
+
+/// Code-point ranges `(lo, hi, target)`, shared between the memo and its users.
+type Moves = std::rc::Rc<Vec<(u32, u32, u32)>>;
+
+/// The code points a DFA reads from each state, walked over the UTF-8 byte structure:
+/// `walk(seq, state, pos)` lists the values of the bytes `pos..` of sequence `seq` (their
+/// payload bits) as ranges with a common target, memoized, so that a state reading a wide
+/// class costs a few runs of bytes rather than a million code points.
+struct CharMoves<'a> {
+    dfa: &'a ByteDfa,
+    sequences: Vec<Vec<(u8, u8)>>,
+    memo: FastMap<(usize, u32, usize), Moves>,
+}
+
+impl<'a> CharMoves<'a> {
+    fn new(dfa: &'a ByteDfa) -> CharMoves<'a> {
+        let sequences = regex_syntax::utf8::Utf8Sequences::new('\0', char::MAX)
+            .map(|seq| seq.as_slice().iter().map(|r| (r.start, r.end)).collect())
+            .collect();
+        CharMoves {
+            dfa,
+            sequences,
+            memo: FastMap::default(),
+        }
+    }
+
+    /// The code points read from `state`: sorted ranges `(lo, hi, target)`, adjacent
+    /// ranges with one target merged.
+    fn from(&mut self, state: u32) -> Vec<(u32, u32, u32)> {
+        let mut out = Vec::new();
+        // Sequences come in code-point order; the value of a whole sequence (its lead
+        // byte's payload bits, then each continuation's) is the code point.
+        for seq in 0..self.sequences.len() {
+            for &(lo, hi, t) in self.walk(seq, state, 0).iter() {
+                push_merged(&mut out, lo, hi, t);
+            }
+        }
+        out
+    }
+
+    fn walk(&mut self, seq: usize, state: u32, pos: usize) -> Moves {
+        if let Some(done) = self.memo.get(&(seq, state, pos)) {
+            return done.clone();
+        }
+        let len = self.sequences[seq].len();
+        let (lo, hi) = self.sequences[seq][pos];
+        let payload = |b: u8| -> u32 {
+            let mask = match (pos, len) {
+                (0, 1) => 0x7f,
+                (0, 2) => 0x1f,
+                (0, 3) => 0x0f,
+                (0, _) => 0x07,
+                _ => 0x3f,
+            };
+            u32::from(b & mask)
+        };
+        let shift = 6 * (len - 1 - pos) as u32;
+        let mut out = Vec::new();
+        for b in lo..=hi {
+            let Some(t) = self.dfa.next(state, b) else {
+                continue;
+            };
+            let base = payload(b) << shift;
+            if pos + 1 == len {
+                push_merged(&mut out, base, base, t);
+                continue;
+            }
+            let rest = self.walk(seq, t, pos + 1);
+            for &(l, h, target) in rest.iter() {
+                push_merged(&mut out, base | l, base | h, target);
+            }
+        }
+        let out = std::rc::Rc::new(out);
+        self.memo.insert((seq, state, pos), out.clone());
+        out
+    }
+}
+
+/// Appends `lo..=hi -> t` to sorted ranges, merging with the last when adjacent.
+fn push_merged(out: &mut Vec<(u32, u32, u32)>, lo: u32, hi: u32, t: u32) {
+    if let Some(last) = out.last_mut() {
+        if last.2 == t && last.1 + 1 == lo {
+            last.1 = hi;
+            return;
+        }
+    }
+    out.push((lo, hi, t));
+}

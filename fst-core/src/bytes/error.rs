@@ -1,0 +1,99 @@
+//! The one error of byte-automaton operations: a size limit, or an operand they cannot take.
+
+use std::fmt;
+
+/// What went wrong in a byte-automaton operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ByteDfaErrorKind {
+    /// The result would have more than `limit` states (counted as they are created), or the
+    /// subset construction's state sets grew past the budget derived from `limit`.
+    TooManyStates {
+        /// The state limit in force.
+        limit: usize,
+    },
+    /// An [`Algebra`](super::Algebra) operation was given a DFA with wildcard terminals.
+    TerminalOperand {
+        /// The operation (`"intersection"`, `"reversal"`, ...).
+        operation: &'static str,
+    },
+    /// [`Algebra::from_edges`](super::Algebra::from_edges) was given an edge whose state
+    /// is out of range.
+    InvalidEdge,
+}
+
+/// A byte-automaton operation that failed; `Display` says what to change.
+#[derive(Clone, Debug)]
+pub struct ByteDfaError {
+    kind: ByteDfaErrorKind,
+    message: String,
+    /// The subset construction's state-set budget, when that (not the count) stopped it.
+    set_budget: Option<usize>,
+    /// The [`Algebra`](super::Algebra) operation that failed; `None` for [`determinize`](super::determinize).
+    operation: Option<&'static str>,
+}
+
+impl ByteDfaError {
+    /// An error of the algebra's `operation`.
+    pub(crate) fn new(
+        operation: &'static str,
+        kind: ByteDfaErrorKind,
+        message: String,
+    ) -> ByteDfaError {
+        ByteDfaError {
+            kind,
+            message,
+            set_budget: None,
+            operation: Some(operation),
+        }
+    }
+
+    /// The subset construction passed `limit` states.
+    pub(crate) fn too_many_states(limit: usize) -> ByteDfaError {
+        ByteDfaError {
+            kind: ByteDfaErrorKind::TooManyStates { limit },
+            message: format!("the byte DFA needs more than {limit} states (the state limit)"),
+            set_budget: None,
+            operation: None,
+        }
+    }
+
+    /// The subset construction's state sets passed `entries` NFA states in total.
+    pub(crate) fn state_sets_too_large(limit: usize, entries: usize) -> ByteDfaError {
+        ByteDfaError {
+            kind: ByteDfaErrorKind::TooManyStates { limit },
+            message: format!(
+                "the byte DFA grows too large: before reaching the state limit ({limit}) its \
+                 states already stand for more than {entries} NFA states in total"
+            ),
+            set_budget: Some(entries),
+            operation: None,
+        }
+    }
+
+    /// What kind of error this is.
+    pub fn kind(&self) -> &ByteDfaErrorKind {
+        &self.kind
+    }
+
+    /// The [`Algebra`](super::Algebra) operation that failed (`"intersection"`, ...), or
+    /// `None` when the subset construction of a front end's NFA did: a front end words its
+    /// own advice for those.
+    pub fn operation(&self) -> Option<&'static str> {
+        self.operation
+    }
+
+    /// The budget of NFA-state entries the subset construction passed, when that (rather
+    /// than the state count) stopped it.
+    pub fn set_budget(&self) -> Option<usize> {
+        self.set_budget
+    }
+}
+
+impl fmt::Display for ByteDfaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ByteDfaError {}

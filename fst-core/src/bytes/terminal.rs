@@ -1,0 +1,40 @@
+//! Wildcard terminals: the extra alphabet symbols of byte automata (Koo et al. §2.5.1).
+
+/// A wildcard terminal: an automaton edge that reads one whole token from a set fixed
+/// when the token automaton is built, instead of bytes (Koo et al. §2.5.1).
+///
+/// The derived order is the precedence order. When a sampled token could follow several
+/// edges of one state, a normal token edge always wins; otherwise the first terminal in
+/// this order (`Image`, then `ParagraphToken`, then `TextToken`) does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TerminalKind {
+    /// `(?P<IMAGE>)`: any token of the image-token set configured when compiling.
+    Image,
+    /// `(?P<PARAGRAPH_TOKEN>)`: any text token whose bytes contain no `\n`.
+    ParagraphToken,
+    /// `(?P<TEXT_TOKEN>)`: any single text token.
+    TextToken,
+}
+
+impl TerminalKind {
+    /// Every terminal, in precedence order.
+    pub const ALL: [TerminalKind; 3] = [
+        TerminalKind::Image,
+        TerminalKind::ParagraphToken,
+        TerminalKind::TextToken,
+    ];
+
+    /// The extension name that writes this terminal (`"PARAGRAPH_TOKEN"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TerminalKind::Image => "IMAGE",
+            TerminalKind::ParagraphToken => "PARAGRAPH_TOKEN",
+            TerminalKind::TextToken => "TEXT_TOKEN",
+        }
+    }
+
+    /// The terminal an extension name stands for, if it is one.
+    pub fn from_name(name: &str) -> Option<TerminalKind> {
+        TerminalKind::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
