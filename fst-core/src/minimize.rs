@@ -4,11 +4,12 @@
 //!
 //! Token automata have alphabets of 100k+ labels, millions of edges and partial
 //! transition functions (a missing edge rejects). Moore-style rounds cost one pass over
-//! all edges per round and can need as many rounds as states; this module uses the
-//! Valmari–Lehtinen refinement instead ("Efficient minimization of DFAs with partial
-//! transition functions", 2008), a Hopcroft variant in O(m log n) that never touches
-//! the labels a state lacks. Its two refinable partitions are states (blocks) and edges
-//! (cords: edges with one label whose targets lie in one block).
+//! all edges per round and can need as many rounds as states; this module uses
+//! Hopcroft's refinement in Valmari and Lehtinen's variant for partial transition
+//! functions ("Efficient minimization of DFAs with partial transition functions", 2008):
+//! O(m log n), every initial block a splitter, a splitter's incoming transitions bucketed
+//! by label, never touching the labels a state lacks. Labels whose columns agree are
+//! first reduced to one ([`Columns`]), which leaves a handful on typical token automata.
 //!
 //! The output is numbered canonically: start state 0, then breadth-first, following each
 //! state's edges in the order given (sorted by label, where this module sorts them). Two
@@ -224,157 +225,164 @@ pub(crate) fn restrict(
     (new_accepting, new_edges)
 }
 
-/// A refinable partition of `0..n`: elements are kept grouped by set in `elems`, and
-/// marking moves an element to the front of its set so a split is a cut of a range.
+/// A block of the partition: the range `start..end` of `Partition::elems`, its marked
+/// elements at the front.
+struct Block {
+    start: usize,
+    end: usize,
+    marked: usize,
+}
+
+/// The partition of the states being refined, with its splitter worklist.
 struct Partition {
-    sets: usize,
     elems: Vec<u32>,
-    loc: Vec<u32>,
-    set_of: Vec<u32>,
-    first: Vec<u32>,
-    past: Vec<u32>,
-    marked: Vec<u32>,
-    touched: Vec<u32>,
+    /// The position of each state in `elems`.
+    loc: Vec<usize>,
+    blocks: Vec<Block>,
+    /// The block of each state.
+    blk: Vec<u32>,
+    work: Vec<u32>,
+    in_work: Vec<bool>,
 }
 
 impl Partition {
-    /// One set holding `0..n` (no set when `n` is 0).
-    fn new(n: usize) -> Partition {
-        let mut first = vec![0u32; n.max(1)];
-        let mut past = vec![0u32; n.max(1)];
-        first[0] = 0;
-        past[0] = n as u32;
-        Partition {
-            sets: usize::from(n > 0),
-            elems: (0..n as u32).collect(),
-            loc: (0..n as u32).collect(),
-            set_of: vec![0; n],
-            first,
-            past,
-            marked: vec![0; n.max(1)],
-            touched: Vec::new(),
-        }
-    }
-
-    /// One set per distinct key, numbered in key order (no set when `key` is empty).
+    /// One block per distinct key, each a splitter: without a complete transition
+    /// function no block is the complement of what the others split.
     fn by_key(key: &[u32]) -> Partition {
-        let mut p = Partition::new(key.len());
-        p.elems.sort_by_key(|&e| key[e as usize]);
-        p.sets = 0;
-        for (i, &e) in p.elems.iter().enumerate() {
-            p.loc[e as usize] = i as u32;
-            if i == 0 || key[e as usize] != key[p.elems[i - 1] as usize] {
-                p.first[p.sets] = i as u32;
-                p.sets += 1;
+        let n = key.len();
+        let mut elems: Vec<u32> = (0..n as u32).collect();
+        if !key.windows(2).all(|w| w[0] <= w[1]) {
+            elems.sort_by_key(|&e| key[e as usize]);
+        }
+        let mut p = Partition {
+            loc: vec![0; n],
+            blocks: Vec::new(),
+            blk: vec![0; n],
+            work: Vec::new(),
+            in_work: Vec::new(),
+            elems,
+        };
+        for i in 0..n {
+            let e = p.elems[i] as usize;
+            p.loc[e] = i;
+            if i == 0 || key[e] != key[p.elems[i - 1] as usize] {
+                p.work.push(p.blocks.len() as u32);
+                p.in_work.push(true);
+                p.blocks.push(Block {
+                    start: i,
+                    end: i,
+                    marked: 0,
+                });
             }
-            p.past[p.sets - 1] = i as u32 + 1;
-            p.set_of[e as usize] = (p.sets - 1) as u32;
+            p.blocks.last_mut().expect("pushed above").end = i + 1;
+            p.blk[e] = p.blocks.len() as u32 - 1;
         }
         p
     }
 
-    fn mark(&mut self, e: u32) {
-        let s = self.set_of[e as usize] as usize;
-        let i = self.loc[e as usize];
-        let j = self.first[s] + self.marked[s];
-        if i < j {
-            return; // already marked
+    /// Splits blocks until no splitter is left. A splitter's sources are bucketed by label
+    /// class (a counting sort: no comparison sort) and each class splits the blocks it
+    /// marks. `incoming(t)` gives the `(class, source)` pairs of the transitions into `t`.
+    fn refine<'a>(&mut self, incoming: impl Fn(u32) -> &'a [(u32, u32)], num_classes: usize) {
+        let mut sources: Vec<Vec<u32>> = vec![Vec::new(); num_classes];
+        let mut classes: Vec<u32> = Vec::new();
+        let mut touched: Vec<u32> = Vec::new();
+        while let Some(a) = self.work.pop() {
+            self.in_work[a as usize] = false;
+            let ab = &self.blocks[a as usize];
+            for &t in &self.elems[ab.start..ab.end] {
+                for &(c, s) in incoming(t) {
+                    let bucket = &mut sources[c as usize];
+                    if bucket.is_empty() {
+                        classes.push(c);
+                    }
+                    bucket.push(s);
+                }
+            }
+            for c in classes.drain(..) {
+                let mut bucket = std::mem::take(&mut sources[c as usize]);
+                touched.clear();
+                self.mark(&bucket, &mut touched);
+                bucket.clear();
+                sources[c as usize] = bucket;
+                for &b in &touched {
+                    self.split(b);
+                }
+            }
         }
-        let other = self.elems[j as usize];
-        self.elems[i as usize] = other;
-        self.loc[other as usize] = i;
-        self.elems[j as usize] = e;
-        self.loc[e as usize] = j;
-        if self.marked[s] == 0 {
-            self.touched.push(s as u32);
-        }
-        self.marked[s] += 1;
     }
 
-    /// Splits every touched set into its marked and unmarked parts; the smaller part
-    /// becomes a new set (the "process the smaller half" rule behind O(m log n)).
-    fn split(&mut self) {
-        while let Some(s) = self.touched.pop() {
-            let s = s as usize;
-            let j = self.first[s] + self.marked[s];
-            if j == self.past[s] {
-                self.marked[s] = 0;
+    /// Moves each state of `states` to the marked front of its block; `touched` gets the
+    /// blocks that had none marked before.
+    fn mark(&mut self, states: &[u32], touched: &mut Vec<u32>) {
+        for &s in states {
+            let b = self.blk[s as usize] as usize;
+            let block = &mut self.blocks[b];
+            let m = block.start + block.marked;
+            let p = self.loc[s as usize];
+            if p < m {
                 continue;
             }
-            let z = self.sets;
-            if self.marked[s] <= self.past[s] - j {
-                self.first[z] = self.first[s];
-                self.past[z] = j;
-                self.first[s] = j;
-            } else {
-                self.past[z] = self.past[s];
-                self.first[z] = j;
-                self.past[s] = j;
+            let other = self.elems[m];
+            self.elems.swap(p, m);
+            self.loc[other as usize] = p;
+            self.loc[s as usize] = m;
+            block.marked += 1;
+            if block.marked == 1 {
+                touched.push(b as u32);
             }
-            for i in self.first[z]..self.past[z] {
-                self.set_of[self.elems[i as usize] as usize] = z as u32;
-            }
-            self.marked[s] = 0;
-            self.marked[z] = 0;
-            self.sets += 1;
         }
     }
 
-    fn members(&self, set: usize) -> &[u32] {
-        &self.elems[self.first[set] as usize..self.past[set] as usize]
+    /// Splits block `b`'s marked front into a new block (unless all of it is marked) and
+    /// queues a splitter: the new block if `b` is queued, else the smaller half (the
+    /// "process the smaller half" rule behind O(m log n)).
+    fn split(&mut self, b: u32) {
+        let (start, end, marked) = {
+            let block = &mut self.blocks[b as usize];
+            let r = (block.start, block.end, block.marked);
+            block.marked = 0;
+            r
+        };
+        if marked == end - start {
+            return;
+        }
+        let nb = self.blocks.len() as u32;
+        self.blocks.push(Block {
+            start,
+            end: start + marked,
+            marked: 0,
+        });
+        self.blocks[b as usize].start = start + marked;
+        for &s in &self.elems[start..start + marked] {
+            self.blk[s as usize] = nb;
+        }
+        self.in_work.push(false);
+        let queued = if self.in_work[b as usize] || marked <= end - start - marked {
+            nb
+        } else {
+            b
+        };
+        self.work.push(queued);
+        self.in_work[queued as usize] = true;
     }
 }
 
 /// The block of each state in the coarsest partition that refines `key` and is
-/// compatible with the (partial) transitions.
+/// compatible with the (partial) transitions: Hopcroft's refinement in Valmari and
+/// Lehtinen's variant for partial transition functions, over one label per column.
 fn coarsest_partition(key: &[u32], edges: &[Vec<(u32, StateId)>]) -> Vec<u32> {
     let n = key.len();
     let (tail, class, head, num_classes) = class_transitions(edges);
-    let m = tail.len();
-
-    let mut blocks = Partition::by_key(key);
-
-    // Initial cords: transitions grouped by label class (they come grouped).
-    let mut cords = Partition::by_key(&class);
-    debug_assert_eq!(cords.sets, num_classes);
-
-    // Incoming transitions of each state, as a CSR.
-    let mut in_start = vec![0u32; n + 1];
-    for &h in &head {
-        in_start[h as usize + 1] += 1;
-    }
-    for i in 0..n {
-        in_start[i + 1] += in_start[i];
-    }
-    let mut fill = in_start.clone();
-    let mut incoming = vec![0u32; m];
-    for (t, &h) in head.iter().enumerate() {
-        incoming[fill[h as usize] as usize] = t as u32;
-        fill[h as usize] += 1;
-    }
-
-    // Every cord splits blocks by "has a transition in it"; every block but the first
-    // splits cords by "goes into it" (the first block is the complement of the rest).
-    let mut b = 1usize;
-    let mut c = 0usize;
-    while c < cords.sets {
-        for &t in cords.members(c) {
-            blocks.mark(tail[t as usize]);
-        }
-        blocks.split();
-        c += 1;
-        while b < blocks.sets {
-            for &s in blocks.members(b) {
-                let range = in_start[s as usize] as usize..in_start[s as usize + 1] as usize;
-                for &t in &incoming[range] {
-                    cords.mark(t);
-                }
-            }
-            cords.split();
-            b += 1;
-        }
-    }
-    blocks.set_of
+    let transitions = || (0..tail.len()).map(|t| (tail[t], head[t], class[t]));
+    let (in_start, sources, classes) = edge_sources(n, transitions);
+    let incoming: Vec<(u32, u32)> = classes.into_iter().zip(sources).collect();
+    let mut partition = Partition::by_key(key);
+    partition.refine(
+        |t| &incoming[in_start[t as usize] as usize..in_start[t as usize + 1] as usize],
+        num_classes,
+    );
+    partition.blk
 }
 
 /// The transitions to refine with, as `(tail, class, head, number of classes)`, grouped

@@ -52,7 +52,10 @@ impl Columns {
         }
         let mut class_of = vec![NO_CLASS; num_labels];
         let mut first = Vec::new();
-        let mut ids: FastMap<&[(u32, T)], u32> = FastMap::default();
+        // Sized up front: growing would hash every column again.
+        let used = (0..num_labels).filter(|&l| start[l] < start[l + 1]).count();
+        let mut ids: FastMap<&[(u32, T)], u32> =
+            FastMap::with_capacity_and_hasher(used, Default::default());
         for (l, class) in class_of.iter_mut().enumerate() {
             let col = &column[start[l] as usize..start[l + 1] as usize];
             if col.is_empty() {
