@@ -46,13 +46,15 @@ enum Move {
 /// same classes with the same pushes into equivalent nodes and the same pop symbols into
 /// equivalent nodes; numbered breadth-first from the start (edges in class order, then
 /// pops in symbol order), so equal automata give equal graphs.
-pub(super) fn minimize(g: &ClassGraph) -> ClassGraph {
+pub(super) fn merge_nodes(g: &ClassGraph) -> ClassGraph {
     let moves_of = |n: usize| {
         let edges = g.edges[n].iter().map(|&(class, (t, push))| {
             let edge = Move::Edge { class, push };
             (edge, t)
         });
-        let pops = g.pops[n].iter().map(|&(symbol, t)| (Move::Pop { symbol }, t));
+        let pops = g.pops[n]
+            .iter()
+            .map(|&(symbol, t)| (Move::Pop { symbol }, t));
         edges.chain(pops)
     };
     // Labels numbered densely in move order.

@@ -20,7 +20,7 @@ use fstc_core::vocab::VocabTrie;
 
 use crate::byte_pda::Pda;
 use crate::error::{PdaError, PdaErrorKind};
-use classes::{group, minimize, ClassGraph};
+use classes::{group, merge_nodes, ClassGraph};
 use fstc_core::parts::{PdaEdge, PdaParts, NO_CLASS};
 
 /// Limits on the composition; each is reported by name when exceeded.
@@ -83,7 +83,7 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
     let (class_of_token, token_classes, edges) = group(trie.vocab_size(), &graph.edges);
     let mut pops = graph.pops;
     pops.iter_mut().for_each(|p| p.sort_unstable());
-    let minimal = minimize(&ClassGraph {
+    let minimal = merge_nodes(&ClassGraph {
         start: 0,
         accepting: graph.accepting,
         edges,
