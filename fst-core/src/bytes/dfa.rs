@@ -10,7 +10,7 @@ use crate::fast_hash::FastMap;
 use crate::minimize::minimal_dfa;
 
 use super::nfa::{Nfa, State};
-use super::{ByteDfaError, TerminalKind, DEAD};
+use super::{ByteDfaError, DEAD};
 
 /// A DFA straight out of the subset construction (or out of minimization): start state 0,
 /// row-major `table[state * width() + column]`, `DEAD` for no transition. Columns are the
@@ -34,12 +34,12 @@ impl TableDfa {
 
 /// Byte classes from the NFA's byte ranges: bytes no range boundary separates always move
 /// together. Classes are contiguous and numbered in byte order.
-fn nfa_byte_classes<L>(nfa: &Nfa<L>) -> ([u8; 256], usize) {
+fn nfa_byte_classes<L, S>(nfa: &Nfa<L, S>) -> ([u8; 256], usize) {
     classes_from_boundaries(&nfa_boundaries(nfa))
 }
 
 /// `b` is marked when a byte range of the NFA starts at `b` or ends at `b - 1`.
-pub fn nfa_boundaries<L>(nfa: &Nfa<L>) -> [bool; 257] {
+pub fn nfa_boundaries<L, S>(nfa: &Nfa<L, S>) -> [bool; 257] {
     let mut boundary = [false; 257];
     for &(lo, hi, _) in &nfa.ranges {
         boundary[lo as usize] = true;
@@ -62,16 +62,16 @@ pub fn classes_from_boundaries(boundary: &[bool; 257]) -> ([u8; 256], usize) {
 }
 
 /// Epsilon closures with generation-stamped visit marks (no clearing between closures).
-struct Closer<'a, L> {
-    nfa: &'a Nfa<L>,
+struct Closer<'a, L, S> {
+    nfa: &'a Nfa<L, S>,
     seen: Vec<u32>,
     gen: u32,
     stack: Vec<u32>,
     ends: Vec<u32>,
 }
 
-impl<'a, L> Closer<'a, L> {
-    fn new(nfa: &'a Nfa<L>) -> Closer<'a, L> {
+impl<'a, L, S> Closer<'a, L, S> {
+    fn new(nfa: &'a Nfa<L, S>) -> Closer<'a, L, S> {
         Closer {
             nfa,
             seen: vec![0; nfa.states.len()],
@@ -168,19 +168,14 @@ impl<'a, L> Closer<'a, L> {
 
 /// Subset construction. Fails as soon as a new DFA state would exceed `state_limit`, or
 /// the NFA-state sets kept for the pending states exceed `set_budget` entries in total.
-pub fn determinize<L>(
-    nfa: &Nfa<L>,
+pub fn determinize<L, S>(
+    nfa: &Nfa<L, S>,
     state_limit: usize,
     set_budget: usize,
 ) -> Result<TableDfa, ByteDfaError> {
     let (classes, num_classes) = nfa_byte_classes(nfa);
     let num_terminals = nfa.terminals.len();
     let k = num_classes + num_terminals;
-    // The column of each terminal kind the NFA reads.
-    let mut terminal_column = [0usize; TerminalKind::ALL.len()];
-    for (i, &t) in nfa.terminals.iter().enumerate() {
-        terminal_column[t as usize] = num_classes + i;
-    }
     let mut closer = Closer::new(nfa);
     let mut ids: FastMap<Box<[u32]>, u32> = FastMap::default();
     let mut sets: Vec<Box<[u32]>> = Vec::new();
@@ -232,8 +227,8 @@ pub fn determinize<L>(
             b.clear();
         }
         for &s in set.iter() {
-            if let State::Terminal { kind, next } = nfa.states[s as usize] {
-                buckets[terminal_column[kind as usize]].push(next);
+            if let State::Terminal { symbol, next } = nfa.states[s as usize] {
+                buckets[num_classes + symbol as usize].push(next);
             }
             for &(lo, hi, t) in nfa.byte_ranges(s) {
                 for c in classes[lo as usize]..=classes[hi as usize] {
