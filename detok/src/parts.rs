@@ -26,7 +26,7 @@ pub enum Family {
 
 /// Ids at or above this bound are rejected, so that a corrupt id cannot make us allocate
 /// gigabytes. Real vocabularies stay far below it (the largest are around 262k).
-pub const MAX_TOKEN_ID: u32 = (1 << 22) - 1;
+pub const MAX_TOKEN_ID: u32 = fstc_core::vocab::MAX_VOCAB_SIZE - 1;
 
 /// Names that mark an end-of-sequence token when no config says which one it is.
 ///

@@ -10,6 +10,7 @@
 use std::fmt;
 use std::hash::Hash;
 
+use crate::vocab::MAX_VOCAB_SIZE;
 use columns::Columns;
 
 pub mod columns;
@@ -274,8 +275,10 @@ fn check_state_count(flags: usize, lists: usize, start: StateId) -> Result<u32, 
     Ok(num_states)
 }
 
-/// EOS ids sorted, deduplicated and checked to be in the vocabulary.
+/// EOS ids sorted, deduplicated and checked to be in the vocabulary, whose size is
+/// checked against [`MAX_VOCAB_SIZE`].
 fn check_eos_ids(mut eos_ids: Vec<u32>, vocab_size: u32) -> Result<Vec<u32>, PartsError> {
+    check_vocab_size(vocab_size)?;
     eos_ids.sort_unstable();
     eos_ids.dedup();
     if let Some(&bad) = eos_ids.iter().find(|&&id| id >= vocab_size) {
@@ -285,6 +288,17 @@ fn check_eos_ids(mut eos_ids: Vec<u32>, vocab_size: u32) -> Result<Vec<u32>, Par
         ));
     }
     Ok(eos_ids)
+}
+
+/// A vocabulary size within [`MAX_VOCAB_SIZE`].
+pub(crate) fn check_vocab_size(vocab_size: u32) -> Result<(), PartsError> {
+    if vocab_size > MAX_VOCAB_SIZE {
+        return Err(parts_error(
+            PartsErrorKind::Counts,
+            format!("vocab_size {vocab_size} is over the supported {MAX_VOCAB_SIZE} token ids"),
+        ));
+    }
+    Ok(())
 }
 
 /// Sorts each state's edges by label and checks them: `fault` says what is wrong with a

@@ -11,6 +11,7 @@ use fstc_regex::{RegexError, RegexErrorKind};
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::decimal::NumberTexts;
 use crate::error::{child, JsonSchemaError};
 use crate::schema::Translator;
 use crate::schema_regex::SchemaRegex;
@@ -145,7 +146,9 @@ fn overflow(
     pointer: &str,
     level: usize,
 ) -> Option<Limit> {
-    let mut translator = Translator::new(root, config).ok()?;
+    // Limits do not depend on the numbers' last digits: serde_json's values will do.
+    let numbers = NumberTexts::default();
+    let mut translator = Translator::new(root, config, &numbers).ok()?;
     let regex = translator.schema(value, pointer, level).ok()??;
     let (warnings, automata) = translator.into_parts();
     let schema = SchemaRegex {

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::blame;
 use crate::config::{Config, Escapes, Whitespace};
+use crate::decimal::NumberTexts;
 use crate::error::{JsonSchemaError, Warning};
 use crate::schema::Translator;
 use crate::schema_regex::SchemaRegex;
@@ -111,14 +112,28 @@ impl JsonSchemaCompiler {
         self
     }
 
-    /// The regex of the JSON texts `schema` (JSON text) admits.
+    /// The regex of the JSON texts `schema` (JSON text) admits; its numbers are read at
+    /// the decimal value written.
     pub fn to_regex(&self, schema: &str) -> Result<SchemaRegex, JsonSchemaError> {
-        self.value_to_regex(&parse(schema)?)
+        let (value, numbers) = parse(schema)?;
+        self.regex_of(&value, &numbers)
     }
 
-    /// The regex of the JSON texts a parsed schema admits.
+    /// The regex of the JSON texts a parsed schema admits. Its numbers are what serde_json
+    /// made of them: beyond 2^64 or 17 significant digits, doubles ([`to_regex`](Self::to_regex)
+    /// reads them exactly).
     pub fn value_to_regex(&self, schema: &Value) -> Result<SchemaRegex, JsonSchemaError> {
-        let mut translator = Translator::new(schema, &self.config)?;
+        self.regex_of(schema, &NumberTexts::default())
+    }
+
+    /// Refuses a keyword value of the wrong type anywhere in the document, then translates.
+    fn regex_of(
+        &self,
+        schema: &Value,
+        numbers: &NumberTexts,
+    ) -> Result<SchemaRegex, JsonSchemaError> {
+        crate::shape::check(schema, "")?;
+        let mut translator = Translator::new(schema, &self.config, numbers)?;
         let Some(regex) = translator.root()? else {
             let mut message = "the schema admits no JSON text in this output form".to_string();
             if let Some(cut) = translator.cuts.first() {
@@ -159,13 +174,13 @@ impl JsonSchemaCompiler {
         schema: &str,
         trie: &VocabTrie,
     ) -> Result<Compiled, JsonSchemaError> {
-        let value = parse(schema)?;
-        self.compile_schema(&value, trie)
+        let (value, numbers) = parse(schema)?;
+        self.compile_schema(&value, &numbers, trie)
     }
 
     /// Compiles schema-free JSON (depth [`Config::any_json_depth`]) for the vocabulary.
     pub fn compile_any_json(&self, trie: &VocabTrie) -> Result<Compiled, JsonSchemaError> {
-        self.compile_schema(&Value::Bool(true), trie)
+        self.compile_schema(&Value::Bool(true), &NumberTexts::default(), trie)
     }
 
     /// Compiles `schema` (JSON text) for lazy matching over the vocabulary of `trie`: the
@@ -177,8 +192,8 @@ impl JsonSchemaCompiler {
         trie: Arc<VocabTrie>,
     ) -> Result<LazyCompiled, JsonSchemaError> {
         let started = std::time::Instant::now();
-        let value = parse(schema)?;
-        let schema = self.value_to_regex(&value)?;
+        let (value, numbers) = parse(schema)?;
+        let schema = self.regex_of(&value, &numbers)?;
         let dfa = self.schema_dfa(&schema, &value)?;
         let byte_dfa_time = started.elapsed();
         let automaton = RegexCompiler::new()
@@ -206,8 +221,13 @@ impl JsonSchemaCompiler {
         })
     }
 
-    fn compile_schema(&self, root: &Value, trie: &VocabTrie) -> Result<Compiled, JsonSchemaError> {
-        let schema = self.value_to_regex(root)?;
+    fn compile_schema(
+        &self,
+        root: &Value,
+        numbers: &NumberTexts,
+        trie: &VocabTrie,
+    ) -> Result<Compiled, JsonSchemaError> {
+        let schema = self.regex_of(root, numbers)?;
         let started = std::time::Instant::now();
         let dfa = self.schema_dfa(&schema, root)?;
         let byte_dfa_time = started.elapsed();
@@ -225,10 +245,11 @@ impl JsonSchemaCompiler {
     }
 }
 
-/// `schema` parsed as JSON.
-fn parse(schema: &str) -> Result<Value, JsonSchemaError> {
-    serde_json::from_str(schema)
-        .map_err(|e| JsonSchemaError::other(format!("the schema is not valid JSON: {e}")))
+/// `schema` parsed as JSON, and the texts of its numbers.
+fn parse(schema: &str) -> Result<(Value, NumberTexts), JsonSchemaError> {
+    let value = serde_json::from_str(schema)
+        .map_err(|e| JsonSchemaError::other(format!("the schema is not valid JSON: {e}")))?;
+    Ok((value, NumberTexts::scan(schema)))
 }
 
 /// A regex compile error, without the (possibly huge) generated pattern.

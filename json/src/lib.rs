@@ -29,6 +29,7 @@ mod combine;
 mod compiler;
 mod config;
 mod containers;
+mod decimal;
 mod error;
 mod formats;
 mod lang;
@@ -38,6 +39,7 @@ mod pattern;
 mod scalars;
 mod schema;
 mod schema_regex;
+mod shape;
 mod strings;
 mod value;
 

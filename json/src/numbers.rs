@@ -5,6 +5,8 @@
 //! (the classic digit-by-digit range construction), so `[lo, hi]` is exact for any
 //! integer bounds, and for numbers with a fraction the integer part decides.
 
+use crate::decimal::Decimal;
+
 /// A bound on a value: the integer and whether it is included.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Bound {
@@ -215,12 +217,11 @@ fn magnitude(int: u128, frac: &[u8], cmp: Cmp) -> Option<String> {
 
 /// Numerals `-?I(.F)?` (no exponent; the caller intersects with the JSON number form)
 /// on one side of the non-integer bound `x`: `lower` (x is a minimum) or upper,
-/// `inclusive` or strict. The bound is its shortest decimal (Rust's `Display`).
-pub(crate) fn fractional_side(x: f64, inclusive: bool, lower: bool) -> Option<String> {
-    let text = format!("{}", x.abs());
-    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+/// `inclusive` or strict.
+pub(crate) fn fractional_side(x: &Decimal, inclusive: bool, lower: bool) -> Option<String> {
+    let (int, frac) = x.parts();
     let int: u128 = int.parse().ok()?;
-    let frac = frac.trim_end_matches('0').as_bytes();
+    let frac = frac.as_bytes();
     let unsigned = "(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?";
     // On the magnitude y = |value|: a lower bound on a positive x is a lower bound on y,
     // on a negative x an upper bound on y; mirrored for upper bounds.
@@ -231,7 +232,7 @@ pub(crate) fn fractional_side(x: f64, inclusive: bool, lower: bool) -> Option<St
         (false, false) => (Cmp::Lt, Cmp::Gt),
     };
     let mut alts = Vec::new();
-    if x > 0.0 {
+    if !x.is_negative() {
         alts.extend(magnitude(int, frac, positive_cmp));
         if !lower {
             alts.push(format!("-{unsigned}"));
@@ -302,7 +303,8 @@ mod tests {
     fn fractional_bounds_are_exact() {
         for x in [2.5, -2.5, 0.25, -0.05, 13.125, -7.9, 0.5] {
             for (lower, inclusive) in [(true, true), (true, false), (false, true), (false, false)] {
-                let r = re(&fractional_side(x, inclusive, lower));
+                let bound = Decimal::parse(&x.to_string()).unwrap();
+                let r = re(&fractional_side(&bound, inclusive, lower));
                 for thousandths in -20_000i64..20_000 {
                     let y = thousandths as f64 / 1000.0;
                     let want = match (lower, inclusive) {

@@ -3,14 +3,15 @@
 use serde_json::{Map, Value};
 
 use crate::config::Escapes;
-use crate::error::JsonSchemaError;
+use crate::decimal::{Decimal, NumberTexts};
+use crate::error::{child, JsonSchemaError};
 use crate::lang::Lang;
 use crate::numbers::{decimal_range, fractional_side, integer_range, Bound};
 use crate::schema::Translator;
 use crate::{formats, multiple, pattern, strings};
 
-/// Largest magnitude of a numeric bound handled exactly.
-const MAX_BOUND: f64 = 1e30;
+/// Largest magnitude of a numeric bound handled: 10^30.
+const MAX_BOUND_POWER: i64 = 30;
 
 impl Translator<'_> {
     /// `type: string` with `minLength`/`maxLength` (code points), `pattern` or `format`.
@@ -87,8 +88,10 @@ impl Translator<'_> {
             return Ok(range);
         };
         let (a, k) = match q {
-            Value::Number(q) => multiple::parse(&q.to_string())
-                .map_err(|why| JsonSchemaError::at(pointer, "multipleOf", why))?,
+            Value::Number(q) => {
+                multiple::parse(&self.numbers.text(q, &child(pointer, "multipleOf")))
+                    .map_err(|why| JsonSchemaError::at(pointer, "multipleOf", why))?
+            }
             _ => {
                 return Err(JsonSchemaError::at(
                     pointer,
@@ -117,19 +120,21 @@ impl Translator<'_> {
         pointer: &str,
         integer: bool,
     ) -> Result<Lang, JsonSchemaError> {
+        let bound =
+            |keyword: &str, exclusive: bool| bound(map, pointer, keyword, exclusive, self.numbers);
         let lo = tighter(
-            bound(map, pointer, "minimum", false)?,
-            bound(map, pointer, "exclusiveMinimum", true)?,
+            bound("minimum", false)?,
+            bound("exclusiveMinimum", true)?,
             true,
         );
         let hi = tighter(
-            bound(map, pointer, "maximum", false)?,
-            bound(map, pointer, "exclusiveMaximum", true)?,
+            bound("maximum", false)?,
+            bound("exclusiveMaximum", true)?,
             false,
         );
         if integer {
-            let lo = lo.map(|(x, inclusive)| round(x, inclusive, true));
-            let hi = hi.map(|(x, inclusive)| round(x, inclusive, false));
+            let lo = lo.map(|(x, inclusive)| round(&x, inclusive, true));
+            let hi = hi.map(|(x, inclusive)| round(&x, inclusive, false));
             return Ok(match (lo, hi) {
                 (None, None) => Some("-?(?:0|[1-9][0-9]*)".into()),
                 _ => integer_range(lo, hi),
@@ -144,9 +149,9 @@ impl Translator<'_> {
         let mut integer_bounds = (None, None);
         for (b, lower) in [(lo, true), (hi, false)] {
             match b {
-                Some((x, inclusive)) if x.fract() == 0.0 => {
+                Some((x, inclusive)) if x.is_integer() => {
                     let b = Some(Bound {
-                        value: x as i128,
+                        value: x.round(false).expect("within 10^30"),
                         inclusive,
                     });
                     if lower {
@@ -155,7 +160,7 @@ impl Translator<'_> {
                         integer_bounds.1 = b;
                     }
                 }
-                Some((x, inclusive)) => match fractional_side(x, inclusive, lower) {
+                Some((x, inclusive)) => match fractional_side(&x, inclusive, lower) {
                     Some(side) => sides.push(side),
                     None => return Ok(None),
                 },
@@ -205,33 +210,41 @@ pub(crate) fn count(
     }
 }
 
-/// A numeric bound: the value and whether it is inclusive.
+/// A numeric bound: its exact value and whether it is inclusive.
 fn bound(
     map: &Map<String, Value>,
     pointer: &str,
     keyword: &str,
     exclusive: bool,
-) -> Result<Option<(f64, bool)>, JsonSchemaError> {
+    numbers: &NumberTexts,
+) -> Result<Option<(Decimal, bool)>, JsonSchemaError> {
     let Some(v) = map.get(keyword) else {
         return Ok(None);
     };
-    match v.as_f64() {
-        Some(x) if x.abs() <= MAX_BOUND => Ok(Some((x, !exclusive))),
-        Some(_) => Err(JsonSchemaError::at(
-            pointer,
-            keyword,
-            "bounds beyond 1e30 in magnitude are not supported",
-        )),
-        None => Err(JsonSchemaError::at(
+    let Value::Number(n) = v else {
+        return Err(JsonSchemaError::at(
             pointer,
             keyword,
             "must be a number (draft-04 boolean forms are not supported)",
-        )),
+        ));
+    };
+    let x = numbers.decimal(n, &child(pointer, keyword));
+    if !x.within(MAX_BOUND_POWER) {
+        return Err(JsonSchemaError::at(
+            pointer,
+            keyword,
+            "bounds beyond 1e30 in magnitude are not supported",
+        ));
     }
+    Ok(Some((x, !exclusive)))
 }
 
 /// The tighter of two bounds on the same side (`lower`: the larger one).
-fn tighter(a: Option<(f64, bool)>, b: Option<(f64, bool)>, lower: bool) -> Option<(f64, bool)> {
+fn tighter(
+    a: Option<(Decimal, bool)>,
+    b: Option<(Decimal, bool)>,
+    lower: bool,
+) -> Option<(Decimal, bool)> {
     match (a, b) {
         (Some(a), Some(b)) => {
             let a_tighter = if lower { a.0 > b.0 } else { a.0 < b.0 };
@@ -246,15 +259,15 @@ fn tighter(a: Option<(f64, bool)>, b: Option<(f64, bool)>, lower: bool) -> Optio
 }
 
 /// An integer bound equivalent to a real one for integers.
-fn round(x: f64, inclusive: bool, lower: bool) -> Bound {
-    let value = match (lower, inclusive || x.fract() != 0.0) {
-        (true, true) => x.ceil() as i128,
-        (true, false) => x as i128 + 1,
-        (false, true) => x.floor() as i128,
-        (false, false) => x as i128 - 1,
+fn round(x: &Decimal, inclusive: bool, lower: bool) -> Bound {
+    let (up, step) = match (lower, inclusive || !x.is_integer()) {
+        (true, true) => (true, 0),
+        (true, false) => (true, 1),
+        (false, true) => (false, 0),
+        (false, false) => (false, -1),
     };
     Bound {
-        value,
+        value: x.round(up).expect("within 10^30") + step,
         inclusive: true,
     }
 }

@@ -12,15 +12,17 @@ use serde_json::{Map, Value};
 
 use crate::check::Automata;
 use crate::config::{Config, Whitespace};
+use crate::decimal::NumberTexts;
 use crate::error::{child, JsonSchemaError, Warning};
 use crate::lang::{alternation, Lang};
 use crate::strings;
+use crate::value::Located;
 
 /// Keywords translated as parts of their own (not among the type assertions).
 pub(crate) const DEPENDENCIES: &[&str] = &["dependentRequired", "dependencies", "dependentSchemas"];
 
 /// Keywords that only annotate, plus the containers of definitions: never constrain.
-const ANNOTATIONS: &[&str] = &[
+pub(crate) const ANNOTATIONS: &[&str] = &[
     "$schema",
     "$id",
     "$anchor",
@@ -81,7 +83,7 @@ pub(crate) const ASSERTIONS: &[&str] = &[
 ];
 
 /// Keywords not enforced, each with the reason given when refused.
-const REFUSED: &[(&str, &str)] = &[
+pub(crate) const REFUSED: &[(&str, &str)] = &[
     (
         "unevaluatedProperties",
         "depends on what other applicators evaluated; not built yet",
@@ -119,12 +121,16 @@ pub(crate) struct Translator<'a> {
     pub(crate) incomplete: Vec<(Option<usize>, String)>,
     /// Write numbers canonically (the universe of `not`).
     pub(crate) canonical_numbers: bool,
+    /// The texts of the document's numbers, for their exact values.
+    pub(crate) numbers: &'a NumberTexts,
 }
 
 impl<'a> Translator<'a> {
+    /// The translator of the document `root`, whose numbers have the texts `numbers`.
     pub(crate) fn new(
         root: &'a Value,
         config: &'a Config,
+        numbers: &'a NumberTexts,
     ) -> Result<Translator<'a>, JsonSchemaError> {
         let mut anchors = HashMap::new();
         collect_anchors(root, "", &mut anchors);
@@ -142,6 +148,7 @@ impl<'a> Translator<'a> {
             any_reach: usize::MAX,
             incomplete: Vec::new(),
             canonical_numbers: false,
+            numbers,
         })
     }
 
@@ -370,26 +377,40 @@ impl<'a> Translator<'a> {
         pointer: &str,
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
-        let mut values: Vec<&Value> = match map.get("enum") {
-            Some(Value::Array(values)) => values.iter().collect(),
+        let listed: Vec<(&Value, String)> = match map.get("enum") {
+            Some(Value::Array(values)) => {
+                let at = child(pointer, "enum");
+                let at = |i: usize| child(&at, &i.to_string());
+                values.iter().enumerate().map(|(i, v)| (v, at(i))).collect()
+            }
             Some(_) => return Err(JsonSchemaError::at(pointer, "enum", "must be an array")),
-            None => vec![&map["const"]],
+            None => vec![(&map["const"], child(pointer, "const"))],
         };
+        let mut values: Vec<Located> = listed
+            .iter()
+            .map(|(value, pointer)| Located { value, pointer })
+            .collect();
+        let const_at = child(pointer, "const");
         if let (Some(c), true) = (map.get("const"), map.contains_key("enum")) {
-            values.retain(|v| crate::value::equal(v, c));
+            let c = Located {
+                value: c,
+                pointer: &const_at,
+            };
+            values.retain(|v| crate::value::equal(*v, c, self.numbers));
         }
         let mut rest = map.clone();
         rest.remove("enum");
         rest.remove("const");
         let texts: Vec<String> = values
             .iter()
-            .map(|v| crate::value::to_text(v, self.config.whitespace, level))
+            .map(|v| crate::value::to_text(*v, self.numbers, self.config.whitespace, level))
             .collect();
-        if let Some(v) = values.iter().find(|v| !canonical_value(v)) {
+        if let Some(v) = values.iter().find(|v| !canonical_value(v.value)) {
             self.incomplete.push((
                 None,
                 format!(
-                    "the listed value {v} has other spellings that the output form does not list"
+                    "the listed value {} has other spellings that the output form does not list",
+                    v.value
                 ),
             ));
         }
@@ -600,23 +621,17 @@ fn is_keyword(k: &str) -> bool {
         || ["$ref", "allOf", "anyOf", "oneOf", "not", "if"].contains(&k)
 }
 
+/// The `$anchor`s of the schemas in `value` (not of data that looks like one, in an `enum`
+/// or an unknown keyword), the first of a name winning.
 fn collect_anchors(value: &Value, pointer: &str, out: &mut HashMap<String, String>) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(name)) = map.get("$anchor") {
-                out.entry(name.clone())
-                    .or_insert_with(|| pointer.to_string());
-            }
-            for (k, v) in map {
-                collect_anchors(v, &child(pointer, k), out);
-            }
+    if let Value::Object(map) = value {
+        if let Some(Value::String(name)) = map.get("$anchor") {
+            out.entry(name.clone())
+                .or_insert_with(|| pointer.to_string());
         }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                collect_anchors(v, &child(pointer, &i.to_string()), out);
-            }
+        for (schema, at) in crate::shape::sub_schemas(map, pointer) {
+            collect_anchors(schema, &at, out);
         }
-        _ => {}
     }
 }
 

@@ -11,6 +11,7 @@ use super::layout::Layout;
 use super::terminals::read_terminals;
 use super::*;
 use crate::parts::MAX_TERMINALS;
+use crate::vocab::MAX_VOCAB_SIZE;
 
 /// How much of a file [`validate`] checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,6 +277,15 @@ fn edge_sections(table: &SectionTable) -> Result<EdgeSections, FormatError> {
 /// state.
 fn check_counts(h: &Header, s: &FsaSections) -> Result<(), FormatError> {
     let (num_eos, num_states) = (h.num_eos, h.num_states);
+    if h.vocab_size > MAX_VOCAB_SIZE {
+        return Err(err(
+            FormatErrorKind::Counts,
+            format!(
+                "header's vocab_size {} (word 6) is over the supported {MAX_VOCAB_SIZE} token ids",
+                h.vocab_size
+            ),
+        ));
+    }
     expect_len(
         SECTION_EOS_IDS,
         s.eos,

@@ -100,8 +100,9 @@ impl PdaParts {
         Ok(())
     }
 
-    /// EOS ids: sorted, distinct and in the vocabulary.
+    /// EOS ids: sorted, distinct and in the vocabulary (of a supported size).
     fn check_eos_ids(&self) -> Result<(), PartsError> {
+        super::check_vocab_size(self.vocab_size)?;
         if let Some(w) = self.eos_ids.windows(2).find(|w| w[0] >= w[1]) {
             return Err(parts_error(
                 PartsErrorKind::EosIds,

@@ -13,6 +13,11 @@ pub(crate) mod trie;
 #[cfg(feature = "compile")]
 pub use trie::VocabTrie;
 
+/// Most token ids a vocabulary may have (4,194,304): four times the largest tokenizers in
+/// use. Files, parts and loaders refuse more, so a forged header cannot make a walker
+/// allocate or scan masks of billions of bits.
+pub const MAX_VOCAB_SIZE: u32 = 1 << 22;
+
 /// A vocabulary seen as exact bytes per token id.
 ///
 /// Ids run from `0` to `len() - 1`. Special and added tokens (BOS, EOS, chat markers,

@@ -493,3 +493,32 @@ fn sparse_token_index_damage_is_named() {
         );
     }
 }
+
+/// A header that claims more token ids than any vocabulary has is refused before anything
+/// is sized by it (a walker would otherwise fill masks of billions of bits), in FSA and
+/// PDA files alike; parts over the bound never reach the writer.
+#[test]
+fn vocabulary_sizes_past_the_bound_are_refused() {
+    use fstc_core::vocab::MAX_VOCAB_SIZE;
+    let fsa = real_automaton().as_words().to_vec();
+    let pda = TokenPda::from_parts(testkit::paper::figure7_pda_parts())
+        .unwrap()
+        .as_words()
+        .to_vec();
+    for words in [fsa, pda] {
+        for claimed in [MAX_VOCAB_SIZE + 1, 1 << 31, u32::MAX] {
+            let mut w = words.clone();
+            w[6] = claimed;
+            forge_checksum(&mut w);
+            let e = AnyAutomaton::from_words(w).unwrap_err();
+            assert_eq!(e.kind(), FormatErrorKind::Counts, "{e}");
+            assert!(e.to_string().contains("vocab_size"), "{e}");
+        }
+    }
+    let parts = AutomatonParts {
+        vocab_size: MAX_VOCAB_SIZE + 1,
+        ..figure5_parts()
+    };
+    let e = TokenAutomaton::from_parts(parts).unwrap_err();
+    assert!(e.to_string().contains("vocab_size"), "{e}");
+}

@@ -6,7 +6,8 @@
 //!   octets (§4.5.3.1.1).
 //! - `Domain`: the `hostname` grammar (up to 64 labels of letters, digits and inner
 //!   hyphens in the shapes of `formats::HOSTNAME_SHAPES`, so at most 253 octets, within
-//!   §4.5.3.1.2's 255): a subset, as for `hostname`.
+//!   §4.5.3.1.2's 255, and no label with `--` in its 3rd and 4th characters, A-labels
+//!   among them): a subset, as for `hostname`.
 //! - `address-literal` = `[` IPv4 (`Snum`: 1–3 digits worth 0–255, leading zeros allowed)
 //!   `]` or `[IPv6:` RFC 5321 `IPv6-addr` `]`. `General-address-literal` needs a tag
 //!   registered with IANA, and the only one is `IPv6`, so it adds nothing.

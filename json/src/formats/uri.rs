@@ -1,6 +1,7 @@
 //! RFC 3986 `URI` and `URI-reference`, and RFC 3987 `IRI` and `IRI-reference` (the same
 //! grammar with `ucschar` among the unreserved characters and `iprivate` in queries),
-//! transcribed rule by rule. None of their characters is escaped in a JSON string.
+//! transcribed rule by rule (quoted strings case-insensitive, as in all ABNF: `v` or `V`
+//! before an IPvFuture). None of their characters is escaped in a JSON string.
 
 /// Regex of `URI` (`reference`: `URI-reference`); `iri`: the RFC 3987 forms.
 pub(crate) fn uri(reference: bool, iri: bool) -> String {
@@ -28,7 +29,7 @@ pub(crate) fn uri(reference: bool, iri: bool) -> String {
     let query = format!("(?:{}{private})*", chars(":@/?"));
     let fragment = format!("{}*", chars(":@/?"));
     let authority = format!(
-        "(?:{}*@)?(?:\\[(?:{}|v[0-9A-Fa-f]+\\.{}+)\\]|{}|{}*)(?::[0-9]*)?",
+        "(?:{}*@)?(?:\\[(?:{}|[vV][0-9A-Fa-f]+\\.{}+)\\]|{}|{}*)(?::[0-9]*)?",
         chars(":"),
         ipv6(),
         chars(":"),

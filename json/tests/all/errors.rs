@@ -56,7 +56,7 @@ fn refusals_name_the_keyword_and_pointer() {
         (r##"{"minLength": -1, "type": "string"}"##, "`minLength`"),
         (
             r##"{"dependentRequired": {"a": [1]}}"##,
-            "`dependentRequired` at #/dependentRequired/a",
+            "`dependentRequired` at the schema root (#): must be an object of arrays of property names; #/dependentRequired/a/0 is the number 1",
         ),
     ];
     for (schema, expected) in cases {
@@ -208,5 +208,196 @@ proptest! {
 fn corpus_oracle_builds() {
     for case in corpus() {
         let _ = validator(&case.schema);
+    }
+}
+
+/// Every keyword with a typed value, each with a wrong-typed value (several where a value
+/// may be wrong inside: an item, a member, a negative or fractional count).
+const WRONG_TYPED: &[(&str, &str)] = &[
+    ("$schema", "1"),
+    ("$id", "true"),
+    ("$ref", "{}"),
+    ("$anchor", "1"),
+    ("$dynamicRef", "1"),
+    ("$dynamicAnchor", "[]"),
+    ("$recursiveRef", "1"),
+    ("$recursiveAnchor", "\"yes\""),
+    ("$vocabulary", "{\"https://x\": 1}"),
+    ("$comment", "{}"),
+    ("$defs", "[]"),
+    ("$defs", "{\"a\": 1}"),
+    ("definitions", "1"),
+    ("allOf", "{}"),
+    ("allOf", "[true, 2]"),
+    ("anyOf", "true"),
+    ("oneOf", "\"a\""),
+    ("not", "1"),
+    ("if", "[]"),
+    ("then", "\"x\""),
+    ("else", "null"),
+    ("dependentSchemas", "[]"),
+    ("dependentSchemas", "{\"a\": [\"b\"]}"),
+    ("prefixItems", "{\"const\": 2}"),
+    ("items", "1"),
+    ("items", "[{}, 1]"),
+    ("additionalItems", "[]"),
+    ("contains", "2"),
+    ("properties", "[]"),
+    ("properties", "{\"a\": 1}"),
+    ("patternProperties", "{\"^a\": \"b\"}"),
+    ("additionalProperties", "1"),
+    ("propertyNames", "\"x\""),
+    ("unevaluatedItems", "1"),
+    ("unevaluatedProperties", "\"no\""),
+    ("type", "1"),
+    ("type", "[\"string\", 1]"),
+    ("enum", "{}"),
+    ("multipleOf", "\"2\""),
+    ("maximum", "\"1\""),
+    ("exclusiveMaximum", "true"),
+    ("minimum", "[]"),
+    ("exclusiveMinimum", "{}"),
+    ("maxLength", "\"3\""),
+    ("minLength", "-1"),
+    ("pattern", "1"),
+    ("maxItems", "1.5"),
+    ("minItems", "null"),
+    ("uniqueItems", "\"yes\""),
+    ("maxContains", "\"1\""),
+    ("minContains", "-2"),
+    ("maxProperties", "true"),
+    ("minProperties", "[]"),
+    ("required", "\"a\""),
+    ("required", "[\"a\", 1]"),
+    ("dependentRequired", "[]"),
+    ("dependentRequired", "{\"a\": \"b\"}"),
+    ("dependencies", "{\"a\": 1}"),
+    ("format", "1"),
+    ("contentEncoding", "1"),
+    ("contentMediaType", "[]"),
+    ("contentSchema", "1"),
+    ("title", "1"),
+    ("description", "[]"),
+    ("deprecated", "\"no\""),
+    ("readOnly", "1"),
+    ("writeOnly", "null"),
+    ("examples", "{}"),
+];
+
+/// A wrong-typed keyword value is refused, naming the keyword and the pointer of its
+/// schema, wherever it is: in a property, under `$defs` nothing references, in `then`
+/// without `if`, and in lenient mode too (an invalid schema is no limitation). The
+/// `jsonschema` crate, which checks schemas against the meta-schema, refuses them too
+/// (except for the keywords draft 2020-12's meta-schema does not name).
+#[test]
+fn wrong_typed_keyword_values_are_refused_by_name() {
+    let mut crate_builds = Vec::new();
+    for &(keyword, value) in WRONG_TYPED {
+        let key = serde_json::to_string(keyword).unwrap();
+        let places = [
+            (
+                format!(r#"{{"properties": {{"p": {{{key}: {value}}}}}}}"#),
+                "#/properties/p",
+            ),
+            (
+                format!(r#"{{"$defs": {{"d": {{"items": {{{key}: {value}}}}}}}}}"#),
+                "#/$defs/d/items",
+            ),
+            (format!(r#"{{"then": {{{key}: {value}}}}}"#), "#/then"),
+            (
+                format!(r#"{{{key}: {value}, "x-unknown": 1}}"#),
+                "the schema root",
+            ),
+        ];
+        for (schema, at) in &places {
+            for lenient in [false, true] {
+                let err = JsonSchemaCompiler::new()
+                    .lenient(lenient)
+                    .to_regex(schema)
+                    .map(|_| ())
+                    .expect_err(schema)
+                    .to_string();
+                let named = format!("`{keyword}` at {at}");
+                assert!(
+                    err.starts_with(&named) && err.contains("must be"),
+                    "{schema}: {err}"
+                );
+            }
+        }
+        let value: Value = serde_json::from_str(&places[0].0).unwrap();
+        if jsonschema::options().build(&value).is_ok() {
+            crate_builds.push(keyword);
+        }
+    }
+    assert_eq!(crate_builds, ["$recursiveAnchor", "additionalItems"]);
+}
+
+/// The table names every keyword whose value has a type.
+#[test]
+fn wrong_typed_table_covers_every_keyword() {
+    let schema = json!({
+        "$schema": "s", "$id": "i", "$anchor": "a", "$dynamicAnchor": "d", "$comment": "c",
+        "$defs": {}, "definitions": {}, "title": "t", "description": "d", "deprecated": true,
+        "readOnly": false, "writeOnly": false, "examples": [], "contentEncoding": "base64",
+        "contentMediaType": "text/plain", "contentSchema": {}, "$vocabulary": {},
+        "$recursiveAnchor": false
+    });
+    assert!(JsonSchemaCompiler::new().value_to_regex(&schema).is_ok());
+    let named: std::collections::HashSet<&str> = WRONG_TYPED.iter().map(|w| w.0).collect();
+    for keyword in [
+        "type",
+        "enum",
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+        "propertyNames",
+        "minProperties",
+        "maxProperties",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "dependentRequired",
+        "dependencies",
+        "dependentSchemas",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "$ref",
+        "$dynamicRef",
+        "$recursiveRef",
+    ]
+    .iter()
+    .chain(
+        schema
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .iter(),
+    ) {
+        assert!(named.contains(keyword), "{keyword} has no wrong-typed case");
     }
 }

@@ -152,3 +152,94 @@ fn additional_items_is_ignored_beside_a_schema_items() {
         "the crate was fixed: compare again"
     );
 }
+
+/// Whether `schema` (JSON text, read at the decimal values it writes) admits `text`.
+fn admits(schema: &str, text: &str) -> bool {
+    JsonSchemaCompiler::new()
+        .to_regex(schema)
+        .unwrap_or_else(|e| panic!("{schema}: {e}"))
+        .dfa(100_000)
+        .unwrap()
+        .is_match(text.as_bytes())
+}
+
+/// Listed values and bounds keep the decimal value the schema writes, beyond what a
+/// double holds (found by a randomized campaign). The `jsonschema` crate reads numbers as
+/// doubles, so these are checked against exact arithmetic, by hand.
+#[test]
+fn numbers_keep_the_decimal_value_written() {
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        (
+            r#"{"enum": [123456789012345678901234567890]}"#,
+            &["123456789012345678901234567890"],
+            &[
+                "123456789012345680000000000000",
+                "123456789012345678901234567891",
+            ],
+        ),
+        (
+            r#"{"const": 235.85714285714286}"#,
+            &["235.85714285714286"],
+            &["235.8571428571429", "235.857142857142860001"],
+        ),
+        // The output form's spelling: no trailing zeros, no exponent, integers without fraction.
+        (
+            r#"{"const": 2.3585714285714286000e2}"#,
+            &["235.85714285714286"],
+            &["2.3585714285714286e2"],
+        ),
+        (
+            r#"{"enum": [1e2, 0.10]}"#,
+            &["100", "0.1"],
+            &["100.0", "1e2", "0.10"],
+        ),
+        // Equal doubles, different decimals: `const` keeps only the equal listed value.
+        (
+            r#"{"enum": [1.0000000000000000001, 1, 2], "const": 1.0}"#,
+            &["1"],
+            &["1.0000000000000000001", "2"],
+        ),
+        // Bounds: 2^64 - 1 is no double; nor is the fraction.
+        (
+            r#"{"type": "integer", "maximum": 18446744073709551615}"#,
+            &["18446744073709551615", "-5"],
+            &["18446744073709551616"],
+        ),
+        (
+            r#"{"type": "integer", "exclusiveMinimum": -18446744073709551615}"#,
+            &["-18446744073709551614"],
+            &["-18446744073709551615", "-18446744073709551616"],
+        ),
+        (
+            r#"{"type": "number", "maximum": 235.85714285714286}"#,
+            &["235.85714285714286", "235.8571428571428", "-1"],
+            &["235.8571428571429", "235.857142857142861"],
+        ),
+        (
+            r#"{"type": "number", "minimum": 0.1000000000000000000001}"#,
+            &["0.1000000000000000000001", "0.2"],
+            &["0.1", "0.1000000000000000000000999"],
+        ),
+        (
+            r#"{"multipleOf": 0.1000000000000}"#,
+            &["0.3", "7"],
+            &["0.35"],
+        ),
+    ];
+    for (schema, valid, invalid) in cases {
+        for text in *valid {
+            assert!(admits(schema, text), "{schema} rejects {text}");
+        }
+        for text in *invalid {
+            assert!(!admits(schema, text), "{schema} admits {text}");
+        }
+    }
+    // A parsed `Value` has only serde_json's doubles: the documented fallback.
+    let value: Value = serde_json::from_str(r#"{"const": 235.85714285714286}"#).unwrap();
+    let dfa = JsonSchemaCompiler::new()
+        .value_to_regex(&value)
+        .unwrap()
+        .dfa(1000)
+        .unwrap();
+    assert!(dfa.is_match(b"235.8571428571429"));
+}

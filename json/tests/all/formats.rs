@@ -95,10 +95,96 @@ const EXAMPLES: &[(&str, &str, bool)] = &[
     ("ipv6", "::ffff:1.2.3.4", true),
     ("ipv6", "1:2:3:4:5:6:7::", true),
     ("ipv6", "1::2::3", false),
+    // RFC 3339 §5.6 (ABNF strings are case-insensitive) and §5.7 (leap seconds at 23:59 UTC).
+    ("time", "08:30:06z", true),
+    ("time", "23:59:60Z", true),
+    ("time", "23:59:60.5z", true),
+    ("time", "23:59:60+00:00", true),
+    ("time", "22:59:60Z", false),
+    ("time", "23:58:60Z", false),
+    ("time", "23:59:60+01:00", false),
+    ("time", "23:59:61Z", false),
+    ("date-time", "1963-06-19t08:30:06.283185z", true),
+    ("date-time", "1998-12-31T23:59:60.123-00:00", true),
+    ("date-time", "1998-12-31T22:59:60Z", false),
+    // RFC 1123 labels; RFC 5890 §2.3.1 reserves `--` in the 3rd and 4th characters.
+    ("hostname", "a--b.com", true),
+    ("hostname", "ab-c-d.example", true),
+    ("hostname", "xn--X", false),
+    ("hostname", "xn--hello-txk", false),
+    ("hostname", "XN--aa---o47jg78q", false),
+    ("hostname", "-a.com", false),
+    // RFC 6570 literals with `'` (as the official suite), RFC 3986 IPvFuture either case.
+    ("uri-template", "a'b", true),
+    ("uri", "http://[V1.fe]/", true),
+    ("iri", "http://[V1.fe]", true),
 ];
+
+/// Valid strings that a format's documented subset leaves out: (format, string, why).
+const LEFT_OUT: &[(&str, &str, &str)] = &[
+    (
+        "hostname",
+        "xn--9n2bp8q.xn--9t4b11yi5a",
+        "a valid A-label: every label with `--` in its 3rd and 4th characters is left out",
+    ),
+    (
+        "hostname",
+        "xn--ll-0ea",
+        "a valid A-label (MIDDLE DOT between two `l`s)",
+    ),
+    (
+        "time",
+        "15:59:60-08:00",
+        "a leap second at an offset other than zero",
+    ),
+    (
+        "date-time",
+        "1998-12-31T01:29:60+01:30",
+        "a leap second at an offset other than zero",
+    ),
+];
+
+/// Strings a documented subset leaves out are valid (the crate agrees) and rejected.
+#[test]
+fn subsets_leave_out_what_they_say() {
+    for &(format, text, why) in LEFT_OUT {
+        let encoded = Value::String(text.into()).to_string();
+        assert!(
+            !language(format).is_match(encoded.as_bytes()),
+            "{format} {text}: {why}"
+        );
+        let oracle = validator(&json!({"format": format}));
+        assert!(
+            oracle.is_valid(&json!(text)),
+            "{format} {text}: the crate disagrees"
+        );
+    }
+}
 
 /// Where the `jsonschema` crate (0.30) disagrees with the RFC: (format, string, why).
 const DISAGREE: &[(&str, &str, &str)] = &[
+    (
+        "hostname",
+        "xn--X",
+        "RFC 5891 §5.4: an A-label must be valid Punycode; the crate does not decode A-labels",
+    ),
+    (
+        "hostname",
+        "xn--hello-txk",
+        "RFC 5891 §5.4: an A-label must decode to a valid U-label, and RFC 5891 §5.4 / \
+         RFC 5892 refuse one beginning with a combining mark; the crate does not decode A-labels",
+    ),
+    (
+        "hostname",
+        "XN--aa---o47jg78q",
+        "RFC 5891 §4.2.3.1: `--` in the 3rd and 4th positions; the crate does not check it",
+    ),
+    (
+        "uri-template",
+        "a'b",
+        "the official test suite admits `'` in literals (a sub-delim of RFC 3986); the \
+         crate's regex follows RFC 6570 §2.1's ABNF, which leaves it out",
+    ),
     (
         "email",
         "x@[001.2.3.4]",
@@ -203,6 +289,7 @@ pub fn crate_misses(format: &str, s: &str) -> bool {
                 || literal.starts_with("IPv6:") && literal.matches(':').count() == 8
                 || !local.is_ascii()
         }
+        "uri-template" => s.contains('\''),
         "relative-json-pointer" => s
             .split(['/', '#'])
             .next()

@@ -1,8 +1,10 @@
 //! fstc-json's integration tests, one binary: the schema corpus against the `jsonschema`
 //! crate on byte DFAs (`differential`) and token automata (`tokens`), the lazy matcher
 //! against the eager walker (`lazy`), errors and mutated
-//! schemas (`errors`), typed constraints (`typed`); `support` holds what they share.
+//! schemas (`errors`), typed constraints (`typed`), the official test suite's outcomes
+//! (`conformance`); `support` holds what they share.
 
+mod conformance;
 mod differential;
 mod domains;
 mod errors;
