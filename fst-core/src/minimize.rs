@@ -1,18 +1,26 @@
-//! Minimization of token automata, with a canonical state numbering.
+//! Minimization of deterministic automata with partial transitions over `u32` labels,
+//! with a canonical state numbering: the one minimizer, for token automata, byte DFAs,
+//! grammar rule DFAs and the class graphs of token PDAs.
 //!
 //! Token automata have alphabets of 100k+ labels, millions of edges and partial
 //! transition functions (a missing edge rejects). Moore-style rounds cost one pass over
-//! all edges per round and can need as many rounds as states; this module uses the
-//! Valmari–Lehtinen refinement instead ("Efficient minimization of DFAs with partial
-//! transition functions", 2008), a Hopcroft variant in O(m log n) that never touches
-//! the labels a state lacks. Its two refinable partitions are states (blocks) and edges
-//! (cords: edges with one label whose targets lie in one block).
+//! all edges per round and can need as many rounds as states; this module uses
+//! Hopcroft's refinement in Valmari and Lehtinen's variant for partial transition
+//! functions ("Efficient minimization of DFAs with partial transition functions", 2008):
+//! O(m log n), every initial block a splitter, a splitter's incoming transitions bucketed
+//! by label, never touching the labels a state lacks. Labels whose columns agree are
+//! first reduced to one ([`Columns`]), which leaves a handful on typical token automata.
 //!
 //! The output is numbered canonically: start state 0, then breadth-first, following each
-//! state's edges in token order. Two automata with the same language therefore give
-//! identical `AutomatonParts`, which is what the tests compare.
+//! state's edges in the order given (sorted by label, where this module sorts them). Two
+//! automata with the same language therefore give identical `AutomatonParts`, which is
+//! what the tests compare.
 
 use crate::automaton::{AutomatonParts, StateId};
+use crate::parts::columns::Columns;
+
+/// Per-state edge lists `(label, target)`.
+pub type EdgeLists = Vec<Vec<(u32, StateId)>>;
 
 /// The minimal automaton with the language of `parts`, canonically numbered.
 ///
@@ -25,20 +33,9 @@ use crate::automaton::{AutomatonParts, StateId};
 /// target a valid state; `TokenAutomaton::from_parts` checks the same. Edge targets out
 /// of range panic.
 pub fn minimize(mut parts: AutomatonParts) -> AutomatonParts {
-    for list in &mut parts.edges {
-        list.sort_unstable();
-    }
-    let (accepting, edges) = match useful_states(parts.start, &parts.accepting, &parts.edges) {
-        Some(useful) => restrict(
-            &useful,
-            parts.start,
-            std::mem::take(&mut parts.accepting),
-            std::mem::take(&mut parts.edges),
-        ),
-        None => (vec![false], vec![Vec::new()]),
-    };
-    let block = coarsest_partition(&accepting, &edges);
-    let (accepting, edges) = canonical(&block, &accepting, &edges);
+    let accepting = std::mem::take(&mut parts.accepting);
+    let edges = std::mem::take(&mut parts.edges);
+    let (accepting, edges) = minimal_dfa(parts.start, accepting, edges);
     // The vocabulary, EOS ids and terminals carry over.
     AutomatonParts {
         start: 0,
@@ -46,6 +43,52 @@ pub fn minimize(mut parts: AutomatonParts) -> AutomatonParts {
         edges,
         ..parts
     }
+}
+
+/// The minimal DFA of the deterministic automaton (`start`, `accepting`, `edges`) as
+/// `(accepting, edges)` with start 0: useful states only, equivalent ones merged, edges
+/// sorted by label, numbered breadth-first. An empty language gives one non-accepting
+/// state without edges. Same preconditions as [`minimize`].
+pub fn minimal_dfa(
+    start: StateId,
+    accepting: Vec<bool>,
+    mut edges: EdgeLists,
+) -> (Vec<bool>, EdgeLists) {
+    for list in &mut edges {
+        list.sort_unstable();
+    }
+    let (accepting, edges) = match useful_states(start, &accepting, &edges) {
+        Some(useful) => restrict(&useful, start, accepting, edges),
+        None => return (vec![false], vec![Vec::new()]),
+    };
+    let key: Vec<u32> = accepting.iter().map(|&a| u32::from(a)).collect();
+    let quotient = merge_equivalent(0, &key, &edges);
+    let accepting = (quotient.representative.iter())
+        .map(|&s| accepting[s as usize])
+        .collect();
+    (accepting, quotient.edges)
+}
+
+/// An automaton with its equivalent states merged (see [`merge_equivalent`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quotient {
+    /// Per new state, the smallest old state of its block.
+    pub representative: Vec<StateId>,
+    /// Per new state, its representative's edges with targets renumbered.
+    pub edges: EdgeLists,
+}
+
+/// Merges the states that no sequence of labels tells apart, starting from the
+/// partition by `key` (states with different keys never merge: acceptance, or whatever
+/// else the caller's states carry), and numbers the blocks reachable from `start`
+/// breadth-first from 0, following each representative's edges in their given order.
+/// Nothing is trimmed: a state without edges differs from one with an edge into it.
+///
+/// `edges` must be deterministic (at most one edge per label in each state) with every
+/// target a valid state; out-of-range targets panic.
+pub fn merge_equivalent(start: StateId, key: &[u32], edges: &[Vec<(u32, StateId)>]) -> Quotient {
+    let block = coarsest_partition(key, edges);
+    canonical(start, &block, edges)
 }
 
 /// Which states are both reachable from `start` and co-reachable to acceptance, or
@@ -182,301 +225,274 @@ pub(crate) fn restrict(
     (new_accepting, new_edges)
 }
 
-/// A refinable partition of `0..n`: elements are kept grouped by set in `elems`, and
-/// marking moves an element to the front of its set so a split is a cut of a range.
+/// A block of the partition: the range `start..end` of `Partition::elems`, its marked
+/// elements at the front.
+struct Block {
+    start: usize,
+    end: usize,
+    marked: usize,
+}
+
+/// The partition of the states being refined, with its splitter worklist.
 struct Partition {
-    sets: usize,
     elems: Vec<u32>,
-    loc: Vec<u32>,
-    set_of: Vec<u32>,
-    first: Vec<u32>,
-    past: Vec<u32>,
-    marked: Vec<u32>,
-    touched: Vec<u32>,
+    /// The position of each state in `elems`.
+    loc: Vec<usize>,
+    blocks: Vec<Block>,
+    /// The block of each state.
+    blk: Vec<u32>,
+    work: Vec<u32>,
+    in_work: Vec<bool>,
 }
 
 impl Partition {
-    /// One set holding `0..n` (no set when `n` is 0).
-    fn new(n: usize) -> Partition {
-        let mut first = vec![0u32; n.max(1)];
-        let mut past = vec![0u32; n.max(1)];
-        first[0] = 0;
-        past[0] = n as u32;
-        Partition {
-            sets: usize::from(n > 0),
-            elems: (0..n as u32).collect(),
-            loc: (0..n as u32).collect(),
-            set_of: vec![0; n],
-            first,
-            past,
-            marked: vec![0; n.max(1)],
-            touched: Vec::new(),
+    /// One block per distinct key, each a splitter: without a complete transition
+    /// function no block is the complement of what the others split.
+    fn by_key(key: &[u32]) -> Partition {
+        let n = key.len();
+        let mut elems: Vec<u32> = (0..n as u32).collect();
+        if !key.windows(2).all(|w| w[0] <= w[1]) {
+            elems.sort_by_key(|&e| key[e as usize]);
+        }
+        let mut p = Partition {
+            loc: vec![0; n],
+            blocks: Vec::new(),
+            blk: vec![0; n],
+            work: Vec::new(),
+            in_work: Vec::new(),
+            elems,
+        };
+        for i in 0..n {
+            let e = p.elems[i] as usize;
+            p.loc[e] = i;
+            if i == 0 || key[e] != key[p.elems[i - 1] as usize] {
+                p.work.push(p.blocks.len() as u32);
+                p.in_work.push(true);
+                p.blocks.push(Block {
+                    start: i,
+                    end: i,
+                    marked: 0,
+                });
+            }
+            p.blocks.last_mut().expect("pushed above").end = i + 1;
+            p.blk[e] = p.blocks.len() as u32 - 1;
+        }
+        p
+    }
+
+    /// Splits blocks until no splitter is left. A splitter's sources are bucketed by label
+    /// class (a counting sort: no comparison sort) and each class splits the blocks it
+    /// marks. `incoming(t)` gives the `(class, source)` pairs of the transitions into `t`.
+    fn refine<'a>(&mut self, incoming: impl Fn(u32) -> &'a [(u32, u32)], num_classes: usize) {
+        let mut sources: Vec<Vec<u32>> = vec![Vec::new(); num_classes];
+        let mut classes: Vec<u32> = Vec::new();
+        let mut touched: Vec<u32> = Vec::new();
+        while let Some(a) = self.work.pop() {
+            self.in_work[a as usize] = false;
+            let ab = &self.blocks[a as usize];
+            for &t in &self.elems[ab.start..ab.end] {
+                for &(c, s) in incoming(t) {
+                    let bucket = &mut sources[c as usize];
+                    if bucket.is_empty() {
+                        classes.push(c);
+                    }
+                    bucket.push(s);
+                }
+            }
+            for c in classes.drain(..) {
+                let mut bucket = std::mem::take(&mut sources[c as usize]);
+                touched.clear();
+                self.mark(&bucket, &mut touched);
+                bucket.clear();
+                sources[c as usize] = bucket;
+                for &b in &touched {
+                    self.split(b);
+                }
+            }
         }
     }
 
-    fn mark(&mut self, e: u32) {
-        let s = self.set_of[e as usize] as usize;
-        let i = self.loc[e as usize];
-        let j = self.first[s] + self.marked[s];
-        if i < j {
-            return; // already marked
-        }
-        let other = self.elems[j as usize];
-        self.elems[i as usize] = other;
-        self.loc[other as usize] = i;
-        self.elems[j as usize] = e;
-        self.loc[e as usize] = j;
-        if self.marked[s] == 0 {
-            self.touched.push(s as u32);
-        }
-        self.marked[s] += 1;
-    }
-
-    /// Splits every touched set into its marked and unmarked parts; the smaller part
-    /// becomes a new set (the "process the smaller half" rule behind O(m log n)).
-    fn split(&mut self) {
-        while let Some(s) = self.touched.pop() {
-            let s = s as usize;
-            let j = self.first[s] + self.marked[s];
-            if j == self.past[s] {
-                self.marked[s] = 0;
+    /// Moves each state of `states` to the marked front of its block; `touched` gets the
+    /// blocks that had none marked before.
+    fn mark(&mut self, states: &[u32], touched: &mut Vec<u32>) {
+        for &s in states {
+            let b = self.blk[s as usize] as usize;
+            let block = &mut self.blocks[b];
+            let m = block.start + block.marked;
+            let p = self.loc[s as usize];
+            if p < m {
                 continue;
             }
-            let z = self.sets;
-            if self.marked[s] <= self.past[s] - j {
-                self.first[z] = self.first[s];
-                self.past[z] = j;
-                self.first[s] = j;
-            } else {
-                self.past[z] = self.past[s];
-                self.first[z] = j;
-                self.past[s] = j;
+            let other = self.elems[m];
+            self.elems.swap(p, m);
+            self.loc[other as usize] = p;
+            self.loc[s as usize] = m;
+            block.marked += 1;
+            if block.marked == 1 {
+                touched.push(b as u32);
             }
-            for i in self.first[z]..self.past[z] {
-                self.set_of[self.elems[i as usize] as usize] = z as u32;
-            }
-            self.marked[s] = 0;
-            self.marked[z] = 0;
-            self.sets += 1;
         }
     }
 
-    fn members(&self, set: usize) -> &[u32] {
-        &self.elems[self.first[set] as usize..self.past[set] as usize]
+    /// Splits block `b`'s marked front into a new block (unless all of it is marked) and
+    /// queues a splitter: the new block if `b` is queued, else the smaller half (the
+    /// "process the smaller half" rule behind O(m log n)).
+    fn split(&mut self, b: u32) {
+        let (start, end, marked) = {
+            let block = &mut self.blocks[b as usize];
+            let r = (block.start, block.end, block.marked);
+            block.marked = 0;
+            r
+        };
+        if marked == end - start {
+            return;
+        }
+        let nb = self.blocks.len() as u32;
+        self.blocks.push(Block {
+            start,
+            end: start + marked,
+            marked: 0,
+        });
+        self.blocks[b as usize].start = start + marked;
+        for &s in &self.elems[start..start + marked] {
+            self.blk[s as usize] = nb;
+        }
+        self.in_work.push(false);
+        let queued = if self.in_work[b as usize] || marked <= end - start - marked {
+            nb
+        } else {
+            b
+        };
+        self.work.push(queued);
+        self.in_work[queued as usize] = true;
     }
 }
 
-/// The block of each state in the coarsest partition compatible with acceptance and
-/// the (partial) transitions. The automaton must be trimmed.
-fn coarsest_partition(accepting: &[bool], edges: &[Vec<(u32, StateId)>]) -> Vec<u32> {
-    let n = accepting.len();
+/// The block of each state in the coarsest partition that refines `key` and is
+/// compatible with the (partial) transitions: Hopcroft's refinement in Valmari and
+/// Lehtinen's variant for partial transition functions, over one label per column.
+fn coarsest_partition(key: &[u32], edges: &[Vec<(u32, StateId)>]) -> Vec<u32> {
+    let n = key.len();
     let (tail, class, head, num_classes) = class_transitions(edges);
-    let m = tail.len();
-
-    let mut blocks = Partition::new(n);
-    for s in (0..n).filter(|&s| accepting[s]) {
-        blocks.mark(s as u32);
-    }
-    blocks.split();
-
-    // Initial cords: transitions grouped by token class (they come grouped).
-    let mut cords = Partition::new(m);
-    if m > 0 {
-        cords.sets = num_classes;
-        for t in 0..m {
-            cords.set_of[t] = class[t];
-            if t == 0 || class[t] != class[t - 1] {
-                cords.first[class[t] as usize] = t as u32;
-            }
-            cords.past[class[t] as usize] = t as u32 + 1;
-        }
-    }
-
-    // Incoming transitions of each state, as a CSR.
-    let mut in_start = vec![0u32; n + 1];
-    for &h in &head {
-        in_start[h as usize + 1] += 1;
-    }
-    for i in 0..n {
-        in_start[i + 1] += in_start[i];
-    }
-    let mut fill = in_start.clone();
-    let mut incoming = vec![0u32; m];
-    for (t, &h) in head.iter().enumerate() {
-        incoming[fill[h as usize] as usize] = t as u32;
-        fill[h as usize] += 1;
-    }
-
-    // Every cord splits blocks by "has a transition in it"; every block but the first
-    // splits cords by "goes into it" (the first block is the complement of the rest).
-    let mut b = 1usize;
-    let mut c = 0usize;
-    while c < cords.sets {
-        for &t in cords.members(c) {
-            blocks.mark(tail[t as usize]);
-        }
-        blocks.split();
-        c += 1;
-        while b < blocks.sets {
-            for &s in blocks.members(b) {
-                let range = in_start[s as usize] as usize..in_start[s as usize + 1] as usize;
-                for &t in &incoming[range] {
-                    cords.mark(t);
-                }
-            }
-            cords.split();
-            b += 1;
-        }
-    }
-    blocks.set_of
+    let transitions = || (0..tail.len()).map(|t| (tail[t], head[t], class[t]));
+    let (in_start, sources, classes) = edge_sources(n, transitions);
+    let incoming: Vec<(u32, u32)> = classes.into_iter().zip(sources).collect();
+    let mut partition = Partition::by_key(key);
+    partition.refine(
+        |t| &incoming[in_start[t as usize] as usize..in_start[t as usize + 1] as usize],
+        num_classes,
+    );
+    partition.blk
 }
 
 /// The transitions to refine with, as `(tail, class, head, number of classes)`, grouped
 /// by class.
 ///
-/// Tokens whose columns are identical (the same target from every state, the same
+/// Labels whose columns are identical (the same target from every state, the same
 /// states without an edge) cannot tell states apart any differently, so only one
-/// token per class of such tokens is kept. Token automata have many: every digit token
-/// acts alike in `[0-9]+`, every lowercase token of one length in `[a-z]{1,30}`. This
-/// shrinks the refinement from all edges to a handful on typical patterns.
+/// label per class of such labels is kept ([`Columns`]). Token automata have many: every
+/// digit token acts alike in `[0-9]+`, every lowercase token of one length in
+/// `[a-z]{1,30}`. This shrinks the refinement from all edges to a handful on typical
+/// patterns.
 fn class_transitions(edges: &[Vec<(u32, StateId)>]) -> (Vec<u32>, Vec<u32>, Vec<u32>, usize) {
-    let m: usize = edges.iter().map(Vec::len).sum();
-    // All transitions t: tail[t] --label[t]--> head[t], in state order.
-    let mut tail = Vec::with_capacity(m);
-    let mut label = Vec::with_capacity(m);
-    let mut head = Vec::with_capacity(m);
+    let dense = dense_labels(edges);
+    let edges = dense.as_deref().unwrap_or(edges);
+    let num_labels = (edges.iter().flatten())
+        .map(|&(l, _)| l as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let columns = Columns::group(num_labels, edges);
+    // The edges of each class's smallest label, counted then placed by class.
+    let num_classes = columns.num_classes();
+    let mut start = vec![0u32; num_classes + 1];
+    for list in edges {
+        for (c, _) in kept_edges(&columns, list) {
+            start[c as usize + 1] += 1;
+        }
+    }
+    for c in 0..num_classes {
+        start[c + 1] += start[c];
+    }
+    let m = start[num_classes] as usize;
+    let (mut tail, mut class, mut head) = (vec![0u32; m], vec![0u32; m], vec![0u32; m]);
     for (s, list) in edges.iter().enumerate() {
-        for &(tok, t) in list {
-            tail.push(s as u32);
-            label.push(tok);
-            head.push(t);
+        for (c, t) in kept_edges(&columns, list) {
+            let i = start[c as usize] as usize;
+            (tail[i], class[i], head[i]) = (s as u32, c, t);
+            start[c as usize] += 1;
         }
     }
-    // Grouped by label, in state order within a label: one column per token.
-    let mut order: Vec<u32> = (0..m as u32).collect();
-    sort_by_label(&mut order, &label);
-    let mut columns: Vec<(u64, u32, u32)> = Vec::new();
-    let mut i = 0;
-    while i < m {
-        let tok = label[order[i] as usize];
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut j = i;
-        while j < m && label[order[j] as usize] == tok {
-            let t = order[j] as usize;
-            for word in [tail[t], head[t]] {
-                hash = (hash ^ u64::from(word)).wrapping_mul(0x0000_0100_0000_01b3);
-            }
-            j += 1;
-        }
-        columns.push((hash, i as u32, j as u32));
-        i = j;
-    }
-    let same = |a: (u32, u32), b: (u32, u32)| {
-        a.1 - a.0 == b.1 - b.0
-            && (a.0..a.1).zip(b.0..b.1).all(|(x, y)| {
-                let (x, y) = (order[x as usize] as usize, order[y as usize] as usize);
-                tail[x] == tail[y] && head[x] == head[y]
-            })
-    };
-    // Equal columns have equal hashes and lengths: compare only within such runs.
-    columns.sort_unstable_by_key(|&(hash, lo, hi)| (hash, hi - lo, lo));
-    let mut representatives: Vec<(u32, u32)> = Vec::new();
-    let mut run_start = 0;
-    for (k, &(hash, lo, hi)) in columns.iter().enumerate() {
-        let prev = k
-            .checked_sub(1)
-            .map(|p| (columns[p].0, columns[p].2 - columns[p].1));
-        if prev != Some((hash, hi - lo)) {
-            run_start = representatives.len();
-        }
-        if !representatives[run_start..]
-            .iter()
-            .any(|&rep| same(rep, (lo, hi)))
-        {
-            representatives.push((lo, hi));
-        }
-    }
-    let kept: usize = representatives
-        .iter()
-        .map(|&(lo, hi)| (hi - lo) as usize)
-        .sum();
-    let (mut c_tail, mut c_class, mut c_head) = (
-        Vec::with_capacity(kept),
-        Vec::with_capacity(kept),
-        Vec::with_capacity(kept),
-    );
-    for (c, &(lo, hi)) in representatives.iter().enumerate() {
-        for k in lo..hi {
-            let t = order[k as usize] as usize;
-            c_tail.push(tail[t]);
-            c_class.push(c as u32);
-            c_head.push(head[t]);
-        }
-    }
-    (c_tail, c_class, c_head, representatives.len())
+    (tail, class, head, num_classes)
 }
 
-/// Orders the transition numbers `elems` (`0..len` in order) by `label`, stably. Token labels are dense (below the
-/// vocabulary size), so a counting sort beats a comparison sort by far on large inputs.
-fn sort_by_label(elems: &mut [u32], label: &[u32]) {
-    let max = label.iter().copied().max().unwrap_or(0) as usize;
-    if max > 4 * elems.len() + (1 << 20) {
-        // Stable, like the counting sort.
-        elems.sort_by_key(|&t| label[t as usize]);
-        return;
-    }
-    let mut start = vec![0u32; max + 2];
-    for &l in label {
-        start[l as usize + 1] += 1;
-    }
-    for i in 0..=max {
-        start[i + 1] += start[i];
-    }
-    for (t, &l) in label.iter().enumerate() {
-        elems[start[l as usize] as usize] = t as u32;
-        start[l as usize] += 1;
-    }
+/// The edges of `list` whose label is its class's smallest, as `(class, target)`.
+fn kept_edges<'a>(
+    columns: &'a Columns,
+    list: &'a [(u32, StateId)],
+) -> impl Iterator<Item = (u32, StateId)> + 'a {
+    list.iter().filter_map(|&(l, t)| {
+        let c = columns.class_of[l as usize];
+        (columns.first[c as usize] == l).then_some((c, t))
+    })
 }
 
-/// The quotient automaton by `block`, numbered breadth-first from the block of state 0
-/// with each state's edges in token order.
-fn canonical(
-    block: &[u32],
-    accepting: &[bool],
-    edges: &[Vec<(u32, StateId)>],
-) -> (Vec<bool>, Vec<Vec<(u32, StateId)>>) {
+/// The edges with their labels numbered densely in label order, when the labels are
+/// too sparse to index a table by (`None` when they are not).
+fn dense_labels(edges: &[Vec<(u32, StateId)>]) -> Option<EdgeLists> {
+    let m: usize = edges.iter().map(Vec::len).sum();
+    let max = edges.iter().flatten().map(|&(l, _)| l).max().unwrap_or(0);
+    if max as usize <= 4 * m + (1 << 20) {
+        return None;
+    }
+    let mut labels: Vec<u32> = edges.iter().flatten().map(|&(l, _)| l).collect();
+    labels.sort_unstable();
+    labels.dedup();
+    let dense = |l: u32| labels.partition_point(|&x| x < l) as u32;
+    Some(
+        (edges.iter())
+            .map(|list| list.iter().map(|&(l, t)| (dense(l), t)).collect())
+            .collect(),
+    )
+}
+
+/// The quotient automaton by `block`, numbered breadth-first from the block of `start`
+/// with each representative's edges in their order.
+fn canonical(start: StateId, block: &[u32], edges: &[Vec<(u32, StateId)>]) -> Quotient {
     let num_blocks = block.iter().map(|&b| b as usize + 1).max().unwrap_or(0);
-    // One representative state per block.
-    let mut representative = vec![u32::MAX; num_blocks];
+    // One representative state per block: its smallest.
+    let mut first_of_block = vec![u32::MAX; num_blocks];
     for (s, &b) in block.iter().enumerate() {
-        if representative[b as usize] == u32::MAX {
-            representative[b as usize] = s as u32;
+        if first_of_block[b as usize] == u32::MAX {
+            first_of_block[b as usize] = s as u32;
         }
     }
     let mut number = vec![u32::MAX; num_blocks];
-    let mut queue = vec![block[0]];
-    number[block[0] as usize] = 0;
-    let mut new_accepting = Vec::with_capacity(num_blocks);
+    let mut queue = vec![block[start as usize]];
+    number[queue[0] as usize] = 0;
+    let mut representative = Vec::with_capacity(num_blocks);
     let mut new_edges = Vec::with_capacity(num_blocks);
     let mut head = 0;
     while head < queue.len() {
-        let rep = representative[queue[head] as usize] as usize;
+        let rep = first_of_block[queue[head] as usize];
         head += 1;
-        new_accepting.push(accepting[rep]);
-        let list: Vec<(u32, StateId)> = edges[rep]
+        representative.push(rep);
+        let list: Vec<(u32, StateId)> = edges[rep as usize]
             .iter()
-            .map(|&(tok, t)| {
+            .map(|&(label, t)| {
                 let b = block[t as usize] as usize;
                 if number[b] == u32::MAX {
                     number[b] = queue.len() as u32;
                     queue.push(b as u32);
                 }
-                (tok, number[b])
+                (label, number[b])
             })
             .collect();
         new_edges.push(list);
     }
-    (new_accepting, new_edges)
+    Quotient {
+        representative,
+        edges: new_edges,
+    }
 }
 
 #[cfg(test)]
@@ -534,7 +550,7 @@ mod tests {
     }
 
     #[test]
-    fn sparse_huge_labels_take_the_comparison_sort() {
+    fn sparse_huge_labels_are_numbered_densely() {
         let big = u32::MAX - 1;
         let input = parts(
             0,
@@ -543,11 +559,22 @@ mod tests {
         );
         let out = minimize(input);
         assert_eq!(out.edges, [vec![(3, 1), (big, 1)], vec![]]);
-        let mut elems = vec![0, 1, 2];
-        sort_by_label(&mut elems, &[big, 3, 7]);
-        assert_eq!(elems, [1, 2, 0]);
-        sort_by_label(&mut elems, &[9, 3, 7]);
-        assert_eq!(elems, [1, 2, 0]);
+        let dense = dense_labels(&[vec![(big, 1), (3, 2)], vec![(7, 0)]]);
+        assert_eq!(dense, Some(vec![vec![(2, 1), (0, 2)], vec![(1, 0)]]));
+        assert_eq!(dense_labels(&[vec![(9, 0)]]), None);
+    }
+
+    #[test]
+    fn keys_keep_states_apart_and_nothing_is_trimmed() {
+        // 1, 2 and 3 have no edges; 1 and 3 share a key, 2 has another.
+        let edges = vec![vec![(0, 1), (1, 2), (2, 3)], vec![], vec![], vec![]];
+        let q = merge_equivalent(0, &[0, 5, 7, 5], &edges);
+        assert_eq!(q.representative, [0, 1, 2]);
+        assert_eq!(q.edges, [vec![(0, 1), (1, 2), (2, 1)], vec![], vec![]]);
+        // A dead state is kept, apart from a state with an edge into it.
+        let q = merge_equivalent(1, &[0, 0, 9], &[vec![], vec![(4, 0)], vec![(4, 1)]]);
+        assert_eq!(q.representative, [1, 0]);
+        assert_eq!(q.edges, [vec![(4, 1)], vec![]]);
     }
 
     #[test]

@@ -7,13 +7,13 @@
 //! everywhere, unused ones dropped, numbered by smallest token, so one automaton has one
 //! file. [`PdaParts`] are the same for token push-down automata. It knows nothing of files: dependencies run compiler → parts → writer.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::hash::Hash;
 
-use crate::fast_hash::FastMap;
 use crate::vocab::MAX_VOCAB_SIZE;
+use columns::Columns;
 
+pub mod columns;
 mod pda;
 
 pub(crate) use pda::{canonical_pda, PdaStack};
@@ -242,51 +242,9 @@ pub(crate) fn class_parts(parts: AutomatonParts) -> Result<ClassParts, PartsErro
 /// Token edges (checked) to class edges: the number of classes, the class of each token
 /// id and each state's class edges followed by its terminal edges.
 fn group_tokens(vocab_size: u32, edges: EdgeLists) -> (u32, Vec<u32>, EdgeLists) {
-    // Each token's column: the (state, target) pairs of its edges, in state order.
-    let mut columns: HashMap<u32, Vec<(u32, StateId)>> = HashMap::new();
-    for (state, list) in edges.iter().enumerate() {
-        for &(token, target) in list.iter().take_while(|&&(t, _)| t < vocab_size) {
-            columns
-                .entry(token)
-                .or_default()
-                .push((state as u32, target));
-        }
-    }
-    let mut tokens: Vec<u32> = columns.keys().copied().collect();
-    tokens.sort_unstable();
-    let mut class_of: HashMap<&[(u32, StateId)], u32> = HashMap::new();
-    let mut classes: Vec<Vec<u32>> = Vec::new();
-    for &token in &tokens {
-        let column = columns[&token].as_slice();
-        let next = classes.len() as u32;
-        let c = *class_of.entry(column).or_insert(next);
-        if c == next {
-            classes.push(Vec::new());
-        }
-        classes[c as usize].push(token);
-    }
-    let num_classes = classes.len() as u32;
-    let mut class_edges: Vec<Vec<(u32, StateId)>> = vec![Vec::new(); edges.len()];
-    for (c, members) in classes.iter().enumerate() {
-        for &(state, target) in &columns[&members[0]] {
-            class_edges[state as usize].push((c as u32, target));
-        }
-    }
-    for (list, out) in edges.iter().zip(&mut class_edges) {
-        let split = list.partition_point(|&(t, _)| t < vocab_size);
-        out.extend(
-            list[split..]
-                .iter()
-                .map(|&(l, t)| (num_classes + (l - vocab_size), t)),
-        );
-    }
-    let mut class_of_token = vec![NO_CLASS; vocab_size as usize];
-    for (c, members) in classes.iter().enumerate() {
-        for &t in members {
-            class_of_token[t as usize] = c as u32;
-        }
-    }
-    (num_classes, class_of_token, class_edges)
+    let columns = Columns::group(vocab_size as usize, &edges);
+    let class_edges = edges.iter().map(|list| columns.relabel(list)).collect();
+    (columns.num_classes() as u32, columns.class_of, class_edges)
 }
 
 /// The number of states, checked against the flags, the edge lists and the start state.
@@ -452,14 +410,16 @@ struct ClassLayout {
 /// Merges the given classes whose edges `(class, to)` agree in every state (`to` is a
 /// target, or a target and a push for PDAs), drops unused ones and numbers the rest by
 /// smallest token, each as mask words.
-fn layout_classes<T: Hash + Eq + Clone>(
+fn layout_classes<T: Hash + Eq + Copy>(
     given_classes: u32,
     class_of_token: &[u32],
     edges: &[Vec<(u32, T)>],
 ) -> Result<ClassLayout, PartsError> {
     // Merging works on classes; the passes over the token ids (check, mask words, class
     // map) take a word of one class in one step.
-    let (group_of, num_groups) = merge_classes(given_classes, edges);
+    let columns = Columns::group(given_classes as usize, edges);
+    let num_groups = columns.num_classes();
+    let group_of = columns.class_of;
     check_token_classes(given_classes, class_of_token)?;
     let uniform = uniform_words(class_of_token);
     let group_words = mask_words_by_label(class_of_token, &uniform, &group_of, num_groups);
@@ -533,34 +493,6 @@ fn check_token_classes(given_classes: u32, class_of_token: &[u32]) -> Result<(),
         ));
     }
     Ok(())
-}
-
-/// Groups the given classes with identical columns (the same `(state, to)` pairs
-/// everywhere): the group of each class (`NO_CLASS` for one without edges) and the number
-/// of groups.
-fn merge_classes<T: Hash + Eq + Clone>(
-    given_classes: u32,
-    edges: &[Vec<(u32, T)>],
-) -> (Vec<u32>, usize) {
-    let mut columns: Vec<Vec<(u32, T)>> = vec![Vec::new(); given_classes as usize];
-    for (state, list) in edges.iter().enumerate() {
-        for (label, to) in list.iter().take_while(|(l, _)| *l < given_classes) {
-            columns[*label as usize].push((state as u32, to.clone()));
-        }
-    }
-    let mut merged_of: FastMap<&[(u32, T)], u32> = FastMap::default();
-    let group_of: Vec<u32> = columns
-        .iter()
-        .map(|column| {
-            if column.is_empty() {
-                return NO_CLASS;
-            }
-            let next = merged_of.len() as u32;
-            *merged_of.entry(column.as_slice()).or_insert(next)
-        })
-        .collect();
-    let num_groups = merged_of.len();
-    (group_of, num_groups)
 }
 
 /// The final classes as mask words, numbered by first token.

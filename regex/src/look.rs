@@ -404,8 +404,8 @@ fn terminal_seeds(
 ) -> Result<Vec<Thread>, RegexError> {
     let mut seeds = Vec::new();
     for t in kernel {
-        if let State::Terminal { kind: k, next } = nfa.states[t.state as usize] {
-            if k != kind || t.ended {
+        if let State::Terminal { symbol, next } = nfa.states[t.state as usize] {
+            if nfa.terminals[symbol as usize] != kind || t.ended {
                 continue;
             }
             if !t.obligations.is_empty() {

@@ -145,6 +145,14 @@ impl<'u> Compiler<'u> {
             .into_iter()
             .filter(|&t| self.terminals[t as usize])
             .collect();
+        // `Terminal` states were given their kind's number; they read the NFA's symbols.
+        let terminals = &self.nfa.terminals;
+        for state in &mut self.nfa.states {
+            if let State::Terminal { symbol, .. } = state {
+                let kind = TerminalKind::ALL[*symbol as usize];
+                *symbol = terminals.iter().position(|&t| t == kind).expect("used") as u32;
+            }
+        }
         Ok(self.nfa)
     }
 
@@ -272,7 +280,10 @@ impl<'u> Compiler<'u> {
         match kind {
             Kind::Terminal(t) => {
                 self.terminals[t as usize] = true;
-                self.push(State::Terminal { kind: t, next })
+                self.push(State::Terminal {
+                    symbol: t as u32,
+                    next,
+                })
             }
             Kind::LookAround { ahead, negated } => {
                 let cx = Context::Body {

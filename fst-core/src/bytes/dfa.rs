@@ -1,4 +1,5 @@
-//! Subset construction over byte classes, Hopcroft minimization, and dead-state removal.
+//! Subset construction over byte classes, and minimization (by the one minimizer) with
+//! dead-state removal.
 //!
 //! `^`/`\A` and `$`/`\z` are handled here rather than by rewriting the pattern: the
 //! start state's epsilon closure may cross `Start` assertions (no byte read yet) and no
@@ -6,9 +7,10 @@
 //! accepts (the text ends there), never before reading a byte.
 
 use crate::fast_hash::FastMap;
+use crate::minimize::minimal_dfa;
 
 use super::nfa::{Nfa, State};
-use super::{ByteDfaError, TerminalKind, DEAD};
+use super::{ByteDfaError, DEAD};
 
 /// A DFA straight out of the subset construction (or out of minimization): start state 0,
 /// row-major `table[state * width() + column]`, `DEAD` for no transition. Columns are the
@@ -32,12 +34,12 @@ impl TableDfa {
 
 /// Byte classes from the NFA's byte ranges: bytes no range boundary separates always move
 /// together. Classes are contiguous and numbered in byte order.
-fn nfa_byte_classes<L>(nfa: &Nfa<L>) -> ([u8; 256], usize) {
+fn nfa_byte_classes<L, S>(nfa: &Nfa<L, S>) -> ([u8; 256], usize) {
     classes_from_boundaries(&nfa_boundaries(nfa))
 }
 
 /// `b` is marked when a byte range of the NFA starts at `b` or ends at `b - 1`.
-pub fn nfa_boundaries<L>(nfa: &Nfa<L>) -> [bool; 257] {
+pub fn nfa_boundaries<L, S>(nfa: &Nfa<L, S>) -> [bool; 257] {
     let mut boundary = [false; 257];
     for &(lo, hi, _) in &nfa.ranges {
         boundary[lo as usize] = true;
@@ -60,16 +62,16 @@ pub fn classes_from_boundaries(boundary: &[bool; 257]) -> ([u8; 256], usize) {
 }
 
 /// Epsilon closures with generation-stamped visit marks (no clearing between closures).
-struct Closer<'a, L> {
-    nfa: &'a Nfa<L>,
+struct Closer<'a, L, S> {
+    nfa: &'a Nfa<L, S>,
     seen: Vec<u32>,
     gen: u32,
     stack: Vec<u32>,
     ends: Vec<u32>,
 }
 
-impl<'a, L> Closer<'a, L> {
-    fn new(nfa: &'a Nfa<L>) -> Closer<'a, L> {
+impl<'a, L, S> Closer<'a, L, S> {
+    fn new(nfa: &'a Nfa<L, S>) -> Closer<'a, L, S> {
         Closer {
             nfa,
             seen: vec![0; nfa.states.len()],
@@ -166,19 +168,14 @@ impl<'a, L> Closer<'a, L> {
 
 /// Subset construction. Fails as soon as a new DFA state would exceed `state_limit`, or
 /// the NFA-state sets kept for the pending states exceed `set_budget` entries in total.
-pub fn determinize<L>(
-    nfa: &Nfa<L>,
+pub fn determinize<L, S>(
+    nfa: &Nfa<L, S>,
     state_limit: usize,
     set_budget: usize,
 ) -> Result<TableDfa, ByteDfaError> {
     let (classes, num_classes) = nfa_byte_classes(nfa);
     let num_terminals = nfa.terminals.len();
     let k = num_classes + num_terminals;
-    // The column of each terminal kind the NFA reads.
-    let mut terminal_column = [0usize; TerminalKind::ALL.len()];
-    for (i, &t) in nfa.terminals.iter().enumerate() {
-        terminal_column[t as usize] = num_classes + i;
-    }
     let mut closer = Closer::new(nfa);
     let mut ids: FastMap<Box<[u32]>, u32> = FastMap::default();
     let mut sets: Vec<Box<[u32]>> = Vec::new();
@@ -230,8 +227,8 @@ pub fn determinize<L>(
             b.clear();
         }
         for &s in set.iter() {
-            if let State::Terminal { kind, next } = nfa.states[s as usize] {
-                buckets[terminal_column[kind as usize]].push(next);
+            if let State::Terminal { symbol, next } = nfa.states[s as usize] {
+                buckets[num_classes + symbol as usize].push(next);
             }
             for &(lo, hi, t) in nfa.byte_ranges(s) {
                 for c in classes[lo as usize]..=classes[hi as usize] {
@@ -323,268 +320,39 @@ pub fn merge_classes(dfa: TableDfa) -> TableDfa {
     }
 }
 
-/// Hopcroft's partition refinement on the partial DFA (Valmari and Lehtinen's variant):
-/// states that cannot reach acceptance are dropped first, every initial block starts as
-/// a splitter, and a splitter's incoming transitions are visited class by class. The cost
-/// follows the transitions that exist, not states times classes: a Unicode pattern's
-/// table is mostly `DEAD`. The result is renumbered breadth-first from the start, classes
-/// in order, so output is canonical.
+/// The minimal DFA by the one minimizer ([`minimal_dfa`]): states that cannot reach
+/// acceptance dropped, equivalent ones merged, numbered breadth-first from the start with
+/// columns in order (classes, then terminals), so output is canonical. An empty language
+/// gives one non-accepting state over one byte class.
 pub fn minimize(dfa: &TableDfa) -> TableDfa {
-    let incoming = Incoming::new(dfa);
-    let live = live_states(dfa, &incoming);
-    if dfa.accepting.is_empty() || !live[0] {
-        // Empty language: just a non-accepting start state.
-        return TableDfa {
-            classes: [0; 256],
-            num_classes: 1,
-            num_terminals: dfa.num_terminals,
-            table: vec![DEAD; 1 + dfa.num_terminals],
-            accepting: vec![false],
-        };
-    }
-    let mut partition = Partition::new(&dfa.accepting, &live);
-    partition.refine(&incoming, &live, dfa.width());
-    partition.renumber(dfa)
-}
-
-/// No block: a state that cannot reach acceptance.
-const NO_BLOCK: u32 = u32::MAX;
-
-/// Incoming transitions by target, CSR: `(class, source)` pairs.
-struct Incoming {
-    offsets: Vec<u32>,
-    pairs: Vec<(u32, u32)>,
-}
-
-impl Incoming {
-    fn new(dfa: &TableDfa) -> Incoming {
-        let k = dfa.width();
-        let n = dfa.accepting.len();
-        let mut offsets = vec![0u32; n + 1];
-        for &t in dfa.table.iter().filter(|&&t| t != DEAD) {
-            offsets[t as usize + 1] += 1;
-        }
-        for i in 1..offsets.len() {
-            offsets[i] += offsets[i - 1];
-        }
-        let mut cursor = offsets.clone();
-        let mut pairs = vec![(0u32, 0u32); offsets[n] as usize];
-        for (s, row) in dfa.table.chunks_exact(k).enumerate() {
-            for (c, &t) in row.iter().enumerate().filter(|&(_, &t)| t != DEAD) {
-                pairs[cursor[t as usize] as usize] = (c as u32, s as u32);
-                cursor[t as usize] += 1;
-            }
-        }
-        Incoming { offsets, pairs }
-    }
-
-    /// The `(class, source)` pairs of the transitions into `t`.
-    fn of(&self, t: u32) -> &[(u32, u32)] {
-        &self.pairs[self.offsets[t as usize] as usize..self.offsets[t as usize + 1] as usize]
-    }
-}
-
-/// Live states: those from which acceptance is reachable.
-fn live_states(dfa: &TableDfa, incoming: &Incoming) -> Vec<bool> {
-    let n = dfa.accepting.len();
-    let mut live = dfa.accepting.clone();
-    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| live[s as usize]).collect();
-    while let Some(t) = stack.pop() {
-        for &(_, s) in incoming.of(t) {
-            if !live[s as usize] {
-                live[s as usize] = true;
-                stack.push(s);
-            }
+    let w = dfa.width();
+    let edges = (dfa.table.chunks_exact(w))
+        .map(|row| {
+            (row.iter().enumerate())
+                .filter(|&(_, &t)| t != DEAD)
+                .map(|(c, &t)| (c as u32, t))
+                .collect()
+        })
+        .collect();
+    let (accepting, edges) = minimal_dfa(0, dfa.accepting.clone(), edges);
+    let empty = !accepting[0] && edges[0].is_empty();
+    let (classes, num_classes) = if empty {
+        ([0; 256], 1)
+    } else {
+        (dfa.classes, dfa.num_classes)
+    };
+    let w = num_classes + dfa.num_terminals;
+    let mut table = vec![DEAD; accepting.len() * w];
+    for (s, list) in edges.iter().enumerate() {
+        for &(c, t) in list {
+            table[s * w + c as usize] = t;
         }
     }
-    live
-}
-
-/// A block of the partition: the range `start..end` of `Partition::elems`, its marked
-/// elements at the front.
-struct Block {
-    start: usize,
-    end: usize,
-    marked: usize,
-}
-
-/// The partition of the live states being refined, with its splitter worklist.
-struct Partition {
-    elems: Vec<u32>,
-    /// The position of each state in `elems`.
-    loc: Vec<usize>,
-    blocks: Vec<Block>,
-    /// The block of each state, `NO_BLOCK` for dead ones.
-    blk: Vec<u32>,
-    work: Vec<u32>,
-    in_work: Vec<bool>,
-}
-
-impl Partition {
-    /// Accepting and non-accepting live states, each block a splitter.
-    fn new(accepting: &[bool], live: &[bool]) -> Partition {
-        let n = accepting.len();
-        let mut elems: Vec<u32> = (0..n as u32).filter(|&s| accepting[s as usize]).collect();
-        let n_acc = elems.len();
-        elems.extend((0..n as u32).filter(|&s| live[s as usize] && !accepting[s as usize]));
-        let mut loc = vec![0usize; n];
-        for (i, &s) in elems.iter().enumerate() {
-            loc[s as usize] = i;
-        }
-        let mut p = Partition {
-            loc,
-            blocks: Vec::new(),
-            blk: vec![NO_BLOCK; n],
-            work: Vec::new(),
-            in_work: Vec::new(),
-            elems,
-        };
-        // Without an explicit sink, both initial blocks must be splitters.
-        for (start, end) in [(0, n_acc), (n_acc, p.elems.len())] {
-            if start < end {
-                let b = p.blocks.len() as u32;
-                p.blocks.push(Block {
-                    start,
-                    end,
-                    marked: 0,
-                });
-                for &s in &p.elems[start..end] {
-                    p.blk[s as usize] = b;
-                }
-                p.work.push(b);
-                p.in_work.push(true);
-            }
-        }
-        p
-    }
-
-    /// Splits blocks until no splitter is left. A splitter's sources are bucketed by class
-    /// (a counting sort: no comparison sort) and each class splits the blocks it marks.
-    fn refine(&mut self, incoming: &Incoming, live: &[bool], k: usize) {
-        let mut sources: Vec<Vec<u32>> = vec![Vec::new(); k];
-        let mut classes: Vec<u32> = Vec::new();
-        let mut touched: Vec<u32> = Vec::new();
-        while let Some(a) = self.work.pop() {
-            self.in_work[a as usize] = false;
-            let ab = &self.blocks[a as usize];
-            for &t in &self.elems[ab.start..ab.end] {
-                for &(c, s) in incoming.of(t).iter().filter(|&&(_, s)| live[s as usize]) {
-                    let bucket = &mut sources[c as usize];
-                    if bucket.is_empty() {
-                        classes.push(c);
-                    }
-                    bucket.push(s);
-                }
-            }
-            for c in classes.drain(..) {
-                let mut bucket = std::mem::take(&mut sources[c as usize]);
-                touched.clear();
-                self.mark(&bucket, &mut touched);
-                bucket.clear();
-                sources[c as usize] = bucket;
-                for &b in &touched {
-                    self.split(b);
-                }
-            }
-        }
-    }
-
-    /// Moves each state of `states` to the marked front of its block; `touched` gets the
-    /// blocks that had none marked before.
-    fn mark(&mut self, states: &[u32], touched: &mut Vec<u32>) {
-        for &s in states {
-            let b = self.blk[s as usize] as usize;
-            let block = &mut self.blocks[b];
-            let m = block.start + block.marked;
-            let p = self.loc[s as usize];
-            if p < m {
-                continue;
-            }
-            let other = self.elems[m];
-            self.elems.swap(p, m);
-            self.loc[other as usize] = p;
-            self.loc[s as usize] = m;
-            block.marked += 1;
-            if block.marked == 1 {
-                touched.push(b as u32);
-            }
-        }
-    }
-
-    /// Splits block `b`'s marked front into a new block (unless all of it is marked) and
-    /// queues a splitter: the new block if `b` is queued, else the smaller half.
-    fn split(&mut self, b: u32) {
-        let (start, end, marked) = {
-            let block = &mut self.blocks[b as usize];
-            let r = (block.start, block.end, block.marked);
-            block.marked = 0;
-            r
-        };
-        if marked == end - start {
-            return;
-        }
-        let nb = self.blocks.len() as u32;
-        self.blocks.push(Block {
-            start,
-            end: start + marked,
-            marked: 0,
-        });
-        self.blocks[b as usize].start = start + marked;
-        for &s in &self.elems[start..start + marked] {
-            self.blk[s as usize] = nb;
-        }
-        self.in_work.push(false);
-        if self.in_work[b as usize] {
-            self.work.push(nb);
-            self.in_work[nb as usize] = true;
-        } else {
-            let smaller = if marked <= end - start - marked {
-                nb
-            } else {
-                b
-            };
-            self.work.push(smaller);
-            self.in_work[smaller as usize] = true;
-        }
-    }
-
-    /// The quotient DFA, states numbered breadth-first from the start, classes in order.
-    fn renumber(&self, dfa: &TableDfa) -> TableDfa {
-        let k = dfa.width();
-        let mut new_id = vec![DEAD; self.blocks.len()];
-        let mut order: Vec<u32> = vec![self.blk[0]];
-        new_id[self.blk[0] as usize] = 0;
-        let mut table = Vec::new();
-        let mut accepting = Vec::new();
-        let mut i = 0;
-        while i < order.len() {
-            let b = order[i] as usize;
-            let rep = self.elems[self.blocks[b].start] as usize;
-            accepting.push(dfa.accepting[rep]);
-            for &t in &dfa.table[rep * k..(rep + 1) * k] {
-                let tb = if t == DEAD {
-                    NO_BLOCK
-                } else {
-                    self.blk[t as usize]
-                };
-                if tb == NO_BLOCK {
-                    table.push(DEAD);
-                    continue;
-                }
-                if new_id[tb as usize] == DEAD {
-                    new_id[tb as usize] = order.len() as u32;
-                    order.push(tb);
-                }
-                table.push(new_id[tb as usize]);
-            }
-            i += 1;
-        }
-        TableDfa {
-            classes: dfa.classes,
-            num_classes: dfa.num_classes,
-            num_terminals: dfa.num_terminals,
-            table,
-            accepting,
-        }
+    TableDfa {
+        classes,
+        num_classes,
+        num_terminals: dfa.num_terminals,
+        table,
+        accepting,
     }
 }

@@ -19,8 +19,9 @@ pub enum State {
     /// Epsilon transition that holds where the condition `Nfa::looks[id]` does (a word
     /// boundary, a line anchor, a look-around); resolved by the front end that made it.
     Look { id: u32, next: u32 },
-    /// Reads one terminal symbol (a wildcard extension) and goes to `next`.
-    Terminal { kind: TerminalKind, next: u32 },
+    /// Reads extra alphabet symbol `terminals[symbol]` (a wildcard terminal of the regex
+    /// front end, a rule call of the grammar one) and goes to `next`.
+    Terminal { symbol: u32, next: u32 },
     /// The whole pattern matched here.
     Match,
 }
@@ -30,20 +31,23 @@ pub enum State {
 /// A plain data type: front ends fill it (the regex crate from a HIR) and
 /// [`determinize`](super::dfa::determinize) reads it. `L` is what a `Look` state's id
 /// indexes: conditions only the front end that made them can resolve (the regex front
-/// end's look-around); NFAs without them use `()`.
+/// end's look-around); NFAs without them use `()`. `S` names the extra alphabet symbols
+/// read by `Terminal` states: wildcard terminals, or whatever else a front end reads
+/// besides bytes (the grammar front end's rule calls).
 #[derive(Debug)]
-pub struct Nfa<L = ()> {
+pub struct Nfa<L = (), S = TerminalKind> {
     pub states: Vec<State>,
     pub ranges: Vec<(u8, u8, u32)>,
     pub targets: Vec<u32>,
     pub start: u32,
-    /// The distinct terminals on `Terminal` states, in precedence order.
-    pub terminals: Vec<TerminalKind>,
+    /// The extra alphabet symbols after the bytes, in column order (for wildcard
+    /// terminals, precedence order); `State::Terminal { symbol }` reads `terminals[symbol]`.
+    pub terminals: Vec<S>,
     /// The conditions of `Look` states; empty for most patterns.
     pub looks: Vec<L>,
 }
 
-impl<L> Nfa<L> {
+impl<L, S> Nfa<L, S> {
     /// The byte transitions of state `s` (empty unless it is a `Bytes` state).
     pub fn byte_ranges(&self, s: u32) -> &[(u8, u8, u32)] {
         match self.states[s as usize] {

@@ -4,16 +4,15 @@
 //! The stages, one file each: the byte PDA as tables and one byte of a token's run with a
 //! symbolic stack (`steps`); the walk over fstc-core's `VocabTrie` from every state reached
 //! at a token boundary, which puts each token's edge on the node of its pop sequence
-//! (`walk`); token classes, tokens whose edges agree at every node (`columns`); and the
-//! merging of equivalent nodes (`minimize`), after which classes that became equal are
-//! merged again.
+//! (`walk`); token classes, tokens whose edges agree at every node, and the merging of
+//! equivalent nodes, after which classes that became equal are merged again (`classes`,
+//! by fstc-core's grouping routine and minimizer).
 //!
 //! A decoder reads a node's tokens that pop nothing from its own edges, and those that pop
 //! from the nodes its pop edges lead to for the symbols on top of the stack: a mask is the
 //! OR of the class masks along that chain.
 
-mod columns;
-mod minimize;
+mod classes;
 mod steps;
 mod walk;
 
@@ -22,9 +21,8 @@ use fstc_core::vocab::VocabTrie;
 use crate::byte_pda::Pda;
 use crate::config::Config;
 use crate::error::{PdaError, PdaErrorKind};
-use columns::group;
+use classes::{group, merge_nodes, ClassGraph};
 use fstc_core::parts::{PdaEdge, PdaParts, NO_CLASS};
-use minimize::{minimize, ClassGraph};
 
 /// The token PDA of `pda` over the vocabulary of `trie` (see the module documentation).
 pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<PdaParts, PdaError> {
@@ -42,7 +40,7 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
     let (class_of_token, token_classes, edges) = group(trie.vocab_size(), &graph.edges);
     let mut pops = graph.pops;
     pops.iter_mut().for_each(|p| p.sort_unstable());
-    let minimal = minimize(&ClassGraph {
+    let minimal = merge_nodes(&ClassGraph {
         start: 0,
         accepting: graph.accepting,
         edges,
@@ -73,7 +71,7 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
 /// The edges with push sequences numbered by first use (0 stays empty), and only the
 /// sequences used.
 fn renumber_pushes(
-    edges: Vec<Vec<columns::Edge>>,
+    edges: Vec<Vec<classes::Edge>>,
     seqs: &[Vec<u32>],
 ) -> (Vec<Vec<PdaEdge>>, Vec<Vec<u32>>) {
     let mut new = vec![u32::MAX; seqs.len()];
@@ -83,7 +81,7 @@ fn renumber_pushes(
         .into_iter()
         .map(|list| {
             list.into_iter()
-                .map(|(class, target, push)| {
+                .map(|(class, (target, push))| {
                     if new[push as usize] == u32::MAX {
                         new[push as usize] = used.len() as u32;
                         used.push(seqs[push as usize].clone());

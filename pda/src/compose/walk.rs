@@ -25,8 +25,8 @@ pub(super) struct Graph {
     pub accepting: Vec<bool>,
     /// Per node: `(symbol, node)`, in creation order.
     pub pops: Vec<Vec<(u32, u32)>>,
-    /// Per node: `(token, target node, push sequence)`, at most one per token.
-    pub edges: Vec<Vec<(u32, u32, u32)>>,
+    /// Per node: `(token, (target node, push sequence))`, at most one per token.
+    pub edges: Vec<Vec<(u32, (u32, u32))>>,
     pub push_seqs: Vec<Vec<u32>>,
     push_index: HashMap<Vec<u32>, u32>,
     /// Per byte-PDA state: its node, once reached at a token boundary.
@@ -144,7 +144,7 @@ impl Graph {
         let target = self.boundary(config, steps, run.state)?;
         let node = self.pop_node(config, steps, root, &run.pops)?;
         let push = self.push_seq(&run.own);
-        self.edges[node as usize].push((token, target, push));
+        self.edges[node as usize].push((token, (target, push)));
         Ok(())
     }
 }

@@ -9,6 +9,7 @@
 //! be able to finish, and no rule may call itself before reading a byte.
 
 use super::dfa::CALL;
+use super::witness::Witness;
 use super::Rtn;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::grammar::fmt_literal;
@@ -272,7 +273,7 @@ impl Analysis {
             return Ok(());
         }
         // Example inputs are only worth computing for a message.
-        let texts = super::build::Witness::with_inputs(rtn);
+        let texts = Witness::with_inputs(rtn);
         let mut lines = Vec::new();
         for (k, q, groups) in found {
             for (what, bytes) in groups {

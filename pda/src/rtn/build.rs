@@ -1,5 +1,4 @@
-//! The byte PDA of a checked RTN, and the names and example inputs that messages and DOT
-//! output use.
+//! The byte PDA of a checked RTN, its states and stack symbols named by `witness`.
 //!
 //! PDA states are the DFA states of the kept rules. A byte edge follows the byte's one
 //! route down through calls (each pushes its return state, except tail calls: a call whose
@@ -7,159 +6,13 @@
 //! grow the stack) to the state that reads it. A state where its rule may end has one
 //! epsilon edge per return address of the rule, popping it and entering it.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 
 use super::analysis::{Analysis, Route};
 use super::dfa::CALL;
+use super::witness::Witness;
 use super::Rtn;
 use crate::byte_pda::{Edge, Pda, StackSym};
-use crate::grammar::fmt_literal;
-
-/// Per state, the fewest labels that reach it; per rule, a shortest text and an input that
-/// reaches its start.
-pub(crate) struct Witness {
-    paths: Vec<Vec<Vec<u32>>>,
-    short: Vec<Vec<u8>>,
-    reach: Vec<Option<Vec<u8>>>,
-}
-
-fn shorter(old: &Option<Vec<u8>>, new: &[u8]) -> bool {
-    old.as_ref().map_or(true, |o| new.len() < o.len())
-}
-
-impl Witness {
-    /// The paths only: enough for state names.
-    pub fn new(rtn: &Rtn) -> Witness {
-        let paths = rtn.dfas.iter().map(|d| {
-            let mut path: Vec<Option<Vec<u32>>> = vec![None; d.len()];
-            path[0] = Some(Vec::new());
-            let mut queue = VecDeque::from([0u32]);
-            while let Some(q) = queue.pop_front() {
-                for &(l, t) in &d.trans[q as usize] {
-                    if path[t as usize].is_none() {
-                        let mut p = path[q as usize].clone().unwrap_or_default();
-                        p.push(l);
-                        path[t as usize] = Some(p);
-                        queue.push_back(t);
-                    }
-                }
-            }
-            path.into_iter().map(Option::unwrap_or_default).collect()
-        });
-        Witness {
-            paths: paths.collect(),
-            short: Vec::new(),
-            reach: vec![None; rtn.dfas.len()],
-        }
-    }
-
-    /// Also example inputs, for [`Witness::input`]. Needs every rule to be able to finish
-    /// (checked before).
-    pub fn with_inputs(rtn: &Rtn) -> Witness {
-        let mut w = Witness::new(rtn);
-        w.short = shortest_texts(rtn);
-        w.reach[0] = Some(Vec::new());
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for (k, d) in rtn.dfas.iter().enumerate() {
-                let Some(before) = w.reach[k].clone() else {
-                    continue;
-                };
-                for q in 0..d.len() {
-                    for &(l, _) in d.trans[q].iter().filter(|(l, _)| *l >= CALL) {
-                        let text = [before.as_slice(), &w.expand(&w.paths[k][q])].concat();
-                        let m = (l - CALL) as usize;
-                        if shorter(&w.reach[m], &text) {
-                            w.reach[m] = Some(text);
-                            changed = true;
-                        }
-                    }
-                }
-            }
-        }
-        w
-    }
-
-    fn expand(&self, labels: &[u32]) -> Vec<u8> {
-        let mut out = Vec::new();
-        for &l in labels {
-            match l.checked_sub(CALL) {
-                None => out.push(l as u8),
-                Some(m) => out.extend_from_slice(&self.short[m as usize]),
-            }
-        }
-        out
-    }
-
-    /// A text that reaches state `q` of rule `k` from the start of the grammar.
-    pub fn input(&self, k: usize, q: usize) -> Vec<u8> {
-        let before = self.reach[k].clone().unwrap_or_default();
-        [before, self.expand(&self.paths[k][q])].concat()
-    }
-
-    /// `name: "a" S •`: the rule and the fewest literals and calls that reach the state.
-    pub fn state_name(&self, rtn: &Rtn, k: usize, q: usize) -> String {
-        let mut out = format!("{}:", rtn.names[k]);
-        let mut lit = Vec::new();
-        for &l in &self.paths[k][q] {
-            match l.checked_sub(CALL) {
-                None => lit.push(l as u8),
-                Some(m) => {
-                    if !lit.is_empty() {
-                        out.push(' ');
-                        out.push_str(&fmt_literal(&std::mem::take(&mut lit)));
-                    }
-                    out.push(' ');
-                    out.push_str(&rtn.names[m as usize]);
-                }
-            }
-        }
-        if !lit.is_empty() {
-            out.push(' ');
-            out.push_str(&fmt_literal(&lit));
-        }
-        out.push_str(" •");
-        out
-    }
-}
-
-/// A shortest complete text of every rule (every rule can finish).
-fn shortest_texts(rtn: &Rtn) -> Vec<Vec<u8>> {
-    let mut sfx: Vec<Vec<Option<Vec<u8>>>> = rtn
-        .dfas
-        .iter()
-        .map(|d| d.finals.iter().map(|&f| f.then(Vec::new)).collect())
-        .collect();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (k, d) in rtn.dfas.iter().enumerate() {
-            for q in 0..d.len() {
-                for &(l, t) in &d.trans[q] {
-                    let Some(rest) = sfx[k][t as usize].clone() else {
-                        continue;
-                    };
-                    let head = match l.checked_sub(CALL) {
-                        None => vec![l as u8],
-                        Some(m) => match &sfx[m as usize][0] {
-                            Some(s) => s.clone(),
-                            None => continue,
-                        },
-                    };
-                    let text = [head, rest].concat();
-                    if shorter(&sfx[k][q], &text) {
-                        sfx[k][q] = Some(text);
-                        changed = true;
-                    }
-                }
-            }
-        }
-    }
-    sfx.into_iter()
-        .map(|s| s[0].clone().unwrap_or_default())
-        .collect()
-}
 
 /// Whether the call returning to state `r` of rule `k` is a tail call (pushes nothing).
 fn is_tail(rtn: &Rtn, k: usize, r: u32) -> bool {

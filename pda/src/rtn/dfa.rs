@@ -1,12 +1,16 @@
-//! One rule's body as a minimized DFA over bytes and calls: Thompson NFA (classes as UTF-8
-//! byte sequences, non-recursive rules inlined), subset construction, then dead states
-//! dropped and equivalent states merged (Moore refinement).
+//! One rule's body as a minimized DFA over bytes and calls: a Thompson graph (classes as
+//! UTF-8 byte sequences, non-recursive rules inlined) as fstc-core's byte NFA with calls
+//! as extra alphabet symbols, its determinizer, then its minimizer (dead states dropped,
+//! equivalent states merged).
 //!
 //! Labels are `u32`: `0..=255` read a byte, `CALL + k` calls rule `k` of the RTN.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use regex_syntax::utf8::Utf8Sequences;
+
+use fstc_core::bytes::{determinize, Nfa, State, DEAD};
+use fstc_core::minimize::minimal_dfa;
 
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{fmt_rule_at, Expr, RuleDef};
@@ -48,13 +52,14 @@ pub(crate) struct Ctx<'a> {
     pub index: &'a HashMap<&'a str, usize>,
 }
 
-struct Nfa<'a> {
+/// The Thompson graph of a rule body under construction: per state, labelled edges.
+struct Thompson<'a> {
     edges: Vec<Vec<(NLabel, u32)>>,
     ctx: &'a Ctx<'a>,
     rule: &'a RuleDef,
 }
 
-impl Nfa<'_> {
+impl Thompson<'_> {
     fn state(&mut self) -> Result<u32, PdaError> {
         if self.edges.len() >= MAX_STATES {
             return Err(PdaError::new(
@@ -202,147 +207,96 @@ fn scalar_ranges(ranges: &[(u32, u32)], negated: bool) -> Vec<(char, char)> {
         .collect()
 }
 
-fn closure(nfa: &[Vec<(NLabel, u32)>], set: &mut Vec<u32>) {
-    let mut i = 0;
-    while i < set.len() {
-        for &(label, to) in &nfa[set[i] as usize] {
-            if matches!(label, NLabel::Eps) && !set.contains(&to) {
-                set.push(to);
-            }
-        }
-        i += 1;
-    }
-    set.sort_unstable();
-}
-
-/// Builds the minimized DFA of `rule`'s body (already rewritten for left recursion).
+/// Builds the minimized DFA of `rule`'s body (already rewritten for left recursion):
+/// fstc-core's byte NFA, determinizer and minimizer, with rule calls as the NFA's extra
+/// alphabet symbols.
 pub(crate) fn build(ctx: &Ctx<'_>, rule: &RuleDef, body: &Expr) -> Result<RuleDfa, PdaError> {
-    let mut nfa = Nfa {
+    let mut thompson = Thompson {
         edges: Vec::new(),
         ctx,
         rule,
     };
-    let start = nfa.state()?;
-    let end = nfa.expr(body, start)?;
-    let edges = nfa.edges;
-    let mut first = vec![start];
-    closure(&edges, &mut first);
-    let mut ids: HashMap<Vec<u32>, u32> = HashMap::from([(first.clone(), 0)]);
-    let mut sets = vec![first];
-    let mut dfa = RuleDfa {
-        trans: Vec::new(),
-        finals: Vec::new(),
-    };
-    while dfa.len() < sets.len() {
-        let set = sets[dfa.len()].clone();
-        let mut moves: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        for &s in &set {
-            for &(label, to) in &edges[s as usize] {
-                match label {
-                    NLabel::Eps => {}
-                    NLabel::Bytes(lo, hi) => {
-                        (lo..=hi).for_each(|b| moves.entry(u32::from(b)).or_default().push(to))
-                    }
-                    NLabel::Call(k) => moves.entry(CALL + k).or_default().push(to),
-                }
-            }
-        }
-        let mut row = Vec::with_capacity(moves.len());
-        for (label, mut target) in moves {
-            closure(&edges, &mut target);
-            target.dedup();
-            let next = sets.len() as u32;
-            let id = *ids.entry(target.clone()).or_insert(next);
-            if id == next {
-                if sets.len() >= MAX_STATES {
-                    return Err(PdaError::new(
-                        PdaErrorKind::TooLarge,
-                        format!(
-                            "{} needs more than {MAX_STATES} DFA states",
-                            fmt_rule_at(&rule.name, rule.at)
-                        ),
-                    ));
-                }
-                sets.push(target);
-            }
-            row.push((label, id));
-        }
-        dfa.finals.push(set.binary_search(&end).is_ok());
-        dfa.trans.push(row);
-    }
-    Ok(minimize(trim(dfa)))
+    let start = thompson.state()?;
+    let end = thompson.expr(body, start)?;
+    let nfa = byte_nfa(&thompson.edges, start, end);
+    let raw = determinize(&nfa, MAX_STATES, usize::MAX).map_err(|_| {
+        PdaError::new(
+            PdaErrorKind::TooLarge,
+            format!(
+                "{} needs more than {MAX_STATES} DFA states",
+                fmt_rule_at(&rule.name, rule.at)
+            ),
+        )
+    })?;
+    // Labels per byte, then `CALL + k` per call column.
+    let w = raw.width();
+    let edges = (raw.table.chunks_exact(w))
+        .map(|row| {
+            let bytes = (0..=255u8).map(|b| (u32::from(b), row[raw.classes[b as usize] as usize]));
+            let calls = (nfa.terminals.iter()).zip(&row[raw.num_classes..]);
+            (bytes.chain(calls.map(|(&k, &t)| (CALL + k, t))))
+                .filter(|&(_, t)| t != DEAD)
+                .collect()
+        })
+        .collect();
+    let (finals, trans) = minimal_dfa(0, raw.accepting, edges);
+    Ok(RuleDfa { trans, finals })
 }
 
-/// Drops transitions into states from which no final state can be reached.
-fn trim(mut dfa: RuleDfa) -> RuleDfa {
-    let n = dfa.len();
-    let mut live = dfa.finals.clone();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for s in 0..n {
-            if !live[s] && dfa.trans[s].iter().any(|&(_, t)| live[t as usize]) {
-                live[s] = true;
-                changed = true;
+/// The Thompson graph as fstc-core's byte NFA: state `s` becomes a `Split` into its
+/// epsilon targets, a `Bytes` state with its byte ranges and a `Terminal` per call (the
+/// called rules, ascending, are the extra symbols); `end` also splits into `Match`.
+fn byte_nfa(edges: &[Vec<(NLabel, u32)>], start: u32, end: u32) -> Nfa<(), u32> {
+    let mut calls: Vec<u32> = (edges.iter().flatten())
+        .filter_map(|&(l, _)| match l {
+            NLabel::Call(k) => Some(k),
+            _ => None,
+        })
+        .collect();
+    calls.sort_unstable();
+    calls.dedup();
+    let mut nfa = Nfa {
+        states: vec![State::Match; edges.len() + 1],
+        ranges: Vec::new(),
+        targets: Vec::new(),
+        start,
+        terminals: Vec::new(),
+        looks: Vec::new(),
+    };
+    let matched = edges.len() as u32;
+    for (s, list) in edges.iter().enumerate() {
+        let mut split: Vec<u32> = Vec::new();
+        let mut ranges = Vec::new();
+        for &(label, to) in list {
+            match label {
+                NLabel::Eps => split.push(to),
+                NLabel::Bytes(lo, hi) => ranges.push((lo, hi, to)),
+                NLabel::Call(k) => {
+                    let symbol = calls.binary_search(&k).expect("collected above") as u32;
+                    split.push(nfa.states.len() as u32);
+                    nfa.states.push(State::Terminal { symbol, next: to });
+                }
             }
         }
-    }
-    for row in &mut dfa.trans {
-        row.retain(|&(_, t)| live[t as usize]);
-    }
-    dfa
-}
-
-/// Merges equivalent states (Moore refinement) and renumbers them breadth-first from 0,
-/// dropping unreachable ones.
-fn minimize(dfa: RuleDfa) -> RuleDfa {
-    let n = dfa.len();
-    let mut class: Vec<u32> = dfa.finals.iter().map(|&f| u32::from(f)).collect();
-    let mut count = 0;
-    loop {
-        let mut ids: HashMap<(u32, Vec<(u32, u32)>), u32> = HashMap::new();
-        let next: Vec<u32> = (0..n)
-            .map(|s| {
-                let key = (
-                    class[s],
-                    dfa.trans[s]
-                        .iter()
-                        .map(|&(l, t)| (l, class[t as usize]))
-                        .collect(),
-                );
-                let fresh = ids.len() as u32;
-                *ids.entry(key).or_insert(fresh)
-            })
-            .collect();
-        class = next;
-        if ids.len() == count {
-            break;
+        if !ranges.is_empty() {
+            let off = nfa.ranges.len() as u32;
+            nfa.ranges.extend_from_slice(&ranges);
+            split.push(nfa.states.len() as u32);
+            nfa.states.push(State::Bytes {
+                off,
+                len: ranges.len() as u32,
+            });
         }
-        count = ids.len();
+        if s as u32 == end {
+            split.push(matched);
+        }
+        let off = nfa.targets.len() as u32;
+        nfa.targets.extend_from_slice(&split);
+        nfa.states[s] = State::Split {
+            off,
+            len: split.len() as u32,
+        };
     }
-    // Breadth-first over classes from the start's.
-    let mut number: HashMap<u32, u32> = HashMap::from([(class[0], 0)]);
-    let mut reps = vec![0usize];
-    let mut out = RuleDfa {
-        trans: Vec::new(),
-        finals: Vec::new(),
-    };
-    while out.len() < reps.len() {
-        let s = reps[out.len()];
-        let row = dfa.trans[s]
-            .iter()
-            .map(|&(l, t)| {
-                let c = class[t as usize];
-                let fresh = reps.len() as u32;
-                let id = *number.entry(c).or_insert(fresh);
-                if id == fresh {
-                    reps.push(t as usize);
-                }
-                (l, id)
-            })
-            .collect();
-        out.trans.push(row);
-        out.finals.push(dfa.finals[s]);
-    }
-    out
+    nfa.terminals = calls;
+    nfa
 }

@@ -11,6 +11,7 @@
 mod analysis;
 mod build;
 mod dfa;
+mod witness;
 
 use std::collections::HashMap;
 

@@ -1,0 +1,90 @@
+//! Token classes and node merging, both by fstc-core's one routine for each: labels
+//! (tokens, or classes of tokens) whose edges agree at every node — same target, same
+//! pushes, or no edge — are one class ([`Columns`]), as in fstc-core's FSA path, so a node
+//! has one edge per class and a mask is a few ORs of class masks; nodes that behave the
+//! same under every stack are merged by the minimizer ([`merge_equivalent`]). Distinct
+//! dotted rules and pop nodes of different states often have the same future
+//! (`T -> "b" •` and `T -> S "b" •`), and pop graphs may come out cyclic.
+
+use fstc_core::minimize::merge_equivalent;
+use fstc_core::parts::columns::Columns;
+
+/// An edge `(label, (target, push))`.
+pub(super) type Edge = (u32, (u32, u32));
+
+/// A token PDA over classes: per node its acceptance, edges (sorted by class) and pops.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct ClassGraph {
+    pub start: u32,
+    pub accepting: Vec<bool>,
+    pub edges: Vec<Vec<Edge>>,
+    /// Per node: `(symbol, node)`, sorted by symbol.
+    pub pops: Vec<Vec<(u32, u32)>>,
+}
+
+/// Groups the `num_labels` labels of `edges` (per node, in any order, at most one edge per
+/// label) by their column. Returns each label's class (classes numbered by smallest
+/// label, `NO_CLASS` for a label without edges), the number of classes, and the edges
+/// relabelled by class, sorted by class within each node.
+pub(super) fn group(num_labels: usize, edges: &[Vec<Edge>]) -> (Vec<u32>, u32, Vec<Vec<Edge>>) {
+    let columns = Columns::group(num_labels, edges);
+    let relabelled = edges.iter().map(|list| columns.relabel(list)).collect();
+    let num_classes = columns.num_classes() as u32;
+    (columns.class_of, num_classes, relabelled)
+}
+
+/// What a minimizer label stands for: an edge's `(class, push)` or a pop's symbol. Edges
+/// order before pops, so the minimizer's numbering follows a node's edges by class, then
+/// its pops by symbol.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Move {
+    Edge { class: u32, push: u32 },
+    Pop { symbol: u32 },
+}
+
+/// The minimal equivalent graph: nodes merged when they have the same acceptance, the
+/// same classes with the same pushes into equivalent nodes and the same pop symbols into
+/// equivalent nodes; numbered breadth-first from the start (edges in class order, then
+/// pops in symbol order), so equal automata give equal graphs.
+pub(super) fn merge_nodes(g: &ClassGraph) -> ClassGraph {
+    let moves_of = |n: usize| {
+        let edges = g.edges[n].iter().map(|&(class, (t, push))| {
+            let edge = Move::Edge { class, push };
+            (edge, t)
+        });
+        let pops = g.pops[n]
+            .iter()
+            .map(|&(symbol, t)| (Move::Pop { symbol }, t));
+        edges.chain(pops)
+    };
+    // Labels numbered densely in move order.
+    let mut moves: Vec<Move> = (0..g.accepting.len())
+        .flat_map(|n| moves_of(n).map(|(m, _)| m))
+        .collect();
+    moves.sort_unstable();
+    moves.dedup();
+    let label = |m: Move| moves.partition_point(|&x| x < m) as u32;
+    let edges: Vec<Vec<(u32, u32)>> = (0..g.accepting.len())
+        .map(|n| {
+            let mut list: Vec<(u32, u32)> = moves_of(n).map(|(m, t)| (label(m), t)).collect();
+            list.sort_unstable();
+            list
+        })
+        .collect();
+    let key: Vec<u32> = g.accepting.iter().map(|&a| u32::from(a)).collect();
+    let quotient = merge_equivalent(g.start, &key, &edges);
+    let mut out = ClassGraph::default();
+    for (rep, list) in quotient.representative.iter().zip(&quotient.edges) {
+        out.accepting.push(g.accepting[*rep as usize]);
+        let (mut node_edges, mut node_pops) = (Vec::new(), Vec::new());
+        for &(l, t) in list {
+            match moves[l as usize] {
+                Move::Edge { class, push } => node_edges.push((class, (t, push))),
+                Move::Pop { symbol } => node_pops.push((symbol, t)),
+            }
+        }
+        out.edges.push(node_edges);
+        out.pops.push(node_pops);
+    }
+    out
+}
