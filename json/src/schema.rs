@@ -662,3 +662,24 @@ fn percent_decode(s: &str) -> String {
     }
     String::from_utf8_lossy(&out).into_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::KEYWORDS;
+
+    /// Every keyword the translator reads has a shape, except those that hold any value.
+    #[test]
+    fn every_keyword_read_has_a_shape() {
+        let applicators = ["$ref", "allOf", "anyOf", "oneOf", "not", "if"];
+        let read = ASSERTIONS
+            .iter()
+            .chain(ANNOTATIONS)
+            .chain(REFUSED.iter().map(|r| &r.0))
+            .chain(&applicators);
+        for keyword in read {
+            let has = KEYWORDS.iter().any(|(k, _)| k == keyword);
+            assert_eq!(has, !["const", "default"].contains(keyword), "{keyword}");
+        }
+    }
+}
