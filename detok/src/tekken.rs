@@ -174,7 +174,11 @@ fn special_names(origin: &str, file: &TekkenFile, num_special: u32) -> Result<Ve
             listed.len()
         )));
     }
-    let mut names: Vec<(u32, String)> = listed.into_iter().enumerate().map(|(i, n)| (i as u32, n)).collect();
+    let mut names: Vec<(u32, String)> = listed
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| (i as u32, n))
+        .collect();
     let listed_len = names.len() as u32;
     names.extend((listed_len..num_special).map(|i| (i, format!("<SPECIAL_{i}>"))));
     let mut seen: HashMap<&str, u32> = HashMap::with_capacity(names.len());
@@ -189,7 +193,11 @@ fn special_names(origin: &str, file: &TekkenFile, num_special: u32) -> Result<Ve
 }
 
 /// The ordinary tokens `entries` (the used part of `vocab`) with ids `num_special + rank`.
-fn ordinary_tokens(origin: &str, entries: &[Entry], num_special: u32) -> Result<Vec<(u32, Vec<u8>)>> {
+fn ordinary_tokens(
+    origin: &str,
+    entries: &[Entry],
+    num_special: u32,
+) -> Result<Vec<(u32, Vec<u8>)>> {
     let b64 = &base64::engine::general_purpose::STANDARD;
     let mut text = Vec::with_capacity(entries.len());
     let mut seen: HashMap<&[u8], u32> = HashMap::with_capacity(entries.len());

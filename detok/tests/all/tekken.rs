@@ -37,7 +37,10 @@ fn compare_with_dump(vocab: &Vocabulary, dump: &Dump) -> (usize, usize) {
         let id = id as u32;
         let ours = vocab.token_bytes(id).unwrap_or_default();
         if ours != hex(piece).as_slice() {
-            mismatches.push(format!("id {id}: ours {:?}, theirs {piece}", ours.escape_ascii().to_string()));
+            mismatches.push(format!(
+                "id {id}: ours {:?}, theirs {piece}",
+                ours.escape_ascii().to_string()
+            ));
         }
     }
     let specials: Vec<(u32, &str)> = vocab.special_tokens().collect();
@@ -50,7 +53,9 @@ fn compare_with_dump(vocab: &Vocabulary, dump: &Dump) -> (usize, usize) {
     for (text, ids) in &dump.texts {
         match vocab.tokenize(text) {
             Ok(ours) if &ours == ids => {}
-            other => mismatches.push(format!("tokenize({text:?}): ours {other:?}, theirs {ids:?}")),
+            other => mismatches.push(format!(
+                "tokenize({text:?}): ours {other:?}, theirs {ids:?}"
+            )),
         }
     }
     assert!(
@@ -90,7 +95,9 @@ fn fixture_ids_specials_and_eos() {
     let file = fixture_json();
     let b64 = file["vocab"][599]["token_bytes"].as_str().unwrap();
     use base64::Engine as _;
-    let last = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
+    let last = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .unwrap();
     assert_eq!(vocab.token_bytes(623), Some(&last[..]));
     // Control or not ("[IMG]" is marked not control), listed or filler: no text.
     for id in 0..24 {
@@ -119,8 +126,14 @@ fn load_value(test: &str, value: &Value) -> fstc_detok::Result<Vocabulary> {
     let direct = Vocabulary::from_tekken(&path);
     let detected = Vocabulary::from_file(&path);
     assert_eq!(
-        direct.as_ref().map(Vocabulary::len).map_err(ToString::to_string),
-        detected.as_ref().map(Vocabulary::len).map_err(ToString::to_string),
+        direct
+            .as_ref()
+            .map(Vocabulary::len)
+            .map_err(ToString::to_string),
+        detected
+            .as_ref()
+            .map(Vocabulary::len)
+            .map_err(ToString::to_string),
         "from_file reads it as a tekken.json"
     );
     direct
@@ -135,7 +148,15 @@ fn files_without_special_tokens_get_mistral_commons_legacy_list() {
     let names: Vec<&str> = vocab.special_tokens().map(|(_, n)| n).collect();
     assert_eq!(names[..3], ["<unk>", "<s>", "</s>"]);
     assert_eq!(names[19], "[TOOL_CONTENT]");
-    assert_eq!(names[20..], ["<SPECIAL_20>", "<SPECIAL_21>", "<SPECIAL_22>", "<SPECIAL_23>"]);
+    assert_eq!(
+        names[20..],
+        [
+            "<SPECIAL_20>",
+            "<SPECIAL_21>",
+            "<SPECIAL_22>",
+            "<SPECIAL_23>"
+        ]
+    );
     assert_eq!(vocab.eos_ids(), &[2]);
     // Later formats must list them.
     file["config"]["version"] = json!("v11");
@@ -147,26 +168,101 @@ fn files_without_special_tokens_get_mistral_commons_legacy_list() {
 fn malformed_files_are_errors_naming_the_fault() {
     type Edit = fn(&mut Value);
     let cases: &[(&str, Edit, &str)] = &[
-        ("rank-order", |f| f["vocab"][300]["rank"] = json!(301), "vocab[300] has rank 301"),
-        ("base64", |f| f["vocab"][400]["token_bytes"] = json!("!!"), "vocab[400]: bad base64"),
-        ("not-bytes", |f| f["vocab"][65]["token_bytes"] = json!("Qg=="), "ranks 0..256 must be the single bytes"),
-        ("empty", |f| f["vocab"][500]["token_bytes"] = json!(""), "vocab[500] is empty"),
-        ("repeat", |f| f["vocab"][501]["token_bytes"] = f["vocab"][300]["token_bytes"].clone(), "vocab[501]"),
-        ("specials-over-size", |f| f["config"]["default_num_special_tokens"] = json!(700), "more than config.default_vocab_size"),
-        ("short-vocab", |f| f["config"]["default_vocab_size"] = json!(800), "vocab has 700 entries"),
-        ("huge-size", |f| f["config"]["default_vocab_size"] = json!(4_000_000_000u32), "above the supported maximum"),
-        ("huge-specials", |f| {
-            f["config"]["default_vocab_size"] = json!(4_000_000_000u32);
-            f["config"]["default_num_special_tokens"] = json!(3_999_999_500u32);
-        }, "above the supported maximum"),
-        ("special-rank", |f| f["special_tokens"][5]["rank"] = json!(6), "special_tokens[5]"),
-        ("special-twice", |f| f["special_tokens"][5]["token_str"] = json!("</s>"), "both named \"</s>\""),
-        ("filler-name", |f| f["special_tokens"][5]["token_str"] = json!("<SPECIAL_23>"), "both named \"<SPECIAL_23>\""),
-        ("too-many-specials", |f| f["config"]["default_num_special_tokens"] = json!(10), "more than config.default_num_special_tokens 10"),
-        ("no-control-flag", |f| { f["special_tokens"][0].as_object_mut().unwrap().remove("is_control"); }, "missing field `is_control`"),
-        ("no-pattern", |f| { f["config"].as_object_mut().unwrap().remove("pattern"); }, "missing field `pattern`"),
-        ("rank-type", |f| f["vocab"][3]["rank"] = json!("3"), "invalid type"),
-        ("negative-size", |f| f["config"]["default_vocab_size"] = json!(-1), "invalid value"),
+        (
+            "rank-order",
+            |f| f["vocab"][300]["rank"] = json!(301),
+            "vocab[300] has rank 301",
+        ),
+        (
+            "base64",
+            |f| f["vocab"][400]["token_bytes"] = json!("!!"),
+            "vocab[400]: bad base64",
+        ),
+        (
+            "not-bytes",
+            |f| f["vocab"][65]["token_bytes"] = json!("Qg=="),
+            "ranks 0..256 must be the single bytes",
+        ),
+        (
+            "empty",
+            |f| f["vocab"][500]["token_bytes"] = json!(""),
+            "vocab[500] is empty",
+        ),
+        (
+            "repeat",
+            |f| f["vocab"][501]["token_bytes"] = f["vocab"][300]["token_bytes"].clone(),
+            "vocab[501]",
+        ),
+        (
+            "specials-over-size",
+            |f| f["config"]["default_num_special_tokens"] = json!(700),
+            "more than config.default_vocab_size",
+        ),
+        (
+            "short-vocab",
+            |f| f["config"]["default_vocab_size"] = json!(800),
+            "vocab has 700 entries",
+        ),
+        (
+            "huge-size",
+            |f| f["config"]["default_vocab_size"] = json!(4_000_000_000u32),
+            "above the supported maximum",
+        ),
+        (
+            "huge-specials",
+            |f| {
+                f["config"]["default_vocab_size"] = json!(4_000_000_000u32);
+                f["config"]["default_num_special_tokens"] = json!(3_999_999_500u32);
+            },
+            "above the supported maximum",
+        ),
+        (
+            "special-rank",
+            |f| f["special_tokens"][5]["rank"] = json!(6),
+            "special_tokens[5]",
+        ),
+        (
+            "special-twice",
+            |f| f["special_tokens"][5]["token_str"] = json!("</s>"),
+            "both named \"</s>\"",
+        ),
+        (
+            "filler-name",
+            |f| f["special_tokens"][5]["token_str"] = json!("<SPECIAL_23>"),
+            "both named \"<SPECIAL_23>\"",
+        ),
+        (
+            "too-many-specials",
+            |f| f["config"]["default_num_special_tokens"] = json!(10),
+            "more than config.default_num_special_tokens 10",
+        ),
+        (
+            "no-control-flag",
+            |f| {
+                f["special_tokens"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("is_control");
+            },
+            "missing field `is_control`",
+        ),
+        (
+            "no-pattern",
+            |f| {
+                f["config"].as_object_mut().unwrap().remove("pattern");
+            },
+            "missing field `pattern`",
+        ),
+        (
+            "rank-type",
+            |f| f["vocab"][3]["rank"] = json!("3"),
+            "invalid type",
+        ),
+        (
+            "negative-size",
+            |f| f["config"]["default_vocab_size"] = json!(-1),
+            "invalid value",
+        ),
     ];
     for (name, edit, needle) in cases {
         let mut file = fixture_json();
@@ -174,8 +270,14 @@ fn malformed_files_are_errors_naming_the_fault() {
         let err = load_value(name, &file).unwrap_err();
         assert_eq!(err.kind(), VocabErrorKind::Malformed, "{name}: {err}");
         let msg = err.to_string();
-        assert!(msg.contains(needle), "{name}: {msg:?} should mention {needle:?}");
-        assert!(msg.contains(&format!("{name}.tekken.json")), "{name}: names the file: {msg}");
+        assert!(
+            msg.contains(needle),
+            "{name}: {msg:?} should mention {needle:?}"
+        );
+        assert!(
+            msg.contains(&format!("{name}.tekken.json")),
+            "{name}: names the file: {msg}"
+        );
     }
     // A pattern the regex engine refuses.
     let mut file = fixture_json();
