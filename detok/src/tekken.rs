@@ -11,6 +11,7 @@
 //! decodes none of them into text and never produces one from text. Tokenizing is tiktoken's
 //! byte-pair encoding by rank ([`crate::tiktoken::RankEncoder`]; ids keep the rank order).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -33,8 +34,9 @@ struct TekkenFile<'a> {
 #[derive(serde::Deserialize)]
 struct Entry<'a> {
     rank: u32,
-    /// Base64 has no JSON escapes, so the text is borrowed from the file.
-    token_bytes: &'a str,
+    /// Borrowed from the file unless escaped (a writer may escape base64's `/` as `\/`).
+    #[serde(borrow)]
+    token_bytes: Cow<'a, str>,
 }
 
 #[derive(serde::Deserialize)]
@@ -200,8 +202,6 @@ fn ordinary_tokens(
 ) -> Result<Vec<(u32, Vec<u8>)>> {
     let b64 = &base64::engine::general_purpose::STANDARD;
     let mut text = Vec::with_capacity(entries.len());
-    let mut seen: HashMap<&[u8], u32> = HashMap::with_capacity(entries.len());
-    let mut decoded: Vec<Vec<u8>> = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
         if entry.rank as usize != i {
             return Err(malformed(format!(
@@ -209,7 +209,7 @@ fn ordinary_tokens(
                 entry.rank
             )));
         }
-        let bytes = b64.decode(entry.token_bytes).map_err(|e| {
+        let bytes = b64.decode(entry.token_bytes.as_bytes()).map_err(|e| {
             malformed(format!(
                 "{origin}: vocab[{i}]: bad base64 token_bytes {:?}: {e}",
                 entry.token_bytes
@@ -224,19 +224,16 @@ fn ordinary_tokens(
         if bytes.is_empty() {
             return Err(malformed(format!("{origin}: vocab[{i}] is empty")));
         }
-        decoded.push(bytes);
+        text.push((num_special + i as u32, bytes));
     }
-    for (rank, bytes) in decoded.iter().enumerate() {
+    let mut seen: HashMap<&[u8], u32> = HashMap::with_capacity(text.len());
+    for (rank, (_, bytes)) in text.iter().enumerate() {
         if let Some(prev) = seen.insert(bytes.as_slice(), rank as u32) {
             return Err(malformed(format!(
                 "{origin}: vocab[{rank}] \"{}\" repeats vocab[{prev}]",
                 bytes.escape_ascii()
             )));
         }
-    }
-    drop(seen);
-    for (rank, bytes) in decoded.into_iter().enumerate() {
-        text.push((num_special + rank as u32, bytes));
     }
     Ok(text)
 }

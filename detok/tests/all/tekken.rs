@@ -113,6 +113,27 @@ fn fixture_ids_specials_and_eos() {
     crate::common::check_round_trips(&vocab, &[]);
 }
 
+/// What `fstc compile regex --vocab tekken.json` does: a regex compiled over the vocabulary
+/// accepts the tokenizer's own tokens for matching texts, and never a special token.
+#[test]
+fn regex_compiled_over_the_fixture_walks_its_tokenizations() {
+    let vocab = fixture();
+    let automaton = fstc_regex::RegexCompiler::new()
+        .compile("[0-9]{3}-[0-9]{4}( [a-z]+)*", &vocab)
+        .unwrap();
+    for text in ["555-1234", "012-3456 call me now"] {
+        let ids = vocab.tokenize(text).unwrap();
+        let mut walker = fstc_core::walker::Walker::new(&automaton);
+        walker.consume_tokens(&ids).unwrap();
+        assert!(walker.is_accepting(), "{text:?} -> {ids:?}");
+    }
+    let mut walker = fstc_core::walker::Walker::new(&automaton);
+    assert!(
+        walker.consume_tokens(&[10]).is_err(),
+        "special [IMG] is no text"
+    );
+}
+
 fn write(test: &str, data: &[u8]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("detok-tekken");
     std::fs::create_dir_all(&dir).unwrap();
@@ -162,6 +183,17 @@ fn files_without_special_tokens_get_mistral_commons_legacy_list() {
     file["config"]["version"] = json!("v11");
     let err = load_value("legacy-v11", &file).unwrap_err();
     assert!(err.to_string().contains("no special_tokens"), "{err}");
+}
+
+#[test]
+fn escaped_token_bytes_are_read() {
+    // A JSON writer may escape base64's "/" as "\/"; rank 588 is "INC/".
+    let text = std::fs::read_to_string(testdata("tekken/tekken.json")).unwrap();
+    assert_eq!(text.matches("\"INC/\"").count(), 1);
+    let path = write("escaped", text.replace("\"INC/\"", "\"INC\\/\"").as_bytes());
+    let vocab = Vocabulary::from_file(path).unwrap();
+    assert_eq!(vocab.token_bytes(24 + 588), fixture().token_bytes(24 + 588));
+    assert_eq!(vocab.token_bytes(24 + 588).map(<[u8]>::len), Some(3));
 }
 
 #[test]
