@@ -115,7 +115,7 @@ struct CompileJsonSchemaArgs {
 
 #[derive(Args)]
 struct VocabArgs {
-    /// Tokenizer: a tokenizer.json, a GPT-2 encoder.json (vocab.bpe beside it), a tiktoken rank file, or a GGUF model file.
+    /// Tokenizer: a tokenizer.json, a GPT-2 encoder.json (vocab.bpe beside it), a tiktoken rank file, Mistral's tekken.json, or a GGUF model file.
     #[arg(long, value_name = "VOCAB")]
     vocab: PathBuf,
     /// EOS token ids, comma-separated; overrides what the tokenizer files say.
@@ -234,7 +234,7 @@ struct DotArgs {
 /// `--vocab` where it is optional (`info`, `dot`), with the options that shape the vocabulary.
 #[derive(Args)]
 struct OptionalVocabArgs {
-    /// Tokenizer: a tokenizer.json, a GPT-2 encoder.json (vocab.bpe beside it), or a tiktoken rank file.
+    /// Tokenizer: a tokenizer.json, a GPT-2 encoder.json (vocab.bpe beside it), a tiktoken rank file, Mistral's tekken.json, or a GGUF model file.
     #[arg(long, value_name = "VOCAB")]
     vocab: Option<PathBuf>,
     /// EOS token ids, comma-separated, as given when FILE was compiled (a tiktoken vocabulary needs them).

@@ -1,6 +1,6 @@
 //! What a loader hands over: a file's tokens before ids are checked and bytes packed.
 //!
-//! Every loader (`hf`, `gpt2`, `tiktoken`, `gguf`) turns a file into [`RawVocabulary`] and knows
+//! Every loader (`hf`, `gpt2`, `tiktoken`, `tekken`, `gguf`) turns a file into [`RawVocabulary`] and knows
 //! nothing of [`Vocabulary`](crate::Vocabulary); `Vocabulary::assemble` is the one place
 //! that checks the ids, packs the bytes and settles the EOS ids. The tokenizer engine is
 //! built later from the token bytes and the [`Source`] kept here.
@@ -22,6 +22,9 @@ pub enum Family {
     SentencePiece,
     /// A tiktoken rank file: each line is the base64 of a token's bytes and its rank (= id).
     Tiktoken,
+    /// Mistral's tekken.json: tiktoken-style base64 token bytes by rank, after the special
+    /// tokens, which take the first ids.
+    Tekken,
 }
 
 /// Ids at or above this bound are rejected, so that a corrupt id cannot make us allocate
@@ -72,7 +75,8 @@ pub(crate) enum Source {
     /// GPT-2: the merges file beside encoder.json (the vocabulary itself is rebuilt from the
     /// token bytes).
     Gpt2 { merges_path: PathBuf },
-    /// tiktoken: the compiled split pattern (ranks are the token bytes).
+    /// tiktoken and tekken: the compiled split pattern (ranks are the token bytes; a
+    /// tekken's ids are its ranks shifted by the number of specials, which keeps their order).
     Tiktoken { splitter: Split },
     /// A GGUF file: its pre-tokenizer (`tokenizer.ggml.pre`) is llama.cpp code, not data, so
     /// text cannot be tokenized exactly from the file.

@@ -1,7 +1,7 @@
 //! [`Vocabulary`]: a real tokenizer seen as exact bytes per token id, with its special tokens
 //! and EOS ids.
 //!
-//! The loaders (`hf`, `gpt2`, `tiktoken`, `gguf`) turn a file into [`RawVocabulary`];
+//! The loaders (`hf`, `gpt2`, `tiktoken`, `tekken`, `gguf`) turn a file into [`RawVocabulary`];
 //! [`Vocabulary::assemble`], the one place a `Vocabulary` is built, checks the ids, packs the
 //! bytes into one arena (so that `token_bytes` is a slice lookup and loading a 150k-token
 //! vocabulary stays cheap) and settles the EOS ids. The tokenizer behind
@@ -70,7 +70,9 @@ impl fmt::Debug for Vocabulary {
 impl Vocabulary {
     /// Loads any supported tokenizer file, telling the format from the content (not the name):
     /// a JSON object with a `"model": {...}` member is a HuggingFace tokenizer.json (see
-    /// [`Vocabulary::from_tokenizer_json`]), any other JSON object is a GPT-2 encoder.json
+    /// [`Vocabulary::from_tokenizer_json`]), one with `"vocab": [...]` and `"config": {...}`
+    /// is Mistral's tekken.json ([`Vocabulary::from_tekken`]), any other JSON object is a
+    /// GPT-2 encoder.json
     /// ([`Vocabulary::from_gpt2_encoder`]), anything else is read as a tiktoken rank file
     /// without special tokens ([`Vocabulary::from_tiktoken`]). A file starting with `GGUF` is
     /// a GGUF model ([`Vocabulary::from_gguf`]), of which only the metadata is read.
@@ -87,6 +89,8 @@ impl Vocabulary {
         } else if first == Some(b'{') {
             if has_model_object(&data) {
                 crate::hf::load(path, data)?
+            } else if crate::tekken::looks_like_tekken(&data) {
+                crate::tekken::load(path, &data)?
             } else {
                 crate::gpt2::load(path, &data)?
             }
@@ -115,6 +119,19 @@ impl Vocabulary {
     pub fn from_gpt2_encoder(path: impl AsRef<Path>) -> Result<Vocabulary> {
         let path = path.as_ref();
         Vocabulary::assemble(crate::gpt2::load(path, &read(path)?)?)
+    }
+
+    /// Loads Mistral's `tekken.json` (`mistral-common`'s format).
+    ///
+    /// Ids `0..default_num_special_tokens` are special tokens (no text, control or not, as in
+    /// `mistral-common`'s decoding), named by the file's `special_tokens` (or, for files of
+    /// format v7 and older without that list, `mistral-common`'s 20 names) and then
+    /// `<SPECIAL_i>`; the token of rank `r` is id `default_num_special_tokens + r`, up to
+    /// `default_vocab_size` ids. EOS: `</s>`. [`Vocabulary::tokenize`] splits by the file's
+    /// pattern and merges by rank, as tiktoken does.
+    pub fn from_tekken(path: impl AsRef<Path>) -> Result<Vocabulary> {
+        let path = path.as_ref();
+        Vocabulary::assemble(crate::tekken::load(path, &read(path)?)?)
     }
 
     /// Loads a tiktoken rank file (lines `base64(token bytes) rank`, rank = id).
@@ -617,21 +634,27 @@ fn pack(origin: &str, slots: &[Option<Vec<u8>>]) -> Result<(Vec<u32>, Vec<u8>)> 
 /// Whether a JSON document has a `"model"` key whose value is an object: true of every
 /// tokenizer.json, false of an encoder.json (whose values are all numbers).
 fn has_model_object(data: &[u8]) -> bool {
-    const KEY: &[u8] = b"\"model\"";
+    has_key_opening(data, b"\"model\"", b'{')
+}
+
+/// Whether `key` (quoted) occurs followed by `:` and a value starting with `open`.
+pub(crate) fn has_key_opening(data: &[u8], key: &[u8], open: u8) -> bool {
     let mut from = 0;
-    while let Some(i) = find(&data[from..], KEY) {
-        let rest = &data[from + i + KEY.len()..];
+    while let Some(i) = find(&data[from..], key) {
+        let rest = &data[from + i + key.len()..];
         let mut it = rest.iter().copied().skip_while(u8::is_ascii_whitespace);
-        if it.next() == Some(b':') && it.find(|b| !b.is_ascii_whitespace()) == Some(b'{') {
+        if it.next() == Some(b':') && it.find(|b| !b.is_ascii_whitespace()) == Some(open) {
             return true;
         }
-        from += i + KEY.len();
+        from += i + key.len();
     }
     false
 }
 
+/// Substring search; memchr's, since a tekken.json or encoder.json is scanned whole (19 MB
+/// for Mistral's).
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(hay, needle)
 }
 
 #[cfg(test)]

@@ -138,7 +138,7 @@ pub fn check_against_tokenizers(vocab: &Vocabulary, path: &std::path::Path) -> O
                 let decoded = decoded.strip_prefix('a').expect("prefix kept");
                 compare(id, ours, decoded, &mut stats);
             }
-            Family::Tiktoken => unreachable!(),
+            Family::Tiktoken | Family::Tekken => unreachable!(),
         }
     }
     assert!(tok.get_vocab_size(true) <= vocab.len());

@@ -7,3 +7,4 @@ mod fixtures;
 mod gguf;
 mod malformed;
 mod real_vocabs;
+mod tekken;
