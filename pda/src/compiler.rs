@@ -7,6 +7,7 @@ use fstc_core::TokenVocabulary;
 use crate::byte_pda::Pda;
 use crate::compose::{compose, Config};
 use crate::error::PdaError;
+use crate::syntax::Syntax;
 use fstc_core::parts::PdaParts;
 
 /// Compiles grammars for a vocabulary into token PDA parts.
@@ -25,6 +26,7 @@ use fstc_core::parts::PdaParts;
 #[derive(Clone, Debug, Default)]
 pub struct GrammarCompiler {
     config: Config,
+    syntax: Syntax,
 }
 
 impl GrammarCompiler {
@@ -39,7 +41,13 @@ impl GrammarCompiler {
         self
     }
 
-    /// Reads `grammar_text` (GBNF or the paper's arrow notation, see [`crate::gbnf`]) and
+    /// Sets the syntax grammar text is read in (default [`Syntax::Gbnf`]).
+    pub fn syntax(&mut self, syntax: Syntax) -> &mut GrammarCompiler {
+        self.syntax = syntax;
+        self
+    }
+
+    /// Reads `grammar_text` (in the compiler's [`Syntax`], GBNF by default) and
     /// composes it with `vocab`. Builds the vocabulary trie first: to compile many grammars
     /// for one vocabulary, build it once and use [`GrammarCompiler::compile_with_trie`].
     pub fn compile<V: TokenVocabulary + ?Sized>(
@@ -56,7 +64,7 @@ impl GrammarCompiler {
         grammar_text: &str,
         trie: &VocabTrie,
     ) -> Result<PdaParts, PdaError> {
-        self.compose(&Pda::from_gbnf(grammar_text)?, trie)
+        self.compose(&Pda::from_text(grammar_text, self.syntax)?, trie)
     }
 
     /// Composes a byte PDA (e.g. from [`Pda::from_grammar`]) with the vocabulary of `trie`.

@@ -1,11 +1,12 @@
-//! `fstc.compile_grammar`: a context-free grammar (GBNF or the paper's arrow notation)
+//! `fstc.compile_grammar`: a context-free grammar (GBNF, Lark, XGrammar's EBNF or the
+//! paper's arrow notation)
 //! composed with a vocabulary into a token PDA by the `pda` crate, exactly as
 //! `fstc compile grammar` does.
 
 use fstc_core::any::AnyAutomaton;
 use fstc_core::token_pda::TokenPda;
 use fstc_pda::compose::Config;
-use fstc_pda::GrammarCompiler;
+use fstc_pda::{GrammarCompiler, Syntax};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -14,8 +15,9 @@ use crate::errors::fstc_error;
 use crate::vocab::Vocabulary;
 
 /// Compiles a context-free grammar into a token PDA for `vocab` (a `TokenAutomaton` of
-/// kind `"pda"`, walked by `Matcher` like any other). `syntax` is `"gbnf"` (llama.cpp's)
-/// or `"paper"` (`S → "ab" | "a" S "b"`); one reader takes both, as the CLI's. The limits
+/// kind `"pda"`, walked by `Matcher` like any other). `syntax` is `"gbnf"` (llama.cpp's),
+/// `"lark"`, `"ebnf"` (XGrammar's) or `"paper"` (`S → "ab" | "a" S "b"`), as the CLI's
+/// `--syntax`. The limits
 /// are `fstc compile grammar`'s: token PDA nodes before merging, token edges before
 /// grouping, stack symbols one token may pop. A grammar that is malformed (line and
 /// column), ambiguous for one byte of lookahead, left-recursive or too large raises
@@ -31,11 +33,7 @@ pub fn compile_grammar(
     token_edge_limit: Option<usize>,
     pop_limit: Option<usize>,
 ) -> PyResult<TokenAutomaton> {
-    if !matches!(syntax, "gbnf" | "paper") {
-        return Err(PyValueError::new_err(format!(
-            "syntax must be \"gbnf\" or \"paper\", not {syntax:?}"
-        )));
-    }
+    let syntax: Syntax = syntax.parse().map_err(PyValueError::new_err)?;
     let mut config = Config::new();
     if let Some(n) = node_limit {
         config = config.max_nodes(n);
@@ -49,6 +47,7 @@ pub fn compile_grammar(
     let pda = py.detach(|| {
         let parts = GrammarCompiler::new()
             .configure(config)
+            .syntax(syntax)
             .compile_with_trie(text, &vocab.trie())
             .map_err(fstc_error)?;
         TokenPda::from_parts(parts).map_err(fstc_error)
