@@ -123,7 +123,7 @@ fn grammar_errors_name_the_line_and_column_and_exit_2() {
         (
             "regex.lark",
             "start: WORD\nWORD: /[a-z]+?/\n",
-            "grammar line 2, column 13, in terminal `WORD`: lazy quantifiers",
+            "grammar line 2, column 8, in terminal `WORD`: lazy quantifiers",
         ),
         (
             "lookahead.ebnf",
