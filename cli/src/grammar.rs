@@ -1,5 +1,5 @@
-//! `fstc compile grammar`: a grammar file (GBNF or the paper's arrow notation) composed
-//! with a vocabulary into a token PDA file (container kind 1).
+//! `fstc compile grammar`: a grammar file (GBNF, Lark, XGrammar's EBNF or the paper's arrow
+//! notation) composed with a vocabulary into a token PDA file (container kind 1).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,22 +8,23 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use fstc_core::vocab::VocabTrie;
-use fstc_pda::{Config, GrammarCompiler};
+use fstc_pda::{Config, GrammarCompiler, Syntax};
+use std::path::Path;
 
 use crate::VocabArgs;
 
 #[derive(Args)]
 pub struct CompileGrammarArgs {
-    /// The grammar file; its extension gives the syntax (`.gbnf`) unless --syntax does.
+    /// The grammar file; its extension gives the syntax (`.gbnf`, `.lark`, `.ebnf`) unless
+    /// --syntax does.
     file: PathBuf,
     #[command(flatten)]
     vocab: VocabArgs,
     /// Where to write the token PDA.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
-    /// Grammar syntax: `gbnf` (llama.cpp's) or `paper` (the paper's `S → "ab" | "a" S "b"`).
-    /// One reader takes both (`::=`, `->` and `→` are all rule arrows); the option says
-    /// what the file is when its extension does not.
+    /// Grammar syntax: `gbnf` (llama.cpp's), `lark`, `ebnf` (XGrammar's) or `paper` (the
+    /// paper's `S → "ab" | "a" S "b"`, read by the GBNF reader). Overrides the extension.
     #[arg(long, value_enum)]
     syntax: Option<SyntaxArg>,
     /// Most token PDA nodes (boundary states and pop nodes) before merging.
@@ -43,16 +44,38 @@ pub struct CompileGrammarArgs {
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum SyntaxArg {
     Gbnf,
+    Lark,
+    Ebnf,
     Paper,
 }
 
+impl From<SyntaxArg> for Syntax {
+    fn from(s: SyntaxArg) -> Syntax {
+        match s {
+            SyntaxArg::Gbnf => Syntax::Gbnf,
+            SyntaxArg::Lark => Syntax::Lark,
+            SyntaxArg::Ebnf => Syntax::Ebnf,
+            SyntaxArg::Paper => Syntax::Paper,
+        }
+    }
+}
+
+/// The syntax of a grammar file from its extension (`.gbnf`, `.lark`, `.ebnf`).
+pub fn syntax_of(path: &Path) -> Option<Syntax> {
+    Syntax::from_extension(path.extension()?.to_str()?)
+}
+
 pub fn compile_grammar(args: CompileGrammarArgs) -> Result<ExitCode> {
-    if args.syntax.is_none() && args.file.extension().and_then(|e| e.to_str()) != Some("gbnf") {
+    let Some(syntax) = args
+        .syntax
+        .map(Syntax::from)
+        .or_else(|| syntax_of(&args.file))
+    else {
         bail!(
-            "{}: cannot tell the grammar syntax from the file name; name it `.gbnf` or give --syntax gbnf|paper",
+            "{}: cannot tell the grammar syntax from the file name; name it `.gbnf`, `.lark` or `.ebnf`, or give --syntax gbnf|lark|ebnf|paper",
             args.file.display()
         );
-    }
+    };
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read grammar {}", args.file.display()))?;
     let started = Instant::now();
@@ -72,7 +95,7 @@ pub fn compile_grammar(args: CompileGrammarArgs) -> Result<ExitCode> {
     let trie = VocabTrie::new(&vocab);
     let indexed = trie_start.elapsed();
     let compiled = GrammarCompiler::new()
-        .configure(config)
+        .configure(config.syntax(syntax))
         .compile_with_trie(&text, &trie)
         .with_context(|| format!("{}", args.file.display()))?;
     compiled.automaton.write_file(&args.output)?;

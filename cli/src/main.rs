@@ -59,7 +59,8 @@ enum CompileCommand {
     Regex(CompileRegexArgs),
     /// Compile a JSON Schema (draft 2020-12, draft-07 spellings) for a vocabulary.
     JsonSchema(CompileJsonSchemaArgs),
-    /// Compile a context-free grammar (GBNF, or the paper's arrow notation) into a token PDA.
+    /// Compile a context-free grammar (GBNF, Lark, XGrammar's EBNF, or the paper's arrow
+    /// notation) into a token PDA.
     Grammar(grammar::CompileGrammarArgs),
 }
 
@@ -221,8 +222,8 @@ struct DotArgs {
         conflicts_with_all = ["file", "vocab"]
     )]
     regex: Option<String>,
-    /// Draw the byte PDA of this grammar file (GBNF or the paper's arrow notation): bytes and
-    /// calls on edges, the return address each call pushes, as in the paper's Figure 6.
+    /// Draw the byte PDA of this grammar file (syntax from its extension `.lark` or `.ebnf`,
+    /// else GBNF or the paper's arrow notation): bytes and calls on edges, the return address each call pushes, as in the paper's Figure 6.
     #[arg(long, value_name = "GRAMMAR", conflicts_with_all = ["file", "regex", "vocab"])]
     grammar: Option<PathBuf>,
     /// With --vocab: draw the vocabulary's detokenizing FST (for small vocabularies), or
@@ -603,7 +604,9 @@ fn dot(args: DotArgs) -> Result<ExitCode> {
     if let Some(path) = &args.grammar {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read grammar {}", path.display()))?;
-        let pda = fstc_pda::Pda::from_gbnf(&text).with_context(|| format!("{}", path.display()))?;
+        let syntax = grammar::syntax_of(path).unwrap_or_default();
+        let pda = fstc_pda::Pda::from_text(&text, syntax)
+            .with_context(|| format!("{}", path.display()))?;
         print!("{}", pda.to_dot());
         return Ok(ExitCode::SUCCESS);
     }

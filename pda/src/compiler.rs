@@ -50,7 +50,7 @@ impl GrammarCompiler {
         &self.config
     }
 
-    /// Reads `grammar_text` (GBNF or the paper's arrow notation, see [`crate::gbnf`]) and
+    /// Reads `grammar_text` (in the configured [`Syntax`](crate::Syntax), GBNF by default) and
     /// composes it with `vocab`. Builds the vocabulary trie first (a phase of its own): to
     /// compile many grammars for one vocabulary, build it once and use
     /// [`GrammarCompiler::compile_with_trie`].
@@ -75,7 +75,9 @@ impl GrammarCompiler {
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenPda>, PdaError> {
         let mut stats = CompileStats::new();
-        let pda = stats.time("byte PDA", || Pda::from_gbnf(grammar_text))?;
+        let pda = stats.time("byte PDA", || {
+            Pda::from_text(grammar_text, self.config.get_syntax())
+        })?;
         let composed = self.compose(&pda, trie)?;
         stats.extend(composed.stats);
         let pda = stats

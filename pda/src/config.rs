@@ -1,6 +1,8 @@
 //! Options of the grammar compiler: the limits on the composition, each reported by name
 //! when exceeded (`node_limit`, `token_edge_limit`, `pop_limit`, as in the CLI's
-//! `--node-limit` and Python's `node_limit=`).
+//! `--node-limit` and Python's `node_limit=`), and the syntax grammar text is read in.
+
+use crate::syntax::Syntax;
 
 /// Options of [`GrammarCompiler`](crate::GrammarCompiler). An option not set keeps its
 /// default (or, given to [`GrammarCompiler::configure`](crate::GrammarCompiler::configure),
@@ -10,6 +12,7 @@ pub struct Config {
     node_limit: Option<usize>,
     token_edge_limit: Option<usize>,
     pop_limit: Option<usize>,
+    syntax: Option<Syntax>,
 }
 
 impl Config {
@@ -44,6 +47,18 @@ impl Config {
         self
     }
 
+    /// The syntax grammar text is read in (default [`Syntax::Gbnf`], which also reads the
+    /// paper's arrow notation).
+    pub fn syntax(mut self, syntax: Syntax) -> Config {
+        self.syntax = Some(syntax);
+        self
+    }
+
+    /// The syntax in effect.
+    pub fn get_syntax(&self) -> Syntax {
+        self.syntax.unwrap_or(Syntax::Gbnf)
+    }
+
     /// The node limit in effect.
     pub fn get_node_limit(&self) -> usize {
         self.node_limit.unwrap_or(Config::DEFAULT_NODE_LIMIT)
@@ -66,6 +81,7 @@ impl Config {
             node_limit: other.node_limit.or(self.node_limit),
             token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
             pop_limit: other.pop_limit.or(self.pop_limit),
+            syntax: other.syntax.or(self.syntax),
         }
     }
 }

@@ -2,10 +2,10 @@
 //! composition of those with a tokenizer vocabulary into token PDAs that a decoder walks one
 //! token at a time (Koo, Liu & He, section 3).
 //!
-//! The pipeline is grammar text ([`gbnf`]: llama.cpp's GBNF or the paper's arrow notation)
-//! or a [`Grammar`] built in code → [`gbnf::Rules`] → [`Pda`] (byte level) → composition
-//! with fstc-core's `VocabTrie` ([`GrammarCompiler`], [`Config`]) → token PDA parts →
-//! the token PDA fstc-core lays out as a file (kind 1) and walks.
+//! The pipeline is grammar text (a [`Syntax`]: llama.cpp's GBNF or the paper's arrow
+//! notation, [`gbnf`]; [`lark`]; XGrammar's EBNF, [`gbnf::parse_ebnf`]) or a [`Grammar`] built in code → [`gbnf::Rules`] → [`Pda`] (byte level) → composition
+//! with fstc-core's `VocabTrie` ([`GrammarCompiler`], [`Config`]) → token PDA parts,
+//! which fstc-core lays out as a file (kind 1) and walks.
 //!
 //! What to expect:
 //!
@@ -50,10 +50,13 @@ mod config;
 pub mod error;
 pub mod gbnf;
 pub mod grammar;
+pub mod lark;
 mod rtn;
+mod syntax;
 
 pub use byte_pda::{Edge, Pda, StackSym, MAX_STACK_DEPTH};
 pub use compiler::GrammarCompiler;
 pub use config::Config;
 pub use error::{PdaError, PdaErrorKind};
 pub use grammar::{Grammar, Symbol};
+pub use syntax::Syntax;

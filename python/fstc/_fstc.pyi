@@ -123,7 +123,7 @@ def compile_grammar(
     text: str,
     vocab: Vocabulary,
     *,
-    syntax: Literal["gbnf", "paper"] = "gbnf",
+    syntax: Literal["gbnf", "lark", "ebnf", "paper"] = "gbnf",
     node_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
     pop_limit: Optional[int] = None,

@@ -1,9 +1,10 @@
-//! `fstc.compile_grammar`: a context-free grammar (GBNF or the paper's arrow notation)
+//! `fstc.compile_grammar`: a context-free grammar (GBNF, Lark, XGrammar's EBNF or the
+//! paper's arrow notation)
 //! composed with a vocabulary into a token PDA by the `pda` crate, exactly as
 //! `fstc compile grammar` does.
 
 use fstc_core::any;
-use fstc_pda::{Config, GrammarCompiler};
+use fstc_pda::{Config, GrammarCompiler, Syntax};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -12,8 +13,9 @@ use crate::errors::fstc_error;
 use crate::vocab::Vocabulary;
 
 /// Compiles a context-free grammar into a token PDA for `vocab` (an `AnyAutomaton` of
-/// kind `"pda"`, walked by `Matcher` like any other). `syntax` is `"gbnf"` (llama.cpp's)
-/// or `"paper"` (`S → "ab" | "a" S "b"`); one reader takes both, as the CLI's. The limits
+/// kind `"pda"`, walked by `Matcher` like any other). `syntax` is `"gbnf"` (llama.cpp's),
+/// `"lark"`, `"ebnf"` (XGrammar's) or `"paper"` (`S → "ab" | "a" S "b"`), as the CLI's
+/// `--syntax`. The limits
 /// are `fstc compile grammar`'s: token PDA nodes before merging, token edges before
 /// grouping, stack symbols one token may pop. A grammar that is malformed (line and
 /// column), ambiguous for one byte of lookahead, left-recursive or too large raises
@@ -29,11 +31,7 @@ pub fn compile_grammar(
     token_edge_limit: Option<usize>,
     pop_limit: Option<usize>,
 ) -> PyResult<AnyAutomaton> {
-    if !matches!(syntax, "gbnf" | "paper") {
-        return Err(PyValueError::new_err(format!(
-            "syntax must be \"gbnf\" or \"paper\", not {syntax:?}"
-        )));
-    }
+    let syntax: Syntax = syntax.parse().map_err(PyValueError::new_err)?;
     let mut config = Config::new();
     if let Some(n) = node_limit {
         config = config.node_limit(n);
@@ -44,7 +42,7 @@ pub fn compile_grammar(
     if let Some(n) = pop_limit {
         config = config.pop_limit(n);
     }
-    let compiler = GrammarCompiler::new().configure(config);
+    let compiler = GrammarCompiler::new().configure(config.syntax(syntax));
     let compiled = py
         .detach(|| compiler.compile_with_trie(text, &vocab.trie()))
         .map_err(fstc_error)?;

@@ -281,9 +281,13 @@ def test_grammar_errors_carry_the_compilers_message(bytelevel, text, needles):
 
 
 def test_bad_options_are_value_errors(bytelevel):
-    with pytest.raises(ValueError, match="syntax must be"):
-        fstc.compile_grammar('root ::= "a"', bytelevel, syntax="ebnf")
+    with pytest.raises(ValueError, match="unknown grammar syntax"):
+        fstc.compile_grammar('root ::= "a"', bytelevel, syntax="yacc")
     assert fstc.compile_grammar('S → "ab" | "a" S "b"', bytelevel, syntax="paper").kind == "pda"
+    assert fstc.compile_grammar('start: "a"+\n%ignore " "', bytelevel, syntax="lark").kind == "pda"
+    assert fstc.compile_grammar('root ::= a.b\na.b ::= "\\e"', bytelevel, syntax="ebnf").kind == "pda"
+    with pytest.raises(fstc.FstcError, match="priorities"):
+        fstc.compile_grammar('start.2: "a"', bytelevel, syntax="lark")
     with pytest.raises(fstc.FstcError, match="node_limit"):
         fstc.compile_grammar(GRAMMARS["parens"][0], bytelevel, node_limit=1)
 

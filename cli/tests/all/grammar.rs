@@ -95,7 +95,7 @@ fn syntax_from_extension_or_option() {
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
     assert!(
-        stderr(&run).contains("--syntax gbnf|paper"),
+        stderr(&run).contains("--syntax gbnf|lark|ebnf|paper"),
         "{}",
         stderr(&run)
     );
@@ -122,6 +122,21 @@ fn grammar_errors_name_the_line_and_column_and_exit_2() {
             "unknown.gbnf",
             "root ::= \"a\" thing\n",
             "unknown rule `thing` at line 1, column 14",
+        ),
+        (
+            "priority.lark",
+            "start: pair+\npair.2: \"a\"\n",
+            "grammar line 2, column 5, in rule `pair`: priorities",
+        ),
+        (
+            "regex.lark",
+            "start: WORD\nWORD: /[a-z]+?/\n",
+            "grammar line 2, column 8, in terminal `WORD`: lazy quantifiers",
+        ),
+        (
+            "lookahead.ebnf",
+            "root ::= a\na ::= \"x\" (= \"y\")\n",
+            "grammar line 2, column 11: lookahead assertions",
         ),
         (
             "dangling.gbnf",
@@ -211,4 +226,53 @@ fn dot_draws_a_grammars_byte_pda_as_in_figure_6() {
         "{}",
         stderr(&run)
     );
+}
+
+#[test]
+fn lark_and_ebnf_by_extension_or_option() {
+    let dir = scratch("formats");
+    let vocab_path = repo("testdata/gpt2/encoder.json");
+    let vocab = Vocabulary::from_file(&vocab_path).unwrap();
+    let lark = "start: pair (\",\" pair)*\npair: KEY \"=\" INT\nKEY: /[a-z]+/\n%import common.INT\n%import common.WS\n%ignore WS\n";
+    let ebnf = "root ::= pair (\",\" ws pair)*\npair ::= key.name ws \"=\" ws [0-9]+ ws\nkey.name ::= [a-z]+\nws ::= [ \\t\\x0a]*\n";
+    for (name, text, option) in [
+        ("pairs.lark", lark, None),
+        ("pairs.ebnf", ebnf, None),
+        ("pairs.txt", lark, Some("lark")),
+        ("pairs.grammar", ebnf, Some("ebnf")),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let out = dir.join(format!("{name}.fstc"));
+        let mut argv = vec![
+            "compile",
+            "grammar",
+            file.to_str().unwrap(),
+            "--vocab",
+            vocab_path.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        argv.extend(option.map(|o| ["--syntax", o]).into_iter().flatten());
+        let run = fstc(&argv);
+        assert!(run.status.success(), "{name}: {}", stderr(&run));
+        let pda = TokenPda::read_file(&out).unwrap();
+        assert!(accepts(&pda, &vocab, "a = 1, bc=22 ,d= 3"), "{name}");
+        assert!(!accepts(&pda, &vocab, "a = 1,"), "{name}");
+        assert!(!accepts(&pda, &vocab, "a = b"), "{name}");
+    }
+    // A `.gbnf` file is read as GBNF: Lark text in it is an error.
+    let file = dir.join("pairs.gbnf");
+    std::fs::write(&file, lark).unwrap();
+    let out = dir.join("x.fstc");
+    let run = fstc(&[
+        "compile",
+        "grammar",
+        file.to_str().unwrap(),
+        "--vocab",
+        vocab_path.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
 }

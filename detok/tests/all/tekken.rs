@@ -120,7 +120,8 @@ fn regex_compiled_over_the_fixture_walks_its_tokenizations() {
     let vocab = fixture();
     let automaton = fstc_regex::RegexCompiler::new()
         .compile("[0-9]{3}-[0-9]{4}( [a-z]+)*", &vocab)
-        .unwrap();
+        .unwrap()
+        .automaton;
     for text in ["555-1234", "012-3456 call me now"] {
         let ids = vocab.tokenize(text).unwrap();
         let mut walker = fstc_core::walker::Walker::new(&automaton);

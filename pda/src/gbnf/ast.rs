@@ -3,6 +3,9 @@
 //! point at the user's text.
 
 use std::fmt;
+use std::sync::Arc;
+
+use fstc_core::bytes::ByteDfa;
 
 /// A line and column in the grammar text, both from 1 (columns count characters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,6 +41,9 @@ pub enum Expr {
     Seq(Vec<Expr>),
     /// One of the alternatives.
     Alt(Vec<Expr>),
+    /// Any text of a regular language given as a byte DFA (a Lark regex terminal, a
+    /// case-insensitive literal), compiled by fstc-regex; it has no terminal edges.
+    Dfa(Arc<ByteDfa>),
     /// `min` to `max` (unbounded when `None`) repetitions, with where the operator is.
     Repeat {
         /// The repeated expression.
@@ -69,6 +75,18 @@ pub struct Rules {
     pub start: String,
     /// The rules in order of first definition.
     pub rules: Vec<RuleDef>,
+}
+
+/// The line and column of byte `offset` of `text`.
+pub(crate) fn pos_at(text: &str, offset: usize) -> Pos {
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+    let col = before[line_start..].chars().count() + 1;
+    Pos {
+        line: line as u32,
+        col: col as u32,
+    }
 }
 
 /// `rule `x` (line 3, column 1)`: how messages name a rule.

@@ -30,7 +30,7 @@
 mod ast;
 mod parse;
 
-pub(crate) use ast::fmt_rule_at;
+pub(crate) use ast::{fmt_rule_at, pos_at};
 pub use ast::{Expr, Pos, RuleDef, Rules};
 pub use parse::MAX_REPEAT;
 
@@ -38,5 +38,15 @@ use crate::error::PdaError;
 
 /// Reads grammar text (see the module documentation).
 pub fn parse(text: &str) -> Result<Rules, PdaError> {
-    parse::Parser::new(text).rules()
+    parse::Parser::new(text, parse::Dialect::Gbnf).rules()
+}
+
+/// Reads XGrammar's EBNF: GBNF as above, except that names may contain `.`, `::=` is the
+/// only arrow, escapes are C's (`\a \b \f \v \e \?`, `\x` with 1 to 8 hex digits, and in
+/// classes `\` before any of `^$.*+?()[]{}|/-`), the start rule is `root` and must exist, and
+/// a rule is defined once. XGrammar's lookahead assertions `(= ...)`, macros
+/// (`TagDispatch(...)`, `Regex(...)`, ...) and rule attributes (`name[max_tokens=5]`) are
+/// refused by name.
+pub fn parse_ebnf(text: &str) -> Result<Rules, PdaError> {
+    parse::Parser::new(text, parse::Dialect::Ebnf).rules()
 }

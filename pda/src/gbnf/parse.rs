@@ -1,7 +1,7 @@
 //! The GBNF reader (llama.cpp's grammar format, written from its documentation) that also
 //! reads the paper's arrow notation. See [`crate::gbnf`] for the syntax.
 
-use super::ast::{Expr, Pos, RuleDef, Rules};
+use super::ast::{pos_at, Expr, Pos, RuleDef, Rules};
 use crate::error::{PdaError, PdaErrorKind};
 
 /// Deeper group nesting is refused, so that parsing cannot overflow the call stack.
@@ -9,20 +9,42 @@ const MAX_NESTING: usize = 200;
 /// Largest bound allowed in `{m,n}`.
 pub const MAX_REPEAT: u32 = 1000;
 
+/// XGrammar's macros (`TagDispatch(...)`): token-level constructs, refused by name.
+const EBNF_MACROS: [&str; 5] = [
+    "TagDispatch",
+    "Token",
+    "ExcludeToken",
+    "TokenTagDispatch",
+    "Regex",
+];
+
+/// Which text syntax the parser reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dialect {
+    /// llama.cpp's GBNF and the paper's arrow notation.
+    Gbnf,
+    /// XGrammar's EBNF: GBNF with `.` in names, only `::=`, C escapes, `root` required,
+    /// one definition per rule; its lookahead assertions, macros and rule attributes are
+    /// refused by name.
+    Ebnf,
+}
+
 pub(super) struct Parser<'a> {
     text: &'a str,
     pos: usize,
     depth: usize,
+    dialect: Dialect,
 }
 
 type Res<T> = Result<T, PdaError>;
 
 impl<'a> Parser<'a> {
-    pub(super) fn new(text: &'a str) -> Parser<'a> {
+    pub(super) fn new(text: &'a str, dialect: Dialect) -> Parser<'a> {
         Parser {
             text,
             pos: 0,
             depth: 0,
+            dialect,
         }
     }
 
@@ -31,14 +53,7 @@ impl<'a> Parser<'a> {
     }
 
     fn at(&self, offset: usize) -> Pos {
-        let before = &self.text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |p| p + 1);
-        let col = before[line_start..].chars().count() + 1;
-        Pos {
-            line: line as u32,
-            col: col as u32,
-        }
+        pos_at(self.text, offset)
     }
 
     fn err(&self, offset: usize, what: impl AsRef<str>) -> PdaError {
@@ -80,7 +95,11 @@ impl<'a> Parser<'a> {
     /// The length of the rule arrow (`::=`, `->` or `→`) at `offset`, if one is there.
     fn arrow_len(&self, offset: usize) -> Option<usize> {
         let rest = &self.text[offset..];
-        ["::=", "->", "→"]
+        let arrows: &[&str] = match self.dialect {
+            Dialect::Gbnf => &["::=", "->", "→"],
+            Dialect::Ebnf => &["::="],
+        };
+        arrows
             .iter()
             .find(|a| rest.starts_with(*a))
             .map(|a| a.len())
@@ -92,6 +111,7 @@ impl<'a> Parser<'a> {
         while let Some(&c) = b.get(end) {
             let ok = c.is_ascii_alphanumeric()
                 || c == b'_'
+                || (c == b'.' && self.dialect == Dialect::Ebnf)
                 || (c == b'-' && b.get(end + 1) != Some(&b'>'));
             if !ok {
                 break;
@@ -132,6 +152,12 @@ impl<'a> Parser<'a> {
             }
             let name = self.text[start..start + len].to_string();
             self.pos += len;
+            if self.dialect == Dialect::Ebnf && self.bytes().get(self.pos) == Some(&b'[') {
+                return Err(self.err(
+                    self.pos,
+                    format!("rule attributes `{name}[...]` (XGrammar's max_tokens and capture) are not supported: they act on tokens and captures, not on the language"),
+                ));
+            }
             self.skip_space();
             let Some(arrow) = self.arrow_len(self.pos) else {
                 return Err(self.err(
@@ -148,6 +174,15 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
             }
             match rules.iter_mut().find(|r| r.name == name) {
+                Some(r) if self.dialect == Dialect::Ebnf => {
+                    return Err(self.err(
+                        start,
+                        format!(
+                            "rule `{name}` is defined twice (first at {}); XGrammar's EBNF defines each rule once",
+                            r.at.map_or(String::new(), |p| p.to_string())
+                        ),
+                    ))
+                }
                 Some(r) => match &mut r.body {
                     Expr::Alt(alts) => alts.push(body),
                     other => *other = Expr::Alt(vec![other.clone(), body]),
@@ -168,6 +203,12 @@ impl<'a> Parser<'a> {
         };
         let start = match rules.iter().any(|r| r.name == "root") {
             true => "root".to_string(),
+            false if self.dialect == Dialect::Ebnf => {
+                return Err(PdaError::new(
+                    PdaErrorKind::EmptyGrammar,
+                    "the grammar has no rule `root`: XGrammar's EBNF starts at `root`".to_string(),
+                ))
+            }
             false => first.name.clone(),
         };
         Ok(Rules { start, rules })
@@ -214,6 +255,12 @@ impl<'a> Parser<'a> {
                     negated: true,
                 })
             }
+            b'(' if self.dialect == Dialect::Ebnf && self.text[at..].starts_with("(=") => {
+                Err(self.err(
+                    at,
+                    "lookahead assertions `(= ...)` are not supported: they restrict what may follow the rule; remove it when the rules that use the rule already force what follows",
+                ))
+            }
             b'(' => {
                 if self.depth >= MAX_NESTING {
                     return Err(self.err(at, format!("groups nested more than {MAX_NESTING} deep")));
@@ -246,11 +293,22 @@ impl<'a> Parser<'a> {
                         ),
                     ));
                 }
+                let name = &self.text[at..at + len];
+                if self.dialect == Dialect::Ebnf
+                    && EBNF_MACROS.contains(&name)
+                    && self.text[at + len..].starts_with('(')
+                {
+                    let why = match name {
+                        "Regex" => "write the language with classes and repetitions, or use the Lark syntax's /regex/ terminals",
+                        _ => "it acts on token ids or tags, not on the language of the text",
+                    };
+                    return Err(self.err(
+                        at,
+                        format!("XGrammar's macro `{name}(...)` is not supported: {why}"),
+                    ));
+                }
                 self.pos += len;
-                Ok(Expr::Ref(
-                    self.text[at..at + len].to_string(),
-                    Some(self.at(at)),
-                ))
+                Ok(Expr::Ref(name.to_string(), Some(self.at(at))))
             }
         }
     }
@@ -378,7 +436,13 @@ impl<'a> Parser<'a> {
             return Err(self.err(at, "a `\\` ends the grammar"));
         };
         self.pos += 1 + e.len_utf8();
+        let ebnf = self.dialect == Dialect::Ebnf;
         let digits = match e {
+            'x' if ebnf => self.text[self.pos..]
+                .bytes()
+                .take_while(u8::is_ascii_hexdigit)
+                .count()
+                .clamp(1, 8),
             'x' => 2,
             'u' => 4,
             'U' => 8,
@@ -387,6 +451,20 @@ impl<'a> Parser<'a> {
             't' => return Ok('\t'),
             '0' => return Ok('\0'),
             '\\' | '"' | '\'' | '[' | ']' | '-' | '^' | '/' => return Ok(e),
+            'a' if ebnf => return Ok('\u{7}'),
+            'b' if ebnf => return Ok('\u{8}'),
+            'f' if ebnf => return Ok('\u{c}'),
+            'v' if ebnf => return Ok('\u{b}'),
+            'e' if ebnf => return Ok('\u{1b}'),
+            '?' | '$' | '.' | '*' | '+' | '(' | ')' | '{' | '}' | '|' if ebnf => return Ok(e),
+            _ if ebnf => {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "unknown escape `\\{e}` (known: \\n \\r \\t \\0 \\a \\b \\f \\v \\e \\xH.. \\uHHHH \\UHHHHHHHH and \\ before one of \\\"'?[]-^/$.*+(){{}}|)"
+                    ),
+                ))
+            }
             _ => {
                 return Err(self.err(
                     at,

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use fstc_core::bytes::ByteDfa;
 use regex_syntax::utf8::Utf8Sequences;
 
 use fstc_core::bytes::{determinize, Nfa, State, DEAD};
@@ -87,6 +88,7 @@ impl Thompson<'_> {
                 Ok(next)
             }),
             Expr::Class { ranges, negated } => self.class(ranges, *negated, from),
+            Expr::Dfa(dfa) => self.byte_dfa(dfa, from),
             Expr::Ref(name, _) => {
                 // Unknown names were reported before the DFAs are built.
                 let d = self.ctx.index[name.as_str()];
@@ -139,6 +141,33 @@ impl Thompson<'_> {
                 }
             }
         }
+    }
+
+    /// A copy of `dfa` (a regex terminal): its byte classes become byte-range edges.
+    fn byte_dfa(&mut self, dfa: &ByteDfa, from: u32) -> Result<u32, PdaError> {
+        let to = self.state()?;
+        let states = (0..dfa.num_states())
+            .map(|_| self.state())
+            .collect::<Result<Vec<u32>, _>>()?;
+        self.edge(from, NLabel::Eps, states[0]);
+        for (s, &at) in states.iter().enumerate() {
+            let mut b = 0usize;
+            while b < 256 {
+                let target = dfa.next(s as u32, b as u8);
+                let mut end = b;
+                while end < 255 && dfa.next(s as u32, end as u8 + 1) == target {
+                    end += 1;
+                }
+                if let Some(t) = target {
+                    self.edge(at, NLabel::Bytes(b as u8, end as u8), states[t as usize]);
+                }
+                b = end + 1;
+            }
+            if dfa.is_accepting(s as u32) {
+                self.edge(at, NLabel::Eps, to);
+            }
+        }
+        Ok(to)
     }
 
     /// One character of the class, as UTF-8 byte-range sequences.

@@ -36,7 +36,7 @@ fn refs<'e>(e: &'e Expr, out: &mut Vec<(&'e str, Option<Pos>)>) {
         Expr::Ref(n, at) => out.push((n, *at)),
         Expr::Seq(v) | Expr::Alt(v) => v.iter().for_each(|x| refs(x, out)),
         Expr::Repeat { expr, .. } => refs(expr, out),
-        Expr::Bytes(_) | Expr::Class { .. } => {}
+        Expr::Bytes(_) | Expr::Class { .. } | Expr::Dfa(_) => {}
     }
 }
 
@@ -96,6 +96,7 @@ fn expr_size(e: &Expr) -> u64 {
     match e {
         Expr::Bytes(b) => b.len().max(1) as u64,
         Expr::Class { .. } | Expr::Ref(..) => 1,
+        Expr::Dfa(d) => d.num_states() as u64,
         Expr::Seq(v) | Expr::Alt(v) => v.iter().map(expr_size).sum::<u64>().max(1),
         Expr::Repeat { expr, min, max, .. } => {
             expr_size(expr).saturating_mul(u64::from(max.unwrap_or(*min + 1).max(1)))
@@ -279,6 +280,11 @@ impl Pda {
     /// Reads GBNF (or the paper's arrow notation, see [`crate::gbnf`]) and builds its PDA.
     pub fn from_gbnf(text: &str) -> Result<Pda, PdaError> {
         Pda::from_rules(&crate::gbnf::parse(text)?)
+    }
+
+    /// Reads `text` in `syntax` and builds its PDA.
+    pub fn from_text(text: &str, syntax: crate::Syntax) -> Result<Pda, PdaError> {
+        Pda::from_rules(&syntax.parse(text)?)
     }
 
     /// Builds the PDA of `rules` (rules → RTN → checks → byte PDA), or says why they cannot

@@ -81,6 +81,9 @@ impl Earley {
                 self.terms.push(Term::Class(ranges.clone(), *negated));
                 vec![Sym::T(self.terms.len() - 1)]
             }
+            Expr::Dfa(_) => {
+                panic!("the recognizer reads no regex terminal: compare against hand-written GBNF")
+            }
             Expr::Ref(name, _) => vec![Sym::N(self.names.iter().position(|n| n == name).unwrap())],
             Expr::Seq(items) => items.iter().flat_map(|i| self.lower(i)).collect(),
             Expr::Alt(alts) => {

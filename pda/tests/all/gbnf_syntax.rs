@@ -7,7 +7,7 @@ use fstc_pda::{Pda, PdaErrorKind};
 use proptest::prelude::*;
 
 /// Every text over `alphabet` up to `max_len` bytes.
-fn all_texts(alphabet: &[u8], max_len: usize) -> Vec<Vec<u8>> {
+pub fn all_texts(alphabet: &[u8], max_len: usize) -> Vec<Vec<u8>> {
     let mut out = vec![Vec::new()];
     let mut frontier = out.clone();
     for _ in 0..max_len {

@@ -1,0 +1,833 @@
+//! Lark grammars (the subset outlines and llguidance users write), read into [`Rules`].
+//!
+//! # Syntax
+//!
+//! ```text
+//! start: pair ("," pair)*          // `//` and `#` start comments
+//! ?pair: KEY ":" value -> kv       // `?` inlining and `-> alias` change trees only
+//! value: SIGNED_NUMBER | "null"i   // `"..."i`: any case
+//!      | /[a-z]+/                  // a line starting with `|` continues the definition
+//! KEY: /[A-Za-z_]\w*/
+//! %import common.SIGNED_NUMBER
+//! %import common.WS
+//! %ignore WS
+//! ```
+//!
+//! - Rules are `name: alternatives` (lower-case names, start rule `start`); terminals are
+//!   `NAME: ...` (upper-case, may use terminals only, never themselves). A definition ends
+//!   at the end of its line unless the next line starts with `|`; inside `( )` and `[ ]`
+//!   lines run on. `?name` and `!name`, `_` prefixes and `-> alias` change Lark's trees,
+//!   not the language, and are accepted.
+//! - Items: `"text"` (escapes `\\ \" \' \n \r \t \f \v \a \b \0 \xHH \uHHHH \UHHHHHHHH`),
+//!   `"text"i`, `"a".."z"` (one character in the range), `/regex/flags`, names, `( )`,
+//!   `[ ]` and `?` (optional), `*`, `+`, `~ n` and `~ n..m` (bounds up to
+//!   [`crate::gbnf::MAX_REPEAT`]).
+//! - Regex terminals are compiled by fstc-regex (the regex crate's syntax, which agrees
+//!   with Python's `re` on what grammars use). Flags `i`, `s`, `x` as in Python; `m` and
+//!   `u` change nothing here; `l` is refused. Assertions (`^ $ \b`), look-around, lazy
+//!   quantifiers and upper-case group names are refused: a terminal is the set of texts its
+//!   regex matches in full.
+//! - `%import common.NAME`, `%import common.NAME -> ALIAS` and
+//!   `%import common (A, B)` bring in Lark's common terminals, built in
+//!   (`common::COMMON`); other modules are files, which are not read.
+//! - `%ignore X` (several allowed): any number of texts matching X may stand before the
+//!   first terminal, between any two terminals of the rules and after the last one; never
+//!   inside a terminal. Read exactly so: each terminal a rule uses (named, quoted or regex)
+//!   is followed by any number of ignored texts, and the start is preceded by them.
+//!
+//! Refused by name: priorities (`rule.2:`, `TERM.2:`), templates (`name{x}:`), `%declare`,
+//! `%override`, `%extend`. Errors name the line and column (from 1) and the definition.
+//!
+//! There is no lexer: a text is accepted when some split of it into terminals fits the
+//! rules. Lark's lexer splits greedily first (longest match), so where two terminals may
+//! touch (`NAME NAME` without a separator), `abc` is two names here and one for Lark.
+
+mod common;
+mod regex;
+
+use std::sync::Arc;
+
+use crate::error::{PdaError, PdaErrorKind};
+use crate::gbnf::{pos_at, Expr, Pos, RuleDef, Rules, MAX_REPEAT};
+
+/// The rule holding the `%ignore` texts (`IGN*`); not a name Lark can spell.
+const IGNORE: &str = "%ignore";
+/// The start rule when there is `%ignore`: `IGN* start`.
+const START: &str = "%start";
+/// Deeper nesting of `( )` and `[ ]` is refused, so that parsing cannot overflow the stack.
+const MAX_NESTING: usize = 200;
+
+/// Reads a Lark grammar (see the module documentation).
+pub fn parse(text: &str) -> Result<Rules, PdaError> {
+    let mut p = Parser {
+        text,
+        pos: 0,
+        depth: 0,
+        def: None,
+        terminal: false,
+        defs: Vec::new(),
+        ignores: Vec::new(),
+    };
+    while p.skip_blank_lines() {
+        match p.text[p.pos..].starts_with('%') {
+            true => p.directive()?,
+            false => p.definition()?,
+        }
+        p.end_of_line()?;
+    }
+    p.finish()
+}
+
+struct Def {
+    name: String,
+    at: Pos,
+    terminal: bool,
+    body: Expr,
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    pos: usize,
+    /// Open `( )` and `[ ]`: newlines are spaces inside them.
+    depth: usize,
+    /// The definition being read, for messages.
+    def: Option<String>,
+    /// Whether a terminal body (or `%ignore`) is being read: no ignored texts inside.
+    terminal: bool,
+    defs: Vec<Def>,
+    ignores: Vec<Expr>,
+}
+
+type Res<T> = Result<T, PdaError>;
+
+fn is_name_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Terminal names are upper-case (`NAME`, `_NAME`).
+fn is_terminal_name(name: &str) -> bool {
+    name.trim_start_matches('_')
+        .starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+impl Parser<'_> {
+    fn err(&self, offset: usize, what: impl AsRef<str>) -> PdaError {
+        let within = match &self.def {
+            Some(name) if is_terminal_name(name) => format!(", in terminal `{name}`"),
+            Some(name) => format!(", in rule `{name}`"),
+            None => String::new(),
+        };
+        PdaError::new(
+            PdaErrorKind::Syntax,
+            format!(
+                "grammar {}{within}: {}",
+                pos_at(self.text, offset),
+                what.as_ref()
+            ),
+        )
+    }
+
+    fn found(&self, offset: usize) -> String {
+        match self.text[offset..].chars().next() {
+            Some(c) if c.is_control() => format!("{c:?}"),
+            Some(c) => format!("`{c}`"),
+            None => "the end of the grammar".to_string(),
+        }
+    }
+
+    fn byte(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.pos).copied()
+    }
+
+    fn rest(&self) -> &str {
+        &self.text[self.pos..]
+    }
+
+    fn skip_comment(&mut self) -> bool {
+        if self.rest().starts_with("//") || self.rest().starts_with('#') {
+            self.pos += self.rest().find('\n').unwrap_or(self.rest().len());
+            return true;
+        }
+        false
+    }
+
+    /// Skips spaces and comments, and newlines inside brackets.
+    fn skip_inline(&mut self) {
+        loop {
+            match self.byte() {
+                Some(b' ' | b'\t' | b'\r') => self.pos += 1,
+                Some(b'\n') if self.depth > 0 => self.pos += 1,
+                _ if self.skip_comment() => {}
+                _ => return,
+            }
+        }
+    }
+
+    /// Skips blank lines and comments; whether anything is left.
+    fn skip_blank_lines(&mut self) -> bool {
+        loop {
+            match self.byte() {
+                Some(b' ' | b'\t' | b'\r' | b'\n') => self.pos += 1,
+                None => return false,
+                _ if self.skip_comment() => {}
+                _ => return true,
+            }
+        }
+    }
+
+    /// At a newline: whether the definition continues on a later line starting with `|`
+    /// (then the position is at that `|`).
+    fn continues(&mut self) -> bool {
+        let save = self.pos;
+        if self.skip_blank_lines() && self.byte() == Some(b'|') {
+            return true;
+        }
+        self.pos = save;
+        false
+    }
+
+    fn end_of_line(&mut self) -> Res<()> {
+        self.skip_inline();
+        match self.byte() {
+            None | Some(b'\n') => Ok(()),
+            _ => Err(self.err(
+                self.pos,
+                format!(
+                    "expected the end of the line, found {}",
+                    self.found(self.pos)
+                ),
+            )),
+        }
+    }
+
+    fn name(&mut self) -> &str {
+        let start = self.pos;
+        while self.byte().is_some_and(is_name_byte) {
+            self.pos += 1;
+        }
+        &self.text[start..self.pos]
+    }
+
+    fn number(&mut self) -> Res<u32> {
+        self.skip_inline();
+        let start = self.pos;
+        while self.byte().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        match self.text[start..self.pos].parse::<u32>() {
+            Ok(n) if n <= MAX_REPEAT => Ok(n),
+            Ok(_) | Err(_) if self.pos > start => Err(self.err(
+                start,
+                format!("repetition bound above the limit of {MAX_REPEAT}"),
+            )),
+            _ => Err(self.err(
+                start,
+                format!("expected a number, found {}", self.found(start)),
+            )),
+        }
+    }
+
+    /// `name: ...` or `NAME: ...`.
+    fn definition(&mut self) -> Res<()> {
+        while matches!(self.byte(), Some(b'?' | b'!')) {
+            self.pos += 1;
+        }
+        let start = self.pos;
+        let name = self.name().to_string();
+        if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+            return Err(self.err(
+                start,
+                format!(
+                    "expected a definition `name: ...` or `NAME: ...`, or a `%` directive, found {}",
+                    self.found(start)
+                ),
+            ));
+        }
+        self.def = Some(name.clone());
+        if self.rest().starts_with('.') {
+            return Err(self.err(self.pos, format!("priorities (`{name}.N`) are not supported: they choose between parses or tokens, and every parse is accepted here")));
+        }
+        if self.rest().starts_with('{') {
+            return Err(self.err(
+                self.pos,
+                format!("templates (`{name}{{...}}`) are not supported"),
+            ));
+        }
+        self.skip_inline();
+        if self.byte() != Some(b':') {
+            return Err(self.err(
+                self.pos,
+                format!(
+                    "expected `:` after `{name}`, found {}",
+                    self.found(self.pos)
+                ),
+            ));
+        }
+        self.pos += 1;
+        self.terminal = is_terminal_name(&name);
+        let body = self.alternatives()?;
+        if let Some(first) = self.defs.iter().find(|d| d.name == name) {
+            return Err(self.err(
+                start,
+                format!("`{name}` is defined twice (first at {})", first.at),
+            ));
+        }
+        self.defs.push(Def {
+            name,
+            at: pos_at(self.text, start),
+            terminal: self.terminal,
+            body,
+        });
+        self.def = None;
+        Ok(())
+    }
+
+    fn alternatives(&mut self) -> Res<Expr> {
+        let mut alts = vec![self.sequence()?];
+        loop {
+            self.skip_inline();
+            if self.byte() == Some(b'\n') && self.depth == 0 && !self.continues() {
+                break;
+            }
+            if self.byte() != Some(b'|') {
+                break;
+            }
+            self.pos += 1;
+            alts.push(self.sequence()?);
+        }
+        Ok(match alts.len() {
+            1 => alts.pop().unwrap_or(Expr::Seq(Vec::new())),
+            _ => Expr::Alt(alts),
+        })
+    }
+
+    fn sequence(&mut self) -> Res<Expr> {
+        let mut items = Vec::new();
+        loop {
+            self.skip_inline();
+            match self.byte() {
+                None | Some(b'\n' | b'|' | b')' | b']') => break,
+                _ if self.rest().starts_with("->") => {
+                    self.pos += 2;
+                    self.skip_inline();
+                    if self.name().is_empty() {
+                        return Err(self.err(self.pos, "expected an alias name after `->`"));
+                    }
+                    break;
+                }
+                _ => {}
+            }
+            let atom = self.atom()?;
+            items.push(self.postfix(atom)?);
+        }
+        Ok(match items.len() {
+            1 => items.pop().unwrap_or(Expr::Seq(Vec::new())),
+            _ => Expr::Seq(items),
+        })
+    }
+
+    fn postfix(&mut self, mut expr: Expr) -> Res<Expr> {
+        loop {
+            let save = self.pos;
+            self.skip_inline();
+            let at = self.pos;
+            let (min, max) = match self.byte() {
+                Some(b'*') => (0, None),
+                Some(b'+') => (1, None),
+                Some(b'?') => (0, Some(1)),
+                Some(b'~') => {
+                    self.pos += 1;
+                    let min = self.number()?;
+                    let max = match self.rest().starts_with("..") {
+                        true => {
+                            self.pos += 2;
+                            self.number()?
+                        }
+                        false => min,
+                    };
+                    if max < min {
+                        return Err(self.err(
+                            at,
+                            format!(
+                                "bad repetition `~ {min}..{max}`: the maximum is below the minimum"
+                            ),
+                        ));
+                    }
+                    self.pos -= 1;
+                    (min, Some(max))
+                }
+                _ => {
+                    self.pos = save;
+                    return Ok(expr);
+                }
+            };
+            self.pos += 1;
+            expr = Expr::Repeat {
+                expr: Box::new(expr),
+                min,
+                max,
+                at: Some(pos_at(self.text, at)),
+            };
+        }
+    }
+
+    fn atom(&mut self) -> Res<Expr> {
+        let at = self.pos;
+        match self.byte() {
+            Some(open @ (b'(' | b'[')) => {
+                if self.depth >= MAX_NESTING {
+                    return Err(self.err(at, format!("groups nested more than {MAX_NESTING} deep")));
+                }
+                self.pos += 1;
+                self.depth += 1;
+                let inner = self.alternatives()?;
+                self.depth -= 1;
+                self.skip_inline();
+                let close = if open == b'(' { b')' } else { b']' };
+                if self.byte() != Some(close) {
+                    return Err(self.err(
+                        self.pos,
+                        format!(
+                            "expected `{}` closing the `{}` at {}, found {}",
+                            close as char,
+                            open as char,
+                            pos_at(self.text, at),
+                            self.found(self.pos)
+                        ),
+                    ));
+                }
+                self.pos += 1;
+                Ok(match open {
+                    b'(' => inner,
+                    _ => Expr::Repeat {
+                        expr: Box::new(inner),
+                        min: 0,
+                        max: Some(1),
+                        at: Some(pos_at(self.text, at)),
+                    },
+                })
+            }
+            Some(b'"') => {
+                let e = self.string()?;
+                Ok(self.mark(e))
+            }
+            Some(b'/') => {
+                let e = self.regex()?;
+                Ok(self.mark(e))
+            }
+            Some(c) if is_name_byte(c) => self.reference(),
+            _ => Err(self.err(
+                at,
+                format!(
+                    "expected a name, a \"string\", a /regex/, `(` or `[`, found {}",
+                    self.found(at)
+                ),
+            )),
+        }
+    }
+
+    fn reference(&mut self) -> Res<Expr> {
+        let at = self.pos;
+        let name = self.name().to_string();
+        let terminal = is_terminal_name(&name);
+        if self.terminal && !terminal {
+            return Err(self.err(
+                at,
+                format!("terminals can use only terminals, not the rule `{name}`"),
+            ));
+        }
+        let e = Expr::Ref(name, Some(pos_at(self.text, at)));
+        Ok(if terminal { self.mark(e) } else { e })
+    }
+
+    /// A terminal used by a rule is followed by the ignored texts.
+    fn mark(&self, e: Expr) -> Expr {
+        match self.terminal {
+            true => e,
+            false => Expr::Seq(vec![e, Expr::Ref(IGNORE.to_string(), None)]),
+        }
+    }
+
+    /// `"..."`, `"..."i` or `"a".."z"`.
+    fn string(&mut self) -> Res<Expr> {
+        let at = self.pos;
+        let text = self.quoted()?;
+        if self.rest().starts_with("..") {
+            self.pos += 2;
+            let hi_at = self.pos;
+            if self.byte() != Some(b'"') {
+                return Err(self.err(hi_at, "expected a \"string\" ending the range"));
+            }
+            let hi = self.quoted()?;
+            let one = |s: &str| {
+                let mut c = s.chars();
+                c.next().filter(|_| c.next().is_none())
+            };
+            return match (one(&text), one(&hi)) {
+                (Some(lo), Some(hi)) if lo <= hi => Ok(Expr::Class {
+                    ranges: vec![(lo as u32, hi as u32)],
+                    negated: false,
+                }),
+                (Some(_), Some(_)) => Err(self.err(
+                    at,
+                    "reversed range: the first character is above the second",
+                )),
+                _ => Err(self.err(
+                    at,
+                    "a range `\"a\"..\"z\"` takes one character on each side",
+                )),
+            };
+        }
+        if self.byte() == Some(b'i')
+            && !self
+                .text
+                .as_bytes()
+                .get(self.pos + 1)
+                .is_some_and(|&c| is_name_byte(c))
+        {
+            self.pos += 1;
+            let dfa = regex::caseless(&text).map_err(|m| self.err(at, m))?;
+            return Ok(Expr::Dfa(Arc::new(dfa)));
+        }
+        Ok(Expr::Bytes(text.into_bytes()))
+    }
+
+    /// The text of a `"..."` literal at the position.
+    fn quoted(&mut self) -> Res<String> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let Some(c) = self.rest().chars().next() else {
+                return Err(self.err(open, "unterminated string: no closing `\"`"));
+            };
+            match c {
+                '"' => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                '\n' => return Err(self.err(open, "unterminated string: the line ends before the closing `\"` (write \\n for a newline)")),
+                '\\' => out.push(self.escape()?),
+                _ => {
+                    out.push(c);
+                    self.pos += c.len_utf8();
+                }
+            }
+        }
+    }
+
+    /// A string escape at the position (the backslash).
+    fn escape(&mut self) -> Res<char> {
+        let at = self.pos;
+        let Some(e) = self.text[at + 1..].chars().next() else {
+            return Err(self.err(at, "a `\\` ends the grammar"));
+        };
+        self.pos += 1 + e.len_utf8();
+        let digits = match e {
+            '\\' | '"' | '\'' => return Ok(e),
+            'n' => return Ok('\n'),
+            'r' => return Ok('\r'),
+            't' => return Ok('\t'),
+            'f' => return Ok('\u{c}'),
+            'v' => return Ok('\u{b}'),
+            'a' => return Ok('\u{7}'),
+            'b' => return Ok('\u{8}'),
+            '0' => return Ok('\0'),
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            _ => return Err(self.err(at, format!("unknown escape `\\{e}` in a string (known: \\\\ \\\" \\' \\n \\r \\t \\f \\v \\a \\b \\0 \\xHH \\uHHHH \\UHHHHHHHH)"))),
+        };
+        let hex = self
+            .text
+            .get(self.pos..self.pos + digits)
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+        let Some(hex) = hex else {
+            return Err(self.err(
+                at,
+                format!("`\\{e}` must be followed by {digits} hexadecimal digits"),
+            ));
+        };
+        self.pos += digits;
+        u32::from_str_radix(hex, 16)
+            .ok()
+            .and_then(char::from_u32)
+            .ok_or_else(|| self.err(at, format!("`\\{e}{hex}` is not a Unicode scalar value")))
+    }
+
+    /// `/pattern/flags`; `\/` is a slash.
+    fn regex(&mut self) -> Res<Expr> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut pattern = String::new();
+        // The grammar offset of each byte of `pattern`, for messages.
+        let mut offsets = Vec::new();
+        loop {
+            let Some(c) = self.rest().chars().next() else {
+                return Err(self.err(open, "unterminated regex: no closing `/`"));
+            };
+            match c {
+                '/' => break,
+                '\n' => {
+                    return Err(self.err(
+                        open,
+                        "unterminated regex: the line ends before the closing `/`",
+                    ))
+                }
+                '\\' if self.rest().starts_with("\\/") => {
+                    offsets.push(self.pos);
+                    pattern.push('/');
+                    self.pos += 2;
+                }
+                '\\' if self.rest().len() > 1 => {
+                    let len = 1 + self.text[self.pos + 1..]
+                        .chars()
+                        .next()
+                        .map_or(0, char::len_utf8);
+                    offsets.extend(self.pos..self.pos + len);
+                    pattern.push_str(&self.text[self.pos..self.pos + len]);
+                    self.pos += len;
+                }
+                _ => {
+                    offsets.extend(self.pos..self.pos + c.len_utf8());
+                    pattern.push(c);
+                    self.pos += c.len_utf8();
+                }
+            }
+        }
+        offsets.push(self.pos);
+        self.pos += 1;
+        let flags_at = self.pos;
+        let flags = self.name().to_string();
+        let prefix = regex::flag_prefix(&flags).map_err(|(i, m)| self.err(flags_at + i, m))?;
+        let dfa = regex::regex(&pattern, &prefix)
+            .map_err(|(i, m)| self.err(offsets[i.min(offsets.len() - 1)], m))?;
+        Ok(Expr::Dfa(Arc::new(dfa)))
+    }
+
+    fn directive(&mut self) -> Res<()> {
+        let at = self.pos;
+        self.pos += 1;
+        let word = self.name().to_string();
+        self.skip_inline();
+        match word.as_str() {
+            "ignore" => {
+                self.terminal = true;
+                let e = self.alternatives()?;
+                self.ignores.push(e);
+                Ok(())
+            }
+            "import" => self.import(),
+            "declare" | "override" | "extend" => Err(self.err(
+                at,
+                format!("`%{word}` is not supported (it edits or declares definitions for Lark's own lexer and imports)"),
+            )),
+            _ => Err(self.err(at, format!("unknown directive `%{word}` (known: %import, %ignore)"))),
+        }
+    }
+
+    /// `%import common.NAME [-> ALIAS]` or `%import common (A, B, ...)`.
+    fn import(&mut self) -> Res<()> {
+        let at = self.pos;
+        let module = self.name().to_string();
+        if module != "common" || !matches!(self.byte(), Some(b'.' | b' ' | b'\t' | b'(')) {
+            return Err(self.err(at, "only Lark's `common` library is built in (`%import common.NAME`); other imports read files, which this reader does not"));
+        }
+        if self.byte() == Some(b'.') {
+            self.pos += 1;
+            let name_at = self.pos;
+            let name = self.name().to_string();
+            self.skip_inline();
+            let alias = match self.rest().starts_with("->") {
+                true => {
+                    self.pos += 2;
+                    self.skip_inline();
+                    self.name().to_string()
+                }
+                false => name.clone(),
+            };
+            return self.import_one(&name, &alias, name_at);
+        }
+        self.skip_inline();
+        if self.byte() != Some(b'(') {
+            return Err(self.err(
+                self.pos,
+                "expected `.NAME` or `(NAME, ...)` after `%import common`",
+            ));
+        }
+        self.pos += 1;
+        self.depth += 1;
+        loop {
+            self.skip_inline();
+            let name_at = self.pos;
+            let name = self.name().to_string();
+            self.import_one(&name, &name, name_at)?;
+            self.skip_inline();
+            match self.byte() {
+                Some(b',') => self.pos += 1,
+                Some(b')') => break,
+                _ => {
+                    return Err(self.err(
+                        self.pos,
+                        format!("expected `,` or `)`, found {}", self.found(self.pos)),
+                    ))
+                }
+            }
+        }
+        self.pos += 1;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn import_one(&mut self, name: &str, alias: &str, at: usize) -> Res<()> {
+        let Some(pattern) = common::lookup(name) else {
+            return Err(self.err(
+                at,
+                format!(
+                    "`common` has no terminal `{name}` (it has {})",
+                    common::names()
+                ),
+            ));
+        };
+        if !is_terminal_name(alias) {
+            return Err(self.err(at, format!("`{alias}` is not a terminal name (upper-case)")));
+        }
+        if let Some(d) = self.defs.iter().find(|d| d.name == alias) {
+            return match d.terminal && matches!(d.body, Expr::Dfa(_)) {
+                true => Ok(()),
+                false => Err(self.err(
+                    at,
+                    format!("`{alias}` is defined twice (first at {})", d.at),
+                )),
+            };
+        }
+        let dfa = regex::regex(pattern, "").map_err(|(_, m)| self.err(at, m))?;
+        self.defs.push(Def {
+            name: alias.to_string(),
+            at: pos_at(self.text, at),
+            terminal: true,
+            body: Expr::Dfa(Arc::new(dfa)),
+        });
+        Ok(())
+    }
+
+    /// Checks the start rule and terminal cycles, and places the ignored texts.
+    fn finish(self) -> Res<Rules> {
+        if !self.defs.iter().any(|d| d.name == "start") {
+            return Err(PdaError::new(
+                PdaErrorKind::EmptyGrammar,
+                "the grammar has no rule `start`: Lark grammars start at `start`".to_string(),
+            ));
+        }
+        check_terminal_cycles(&self.defs)?;
+        let mut rules: Vec<RuleDef> = Vec::new();
+        let ignoring = !self.ignores.is_empty();
+        for d in self.defs {
+            let body = match ignoring {
+                true => d.body,
+                false => unmark(d.body),
+            };
+            rules.push(RuleDef {
+                name: d.name,
+                at: Some(d.at),
+                body,
+            });
+        }
+        if !ignoring {
+            return Ok(Rules {
+                start: "start".to_string(),
+                rules,
+            });
+        }
+        let ignored = Expr::Repeat {
+            expr: Box::new(Expr::Alt(self.ignores)),
+            min: 0,
+            max: None,
+            at: None,
+        };
+        rules.push(RuleDef {
+            name: IGNORE.to_string(),
+            at: None,
+            body: ignored,
+        });
+        rules.insert(
+            0,
+            RuleDef {
+                name: START.to_string(),
+                at: None,
+                body: Expr::Seq(vec![
+                    Expr::Ref(IGNORE.to_string(), None),
+                    Expr::Ref("start".to_string(), None),
+                ]),
+            },
+        );
+        Ok(Rules {
+            start: START.to_string(),
+            rules,
+        })
+    }
+}
+
+/// Removes the marks of ignored texts (when there is no `%ignore`).
+fn unmark(e: Expr) -> Expr {
+    match e {
+        Expr::Seq(items) if matches!(items.as_slice(), [_, Expr::Ref(n, None)] if n == IGNORE) => {
+            items
+                .into_iter()
+                .next()
+                .map_or(Expr::Seq(Vec::new()), unmark)
+        }
+        Expr::Seq(items) => Expr::Seq(items.into_iter().map(unmark).collect()),
+        Expr::Alt(items) => Expr::Alt(items.into_iter().map(unmark).collect()),
+        Expr::Repeat { expr, min, max, at } => Expr::Repeat {
+            expr: Box::new(unmark(*expr)),
+            min,
+            max,
+            at,
+        },
+        other => other,
+    }
+}
+
+/// Terminals are regular: one that uses itself (through others) is refused.
+fn check_terminal_cycles(defs: &[Def]) -> Res<()> {
+    fn refs(e: &Expr, out: &mut Vec<String>) {
+        match e {
+            Expr::Ref(n, _) => out.push(n.clone()),
+            Expr::Seq(v) | Expr::Alt(v) => v.iter().for_each(|x| refs(x, out)),
+            Expr::Repeat { expr, .. } => refs(expr, out),
+            _ => {}
+        }
+    }
+    let terminals: Vec<&Def> = defs.iter().filter(|d| d.terminal).collect();
+    let uses: Vec<Vec<String>> = terminals
+        .iter()
+        .map(|d| {
+            let mut out = Vec::new();
+            refs(&d.body, &mut out);
+            out
+        })
+        .collect();
+    for (i, d) in terminals.iter().enumerate() {
+        // Depth-first from `d`, looking for `d` again.
+        let mut seen = vec![false; terminals.len()];
+        let mut work: Vec<usize> = vec![i];
+        while let Some(k) = work.pop() {
+            for name in &uses[k] {
+                let Some(j) = terminals.iter().position(|t| &t.name == name) else {
+                    continue;
+                };
+                if j == i {
+                    return Err(PdaError::new(
+                        PdaErrorKind::Syntax,
+                        format!("terminal `{}` ({}) uses itself (through `{}`): terminals must be regular; make it a rule (lower-case name)", d.name, d.at, terminals[k].name),
+                    ));
+                }
+                if !std::mem::replace(&mut seen[j], true) {
+                    work.push(j);
+                }
+            }
+        }
+    }
+    Ok(())
+}

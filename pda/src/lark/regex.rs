@@ -1,0 +1,125 @@
+//! Regex terminals (`/.../flags`) and case-insensitive literals (`"..."i`) as byte DFAs,
+//! compiled by fstc-regex. A terminal is a set of texts matched in full, so constructs
+//! whose meaning depends on a lexer (assertions at the terminal's edges, lazy
+//! quantifiers choosing the shortest match, look-around) are refused by name.
+
+use fstc_core::bytes::ByteDfa;
+use fstc_regex::RegexBuilder;
+use regex_syntax::ast::{self, Ast, FlagsItemKind, GroupKind};
+
+/// A refused or malformed pattern: the byte offset in the pattern (as written between the
+/// slashes, after `\/` became `/`) and the message.
+pub(super) type PatternError = (usize, String);
+
+/// Flags Lark accepts on a regex (`imslux`): `i`, `s` and `x` as in Python, `m` and `u`
+/// with no effect here (no `^`/`$`; Unicode is the default), `l` refused.
+pub(super) fn flag_prefix(flags: &str) -> Result<String, (usize, String)> {
+    let mut prefix = String::new();
+    for (i, f) in flags.char_indices() {
+        match f {
+            'i' | 's' | 'x' => prefix.push(f),
+            'm' | 'u' => {}
+            'l' => {
+                return Err((
+                    i,
+                    "regex flag `l` (locale-dependent matching) is not supported".to_string(),
+                ))
+            }
+            _ => {
+                return Err((
+                    i,
+                    format!("unknown regex flag `{f}` (Lark's flags are i, m, s, l, u, x)"),
+                ))
+            }
+        }
+    }
+    Ok(match prefix.is_empty() {
+        true => prefix,
+        false => format!("(?{prefix})"),
+    })
+}
+
+/// Why a construct of a regex terminal is refused, and where (in the parsed text).
+fn refused(a: &Ast) -> Option<(usize, String)> {
+    let at = |s: &ast::Span| s.start.offset;
+    match a {
+        Ast::Assertion(x) => Some((
+            at(&x.span),
+            "assertions (`^`, `$`, `\\b`, `\\A`, ...) are not supported in a regex terminal: a terminal is one piece of the text, so they would be read at its edges, not the text's".to_string(),
+        )),
+        Ast::Repetition(r) if !r.greedy => Some((
+            at(&r.span),
+            "lazy quantifiers (`*?`, `+?`, `??`) are not supported: a terminal here is every text its regex matches in full, not the shortest match a lexer picks; write what may not occur inside (`\"[^\"]*\"` rather than `\".*?\"`)".to_string(),
+        )),
+        Ast::Repetition(r) => refused(&r.ast),
+        Ast::Flags(f) => swap_greed(&f.flags),
+        Ast::Group(g) => {
+            let own = match &g.kind {
+                GroupKind::NonCapturing(f) => swap_greed(f),
+                GroupKind::CaptureName { name, .. } if reserved(&name.name) => Some((
+                    at(&name.span),
+                    format!("the group name `{}` is reserved for fstc's regex extensions; rename the group (lower-case) or write `(?:...)`", name.name),
+                )),
+                _ => None,
+            };
+            own.or_else(|| refused(&g.ast))
+        }
+        Ast::Alternation(x) => x.asts.iter().find_map(refused),
+        Ast::Concat(x) => x.asts.iter().find_map(refused),
+        _ => None,
+    }
+}
+
+fn swap_greed(f: &ast::Flags) -> Option<(usize, String)> {
+    f.items
+        .iter()
+        .find(|i| matches!(i.kind, FlagsItemKind::Flag(ast::Flag::SwapGreed)))
+        .map(|i| {
+            (
+                i.span.start.offset,
+                "the `U` flag (lazy by default) is not supported".to_string(),
+            )
+        })
+}
+
+/// fstc-regex reads upper-case group names as extensions (`(?P<QUOTED_TEXT>)`).
+fn reserved(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Compiles a regex terminal with its flags (as [`flag_prefix`] writes them).
+pub(super) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError> {
+    let full = format!("{prefix}{pattern}");
+    let inner = |offset: usize| offset.saturating_sub(prefix.len()).min(pattern.len());
+    let parsed = ast::parse::ParserBuilder::new()
+        .build()
+        .parse(&full)
+        .map_err(|e| {
+            let what = match e.kind() {
+                ast::ErrorKind::UnsupportedLookAround => {
+                    "look-around is not supported in a regex terminal: it would look past the terminal's edges".to_string()
+                }
+                kind => format!("bad regex: {kind}"),
+            };
+            (inner(e.span().start.offset), what)
+        })?;
+    if let Some((offset, why)) = refused(&parsed) {
+        return Err((inner(offset), why));
+    }
+    let dfa = RegexBuilder::new().build(&full).map_err(|e| {
+        let offset = e.span().map_or(0, |(s, _)| inner(s));
+        (offset, e.to_string())
+    })?;
+    Ok(dfa)
+}
+
+/// A literal matched without regard to case (`"select"i`), as fstc-regex folds case.
+pub(super) fn caseless(text: &str) -> Result<ByteDfa, String> {
+    RegexBuilder::new()
+        .case_insensitive(true)
+        .build(&regex_syntax::escape(text))
+        .map_err(|e| e.to_string())
+}

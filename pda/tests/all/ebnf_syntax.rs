@@ -1,0 +1,111 @@
+//! The XGrammar EBNF reader: what it reads differently from GBNF, each against the Earley
+//! recognizer on hand-written GBNF; its refusals with positions; malformed text under
+//! proptest.
+
+use crate::lark_syntax::{agree, check};
+use fstc_pda::{Pda, Syntax};
+use proptest::prelude::*;
+
+#[test]
+fn ebnf_constructs_agree_with_the_recognizer_on_hand_written_gbnf() {
+    let cases: &[(&str, &str, &[u8])] = &[
+        (
+            "root ::= a.b+ | \"c\"{2,}\na.b ::= [a-b] \"\\x63\"",
+            "root ::= x+ | \"c\"{2,}\nx ::= [a-b] \"c\"",
+            b"abc",
+        ),
+        (
+            "root ::= \"\\e\\a\" [\\.\\*\\x0a] ()",
+            "root ::= \"\\x1b\\x07\" [.*\\n]",
+            b"\x1b\x07.*\na",
+        ),
+        (
+            "# comment\nroot ::= ( \"a\" | \"b\" )? \"c\"* # trailing\n",
+            "root ::= (\"a\" | \"b\")? \"c\"*",
+            b"abc",
+        ),
+    ];
+    for (ebnf, gbnf, alphabet) in cases {
+        agree(Syntax::Ebnf, ebnf, gbnf, alphabet, 5);
+    }
+}
+
+#[test]
+fn ebnf_refusals_name_line_and_column() {
+    let bad = [
+        "root ::= a\na ::= \"x\" (= \"y\")",
+        "root ::= TagDispatch((\"<t>\", a))\na ::= \"x\"",
+        "root ::= Regex(\"[a-z]+\")",
+        "root[max_tokens=5] ::= \"a\"",
+        "root ::= \"a\"\nroot ::= \"b\"",
+        "start ::= \"a\"",
+        "root -> \"a\"",
+        "root ::= \"\\q\"",
+        "root ::= [\\d]",
+    ];
+    let mut out = String::new();
+    for text in bad {
+        let e = Pda::from_text(text, Syntax::Ebnf).unwrap_err();
+        out.push_str(&format!("{text:?}\n  {:?}: {e}\n", e.kind()));
+    }
+    insta::assert_snapshot!(out);
+}
+
+fn ebnf_chars() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "root",
+            " ::= ",
+            "a.b",
+            "\"",
+            "\\",
+            "[",
+            "]",
+            "^",
+            "-",
+            "(",
+            "(=",
+            ")",
+            "|",
+            "*",
+            "+",
+            "?",
+            "{",
+            "}",
+            ",",
+            "1",
+            "\\x",
+            "\\e",
+            "#",
+            "\n",
+            " ",
+            "TagDispatch(",
+        ]),
+        0..40,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+const CALC: &str = include_str!("../grammars/calc.ebnf");
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn malformed_ebnf_text_is_an_error_not_a_panic(text in ebnf_chars()) {
+        check(Syntax::Ebnf, &text);
+    }
+
+    #[test]
+    fn mutated_ebnf_grammar_is_an_error_or_a_pda(pos in 0usize..2000, len in 0usize..6, with in ebnf_chars()) {
+        let mut pos = pos % CALC.len();
+        while !CALC.is_char_boundary(pos) {
+            pos -= 1;
+        }
+        let mut end = (pos + len).min(CALC.len());
+        while !CALC.is_char_boundary(end) {
+            end -= 1;
+        }
+        check(Syntax::Ebnf, &format!("{}{}{}", &CALC[..pos], with, &CALC[end..]));
+    }
+}
