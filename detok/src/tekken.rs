@@ -82,14 +82,6 @@ const LEGACY_SPECIALS: [&str; 20] = [
     "[TOOL_CONTENT]",
 ];
 
-/// Whether a JSON document looks like a tekken.json: a `"vocab"` key whose value is a list
-/// and a `"config"` key whose value is an object (a tokenizer.json's vocabulary sits inside
-/// `"model"`, which is checked first; an encoder.json's values are numbers).
-pub(crate) fn looks_like_tekken(data: &[u8]) -> bool {
-    crate::vocabulary::has_key_opening(data, b"\"vocab\"", b'[')
-        && crate::vocabulary::has_key_opening(data, b"\"config\"", b'{')
-}
-
 pub(crate) fn load(path: &Path, data: &[u8]) -> Result<RawVocabulary> {
     let origin = path.display().to_string();
     let file: TekkenFile = serde_json::from_slice(data)

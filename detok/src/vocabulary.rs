@@ -89,7 +89,7 @@ impl Vocabulary {
         } else if first == Some(b'{') {
             if has_model_object(&data) {
                 crate::hf::load(path, data)?
-            } else if crate::tekken::looks_like_tekken(&data) {
+            } else if looks_like_tekken(&data) {
                 crate::tekken::load(path, &data)?
             } else {
                 crate::gpt2::load(path, &data)?
@@ -637,8 +637,15 @@ fn has_model_object(data: &[u8]) -> bool {
     has_key_opening(data, b"\"model\"", b'{')
 }
 
+/// Whether a JSON document looks like a tekken.json: a `"vocab"` key whose value is a list
+/// and a `"config"` key whose value is an object (a tokenizer.json's vocabulary sits inside
+/// `"model"`, which is checked first; an encoder.json's values are numbers).
+fn looks_like_tekken(data: &[u8]) -> bool {
+    has_key_opening(data, b"\"vocab\"", b'[') && has_key_opening(data, b"\"config\"", b'{')
+}
+
 /// Whether `key` (quoted) occurs followed by `:` and a value starting with `open`.
-pub(crate) fn has_key_opening(data: &[u8], key: &[u8], open: u8) -> bool {
+fn has_key_opening(data: &[u8], key: &[u8], open: u8) -> bool {
     let mut from = 0;
     while let Some(i) = find(&data[from..], key) {
         let rest = &data[from + i + key.len()..];
