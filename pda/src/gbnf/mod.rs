@@ -32,6 +32,7 @@ mod parse;
 
 pub(crate) use ast::{fmt_rule_at, pos_at};
 pub use ast::{Expr, Pos, RuleDef, Rules};
+pub(crate) use parse::hex_scalar;
 pub use parse::MAX_REPEAT;
 
 use crate::error::PdaError;

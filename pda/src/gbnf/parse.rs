@@ -474,24 +474,9 @@ impl<'a> Parser<'a> {
                 ))
             }
         };
-        let hex = self
-            .text
-            .get(self.pos..self.pos + digits)
-            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
-        let Some(hex) = hex else {
-            return Err(self.err(
-                at,
-                format!("`\\{e}` must be followed by {digits} hexadecimal digits"),
-            ));
-        };
+        let c = hex_scalar(self.text, self.pos, e, digits).map_err(|m| self.err(at, m))?;
         self.pos += digits;
-        let value = u32::from_str_radix(hex, 16).unwrap_or(u32::MAX);
-        char::from_u32(value).ok_or_else(|| {
-            self.err(
-                at,
-                format!("`\\{e}{hex}` is not a Unicode scalar value (surrogate or above U+10FFFF)"),
-            )
-        })
+        Ok(c)
     }
 
     /// `[...]` or `[^...]`: characters and ranges `a-z`, with escapes.
@@ -552,4 +537,18 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// The character written by the `digits` hexadecimal digits at `at` after the escape
+/// `\e` (`\x`, `\u`, `\U`), or the message naming what is wrong: the one reader of
+/// hexadecimal escapes for GBNF, EBNF and Lark string literals.
+pub(crate) fn hex_scalar(text: &str, at: usize, e: char, digits: usize) -> Result<char, String> {
+    let hex = text
+        .get(at..at + digits)
+        .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+        .ok_or_else(|| format!("`\\{e}` must be followed by {digits} hexadecimal digits"))?;
+    let value = u32::from_str_radix(hex, 16).unwrap_or(u32::MAX);
+    char::from_u32(value).ok_or_else(|| {
+        format!("`\\{e}{hex}` is not a Unicode scalar value (surrogate or above U+10FFFF)")
+    })
 }

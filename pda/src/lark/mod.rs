@@ -48,7 +48,7 @@ mod regex;
 use std::sync::Arc;
 
 use crate::error::{PdaError, PdaErrorKind};
-use crate::gbnf::{pos_at, Expr, Pos, RuleDef, Rules, MAX_REPEAT};
+use crate::gbnf::{hex_scalar, pos_at, Expr, Pos, RuleDef, Rules, MAX_REPEAT};
 
 /// The rule holding the `%ignore` texts (`IGN*`); not a name Lark can spell.
 const IGNORE: &str = "%ignore";
@@ -538,21 +538,9 @@ impl Parser<'_> {
             'U' => 8,
             _ => return Err(self.err(at, format!("unknown escape `\\{e}` in a string (known: \\\\ \\\" \\' \\n \\r \\t \\f \\v \\a \\b \\0 \\xHH \\uHHHH \\UHHHHHHHH)"))),
         };
-        let hex = self
-            .text
-            .get(self.pos..self.pos + digits)
-            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
-        let Some(hex) = hex else {
-            return Err(self.err(
-                at,
-                format!("`\\{e}` must be followed by {digits} hexadecimal digits"),
-            ));
-        };
+        let c = hex_scalar(self.text, self.pos, e, digits).map_err(|m| self.err(at, m))?;
         self.pos += digits;
-        u32::from_str_radix(hex, 16)
-            .ok()
-            .and_then(char::from_u32)
-            .ok_or_else(|| self.err(at, format!("`\\{e}{hex}` is not a Unicode scalar value")))
+        Ok(c)
     }
 
     /// `/pattern/flags`; `\/` is a slash.
