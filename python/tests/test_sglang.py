@@ -1,0 +1,220 @@
+"""fstc.sglang against the real SGLang package (skipped where SGLang is not installed;
+the README's test command does not install it): the plugin entry point through SGLang's
+own loader, ``--grammar-backend fstc`` through SGLang's registry, and the grammar objects
+driven as SGLang's scheduler and speculative code drive them (cache and copy, vocab mask
+fill/move/apply, accept, rollback, termination, jump-forward), each mask compared with
+fstc's own matcher."""
+
+from __future__ import annotations
+
+import json
+import re
+from types import SimpleNamespace
+
+import pytest
+
+sglang = pytest.importorskip("sglang")
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+base = pytest.importorskip("sglang.srt.constrained.base_grammar_backend")
+
+import fstc  # noqa: E402
+from fstc.sglang import FstcGrammar, FstcGrammarBackend, register  # noqa: E402
+
+from conftest import TESTDATA, bits_of  # noqa: E402
+
+TOKENIZER = TESTDATA / "bytelevel" / "tokenizer.json"
+EOS = 2002
+MODEL_VOCAB = 2048
+SCHEMA = {
+    "type": "object",
+    "properties": {"id": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}}},
+    "required": ["id"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_file=str(TOKENIZER), eos_token="<|eot_id|>"
+    )
+
+
+@pytest.fixture(scope="module")
+def reference_vocab():
+    return fstc.Vocabulary.from_file(TOKENIZER, eos_ids=[EOS])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def plugin():
+    """SGLang's own plugin loader finds fstc's entry point and runs it."""
+    from sglang.srt.plugins import load_plugins
+
+    load_plugins()
+    assert "fstc" in base.GRAMMAR_BACKEND_REGISTRY, (
+        "the sglang.srt.plugins entry point did not run: is fstc installed (pip install ./python)?"
+    )
+
+
+@pytest.fixture(scope="module")
+def backend(tokenizer):
+    """Built the way SGLang builds a registered backend (its registry's factory)."""
+    factory = base.GRAMMAR_BACKEND_REGISTRY["fstc"]
+    args = SimpleNamespace(constrained_json_disable_any_whitespace=False)
+    return factory(args, tokenizer, MODEL_VOCAB, {EOS})
+
+
+def compiled(backend, key):
+    """SGLang's compile path: the cache, else a future from its executor; the manager
+    then caches ``copy()`` and hands the request the compiled object."""
+    value, hit = backend.get_cached_or_future_value(key, require_reasoning=False)
+    if hit:
+        return value
+    grammar = value.result()
+    backend.set_cache(key, grammar.copy())
+    return grammar
+
+
+def test_plugin_choices_and_version(monkeypatch):
+    from importlib.metadata import entry_points
+
+    from sglang.srt.arg_groups.choices import GRAMMAR_BACKEND_CHOICES
+
+    eps = {ep.name: ep.value for ep in entry_points(group="sglang.srt.plugins")}
+    assert eps.get("fstc") == "fstc.sglang:register"
+    assert GRAMMAR_BACKEND_CHOICES.count("fstc") == 1
+    register()
+    assert GRAMMAR_BACKEND_CHOICES.count("fstc") == 1
+    monkeypatch.setattr(sglang, "__version__", "0.9.0")
+    with pytest.raises(RuntimeError, match=r"knows sglang 0\.5\.x, not 0\.9\.0"):
+        register()
+
+
+def test_server_args_take_fstc():
+    """``--grammar-backend fstc`` through SGLang's own argument parser."""
+    import argparse
+
+    from sglang.srt.server_args import ServerArgs
+
+    parser = argparse.ArgumentParser()
+    ServerArgs.add_cli_args(parser)
+    args = parser.parse_args(["--model-path", "x", "--grammar-backend", "fstc"])
+    assert args.grammar_backend == "fstc"
+
+
+CASES = [
+    ("json", json.dumps(SCHEMA), '{"id": 7, "tags": ["a", "bc"]}'),
+    ("regex", r"(0|[1-9][0-9]*)\.[0-9]{2}", "12.50"),
+    ("ebnf", 'root ::= "(" item ("," item)* ")"\nitem ::= [a-z]+ | root', "(ab,(c,d),e)"),
+]
+
+
+def oracle(kind, spec, vocab):
+    if kind == "json":
+        return fstc.compile_json_schema(spec, vocab)[0]
+    if kind == "regex":
+        return fstc.compile_regex(spec, vocab)
+    return fstc.compile_grammar(spec, vocab)
+
+
+def validate(kind, spec, text):
+    """An independent check of each case's text."""
+    if kind == "json":
+        v = json.loads(text)
+        assert isinstance(v["id"], int) and all(isinstance(t, str) for t in v["tags"])
+    elif kind == "regex":
+        assert re.fullmatch(spec, text)
+    else:
+        depth = 0
+        for c in text:
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            assert depth >= 0
+        assert depth == 0 and re.fullmatch(r"[a-z(),]+", text)
+
+
+@pytest.mark.parametrize("kind,spec,text", CASES, ids=[c[0] for c in CASES])
+def test_decode_loop(backend, tokenizer, reference_vocab, kind, spec, text):
+    """SGLang's loop: allocate, fill (batched), move, apply; accept each token; EOS ends.
+    Masks equal fstc's own matcher's; exactly the allowed logits stay finite."""
+    validate(kind, spec, text)
+    grammar = compiled(backend, (kind, spec))
+    assert isinstance(grammar, FstcGrammar)
+    ref = fstc.Matcher(oracle(kind, spec, reference_vocab))
+    for token in tokenizer.encode(text, add_special_tokens=False) + [EOS]:
+        mask = grammar.allocate_vocab_mask(MODEL_VOCAB, 2, "cpu")
+        grammar.fill_vocab_mask_batched([base.GrammarRow(row=1, grammar=grammar)], mask)
+        mask = grammar.move_vocab_mask(mask, "cpu")
+        assert (mask[0] == -1).all()  # unlisted rows stay unconstrained
+        assert bits_of(mask[1].numpy()) == ref.allowed_tokens()
+        logits = torch.randn(2, MODEL_VOCAB)
+        base.GrammarMask(grammar, mask).apply(logits)
+        assert torch.isfinite(logits[0]).all()
+        assert torch.isfinite(logits[1]).nonzero().flatten().tolist() == ref.allowed_tokens()
+        assert token in ref.allowed_tokens()
+        grammar.accept_token(token)
+        assert ref.accept_tokens([token])
+    assert grammar.is_terminated()
+    grammar.accept_token(5)  # after EOS: ignored
+
+
+def test_cache_copy_is_a_fresh_start(backend, tokenizer):
+    key = ("regex", "[a-c]{3}")
+    first = compiled(backend, key)
+    first.accept_token(tokenizer.encode("a", add_special_tokens=False)[0])
+    second = compiled(backend, key)  # a cache hit: SGLang's copy of the cached object
+    assert second is not first and second.matcher.num_accepted == 0
+    assert second.automaton is first.automaton
+    assert second.grammar_stats.is_cache_hit
+
+
+def test_refusal_rollback_and_drafts(backend, tokenizer):
+    """A refused token raises ValueError (SGLang aborts the request); rollback undoes
+    tokens; SGLang's speculative tree walk (accept, fill, rollback(1)) leaves the state
+    where it was."""
+    grammar = compiled(backend, ("regex", r"[0-9]{2}:[0-9]{2}"))
+    toks = tokenizer.encode("12:3", add_special_tokens=False)
+    for t in toks:
+        grammar.accept_token(t)
+    with pytest.raises(ValueError, match="refused token"):
+        grammar.accept_token(tokenizer.encode("x", add_special_tokens=False)[0])
+    grammar.rollback(1)
+    assert grammar.matcher.num_accepted == len(toks) - 1
+    mask = grammar.allocate_vocab_mask(MODEL_VOCAB, 3, "cpu")
+    before = grammar.matcher.allowed_tokens()
+    for i, t in enumerate(tokenizer.encode("34", add_special_tokens=False)[:2]):
+        if t in bits_of(mask[i].numpy()) or i == 0:
+            grammar.accept_token(t)
+            grammar.fill_vocab_mask(mask, i + 1)
+            grammar.rollback(1)
+    assert grammar.matcher.allowed_tokens() == before
+
+
+def test_jump_forward(backend, tokenizer):
+    grammar = compiled(backend, ("json", json.dumps({"const": {"key": "value"}})))
+    helper = grammar.try_jump_forward(tokenizer)
+    assert helper is not None
+    forced, text = helper
+    assert text == '{"key":"value"}'[: len(text)] and text
+    s, state = grammar.jump_forward_str_state(helper)
+    assert s == text
+    retokenized = tokenizer.encode(text, add_special_tokens=False)
+    grammar.jump_and_retokenize([], retokenized, state)
+    assert grammar.matcher.num_accepted == len(retokenized)
+
+
+def test_structural_tag_and_bad_constraints_are_invalid_objects(backend):
+    tag = compiled(backend, ("structural_tag", "{}"))
+    assert isinstance(tag, base.InvalidGrammarObject)
+    assert "structural tags" in tag.error_message
+    bad = compiled(backend, ("regex", "[0-9"))
+    assert isinstance(bad, base.InvalidGrammarObject) and bad.error_message
+    anyjson = compiled(backend, ("json", "$$ANY$$"))
+    assert isinstance(anyjson, FstcGrammar)
+
+
+def test_backend_alone(tokenizer, reference_vocab):
+    b = FstcGrammarBackend(tokenizer, MODEL_VOCAB, {EOS}, whitespace="compact")
+    assert b.vocab.fingerprint == reference_vocab.fingerprint
+    with pytest.raises(ValueError, match="more than the model"):
+        FstcGrammarBackend(tokenizer, 1000, {EOS})
