@@ -168,26 +168,48 @@ def test_cache_copy_is_a_fresh_start(backend, tokenizer):
     assert second.grammar_stats.is_cache_hit
 
 
-def test_refusal_rollback_and_drafts(backend, tokenizer):
-    """A refused token raises ValueError (SGLang aborts the request); rollback undoes
-    tokens; SGLang's speculative tree walk (accept, fill, rollback(1)) leaves the state
-    where it was."""
+def test_refusal_and_rollback(backend, tokenizer):
+    """A refused token raises ValueError (SGLang aborts the request) and moves nothing;
+    rollback undoes tokens."""
     grammar = compiled(backend, ("regex", r"[0-9]{2}:[0-9]{2}"))
     toks = tokenizer.encode("12:3", add_special_tokens=False)
     for t in toks:
         grammar.accept_token(t)
     with pytest.raises(ValueError, match="refused token"):
         grammar.accept_token(tokenizer.encode("x", add_special_tokens=False)[0])
-    grammar.rollback(1)
-    assert grammar.matcher.num_accepted == len(toks) - 1
-    mask = grammar.allocate_vocab_mask(MODEL_VOCAB, 3, "cpu")
-    before = grammar.matcher.allowed_tokens()
-    for i, t in enumerate(tokenizer.encode("34", add_special_tokens=False)[:2]):
-        if t in bits_of(mask[i].numpy()) or i == 0:
-            grammar.accept_token(t)
-            grammar.fill_vocab_mask(mask, i + 1)
-            grammar.rollback(1)
-    assert grammar.matcher.allowed_tokens() == before
+    assert grammar.matcher.num_accepted == len(toks)
+    grammar.rollback(2)
+    assert grammar.matcher.num_accepted == len(toks) - 2
+
+
+def test_speculative_tree_with_sglangs_walk(backend, tokenizer, reference_vocab):
+    """SGLang's own draft-tree walk (spec_utils.traverse_tree): each accepted draft's row
+    is the mask after the path to it, a refused draft's row is left unconstrained, and
+    the grammar ends where it started."""
+    from sglang.srt.speculative.spec_utils import traverse_tree
+
+    pattern = r"[0-9]{2}:[0-9]{2}"
+    grammar = compiled(backend, ("regex", pattern))
+    one = lambda s: tokenizer.encode(s, add_special_tokens=False)[0]  # noqa: E731
+    prefix = tokenizer.encode("12", add_special_tokens=False)
+    for t in prefix:
+        grammar.accept_token(t)
+    # Tree: 0 (the verified token, already accepted) -> 1 ":" -> 3 "3" -> 4 "4";
+    # 1's sibling 2 "x" is refused.
+    draft = torch.tensor([prefix[-1], one(":"), one("x"), one("3"), one("4")])
+    next_token = torch.tensor([1, 3, -1, 4, -1])
+    next_sibling = torch.tensor([-1, 2, -1, -1, -1])
+    mask = grammar.allocate_vocab_mask(MODEL_VOCAB, 5, "cpu")
+    traverse_tree(next_token, next_sibling, draft, grammar, mask, vocab_size=MODEL_VOCAB)
+    automaton = oracle("regex", pattern, reference_vocab)
+    paths = {0: [], 1: [one(":")], 3: [one(":"), one("3")], 4: [one(":"), one("3"), one("4")]}
+    for row, path in paths.items():
+        ref = fstc.Matcher(automaton)
+        assert ref.accept_tokens(prefix + path)
+        assert bits_of(mask[row].numpy()) == ref.allowed_tokens(), row
+    assert bits_of(mask[4].numpy()) == [EOS]
+    assert (mask[2] == -1).all()
+    assert grammar.matcher.num_accepted == len(prefix)
 
 
 def test_jump_forward(backend, tokenizer):

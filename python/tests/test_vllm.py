@@ -234,6 +234,10 @@ def test_refused_token_is_false_and_moves_nothing(tokenizer):
     assert not m.accept_tokens(req, good + bad)
     assert grammar.matcher.num_accepted == 0
     assert m.accept_tokens(req, good)
+    # Tokens after EOS in one step are ignored, as vLLM's backends do.
+    rest = tokenizer.encode("3-ab", add_special_tokens=False)
+    assert m.accept_tokens(req, rest + [EOS] + bad)
+    assert grammar.is_terminated() and grammar.matcher.num_accepted == len(good + rest) + 1
 
 
 def test_speculative_rows_validation_and_rollback(tokenizer, reference_vocab):
