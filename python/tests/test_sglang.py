@@ -240,3 +240,30 @@ def test_backend_alone(tokenizer, reference_vocab):
     assert b.vocab.fingerprint == reference_vocab.fingerprint
     with pytest.raises(ValueError, match="more than the model"):
         FstcGrammarBackend(tokenizer, 1000, {EOS})
+
+
+def test_real_tokenizer_qwen3():
+    """Qwen 3's tokenizer (../shared/vocabs) and its model's padded vocabulary (151,936
+    rows for 151,669 ids) through the registered factory: masks equal fstc's eager compile
+    from the file, and the logits of the padding rows are -inf."""
+    folder = TESTDATA.parent.parent / "shared" / "vocabs" / "qwen3"
+    if not (folder / "tokenizer.json").exists():
+        pytest.skip(f"{folder} is not here")
+    tok = transformers.AutoTokenizer.from_pretrained(str(folder))
+    model_vocab = 151936
+    b = base.GRAMMAR_BACKEND_REGISTRY["fstc"](
+        SimpleNamespace(), tok, model_vocab, {tok.eos_token_id}
+    )
+    spec = r"[A-Z][a-z]+ [0-9]{1,3}"
+    grammar = compiled(b, ("regex", spec))
+    vocab = fstc.Vocabulary.from_file(folder / "tokenizer.json", eos_ids=[tok.eos_token_id])
+    ref = fstc.Matcher(fstc.compile_regex(spec, vocab))
+    for token in tok.encode("Oslo 42", add_special_tokens=False) + [tok.eos_token_id]:
+        mask = grammar.allocate_vocab_mask(model_vocab, 1, "cpu")
+        grammar.fill_vocab_mask(mask, 0)
+        logits = torch.zeros(1, model_vocab)
+        grammar.apply_vocab_mask(logits, mask)
+        assert torch.isfinite(logits[0]).nonzero().flatten().tolist() == ref.allowed_tokens()
+        grammar.accept_token(token)
+        assert ref.accept_tokens([token])
+    assert grammar.is_terminated()

@@ -340,3 +340,33 @@ def test_compile_kinds_and_refusals(tokenizer):
     assert first.accept_tokens("r", tokenizer.encode("5", add_special_tokens=False))
     second = backend.compile_grammar(Opt.REGEX, "[5-9]+")
     assert len(backend.cache) == entries and second.matcher.automaton.num_cached_states == 1
+
+
+SHARED = TESTDATA.parent.parent / "shared" / "vocabs"
+
+
+@pytest.mark.parametrize("name,model_vocab", [("llama3", 128256), ("qwen3", 151936)])
+def test_real_tokenizers(name, model_vocab, monkeypatch):
+    """Llama 3's and Qwen 3's tokenizers (../shared/vocabs) with their models' vocabulary
+    sizes (Qwen 3's is padded past the tokenizer): the engine loop over a JSON Schema,
+    every row equal to fstc's eager compile from the tokenizer's file."""
+    folder = SHARED / name
+    if not (folder / "tokenizer.json").exists():
+        pytest.skip(f"{folder} is not here")
+    tok = transformers.AutoTokenizer.from_pretrained(str(folder))
+    assert tok.is_fast
+    m = manager(tok)
+    monkeypatch.setattr(m.vllm_config.model_config, "get_vocab_size", lambda: model_vocab)
+    req = request("r", StructuredOutputsParams(json=SCHEMA), tok)
+    m.grammar_init(req)
+    vocab = fstc.Vocabulary.from_file(folder / "tokenizer.json", eos_ids=[tok.eos_token_id])
+    ref = fstc.Matcher(fstc.compile_json_schema(SCHEMA, vocab)[0])
+    text = '{"name": "Zoë 😀", "n": -12}'
+    check_text(text, "json")
+    for token in tok.encode(text, add_special_tokens=False) + [tok.eos_token_id]:
+        rows = m.grammar_bitmask({"r": req}, ["r"], {})
+        assert rows.shape == (1, (model_vocab + 31) // 32)
+        allowed = bits_of(rows[0])
+        assert allowed == ref.allowed_tokens() and token in allowed
+        assert m.accept_tokens(req, [token]) and ref.accept_tokens([token])
+    assert req.structured_output_request.grammar.is_terminated()
