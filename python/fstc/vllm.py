@@ -3,7 +3,7 @@
 ``pip install fstc[vllm]`` installs the ``vllm.general_plugins`` entry point ``fstc``
 (``fstc.vllm:register``); vLLM calls it in every process it starts, and then
 ``--structured-outputs-config.backend fstc`` selects fstc. vLLM's backends are chosen by
-name in its own code, so ``register`` patches four places, exactly as docs/servers.md
+name in its own code, so ``register`` patches three places, exactly as docs/servers.md
 lists, after checking that the installed vLLM is a release whose code it knows.
 
 Every request compiles its constraint for the model's tokenizer: JSON Schemas, JSON
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Optional
 
@@ -112,15 +113,17 @@ class FstcBackend(StructuredOutputBackend):
         self.whitespace = "compact" if compact else "flexible"
         self.cache = CompileCache()
         self._vocabularies: Dict[FrozenSet[int], Any] = {}
+        self._lock = threading.Lock()  # vLLM compiles on a thread pool
 
     def vocabulary(self, stop_token_ids: Optional[set] = None):
         """The fstc vocabulary whose EOS ids are ``stop_token_ids`` (default: the
         tokenizer's EOS)."""
         eos = frozenset(stop_token_ids or ()) or frozenset([self.tokenizer.eos_token_id])
-        vocab = self._vocabularies.get(eos)
-        if vocab is None:
-            vocab = vocabulary_from_tokenizer(self.tokenizer, eos)
-            self._vocabularies[eos] = vocab
+        with self._lock:  # one load per stop set, however many requests wait for it
+            vocab = self._vocabularies.get(eos)
+            if vocab is None:
+                vocab = vocabulary_from_tokenizer(self.tokenizer, eos)
+                self._vocabularies[eos] = vocab
         return vocab
 
     def compile_grammar(
