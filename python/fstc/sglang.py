@@ -60,9 +60,12 @@ class FstcGrammar(BaseGrammarObject):
     """One request's position: an ``fstc.Matcher`` with SGLang's calling conventions
     (a refused token raises ``ValueError``; tokens after EOS are ignored)."""
 
-    def __init__(self, automaton: Any, key: str, stats: Optional[GrammarStats] = None):
+    def __init__(
+        self, automaton: Any, vocab: Any, key: str, stats: Optional[GrammarStats] = None
+    ):
         super().__init__()
         self.automaton = automaton
+        self.vocab = vocab
         self.key = key
         self.matcher = Matcher(automaton)
         self.grammar_stats = stats
@@ -108,20 +111,18 @@ class FstcGrammar(BaseGrammarObject):
         stats = self.grammar_stats
         if stats is not None:
             stats = GrammarStats(dispatch_type=stats.dispatch_type, is_cache_hit=True)
-        return FstcGrammar(self.automaton, self.key, stats)
+        return FstcGrammar(self.automaton, self.vocab, self.key, stats)
 
     def try_jump_forward(self, tokenizer) -> Optional[Tuple[List[int], str]]:
         """The tokens the constraint forces from here and their text, or None when
         nothing is forced (or the forced bytes end inside a UTF-8 character)."""
-        forced = self.matcher.forced_tokens()
         eos = set(self.automaton.eos_ids)
-        forced = [t for t in forced if t not in eos]
+        forced = [t for t in self.matcher.forced_tokens() if t not in eos]
         if not forced:
             return None
         try:
-            text = tokenizer.decode(forced)
-            return forced, text
-        except Exception:  # a tokenizer that cannot decode a part of a character
+            return forced, self.vocab.detokenize(forced).decode("utf-8")
+        except UnicodeDecodeError:
             return None
 
     def jump_forward_str_state(self, helper: Tuple[List[int], str]) -> Tuple[str, int]:
@@ -174,7 +175,7 @@ class FstcGrammarBackend(BaseGrammarBackend):
         except (FstcError, ValueError) as e:
             logger.error("fstc could not compile the %s constraint: %s", kind, e)
             return InvalidGrammarObject(str(e))
-        return FstcGrammar(automaton, key_string, GrammarStats(dispatch_type=kind))
+        return FstcGrammar(automaton, self.vocab, key_string, GrammarStats(dispatch_type=kind))
 
     def dispatch_json(self, key_string: str) -> BaseGrammarObject:
         return self._compile("json", key_string, {} if key_string == ANY_JSON else key_string)

@@ -225,6 +225,14 @@ def test_jump_forward(backend, tokenizer):
     assert grammar.matcher.num_accepted == len(retokenized)
 
 
+def test_no_jump_forward_inside_a_character(backend, tokenizer):
+    """``(ü|ý)``: only the shared first byte of the two characters is forced, which is no
+    text, so there is nothing to jump over."""
+    grammar = compiled(backend, ("regex", "(ü|ý)"))
+    assert len(grammar.matcher.forced_tokens()) == 1
+    assert grammar.try_jump_forward(tokenizer) is None
+
+
 def test_structural_tag_and_bad_constraints_are_invalid_objects(backend):
     tag = compiled(backend, ("structural_tag", "{}"))
     assert isinstance(tag, base.InvalidGrammarObject)
