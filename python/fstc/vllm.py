@@ -24,7 +24,7 @@ import torch
 import vllm
 from vllm.config import structured_outputs as so_config
 from vllm.exceptions import VLLMValidationError
-from vllm.sampling_params import SamplingParams
+from vllm.sampling_params import SamplingParams, check_json_nesting
 from vllm.v1.structured_output import StructuredOutputManager
 from vllm.v1.structured_output.backend_types import (
     StructuredOutputBackend,
@@ -154,7 +154,9 @@ class FstcBackend(StructuredOutputBackend):
 def validate_request(params: SamplingParams, model_config: Any, tokenizer: Any) -> None:
     """vLLM's request checks for an engine whose backend is fstc (vLLM's own code sends
     any backend it does not know down its ``auto`` path): the same refusals, as
-    ``VLLMValidationError`` (HTTP 400), plus structural tags and non-fast tokenizers."""
+    ``VLLMValidationError`` (HTTP 400), plus structural tags and non-fast tokenizers.
+    Whether fstc can compile the constraint is known when the engine compiles it: an
+    error then fails that request with fstc's message."""
     so = params.structured_outputs
     if getattr(model_config, "is_diffusion", False):
         raise VLLMValidationError("Structured outputs are not supported for diffusion models.")
@@ -174,6 +176,7 @@ def validate_request(params: SamplingParams, model_config: Any, tokenizer: Any) 
             raise VLLMValidationError(f"structured_outputs.{name} cannot be an empty string")
     if so.json_object is False:
         raise VLLMValidationError("structured_outputs.json_object must be True if set")
+    check_json_nesting(so.json)  # vLLM's own limit on schema depth
     try:
         tokenizer_json(tokenizer)
     except TypeError as e:

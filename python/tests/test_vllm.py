@@ -151,6 +151,11 @@ def test_request_validation(tokenizer):
         request("b", StructuredOutputsParams(structural_tag='{"format": {}}'), tokenizer)
     with pytest.raises(VLLMValidationError, match="empty list"):
         request("c", StructuredOutputsParams(choice=[]), tokenizer)
+    deep: dict = {"type": "string"}
+    for _ in range(200):
+        deep = {"type": "array", "items": deep}
+    with pytest.raises(VLLMValidationError, match="nest"):
+        request("e", StructuredOutputsParams(json=deep), tokenizer)
     slow = SimpleNamespace(eos_token_id=EOS)
     with pytest.raises(VLLMValidationError, match="fast tokenizer"):
         request("d", StructuredOutputsParams(regex=REGEX), slow)
