@@ -146,6 +146,30 @@ class CompileCache:
         return len(self._items)
 
 
+#: A grammar text naming an automaton file loaded at start-up instead of a grammar.
+FILE_PREFIX = "@fstc:"
+
+
+def load_automata(folder: "str | os.PathLike[str]", vocab: Vocabulary) -> "dict[str, AnyAutomaton]":
+    """Every ``NAME.fstc`` in ``folder`` (compiled ahead with ``fstc compile ... -o``), by
+    NAME. A file compiled for another vocabulary or other EOS ids is a ``ValueError``
+    naming it: its token ids would mean other tokens."""
+    automata = {}
+    for entry in sorted(os.listdir(folder)):
+        if not entry.endswith(".fstc"):
+            continue
+        path = os.path.join(folder, entry)
+        automaton = AnyAutomaton.load(path)
+        if automaton.vocab_fingerprint != vocab.fingerprint or automaton.eos_ids != vocab.eos_ids:
+            raise ValueError(
+                f"{path} was compiled for vocabulary {automaton.vocab_fingerprint:016x} with EOS "
+                f"{automaton.eos_ids}, not the server's ({vocab.fingerprint:016x}, EOS "
+                f"{vocab.eos_ids}): compile it with the model's tokenizer.json"
+            )
+        automata[entry[: -len(".fstc")]] = automaton
+    return automata
+
+
 def check_version(package: str, version: str, known: Sequence[str]) -> None:
     """Raises ``RuntimeError`` unless ``version``'s ``major.minor`` is one of ``known``:
     the adapters patch or subclass a server's internals, which change between releases,
@@ -161,6 +185,7 @@ def check_version(package: str, version: str, known: Sequence[str]) -> None:
 
 
 __all__ = [
+    "FILE_PREFIX",
     "KINDS",
     "CompileCache",
     "FstcError",
@@ -168,6 +193,7 @@ __all__ = [
     "choice_regex",
     "compile_request",
     "grammar_syntax",
+    "load_automata",
     "tokenizer_json",
     "vocabulary_from_tokenizer",
 ]

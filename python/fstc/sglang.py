@@ -8,12 +8,15 @@ object per constraint (``BaseGrammarBackend``'s cache) and gives each request a 
 
 JSON Schemas (``$$ANY$$``: any JSON value) and regexes compile lazily (only the byte DFA
 up front), EBNF (GBNF, or Lark when no rule uses ``::=``) eagerly. Structural tags are
-refused with an error for that request: fstc has no structural-tag compiler.
+refused with an error for that request: fstc has no structural-tag compiler. An ``ebnf`` of
+``@fstc:NAME`` names an automaton file ``NAME.fstc`` of ``$FSTC_AUTOMATA_DIR``, loaded at
+start-up (compiled ahead with ``fstc compile``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any, Iterable, List, Optional, Tuple
 
 import sglang
@@ -28,7 +31,13 @@ from sglang.srt.constrained.base_grammar_backend import (
 )
 
 from . import FstcError, Matcher, bitmask_words
-from .servers import check_version, compile_request, vocabulary_from_tokenizer
+from .servers import (
+    FILE_PREFIX,
+    check_version,
+    compile_request,
+    load_automata,
+    vocabulary_from_tokenizer,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -168,6 +177,8 @@ class FstcGrammarBackend(BaseGrammarBackend):
                 f"the tokenizer has {self.vocab.size} ids, more than the model's "
                 f"vocabulary of {vocab_size}"
             )
+        folder = os.environ.get("FSTC_AUTOMATA_DIR")
+        self.files = load_automata(folder, self.vocab) if folder else {}
 
     def _compile(self, kind: str, key_string: str, spec: Any) -> BaseGrammarObject:
         try:
@@ -184,6 +195,15 @@ class FstcGrammarBackend(BaseGrammarBackend):
         return self._compile("regex", key_string, key_string)
 
     def dispatch_ebnf(self, key_string: str) -> BaseGrammarObject:
+        """A grammar, or ``@fstc:NAME``: the file ``NAME.fstc`` of ``$FSTC_AUTOMATA_DIR``
+        loaded at start-up (an eager automaton, compiled ahead)."""
+        if key_string.startswith(FILE_PREFIX):
+            name = key_string[len(FILE_PREFIX) :]
+            automaton = self.files.get(name)
+            if automaton is None:
+                known = ", ".join(sorted(self.files)) or "none"
+                return InvalidGrammarObject(f"no automaton file named {name!r} (loaded: {known})")
+            return FstcGrammar(automaton, self.vocab, key_string, GrammarStats(dispatch_type="file"))
         return self._compile("grammar", key_string, key_string)
 
     def dispatch_structural_tag(self, key_string: str) -> BaseGrammarObject:

@@ -275,3 +275,32 @@ def test_real_tokenizer_qwen3():
         grammar.accept_token(token)
         assert ref.accept_tokens([token])
     assert grammar.is_terminated()
+
+
+def test_preloaded_automaton_files(tokenizer, reference_vocab, tmp_path, monkeypatch):
+    """``FSTC_AUTOMATA_DIR``: eager automata compiled ahead, loaded when the backend
+    starts and named by ``@fstc:NAME`` as a request's ebnf; a file for another vocabulary
+    stops the backend, naming the file; an unknown name fails only its request."""
+    pattern = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    fstc.compile_regex(pattern, reference_vocab).save(tmp_path / "date.fstc")
+    monkeypatch.setenv("FSTC_AUTOMATA_DIR", str(tmp_path))
+    factory = base.GRAMMAR_BACKEND_REGISTRY["fstc"]
+    b = factory(SimpleNamespace(), tokenizer, MODEL_VOCAB, {EOS})
+    assert sorted(b.files) == ["date"]
+    grammar = compiled(b, ("ebnf", "@fstc:date"))
+    assert isinstance(grammar, FstcGrammar)
+    ref = fstc.Matcher(fstc.AnyAutomaton.load(tmp_path / "date.fstc"))
+    for token in tokenizer.encode("2024-02-29", add_special_tokens=False) + [EOS]:
+        mask = grammar.allocate_vocab_mask(MODEL_VOCAB, 1, "cpu")
+        grammar.fill_vocab_mask(mask, 0)
+        assert bits_of(mask[0].numpy()) == ref.allowed_tokens()
+        grammar.accept_token(token)
+        ref.accept_tokens([token])
+    assert grammar.is_terminated()
+    missing = compiled(b, ("ebnf", "@fstc:time"))
+    assert isinstance(missing, base.InvalidGrammarObject)
+    assert "'time'" in missing.error_message and "date" in missing.error_message
+    gpt2 = fstc.Vocabulary.from_file(TESTDATA / "gpt2" / "encoder.json")
+    fstc.compile_regex(pattern, gpt2).save(tmp_path / "other.fstc")
+    with pytest.raises(ValueError, match=r"other\.fstc was compiled for vocabulary"):
+        factory(SimpleNamespace(), tokenizer, MODEL_VOCAB, {EOS})
