@@ -1,0 +1,1 @@
+//! Refusals by name and path; malformed and mutated specs never panic.

@@ -1,0 +1,6 @@
+//! fstc-tags' integration tests, one binary.
+
+mod differential;
+mod errors;
+mod generate;
+mod oracle;
