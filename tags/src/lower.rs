@@ -261,7 +261,7 @@ impl<'c> Lowering<'c> {
                 .state_limit(limit)
                 .dialect(Dialect::EcmaScript)
                 .build(pattern)
-                .map_err(|e| TagsError::at(&child(path, "pattern"), e.to_string()))
+                .map_err(|e| TagsError::at(&child(path, "pattern"), format!("regex: {e}")))
         })
     }
 
