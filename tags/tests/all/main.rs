@@ -3,4 +3,5 @@
 mod differential;
 mod errors;
 mod generate;
+mod lazy;
 mod oracle;
