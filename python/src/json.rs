@@ -106,7 +106,11 @@ impl JsonOptions<'_> {
     /// The JSON compiler's options (the token edge limit, eager only, is set by the caller).
     pub(crate) fn config(&self) -> PyResult<Config> {
         let mut config = Config::new()
-            .whitespace(whitespace(self.whitespace, self.max_whitespace, self.indent)?)
+            .whitespace(whitespace(
+                self.whitespace,
+                self.max_whitespace,
+                self.indent,
+            )?)
             .escapes(escapes(self.escapes)?)
             .additional_properties(self.additional_properties)
             .lenient(self.lenient);

@@ -20,10 +20,19 @@ use serde_json::{json, Value};
 fn tool_schema(i: usize) -> Value {
     let mut properties = serde_json::Map::new();
     properties.insert("query".into(), json!({"type": "string", "maxLength": 200}));
-    properties.insert(format!("mode_{i}"), json!({"enum": ["fast", "exact", format!("m{i}")]}));
-    properties.insert("limit".into(), json!({"type": "integer", "minimum": 1, "maximum": 100 + i}));
+    properties.insert(
+        format!("mode_{i}"),
+        json!({"enum": ["fast", "exact", format!("m{i}")]}),
+    );
+    properties.insert(
+        "limit".into(),
+        json!({"type": "integer", "minimum": 1, "maximum": 100 + i}),
+    );
     properties.insert("verbose".into(), json!({"type": "boolean"}));
-    properties.insert("tags".into(), json!({"type": "array", "items": {"type": "string"}, "maxItems": 5}));
+    properties.insert(
+        "tags".into(),
+        json!({"type": "array", "items": {"type": "string"}, "maxItems": 5}),
+    );
     properties.insert(
         "range".into(),
         json!({"type": "object", "properties": {"from": {"type": "string", "format": "date"},
@@ -82,7 +91,11 @@ fn main() {
         .unwrap_or(vec![1, 8, 32, 128]);
     let compiler =
         StructuralTagCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
-    println!("{name}, {} tokens; transcript of {} tokens", vocab.len(), tokens.len());
+    println!(
+        "{name}, {} tokens; transcript of {} tokens",
+        vocab.len(),
+        tokens.len()
+    );
     println!("| tools | mode | compile + first mask | byte DFA states | mask p50 | p99 | max |");
     println!("|---|---|---|---|---|---|---|");
     for n in counts {

@@ -80,14 +80,21 @@ impl<'c> Lowering<'c> {
             }
             Format::Or(elements) => {
                 if elements.is_empty() {
-                    return Err(TagsError::at(&child(path, "elements"), "`or` has no elements"));
+                    return Err(TagsError::at(
+                        &child(path, "elements"),
+                        "`or` has no elements",
+                    ));
                 }
                 format!("(?:{})", self.elements(elements, path, ends)?.join("|"))
             }
             Format::Optional(inner) => format!("(?:{})?", content(self, inner)?),
             Format::Star(inner) => format!("(?:{})*", content(self, inner)?),
             Format::Plus(inner) => format!("(?:{})+", content(self, inner)?),
-            Format::Repeat { min, max, content: inner } => {
+            Format::Repeat {
+                min,
+                max,
+                content: inner,
+            } => {
                 let body = content(self, inner)?;
                 match max {
                     Some(max) => format!("(?:{body}){{{min},{max}}}"),
@@ -121,7 +128,12 @@ impl<'c> Lowering<'c> {
         }
         let ends: Vec<String> = tag.end.iter().filter(|e| !e.is_empty()).cloned().collect();
         let content = self.lower(&tag.content, &child(path, content_field), &ends)?;
-        let end = tag.end.iter().map(|e| literal(e)).collect::<Vec<_>>().join("|");
+        let end = tag
+            .end
+            .iter()
+            .map(|e| literal(e))
+            .collect::<Vec<_>>()
+            .join("|");
         Ok(format!("(?:{}{content}(?:{end}))", literal(&tag.begin)))
     }
 
@@ -206,15 +218,24 @@ impl<'c> Lowering<'c> {
                 a
             };
             let fail = |e: &dyn std::fmt::Display| {
-                TagsError::at(path, format!("the free text's automaton could not be built: {e}"))
+                TagsError::at(
+                    path,
+                    format!("the free text's automaton could not be built: {e}"),
+                )
             };
             if !banned.is_empty() {
-                let any = banned.iter().map(|s| escape(s)).collect::<Vec<_>>().join("|");
+                let any = banned
+                    .iter()
+                    .map(|s| escape(s))
+                    .collect::<Vec<_>>()
+                    .join("|");
                 let containing = RegexBuilder::new()
                     .state_limit(limit)
                     .build(&format!("(?s:.)*(?:{any})(?s:.)*"))
                     .map_err(|e| fail(&e))?;
-                dfa = algebra.difference(&dfa, &containing).map_err(|e| fail(&e))?;
+                dfa = algebra
+                    .difference(&dfa, &containing)
+                    .map_err(|e| fail(&e))?;
             }
             if let Some(n) = max_chars {
                 let short = RegexBuilder::new()
@@ -243,7 +264,10 @@ impl<'c> Lowering<'c> {
                 .map_err(|e| TagsError::at(&at, format!("JSON Schema: {e}")))?;
             warnings = regex.warnings.clone();
             regex.dfa(limit).map_err(|e| {
-                TagsError::at(&at, format!("the schema's automaton could not be built: {e}"))
+                TagsError::at(
+                    &at,
+                    format!("the schema's automaton could not be built: {e}"),
+                )
             })
         })?;
         self.warnings.extend(warnings.into_iter().map(|w| Warning {

@@ -145,11 +145,19 @@ fn parse_format(value: &Value, path: &str) -> Result<Format, TagsError> {
     let map = object(value, path)?;
     let kind = match map.get("type") {
         Some(Value::String(kind)) => kind.as_str(),
-        Some(_) => return Err(TagsError::at(&child(path, "type"), "`type` is not a string")),
+        Some(_) => {
+            return Err(TagsError::at(
+                &child(path, "type"),
+                "`type` is not a string",
+            ))
+        }
         None => return Err(TagsError::at(path, "missing field `type`")),
     };
     if let Some((_, why)) = REFUSED_TYPES.iter().find(|(name, _)| *name == kind) {
-        return Err(TagsError::at(path, format!("format `{kind}` is refused: {why}")));
+        return Err(TagsError::at(
+            path,
+            format!("format `{kind}` is refused: {why}"),
+        ));
     }
     let field = |key: &str| required(map, path, key);
     let content = |key: &str| parse_format(field(key)?, &child(path, key)).map(Box::new);
@@ -213,7 +221,12 @@ fn json_schema(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError
                     format!("style `{other}` is refused: only `json` is supported"),
                 ))
             }
-            None => return Err(TagsError::at(&child(path, "style"), "`style` is not a string")),
+            None => {
+                return Err(TagsError::at(
+                    &child(path, "style"),
+                    "`style` is not a string",
+                ))
+            }
         }
     }
     if let Some(any_order) = map.get("any_order") {
@@ -339,13 +352,23 @@ fn triggered_tags(map: &Map<String, Value>, path: &str) -> Result<Format, TagsEr
     allow_keys(
         map,
         path,
-        &["type", "triggers", "tags", "at_least_one", "stop_after_first", "excludes"],
+        &[
+            "type",
+            "triggers",
+            "tags",
+            "at_least_one",
+            "stop_after_first",
+            "excludes",
+        ],
     )?;
     Ok(Format::TriggeredTags(TriggeredTags {
         triggers: strings(required(map, path, "triggers")?, &child(path, "triggers"))?,
         tags: tag_list(map, path)?,
         at_least_one: flag(map.get("at_least_one"), &child(path, "at_least_one"))?,
-        stop_after_first: flag(map.get("stop_after_first"), &child(path, "stop_after_first"))?,
+        stop_after_first: flag(
+            map.get("stop_after_first"),
+            &child(path, "stop_after_first"),
+        )?,
         excludes: optional_strings(map, path, "excludes")?,
     }))
 }
@@ -354,13 +377,22 @@ fn tags_with_separator(map: &Map<String, Value>, path: &str) -> Result<Format, T
     allow_keys(
         map,
         path,
-        &["type", "tags", "separator", "at_least_one", "stop_after_first"],
+        &[
+            "type",
+            "tags",
+            "separator",
+            "at_least_one",
+            "stop_after_first",
+        ],
     )?;
     Ok(Format::TagsWithSeparator(TagsWithSeparator {
         tags: tag_list(map, path)?,
         separator: string(required(map, path, "separator")?, &child(path, "separator"))?,
         at_least_one: flag(map.get("at_least_one"), &child(path, "at_least_one"))?,
-        stop_after_first: flag(map.get("stop_after_first"), &child(path, "stop_after_first"))?,
+        stop_after_first: flag(
+            map.get("stop_after_first"),
+            &child(path, "stop_after_first"),
+        )?,
     }))
 }
 
@@ -406,7 +438,10 @@ fn flag(value: Option<&Value>, path: &str) -> Result<bool, TagsError> {
     match value {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(v) => Err(TagsError::at(path, format!("expected a boolean, found {}", kind(v)))),
+        Some(v) => Err(TagsError::at(
+            path,
+            format!("expected a boolean, found {}", kind(v)),
+        )),
     }
 }
 
@@ -423,7 +458,11 @@ fn count(value: &Value, path: &str) -> Result<u32, TagsError> {
         })
 }
 
-fn required<'v>(map: &'v Map<String, Value>, path: &str, key: &str) -> Result<&'v Value, TagsError> {
+fn required<'v>(
+    map: &'v Map<String, Value>,
+    path: &str,
+    key: &str,
+) -> Result<&'v Value, TagsError> {
     map.get(key)
         .ok_or_else(|| TagsError::at(path, format!("missing field `{key}`")))
 }
@@ -434,7 +473,10 @@ fn allow_keys(map: &Map<String, Value>, path: &str, known: &[&str]) -> Result<()
         None => Ok(()),
         Some(key) => Err(TagsError::at(
             &child(path, key),
-            format!("unknown field `{key}` (this format has: {})", known.join(", ")),
+            format!(
+                "unknown field `{key}` (this format has: {})",
+                known.join(", ")
+            ),
         )),
     }
 }

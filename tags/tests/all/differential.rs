@@ -28,14 +28,21 @@ pub struct Case {
 
 pub fn cases() -> Vec<Case> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/specs");
-    let mut paths: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     paths.sort();
     paths
         .into_iter()
         .map(|p| {
             let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
             let list = |k: &str| -> Vec<String> {
-                v[k].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
+                v[k].as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s.as_str().unwrap().to_string())
+                    .collect()
             };
             Case {
                 name: p.file_stem().unwrap().to_string_lossy().into_owned(),
@@ -88,12 +95,28 @@ fn the_oracle_and_the_byte_dfa_agree_on_the_known_texts() {
     for case in cases() {
         let (dfa, _) = compiler().byte_dfa(&parse(&case)).unwrap();
         for text in &case.good {
-            assert!(oracle::accepts(&case.spec, text.as_bytes()), "{}: oracle refuses {text:?}", case.name);
-            assert!(dfa.is_match(text.as_bytes()), "{}: DFA refuses {text:?}", case.name);
+            assert!(
+                oracle::accepts(&case.spec, text.as_bytes()),
+                "{}: oracle refuses {text:?}",
+                case.name
+            );
+            assert!(
+                dfa.is_match(text.as_bytes()),
+                "{}: DFA refuses {text:?}",
+                case.name
+            );
         }
         for text in &case.bad {
-            assert!(!oracle::accepts(&case.spec, text.as_bytes()), "{}: oracle takes {text:?}", case.name);
-            assert!(!dfa.is_match(text.as_bytes()), "{}: DFA takes {text:?}", case.name);
+            assert!(
+                !oracle::accepts(&case.spec, text.as_bytes()),
+                "{}: oracle takes {text:?}",
+                case.name
+            );
+            assert!(
+                !dfa.is_match(text.as_bytes()),
+                "{}: DFA takes {text:?}",
+                case.name
+            );
         }
     }
 }
@@ -105,14 +128,23 @@ fn the_byte_dfa_is_the_oracles_language_on_generated_and_mutated_texts() {
         let (mut members, mut others) = (0, 0);
         for text in texts(&case, 7, 400) {
             let expected = oracle::accepts(&case.spec, text.as_bytes());
-            assert_eq!(dfa.is_match(text.as_bytes()), expected, "{}: {text:?}", case.name);
+            assert_eq!(
+                dfa.is_match(text.as_bytes()),
+                expected,
+                "{}: {text:?}",
+                case.name
+            );
             if expected {
                 members += 1;
             } else {
                 others += 1;
             }
         }
-        assert!(members >= 40 && others >= 40, "{}: {members} members, {others} others", case.name);
+        assert!(
+            members >= 40 && others >= 40,
+            "{}: {members} members, {others} others",
+            case.name
+        );
     }
 }
 
@@ -138,12 +170,17 @@ fn straddling_vocabulary(case: &Case, rng: &mut SplitMix64) -> ByteVocabulary {
 }
 
 /// A random split of `text` into tokens of `vocab` (every byte is one, so always some).
-fn split(text: &[u8], ids: &std::collections::HashMap<Vec<u8>, u32>, rng: &mut SplitMix64) -> Vec<u32> {
+fn split(
+    text: &[u8],
+    ids: &std::collections::HashMap<Vec<u8>, u32>,
+    rng: &mut SplitMix64,
+) -> Vec<u32> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < text.len() {
-        let choices: Vec<usize> =
-            (1..=9.min(text.len() - i)).filter(|&l| ids.contains_key(&text[i..i + l])).collect();
+        let choices: Vec<usize> = (1..=9.min(text.len() - i))
+            .filter(|&l| ids.contains_key(&text[i..i + l]))
+            .collect();
         let len = choices[rng.index(choices.len())];
         out.push(ids[&text[i..i + len]]);
         i += len;
@@ -171,10 +208,19 @@ fn tokens_across_boundaries_are_allowed_exactly_when_the_text_matches() {
             for _ in 0..3 {
                 let tokens = split(text.as_bytes(), &ids, &mut rng);
                 crossing += tokens.iter().filter(|&&t| vocab_len(&vocab, t) > 1).count();
-                assert_eq!(accepts(&automaton, &tokens), expected, "{}: {text:?} as {tokens:?}", case.name);
+                assert_eq!(
+                    accepts(&automaton, &tokens),
+                    expected,
+                    "{}: {text:?} as {tokens:?}",
+                    case.name
+                );
             }
         }
-        assert!(crossing > 100, "{}: only {crossing} multi-byte tokens used", case.name);
+        assert!(
+            crossing > 100,
+            "{}: only {crossing} multi-byte tokens used",
+            case.name
+        );
     }
 }
 
@@ -184,7 +230,12 @@ fn vocab_len(vocab: &ByteVocabulary, t: u32) -> usize {
 
 /// Walks that follow a member's tokens for a while, then pick allowed tokens at random
 /// until the automaton accepts: each finished walk's text must be a member.
-fn walks_are_members(case: &Case, vocab: &Vocabulary, automaton: &TokenAutomaton, seed: u64) -> usize {
+fn walks_are_members(
+    case: &Case,
+    vocab: &Vocabulary,
+    automaton: &TokenAutomaton,
+    seed: u64,
+) -> usize {
     let segmenter = Segmenter::new(vocab);
     let mut rng = SplitMix64::new(seed);
     let mut extra = Vec::new();
@@ -214,12 +265,20 @@ fn walks_are_members(case: &Case, vocab: &Vocabulary, automaton: &TokenAutomaton
             // strings sooner), else any allowed token.
             let classes: Vec<u32> = automaton.class_edges(walker.state()).map(|e| e.0).collect();
             let t = if !classes.is_empty() && rng.below(2) == 0 {
-                let c = *classes.iter().min_by_key(|&&c| automaton.class_size(c)).unwrap();
-                automaton.class_tokens(c).nth(rng.index(automaton.class_size(c))).unwrap()
+                let c = *classes
+                    .iter()
+                    .min_by_key(|&&c| automaton.class_size(c))
+                    .unwrap();
+                automaton
+                    .class_tokens(c)
+                    .nth(rng.index(automaton.class_size(c)))
+                    .unwrap()
             } else {
                 walker.fill_mask(&mut mask).unwrap();
                 let allowed: Vec<u32> = (0..vocab.len() as u32)
-                    .filter(|&t| mask[(t / 32) as usize] & (1 << (t % 32)) != 0 && !automaton.is_eos(t))
+                    .filter(|&t| {
+                        mask[(t / 32) as usize] & (1 << (t % 32)) != 0 && !automaton.is_eos(t)
+                    })
                     .collect();
                 if allowed.is_empty() {
                     break;
@@ -231,7 +290,12 @@ fn walks_are_members(case: &Case, vocab: &Vocabulary, automaton: &TokenAutomaton
         }
         if walker.is_accepting() {
             let text = vocab.detokenize(&walked);
-            assert!(oracle::accepts(&case.spec, &text), "{}: walk gave {:?}", case.name, String::from_utf8_lossy(&text));
+            assert!(
+                oracle::accepts(&case.spec, &text),
+                "{}: walk gave {:?}",
+                case.name,
+                String::from_utf8_lossy(&text)
+            );
             finished += 1;
         }
     }
@@ -247,15 +311,27 @@ fn check_real_vocabulary(vocab: &Vocabulary, label: &str) {
         let automaton = compiler().compile(&parse(&case), vocab).unwrap().automaton;
         for text in &case.good {
             let own = vocab.tokenize(text).unwrap();
-            assert!(accepts(&automaton, &own), "{label} {}: own tokens of {text:?}", case.name);
+            assert!(
+                accepts(&automaton, &own),
+                "{label} {}: own tokens of {text:?}",
+                case.name
+            );
             for _ in 0..5 {
                 let tokens = segmenter.segment(text.as_bytes(), &mut rng).unwrap();
-                assert!(accepts(&automaton, &tokens), "{label} {}: {text:?} as {tokens:?}", case.name);
+                assert!(
+                    accepts(&automaton, &tokens),
+                    "{label} {}: {text:?} as {tokens:?}",
+                    case.name
+                );
             }
         }
         for text in &case.bad {
             let own = vocab.tokenize(text).unwrap();
-            assert!(!accepts(&automaton, &own), "{label} {}: own tokens of {text:?}", case.name);
+            assert!(
+                !accepts(&automaton, &own),
+                "{label} {}: own tokens of {text:?}",
+                case.name
+            );
         }
         finished += walks_are_members(&case, vocab, &automaton, 23);
     }

@@ -25,11 +25,31 @@ fn wrap(format: Value) -> Value {
 fn what_is_not_enforced_is_refused_by_name_and_path() {
     let int = json!({"type": "json_schema", "json_schema": {"type": "integer"}});
     let cases: Vec<(Value, &str, &str)> = vec![
-        (wrap(json!({"type": "grammar", "grammar": "root ::= \"a\""})), "/format", "`grammar` is refused"),
-        (wrap(json!({"type": "token", "token": 5})), "/format", "`token` is refused"),
-        (wrap(json!({"type": "any_tokens"})), "/format", "token-level"),
-        (wrap(json!({"type": "dispatch", "rules": []})), "/format", "`dispatch` is refused"),
-        (wrap(json!({"type": "any_text", "max_tokens": 5})), "/format/max_tokens", "`max_tokens` is refused"),
+        (
+            wrap(json!({"type": "grammar", "grammar": "root ::= \"a\""})),
+            "/format",
+            "`grammar` is refused",
+        ),
+        (
+            wrap(json!({"type": "token", "token": 5})),
+            "/format",
+            "`token` is refused",
+        ),
+        (
+            wrap(json!({"type": "any_tokens"})),
+            "/format",
+            "token-level",
+        ),
+        (
+            wrap(json!({"type": "dispatch", "rules": []})),
+            "/format",
+            "`dispatch` is refused",
+        ),
+        (
+            wrap(json!({"type": "any_text", "max_tokens": 5})),
+            "/format/max_tokens",
+            "`max_tokens` is refused",
+        ),
         (
             wrap(json!({"type": "json_schema", "json_schema": {}, "style": "qwen_xml"})),
             "/format/style",
@@ -41,20 +61,44 @@ fn what_is_not_enforced_is_refused_by_name_and_path() {
             "`any_order: true` is refused",
         ),
         (
-            wrap(json!({"type": "tag", "begin": {"type": "token", "token": "<|x|>"}, "content": int, "end": "e"})),
+            wrap(
+                json!({"type": "tag", "begin": {"type": "token", "token": "<|x|>"}, "content": int, "end": "e"}),
+            ),
             "/format/begin",
             "token delimiter",
         ),
         (
-            wrap(json!({"type": "sequence", "elements": [int, {"type": "json_schema", "json_schema": {"type": "array", "uniqueItems": true}}]})),
+            wrap(
+                json!({"type": "sequence", "elements": [int, {"type": "json_schema", "json_schema": {"type": "array", "uniqueItems": true}}]}),
+            ),
             "/format/elements/1/json_schema",
             "uniqueItems",
         ),
-        (wrap(json!({"type": "regex", "pattern": "(a"})), "/format/pattern", "regex"),
-        (wrap(json!({"type": "regex", "pattern": "(a)\\1"})), "/format/pattern", "backreference"),
-        (wrap(json!({"type": "const_string", "value": "a", "extra": 1})), "/format/extra", "unknown field `extra`"),
-        (wrap(json!({"type": "or", "elements": []})), "/format/elements", "`or` has no elements"),
-        (wrap(json!({"type": "whatever"})), "/format/type", "unknown format type `whatever`"),
+        (
+            wrap(json!({"type": "regex", "pattern": "(a"})),
+            "/format/pattern",
+            "regex",
+        ),
+        (
+            wrap(json!({"type": "regex", "pattern": "(a)\\1"})),
+            "/format/pattern",
+            "backreference",
+        ),
+        (
+            wrap(json!({"type": "const_string", "value": "a", "extra": 1})),
+            "/format/extra",
+            "unknown field `extra`",
+        ),
+        (
+            wrap(json!({"type": "or", "elements": []})),
+            "/format/elements",
+            "`or` has no elements",
+        ),
+        (
+            wrap(json!({"type": "whatever"})),
+            "/format/type",
+            "unknown format type `whatever`",
+        ),
         (
             wrap(json!({"type": "triggered_tags", "triggers": ["<f"],
                         "tags": [{"begin": "<g>", "content": int, "end": "</g>"}]})),
@@ -68,13 +112,27 @@ fn what_is_not_enforced_is_refused_by_name_and_path() {
             "more than one trigger",
         ),
         (
-            wrap(json!({"type": "triggered_tags", "triggers": [""], "tags": [{"begin": "a", "content": int, "end": "b"}]})),
+            wrap(
+                json!({"type": "triggered_tags", "triggers": [""], "tags": [{"begin": "a", "content": int, "end": "b"}]}),
+            ),
             "/format/triggers/0",
             "empty string",
         ),
-        (wrap(json!({"type": "any_text", "excludes": ["a", ""]})), "/format/excludes/1", "empty"),
-        (wrap(json!({"type": "tag", "begin": "a", "content": int, "end": []})), "/format/end", "empty list"),
-        (wrap(json!({"type": "repeat", "min": 3, "max": 2, "content": int})), "/format/max", "below `min`"),
+        (
+            wrap(json!({"type": "any_text", "excludes": ["a", ""]})),
+            "/format/excludes/1",
+            "empty",
+        ),
+        (
+            wrap(json!({"type": "tag", "begin": "a", "content": int, "end": []})),
+            "/format/end",
+            "empty list",
+        ),
+        (
+            wrap(json!({"type": "repeat", "min": 3, "max": 2, "content": int})),
+            "/format/max",
+            "below `min`",
+        ),
         (
             json!({"structures": [{"begin": "<f>", "schema": {"type": "nope"}, "end": "</f>"}], "triggers": ["<f"]}),
             "/structures/0/schema",
@@ -85,8 +143,16 @@ fn what_is_not_enforced_is_refused_by_name_and_path() {
             "/structures/0/begin",
             "none of the triggers",
         ),
-        (json!({"structures": [], "triggers": []}), "/triggers", "`triggers` is empty"),
-        (wrap(json!({"type": "json_schema", "json_schema": false})), "/format/json_schema", "admits no JSON"),
+        (
+            json!({"structures": [], "triggers": []}),
+            "/triggers",
+            "`triggers` is empty",
+        ),
+        (
+            wrap(json!({"type": "json_schema", "json_schema": false})),
+            "/format/json_schema",
+            "admits no JSON",
+        ),
     ];
     for (spec, path, words) in cases {
         let e = error_of(&spec).unwrap_or_else(|| panic!("accepted: {spec}"));
@@ -105,18 +171,35 @@ fn the_builder_makes_the_tree_the_json_spelling_gives() {
             {"type": "tag", "begin": "<function=w>", "content": {"type": "json_schema", "json_schema": weather}, "end": "</function>"}]}]}));
     let built = Format::sequence([
         Format::tag("<think>", Format::any_text(), "</think>"),
-        TriggeredTags::new(["<function="], [Tag::new("<function=w>", Format::json_schema(weather), "</function>")])
-            .into_format(),
+        TriggeredTags::new(
+            ["<function="],
+            [Tag::new(
+                "<function=w>",
+                Format::json_schema(weather),
+                "</function>",
+            )],
+        )
+        .into_format(),
     ]);
     assert_eq!(StructuralTag::from_value(&spec).unwrap().format, built);
-    let (dfa, _) = StructuralTagCompiler::new().byte_dfa(&StructuralTag::from_format(built)).unwrap();
+    let (dfa, _) = StructuralTagCompiler::new()
+        .byte_dfa(&StructuralTag::from_format(built))
+        .unwrap();
     assert!(dfa.is_match(b"<think>hm</think>ok <function=w>{\"city\": \"Oslo\"}</function>"));
 }
 
 #[test]
 fn not_json_and_wrong_shapes_are_errors() {
-    assert!(StructuralTag::from_json("{").unwrap_err().to_string().contains("not valid JSON"));
-    for spec in [json!(1), json!([]), json!({"type": "structural_tag"}), json!({"format": {}})] {
+    assert!(StructuralTag::from_json("{")
+        .unwrap_err()
+        .to_string()
+        .contains("not valid JSON"));
+    for spec in [
+        json!(1),
+        json!([]),
+        json!({"type": "structural_tag"}),
+        json!({"format": {}}),
+    ] {
         let e = error_of(&spec).unwrap();
         assert!(spec.pointer(e.path()).is_some(), "{e}");
     }
@@ -125,8 +208,17 @@ fn not_json_and_wrong_shapes_are_errors() {
 /// `v` with one random node replaced, removed or retyped.
 fn mutate(v: &mut Value, rng: &mut SplitMix64) {
     let replacements = [
-        json!(null), json!(-1), json!(4294967296u64), json!("x"), json!(""), json!([]), json!({}),
-        json!(true), json!({"type": "any_text"}), json!({"type": "tag"}), json!(["<f", ""]),
+        json!(null),
+        json!(-1),
+        json!(4294967296u64),
+        json!("x"),
+        json!(""),
+        json!([]),
+        json!({}),
+        json!(true),
+        json!({"type": "any_text"}),
+        json!({"type": "tag"}),
+        json!(["<f", ""]),
         json!({"type": "star", "content": {"type": "star", "content": {"type": "any_text"}}}),
     ];
     let mut node = v;

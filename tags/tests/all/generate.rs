@@ -8,9 +8,32 @@ use crate::oracle::root_format;
 
 /// Pieces free text and mutations are made of: near-misses of every delimiter.
 const PIECES: &[&str] = &[
-    "a", " ", "Hi", "\n", "é", "<", ">", "/", "=", "{", "}", "\"", "<f", "</", "<think>",
-    "</think>", "<function=", "</function>", "<tool_call>", "</tool_call>", "[TOOL_CALLS]",
-    "<|python_tag|>", ",", "0", "7", "x",
+    "a",
+    " ",
+    "Hi",
+    "\n",
+    "é",
+    "<",
+    ">",
+    "/",
+    "=",
+    "{",
+    "}",
+    "\"",
+    "<f",
+    "</",
+    "<think>",
+    "</think>",
+    "<function=",
+    "</function>",
+    "<tool_call>",
+    "</tool_call>",
+    "[TOOL_CALLS]",
+    "<|python_tag|>",
+    ",",
+    "0",
+    "7",
+    "x",
 ];
 
 pub struct Generator<'s> {
@@ -34,7 +57,9 @@ impl<'s> Generator<'s> {
 
     /// `text` changed a little: a piece inserted, a range deleted, or a range repeated.
     pub fn mutate(&self, text: &str, rng: &mut SplitMix64) -> String {
-        let bounds: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+        let bounds: Vec<usize> = (0..=text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
         let a = bounds[rng.index(bounds.len())];
         let b = bounds[rng.index(bounds.len())];
         let (a, b) = (a.min(b), a.max(b));
@@ -72,7 +97,9 @@ impl<'s> Generator<'s> {
                 let v = value(&f["json_schema"], rng, 0);
                 out.push_str(&serde_json::to_string(&v).unwrap());
             }
-            "regex" => out.push_str(&["", "a", "AB-12", "x1", "2024-01-31"][rng.index(5)].to_string()),
+            "regex" => {
+                out.push_str(&["", "a", "AB-12", "x1", "2024-01-31"][rng.index(5)].to_string())
+            }
             "any_text" => self.free(rng, out),
             "sequence" => {
                 for e in f["elements"].as_array().unwrap() {
@@ -139,7 +166,16 @@ pub fn value(schema: &Value, rng: &mut SplitMix64, depth: u32) -> Value {
     }
     match schema.get("type").and_then(Value::as_str) {
         Some("string") => {
-            let words = ["", "Paris", "a b", "é\"q\\", "</f>", "<tool_call>", "\n", "x"];
+            let words = [
+                "",
+                "Paris",
+                "a b",
+                "é\"q\\",
+                "</f>",
+                "<tool_call>",
+                "\n",
+                "x",
+            ];
             Value::from(words[rng.index(words.len())])
         }
         Some("integer") => {
@@ -150,7 +186,9 @@ pub fn value(schema: &Value, rng: &mut SplitMix64, depth: u32) -> Value {
         Some("boolean") => Value::from(rng.below(2) == 0),
         Some("array") if depth < 3 => {
             let item = schema.get("items").cloned().unwrap_or(Value::Bool(true));
-            (0..rng.below(3)).map(|_| value(&item, rng, depth + 1)).collect()
+            (0..rng.below(3))
+                .map(|_| value(&item, rng, depth + 1))
+                .collect()
         }
         Some("object") if depth < 3 => {
             let mut map = Map::new();

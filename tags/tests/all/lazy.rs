@@ -24,11 +24,18 @@ fn lazy_and_eager_agree_step_by_step() {
     for (i, case) in cases().into_iter().enumerate() {
         let tag = parse(&case);
         let eager = Arc::new(compiler().compile_with_trie(&tag, &trie).unwrap().automaton);
-        let lazy = compiler().compile_lazy(&tag, trie.clone()).unwrap().automaton;
+        let lazy = compiler()
+            .compile_lazy(&tag, trie.clone())
+            .unwrap()
+            .automaton;
         let fresh_eager = || Box::new(OwnedWalker::new(eager.clone())) as Box<dyn Matcher>;
         let fresh_lazy = || Box::new(lazy.start_matcher()) as Box<dyn Matcher>;
         lockstep::random_walks(&fresh_eager, &fresh_lazy, trie.eos_ids(), 3, 40, i as u64);
-        let texts = case.good.iter().map(|t| (t, true)).chain(case.bad.iter().map(|t| (t, false)));
+        let texts = case
+            .good
+            .iter()
+            .map(|t| (t, true))
+            .chain(case.bad.iter().map(|t| (t, false)));
         for (text, expected) in texts {
             let mut tokenizations = vec![vocab.tokenize(text).unwrap()];
             tokenizations.extend(segmenter.segment(text.as_bytes(), &mut rng));

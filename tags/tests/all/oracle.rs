@@ -75,7 +75,10 @@ impl<'t> Oracle<'t> {
             "any_text" => {
                 let mut banned = strs(&f["excludes"]);
                 banned.extend(ends.iter().cloned());
-                let max = f.get("max_chars").and_then(Value::as_u64).map(|n| n as usize);
+                let max = f
+                    .get("max_chars")
+                    .and_then(Value::as_u64)
+                    .map(|n| n as usize);
                 self.free(i, &banned, max)
             }
             "sequence" => {
@@ -167,7 +170,10 @@ impl<'t> Oracle<'t> {
             let Ok(s) = std::str::from_utf8(&self.text[i..j]) else {
                 continue;
             };
-            if banned.iter().any(|b| !b.is_empty() && s.contains(b.as_str())) {
+            if banned
+                .iter()
+                .any(|b| !b.is_empty() && s.contains(b.as_str()))
+            {
                 break;
             }
             if max.is_some_and(|m| s.chars().count() > m) {
@@ -354,9 +360,14 @@ fn output_form(s: &str) -> bool {
                 i = j + 1;
             }
             b'-' | b'0'..=b'9' => {
-                let j = i + b[i..].iter().take_while(|c| matches!(c, b'-' | b'0'..=b'9' | b'.' | b'e' | b'E' | b'+')).count();
+                let j = i + b[i..]
+                    .iter()
+                    .take_while(|c| matches!(c, b'-' | b'0'..=b'9' | b'.' | b'e' | b'E' | b'+'))
+                    .count();
                 let digits = s[i..j].trim_start_matches('-');
-                if !digits.bytes().all(|c| c.is_ascii_digit()) || (digits.len() > 1 && digits.starts_with('0')) {
+                if !digits.bytes().all(|c| c.is_ascii_digit())
+                    || (digits.len() > 1 && digits.starts_with('0'))
+                {
                     return false;
                 }
                 i = j;
