@@ -3,7 +3,9 @@
 //! and lazy, on Llama 3 (../shared/vocabs, else GPT-2 from testdata). Masks are timed
 //! along a transcript that goes text → call → text. No peers: benches/ compares those.
 //!
-//! `cargo run --release -p fstc-tags --example tools_timing` (`TOOLS=8,32` narrows it).
+//! `cargo run --release -p fstc-tags --example tools_timing` (`TOOLS=8,32` narrows it;
+//! eager compiles run up to `EAGER_MAX` tools, default 32: past that they take minutes).
+//! The byte DFA state limit is raised to 1,000,000 (the default 100,000 holds ~32 tools).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,6 +13,7 @@ use std::time::{Duration, Instant};
 use fstc_core::matcher::Matcher;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::walker::Walker;
+use fstc_core::TokenVocabulary;
 use fstc_detok::Vocabulary;
 use fstc_json::{Config, Whitespace};
 use fstc_tags::{StructuralTag, StructuralTagCompiler};
@@ -63,7 +66,7 @@ const TRANSCRIPT: &str = "Let me look that up for you. <tool_call>\n{\"name\": \
 
 /// Mask times along the transcript's tokens (p50, p99, max).
 fn masks(matcher: &mut dyn Matcher, tokens: &[u32]) -> (Duration, Duration, Duration) {
-    let mut mask = vec![0u32; matcher.vocab_size().div_ceil(32)];
+    let mut mask = vec![0u32; (matcher.vocab_size() as usize).div_ceil(32)];
     let mut times = Vec::with_capacity(tokens.len());
     for &t in tokens {
         let started = Instant::now();
@@ -89,8 +92,12 @@ fn main() {
     let counts: Vec<usize> = std::env::var("TOOLS")
         .map(|s| s.split(',').map(|n| n.parse().unwrap()).collect())
         .unwrap_or(vec![1, 8, 32, 128]);
-    let compiler =
-        StructuralTagCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
+    let eager_max: usize = std::env::var("EAGER_MAX").map_or(32, |s| s.parse().unwrap());
+    let compiler = StructuralTagCompiler::new().configure(
+        Config::new()
+            .whitespace(Whitespace::Compact)
+            .dfa_state_limit(1_000_000),
+    );
     println!(
         "{name}, {} tokens; transcript of {} tokens",
         vocab.len(),
@@ -100,21 +107,36 @@ fn main() {
     println!("|---|---|---|---|---|---|---|");
     for n in counts {
         let tag = StructuralTag::from_json(&spec(n)).unwrap();
-        let started = Instant::now();
-        let eager = compiler.compile_with_trie(&tag, &trie).unwrap();
-        let mut walker = Walker::new(&eager.automaton);
         let mut mask = vec![0u32; vocab.len().div_ceil(32)];
-        walker.fill_mask(&mut mask).unwrap();
-        let first = started.elapsed();
-        let dfa = eager.stats.count("byte DFA states").unwrap_or(0);
-        let (p50, p99, max) = masks(&mut walker, &tokens);
-        println!("| {n} | eager | {first:.2?} | {dfa} | {p50:.2?} | {p99:.2?} | {max:.2?} |");
+        if n <= eager_max {
+            eager_row(&compiler, &tag, &trie, &tokens, n);
+        }
         let started = Instant::now();
         let lazy = compiler.compile_lazy(&tag, trie.clone()).unwrap();
         let mut matcher = lazy.automaton.start_matcher();
         matcher.fill_mask(&mut mask).unwrap();
         let first = started.elapsed();
         let (p50, p99, max) = masks(&mut matcher, &tokens);
+        let dfa = lazy.automaton.num_dfa_states();
         println!("| {n} | lazy | {first:.2?} | {dfa} | {p50:.2?} | {p99:.2?} | {max:.2?} |");
     }
+}
+
+/// One eager row: compile, first mask, masks along the transcript.
+fn eager_row(
+    compiler: &StructuralTagCompiler,
+    tag: &StructuralTag,
+    trie: &VocabTrie,
+    tokens: &[u32],
+    n: usize,
+) {
+    let started = Instant::now();
+    let eager = compiler.compile_with_trie(tag, trie).unwrap();
+    let mut walker = Walker::new(&eager.automaton);
+    let mut mask = vec![0u32; trie.vocab_size().div_ceil(32)];
+    walker.fill_mask(&mut mask).unwrap();
+    let first = started.elapsed();
+    let dfa = eager.stats.count("byte DFA states").unwrap_or(0);
+    let (p50, p99, max) = masks(&mut walker, tokens);
+    println!("| {n} | eager | {first:.2?} | {dfa} | {p50:.2?} | {p99:.2?} | {max:.2?} |");
 }
