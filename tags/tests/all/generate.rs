@@ -97,9 +97,7 @@ impl<'s> Generator<'s> {
                 let v = value(&f["json_schema"], rng, 0);
                 out.push_str(&serde_json::to_string(&v).unwrap());
             }
-            "regex" => {
-                out.push_str(&["", "a", "AB-12", "x1", "2024-01-31"][rng.index(5)].to_string())
-            }
+            "regex" => out.push_str(["", "a", "AB-12", "x1", "2024-01-31"][rng.index(5)]),
             "any_text" => self.free(rng, out),
             "sequence" => {
                 for e in f["elements"].as_array().unwrap() {

@@ -330,7 +330,7 @@ fn in_schema_order(v: &Value, schema: &Value) -> bool {
             positions.windows(2).all(|w| w[0] < w[1])
                 && map
                     .iter()
-                    .all(|(k, x)| props.get(k).is_none_or(|s| in_schema_order(x, s)))
+                    .all(|(k, x)| props.get(k).map_or(true, |s| in_schema_order(x, s)))
         }
         Value::Array(items) => match schema.get("items") {
             Some(s) => items.iter().all(|x| in_schema_order(x, s)),
