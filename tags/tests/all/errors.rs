@@ -272,3 +272,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn huge_counts_are_limit_errors() {
+    let text = json!({"type": "const_string", "value": "ab"});
+    for spec in [
+        wrap(json!({"type": "repeat", "min": 0, "max": 4294967295u64, "content": text})),
+        wrap(json!({"type": "repeat", "min": 4000000000u64, "max": -1, "content": text})),
+        wrap(json!({"type": "any_text", "max_chars": 4294967295u64})),
+    ] {
+        let e = error_of(&spec).unwrap_or_else(|| panic!("accepted: {spec}"));
+        assert!(spec.pointer(e.path()).is_some(), "{e}");
+    }
+}
