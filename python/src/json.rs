@@ -51,8 +51,8 @@ impl SchemaWarning {
     }
 }
 
-/// The schema as JSON text: a `str` as it is, anything else through `json.dumps`.
-fn schema_text(schema: &Bound<'_, PyAny>) -> PyResult<String> {
+/// `what` (the schema, a spec) as JSON text: a `str` as it is, anything else through `json.dumps`.
+pub(crate) fn json_text(schema: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     if schema.is_instance_of::<PyString>() {
         return schema.extract();
     }
@@ -61,7 +61,7 @@ fn schema_text(schema: &Bound<'_, PyAny>) -> PyResult<String> {
         .and_then(|text| text.extract())
         .map_err(|e| {
             PyValueError::new_err(format!(
-                "the schema must be JSON text or a JSON-serializable object: {e}"
+                "{what} must be JSON text or a JSON-serializable object: {e}"
             ))
         })
 }
@@ -86,6 +86,55 @@ fn escapes(name: &str) -> PyResult<Escapes> {
         other => Err(PyValueError::new_err(format!(
             "escapes must be \"canonical\" or \"any\", got {other:?}"
         ))),
+    }
+}
+
+/// The output-form options of `compile_json_schema`, shared by `compile_structural_tag`.
+pub(crate) struct JsonOptions<'a> {
+    pub whitespace: &'a str,
+    pub max_whitespace: usize,
+    pub indent: usize,
+    pub escapes: &'a str,
+    pub additional_properties: bool,
+    pub recursion_depth: Option<usize>,
+    pub any_json_depth: Option<usize>,
+    pub lenient: bool,
+    pub dfa_state_limit: Option<usize>,
+    pub time_budget: Option<f64>,
+    pub memory_budget: Option<usize>,
+}
+
+impl JsonOptions<'_> {
+    /// The JSON compiler's options (the token edge limit, eager only, is set by the caller).
+    pub(crate) fn config(&self) -> PyResult<Config> {
+        let mut config = Config::new()
+            .whitespace(whitespace(
+                self.whitespace,
+                self.max_whitespace,
+                self.indent,
+            )?)
+            .escapes(escapes(self.escapes)?)
+            .additional_properties(self.additional_properties)
+            .lenient(self.lenient);
+        if let Some(depth) = self.recursion_depth {
+            config = config.recursion_depth(depth);
+        }
+        if let Some(depth) = self.any_json_depth {
+            config = config.any_json_depth(depth);
+        }
+        if let Some(limit) = self.dfa_state_limit {
+            config = config.dfa_state_limit(limit);
+        }
+        if let Some(seconds) = self.time_budget {
+            let budget = std::time::Duration::try_from_secs_f64(seconds).map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(format!("time_budget={seconds}: {e}"))
+            })?;
+            config = config.time_budget(budget);
+        }
+        if let Some(bytes) = self.memory_budget {
+            config = config.memory_budget(bytes);
+        }
+        Ok(config)
     }
 }
 
@@ -132,30 +181,21 @@ pub fn compile_json_schema(
     time_budget: Option<f64>,
     memory_budget: Option<usize>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
-    let text = schema_text(schema)?;
-    let mut config = Config::new()
-        .whitespace(self::whitespace(whitespace, max_whitespace, indent)?)
-        .escapes(self::escapes(escapes)?)
-        .additional_properties(additional_properties)
-        .lenient(lenient);
-    if let Some(depth) = recursion_depth {
-        config = config.recursion_depth(depth);
+    let text = json_text(schema, "the schema")?;
+    let mut config = JsonOptions {
+        whitespace,
+        max_whitespace,
+        indent,
+        escapes,
+        additional_properties,
+        recursion_depth,
+        any_json_depth,
+        lenient,
+        dfa_state_limit,
+        time_budget,
+        memory_budget,
     }
-    if let Some(depth) = any_json_depth {
-        config = config.any_json_depth(depth);
-    }
-    if let Some(limit) = dfa_state_limit {
-        config = config.dfa_state_limit(limit);
-    }
-    if let Some(seconds) = time_budget {
-        let budget = std::time::Duration::try_from_secs_f64(seconds).map_err(|e| {
-            pyo3::exceptions::PyValueError::new_err(format!("time_budget={seconds}: {e}"))
-        })?;
-        config = config.time_budget(budget);
-    }
-    if let Some(bytes) = memory_budget {
-        config = config.memory_budget(bytes);
-    }
+    .config()?;
     if lazy {
         refuse_eager_options(&[(
             "token_edge_limit",
@@ -188,7 +228,7 @@ pub fn compile_json_schema(
 }
 
 /// The keywords left out, for Python.
-fn schema_warnings(warnings: Vec<Warning>) -> Vec<SchemaWarning> {
+pub(crate) fn schema_warnings(warnings: Vec<Warning>) -> Vec<SchemaWarning> {
     warnings
         .into_iter()
         .map(|inner| SchemaWarning { inner })
