@@ -16,6 +16,7 @@ mod format_corruption;
 mod format_dense_masks;
 mod format_roundtrip;
 mod lazy_differential;
+mod ops;
 mod paper_examples;
 mod pda_runtime;
 mod terminals;
