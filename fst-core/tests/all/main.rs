@@ -17,6 +17,8 @@ mod format_dense_masks;
 mod format_roundtrip;
 mod lazy_differential;
 mod ops;
+mod ops_openfst;
+mod ops_regex;
 mod paper_examples;
 mod pda_runtime;
 mod terminals;
