@@ -348,6 +348,17 @@ fn byte_nfa(acceptor: &Acceptor, labels: Labels) -> Result<Nfa<(), TerminalKind>
     Ok(nfa)
 }
 
+/// `fst` as AT&T text, `fstprint`'s format (tab-separated, numeric labels).
+pub fn to_text(fst: &VectorFst<TropicalWeight>) -> Result<String, OpsError> {
+    fst.text().map_err(|e| {
+        OpsError::new(
+            "OpenFst export",
+            OpsErrorKind::OpenFst,
+            format!("cannot write AT&T text: {e}"),
+        )
+    })
+}
+
 /// `fst` written as an OpenFst binary file (what `fstinfo` reads).
 pub fn to_binary(fst: &VectorFst<TropicalWeight>) -> Result<Vec<u8>, OpsError> {
     let mut out = Vec::new();
