@@ -104,9 +104,9 @@ pub struct ProjectArgs {
     /// Print the byte acceptor as AT&T text (`fstprint`'s format) instead of DOT.
     #[arg(long, conflicts_with = "output")]
     att: bool,
-    /// Most byte DFA states before the projection fails (default 1,000,000).
-    #[arg(long, value_name = "N")]
-    state_limit: Option<usize>,
+    /// Most byte DFA states before the projection fails (as compile regex's --dfa-state-limit).
+    #[arg(long, value_name = "N", default_value_t = fstc_core::bytes::DEFAULT_DFA_STATE_LIMIT)]
+    state_limit: usize,
 }
 
 #[derive(Args)]
@@ -294,11 +294,8 @@ pub fn shortest(args: ShortestArgs) -> Result<ExitCode> {
 pub fn project(args: ProjectArgs) -> Result<ExitCode> {
     let a = load_fsa(&args.a, "project")?;
     let vocab = vocab_for(&a, &args.a, &args.vocab)?;
-    let algebra = match args.state_limit {
-        Some(n) => TokenAlgebra::new().state_limit(n),
-        None => TokenAlgebra::new(),
-    };
-    let dfa = algebra
+    let dfa = TokenAlgebra::new()
+        .state_limit(args.state_limit)
         .project(&a, &vocab)
         .with_context(|| format!("{}", args.a.display()))?;
     if let Some(out) = &args.output {
@@ -336,8 +333,8 @@ pub fn compile_fst(args: CompileFstArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let vocab = load_vocab(&args.vocab)?;
     let loaded = started.elapsed();
-    let data =
-        std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let data = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
     let labels = match args.labels {
         LabelsArg::Fstc => Labels::Fstc,
         LabelsArg::Bytes => Labels::Bytes,

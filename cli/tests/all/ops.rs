@@ -15,7 +15,15 @@ fn vocab() -> String {
 /// Compiles `pattern` for the byte-level fixture into `dir/name`.
 fn compile(dir: &Path, name: &str, pattern: &str) -> PathBuf {
     let out = dir.join(name);
-    let run = fstc(&["compile", "regex", pattern, "--vocab", &vocab(), "-o", s(&out)]);
+    let run = fstc(&[
+        "compile",
+        "regex",
+        pattern,
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&out),
+    ]);
     assert!(run.status.success(), "{pattern}: {}", stderr(&run));
     out
 }
@@ -43,7 +51,10 @@ fn results_are_the_files_of_the_combined_patterns() {
         let run = fstc(&[command, s(&a), s(&b), "-o", s(&out), "--stats"]);
         assert!(run.status.success(), "{command}: {}", stderr(&run));
         let stats = stderr(&run);
-        assert!(stats.contains("joint classes") && stats.contains("product states"), "{stats}");
+        assert!(
+            stats.contains("joint classes") && stats.contains("product states"),
+            "{stats}"
+        );
         let expected = compile(&dir, &format!("{command}-regex.fstc"), pattern);
         assert_eq!(read(&out), read(&expected), "{command} is {pattern}");
     }
@@ -75,7 +86,11 @@ fn equivalent_and_shortest_print_sequences_and_exit_codes() {
     let run = fstc(&["shortest", s(&c), "--vocab", &vocab()]);
     assert_eq!(run.status.code(), Some(0));
     assert!(stdout(&run).starts_with("1 tokens ["), "{}", stdout(&run));
-    assert!(stdout(&run).trim_end().ends_with(" \"a\""), "{}", stdout(&run));
+    assert!(
+        stdout(&run).trim_end().ends_with(" \"a\""),
+        "{}",
+        stdout(&run)
+    );
     // An empty result is written, said, and has no shortest sequence.
     let none = dir.join("none.fstc");
     let run = fstc(&["difference", s(&a), s(&b), "-o", s(&none)]);
@@ -93,7 +108,15 @@ fn project_and_compile_fst_round_trip_through_openfst() {
     let run = fstc(&["project", s(&a), "--vocab", &vocab(), "-o", s(&fst)]);
     assert!(run.status.success(), "{}", stderr(&run));
     let back = dir.join("back.fstc");
-    let run = fstc(&["compile", "fst", s(&fst), "--vocab", &vocab(), "-o", s(&back)]);
+    let run = fstc(&[
+        "compile",
+        "fst",
+        s(&fst),
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&back),
+    ]);
     assert!(run.status.success(), "{}", stderr(&run));
     assert_eq!(read(&back), read(&a));
     // The same through AT&T text.
@@ -101,7 +124,15 @@ fn project_and_compile_fst_round_trip_through_openfst() {
     let att = dir.join("a.att");
     std::fs::write(&att, run.stdout).unwrap();
     let back = dir.join("back-att.fstc");
-    let run = fstc(&["compile", "fst", s(&att), "--vocab", &vocab(), "-o", s(&back)]);
+    let run = fstc(&[
+        "compile",
+        "fst",
+        s(&att),
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&back),
+    ]);
     assert!(run.status.success(), "{}", stderr(&run));
     assert_eq!(read(&back), read(&a));
     // Export writes an OpenFst file with OpenFst's magic number.
@@ -110,7 +141,16 @@ fn project_and_compile_fst_round_trip_through_openfst() {
     assert_eq!(read(&out)[..4], 2_125_659_606i32.to_le_bytes());
     let tv = dir.join("tv.fst");
     let paper = testdata("paper/figure4.tiktoken");
-    let run = fstc(&["export", "--vocab", s(&paper), "--eos-ids", "5", "-o", s(&tv), "--att"]);
+    let run = fstc(&[
+        "export",
+        "--vocab",
+        s(&paper),
+        "--eos-ids",
+        "5",
+        "-o",
+        s(&tv),
+        "--att",
+    ]);
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(String::from_utf8(read(&tv)).unwrap().contains("\t1\t0\t"));
 }
@@ -121,24 +161,68 @@ fn wrong_operands_and_malformed_files_exit_2_with_the_reason() {
     let a = compile(&dir, "a.fstc", "abc");
     let other = dir.join("gpt2.fstc");
     let gpt2 = testdata("gpt2/encoder.json");
-    let run = fstc(&["compile", "regex", "abc", "--vocab", s(&gpt2), "-o", s(&other)]);
+    let run = fstc(&[
+        "compile",
+        "regex",
+        "abc",
+        "--vocab",
+        s(&gpt2),
+        "-o",
+        s(&other),
+    ]);
     assert!(run.status.success());
     let run = fstc(&["intersect", s(&a), s(&other), "-o", s(&dir.join("x.fstc"))]);
     assert_eq!(run.status.code(), Some(2));
-    assert!(stderr(&run).contains("compiled for different vocabularies"), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("compiled for different vocabularies"),
+        "{}",
+        stderr(&run)
+    );
     let pda = dir.join("pda.fstc");
     let grammar = repo("pda/tests/grammars/json.gbnf");
-    let run = fstc(&["compile", "grammar", s(&grammar), "--vocab", &vocab(), "-o", s(&pda)]);
+    let run = fstc(&[
+        "compile",
+        "grammar",
+        s(&grammar),
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&pda),
+    ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let run = fstc(&["union", s(&a), s(&pda), "-o", s(&dir.join("y.fstc"))]);
     assert_eq!(run.status.code(), Some(2));
     assert!(stderr(&run).contains("is a token PDA"), "{}", stderr(&run));
     let bad = dir.join("bad.att");
     std::fs::write(&bad, "0\t1\t98\t98\n1\t2\tb\tb\n").unwrap();
-    let run = fstc(&["compile", "fst", s(&bad), "--vocab", &vocab(), "-o", s(&dir.join("z"))]);
+    let run = fstc(&[
+        "compile",
+        "fst",
+        s(&bad),
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&dir.join("z")),
+    ]);
     assert_eq!(run.status.code(), Some(2));
-    assert!(stderr(&run).contains("line 2: `b` is not a numeric label"), "{}", stderr(&run));
-    let run = fstc(&["intersect", s(&a), s(&a), "-o", s(&dir.join("w")), "--state-limit", "1"]);
+    assert!(
+        stderr(&run).contains("line 2: `b` is not a numeric label"),
+        "{}",
+        stderr(&run)
+    );
+    let run = fstc(&[
+        "intersect",
+        s(&a),
+        s(&a),
+        "-o",
+        s(&dir.join("w")),
+        "--state-limit",
+        "1",
+    ]);
     assert_eq!(run.status.code(), Some(2));
-    assert!(stderr(&run).contains("(the state limit)"), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("(the state limit)"),
+        "{}",
+        stderr(&run)
+    );
 }

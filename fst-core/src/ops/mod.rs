@@ -339,7 +339,7 @@ fn same_vocabulary<A: AsRef<[u32]>, B: AsRef<[u32]>>(
     Ok(())
 }
 
-fn parts_error(name: &'static str, e: PartsError) -> OpsError {
+pub(crate) fn parts_error(name: &'static str, e: PartsError) -> OpsError {
     OpsError::new(
         name,
         OpsErrorKind::Parts(e.clone()),

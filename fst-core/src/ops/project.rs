@@ -11,8 +11,9 @@ use super::atoms::{JointClasses, Operand};
 use super::{byte_dfa_error, OpsError, OpsErrorKind};
 use crate::automaton::{StateId, TokenAutomaton};
 use crate::bytes::{determinize, ByteDfa, Nfa, State, TerminalKind};
+use crate::compose::{compose_classes_with_trie, ComposeLimits};
 use crate::fast_hash::FastMap;
-use crate::vocab::TokenVocabulary;
+use crate::vocab::{TokenVocabulary, VocabTrie};
 
 /// Most byte-NFA states a projection may build (the tries of its token groups).
 pub const PROJECTION_NFA_LIMIT: usize = 20_000_000;
@@ -44,11 +45,79 @@ where
             ),
         ));
     }
+    if let Some(dfa) = by_single_bytes(a, vocab)? {
+        return Ok(dfa);
+    }
     let nfa = byte_nfa(a, vocab)?;
     let budget = state_limit.saturating_mul(SET_ENTRIES_PER_STATE);
     let raw =
         determinize(&nfa, state_limit, budget).map_err(|e| byte_dfa_error("projection", e))?;
     Ok(ByteDfa::minimal(raw, &[]))
+}
+
+/// The projection without a subset construction, when `a` is what composition makes of
+/// its single-byte tokens: read each byte as the token spelling it alone (a DFA at
+/// once), compose that byte DFA with the vocabulary again, and keep it if the result is
+/// equivalent to `a`. Then `a` accepts every tokenization of its texts, each text is
+/// spelled by single bytes, and the DFA is the projection. Compiled automata pass; the
+/// subset construction over every tokenization (exponential in token length on rich
+/// languages) is left for the others.
+fn by_single_bytes<W, V>(a: &TokenAutomaton<W>, vocab: &V) -> Result<Option<ByteDfa>, OpsError>
+where
+    W: AsRef<[u32]>,
+    V: TokenVocabulary + ?Sized,
+{
+    let mut single = [None; 256];
+    for t in (0..vocab.len() as u32).rev() {
+        if let Some(&[b]) = vocab.token_bytes(t) {
+            if !a.is_eos(t) {
+                single[b as usize] = Some(t);
+            }
+        }
+    }
+    let n = a.num_states() as usize;
+    let mut nfa: Nfa<(), TerminalKind> = Nfa {
+        states: vec![State::Match; 2 * n + 1],
+        ranges: Vec::new(),
+        targets: Vec::new(),
+        start: a.start(),
+        terminals: Vec::new(),
+        looks: Vec::new(),
+    };
+    for s in 0..n {
+        let off = nfa.ranges.len() as u32;
+        for (b, token) in single.iter().enumerate() {
+            if let Some(t) = token.and_then(|t| a.next_state(s as StateId, t)) {
+                nfa.ranges.push((b as u8, b as u8, t));
+            }
+        }
+        let len = nfa.ranges.len() as u32 - off;
+        nfa.states[n + s] = State::Bytes { off, len };
+        let off = nfa.targets.len() as u32;
+        nfa.targets.push((n + s) as u32);
+        if a.is_accepting(s as StateId) {
+            nfa.targets.push(2 * n as u32);
+        }
+        let len = nfa.targets.len() as u32 - off;
+        nfa.states[s] = State::Split { off, len };
+    }
+    // One NFA state per DFA state: the limit is the automaton's size.
+    let raw =
+        determinize(&nfa, n.max(1), 4 * n + 4).map_err(|e| byte_dfa_error("projection", e))?;
+    let dfa = ByteDfa::minimal(raw, &[]);
+    let trie = VocabTrie::new(vocab);
+    // The composition is as large as `a` when it succeeds: limits from `a`'s size.
+    let limits = ComposeLimits {
+        token_edge_limit: (2 * a.num_edges() as usize).max(ComposeLimits::DEFAULT_TOKEN_EDGE_LIMIT),
+        state_limit: (2 * n).max(ComposeLimits::DEFAULT_STATE_LIMIT),
+    };
+    let Ok(parts) = compose_classes_with_trie(&dfa, &trie, &limits) else {
+        return Ok(None);
+    };
+    let again =
+        TokenAutomaton::from_class_parts(parts).map_err(|e| super::parts_error("projection", e))?;
+    let same = super::TokenAlgebra::new().equivalent(&again, a)?.is_none();
+    Ok(same.then_some(dfa))
 }
 
 /// The byte NFA: states `0..n` stand for `a`'s states (epsilons into their groups' tries

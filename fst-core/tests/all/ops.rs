@@ -134,6 +134,9 @@ fn shortest_and_distinguishing_sequences_are_minimal() {
     }
 }
 
+/// How a pair's acceptance follows from its components'.
+type Accepts = fn(bool, bool) -> bool;
+
 /// The byte-level operation on two table DFAs, written out: pairs with a dead component.
 fn table_product(a: &TableDfa, b: &TableDfa, op: impl Fn(bool, bool) -> bool) -> TableDfa {
     const DEAD: u32 = u32::MAX;
@@ -182,7 +185,7 @@ fn operations_on_compiled_automata_are_the_compiled_byte_operations() {
             continue;
         };
         let empty = |r: &TokenAutomaton| r.num_accepting() == 0;
-        let ops: [(&str, fn(bool, bool) -> bool); 3] = [
+        let ops: [(&str, Accepts); 3] = [
             ("and", |x, y| x && y),
             ("or", |x, y| x || y),
             ("minus", |x, y| x && !y),
@@ -302,4 +305,70 @@ fn complement_ranges_over_text_tokens_only() {
     );
     assert_eq!(text_tokens(&vocab), [0b1001]);
     assert_eq!(vocab.len(), 5);
+}
+
+/// A random automaton over the ids of `vocab` but its EOS id (the last), which need not
+/// accept every tokenization of its texts: projection then takes the subset construction.
+fn random_over(rng: &mut Rng, vocab: &fstc_core::ByteVocabulary) -> TokenAutomaton {
+    let eos = vocab.len() as u32 - 1;
+    let n = 1 + rng.below(4);
+    let mut edges = Vec::new();
+    for _ in 0..n {
+        let mut list = Vec::new();
+        for t in 0..eos {
+            if rng.chance(40) {
+                list.push((t, rng.below(n) as u32));
+            }
+        }
+        edges.push(list);
+    }
+    TokenAutomaton::from_parts(AutomatonParts {
+        vocab_size: vocab.len() as u32,
+        vocab_fingerprint: fstc_core::fingerprint(vocab),
+        eos_ids: vec![eos],
+        start: 0,
+        accepting: (0..n).map(|_| rng.chance(40)).collect(),
+        edges,
+        terminals: Vec::new(),
+    })
+    .unwrap()
+}
+
+#[test]
+fn projection_is_the_set_of_spelled_texts() {
+    use std::collections::HashSet;
+    let algebra = TokenAlgebra::new();
+    let mut rng = Rng::new(29);
+    let mut cases = 0;
+    while cases < 150 {
+        let vocab = random_vocab(&mut rng, b"ab");
+        let ids: Vec<u32> = (0..vocab.len() as u32 - 1).collect();
+        if ids.iter().any(|&t| vocab.token_bytes(t) == Some(&[][..])) {
+            continue; // empty tokens spell nothing: no length bound on their sequences
+        }
+        cases += 1;
+        let a = random_over(&mut rng, &vocab);
+        let dfa = algebra.project(&a, &vocab).unwrap();
+        // Texts of accepted sequences of up to 4 tokens (those with a special token spell
+        // nothing readable); every text of up to 4 bytes needs at most 4 tokens.
+        let mut spelled = HashSet::new();
+        for seq in all_sequences(&ids, 4) {
+            let bytes: Option<Vec<u8>> = seq
+                .iter()
+                .map(|&t| vocab.token_bytes(t).map(<[u8]>::to_vec))
+                .collect::<Option<Vec<_>>>()
+                .map(|parts| parts.concat());
+            if let Some(text) = bytes.filter(|_| accepts(&a, &seq)) {
+                assert!(dfa.is_match(&text), "case {cases}: {text:?} of {seq:?}");
+                spelled.insert(text);
+            }
+        }
+        for text in testkit::patterns::all_texts(&[b"a", b"b"], 4) {
+            assert_eq!(
+                dfa.is_match(&text),
+                spelled.contains(&text),
+                "case {cases}: {text:?}"
+            );
+        }
+    }
 }
