@@ -276,3 +276,29 @@ proptest! {
         let _ = byte_dfa_from_openfst(text.as_bytes(), Labels::Bytes, LIMIT);
     }
 }
+
+#[test]
+fn acceptors_written_by_pynini_compile_like_the_equal_regex() {
+    // testdata/openfst/*.fst come from testdata/make_pynini_fixture.py (OpenFst's own writer).
+    let vocab =
+        fstc_detok::Vocabulary::from_file(testkit::vocabs::testdata("bytelevel/tokenizer.json"))
+            .unwrap();
+    let cases = [
+        (
+            "openfst/date.fst",
+            Labels::Bytes,
+            r"[0-9]{4}-[0-9]{2}-[0-9]{2}",
+        ),
+        ("openfst/words.fst", Labels::CodePoints, "(é|中文)+x"),
+    ];
+    for (rel, labels, pattern) in cases {
+        let data = std::fs::read(testkit::vocabs::testdata(rel)).unwrap();
+        let d = read(&data, labels);
+        assert_eq!(d, dfa(pattern), "{rel}");
+        let trie = fstc_core::vocab::VocabTrie::new(&vocab);
+        let compiler = fstc_regex::RegexCompiler::new();
+        let from_fst = compiler.compile_dfa_with_trie(&d, rel, &trie).unwrap();
+        let from_regex = compiler.compile_with_trie(pattern, &trie).unwrap();
+        assert_eq!(from_fst.automaton, from_regex.automaton, "{rel}");
+    }
+}
