@@ -85,6 +85,9 @@ enum CompileCommand {
     Grammar(grammar::CompileGrammarArgs),
     /// Compile an OpenFst byte or code-point acceptor (binary `.fst` or AT&T text) for a vocabulary.
     Fst(ops::CompileFstArgs),
+    /// Every sequence of at most N text tokens of a vocabulary: a length bound to intersect
+    /// with another automaton (`fstc intersect`).
+    MaxTokens(ops::CompileMaxTokensArgs),
 }
 
 #[derive(Args)]
@@ -327,6 +330,7 @@ fn main() -> ExitCode {
         Command::Sample(args) => sample(args),
         Command::Check(args) => check(args),
         Command::Compile(CompileCommand::Fst(args)) => ops::compile_fst(args),
+        Command::Compile(CompileCommand::MaxTokens(args)) => ops::compile_max_tokens(args),
         Command::Intersect(args) => ops::binary("intersect", args),
         Command::Union(args) => ops::binary("union", args),
         Command::Difference(args) => ops::binary("difference", args),

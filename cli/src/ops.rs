@@ -155,6 +155,24 @@ pub struct CompileFstArgs {
     stats: bool,
 }
 
+#[derive(Args)]
+pub struct CompileMaxTokensArgs {
+    /// The most tokens a sequence may have.
+    n: usize,
+    #[command(flatten)]
+    vocab: VocabArgs,
+    /// Where to write the token automaton.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+}
+
+/// `compile max-tokens`: every sequence of at most N text tokens, to intersect with.
+pub fn compile_max_tokens(args: CompileMaxTokensArgs) -> Result<ExitCode> {
+    let vocab = load_vocab(&args.vocab)?;
+    fstc_core::ops::at_most_tokens(&vocab, args.n)?.write_file(&args.output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum LabelsArg {
     Fstc,

@@ -226,3 +226,29 @@ fn wrong_operands_and_malformed_files_exit_2_with_the_reason() {
         stderr(&run)
     );
 }
+
+#[test]
+fn a_token_bound_limits_a_constraint_to_n_tokens() {
+    let dir = scratch("ops-max-tokens");
+    let a = compile(&dir, "a.fstc", "[a-z ]+");
+    let bound = dir.join("bound.fstc");
+    let run = fstc(&[
+        "compile",
+        "max-tokens",
+        "3",
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&bound),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let both = dir.join("both.fstc");
+    assert!(fstc(&["intersect", s(&a), s(&bound), "-o", s(&both)])
+        .status
+        .success());
+    // "a b c" takes 3 tokens in the fixture ("a", " b", " c"), "a b c d" 4.
+    for (text, code) in [("a b c", 0), ("a b c d", 1)] {
+        let run = fstc(&["check", s(&both), "--vocab", &vocab(), "--text", text]);
+        assert_eq!(run.status.code(), Some(code), "{text}: {}", stdout(&run));
+    }
+}

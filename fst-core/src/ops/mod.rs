@@ -115,6 +115,56 @@ pub fn text_tokens<V: TokenVocabulary + ?Sized>(vocab: &V) -> Vec<u32> {
     mask
 }
 
+/// Every sequence of at most `n` text tokens of `vocab` ([`text_tokens`]): a length
+/// bound to intersect with a constraint ("this schema in at most 200 tokens"). Unlike
+/// the compiled automata it is about tokens, not texts, so it does not accept every
+/// tokenization of its texts. `n` is bounded by [`DEFAULT_STATE_LIMIT`].
+pub fn at_most_tokens<V: TokenVocabulary + ?Sized>(
+    vocab: &V,
+    n: usize,
+) -> Result<TokenAutomaton, OpsError> {
+    if n >= DEFAULT_STATE_LIMIT {
+        return Err(OpsError::new(
+            "token bound",
+            OpsErrorKind::TooManyStates {
+                limit: DEFAULT_STATE_LIMIT,
+            },
+            format!("a bound of {n} tokens needs more than {DEFAULT_STATE_LIMIT} states"),
+        ));
+    }
+    let mask = text_tokens(vocab);
+    let class_of_token = (0..vocab.len())
+        .map(|t| {
+            let on = mask[t / 32] & (1 << (t % 32)) != 0;
+            if on {
+                0
+            } else {
+                crate::automaton::NO_CLASS
+            }
+        })
+        .collect();
+    let parts = crate::automaton::ClassParts {
+        vocab_size: vocab.len() as u32,
+        vocab_fingerprint: crate::fingerprint(vocab),
+        eos_ids: vocab.eos_ids().to_vec(),
+        start: 0,
+        accepting: vec![true; n + 1],
+        num_classes: 1,
+        class_of_token,
+        edges: (0..=n as u32)
+            .map(|s| {
+                if (s as usize) < n {
+                    vec![(0, s + 1)]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect(),
+        terminals: Vec::new(),
+    };
+    TokenAutomaton::from_class_parts(parts).map_err(|e| parts_error("token bound", e))
+}
+
 /// Runs the operations with a state limit; `TokenAlgebra::new()` uses
 /// [`DEFAULT_STATE_LIMIT`].
 #[derive(Clone, Debug)]

@@ -372,3 +372,21 @@ fn projection_is_the_set_of_spelled_texts() {
         }
     }
 }
+
+#[test]
+fn a_token_bound_accepts_exactly_the_short_sequences_of_text_tokens() {
+    let vocab = fstc_core::ByteVocabulary::new(
+        vec![Some(b"a".to_vec()), None, Some(b"bc".to_vec()), None],
+        vec![3],
+    );
+    let bound = fstc_core::ops::at_most_tokens(&vocab, 2).unwrap();
+    for seq in all_sequences(&[0, 1, 2], 4) {
+        let expected = seq.len() <= 2 && !seq.contains(&1);
+        assert_eq!(accepts(&bound, &seq), expected, "{seq:?}");
+    }
+    let too_long = fstc_core::ops::at_most_tokens(&vocab, fstc_core::ops::DEFAULT_STATE_LIMIT);
+    assert!(matches!(
+        too_long.unwrap_err().kind(),
+        OpsErrorKind::TooManyStates { .. }
+    ));
+}
