@@ -1,6 +1,7 @@
 //! `fstc`: compile constraints into token automata, inspect, draw, sample and check them.
 //!
-//! Exit codes: 0 success (for `check`: accepted), 1 `check` rejected the input,
+//! Exit codes: 0 success (for `check`: accepted; `equivalent`: equivalent), 1 `check`
+//! rejected the input, `equivalent` found a difference or `shortest` found nothing,
 //! 2 bad usage or bad input (unreadable file, bad pattern, wrong vocabulary...).
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use fstc_json::{Escapes, JsonSchemaCompiler, Whitespace};
 use fstc_regex::RegexCompiler;
 
 mod grammar;
+mod ops;
 mod tags;
 
 #[derive(Parser)]
@@ -31,7 +33,8 @@ mod tags;
     long_about = "Compile output constraints (regular expressions, JSON Schemas, grammars) into token \
 automata: deterministic finite or pushdown automata over a tokenizer's token ids that a decoder \
 walks one token at a time to mask logits.\n\n\
-Exit codes: 0 success, 1 `check` rejected the input, 2 bad usage or bad input."
+Exit codes: 0 success, 1 `check` rejected the input (or `equivalent` found a difference, \
+`shortest` found no sequence), 2 bad usage or bad input."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -52,6 +55,24 @@ enum Command {
     Sample(SampleArgs),
     /// Check whether a text or a token sequence is accepted (exit 0) or rejected (exit 1).
     Check(CheckArgs),
+    /// Token sequences both automata accept (OpenFst's fstintersect).
+    Intersect(ops::BinaryArgs),
+    /// Token sequences either automaton accepts (fstunion).
+    Union(ops::BinaryArgs),
+    /// Token sequences the first accepts and the second does not (fstdifference).
+    Difference(ops::BinaryArgs),
+    /// Sequences of the vocabulary's text tokens the automaton does not accept.
+    Complement(ops::ComplementArgs),
+    /// Whether two automata accept the same token sequences (exit 0), else a shortest one
+    /// that tells them apart (exit 1) (fstequivalent).
+    Equivalent(ops::EquivalentArgs),
+    /// A shortest accepted token sequence, the least by token ids (fstshortestpath).
+    Shortest(ops::ShortestArgs),
+    /// The byte automaton of the texts an automaton accepts, as DOT, AT&T text or an
+    /// OpenFst file (fstproject onto the output of T_V).
+    Project(ops::ProjectArgs),
+    /// Write a token automaton, or a vocabulary's detokenizer T_V, as an OpenFst file.
+    Export(ops::ExportArgs),
 }
 
 #[derive(Subcommand)]
@@ -66,6 +87,11 @@ enum CompileCommand {
     /// Compile a structural tag (XGrammar's JSON, current or legacy spelling): free text,
     /// tool calls, JSON Schemas and regexes as one token automaton.
     StructuralTag(tags::CompileStructuralTagArgs),
+    /// Compile an OpenFst byte or code-point acceptor (binary `.fst` or AT&T text) for a vocabulary.
+    Fst(ops::CompileFstArgs),
+    /// Every sequence of at most N text tokens of a vocabulary: a length bound to intersect
+    /// with another automaton (`fstc intersect`).
+    MaxTokens(ops::CompileMaxTokensArgs),
 }
 
 #[derive(Args)]
@@ -330,6 +356,16 @@ fn main() -> ExitCode {
         Command::Dot(args) => dot(args),
         Command::Sample(args) => sample(args),
         Command::Check(args) => check(args),
+        Command::Compile(CompileCommand::Fst(args)) => ops::compile_fst(args),
+        Command::Compile(CompileCommand::MaxTokens(args)) => ops::compile_max_tokens(args),
+        Command::Intersect(args) => ops::binary("intersect", args),
+        Command::Union(args) => ops::binary("union", args),
+        Command::Difference(args) => ops::binary("difference", args),
+        Command::Complement(args) => ops::complement(args),
+        Command::Equivalent(args) => ops::equivalent(args),
+        Command::Shortest(args) => ops::shortest(args),
+        Command::Project(args) => ops::project(args),
+        Command::Export(args) => ops::export(args),
     };
     match result {
         Ok(code) => code,
