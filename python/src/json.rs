@@ -1,8 +1,13 @@
 //! `fstc.compile_json_schema`: a JSON Schema (text or Python object) into a token automaton
 //! through `fstc-json`, with the keywords left out under `lenient` as `SchemaWarning`s.
 
+use std::sync::Arc;
+
 use fstc_core::any;
-use fstc_core::compiled::Warning;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiled::{Compiled, Warning};
+use fstc_core::lazy;
+use fstc_core::vocab::VocabTrie;
 use fstc_json::{Config, Escapes, JsonSchemaCompiler, Whitespace};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -182,7 +187,7 @@ pub fn compile_json_schema(
     memory_budget: Option<usize>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     let text = json_text(schema, "the schema")?;
-    let mut config = JsonOptions {
+    let config = JsonOptions {
         whitespace,
         max_whitespace,
         indent,
@@ -196,18 +201,36 @@ pub fn compile_json_schema(
         memory_budget,
     }
     .config()?;
+    let compiler = |config| JsonSchemaCompiler::new().configure(config);
+    lazy_or_eager(
+        py,
+        vocab,
+        (lazy, token_edge_limit, config),
+        |config, trie| compiler(config).compile_lazy(&text, trie),
+        |config, trie| compiler(config).compile_with_trie(&text, trie),
+    )
+}
+
+/// The compile both JSON front ends share: lazily over the vocabulary's shared trie, or
+/// eagerly with the token edge limit (refused with `lazy`), the GIL released.
+pub(crate) fn lazy_or_eager<E: std::fmt::Display + Send>(
+    py: Python<'_>,
+    vocab: &Vocabulary,
+    (lazy, token_edge_limit, mut config): (bool, Option<usize>, Config),
+    compile_lazy: impl FnOnce(Config, Arc<VocabTrie>) -> Result<Compiled<lazy::LazyAutomaton>, E> + Send,
+    compile_eager: impl FnOnce(Config, &VocabTrie) -> Result<Compiled<TokenAutomaton>, E> + Send,
+) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     if lazy {
         refuse_eager_options(&[(
             "token_edge_limit",
             token_edge_limit.is_some(),
             "bounds the token edges composed up front",
         )])?;
-        let compiler = JsonSchemaCompiler::new().configure(config);
         let (compiled, fingerprint) = py
             .detach(|| {
                 let trie = vocab.trie();
                 let fingerprint = trie.fingerprint();
-                compiler.compile_lazy(&text, trie).map(|c| (c, fingerprint))
+                compile_lazy(config, trie).map(|c| (c, fingerprint))
             })
             .map_err(fstc_error)?;
         let automaton = EitherAutomaton::Lazy(LazyAutomaton::new(compiled.automaton, fingerprint));
@@ -216,9 +239,8 @@ pub fn compile_json_schema(
     if let Some(limit) = token_edge_limit {
         config = config.token_edge_limit(limit);
     }
-    let compiler = JsonSchemaCompiler::new().configure(config);
     let compiled = py
-        .detach(|| compiler.compile_with_trie(&text, &vocab.trie()))
+        .detach(|| compile_eager(config, &vocab.trie()))
         .map_err(fstc_error)?;
     let automaton = AnyAutomaton::from_any(any::AnyAutomaton::Fsa(compiled.automaton));
     Ok((

@@ -2,14 +2,12 @@
 //! spelling) into one token automaton through `fstc-tags`, with the JSON options of
 //! `compile_json_schema` for its schemas.
 
-use fstc_core::any;
 use fstc_tags::{StructuralTag, StructuralTagCompiler};
 use pyo3::prelude::*;
 
-use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
-use crate::json::{json_text, schema_warnings, JsonOptions, SchemaWarning};
-use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
+use crate::json::{json_text, lazy_or_eager, JsonOptions, SchemaWarning};
+use crate::lazy::EitherAutomaton;
 use crate::vocab::Vocabulary;
 
 /// Compiles a structural tag into one token automaton for `vocab`; returns `(automaton,
@@ -46,7 +44,7 @@ pub fn compile_structural_tag(
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     let text = json_text(spec, "the structural tag")?;
     let tag = StructuralTag::from_json(&text).map_err(fstc_error)?;
-    let mut config = JsonOptions {
+    let config = JsonOptions {
         whitespace,
         max_whitespace,
         indent,
@@ -60,33 +58,12 @@ pub fn compile_structural_tag(
         memory_budget: None,
     }
     .config()?;
-    if lazy {
-        refuse_eager_options(&[(
-            "token_edge_limit",
-            token_edge_limit.is_some(),
-            "bounds the token edges composed up front",
-        )])?;
-        let compiler = StructuralTagCompiler::new().configure(config);
-        let (compiled, fingerprint) = py
-            .detach(|| {
-                let trie = vocab.trie();
-                let fingerprint = trie.fingerprint();
-                compiler.compile_lazy(&tag, trie).map(|c| (c, fingerprint))
-            })
-            .map_err(fstc_error)?;
-        let automaton = EitherAutomaton::Lazy(LazyAutomaton::new(compiled.automaton, fingerprint));
-        return Ok((automaton, schema_warnings(compiled.warnings)));
-    }
-    if let Some(limit) = token_edge_limit {
-        config = config.token_edge_limit(limit);
-    }
-    let compiler = StructuralTagCompiler::new().configure(config);
-    let compiled = py
-        .detach(|| compiler.compile_with_trie(&tag, &vocab.trie()))
-        .map_err(fstc_error)?;
-    let automaton = AnyAutomaton::from_any(any::AnyAutomaton::Fsa(compiled.automaton));
-    Ok((
-        EitherAutomaton::Any(automaton),
-        schema_warnings(compiled.warnings),
-    ))
+    let compiler = |config| StructuralTagCompiler::new().configure(config);
+    lazy_or_eager(
+        py,
+        vocab,
+        (lazy, token_edge_limit, config),
+        |config, trie| compiler(config).compile_lazy(&tag, trie),
+        |config, trie| compiler(config).compile_with_trie(&tag, trie),
+    )
 }
