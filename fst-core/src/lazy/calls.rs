@@ -20,7 +20,7 @@ use crate::bytes::CallNetwork;
 use crate::fast_hash::FastMap;
 use crate::vocab::VocabTrie;
 
-use super::state::{walk, StateInfo, NO_STATE};
+use super::state::{walk, walk_below, StateInfo, NO_STATE};
 
 /// No parent frame: the bottom of a stack.
 const BOTTOM: u32 = u32::MAX;
@@ -53,6 +53,17 @@ pub(super) struct Expansion {
     /// Visit marks of the closure, by stack id (generation-stamped).
     marks: Vec<u32>,
     generation: u32,
+    /// Walks of the trie by one machine without calls, by (machine, state).
+    leaf_walks: FastMap<(u32, u32), Arc<LeafWalk>>,
+}
+
+/// What a machine that calls nothing reads of the vocabulary from one of its states,
+/// whatever is below it on the stack: the tokens it reads whole, and the trie nodes
+/// where it may return (it accepts there), below which a token continues in the caller.
+#[derive(Debug)]
+struct LeafWalk {
+    tokens: Vec<u32>,
+    exits: Vec<usize>,
 }
 
 impl Expansion {
@@ -74,6 +85,7 @@ impl Expansion {
             cache: Vec::new(),
             marks: Vec::new(),
             generation: 0,
+            leaf_walks: FastMap::default(),
         };
         let root = e.network.root();
         let root = e.frame(root, e.network.machine(root).start(), BOTTOM);
@@ -209,22 +221,95 @@ impl Expansion {
         Some(state)
     }
 
-    /// The token edges of `state`, computed by a trie walk on the first call.
+    /// The token edges of `state`, computed on the first call: by a trie walk, or, when
+    /// its one stack's top machine calls nothing, from that machine's own walk (shared by
+    /// every state with the same top, e.g. every string of a schema) plus walks below the
+    /// trie nodes where it may return.
     pub(super) fn info(&mut self, state: u32, trie: &VocabTrie, vocab_size: u32) -> Arc<StateInfo> {
         if let Some(info) = &self.cache[state as usize] {
             return Arc::clone(info);
         }
-        let classes = *self.class_of_byte();
-        let mut tokens = Vec::new();
-        walk(
-            trie,
-            &classes,
-            state,
-            |s, c| self.step(s, c),
-            |_, ids| tokens.extend_from_slice(ids),
-        );
+        let tokens = match self.leaf_top(state) {
+            Some(x) => self.leaf_tokens(x, trie),
+            None => {
+                let classes = *self.class_of_byte();
+                let mut tokens = Vec::new();
+                walk(
+                    trie,
+                    &classes,
+                    state,
+                    |s, c| self.step(s, c),
+                    |_, ids| tokens.extend_from_slice(ids),
+                );
+                tokens
+            }
+        };
         let info = Arc::new(StateInfo::from_tokens(tokens, vocab_size));
         self.cache[state as usize] = Some(Arc::clone(&info));
         info
+    }
+
+    /// The one stack of `state`, when it has one and its top machine calls nothing.
+    fn leaf_top(&self, state: u32) -> Option<u32> {
+        match *self.ready[state as usize] {
+            [x] => {
+                let m = self.frames[x as usize].machine;
+                self.network.machine(m).terminals().is_empty().then_some(x)
+            }
+            _ => None,
+        }
+    }
+
+    /// The tokens of the stack `x` whose top machine calls nothing: those it reads whole,
+    /// and below each node where it may return, those the rest of the stack reads on.
+    fn leaf_tokens(&mut self, x: u32, trie: &VocabTrie) -> Vec<u32> {
+        let f = self.frames[x as usize];
+        let leaf = self.leaf_walk(f.machine, f.state, trie);
+        let mut tokens = leaf.tokens.clone();
+        if f.parent != BOTTOM && !leaf.exits.is_empty() {
+            let returned = self.close(vec![f.parent]);
+            let classes = *self.class_of_byte();
+            for &node in &leaf.exits {
+                walk_below(
+                    trie,
+                    node,
+                    &classes,
+                    returned,
+                    |s, c| self.step(s, c),
+                    |_, ids| tokens.extend_from_slice(ids),
+                );
+            }
+        }
+        tokens.sort_unstable();
+        tokens.dedup();
+        tokens
+    }
+
+    /// Machine `m`'s own walk of the trie from its state `s` (made once).
+    fn leaf_walk(&mut self, m: u32, s: u32, trie: &VocabTrie) -> Arc<LeafWalk> {
+        if let Some(w) = self.leaf_walks.get(&(m, s)) {
+            return Arc::clone(w);
+        }
+        let dfa = self.network.machine(m);
+        let mut at = vec![NO_STATE; trie.max_depth() + 1];
+        at[0] = s;
+        let (mut tokens, mut exits) = (Vec::new(), Vec::new());
+        let mut node = 1;
+        while node < trie.num_nodes() {
+            let depth = trie.node_depth(node);
+            let Some(next) = dfa.next(at[depth - 1], trie.node_byte(node)) else {
+                node = trie.subtree_end(node);
+                continue;
+            };
+            at[depth] = next;
+            tokens.extend_from_slice(trie.node_tokens(node));
+            if dfa.is_accepting(next) && trie.subtree_end(node) > node + 1 {
+                exits.push(node);
+            }
+            node += 1;
+        }
+        let w = Arc::new(LeafWalk { tokens, exits });
+        self.leaf_walks.insert((m, s), Arc::clone(&w));
+        w
     }
 }

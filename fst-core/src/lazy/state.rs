@@ -84,14 +84,31 @@ pub(super) fn walk(
     trie: &VocabTrie,
     class_of_byte: &[u8; 256],
     from: u32,
+    step: impl FnMut(u32, usize) -> u32,
+    visit: impl FnMut(u32, &[u32]),
+) {
+    walk_below(trie, 0, class_of_byte, from, step, visit);
+}
+
+/// [`walk`] over the nodes below trie node `root` only, `from` being the state at `root`
+/// (node 0 is the trie's root).
+pub(super) fn walk_below(
+    trie: &VocabTrie,
+    root: usize,
+    class_of_byte: &[u8; 256],
+    from: u32,
     mut step: impl FnMut(u32, usize) -> u32,
     mut visit: impl FnMut(u32, &[u32]),
 ) {
     let mut at = vec![NO_STATE; trie.max_depth() + 1];
-    at[0] = from;
-    let nodes = trie.num_nodes();
-    let mut node = 1;
-    while node < nodes {
+    at[if root == 0 { 0 } else { trie.node_depth(root) }] = from;
+    let end = if root == 0 {
+        trie.num_nodes()
+    } else {
+        trie.subtree_end(root)
+    };
+    let mut node = root + 1;
+    while node < end {
         let depth = trie.node_depth(node);
         let class = class_of_byte[trie.node_byte(node) as usize] as usize;
         let next = step(at[depth - 1], class);
