@@ -19,11 +19,15 @@ use super::{
 /// A configuration is `(node, stack)`, starting at `(start, [])`. The *pop chain* of a
 /// configuration is `n0 = node`, `n1 = pops(n0)[stack[len - 1]]`, `n2 =
 /// pops(n1)[stack[len - 2]]`, ..., while the pop edge exists and symbols remain. A text
-/// token of class `c` is allowed iff some chain node `n_k` has an edge with class `c` (the
-/// compiler guarantees one `k` at most for every reachable stack; a walker takes the
-/// first); consuming it pops `k` symbols, pushes `push_seqs[edge.push]` and goes to
-/// `edge.target`. EOS is allowed iff the chain pops every symbol and ends at an
-/// accepting node.
+/// token of class `c` is allowed iff some chain node `n_k` has an edge with class `c` (in a
+/// deterministic PDA the compiler guarantees one `k` at most for every reachable stack and
+/// one edge per class and node; a walker takes the first); consuming it pops `k` symbols,
+/// pushes `push_seqs[edge.push]` and goes to `edge.target`. EOS is allowed iff the chain
+/// pops every symbol and ends at an accepting node.
+///
+/// A *nondeterministic* token PDA (see [`PdaParts::is_deterministic`]) may give a node
+/// several edges of one class; a walker then keeps a set of configurations and follows
+/// every edge of the class at every chain node of every configuration.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PdaParts {
     /// Number of token ids of the vocabulary (the minimum mask width).
@@ -44,7 +48,8 @@ pub struct PdaParts {
     /// The class (below `C`) of each token id, `vocab_size` entries; [`NO_CLASS`] for a
     /// token in none. EOS ids are in none.
     pub class_of_token: Vec<u32>,
-    /// One list of edges per node, classes strictly increasing.
+    /// One list of edges per node, `(class, target, push)` strictly increasing: one edge
+    /// per class, or several in a nondeterministic PDA.
     pub edges: Vec<Vec<PdaEdge>>,
     /// One list per node of `(stack symbol, node)`: where popping that symbol leads.
     /// Symbols strictly increasing.
@@ -166,8 +171,8 @@ impl PdaParts {
         Ok(())
     }
 
-    /// One node's edges: classes strictly increasing and below `C`, targets nodes, push
-    /// indices sequences.
+    /// One node's edges: `(class, target, push)` strictly increasing, classes below `C`,
+    /// targets nodes, push indices sequences.
     fn check_node_edges(
         &self,
         node: usize,
@@ -182,14 +187,16 @@ impl PdaParts {
                     format!("{}: there are {} classes", at(), self.num_classes),
                 ));
             }
-            if i > 0 && list[i - 1].class >= e.class {
+            if i > 0 && list[i - 1] >= *e {
                 return Err(parts_error(
                     PartsErrorKind::EdgeLabel,
                     format!(
-                        "{}: classes must be strictly increasing within a node, but the \
-                         previous edge has class {}",
+                        "{}: (class, target, push) must be strictly increasing within a \
+                         node, but the previous edge is (class {}, target {}, push {})",
                         at(),
-                        list[i - 1].class
+                        list[i - 1].class,
+                        list[i - 1].target,
+                        list[i - 1].push
                     ),
                 ));
             }
@@ -268,6 +275,14 @@ impl PdaParts {
             .map(|i| list[i].1)
     }
 
+    /// Whether every node has at most one edge per class (a walker then follows one
+    /// configuration); otherwise the PDA is nondeterministic.
+    pub fn is_deterministic(&self) -> bool {
+        self.edges
+            .iter()
+            .all(|list| list.windows(2).all(|w| w[0].class != w[1].class))
+    }
+
     /// The class of `token`, if it is a text token in a class.
     pub fn class_of(&self, token: u32) -> Option<u32> {
         self.class_of_token
@@ -284,6 +299,9 @@ pub(crate) struct PdaStack {
     /// Per node, the push sequence index of each class edge, in the order of the
     /// control's edges.
     pub(crate) edge_pushes: Vec<Vec<u32>>,
+    /// Per node, per class edge: the further `(target, push)` results of its class,
+    /// increasing and after the edge's own; all empty in a deterministic PDA.
+    pub(crate) alternatives: Vec<Vec<Vec<(StateId, u32)>>>,
     pub(crate) pops: Vec<Vec<(u32, StateId)>>,
     pub(crate) push_seqs: Vec<Vec<u32>>,
 }
@@ -312,6 +330,7 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
     let classes = layout_classes(given_classes, &class_of_token, &columns)?;
     let mut class_edges = Vec::with_capacity(edges.len());
     let mut edge_pushes = Vec::with_capacity(edges.len());
+    let mut alternatives = Vec::with_capacity(edges.len());
     for list in &columns {
         let mut out: Vec<(u32, (StateId, u32))> = (list.iter())
             .filter_map(|&(c, to)| {
@@ -319,11 +338,24 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
                 (c != NO_CLASS).then_some((c, to))
             })
             .collect();
-        // Merged classes have the same target and push in every node: one edge each.
+        // Merged classes have the same targets and pushes in every node: one edge each
+        // (the first), the rest of a class its alternatives.
         out.sort_unstable();
         out.dedup();
-        class_edges.push(out.iter().map(|&(c, (t, _))| (c, t)).collect());
-        edge_pushes.push(out.iter().map(|&(_, (_, p))| p).collect());
+        let (mut node_edges, mut node_pushes) = (Vec::new(), Vec::new());
+        let mut node_alts: Vec<Vec<(StateId, u32)>> = Vec::new();
+        for (i, &(c, (t, p))) in out.iter().enumerate() {
+            if let (true, Some(alts)) = (i > 0 && out[i - 1].0 == c, node_alts.last_mut()) {
+                alts.push((t, p));
+            } else {
+                node_edges.push((c, t));
+                node_pushes.push(p);
+                node_alts.push(Vec::new());
+            }
+        }
+        class_edges.push(node_edges);
+        edge_pushes.push(node_pushes);
+        alternatives.push(node_alts);
     }
     let canonical = CanonicalParts {
         vocab_size,
@@ -343,6 +375,7 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
     let stack = PdaStack {
         num_stack_symbols,
         edge_pushes,
+        alternatives,
         pops,
         push_seqs,
     };
