@@ -231,9 +231,10 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
             .unwrap_or(0)
     }
 
-    /// Whether every node has at most one edge per class: a walker follows one
-    /// configuration. A nondeterministic PDA (a grammar whose conflicts one byte of
-    /// lookahead does not decide) is walked with a set of configurations.
+    /// Whether a walker follows one configuration (one edge per class and node, the first
+    /// chain node with a class decides). A nondeterministic PDA (a grammar whose conflicts
+    /// one byte of lookahead does not decide; the file has the alternatives sections) is
+    /// walked with a set of configurations.
     pub fn is_deterministic(&self) -> bool {
         self.layout.alternatives.is_none()
     }
@@ -405,6 +406,7 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
             push_seqs: (0..self.num_push_seqs())
                 .map(|i| self.push_seq(i).to_vec())
                 .collect(),
+            nondeterministic: !self.is_deterministic(),
         }
     }
 }

@@ -58,10 +58,10 @@ pub(crate) fn write_token_pda(
         (SECTION_PUSH_SYMBOLS, push_symbols),
     ];
     // Only a nondeterministic PDA has alternatives: a deterministic one's file is as before.
-    if stack.alternatives.iter().flatten().any(|a| !a.is_empty()) {
+    if let Some(alternatives) = &stack.alternatives {
         let mut offsets = vec![0u32];
         let mut pairs = Vec::new();
-        for alts in stack.alternatives.iter().flatten() {
+        for alts in alternatives.iter().flatten() {
             pairs.extend(alts.iter().flat_map(|&(t, p)| [t, p]));
             offsets.push((pairs.len() / 2) as u32);
         }

@@ -25,9 +25,10 @@ use super::{
 /// pushes `push_seqs[edge.push]` and goes to `edge.target`. EOS is allowed iff the chain
 /// pops every symbol and ends at an accepting node.
 ///
-/// A *nondeterministic* token PDA (see [`PdaParts::is_deterministic`]) may give a node
-/// several edges of one class; a walker then keeps a set of configurations and follows
-/// every edge of the class at every chain node of every configuration.
+/// A *nondeterministic* token PDA (`nondeterministic: true`, from a grammar whose conflicts
+/// one byte of lookahead does not decide) may give a node several edges of one class and a
+/// class edges at several chain nodes; a walker then keeps a set of configurations and
+/// follows every edge of the class at every chain node of every configuration.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PdaParts {
     /// Number of token ids of the vocabulary (the minimum mask width).
@@ -48,8 +49,8 @@ pub struct PdaParts {
     /// The class (below `C`) of each token id, `vocab_size` entries; [`NO_CLASS`] for a
     /// token in none. EOS ids are in none.
     pub class_of_token: Vec<u32>,
-    /// One list of edges per node, `(class, target, push)` strictly increasing: one edge
-    /// per class, or several in a nondeterministic PDA.
+    /// One list of edges per node: classes strictly increasing or, in a nondeterministic
+    /// PDA, `(class, target, push)` strictly increasing (several edges per class).
     pub edges: Vec<Vec<PdaEdge>>,
     /// One list per node of `(stack symbol, node)`: where popping that symbol leads.
     /// Symbols strictly increasing.
@@ -57,6 +58,9 @@ pub struct PdaParts {
     /// Sequences of stack symbols that edges push, bottom to top (the last is the new
     /// top). `push_seqs[0]` is empty: an edge that pushes nothing uses index 0.
     pub push_seqs: Vec<Vec<u32>>,
+    /// Whether walkers follow every way (see above) rather than the first chain node's one
+    /// edge.
+    pub nondeterministic: bool,
 }
 
 /// An edge of a token PDA node: every token of `class` goes to `target`, pushing
@@ -171,8 +175,8 @@ impl PdaParts {
         Ok(())
     }
 
-    /// One node's edges: `(class, target, push)` strictly increasing, classes below `C`,
-    /// targets nodes, push indices sequences.
+    /// One node's edges: classes (in a nondeterministic PDA `(class, target, push)`)
+    /// strictly increasing and below `C`, targets nodes, push indices sequences.
     fn check_node_edges(
         &self,
         node: usize,
@@ -187,7 +191,7 @@ impl PdaParts {
                     format!("{}: there are {} classes", at(), self.num_classes),
                 ));
             }
-            if i > 0 && list[i - 1] >= *e {
+            if i > 0 && self.nondeterministic && list[i - 1] >= *e {
                 return Err(parts_error(
                     PartsErrorKind::EdgeLabel,
                     format!(
@@ -197,6 +201,17 @@ impl PdaParts {
                         list[i - 1].class,
                         list[i - 1].target,
                         list[i - 1].push
+                    ),
+                ));
+            }
+            if i > 0 && !self.nondeterministic && list[i - 1].class >= e.class {
+                return Err(parts_error(
+                    PartsErrorKind::EdgeLabel,
+                    format!(
+                        "{}: classes must be strictly increasing within a node of a \
+                         deterministic PDA, but the previous edge has class {}",
+                        at(),
+                        list[i - 1].class
                     ),
                 ));
             }
@@ -275,12 +290,9 @@ impl PdaParts {
             .map(|i| list[i].1)
     }
 
-    /// Whether every node has at most one edge per class (a walker then follows one
-    /// configuration); otherwise the PDA is nondeterministic.
+    /// Whether a walker follows one configuration (see [`PdaParts::nondeterministic`]).
     pub fn is_deterministic(&self) -> bool {
-        self.edges
-            .iter()
-            .all(|list| list.windows(2).all(|w| w[0].class != w[1].class))
+        !self.nondeterministic
     }
 
     /// The class of `token`, if it is a text token in a class.
@@ -300,8 +312,8 @@ pub(crate) struct PdaStack {
     /// control's edges.
     pub(crate) edge_pushes: Vec<Vec<u32>>,
     /// Per node, per class edge: the further `(target, push)` results of its class,
-    /// increasing and after the edge's own; all empty in a deterministic PDA.
-    pub(crate) alternatives: Vec<Vec<Vec<(StateId, u32)>>>,
+    /// increasing and after the edge's own; `None` for a deterministic PDA.
+    pub(crate) alternatives: Option<Vec<Vec<Vec<(StateId, u32)>>>>,
     pub(crate) pops: Vec<Vec<(u32, StateId)>>,
     pub(crate) push_seqs: Vec<Vec<u32>>,
 }
@@ -323,6 +335,7 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
         edges,
         pops,
         push_seqs,
+        nondeterministic,
     } = parts;
     let columns: Vec<Vec<(u32, (StateId, u32))>> = (edges.iter())
         .map(|list| list.iter().map(|e| (e.class, (e.target, e.push))).collect())
@@ -375,7 +388,7 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
     let stack = PdaStack {
         num_stack_symbols,
         edge_pushes,
-        alternatives,
+        alternatives: nondeterministic.then_some(alternatives),
         pops,
         push_seqs,
     };
@@ -406,6 +419,7 @@ mod tests {
             edges: vec![vec![e(0, 0, 1), e(2, 0, 0)], vec![e(1, 0, 0)]],
             pops: vec![vec![(0, 1)], vec![]],
             push_seqs: vec![vec![], vec![0]],
+            nondeterministic: false,
         }
     }
 

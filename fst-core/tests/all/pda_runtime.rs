@@ -53,6 +53,7 @@ pub fn brackets_parts(fillers: u32) -> PdaParts {
         ],
         pops: vec![vec![(0, 1)], vec![(0, 2)], vec![]],
         push_seqs: vec![vec![], vec![0], vec![0, 0]],
+        nondeterministic: false,
     }
 }
 
@@ -603,6 +604,7 @@ fn class_on_two_chain_nodes() -> PdaParts {
         ],
         pops: vec![vec![], vec![(0, 3)], vec![(0, 4)], vec![], vec![]],
         push_seqs: vec![vec![], vec![0]],
+        nondeterministic: false,
     }
 }
 

@@ -294,6 +294,7 @@ impl Pda {
     pub fn from_rules(rules: &Rules) -> Result<Pda, PdaError> {
         let rtn = Rtn::new(rules)?;
         let analysis = analysis::Analysis::new(&rtn)?;
-        Ok(build::to_pda(&rtn, &analysis))
+        let conflicts = analysis.conflict_report(&rtn);
+        Ok(build::to_pda(&rtn, &analysis, conflicts))
     }
 }
