@@ -13,6 +13,7 @@ pub struct Config {
     token_edge_limit: Option<usize>,
     pop_limit: Option<usize>,
     config_limit: Option<usize>,
+    require_deterministic: Option<bool>,
     syntax: Option<Syntax>,
 }
 
@@ -56,6 +57,19 @@ impl Config {
             .unwrap_or(fstc_core::glr_walker::DEFAULT_CONFIG_LIMIT)
     }
 
+    /// Whether a grammar whose conflicts one byte of lookahead does not decide is refused
+    /// ([`PdaErrorKind::Conflict`](crate::PdaErrorKind::Conflict), listing them) instead of
+    /// compiled to a nondeterministic token PDA (default `false`).
+    pub fn require_deterministic(mut self, yes: bool) -> Config {
+        self.require_deterministic = Some(yes);
+        self
+    }
+
+    /// Whether nondeterministic grammars are refused.
+    pub fn get_require_deterministic(&self) -> bool {
+        self.require_deterministic.unwrap_or(false)
+    }
+
     /// Most stack symbols one token may pop.
     pub fn pop_limit(mut self, limit: usize) -> Config {
         self.pop_limit = Some(limit);
@@ -97,6 +111,7 @@ impl Config {
             token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
             pop_limit: other.pop_limit.or(self.pop_limit),
             config_limit: other.config_limit.or(self.config_limit),
+            require_deterministic: other.require_deterministic.or(self.require_deterministic),
             syntax: other.syntax.or(self.syntax),
         }
     }
