@@ -178,10 +178,9 @@ impl SharedAutomaton {
             SharedAutomaton::Pda(p) if !p.is_deterministic() => {
                 Box::new(OwnedGlrWalker::new(Arc::clone(p)).with_stack_limit(stack_limit))
             }
-            SharedAutomaton::Pda(p) => Box::new(
-                OwnedPdaWalker::new(Arc::clone(p))
-                    .with_stack_limit(stack_limit),
-            ),
+            SharedAutomaton::Pda(p) => {
+                Box::new(OwnedPdaWalker::new(Arc::clone(p)).with_stack_limit(stack_limit))
+            }
         }
     }
 }

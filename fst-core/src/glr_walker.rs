@@ -349,7 +349,12 @@ where
     /// class at every chain point within the stack limit, the results merged by node and
     /// top symbol. Refused (not allowed, the stack limit, the configuration limit) with
     /// the error `consume` reports.
-    fn step(&self, view: &mut View<'_>, configs: &[Config], token: u32) -> Result<Next, MatchError> {
+    fn step(
+        &self,
+        view: &mut View<'_>,
+        configs: &[Config],
+        token: u32,
+    ) -> Result<Next, MatchError> {
         let points = self.points(view, configs);
         let Some(class) = self.pda.token_class(token) else {
             if self.pda.is_eos(token) && self.eos_in(&points) {

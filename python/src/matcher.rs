@@ -99,10 +99,11 @@ impl Matcher {
         let inner = &mut self.inner;
         match detach_if(py, self.automaton.is_lazy(), || inner.consume_tokens(&ids)) {
             Ok(()) => Ok(true),
-            Err(e) if matches!(
-                e.kind(),
-                MatchErrorKind::StackLimit | MatchErrorKind::ConfigLimit
-            ) =>
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    MatchErrorKind::StackLimit | MatchErrorKind::ConfigLimit
+                ) =>
             {
                 Err(fstc_error(e))
             }

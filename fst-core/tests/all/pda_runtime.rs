@@ -717,10 +717,15 @@ fn a_nondeterministic_pda_keeps_every_way_and_its_file_names_damage() {
     for (offset, value, needle) in [
         (0, 9, "target 9 is not below the number of nodes 5"),
         (1, 7, "push 7 is not below the 2 push sequences"),
-        (0, 0, "(target 0, push 1) does not come after (target 1, push 0)"),
+        (
+            0,
+            0,
+            "(target 0, push 1) does not come after (target 1, push 0)",
+        ),
     ] {
         let mut words = pda.as_words().to_vec();
-        words[section(&words, SECTION_ALTERNATIVES).0 + offset] = value;
+        let at = section(&words, SECTION_ALTERNATIVES).0 + offset;
+        words[at] = value;
         forge_checksum(&mut words);
         let e = TokenPda::from_words(words).unwrap_err();
         assert_eq!(e.kind(), FormatErrorKind::StackSections, "{e}");

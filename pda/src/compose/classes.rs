@@ -100,16 +100,19 @@ enum Move {
 pub(super) fn merge_nodes(g: &ClassGraph) -> ClassGraph {
     let moves_of = |n: usize| {
         let list = &g.edges[n];
-        let edges = list.iter().enumerate().map(move |(i, &(class, (t, push)))| {
-            let rank = list[..i]
-                .iter()
-                .rev()
-                .take_while(|e| e.0 == class)
-                .filter(|e| e.1 .1 == push)
-                .count() as u32;
-            let edge = Move::Edge { class, push, rank };
-            (edge, t)
-        });
+        let edges = list
+            .iter()
+            .enumerate()
+            .map(move |(i, &(class, (t, push)))| {
+                let rank = list[..i]
+                    .iter()
+                    .rev()
+                    .take_while(|e| e.0 == class)
+                    .filter(|e| e.1 .1 == push)
+                    .count() as u32;
+                let edge = Move::Edge { class, push, rank };
+                (edge, t)
+            });
         let pops = g.pops[n]
             .iter()
             .map(|&(symbol, t)| (Move::Pop { symbol }, t));

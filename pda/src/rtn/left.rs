@@ -91,11 +91,7 @@ fn remove_direct(
 
 /// The rules of one cycle of leading calls (`members`, in order of definition) rewritten
 /// by substitution, then direct removal; each body or the error its rule gets.
-fn rewrite_cycle(
-    defs: &[RuleDef],
-    members: &[usize],
-    out: &mut [Result<Expr, PdaError>],
-) {
+fn rewrite_cycle(defs: &[RuleDef], members: &[usize], out: &mut [Result<Expr, PdaError>]) {
     let mut alts: HashMap<&str, Vec<Vec<Expr>>> = HashMap::new();
     for (pos, &i) in members.iter().enumerate() {
         let def = &defs[i];
@@ -105,7 +101,10 @@ fn rewrite_cycle(
             .collect();
         let mut mine = alternatives(&def.body);
         // Substitute earlier members' (already rewritten) alternatives while one leads.
-        while mine.iter().any(|a| leading(a).is_some_and(|n| earlier.contains_key(n))) {
+        while mine
+            .iter()
+            .any(|a| leading(a).is_some_and(|n| earlier.contains_key(n)))
+        {
             let mut next = Vec::new();
             for alt in mine {
                 // Only earlier members are in `alts` yet.
@@ -175,10 +174,7 @@ pub(super) fn rewrite(defs: &[RuleDef]) -> Vec<Result<Expr, PdaError>> {
     let mut out: Vec<Result<Expr, PdaError>> = defs
         .iter()
         .map(|d| match remove_direct(d, &alternatives(&d.body))? {
-            Some((bases, repeat)) => Ok(Expr::Seq(vec![
-                to_expr(bases),
-                repeat,
-            ])),
+            Some((bases, repeat)) => Ok(Expr::Seq(vec![to_expr(bases), repeat])),
             None => Ok(d.body.clone()),
         })
         .collect();

@@ -2,9 +2,9 @@
 //! side by side with fstc-core's `PdaWalker` (through `Matcher`) on the compiler's parts,
 //! and tokenizations.
 
+use fstc_core::glr_walker::GlrWalker;
 use fstc_core::matcher::Matcher;
 use fstc_core::parts::{PdaParts, NO_CLASS};
-use fstc_core::glr_walker::GlrWalker;
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::sample::SplitMix64;
 use fstc_core::token_pda::TokenPda;

@@ -8,8 +8,8 @@ use crate::earley::Earley;
 use fstc_pda::gbnf::Rules;
 
 use crate::common::{random_tokenization, run_tokens, Compiled};
-use fstc_core::vocab::VocabTrie;
 use fstc_core::sample::SplitMix64;
+use fstc_core::vocab::VocabTrie;
 use fstc_core::{ByteVocabulary, TokenVocabulary};
 use fstc_pda::{Grammar, GrammarCompiler, Pda, PdaErrorKind, Symbol};
 
