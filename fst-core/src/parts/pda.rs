@@ -304,6 +304,9 @@ impl PdaParts {
     }
 }
 
+/// The further `(target, push)` results of one class edge.
+pub(crate) type Alternatives = Vec<(StateId, u32)>;
+
 /// The stack half of checked, canonical PDA parts, beside the finite control's
 /// [`CanonicalParts`]: what the writer lays out in the PDA sections.
 pub(crate) struct PdaStack {
@@ -313,7 +316,7 @@ pub(crate) struct PdaStack {
     pub(crate) edge_pushes: Vec<Vec<u32>>,
     /// Per node, per class edge: the further `(target, push)` results of its class,
     /// increasing and after the edge's own; `None` for a deterministic PDA.
-    pub(crate) alternatives: Option<Vec<Vec<Vec<(StateId, u32)>>>>,
+    pub(crate) alternatives: Option<Vec<Vec<Alternatives>>>,
     pub(crate) pops: Vec<Vec<(u32, StateId)>>,
     pub(crate) push_seqs: Vec<Vec<u32>>,
 }

@@ -17,6 +17,9 @@ use std::collections::HashMap;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{fmt_rule_at, Expr, RuleDef};
 
+/// One alternative of a body: its sequence of items.
+type Alternative = Vec<Expr>;
+
 /// Most alternatives a rule may have after substitution.
 const MAX_ALTERNATIVES: usize = 4096;
 
@@ -52,7 +55,7 @@ fn leading(alt: &[Expr]) -> Option<&str> {
 fn remove_direct(
     def: &RuleDef,
     alts: &[Vec<Expr>],
-) -> Result<Option<(Vec<Vec<Expr>>, Expr)>, PdaError> {
+) -> Result<Option<(Vec<Alternative>, Expr)>, PdaError> {
     let name = def.name.as_str();
     let (tails, bases): (Vec<&Vec<Expr>>, Vec<&Vec<Expr>>) =
         alts.iter().partition(|a| leading(a) == Some(name));

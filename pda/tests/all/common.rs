@@ -42,11 +42,6 @@ impl<'p> RefWalker<'p> {
         self.configs.iter().map(|c| c.1.len()).max().unwrap_or(0)
     }
 
-    /// Number of configurations now.
-    pub fn num_configurations(&self) -> usize {
-        self.configs.len()
-    }
-
     /// The pop chain of a configuration: `(symbols popped, node)`.
     fn chain(&self, node: u32, stack: &[u32]) -> Vec<(usize, u32)> {
         let mut out = vec![(0, node)];
