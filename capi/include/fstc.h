@@ -46,7 +46,9 @@ typedef enum fstc_status {
     FSTC_ERR_BUFFER_TOO_SMALL = 8, /* *len says how many ids are needed */
     FSTC_ERR_INVALID_ARGUMENT = 9, /* e.g. a length past the address space */
     FSTC_ERR_PANIC = 10,           /* a bug in fstc, caught at the boundary */
-    FSTC_ERR_STACK_LIMIT = 11      /* a token PDA's token would push past the stack limit */
+    FSTC_ERR_STACK_LIMIT = 11,     /* a token PDA's token would push past the stack limit */
+    FSTC_ERR_CONFIG_LIMIT = 12     /* a nondeterministic token PDA's token would leave more
+                                      live configurations than the matcher's limit */
 } fstc_status;
 
 /* Automaton kinds (fstc_automaton_kind). */

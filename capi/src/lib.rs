@@ -54,6 +54,9 @@ pub enum FstcStatus {
     Panic = 10,
     /// A token PDA's token would push its stack past the matcher's stack limit.
     StackLimit = 11,
+    /// A nondeterministic token PDA's token would leave more live configurations than the
+    /// matcher's configuration limit.
+    ConfigLimit = 12,
 }
 
 /// An automaton loaded by `fstc_automaton_load` (opaque to C): a token FSA or PDA.
@@ -87,6 +90,7 @@ impl From<MatchError> for Failure {
             MatchErrorKind::MaskTooNarrow => FstcStatus::MaskTooNarrow,
             MatchErrorKind::RollbackTooFar => FstcStatus::RollbackTooFar,
             MatchErrorKind::StackLimit => FstcStatus::StackLimit,
+            MatchErrorKind::ConfigLimit => FstcStatus::ConfigLimit,
             _ => FstcStatus::InvalidArgument,
         };
         fail(status, e.to_string())

@@ -36,6 +36,14 @@ pub struct CompileGrammarArgs {
     /// Most stack symbols one token may pop.
     #[arg(long, value_name = "N")]
     pop_limit: Option<usize>,
+    /// Most live configurations one token may make from one in a nondeterministic token
+    /// PDA (decode-time walkers refuse more with their own limit, default the same).
+    #[arg(long, value_name = "N")]
+    config_limit: Option<usize>,
+    /// Refuse a grammar whose conflicts one byte of lookahead does not decide, listing
+    /// them, instead of compiling a nondeterministic token PDA.
+    #[arg(long)]
+    deterministic: bool,
     /// Print the compile's phase timings and the token PDA's size to stderr.
     #[arg(long)]
     stats: bool,
@@ -90,6 +98,12 @@ pub fn compile_grammar(args: CompileGrammarArgs) -> Result<ExitCode> {
     }
     if let Some(n) = args.pop_limit {
         config = config.pop_limit(n);
+    }
+    if let Some(n) = args.config_limit {
+        config = config.config_limit(n);
+    }
+    if args.deterministic {
+        config = config.require_deterministic(true);
     }
     let trie_start = Instant::now();
     let trie = VocabTrie::new(&vocab);

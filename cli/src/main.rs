@@ -658,6 +658,9 @@ fn info_pda(pda: &TokenPda) {
     println!("pop edges: {pops}");
     println!("stack symbols: {}", pda.num_stack_symbols());
     println!("push sequences: {}", pda.num_push_seqs());
+    if !pda.is_deterministic() {
+        println!("nondeterministic: yes (walked with a set of configurations)");
+    }
     println!("start node: {}", pda.start());
     println!("vocabulary size: {}", pda.vocab_size());
     println!("vocabulary fingerprint: {:016x}", pda.vocab_fingerprint());

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::automaton::{AutomatonKind, TokenAutomaton};
 use crate::format::{self, FormatError};
+use crate::glr_walker::{GlrWalker, OwnedGlrWalker};
 use crate::matcher::{DynMatcher, Matcher};
 use crate::pda_walker::{OwnedPdaWalker, PdaWalker, DEFAULT_STACK_LIMIT};
 use crate::token_pda::TokenPda;
@@ -145,11 +146,13 @@ impl<W: AsRef<[u32]>> AnyAutomaton<W> {
         }
     }
 
-    /// A fresh matcher at the start: a [`Walker`] or a [`PdaWalker`].
+    /// A fresh matcher at the start: a [`Walker`], a [`PdaWalker`], or a [`GlrWalker`] for
+    /// a nondeterministic PDA.
     pub fn matcher(&self) -> Box<dyn Matcher + '_> {
         match self {
             AnyAutomaton::Fsa(a) => Box::new(Walker::new(a)),
-            AnyAutomaton::Pda(p) => Box::new(PdaWalker::new(p)),
+            AnyAutomaton::Pda(p) if p.is_deterministic() => Box::new(PdaWalker::new(p)),
+            AnyAutomaton::Pda(p) => Box::new(GlrWalker::new(p)),
         }
     }
 }
@@ -165,14 +168,19 @@ impl From<AnyAutomaton> for SharedAutomaton {
 
 impl SharedAutomaton {
     /// A fresh matcher at the start sharing the automaton; `stack_limit` bounds a PDA
-    /// walker's stack ([`DEFAULT_STACK_LIMIT`] when `None`; an FSA has no stack).
+    /// walker's stack ([`DEFAULT_STACK_LIMIT`] when `None`; an FSA has no stack). A
+    /// nondeterministic PDA gets an [`OwnedGlrWalker`] with the default configuration
+    /// limit.
     pub fn matcher(&self, stack_limit: Option<usize>) -> Box<dyn DynMatcher> {
+        let stack_limit = stack_limit.unwrap_or(DEFAULT_STACK_LIMIT);
         match self {
             SharedAutomaton::Fsa(a) => Box::new(OwnedWalker::new(Arc::clone(a))),
-            SharedAutomaton::Pda(p) => Box::new(
-                OwnedPdaWalker::new(Arc::clone(p))
-                    .with_stack_limit(stack_limit.unwrap_or(DEFAULT_STACK_LIMIT)),
-            ),
+            SharedAutomaton::Pda(p) if !p.is_deterministic() => {
+                Box::new(OwnedGlrWalker::new(Arc::clone(p)).with_stack_limit(stack_limit))
+            }
+            SharedAutomaton::Pda(p) => {
+                Box::new(OwnedPdaWalker::new(Arc::clone(p)).with_stack_limit(stack_limit))
+            }
         }
     }
 }

@@ -244,19 +244,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// Edge `e`: its label (class `c`, or `num_classes + k` for terminal `k`) and target.
     #[inline]
     fn edge(&self, e: usize) -> (u32, StateId) {
-        let words = self.words.as_ref();
-        if self.layout.narrow {
-            let w = words.get(self.layout.edge_labels + e).copied().unwrap_or(0);
-            (w >> 16, w & 0xffff)
-        } else {
-            (
-                words.get(self.layout.edge_labels + e).copied().unwrap_or(0),
-                words
-                    .get(self.layout.edge_targets + e)
-                    .copied()
-                    .unwrap_or(0),
-            )
-        }
+        self.layout.edge(self.words.as_ref(), e)
     }
 
     #[inline]

@@ -13,8 +13,9 @@
 //! (what a compiler hands over, checked), [`format`](mod@format) (its validated,
 //! zero-copy file format), [`matcher`] (the decoding interface every automaton kind
 //! implements) and [`walker`] (its token FSA implementation: masks, consume, rollback,
-//! fast-forward), [`token_pda`] and [`pda_walker`] (token push-down automata for grammars:
-//! their file, kind 1, and their matcher), [`AnyAutomaton`] (either kind, by the file's
+//! fast-forward), [`token_pda`], [`pda_walker`] and [`glr_walker`] (token push-down
+//! automata for grammars: their file, kind 1, and their matchers, one configuration or a
+//! set of them over a shared stack for nondeterministic PDAs), [`AnyAutomaton`] (either kind, by the file's
 //! kind word), plus [`sample`] and [`dot`]. With default features off it depends on
 //! `bytemuck` only. Feature `compile` (default) adds what the front ends compile with:
 //! byte automata (`bytes`: NFA, determinizer, `ByteDfa`, algebra), the minimizer,
@@ -72,6 +73,7 @@ pub mod automaton;
 pub mod dot;
 pub mod fast_hash;
 pub mod format;
+pub mod glr_walker;
 pub mod matcher;
 pub mod parts;
 pub mod pda_walker;

@@ -27,6 +27,9 @@ pub enum MatchErrorKind {
     RollbackTooFar,
     /// A token PDA's token would push past the walker's stack limit.
     StackLimit,
+    /// A nondeterministic token PDA's token would leave more live configurations than the
+    /// walker's configuration limit (see `GlrWalkerOf::with_config_limit`).
+    ConfigLimit,
 }
 
 /// A matcher operation that cannot be done; the matcher is left as it was.

@@ -231,18 +231,59 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
             .unwrap_or(0)
     }
 
-    /// `node`'s edges as `(class, target, push sequence index)`, classes increasing.
+    /// Whether a walker follows one configuration (one edge per class and node, the first
+    /// chain node with a class decides). A nondeterministic PDA (a grammar whose conflicts
+    /// one byte of lookahead does not decide; the file has the alternatives sections) is
+    /// walked with a set of configurations.
+    pub fn is_deterministic(&self) -> bool {
+        self.layout.alternatives.is_none()
+    }
+
+    /// The further `(target, push)` results of class edge `e` (by its index among all
+    /// edges), as flattened pairs; empty in a deterministic PDA.
+    #[inline]
+    fn alternatives(&self, e: usize) -> &[u32] {
+        let Some((offsets, pairs)) = self.layout.alternatives else {
+            return &[];
+        };
+        match self.section(offsets + e, 2) {
+            &[b, e] if b <= e => self.section(pairs + 2 * b as usize, 2 * (e - b) as usize),
+            _ => &[],
+        }
+    }
+
+    /// `node`'s edges as `(class, target, push sequence index)`, increasing: one per
+    /// class, or several in a nondeterministic PDA.
     pub fn edges(&self, node: StateId) -> impl Iterator<Item = (u32, StateId, u32)> + '_ {
         self.control
             .indexed_class_edges(node)
-            .map(move |(e, class, target)| (class, target, self.edge_push(e)))
+            .flat_map(move |(e, class, target)| {
+                let alts = self.alternatives(e).chunks_exact(2);
+                std::iter::once((class, target, self.edge_push(e)))
+                    .chain(alts.map(move |p| (class, p[0], p[1])))
+            })
     }
 
-    /// `node`'s edge for `class`: its target and push sequence index.
+    /// `node`'s (first) edge for `class`: its target and push sequence index.
     #[inline]
     pub fn edge(&self, node: StateId, class: u32) -> Option<(StateId, u32)> {
         let (e, target) = self.control.class_edge(node, class)?;
         Some((target, self.edge_push(e)))
+    }
+
+    /// Every `(target, push)` result of `node`'s edges for `class`: at most one in a
+    /// deterministic PDA.
+    pub fn edge_results(
+        &self,
+        node: StateId,
+        class: u32,
+    ) -> impl Iterator<Item = (StateId, u32)> + '_ {
+        let found = self.control.class_edge(node, class);
+        let first = found.map(|(e, target)| (target, self.edge_push(e)));
+        let alts = found.map_or(&[][..], |(e, _)| self.alternatives(e));
+        first
+            .into_iter()
+            .chain(alts.chunks_exact(2).map(|p| (p[0], p[1])))
     }
 
     /// `node`'s pop edges as flattened `(symbol, target)` pairs, symbols increasing.
@@ -365,6 +406,7 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
             push_seqs: (0..self.num_push_seqs())
                 .map(|i| self.push_seq(i).to_vec())
                 .collect(),
+            nondeterministic: !self.is_deterministic(),
         }
     }
 }

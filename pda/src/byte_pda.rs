@@ -17,10 +17,13 @@
 //!   state (pushing `[•]` back, so the accepted configuration is the accepting state over
 //!   the initial stack).
 //!
-//! Every byte edge pushes only and every epsilon edge pops exactly one symbol. The automaton
-//! is deterministic with one byte of lookahead: a byte edge for the next byte is taken when
-//! there is one; otherwise the epsilon edge whose pop matches the top of the stack (at most
-//! one). The analysis guarantees the two never compete for the same byte.
+//! Every byte edge pushes only and every epsilon edge pops exactly one symbol. Most grammars
+//! give an automaton that is deterministic with one byte of lookahead: a byte edge for the
+//! next byte is taken when there is one; otherwise the epsilon edge whose pop matches the
+//! top of the stack (at most one). Where the grammar's conflicts do not allow that
+//! ([`Pda::conflicts`] lists them), a state may have several edges for a byte and may both
+//! read a byte and return before it: every way is kept, and the token PDA composed from it
+//! is walked with a set of configurations.
 
 /// A stack symbol: the initial symbol or a return address (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -55,7 +58,7 @@ pub struct Edge {
     pub pushes: Vec<StackSym>,
 }
 
-/// The byte-level PDA of a deterministic grammar.
+/// The byte-level PDA of a grammar.
 #[derive(Clone, Debug)]
 pub struct Pda {
     pub(crate) start: u32,
@@ -68,6 +71,10 @@ pub struct Pda {
     pub(crate) complete: Vec<bool>,
     pub(crate) state_names: Vec<String>,
     pub(crate) stack_names: Vec<String>,
+    /// The conflicts one byte of lookahead does not decide; `None` when deterministic.
+    pub(crate) conflicts: Option<String>,
+    /// Per state, the bytes before which its rule may return (a bitset).
+    pub(crate) return_bytes: Vec<[u64; 4]>,
 }
 
 /// Bound on the stack depth in [`Pda::accepts`]; deeper texts are rejected.
@@ -99,6 +106,22 @@ impl Pda {
         state == self.accept
     }
 
+    /// Whether one byte of lookahead decides every move (see [`Pda::conflicts`]).
+    pub fn is_deterministic(&self) -> bool {
+        self.conflicts.is_none()
+    }
+
+    /// The conflicts that make the PDA nondeterministic, each with its rule, an input that
+    /// leads there, the bytes and what they could do; `None` for a deterministic PDA.
+    pub fn conflicts(&self) -> Option<&str> {
+        self.conflicts.as_deref()
+    }
+
+    /// Whether the rule of `state` may return when byte `b` comes next.
+    pub(crate) fn returns_before(&self, state: u32, b: u8) -> bool {
+        self.return_bytes[state as usize][usize::from(b >> 6)] >> (b & 63) & 1 == 1
+    }
+
     /// The edges leaving `state`: epsilon edges first (by pop), then byte edges by byte.
     pub fn edges(&self, state: u32) -> &[Edge] {
         &self.edges[self.offsets[state as usize]..self.offsets[state as usize + 1]]
@@ -124,15 +147,18 @@ impl Pda {
         self.complete[state as usize]
     }
 
-    /// The byte edge of `state` for `b`, if any.
-    pub(crate) fn byte_edge(&self, state: u32, b: u8) -> Option<&Edge> {
+    /// The byte edges of `state` for `b`: at most one in a deterministic PDA.
+    pub(crate) fn byte_edges(&self, state: u32, b: u8) -> &[Edge] {
         let edges = self.edges(state);
-        let first_byte = edges.partition_point(|e| e.input.is_none());
-        let bytes = &edges[first_byte..];
-        bytes
-            .binary_search_by_key(&b, |e| e.input.unwrap_or(0))
-            .ok()
-            .map(|i| &bytes[i])
+        let bytes = &edges[edges.partition_point(|e| e.input.is_none())..];
+        let lo = bytes.partition_point(|e| e.input < Some(b));
+        let hi = bytes.partition_point(|e| e.input <= Some(b));
+        &bytes[lo..hi]
+    }
+
+    /// The byte edge of `state` for `b`, if any (the first).
+    fn byte_edge(&self, state: u32, b: u8) -> Option<&Edge> {
+        self.byte_edges(state, b).first()
     }
 
     /// The epsilon edges of `state`; each pops one symbol, and no two pop the same one.
@@ -174,14 +200,57 @@ impl Pda {
         }
     }
 
-    /// Whether the grammar derives `text`, by running the PDA deterministically. Texts that
-    /// need a stack deeper than [`MAX_STACK_DEPTH`] are rejected.
+    /// Whether the grammar derives `text`, by running the PDA (deterministically, or with
+    /// every configuration when it is not). Texts that need a stack deeper than
+    /// [`MAX_STACK_DEPTH`] are rejected.
     pub fn accepts(&self, text: &[u8]) -> bool {
+        if !self.is_deterministic() {
+            return self.accepts_nondeterministic(text);
+        }
         let mut state = self.start;
         let mut stack = vec![StackSym::INITIAL];
         text.iter()
             .all(|&b| self.step(&mut state, &mut stack, Some(b)))
             && self.step(&mut state, &mut stack, None)
+    }
+
+    /// [`Pda::accepts`] with a set of configurations: each byte read by every byte edge of
+    /// every configuration reached by popping (only where the rule may return before it).
+    fn accepts_nondeterministic(&self, text: &[u8]) -> bool {
+        use std::collections::BTreeSet;
+        let mut configs: BTreeSet<(u32, Vec<StackSym>)> =
+            BTreeSet::from([(self.start, vec![StackSym::INITIAL])]);
+        for look in text.iter().map(|&b| Some(b)).chain([None]) {
+            // The configurations reached by returns, then every byte edge of each.
+            let mut closed = BTreeSet::new();
+            let mut work: Vec<(u32, Vec<StackSym>)> = configs.into_iter().collect();
+            while let Some((q, stack)) = work.pop() {
+                let may_return = look.map_or(true, |b| self.returns_before(q, b));
+                if let (true, Some(&top)) = (may_return, stack.last()) {
+                    for e in self.eps_edges(q).iter().filter(|e| e.pops[0] == top) {
+                        let mut s = stack.clone();
+                        s.pop();
+                        s.extend_from_slice(&e.pushes);
+                        work.push((e.target, s));
+                    }
+                }
+                closed.insert((q, stack));
+            }
+            let Some(b) = look else {
+                return closed.contains(&(self.accept, vec![StackSym::INITIAL]));
+            };
+            configs = BTreeSet::new();
+            for (q, stack) in closed {
+                for e in self.byte_edges(q, b) {
+                    if stack.len() + e.pushes.len() <= MAX_STACK_DEPTH {
+                        let mut s = stack.clone();
+                        s.extend_from_slice(&e.pushes);
+                        configs.insert((e.target, s));
+                    }
+                }
+            }
+        }
+        false
     }
 
     /// Graphviz DOT: states labelled with their dotted rule, edges with the byte (or ε),

@@ -90,6 +90,9 @@ impl GrammarCompiler {
     /// Composes a byte PDA (e.g. from [`Pda::from_grammar`]) with the vocabulary of `trie`
     /// into the token PDA's parts, with their sizes.
     pub fn compose(&self, pda: &Pda, trie: &VocabTrie) -> Result<Compiled<PdaParts>, PdaError> {
+        if let (true, Some(report)) = (self.config.get_require_deterministic(), pda.conflicts()) {
+            return Err(PdaError::new(PdaErrorKind::Conflict, report.to_string()));
+        }
         let mut stats = CompileStats::new();
         let parts = stats.time("composition", || compose(pda, trie, &self.config))?;
         count_parts(&mut stats, &parts);
@@ -116,4 +119,7 @@ fn count_parts(stats: &mut CompileStats, parts: &PdaParts) {
     stats.set_count("pop edges", parts.pops.iter().map(Vec::len).sum());
     stats.set_count("classes", parts.num_classes as usize);
     stats.set_count("stack symbols", parts.num_stack_symbols as usize);
+    if parts.nondeterministic {
+        stats.set_count("nondeterministic", 1);
+    }
 }

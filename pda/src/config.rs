@@ -1,5 +1,5 @@
 //! Options of the grammar compiler: the limits on the composition, each reported by name
-//! when exceeded (`node_limit`, `token_edge_limit`, `pop_limit`, as in the CLI's
+//! when exceeded (`node_limit`, `token_edge_limit`, `pop_limit`, `config_limit`, as in the CLI's
 //! `--node-limit` and Python's `node_limit=`), and the syntax grammar text is read in.
 
 use crate::syntax::Syntax;
@@ -12,6 +12,8 @@ pub struct Config {
     node_limit: Option<usize>,
     token_edge_limit: Option<usize>,
     pop_limit: Option<usize>,
+    config_limit: Option<usize>,
+    require_deterministic: Option<bool>,
     syntax: Option<Syntax>,
 }
 
@@ -39,6 +41,33 @@ impl Config {
     pub fn token_edge_limit(mut self, limit: usize) -> Config {
         self.token_edge_limit = Some(limit);
         self
+    }
+
+    /// Most live configurations of a nondeterministic token PDA's walker that one token may
+    /// make from one configuration: more is refused at compile time (the walker's own limit,
+    /// `GlrWalkerOf::with_config_limit`, bounds them at decode time).
+    pub fn config_limit(mut self, limit: usize) -> Config {
+        self.config_limit = Some(limit);
+        self
+    }
+
+    /// The configuration limit in effect.
+    pub fn get_config_limit(&self) -> usize {
+        self.config_limit
+            .unwrap_or(fstc_core::glr_walker::DEFAULT_CONFIG_LIMIT)
+    }
+
+    /// Whether a grammar whose conflicts one byte of lookahead does not decide is refused
+    /// ([`PdaErrorKind::Conflict`](crate::PdaErrorKind::Conflict), listing them) instead of
+    /// compiled to a nondeterministic token PDA (default `false`).
+    pub fn require_deterministic(mut self, yes: bool) -> Config {
+        self.require_deterministic = Some(yes);
+        self
+    }
+
+    /// Whether nondeterministic grammars are refused.
+    pub fn get_require_deterministic(&self) -> bool {
+        self.require_deterministic.unwrap_or(false)
     }
 
     /// Most stack symbols one token may pop.
@@ -81,6 +110,8 @@ impl Config {
             node_limit: other.node_limit.or(self.node_limit),
             token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
             pop_limit: other.pop_limit.or(self.pop_limit),
+            config_limit: other.config_limit.or(self.config_limit),
+            require_deterministic: other.require_deterministic.or(self.require_deterministic),
             syntax: other.syntax.or(self.syntax),
         }
     }

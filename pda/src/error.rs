@@ -15,11 +15,13 @@ pub enum PdaErrorKind {
     UnknownNonterminal,
     /// A nonterminal can never finish: every rule for it needs an unfinishable nonterminal.
     NonProductive,
-    /// A rule can call itself again without reading a byte (through other rules or rules
-    /// that may be empty; direct left recursion is rewritten instead): the PDA would loop.
+    /// A rule can call itself again without reading a byte after a rule that may be empty
+    /// (left recursion at the start of alternatives, direct or indirect, is rewritten
+    /// instead), or every alternative starts with itself: the PDA would loop.
     LeftRecursion,
     /// One byte of lookahead does not decide between reading, calling, skipping an empty rule
-    /// and returning (the message lists every such conflict).
+    /// and returning (the message lists every such conflict), and the compiler was asked
+    /// for a deterministic token PDA (`Config::require_deterministic`).
     Conflict,
     /// A single token would have to pop an unbounded number of stack symbols.
     UnboundedPops,

@@ -14,11 +14,16 @@
 //!   other rules inlined. Common prefixes and overlapping alternatives therefore cost nothing
 //!   (the paper's `S → ab | aSb` is deterministic as printed), and only genuinely recursive
 //!   calls push.
-//! - **Determinism.** What remains must be decided by the next byte: in every DFA state, a
-//!   byte may be read, start a call, follow a call of a rule that may be empty, or follow the
-//!   end of the rule, but only one of these. Direct left recursion (`e ::= e "+" t | t`) is
-//!   rewritten (`e ::= t ("+" t)*`); indirect left recursion is refused. A refused grammar's
-//!   error lists every conflict with its rule, an input that leads there and the bytes.
+//! - **Determinism where it is free.** What remains is decided by the next byte when it can
+//!   be: in every DFA state, a byte may be read, start a call, follow a call of a rule that
+//!   may be empty, or follow the end of the rule. Where a byte allows several of these (the
+//!   dangling `else`, keywords that are also identifiers, ambiguity), every way is kept: the
+//!   token PDA is *nondeterministic* (`PdaParts::nondeterministic`; its nodes may have several
+//!   edges per class) and fstc-core walks it with a set of configurations over a shared
+//!   stack (`GlrWalker`). [`Pda::conflicts`] lists the conflicts with their rule, an input
+//!   that leads there and the bytes; [`Config::require_deterministic`] refuses them instead.
+//!   Left recursion, direct (`e ::= e "+" t | t` as `e ::= t ("+" t)*`) and indirect, is
+//!   rewritten.
 //! - **Stack.** Stack symbols are return addresses (DFA states after a call). Tail calls
 //!   push nothing, so right-recursive lists do not grow the stack.
 //! - **Token PDA.** A node's edges are the token classes that pop nothing there; tokens

@@ -89,8 +89,9 @@ impl Matcher {
     /// Consumes all of `tokens` and returns True, or, if any is not allowed where it
     /// comes, consumes none and returns False. EOS in an accepting state terminates the
     /// matcher; nothing is accepted after it. A token that would push a PDA's stack past
-    /// its limit (masks leave it out) raises `FstcError` (consuming none), so a decoder
-    /// can tell the limit from an ordinary refusal.
+    /// its limit (masks leave it out), or would leave a nondeterministic PDA's walker more
+    /// live configurations than its limit, raises `FstcError` (consuming none), so a
+    /// decoder can tell a limit from an ordinary refusal.
     fn accept_tokens(&mut self, py: Python<'_>, tokens: Vec<i64>) -> PyResult<bool> {
         let Some(ids) = token_ids(&tokens).into_iter().collect::<Option<Vec<u32>>>() else {
             return Ok(false);
@@ -98,7 +99,14 @@ impl Matcher {
         let inner = &mut self.inner;
         match detach_if(py, self.automaton.is_lazy(), || inner.consume_tokens(&ids)) {
             Ok(()) => Ok(true),
-            Err(e) if e.kind() == MatchErrorKind::StackLimit => Err(fstc_error(e)),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    MatchErrorKind::StackLimit | MatchErrorKind::ConfigLimit
+                ) =>
+            {
+                Err(fstc_error(e))
+            }
             Err(_) => Ok(false),
         }
     }

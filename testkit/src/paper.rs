@@ -100,6 +100,7 @@ pub fn figure7_pda_parts() -> PdaParts {
             vec![],
         ],
         push_seqs: vec![vec![], vec![0], vec![0, 0], vec![0, 0, 0]],
+        nondeterministic: false,
     }
 }
 

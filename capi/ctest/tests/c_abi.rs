@@ -30,6 +30,7 @@ fn code(result: Result<(), MatchError>) -> u32 {
         Err(MatchErrorKind::MaskTooNarrow) => 6,
         Err(MatchErrorKind::RollbackTooFar) => 7,
         Err(MatchErrorKind::StackLimit) => 11,
+        Err(MatchErrorKind::ConfigLimit) => 12,
         Err(kind) => panic!("unexpected {kind:?}"),
     }
 }

@@ -48,3 +48,19 @@ pub(crate) struct Layout {
     /// Start and length of the terminal names section.
     pub(crate) terminal_names: (usize, usize),
 }
+
+impl Layout {
+    /// Class edge `e` of a validated file as `(label, target)`; `(0, 0)` out of range.
+    #[inline]
+    pub(crate) fn edge(&self, words: &[u32], e: usize) -> (u32, u32) {
+        if self.narrow {
+            let w = words.get(self.edge_labels + e).copied().unwrap_or(0);
+            (w >> 16, w & 0xffff)
+        } else {
+            (
+                words.get(self.edge_labels + e).copied().unwrap_or(0),
+                words.get(self.edge_targets + e).copied().unwrap_or(0),
+            )
+        }
+    }
+}

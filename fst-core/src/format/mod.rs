@@ -115,6 +115,13 @@
 //!   strictly increasing per node, nodes in range.
 //! - [`SECTION_PUSH_OFFSETS`] (21) and [`SECTION_PUSH_SYMBOLS`] (22): CSR of the push
 //!   sequences (at least one; sequence 0 empty), each bottom to top, symbols below `S`.
+//! - Only in a *nondeterministic* token PDA (a grammar with conflicts one byte of
+//!   lookahead does not decide), both or neither: [`SECTION_ALTERNATIVE_OFFSETS`] (23),
+//!   CSR per class edge (`edges + 1` entries from 0, counting pairs), and
+//!   [`SECTION_ALTERNATIVES`] (24), `(target, push)` pairs: the further results of the
+//!   edge's class at its node, strictly increasing and after the edge's own `(target,
+//!   push)`, targets nodes, pushes sequences. A file without them is deterministic (every
+//!   file written before they existed is), and a deterministic PDA never writes them.
 //!
 //! The walker's rules (pop chains, EOS once every symbol is popped at an accepting node)
 //! are [`crate::parts::PdaParts`]'s.
@@ -210,6 +217,11 @@ pub const SECTION_POP_EDGES: u32 = 20;
 pub const SECTION_PUSH_OFFSETS: u32 = 21;
 /// Section id of a token PDA's pushed symbols, each sequence bottom to top.
 pub const SECTION_PUSH_SYMBOLS: u32 = 22;
+/// Section id of a nondeterministic token PDA's CSR alternative offsets (`num_class_edges
+/// + 1` entries, counting pairs).
+pub const SECTION_ALTERNATIVE_OFFSETS: u32 = 23;
+/// Section id of a nondeterministic token PDA's alternatives: `(target, push)` pairs.
+pub const SECTION_ALTERNATIVES: u32 = 24;
 /// Mask index word of a state without a dense mask.
 pub const NO_DENSE_MASK: u32 = u32::MAX;
 
@@ -264,6 +276,8 @@ pub(crate) fn section_name(id: u32) -> &'static str {
         SECTION_POP_EDGES => "pop edges",
         SECTION_PUSH_OFFSETS => "push offsets",
         SECTION_PUSH_SYMBOLS => "push symbols",
+        SECTION_ALTERNATIVE_OFFSETS => "alternative offsets",
+        SECTION_ALTERNATIVES => "alternatives",
         _ => "unknown",
     }
 }

@@ -27,6 +27,9 @@ pub(crate) struct PdaLayout {
     /// Start of the pushed symbols.
     pub(crate) push_symbols: usize,
     pub(crate) num_push_seqs: u32,
+    /// Starts of the alternative offsets (`num_class_edges + 1` words, counting pairs) and
+    /// of the `(target, push)` pairs: only in a nondeterministic PDA.
+    pub(crate) alternatives: Option<(usize, usize)>,
 }
 
 /// Lays out canonical PDA parts as the words of a kind-1 file.
@@ -46,7 +49,7 @@ pub(crate) fn write_token_pda(
         push_symbols.extend_from_slice(seq);
         push_offsets.push(push_symbols.len() as u32);
     }
-    let extra = vec![
+    let mut extra = vec![
         (SECTION_STACK_SYMBOLS, vec![stack.num_stack_symbols]),
         (SECTION_STACK_OPS, stack.edge_pushes.concat()),
         (SECTION_POP_OFFSETS, pop_offsets),
@@ -54,6 +57,17 @@ pub(crate) fn write_token_pda(
         (SECTION_PUSH_OFFSETS, push_offsets),
         (SECTION_PUSH_SYMBOLS, push_symbols),
     ];
+    // Only a nondeterministic PDA has alternatives: a deterministic one's file is as before.
+    if let Some(alternatives) = &stack.alternatives {
+        let mut offsets = vec![0u32];
+        let mut pairs = Vec::new();
+        for alts in alternatives.iter().flatten() {
+            pairs.extend(alts.iter().flat_map(|&(t, p)| [t, p]));
+            offsets.push((pairs.len() / 2) as u32);
+        }
+        extra.push((SECTION_ALTERNATIVE_OFFSETS, offsets));
+        extra.push((SECTION_ALTERNATIVES, pairs));
+    }
     write_automaton(parts, AutomatonKind::TokenPda, &extra)
 }
 
@@ -96,6 +110,13 @@ pub(crate) fn validate_pda(
         }
     }
     let (pop_offsets, pop_edges) = read_pops(words, &table, num_nodes, num_stack_symbols)?;
+    let control = EdgeResults {
+        targets: &layout,
+        pushes: &words[pushes.0..pushes.0 + pushes.1],
+        num_nodes,
+        num_push_seqs,
+    };
+    let alternatives = read_alternatives(words, &table, &control)?;
     Ok((
         layout,
         PdaLayout {
@@ -106,8 +127,102 @@ pub(crate) fn validate_pda(
             push_offsets: push_offsets.0,
             push_symbols: push_symbols.0,
             num_push_seqs,
+            alternatives,
         },
     ))
+}
+
+/// What the alternatives are checked against: the class edges' own results.
+struct EdgeResults<'a> {
+    targets: &'a Layout,
+    pushes: &'a [u32],
+    num_nodes: u32,
+    num_push_seqs: u32,
+}
+
+/// The alternatives of a nondeterministic PDA, if the file has them: both sections or
+/// neither; CSR per class edge; per edge `(target, push)` pairs strictly increasing and
+/// after the edge's own, targets nodes, pushes sequences.
+fn read_alternatives(
+    words: &[u32],
+    table: &SectionTable,
+    edges: &EdgeResults<'_>,
+) -> Result<Option<(usize, usize)>, FormatError> {
+    let (offsets, pairs) = match (
+        table.get(SECTION_ALTERNATIVE_OFFSETS),
+        table.get(SECTION_ALTERNATIVES),
+    ) {
+        (None, None) => return Ok(None),
+        (Some(o), Some(p)) => (o, p),
+        _ => {
+            return Err(err(
+                FormatErrorKind::StackSections,
+                "a nondeterministic token PDA needs both sections 'alternative offsets' and \
+                 'alternatives', but the file has only one"
+                    .into(),
+            ))
+        }
+    };
+    let num_edges = edges.pushes.len();
+    expect_len(
+        SECTION_ALTERNATIVE_OFFSETS,
+        offsets,
+        num_edges as u64 + 1,
+        format!("the {num_edges} class edges"),
+    )?;
+    if pairs.1 % 2 != 0 {
+        return Err(err(
+            FormatErrorKind::StackSections,
+            format!(
+                "section 'alternatives' has {} words, not a whole number of (target, push) pairs",
+                pairs.1
+            ),
+        ));
+    }
+    let csr = &words[offsets.0..offsets.0 + offsets.1];
+    check_csr(
+        csr,
+        offsets.0,
+        ("alternative offsets", "class edge"),
+        (pairs.1 / 2, "alternatives"),
+        false,
+    )?;
+    let all = &words[pairs.0..pairs.0 + pairs.1];
+    for (e, range) in csr.windows(2).enumerate() {
+        let mut prev = (edges.targets.edge(words, e).1, edges.pushes[e]);
+        for i in range[0] as usize..range[1] as usize {
+            let pair = (all[2 * i], all[2 * i + 1]);
+            let fault = if pair <= prev {
+                Some(format!(
+                    "(target {}, push {}) does not come after (target {}, push {})",
+                    pair.0, pair.1, prev.0, prev.1
+                ))
+            } else if pair.0 >= edges.num_nodes {
+                Some(format!(
+                    "target {} is not below the number of nodes {}",
+                    pair.0, edges.num_nodes
+                ))
+            } else if pair.1 >= edges.num_push_seqs {
+                Some(format!(
+                    "push {} is not below the {} push sequences",
+                    pair.1, edges.num_push_seqs
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = fault {
+                return Err(err(
+                    FormatErrorKind::StackSections,
+                    format!(
+                        "section 'alternatives' word {} (class edge {e}): {why}",
+                        pairs.0 + 2 * i
+                    ),
+                ));
+            }
+            prev = pair;
+        }
+    }
+    Ok(Some((offsets.0, pairs.0)))
 }
 
 type Section = (usize, usize);

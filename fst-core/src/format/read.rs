@@ -44,7 +44,9 @@ const CONTROL_SECTIONS: [u32; 12] = [
 const FSA_ONLY_SECTIONS: [u32; 2] = [SECTION_TERMINAL_MASKS, SECTION_TERMINAL_NAMES];
 
 /// The section ids a token PDA file has beside the finite control's: its stack.
-const PDA_ONLY_SECTIONS: [u32; 6] = [
+const PDA_ONLY_SECTIONS: [u32; 8] = [
+    SECTION_ALTERNATIVE_OFFSETS,
+    SECTION_ALTERNATIVES,
     SECTION_STACK_OPS,
     SECTION_STACK_SYMBOLS,
     SECTION_POP_OFFSETS,

@@ -19,11 +19,16 @@ use super::{
 /// A configuration is `(node, stack)`, starting at `(start, [])`. The *pop chain* of a
 /// configuration is `n0 = node`, `n1 = pops(n0)[stack[len - 1]]`, `n2 =
 /// pops(n1)[stack[len - 2]]`, ..., while the pop edge exists and symbols remain. A text
-/// token of class `c` is allowed iff some chain node `n_k` has an edge with class `c` (the
-/// compiler guarantees one `k` at most for every reachable stack; a walker takes the
-/// first); consuming it pops `k` symbols, pushes `push_seqs[edge.push]` and goes to
-/// `edge.target`. EOS is allowed iff the chain pops every symbol and ends at an
-/// accepting node.
+/// token of class `c` is allowed iff some chain node `n_k` has an edge with class `c` (in a
+/// deterministic PDA the compiler guarantees one `k` at most for every reachable stack and
+/// one edge per class and node; a walker takes the first); consuming it pops `k` symbols,
+/// pushes `push_seqs[edge.push]` and goes to `edge.target`. EOS is allowed iff the chain
+/// pops every symbol and ends at an accepting node.
+///
+/// A *nondeterministic* token PDA (`nondeterministic: true`, from a grammar whose conflicts
+/// one byte of lookahead does not decide) may give a node several edges of one class and a
+/// class edges at several chain nodes; a walker then keeps a set of configurations and
+/// follows every edge of the class at every chain node of every configuration.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PdaParts {
     /// Number of token ids of the vocabulary (the minimum mask width).
@@ -44,7 +49,8 @@ pub struct PdaParts {
     /// The class (below `C`) of each token id, `vocab_size` entries; [`NO_CLASS`] for a
     /// token in none. EOS ids are in none.
     pub class_of_token: Vec<u32>,
-    /// One list of edges per node, classes strictly increasing.
+    /// One list of edges per node: classes strictly increasing or, in a nondeterministic
+    /// PDA, `(class, target, push)` strictly increasing (several edges per class).
     pub edges: Vec<Vec<PdaEdge>>,
     /// One list per node of `(stack symbol, node)`: where popping that symbol leads.
     /// Symbols strictly increasing.
@@ -52,6 +58,9 @@ pub struct PdaParts {
     /// Sequences of stack symbols that edges push, bottom to top (the last is the new
     /// top). `push_seqs[0]` is empty: an edge that pushes nothing uses index 0.
     pub push_seqs: Vec<Vec<u32>>,
+    /// Whether walkers follow every way (see above) rather than the first chain node's one
+    /// edge.
+    pub nondeterministic: bool,
 }
 
 /// An edge of a token PDA node: every token of `class` goes to `target`, pushing
@@ -166,8 +175,8 @@ impl PdaParts {
         Ok(())
     }
 
-    /// One node's edges: classes strictly increasing and below `C`, targets nodes, push
-    /// indices sequences.
+    /// One node's edges: classes (in a nondeterministic PDA `(class, target, push)`)
+    /// strictly increasing and below `C`, targets nodes, push indices sequences.
     fn check_node_edges(
         &self,
         node: usize,
@@ -182,12 +191,25 @@ impl PdaParts {
                     format!("{}: there are {} classes", at(), self.num_classes),
                 ));
             }
-            if i > 0 && list[i - 1].class >= e.class {
+            if i > 0 && self.nondeterministic && list[i - 1] >= *e {
                 return Err(parts_error(
                     PartsErrorKind::EdgeLabel,
                     format!(
-                        "{}: classes must be strictly increasing within a node, but the \
-                         previous edge has class {}",
+                        "{}: (class, target, push) must be strictly increasing within a \
+                         node, but the previous edge is (class {}, target {}, push {})",
+                        at(),
+                        list[i - 1].class,
+                        list[i - 1].target,
+                        list[i - 1].push
+                    ),
+                ));
+            }
+            if i > 0 && !self.nondeterministic && list[i - 1].class >= e.class {
+                return Err(parts_error(
+                    PartsErrorKind::EdgeLabel,
+                    format!(
+                        "{}: classes must be strictly increasing within a node of a \
+                         deterministic PDA, but the previous edge has class {}",
                         at(),
                         list[i - 1].class
                     ),
@@ -268,6 +290,11 @@ impl PdaParts {
             .map(|i| list[i].1)
     }
 
+    /// Whether a walker follows one configuration (see [`PdaParts::nondeterministic`]).
+    pub fn is_deterministic(&self) -> bool {
+        !self.nondeterministic
+    }
+
     /// The class of `token`, if it is a text token in a class.
     pub fn class_of(&self, token: u32) -> Option<u32> {
         self.class_of_token
@@ -277,6 +304,9 @@ impl PdaParts {
     }
 }
 
+/// The further `(target, push)` results of one class edge.
+pub(crate) type Alternatives = Vec<(StateId, u32)>;
+
 /// The stack half of checked, canonical PDA parts, beside the finite control's
 /// [`CanonicalParts`]: what the writer lays out in the PDA sections.
 pub(crate) struct PdaStack {
@@ -284,6 +314,9 @@ pub(crate) struct PdaStack {
     /// Per node, the push sequence index of each class edge, in the order of the
     /// control's edges.
     pub(crate) edge_pushes: Vec<Vec<u32>>,
+    /// Per node, per class edge: the further `(target, push)` results of its class,
+    /// increasing and after the edge's own; `None` for a deterministic PDA.
+    pub(crate) alternatives: Option<Vec<Vec<Alternatives>>>,
     pub(crate) pops: Vec<Vec<(u32, StateId)>>,
     pub(crate) push_seqs: Vec<Vec<u32>>,
 }
@@ -305,6 +338,7 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
         edges,
         pops,
         push_seqs,
+        nondeterministic,
     } = parts;
     let columns: Vec<Vec<(u32, (StateId, u32))>> = (edges.iter())
         .map(|list| list.iter().map(|e| (e.class, (e.target, e.push))).collect())
@@ -312,6 +346,7 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
     let classes = layout_classes(given_classes, &class_of_token, &columns)?;
     let mut class_edges = Vec::with_capacity(edges.len());
     let mut edge_pushes = Vec::with_capacity(edges.len());
+    let mut alternatives = Vec::with_capacity(edges.len());
     for list in &columns {
         let mut out: Vec<(u32, (StateId, u32))> = (list.iter())
             .filter_map(|&(c, to)| {
@@ -319,11 +354,24 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
                 (c != NO_CLASS).then_some((c, to))
             })
             .collect();
-        // Merged classes have the same target and push in every node: one edge each.
+        // Merged classes have the same targets and pushes in every node: one edge each
+        // (the first), the rest of a class its alternatives.
         out.sort_unstable();
         out.dedup();
-        class_edges.push(out.iter().map(|&(c, (t, _))| (c, t)).collect());
-        edge_pushes.push(out.iter().map(|&(_, (_, p))| p).collect());
+        let (mut node_edges, mut node_pushes) = (Vec::new(), Vec::new());
+        let mut node_alts: Vec<Vec<(StateId, u32)>> = Vec::new();
+        for (i, &(c, (t, p))) in out.iter().enumerate() {
+            if let (true, Some(alts)) = (i > 0 && out[i - 1].0 == c, node_alts.last_mut()) {
+                alts.push((t, p));
+            } else {
+                node_edges.push((c, t));
+                node_pushes.push(p);
+                node_alts.push(Vec::new());
+            }
+        }
+        class_edges.push(node_edges);
+        edge_pushes.push(node_pushes);
+        alternatives.push(node_alts);
     }
     let canonical = CanonicalParts {
         vocab_size,
@@ -343,6 +391,7 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
     let stack = PdaStack {
         num_stack_symbols,
         edge_pushes,
+        alternatives: nondeterministic.then_some(alternatives),
         pops,
         push_seqs,
     };
@@ -373,6 +422,7 @@ mod tests {
             edges: vec![vec![e(0, 0, 1), e(2, 0, 0)], vec![e(1, 0, 0)]],
             pops: vec![vec![(0, 1)], vec![]],
             push_seqs: vec![vec![], vec![0]],
+            nondeterministic: false,
         }
     }
 

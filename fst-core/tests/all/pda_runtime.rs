@@ -53,6 +53,7 @@ pub fn brackets_parts(fillers: u32) -> PdaParts {
         ],
         pops: vec![vec![(0, 1)], vec![(0, 2)], vec![]],
         push_seqs: vec![vec![], vec![0], vec![0, 0]],
+        nondeterministic: false,
     }
 }
 
@@ -329,7 +330,31 @@ fn the_matcher_contract_holds() {
         let eos = pda.eos_ids().to_vec();
         for seed in 0..4 {
             matcher_contract::check_contract(|| OwnedPdaWalker::new(pda.clone()), &eos, seed);
+            // The GLR walker walks deterministic PDAs alike.
+            matcher_contract::check_contract(
+                || fstc_core::glr_walker::OwnedGlrWalker::new(pda.clone()),
+                &eos,
+                seed,
+            );
         }
+    }
+    let mut parts = class_on_two_chain_nodes();
+    parts.nondeterministic = true;
+    parts.edges[0].insert(
+        0,
+        PdaEdge {
+            class: 0,
+            target: 1,
+            push: 0,
+        },
+    );
+    let nondet = TokenPda::from_parts(parts).unwrap();
+    for seed in 0..4 {
+        matcher_contract::check_contract(
+            || fstc_core::glr_walker::GlrWalker::new(&nondet),
+            nondet.eos_ids(),
+            seed,
+        );
     }
 }
 
@@ -603,6 +628,7 @@ fn class_on_two_chain_nodes() -> PdaParts {
         ],
         pops: vec![vec![], vec![(0, 3)], vec![(0, 4)], vec![], vec![]],
         push_seqs: vec![vec![], vec![0]],
+        nondeterministic: false,
     }
 }
 
@@ -647,4 +673,62 @@ fn the_mask_and_forced_tokens_respect_the_stack_limit() {
     assert_eq!(ones(&mask), [FIG7_B, FIG7_BB]);
     let e = w.clone().consume(FIG7_AAAB).unwrap_err();
     assert_eq!(e.kind(), MatchErrorKind::StackLimit);
+}
+
+/// `class_on_two_chain_nodes` as a nondeterministic PDA, with a second edge for x at the
+/// start (to node 1 without pushing): every way at every chain node is followed, the file
+/// holds the alternatives sections, and damage to them is named.
+#[test]
+fn a_nondeterministic_pda_keeps_every_way_and_its_file_names_damage() {
+    use fstc_core::format::SECTION_ALTERNATIVES;
+    use fstc_core::glr_walker::GlrWalker;
+    use testkit::file::{forge_checksum, section};
+    let mut parts = class_on_two_chain_nodes();
+    parts.nondeterministic = true;
+    parts.edges[0].insert(
+        0,
+        PdaEdge {
+            class: 0,
+            target: 1,
+            push: 0,
+        },
+    );
+    let pda = TokenPda::from_parts(parts.clone()).unwrap();
+    assert!(!pda.is_deterministic());
+    assert_eq!(pda.to_parts(), parts);
+    assert!(TokenPda::from_parts(class_on_two_chain_nodes())
+        .unwrap()
+        .is_deterministic());
+    let mut w = GlrWalker::new(&pda);
+    w.consume(0).unwrap();
+    assert_eq!(w.num_configurations(), 2, "node 1 over [] and over [r]");
+    assert!(!w.is_accepting());
+    // From node 1 over [r], x is read at node 1 and at its pop node 3: node 2 over [r]
+    // (whose pop node 4 accepts) and over [].
+    w.consume(0).unwrap();
+    assert_eq!(w.num_configurations(), 2);
+    assert!(w.is_accepting());
+    w.rollback(2).unwrap();
+    assert_eq!(w.num_configurations(), 1);
+    // A deterministic walker takes the first chain node only, and pushes on the first x.
+    let mut d = PdaWalker::new(&pda);
+    d.consume(0).unwrap();
+    assert_eq!(d.stack(), Vec::<u32>::new(), "the first edge of the class");
+    for (offset, value, needle) in [
+        (0, 9, "target 9 is not below the number of nodes 5"),
+        (1, 7, "push 7 is not below the 2 push sequences"),
+        (
+            0,
+            0,
+            "(target 0, push 1) does not come after (target 1, push 0)",
+        ),
+    ] {
+        let mut words = pda.as_words().to_vec();
+        let at = section(&words, SECTION_ALTERNATIVES).0 + offset;
+        words[at] = value;
+        forge_checksum(&mut words);
+        let e = TokenPda::from_words(words).unwrap_err();
+        assert_eq!(e.kind(), FormatErrorKind::StackSections, "{e}");
+        assert!(e.to_string().contains(needle), "{e}");
+    }
 }

@@ -6,6 +6,8 @@
 //! dotted rules and pop nodes of different states often have the same future
 //! (`T -> "b" •` and `T -> S "b" •`), and pop graphs may come out cyclic.
 
+use std::collections::HashMap;
+
 use fstc_core::minimize::merge_equivalent;
 use fstc_core::parts::columns::Columns;
 
@@ -33,25 +35,84 @@ pub(super) fn group(num_labels: usize, edges: &[Vec<Edge>]) -> (Vec<u32>, u32, V
     (columns.class_of, num_classes, relabelled)
 }
 
-/// What a minimizer label stands for: an edge's `(class, push)` or a pop's symbol. Edges
-/// order before pops, so the minimizer's numbering follows a node's edges by class, then
-/// its pops by symbol.
+/// [`group`] for a nondeterministic graph, where a node may have several edges per label:
+/// labels are grouped by the set of `(target, push)` results they have at each node, and
+/// the relabelled edges list every result, sorted.
+pub(super) fn group_sets(
+    num_labels: usize,
+    edges: &[Vec<Edge>],
+) -> (Vec<u32>, u32, Vec<Vec<Edge>>) {
+    let mut ids: HashMap<Vec<(u32, u32)>, u32> = HashMap::new();
+    let mut sets: Vec<Vec<(u32, u32)>> = Vec::new();
+    let by_set: Vec<Vec<Edge>> = edges
+        .iter()
+        .map(|list| {
+            let mut list = list.clone();
+            list.sort_unstable();
+            list.dedup();
+            let mut out = Vec::new();
+            for run in list.chunk_by(|a, b| a.0 == b.0) {
+                let set: Vec<(u32, u32)> = run.iter().map(|e| e.1).collect();
+                let next = sets.len() as u32;
+                let id = *ids.entry(set.clone()).or_insert(next);
+                if id == next {
+                    sets.push(set);
+                }
+                out.push((run[0].0, (id, 0)));
+            }
+            out
+        })
+        .collect();
+    let columns = Columns::group(num_labels, &by_set);
+    let relabelled = by_set
+        .iter()
+        .map(|list| {
+            let mut out: Vec<Edge> = columns
+                .relabel(list)
+                .into_iter()
+                .flat_map(|(class, (id, _))| sets[id as usize].iter().map(move |&r| (class, r)))
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        })
+        .collect();
+    let num_classes = columns.num_classes() as u32;
+    (columns.class_of, num_classes, relabelled)
+}
+
+/// What a minimizer label stands for: an edge's `(class, push)` (with its rank among the
+/// node's edges of that class and push, 0 but in a nondeterministic PDA) or a pop's symbol.
+/// Edges order before pops, so the minimizer's numbering follows a node's edges by class,
+/// then its pops by symbol.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Move {
-    Edge { class: u32, push: u32 },
+    Edge { class: u32, push: u32, rank: u32 },
     Pop { symbol: u32 },
 }
 
 /// The minimal equivalent graph: nodes merged when they have the same acceptance, the
 /// same classes with the same pushes into equivalent nodes and the same pop symbols into
 /// equivalent nodes; numbered breadth-first from the start (edges in class order, then
-/// pops in symbol order), so equal automata give equal graphs.
+/// pops in symbol order), so equal automata give equal graphs. Several edges of one class
+/// and push (a nondeterministic PDA, edges sorted) are told apart by their rank, which
+/// merges only nodes that are equivalent, if not always all of them.
 pub(super) fn merge_nodes(g: &ClassGraph) -> ClassGraph {
     let moves_of = |n: usize| {
-        let edges = g.edges[n].iter().map(|&(class, (t, push))| {
-            let edge = Move::Edge { class, push };
-            (edge, t)
-        });
+        let list = &g.edges[n];
+        let edges = list
+            .iter()
+            .enumerate()
+            .map(move |(i, &(class, (t, push)))| {
+                let rank = list[..i]
+                    .iter()
+                    .rev()
+                    .take_while(|e| e.0 == class)
+                    .filter(|e| e.1 .1 == push)
+                    .count() as u32;
+                let edge = Move::Edge { class, push, rank };
+                (edge, t)
+            });
         let pops = g.pops[n]
             .iter()
             .map(|&(symbol, t)| (Move::Pop { symbol }, t));
@@ -79,10 +140,13 @@ pub(super) fn merge_nodes(g: &ClassGraph) -> ClassGraph {
         let (mut node_edges, mut node_pops) = (Vec::new(), Vec::new());
         for &(l, t) in list {
             match moves[l as usize] {
-                Move::Edge { class, push } => node_edges.push((class, (t, push))),
+                Move::Edge { class, push, .. } => node_edges.push((class, (t, push))),
                 Move::Pop { symbol } => node_pops.push((symbol, t)),
             }
         }
+        // Ranked edges into nodes now merged may have become equal.
+        node_edges.sort_unstable();
+        node_edges.dedup();
         out.edges.push(node_edges);
         out.pops.push(node_pops);
     }

@@ -21,7 +21,7 @@ use fstc_core::vocab::VocabTrie;
 use crate::byte_pda::Pda;
 use crate::config::Config;
 use crate::error::{PdaError, PdaErrorKind};
-use classes::{group, merge_nodes, ClassGraph};
+use classes::{group, group_sets, merge_nodes, ClassGraph};
 use fstc_core::parts::{PdaEdge, PdaParts, NO_CLASS};
 
 /// The token PDA of `pda` over the vocabulary of `trie` (see the module documentation).
@@ -37,7 +37,13 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
     })?;
     let steps = steps::Steps::new(pda);
     let graph = walk::walk(&steps, trie, pda.start(), pda.num_states(), config)?;
-    let (class_of_token, token_classes, edges) = group(trie.vocab_size(), &graph.edges);
+    // A nondeterministic PDA's node may have several edges per token: grouped by their set.
+    let grouping = if pda.is_deterministic() {
+        group
+    } else {
+        group_sets
+    };
+    let (class_of_token, token_classes, edges) = grouping(trie.vocab_size(), &graph.edges);
     let mut pops = graph.pops;
     pops.iter_mut().for_each(|p| p.sort_unstable());
     let minimal = merge_nodes(&ClassGraph {
@@ -47,12 +53,15 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
         pops,
     });
     // Classes whose edges only differed between nodes now merged.
-    let (class_of_class, num_classes, edges) = group(token_classes as usize, &minimal.edges);
+    let (class_of_class, num_classes, edges) = grouping(token_classes as usize, &minimal.edges);
     let class_of_token = class_of_token
         .iter()
         .map(|&c| class_of_class.get(c as usize).copied().unwrap_or(NO_CLASS))
         .collect();
     let (edges, push_seqs) = renumber_pushes(edges, &graph.push_seqs);
+    if !pda.is_deterministic() {
+        check_config_limit(&edges, &push_seqs, config)?;
+    }
     Ok(PdaParts {
         vocab_size,
         vocab_fingerprint: trie.fingerprint(),
@@ -65,11 +74,45 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
         edges,
         pops: minimal.pops,
         push_seqs,
+        nondeterministic: !pda.is_deterministic(),
     })
 }
 
+/// The compile-time half of the configuration limit: from one configuration, a token of a
+/// class leads to a configuration per distinct (target, top symbol) among the class's edges
+/// at the node (the walker merges the rest), whatever the stack. More than the limit is
+/// certain to be refused at decode time, so it is refused here.
+fn check_config_limit(
+    edges: &[Vec<PdaEdge>],
+    push_seqs: &[Vec<u32>],
+    config: &Config,
+) -> Result<(), PdaError> {
+    let limit = config.get_config_limit();
+    for (node, list) in edges.iter().enumerate() {
+        for run in list.chunk_by(|a, b| a.class == b.class) {
+            let mut tops: Vec<(u32, Option<u32>)> = run
+                .iter()
+                .map(|e| (e.target, push_seqs[e.push as usize].last().copied()))
+                .collect();
+            tops.sort_unstable();
+            tops.dedup();
+            if tops.len() > limit {
+                return Err(PdaError::new(
+                    PdaErrorKind::TokenPdaLimit,
+                    format!(
+                        "a token of class {} at node {node} leads to {} configurations from one, more than the limit `config_limit` ({limit}); raise it or make the grammar less ambiguous",
+                        run[0].class,
+                        tops.len()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The edges with push sequences numbered by first use (0 stays empty), and only the
-/// sequences used.
+/// sequences used; each node's edges sorted by class, target and push.
 fn renumber_pushes(
     edges: Vec<Vec<classes::Edge>>,
     seqs: &[Vec<u32>],
@@ -92,7 +135,11 @@ fn renumber_pushes(
                         push: new[push as usize],
                     }
                 })
-                .collect()
+                .collect::<Vec<PdaEdge>>()
+        })
+        .map(|mut list: Vec<PdaEdge>| {
+            list.sort_unstable();
+            list
         })
         .collect();
     (edges, used)

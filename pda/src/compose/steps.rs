@@ -26,10 +26,19 @@ pub(super) struct Steps<'p> {
     /// Per state: whether only returns leave it.
     complete: Vec<bool>,
     pushes: Vec<Vec<u32>>,
+    /// Nondeterministic PDAs only: per `state * 256 + byte`, the byte edges after the
+    /// first, and whether the state's rule may return before the byte.
+    more: Option<NondetSteps>,
+}
+
+/// What a nondeterministic byte PDA adds to the tables.
+struct NondetSteps {
+    edges: std::collections::HashMap<usize, Vec<(u32, u32)>>,
+    returns_before: Vec<bool>,
 }
 
 /// One possible run of the byte PDA over the bytes of a token read so far.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Run {
     pub state: u32,
     /// Symbols the token pushed that are still on the stack (push order).
@@ -53,6 +62,11 @@ impl<'p> Steps<'p> {
             ends: vec![false; n],
             complete: vec![false; n],
             pushes: vec![Vec::new()],
+            more: None,
+        };
+        let mut more = NondetSteps {
+            edges: std::collections::HashMap::new(),
+            returns_before: vec![false; n * 256],
         };
         for q in 0..n as u32 {
             steps.complete[q as usize] = pda.is_complete(q);
@@ -67,7 +81,12 @@ impl<'p> Steps<'p> {
                                 .push(e.pushes.iter().filter_map(|&s| symbol(s)).collect());
                             steps.pushes.len() as u32 - 1
                         };
-                        steps.byte[q as usize * 256 + b as usize] = (e.target, push);
+                        let at = q as usize * 256 + b as usize;
+                        if steps.byte[at].0 == DEAD {
+                            steps.byte[at] = (e.target, push);
+                        } else {
+                            more.edges.entry(at).or_default().push((e.target, push));
+                        }
                     }
                     None => match symbol(e.pops[0]) {
                         Some(s) => steps.returns[q as usize].push((s, e.target)),
@@ -76,8 +95,19 @@ impl<'p> Steps<'p> {
                 }
             }
             steps.returns[q as usize].sort_unstable();
+            for b in 0..=255u8 {
+                more.returns_before[q as usize * 256 + b as usize] = pda.returns_before(q, b);
+            }
+        }
+        if !pda.is_deterministic() {
+            steps.more = Some(more);
         }
         steps
+    }
+
+    /// Whether the byte PDA is nondeterministic (runs then branch on every way).
+    pub fn is_nondeterministic(&self) -> bool {
+        self.more.is_some()
     }
 
     /// The return of `state` popping `sym`, if it has one.
@@ -93,6 +123,9 @@ impl<'p> Steps<'p> {
     /// returns of its state: the return addresses of its rule's callers); popping at the
     /// same state twice for one byte would repeat forever, and is an error.
     pub fn advance(&self, run: &Run, b: u8, out: &mut Vec<Run>) -> Result<(), PdaError> {
+        if let Some(more) = &self.more {
+            return self.advance_every_way(more, run, b, out);
+        }
         // The common case, a byte read directly, without the work list.
         if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
             self.read(run.clone(), b, out);
@@ -129,10 +162,60 @@ impl<'p> Steps<'p> {
         Ok(())
     }
 
+    /// [`Steps::advance`] in a nondeterministic PDA: a run reads `b` by every byte edge and,
+    /// where its rule may return before `b`, also returns (popping its own pushes, or
+    /// branching over the symbols below).
+    fn advance_every_way(
+        &self,
+        more: &NondetSteps,
+        run: &Run,
+        b: u8,
+        out: &mut Vec<Run>,
+    ) -> Result<(), PdaError> {
+        let mut work: Vec<(Run, Vec<u32>)> = vec![(run.clone(), Vec::new())];
+        while let Some((run, mut seen)) = work.pop() {
+            let at = run.state as usize * 256 + b as usize;
+            if self.byte[at].0 != DEAD {
+                self.read_edge(run.clone(), self.byte[at], out);
+                for &edge in more.edges.get(&at).into_iter().flatten() {
+                    self.read_edge(run.clone(), edge, out);
+                }
+            }
+            if !more.returns_before[at] {
+                continue;
+            }
+            if let Some(&top) = run.own.last() {
+                if let Some(next) = self.ret(run.state, top) {
+                    let mut popped = run;
+                    popped.own.pop();
+                    popped.state = next;
+                    work.push((popped, seen));
+                }
+                continue;
+            }
+            if seen.contains(&run.state) {
+                return Err(self.unbounded(run.state, Some(b)));
+            }
+            seen.push(run.state);
+            for &(s, next) in &self.returns[run.state as usize] {
+                let mut branch = run.clone();
+                branch.pops.push(s);
+                branch.state = next;
+                work.push((branch, seen.clone()));
+            }
+        }
+        Ok(())
+    }
+
     /// Reads `b` (which `run.state` has an edge for) and pushes the run to `out`, unless a
     /// forced return finds no return for its top.
-    fn read(&self, mut run: Run, b: u8, out: &mut Vec<Run>) {
-        let (target, push) = self.byte[run.state as usize * 256 + b as usize];
+    fn read(&self, run: Run, b: u8, out: &mut Vec<Run>) {
+        let edge = self.byte[run.state as usize * 256 + b as usize];
+        self.read_edge(run, edge, out)
+    }
+
+    /// Follows the byte edge `(target, push)` from `run.state`, as [`Steps::read`].
+    fn read_edge(&self, mut run: Run, (target, push): (u32, u32), out: &mut Vec<Run>) {
         run.own.extend_from_slice(&self.pushes[push as usize]);
         run.state = target;
         // Returns from a finished rule into the token's own pushes are forced: doing them

@@ -183,6 +183,11 @@ pub(super) fn walk(
                 node = trie.subtree_end(node);
                 continue;
             }
+            if steps.is_nondeterministic() {
+                // Ways that met again are one run.
+                out.sort_unstable();
+                out.dedup();
+            }
             for &token in trie.node_tokens(node) {
                 if eos.binary_search(&token).is_err() {
                     for run in out.iter() {

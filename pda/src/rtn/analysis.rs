@@ -1,12 +1,14 @@
-//! The checks that make the PDA of an RTN deterministic, and the sets it is built from.
+//! The checks on an RTN, the sets its PDA is built from, and whether that PDA is
+//! deterministic.
 //!
 //! Per DFA state: whether the rule can end there without reading a byte (`nullable`: final,
 //! or calls to rules that may be empty before a final state), and the bytes that can come
 //! next without returning (`first`). Per rule: the bytes (and the end) that can follow it
-//! (`follow`). A byte then has at most one *route* out of every state — read it, call a rule
-//! it starts, skip a rule that may be empty, or return — or the grammar is refused, with
-//! every conflict listed, each with an input that leads there. Before that: every rule must
-//! be able to finish, and no rule may call itself before reading a byte.
+//! (`follow`). Every rule must be able to finish, and no rule may call itself before
+//! reading a byte. A byte has *routes* out of every state — read it, call a rule it
+//! starts, skip a rule that may be empty, or return; where some byte has several, the PDA
+//! keeps them all (nondeterministic), and [`Analysis::conflict_report`] lists every such
+//! conflict, each with an input that leads there.
 
 use super::dfa::CALL;
 use super::witness::Witness;
@@ -100,7 +102,6 @@ impl Analysis {
         a.check_left_recursion(rtn)?;
         a.compute_first(rtn);
         a.compute_follow(rtn);
-        a.check_conflicts(rtn)?;
         Ok(a)
     }
 
@@ -165,7 +166,8 @@ impl Analysis {
         }
     }
 
-    /// The routes of byte `b` out of state `q` of rule `k` (one when the grammar is checked).
+    /// The routes of byte `b` out of state `q` of rule `k` (at most one in a deterministic
+    /// grammar).
     pub fn routes(&self, rtn: &Rtn, k: usize, q: usize, b: u8) -> Vec<Route> {
         let row = &rtn.dfas[k].trans[q];
         let mut out = Vec::new();
@@ -247,7 +249,9 @@ impl Analysis {
         Ok(())
     }
 
-    fn check_conflicts(&self, rtn: &Rtn) -> Result<(), PdaError> {
+    /// `None` when one byte of lookahead decides every move; otherwise a message listing
+    /// every conflict (rule, an input that leads there, the bytes and their routes).
+    pub fn conflict_report(&self, rtn: &Rtn) -> Option<String> {
         let mut found: Vec<(usize, usize, ByteGroups)> = Vec::new();
         for (k, d) in rtn.dfas.iter().enumerate() {
             for q in 0..d.len() {
@@ -270,7 +274,7 @@ impl Analysis {
             }
         }
         if found.is_empty() {
-            return Ok(());
+            return None;
         }
         // Example inputs are only worth computing for a message.
         let texts = Witness::with_inputs(rtn);
@@ -292,15 +296,17 @@ impl Analysis {
                 ));
             }
         }
-        Err(PdaError::new(
-            PdaErrorKind::Conflict,
-            format!(
-                "the grammar is not deterministic with one byte of lookahead ({} conflict{}):\n{}",
-                lines.len(),
-                if lines.len() == 1 { "" } else { "s" },
-                lines.join("\n")
-            ),
+        Some(format!(
+            "the grammar is not deterministic with one byte of lookahead ({} conflict{}):\n{}",
+            lines.len(),
+            if lines.len() == 1 { "" } else { "s" },
+            lines.join("\n")
         ))
+    }
+
+    /// Whether the PDA may return from state `q` of rule `k` when `b` comes next.
+    pub fn returns_before(&self, k: usize, q: usize, b: u8) -> bool {
+        self.nullable[k][q] && self.follow[k].contains(b)
     }
 }
 

@@ -1,10 +1,11 @@
 //! The byte PDA of a checked RTN, its states and stack symbols named by `witness`.
 //!
-//! PDA states are the DFA states of the kept rules. A byte edge follows the byte's one
-//! route down through calls (each pushes its return state, except tail calls: a call whose
+//! PDA states are the DFA states of the kept rules. A byte edge follows the byte's route
+//! down through calls (each pushes its return state, except tail calls: a call whose
 //! return state is final with nothing after it pushes nothing, so right recursion does not
-//! grow the stack) to the state that reads it. A state where its rule may end has one
-//! epsilon edge per return address of the rule, popping it and entering it.
+//! grow the stack) to the state that reads it; where a byte has several routes (a
+//! nondeterministic grammar), one edge per way down. A state where its rule may end has
+//! one epsilon edge per return address of the rule, popping it and entering it.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -24,8 +25,48 @@ fn is_tail(rtn: &Rtn, k: usize, r: u32) -> bool {
 /// target (rule, state; `None`: accept), pushes.
 type RawEdge = (Option<u8>, StackSym, Option<(usize, u32)>, Vec<StackSym>);
 
-/// Builds the PDA of a checked RTN.
-pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
+/// Every way byte `b` goes down from state `q` of rule `k` to a state that reads it: the
+/// pushes and that state, distinct, in route order. One at most in a deterministic
+/// grammar. Terminates: the left-recursion check rules out a call cycle before a byte, and
+/// a state is not entered twice with the same pushes.
+fn descend(
+    rtn: &Rtn,
+    a: &Analysis,
+    sym_of: &HashMap<(usize, u32), StackSym>,
+    (k, q, b): (usize, usize, u8),
+) -> Vec<(Vec<StackSym>, (usize, u32))> {
+    let mut out: Vec<(Vec<StackSym>, (usize, u32))> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![(k, q, Vec::new())];
+    while let Some((k, q, pushes)) = work.pop() {
+        if !seen.insert((k, q, pushes.clone())) {
+            continue;
+        }
+        // Reversed onto the stack, so that routes are followed in order.
+        for route in a.routes(rtn, k, q, b).into_iter().rev() {
+            match route {
+                Route::Byte(t) => {
+                    let found = (pushes.clone(), (k, t));
+                    if !out.contains(&found) {
+                        out.push(found);
+                    }
+                }
+                Route::Call(m, r) => {
+                    let mut p = pushes.clone();
+                    p.extend(sym_of.get(&(k, r)).copied());
+                    work.push((m as usize, 0, p));
+                }
+                Route::Skip(_, r) => work.push((k, r as usize, pushes.clone())),
+                Route::Return => {}
+            }
+        }
+    }
+    out
+}
+
+/// Builds the PDA of a checked RTN; `conflicts` is the analysis's report when one byte of
+/// lookahead does not decide every move.
+pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis, conflicts: Option<String>) -> Pda {
     let witness = Witness::new(rtn);
     let StackSymbols {
         names: stack_names,
@@ -33,23 +74,6 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
         addr_of,
     } = stack_symbols(rtn, &witness);
     let ret = return_addresses(rtn, &sym_of);
-    let descend = |mut k: usize, mut q: usize, b: u8| -> Option<(Vec<StackSym>, (usize, u32))> {
-        let mut pushes = Vec::new();
-        // Terminates: the left-recursion check rules out a call cycle before a byte.
-        loop {
-            match a.routes(rtn, k, q, b).first().copied()? {
-                Route::Byte(t) => return Some((pushes, (k, t))),
-                Route::Call(m, r) => {
-                    if let Some(&s) = sym_of.get(&(k, r)) {
-                        pushes.push(s);
-                    }
-                    (k, q) = (m as usize, 0);
-                }
-                Route::Skip(_, r) => q = r as usize,
-                Route::Return => return None,
-            }
-        }
-    };
     let mut number: HashMap<(usize, u32), u32> = HashMap::from([((0, 0), 0)]);
     let mut order: Vec<(usize, u32)> = vec![(0, 0)];
     let mut raw: Vec<Vec<RawEdge>> = Vec::new();
@@ -68,7 +92,7 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
             }
         }
         for b in 0..=255u8 {
-            if let Some((pushes, target)) = descend(k, q as usize, b) {
+            for (pushes, target) in descend(rtn, a, &sym_of, (k, q as usize, b)) {
                 out.push((Some(b), StackSym::INITIAL, Some(target), pushes));
             }
         }
@@ -83,8 +107,14 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
     let accept = order.len() as u32;
     let mut offsets = vec![0];
     let (mut edges, mut complete, mut state_names) = (Vec::new(), Vec::new(), Vec::new());
+    let mut return_bytes = Vec::new();
     for (s, list) in raw.into_iter().enumerate() {
         let (k, q) = order[s];
+        let mut look = [0u64; 4];
+        for b in (0..=255u8).filter(|&b| a.returns_before(k, q as usize, b)) {
+            look[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        return_bytes.push(look);
         complete.push(list.iter().all(|e| e.0.is_none()));
         state_names.push(witness.state_name(rtn, k, q as usize));
         for (input, pop, target, pushes) in list {
@@ -104,6 +134,7 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
     }
     complete.push(true);
     state_names.push("accept".to_string());
+    return_bytes.push([0; 4]);
     offsets.push(edges.len());
     Pda {
         start: 0,
@@ -113,6 +144,8 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis) -> Pda {
         complete,
         state_names,
         stack_names,
+        conflicts,
+        return_bytes,
     }
 }
 

@@ -6,11 +6,13 @@
 //! Because alternatives are merged by the subset construction, common prefixes and
 //! overlapping alternatives cost nothing: only a choice between reading a byte, calling a
 //! rule, skipping a rule that may be empty and returning must be decided by the next byte.
-//! Direct left recursion (`A ::= A x | y`) is rewritten as `A ::= y x*` first.
+//! Left recursion, direct (`A ::= A x | y` as `A ::= y x*`) and indirect, is rewritten
+//! first (`left`).
 
 mod analysis;
 mod build;
 mod dfa;
+mod left;
 mod witness;
 
 use std::collections::HashMap;
@@ -38,50 +40,6 @@ fn refs<'e>(e: &'e Expr, out: &mut Vec<(&'e str, Option<Pos>)>) {
         Expr::Repeat { expr, .. } => refs(expr, out),
         Expr::Bytes(_) | Expr::Class { .. } | Expr::Dfa(_) => {}
     }
-}
-
-/// `A ::= A x1 | A x2 | y1 | y2` becomes `A ::= (y1 | y2) (x1 | x2)*`; other bodies are
-/// returned unchanged.
-fn remove_direct_left_recursion(
-    name: &str,
-    at: Option<Pos>,
-    body: &Expr,
-) -> Result<Expr, PdaError> {
-    let alts: &[Expr] = match body {
-        Expr::Alt(a) => a,
-        other => std::slice::from_ref(other),
-    };
-    let (mut tails, mut bases) = (Vec::new(), Vec::new());
-    for alt in alts {
-        match alt {
-            Expr::Ref(n, _) if n == name => tails.push(Expr::Seq(Vec::new())),
-            Expr::Seq(items) if matches!(items.first(), Some(Expr::Ref(n, _)) if n == name) => {
-                tails.push(Expr::Seq(items[1..].to_vec()))
-            }
-            _ => bases.push(alt.clone()),
-        }
-    }
-    if tails.is_empty() {
-        return Ok(body.clone());
-    }
-    if bases.is_empty() {
-        return Err(PdaError::new(
-            PdaErrorKind::LeftRecursion,
-            format!(
-                "{} is left-recursive in every alternative: no alternative starts without `{name}`, so it can never start",
-                fmt_rule_at(name, at)
-            ),
-        ));
-    }
-    Ok(Expr::Seq(vec![
-        Expr::Alt(bases),
-        Expr::Repeat {
-            expr: Box::new(Expr::Alt(tails)),
-            min: 0,
-            max: None,
-            at: None,
-        },
-    ]))
 }
 
 /// Inlined rules are kept as calls past this depth of nested inlining (so that building
@@ -212,8 +170,8 @@ impl Rtn {
         // A rule that cannot be rewritten keeps its body; the error counts if it is used.
         let mut unusable: Vec<Option<PdaError>> = Vec::new();
         let mut bodies = Vec::new();
-        for d in defs {
-            match remove_direct_left_recursion(&d.name, d.at, &d.body) {
+        for (d, rewritten) in defs.iter().zip(left::rewrite(defs)) {
+            match rewritten {
                 Ok(body) => (bodies.push(body), unusable.push(None)),
                 Err(e) => (bodies.push(d.body.clone()), unusable.push(Some(e))),
             };
@@ -294,6 +252,7 @@ impl Pda {
     pub fn from_rules(rules: &Rules) -> Result<Pda, PdaError> {
         let rtn = Rtn::new(rules)?;
         let analysis = analysis::Analysis::new(&rtn)?;
-        Ok(build::to_pda(&rtn, &analysis))
+        let conflicts = analysis.conflict_report(&rtn);
+        Ok(build::to_pda(&rtn, &analysis, conflicts))
     }
 }

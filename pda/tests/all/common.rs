@@ -2,6 +2,7 @@
 //! side by side with fstc-core's `PdaWalker` (through `Matcher`) on the compiler's parts,
 //! and tokenizations.
 
+use fstc_core::glr_walker::GlrWalker;
 use fstc_core::matcher::Matcher;
 use fstc_core::parts::{PdaParts, NO_CLASS};
 use fstc_core::pda_walker::PdaWalker;
@@ -14,40 +15,40 @@ use fstc_pda::{GrammarCompiler, Pda};
 /// The contract's semantics, directly: a configuration is a node and a stack; a token is
 /// allowed at the first node of the pop chain that has an edge for its class, unless it
 /// would leave more than `limit` symbols on the stack; EOS where the chain empties the
-/// stack at an accepting node.
+/// stack at an accepting node. For a nondeterministic PDA, by brute force: every
+/// configuration (node, explicit stack), every chain node, every edge of the class.
 #[derive(Clone, Debug)]
 pub struct RefWalker<'p> {
     parts: &'p PdaParts,
-    node: u32,
-    stack: Vec<u32>,
+    configs: Vec<(u32, Vec<u32>)>,
     finished: bool,
     limit: usize,
+    deterministic: bool,
 }
 
 impl<'p> RefWalker<'p> {
     pub fn new(parts: &'p PdaParts) -> RefWalker<'p> {
         RefWalker {
             parts,
-            node: parts.start,
-            stack: Vec::new(),
+            configs: vec![(parts.start, Vec::new())],
             finished: false,
             limit: fstc_core::pda_walker::DEFAULT_STACK_LIMIT,
+            deterministic: parts.is_deterministic(),
         }
     }
 
-    /// The stack depth now.
+    /// The deepest stack now.
     pub fn depth(&self) -> usize {
-        self.stack.len()
+        self.configs.iter().map(|c| c.1.len()).max().unwrap_or(0)
     }
 
-    /// The pop chain: `(symbols popped, node)`.
-    fn chain(&self) -> Vec<(usize, u32)> {
-        let mut out = vec![(0, self.node)];
-        let mut node = self.node;
-        for (k, sym) in self.stack.iter().rev().enumerate() {
-            let pops = &self.parts.pops[node as usize];
-            match pops.iter().find(|p| p.0 == *sym) {
-                Some(&(_, next)) => {
+    /// The pop chain of a configuration: `(symbols popped, node)`.
+    fn chain(&self, node: u32, stack: &[u32]) -> Vec<(usize, u32)> {
+        let mut out = vec![(0, node)];
+        let mut node = node;
+        for (k, sym) in stack.iter().rev().enumerate() {
+            match self.parts.pop_target(node, *sym) {
+                Some(next) => {
                     node = next;
                     out.push((k + 1, node));
                 }
@@ -59,26 +60,44 @@ impl<'p> RefWalker<'p> {
 
     fn eos_allowed(&self) -> bool {
         !self.finished
-            && self
-                .chain()
-                .iter()
-                .any(|&(k, n)| k == self.stack.len() && self.parts.accepting[n as usize])
+            && self.configs.iter().any(|(node, stack)| {
+                self.chain(*node, stack)
+                    .iter()
+                    .any(|&(k, n)| k == stack.len() && self.parts.accepting[n as usize])
+            })
     }
 
-    /// The edge a text token takes: symbols popped, target, push sequence.
-    fn edge(&self, token: u32) -> Option<(usize, u32, u32)> {
-        let class = *self.parts.class_of_token.get(token as usize)?;
+    /// The configurations a text token leads to (sorted, distinct; empty if refused).
+    fn results(&self, token: u32) -> Vec<(u32, Vec<u32>)> {
+        let Some(&class) = self.parts.class_of_token.get(token as usize) else {
+            return Vec::new();
+        };
         if self.finished || class == NO_CLASS {
-            return None;
+            return Vec::new();
         }
-        let (k, target, push) = self.chain().into_iter().find_map(|(k, n)| {
-            let e = self.parts.edges[n as usize]
-                .iter()
-                .find(|e| e.class == class)?;
-            Some((k, e.target, e.push))
-        })?;
-        let depth = self.stack.len() - k + self.parts.push_seqs[push as usize].len();
-        (depth <= self.limit).then_some((k, target, push))
+        let mut out = Vec::new();
+        for (node, stack) in &self.configs {
+            for (k, n) in self.chain(*node, stack) {
+                let edges: Vec<_> = self.parts.edges[n as usize]
+                    .iter()
+                    .filter(|e| e.class == class)
+                    .collect();
+                for e in &edges {
+                    let mut next = stack[..stack.len() - k].to_vec();
+                    next.extend_from_slice(&self.parts.push_seqs[e.push as usize]);
+                    if next.len() <= self.limit {
+                        out.push((e.target, next));
+                    }
+                }
+                // A deterministic PDA's first chain node with the class decides.
+                if self.deterministic && !edges.is_empty() {
+                    break;
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
     }
 
     pub fn is_eos(&self, token: u32) -> bool {
@@ -101,22 +120,13 @@ impl Walk for RefWalker<'_> {
         if self.finished {
             return Vec::new();
         }
-        // Per class: whether its first chain node takes it within the limit.
-        let mut classes = vec![None; self.parts.num_classes as usize];
-        for (k, n) in self.chain() {
-            for e in &self.parts.edges[n as usize] {
-                let depth = self.stack.len() - k + self.parts.push_seqs[e.push as usize].len();
-                classes[e.class as usize].get_or_insert(depth <= self.limit);
-            }
-        }
         let eos = self.eos_allowed();
         (0..self.parts.vocab_size)
             .filter(|&t| {
-                let c = self.parts.class_of_token[t as usize];
                 if self.is_eos(t) {
                     eos
                 } else {
-                    c != NO_CLASS && classes[c as usize] == Some(true)
+                    !self.results(t).is_empty()
                 }
             })
             .collect()
@@ -130,13 +140,11 @@ impl Walk for RefWalker<'_> {
             self.finished = true;
             return true;
         }
-        let Some((k, target, push)) = self.edge(token) else {
+        let next = self.results(token);
+        if next.is_empty() {
             return false;
-        };
-        self.stack.truncate(self.stack.len() - k);
-        self.stack
-            .extend_from_slice(&self.parts.push_seqs[push as usize]);
-        self.node = target;
+        }
+        self.configs = next;
         true
     }
 
@@ -146,7 +154,7 @@ impl Walk for RefWalker<'_> {
 }
 
 /// The allowed tokens of a matcher, from its mask (sorted).
-pub fn matcher_allowed(m: &impl Matcher) -> Vec<u32> {
+pub fn matcher_allowed(m: &(impl Matcher + ?Sized)) -> Vec<u32> {
     let mut mask = vec![u32::MAX; m.mask_words() + 1];
     m.fill_mask(&mut mask).unwrap();
     (0..mask.len() as u32 * 32)
@@ -156,28 +164,32 @@ pub fn matcher_allowed(m: &impl Matcher) -> Vec<u32> {
 
 /// The reference walker and fstc-core's walker in lockstep: every step checks that both
 /// allow the same tokens and take or refuse the token alike.
-#[derive(Clone)]
 pub struct Both<'p> {
     pub reference: RefWalker<'p>,
-    pub matcher: PdaWalker<'p>,
+    /// fstc-core's walker of the PDA's kind: a `PdaWalker`, or a `GlrWalker` for a
+    /// nondeterministic PDA.
+    pub matcher: Box<dyn Matcher + 'p>,
 }
 
 impl<'p> Both<'p> {
     pub fn new(parts: &'p PdaParts, pda: &'p TokenPda) -> Both<'p> {
-        Both {
-            reference: RefWalker::new(parts),
-            matcher: PdaWalker::new(pda),
-        }
+        Both::limited(parts, pda, fstc_core::pda_walker::DEFAULT_STACK_LIMIT)
     }
 
     /// Both walkers with at most `limit` stack symbols.
-    pub fn with_stack_limit(self, limit: usize) -> Both<'p> {
+    pub fn limited(parts: &'p PdaParts, pda: &'p TokenPda, limit: usize) -> Both<'p> {
+        assert_eq!(pda.is_deterministic(), parts.is_deterministic());
+        let matcher: Box<dyn Matcher + 'p> = if pda.is_deterministic() {
+            Box::new(PdaWalker::new(pda).with_stack_limit(limit))
+        } else {
+            Box::new(GlrWalker::new(pda).with_stack_limit(limit))
+        };
         Both {
             reference: RefWalker {
                 limit,
-                ..self.reference
+                ..RefWalker::new(parts)
             },
-            matcher: self.matcher.with_stack_limit(limit),
+            matcher,
         }
     }
 }
@@ -188,7 +200,7 @@ impl Walk for Both<'_> {
     fn allowed(&self) -> Vec<u32> {
         let allowed = self.reference.allowed();
         assert_eq!(
-            matcher_allowed(&self.matcher),
+            matcher_allowed(&*self.matcher),
             allowed,
             "fstc-core's walker and the reference disagree"
         );
@@ -242,6 +254,11 @@ impl Compiled {
 
     pub fn walker(&self) -> Both<'_> {
         Both::new(&self.parts, &self.rt)
+    }
+
+    /// Both walkers with at most `limit` stack symbols.
+    pub fn walker_limited(&self, limit: usize) -> Both<'_> {
+        Both::limited(&self.parts, &self.rt, limit)
     }
 }
 

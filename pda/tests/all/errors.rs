@@ -1,4 +1,5 @@
-//! Grammars that cannot give a deterministic PDA, and limits: each error names what is wrong.
+//! Grammars that cannot give a PDA, grammars whose PDA is nondeterministic (the report
+//! names every conflict), and limits: each error names what is wrong.
 
 use fstc_core::vocab::VocabTrie;
 use fstc_core::ByteVocabulary;
@@ -22,13 +23,21 @@ fn figure6_as_printed_is_deterministic() {
 #[test]
 fn every_conflict_is_listed_with_its_rule_an_input_and_the_bytes() {
     // `A` may be empty and then `x` follows, but `A` also starts with `x`; and the dangling
-    // else: after `"i" D`, an `e` may belong to this `M` or to an outer one.
-    let e = Pda::from_gbnf(
-        "root ::= A \"x\" | \"q\" D\nA ::= \"x\" A | \"\"\nD ::= \"i\" D M | \"z\"\nM ::= \"e\" D | \"\"\n",
-    )
-    .unwrap_err();
+    // else: after `"i" D`, an `e` may belong to this `M` or to an outer one. The PDA keeps
+    // both ways; its report (and `require_deterministic`'s error) lists them.
+    let text =
+        "root ::= A \"x\" | \"q\" D\nA ::= \"x\" A | \"\"\nD ::= \"i\" D M | \"z\"\nM ::= \"e\" D | \"\"\n";
+    let pda = Pda::from_gbnf(text).unwrap();
+    assert!(!pda.is_deterministic());
+    assert!(pda.accepts(b"xxx") && pda.accepts(b"qiizeiz") && !pda.accepts(b"qiize"));
+    let msg = pda.conflicts().unwrap().to_string();
+    let vocab = ByteVocabulary::from_strs(&["x", "q", "i", "z", "e"]);
+    let e = GrammarCompiler::new()
+        .configure(Config::new().require_deterministic(true))
+        .compile(text, &vocab)
+        .unwrap_err();
     assert_eq!(e.kind(), PdaErrorKind::Conflict);
-    let msg = e.to_string();
+    assert_eq!(e.to_string(), msg);
     insta::assert_snapshot!(msg);
     assert!(msg.contains("(5 conflicts)"), "{msg}");
 }
@@ -119,15 +128,15 @@ fn composition_limits_are_errors_naming_the_limit() {
 }
 
 #[test]
-fn a_c_like_grammar_whose_keywords_are_identifiers_is_refused_naming_each_conflict() {
-    // As a user first writes it (pda/tests/grammars/refused/): `if(` may start a call of a
-    // function named `if`, and after `if (...) {}` an `e` may start `else` or the next
-    // statement. Every conflict is listed at once, with the rule, its line and column, an
-    // input leading there and the bytes; clike.gbnf is the same language written to compile.
-    let text = crate::gbnf_grammars::grammar_text("refused/clike_keywords.gbnf");
-    let e = Pda::from_gbnf(&text).unwrap_err();
-    assert_eq!(e.kind(), PdaErrorKind::Conflict);
-    let msg = e.to_string();
+fn a_c_like_grammar_whose_keywords_are_identifiers_is_nondeterministic_naming_each_conflict() {
+    // As a user first writes it (pda/tests/grammars/nondeterministic/): `if(` may start a
+    // call of a function named `if`, and after `if (...) {}` an `e` may start `else` or the
+    // next statement. Every conflict is listed at once, with the rule, its line and column,
+    // an input leading there and the bytes; clike.gbnf is the same language written to be
+    // deterministic.
+    let text = crate::gbnf_grammars::grammar_text("nondeterministic/clike_keywords.gbnf");
+    let pda = Pda::from_gbnf(&text).unwrap();
+    let msg = pda.conflicts().unwrap();
     assert!(msg.contains("(5 conflicts)"), "{msg}");
     for part in [
         "rule `stmt` (line 8, column 1) at `stmt: \"if(\" •`, after the input \"if(\": byte `!`",

@@ -81,7 +81,7 @@ fn masks_are_exact_at_small_stack_limits() {
     for limit in 0..5 {
         let (mut at_limit, mut finished) = (0, 0);
         for _ in 0..300 {
-            let mut w = tpda.walker().with_stack_limit(limit);
+            let mut w = tpda.walker_limited(limit);
             let mut text = Vec::new();
             for _ in 0..40 {
                 let allowed = w.allowed();
@@ -134,7 +134,7 @@ fn texts_are_accepted_exactly_within_the_nesting_bound() {
                 open_after(&prefix).unwrap() <= limit + 1
             });
             let all: Vec<u32> = tokens.iter().chain([&tpda.eos_ids[0]]).copied().collect();
-            let mut w = tpda.walker().with_stack_limit(limit);
+            let mut w = tpda.walker_limited(limit);
             let valid = w.matcher.validate_tokens(&all);
             let taken = all.iter().take_while(|&&t| {
                 w.allowed();

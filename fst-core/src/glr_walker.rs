@@ -1,0 +1,604 @@
+//! Walking a nondeterministic token PDA: a set of configurations over one shared,
+//! graph-structured stack (GLR-style).
+//!
+//! A grammar whose conflicts one byte of lookahead does not decide compiles to a token PDA
+//! whose node may have several edges of one class ([`TokenPda::is_deterministic`] is
+//! false). A [`GlrWalker`] keeps every way: its position is a set of configurations `(node,
+//! top)`, where `top` is a vertex of a graph-structured stack. A vertex is a symbol with a
+//! set of parents (vertices, or the bottom), so it stands for every stack its parents
+//! stand for with the symbol on top; configurations that reach the same node with the same
+//! top symbol in one step share one vertex (their parents merged), and equal configurations
+//! merge, so ambiguity costs a few configurations, not exponentially many stacks.
+//!
+//! Each configuration is read as [`PdaWalker`](crate::pda_walker::PdaWalker) reads its one:
+//! the pop chain (the node, then the node popping each top symbol leads to, through every
+//! parent), a token allowed where a chain node has an edge of its class, EOS where a chain
+//! reaches the bottom at an accepting node. The mask is the union over configurations;
+//! consuming follows every edge of the token's class at every chain point. The stack limit
+//! applies to a vertex's shallowest stack (merged stacks keep the smallest depth). The
+//! number of live configurations is bounded ([`GlrWalkerOf::with_config_limit`]): a token
+//! that would leave more is refused with [`MatchErrorKind::ConfigLimit`], a resource limit
+//! of the walker and not part of the language, so the mask does not reflect it. Vertices
+//! are only appended; each consumed token records the configurations before it and the
+//! arena lengths, so a rollback is a truncation.
+
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use crate::fast_hash::FastHasher;
+use crate::matcher::{MatchError, MatchErrorKind};
+use crate::parts::StateId;
+use crate::pda_walker::DEFAULT_STACK_LIMIT;
+use crate::token_pda::TokenPda;
+
+/// Default most live configurations of a [`GlrWalker`].
+pub const DEFAULT_CONFIG_LIMIT: usize = 1024;
+
+/// The bottom of the stack, as a vertex index.
+const BOTTOM: u32 = u32::MAX;
+
+type FastSet<T> = HashSet<T, BuildHasherDefault<FastHasher>>;
+
+/// A configuration: a node and the top vertex of its stacks ([`BOTTOM`]: empty).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Config {
+    node: StateId,
+    top: u32,
+}
+
+/// A stack vertex: its symbol, the depth of its shallowest stack and its parents (a range
+/// of the parent arena).
+#[derive(Clone, Copy, Debug)]
+struct Vertex {
+    symbol: u32,
+    depth: u32,
+    parents: (u32, u32),
+}
+
+/// The graph-structured stack: vertices and their parent lists, only appended.
+#[derive(Clone, Debug, Default)]
+struct Gss {
+    vertices: Vec<Vertex>,
+    parents: Vec<u32>,
+}
+
+/// The stack seen through an overlay: vertices made by a step go past the walker's own,
+/// which stay untouched until the step is committed.
+struct View<'a> {
+    base: &'a Gss,
+    extra: Gss,
+}
+
+impl View<'_> {
+    fn vertex(&self, v: u32) -> Vertex {
+        let v = v as usize;
+        match self.base.vertices.get(v) {
+            Some(&x) => x,
+            None => self.extra.vertices[v - self.base.vertices.len()],
+        }
+    }
+
+    fn depth(&self, v: u32) -> u32 {
+        if v == BOTTOM {
+            0
+        } else {
+            self.vertex(v).depth
+        }
+    }
+
+    fn parents(&self, v: u32) -> &[u32] {
+        let (start, len) = self.vertex(v).parents;
+        let (start, len) = (start as usize, len as usize);
+        let base = self.base.parents.len();
+        if start < base {
+            &self.base.parents[start..start + len]
+        } else {
+            &self.extra.parents[start - base..start - base + len]
+        }
+    }
+
+    /// Adds a vertex and returns its index.
+    fn push(&mut self, symbol: u32, depth: u32, parents: &[u32]) -> u32 {
+        let start = (self.base.parents.len() + self.extra.parents.len()) as u32;
+        self.extra.parents.extend_from_slice(parents);
+        self.extra.vertices.push(Vertex {
+            symbol,
+            depth,
+            parents: (start, parents.len() as u32),
+        });
+        (self.base.vertices.len() + self.extra.vertices.len() - 1) as u32
+    }
+}
+
+/// What one consumed token recorded, which rolling it back restores.
+#[derive(Clone, Debug)]
+struct Undo {
+    before: Vec<Config>,
+    vertices: usize,
+    parents: usize,
+}
+
+/// Where a token leads from a set of configurations.
+enum Next {
+    To(Vec<Config>),
+    Eos,
+}
+
+/// A position in a nondeterministic token PDA: a set of configurations over a shared
+/// stack, with the history needed to roll back. `A` holds the PDA: a reference
+/// ([`GlrWalker`]) or an `Arc` ([`OwnedGlrWalker`]). It walks deterministic PDAs too
+/// (with one configuration), though [`PdaWalker`](crate::pda_walker::PdaWalker) is faster there.
+#[derive(Clone, Debug)]
+pub struct GlrWalkerOf<A> {
+    pda: A,
+    configs: Vec<Config>,
+    gss: Gss,
+    history: Vec<Undo>,
+    finished: bool,
+    stack_limit: usize,
+    config_limit: usize,
+}
+
+/// A GLR walker borrowing its automaton.
+pub type GlrWalker<'a, W = Vec<u32>> = GlrWalkerOf<&'a TokenPda<W>>;
+
+/// A GLR walker sharing its automaton through an `Arc`.
+pub type OwnedGlrWalker<W = Vec<u32>> = GlrWalkerOf<Arc<TokenPda<W>>>;
+
+impl<'a, W: AsRef<[u32]>> GlrWalker<'a, W> {
+    /// A walker at the start node with an empty stack.
+    pub fn new(pda: &'a TokenPda<W>) -> GlrWalker<'a, W> {
+        GlrWalkerOf::at_start(pda)
+    }
+}
+
+impl<W: AsRef<[u32]>> OwnedGlrWalker<W> {
+    /// A walker at the start of a shared PDA.
+    pub fn new(pda: Arc<TokenPda<W>>) -> OwnedGlrWalker<W> {
+        GlrWalkerOf::at_start(pda)
+    }
+}
+
+impl<W, A> GlrWalkerOf<A>
+where
+    W: AsRef<[u32]>,
+    A: Deref<Target = TokenPda<W>>,
+{
+    fn at_start(pda: A) -> GlrWalkerOf<A> {
+        let node = pda.start();
+        GlrWalkerOf {
+            pda,
+            configs: vec![Config { node, top: BOTTOM }],
+            gss: Gss::default(),
+            history: Vec::new(),
+            finished: false,
+            stack_limit: DEFAULT_STACK_LIMIT,
+            config_limit: DEFAULT_CONFIG_LIMIT,
+        }
+    }
+
+    /// The same walker with at most `limit` stack symbols (on a configuration's shallowest
+    /// stack), as [`PdaWalker::with_stack_limit`](crate::pda_walker::PdaWalker::with_stack_limit).
+    pub fn with_stack_limit(mut self, limit: usize) -> GlrWalkerOf<A> {
+        self.stack_limit = limit;
+        self
+    }
+
+    /// The same walker with at most `limit` live configurations (at least 1): a token that
+    /// would leave more is refused with [`MatchErrorKind::ConfigLimit`].
+    pub fn with_config_limit(mut self, limit: usize) -> GlrWalkerOf<A> {
+        self.config_limit = limit.max(1);
+        self
+    }
+
+    /// The PDA being walked.
+    pub fn pda(&self) -> &A {
+        &self.pda
+    }
+
+    /// Number of live configurations (after merging).
+    pub fn num_configurations(&self) -> usize {
+        self.configs.len()
+    }
+
+    /// Back to the start with an empty stack and nothing consumed.
+    pub fn reset(&mut self) {
+        self.configs = vec![Config {
+            node: self.pda.start(),
+            top: BOTTOM,
+        }];
+        self.gss = Gss::default();
+        self.history.clear();
+        self.finished = false;
+    }
+
+    /// Number of tokens consumed since the start, EOS included.
+    pub fn num_consumed(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Whether EOS has been consumed.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    fn view(&self) -> View<'_> {
+        View {
+            base: &self.gss,
+            extra: Gss::default(),
+        }
+    }
+
+    /// Every chain point `(node, vertex)` of `configs`: each configuration, then, while
+    /// the node has a pop edge for the vertex's symbol, its target at each parent. Each
+    /// point once, in the order found.
+    fn points(&self, view: &View<'_>, configs: &[Config]) -> Vec<Config> {
+        let mut seen: FastSet<Config> = FastSet::default();
+        let mut out = Vec::new();
+        let mut work: Vec<Config> = configs.iter().rev().copied().collect();
+        while let Some(c) = work.pop() {
+            if !seen.insert(c) {
+                continue;
+            }
+            out.push(c);
+            if c.top == BOTTOM {
+                continue;
+            }
+            if let Some(next) = self.pda.pop_target(c.node, view.vertex(c.top).symbol) {
+                for &p in view.parents(c.top).iter().rev() {
+                    work.push(Config { node: next, top: p });
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether some chain point is an accepting node over the empty stack.
+    fn eos_in(&self, points: &[Config]) -> bool {
+        points
+            .iter()
+            .any(|c| c.top == BOTTOM && self.pda.is_accepting(c.node))
+    }
+
+    /// Whether `push` at chain point `c` stays within the stack limit.
+    fn fits(&self, view: &View<'_>, c: Config, push: u32) -> bool {
+        view.depth(c.top) as usize + self.pda.push_seq(push).len() <= self.stack_limit
+    }
+
+    /// Whether EOS may be consumed here (or was): a chain empties the stack at an
+    /// accepting node.
+    pub fn is_accepting(&self) -> bool {
+        let view = self.view();
+        self.finished || self.eos_in(&self.points(&view, &self.configs))
+    }
+
+    /// Whether EOS is the only choice: EOS is allowed and no chain point has a token
+    /// edge within the stack limit.
+    pub fn only_eos_allowed(&self) -> bool {
+        if self.finished {
+            return false;
+        }
+        let view = self.view();
+        let points = self.points(&view, &self.configs);
+        self.eos_in(&points)
+            && !points.iter().any(|&c| {
+                self.pda
+                    .edges(c.node)
+                    .any(|(_, _, push)| self.fits(&view, c, push))
+            })
+    }
+
+    /// Writes the allowed tokens into `mask`: the union of the chain nodes' class masks
+    /// (each node once), edges past the stack limit left out near it, plus EOS where a
+    /// chain accepts.
+    pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
+        let need = crate::matcher::mask_width(mask, self.pda.vocab_size())?;
+        mask.fill(0);
+        if self.finished {
+            return Ok(());
+        }
+        let mask = &mut mask[..need];
+        let view = self.view();
+        let points = self.points(&view, &self.configs);
+        let mut done: FastSet<StateId> = FastSet::default();
+        for &c in &points {
+            if view.depth(c.top) as usize + self.pda.max_push() <= self.stack_limit {
+                if done.insert(c.node) {
+                    self.pda.or_node_mask(c.node, mask);
+                }
+                continue;
+            }
+            for (class, _, push) in self.pda.edges(c.node) {
+                if self.fits(&view, c, push) {
+                    for pair in self.pda.class_mask_words(class).chunks_exact(2) {
+                        if let Some(slot) = mask.get_mut(pair[0] as usize) {
+                            *slot |= pair[1];
+                        }
+                    }
+                }
+            }
+        }
+        if self.eos_in(&points) {
+            for &e in self.pda.eos_ids() {
+                mask[(e / 32) as usize] |= 1 << (e % 32);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `token` may come next (within the stack limit, as the mask says).
+    pub fn is_allowed(&self, token: u32) -> bool {
+        if self.finished {
+            return false;
+        }
+        let view = self.view();
+        let points = self.points(&view, &self.configs);
+        match self.pda.token_class(token) {
+            Some(class) => points.iter().any(|&c| {
+                self.pda
+                    .edge_results(c.node, class)
+                    .any(|(_, push)| self.fits(&view, c, push))
+            }),
+            None => self.pda.is_eos(token) && self.eos_in(&points),
+        }
+    }
+
+    /// Where `token` leads from `configs`, new vertices going to `view`: every edge of its
+    /// class at every chain point within the stack limit, the results merged by node and
+    /// top symbol. Refused (not allowed, the stack limit, the configuration limit) with
+    /// the error `consume` reports.
+    fn step(
+        &self,
+        view: &mut View<'_>,
+        configs: &[Config],
+        token: u32,
+    ) -> Result<Next, MatchError> {
+        let points = self.points(view, configs);
+        let Some(class) = self.pda.token_class(token) else {
+            if self.pda.is_eos(token) && self.eos_in(&points) {
+                return Ok(Next::Eos);
+            }
+            return Err(self.not_allowed(token));
+        };
+        let mut results: Vec<(StateId, u32, u32)> = Vec::new();
+        let mut too_deep = None;
+        for &c in &points {
+            for (target, push) in self.pda.edge_results(c.node, class) {
+                if self.fits(view, c, push) {
+                    results.push((target, push, c.top));
+                } else {
+                    too_deep = Some(view.depth(c.top) as usize + self.pda.push_seq(push).len());
+                }
+            }
+        }
+        if results.is_empty() {
+            return Err(match too_deep {
+                Some(depth) => self.too_deep(token, depth),
+                None => self.not_allowed(token),
+            });
+        }
+        results.sort_unstable();
+        results.dedup();
+        let next = self.merge(view, &results);
+        if next.len() > self.config_limit {
+            return Err(MatchError::new(
+                MatchErrorKind::ConfigLimit,
+                format!(
+                    "token {token} would leave {} live configurations of the nondeterministic \
+                     token PDA, past the walker's configuration limit of {} (see \
+                     with_config_limit)",
+                    next.len(),
+                    self.config_limit
+                ),
+            ));
+        }
+        Ok(Next::To(next))
+    }
+
+    /// The configurations of `results` (`(target, push, vertex below)`): pushes laid on
+    /// their vertex; results with the same target and top symbol share one top vertex
+    /// whose parents are all of theirs (a result that pushes nothing alone keeps its own).
+    fn merge(&self, view: &mut View<'_>, results: &[(StateId, u32, u32)]) -> Vec<Config> {
+        // (target, top symbol, parents or own vertex, depth) per result with a symbol on top.
+        let mut tops: Vec<(StateId, u32, Top, u32)> = Vec::new();
+        let mut out = Vec::new();
+        for &(target, push, below) in results {
+            let seq = self.pda.push_seq(push);
+            let Some((&last, rest)) = seq.split_last() else {
+                if below == BOTTOM {
+                    out.push(Config {
+                        node: target,
+                        top: BOTTOM,
+                    });
+                } else {
+                    let v = view.vertex(below);
+                    tops.push((target, v.symbol, Top::Own(below), v.depth));
+                }
+                continue;
+            };
+            let mut at = below;
+            for &symbol in rest {
+                let depth = view.depth(at) + 1;
+                at = view.push(symbol, depth, &[at]);
+            }
+            tops.push((target, last, Top::On(at), view.depth(at) + 1));
+        }
+        tops.sort_unstable();
+        let mut i = 0;
+        while i < tops.len() {
+            let (target, symbol) = (tops[i].0, tops[i].1);
+            let j = i + tops[i..].partition_point(|t| (t.0, t.1) == (target, symbol));
+            let top = match &tops[i..j] {
+                [(_, _, Top::Own(v), _)] => *v,
+                group => {
+                    let mut parents: Vec<u32> = Vec::new();
+                    for (_, _, top, _) in group {
+                        match *top {
+                            Top::Own(v) => parents.extend_from_slice(view.parents(v)),
+                            Top::On(p) => parents.push(p),
+                        }
+                    }
+                    parents.sort_unstable();
+                    parents.dedup();
+                    let depth = group.iter().map(|t| t.3).min().unwrap_or(0);
+                    view.push(symbol, depth, &parents)
+                }
+            };
+            out.push(Config { node: target, top });
+            i = j;
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Consumes one token along every way it may be read, or finishes on an allowed EOS.
+    /// A refused token is an error and changes nothing.
+    pub fn consume(&mut self, token: u32) -> Result<(), MatchError> {
+        if self.finished {
+            return Err(MatchError::new(
+                MatchErrorKind::Finished,
+                format!("cannot consume token {token}: the walk already ended with EOS"),
+            ));
+        }
+        let mut view = self.view();
+        let next = self.step(&mut view, &self.configs, token)?;
+        let extra = view.extra;
+        let undo = Undo {
+            before: self.configs.clone(),
+            vertices: self.gss.vertices.len(),
+            parents: self.gss.parents.len(),
+        };
+        match next {
+            Next::Eos => self.finished = true,
+            Next::To(configs) => {
+                self.gss.vertices.extend(extra.vertices);
+                self.gss.parents.extend(extra.parents);
+                self.configs = configs;
+            }
+        }
+        self.history.push(undo);
+        Ok(())
+    }
+
+    fn too_deep(&self, token: u32, depth: usize) -> MatchError {
+        MatchError::new(
+            MatchErrorKind::StackLimit,
+            format!(
+                "token {token} would leave {depth} symbols on the stack, past the walker's \
+                 stack limit of {} (see with_stack_limit)",
+                self.stack_limit
+            ),
+        )
+    }
+
+    fn not_allowed(&self, token: u32) -> MatchError {
+        crate::matcher::refusal(
+            token,
+            self.pda.vocab_size(),
+            self.pda.is_eos(token),
+            &format!("in any of {} configurations", self.configs.len()),
+            "the input is not complete",
+            None,
+        )
+    }
+
+    /// Consumes all of `tokens` or, if one is refused, none of them; the error names the
+    /// position of the first refused token.
+    pub fn consume_tokens(&mut self, tokens: &[u32]) -> Result<(), MatchError> {
+        crate::matcher::consume_all(self, tokens)
+    }
+
+    /// How many leading tokens of `tokens` would be accepted from here, without moving.
+    pub fn validate_tokens(&self, tokens: &[u32]) -> usize {
+        if self.finished {
+            return 0;
+        }
+        let mut view = self.view();
+        let mut configs = self.configs.clone();
+        for (i, &t) in tokens.iter().enumerate() {
+            match self.step(&mut view, &configs, t) {
+                Ok(Next::To(next)) => configs = next,
+                Ok(Next::Eos) => return i + 1,
+                Err(_) => return i,
+            }
+        }
+        tokens.len()
+    }
+
+    /// Undoes the last `n` consumed tokens (EOS included) in O(n). Fails, changing
+    /// nothing, if fewer than `n` were consumed.
+    pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
+        if n > self.history.len() {
+            return Err(crate::matcher::rollback_too_far(n, self.history.len()));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let keep = self.history.len() - n;
+        let undo = self.history.swap_remove(keep);
+        self.history.truncate(keep);
+        self.configs = undo.before;
+        self.gss.vertices.truncate(undo.vertices);
+        self.gss.parents.truncate(undo.parents);
+        self.finished = false;
+        Ok(())
+    }
+
+    /// The tokens the constraint forces from here: while EOS is not allowed and exactly
+    /// one token is, that token. Bounded by the number of nodes plus the stack limit.
+    pub fn forced_tokens(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        if self.finished {
+            return out;
+        }
+        let mut view = self.view();
+        let mut configs = self.configs.clone();
+        let bound = self.pda.num_nodes() as usize + self.stack_limit;
+        for _ in 0..bound {
+            let Some(token) = self.single_allowed_token(&view, &configs) else {
+                break;
+            };
+            match self.step(&mut view, &configs, token) {
+                Ok(Next::To(next)) => configs = next,
+                _ => break,
+            }
+            out.push(token);
+        }
+        out
+    }
+
+    /// The only token allowed at `configs`, if exactly one is and EOS is not.
+    fn single_allowed_token(&self, view: &View<'_>, configs: &[Config]) -> Option<u32> {
+        let points = self.points(view, configs);
+        if self.eos_in(&points) {
+            return None;
+        }
+        let mut single: Option<u32> = None;
+        for &c in &points {
+            for (class, _, push) in self.pda.edges(c.node) {
+                if single == Some(class) || !self.fits(view, c, push) {
+                    continue;
+                }
+                if single.is_some() || self.pda.class_size(class) != 1 {
+                    return None;
+                }
+                single = Some(class);
+            }
+        }
+        single.and_then(|class| self.pda.class_tokens(class).next())
+    }
+}
+
+/// The top of a result before merging: a vertex of its own (it pushed nothing), or a new
+/// symbol on vertex `On(below)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Top {
+    Own(u32),
+    On(u32),
+}
+
+// The decoding interface, by the inherent methods above.
+crate::matcher::matcher_by_inherent_methods!(GlrWalkerOf, TokenPda, pda);
