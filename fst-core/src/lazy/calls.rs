@@ -58,12 +58,13 @@ pub(super) struct Expansion {
 }
 
 /// What a machine that calls nothing reads of the vocabulary from one of its states,
-/// whatever is below it on the stack: the tokens it reads whole, and the trie nodes
-/// where it may return (it accepts there), below which a token continues in the caller.
+/// whatever is below it on the stack: the tokens it reads whole, and, by their byte, the
+/// trie nodes whose parent it may return at (it accepts there): below a return, the
+/// caller reads on, and only the nodes of a byte the caller takes need a look.
 #[derive(Debug)]
 struct LeafWalk {
     tokens: Vec<u32>,
-    exits: Vec<usize>,
+    after_return: Vec<Vec<u32>>,
 }
 
 impl Expansion {
@@ -266,18 +267,29 @@ impl Expansion {
         let f = self.frames[x as usize];
         let leaf = self.leaf_walk(f.machine, f.state, trie);
         let mut tokens = leaf.tokens.clone();
-        if f.parent != BOTTOM && !leaf.exits.is_empty() {
+        if f.parent != BOTTOM {
             let returned = self.close(vec![f.parent]);
             let classes = *self.class_of_byte();
-            for &node in &leaf.exits {
-                walk_below(
-                    trie,
-                    node,
-                    &classes,
-                    returned,
-                    |s, c| self.step(s, c),
-                    |_, ids| tokens.extend_from_slice(ids),
-                );
+            for (byte, nodes) in leaf.after_return.iter().enumerate() {
+                if nodes.is_empty() {
+                    continue;
+                }
+                let next = self.step(returned, classes[byte] as usize);
+                if next == NO_STATE {
+                    continue;
+                }
+                for &node in nodes {
+                    let node = node as usize;
+                    tokens.extend_from_slice(trie.node_tokens(node));
+                    walk_below(
+                        trie,
+                        node,
+                        &classes,
+                        next,
+                        |s, c| self.step(s, c),
+                        |_, ids| tokens.extend_from_slice(ids),
+                    );
+                }
             }
         }
         tokens.sort_unstable();
@@ -293,22 +305,30 @@ impl Expansion {
         let dfa = self.network.machine(m);
         let mut at = vec![NO_STATE; trie.max_depth() + 1];
         at[0] = s;
-        let (mut tokens, mut exits) = (Vec::new(), Vec::new());
+        let mut tokens = Vec::new();
+        let mut after_return = vec![Vec::new(); 256];
         let mut node = 1;
         while node < trie.num_nodes() {
             let depth = trie.node_depth(node);
-            let Some(next) = dfa.next(at[depth - 1], trie.node_byte(node)) else {
+            let byte = trie.node_byte(node);
+            let from = at[depth - 1];
+            // The state at the trie's root accepting would have popped already: a
+            // leaf top never accepts there, so returns start one byte in.
+            if depth > 1 && dfa.is_accepting(from) {
+                after_return[byte as usize].push(node as u32);
+            }
+            let Some(next) = dfa.next(from, byte) else {
                 node = trie.subtree_end(node);
                 continue;
             };
             at[depth] = next;
             tokens.extend_from_slice(trie.node_tokens(node));
-            if dfa.is_accepting(next) && trie.subtree_end(node) > node + 1 {
-                exits.push(node);
-            }
             node += 1;
         }
-        let w = Arc::new(LeafWalk { tokens, exits });
+        let w = Arc::new(LeafWalk {
+            tokens,
+            after_return,
+        });
         self.leaf_walks.insert((m, s), Arc::clone(&w));
         w
     }
