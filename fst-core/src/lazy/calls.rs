@@ -63,9 +63,13 @@ pub(super) struct Expansion {
 /// caller reads on, and only the nodes of a byte the caller takes need a look.
 #[derive(Debug)]
 struct LeafWalk {
-    tokens: Vec<u32>,
+    tokens: StateInfo,
     after_return: Vec<Vec<u32>>,
 }
+
+/// Most leaf walks an expansion keeps (each up to a bitset and a list of trie nodes);
+/// past it they are made again when needed.
+const MAX_LEAF_WALKS: usize = 64;
 
 impl Expansion {
     /// The expansion of `network` with its start state (flat state 0) built.
@@ -230,8 +234,8 @@ impl Expansion {
         if let Some(info) = &self.cache[state as usize] {
             return Arc::clone(info);
         }
-        let tokens = match self.leaf_top(state) {
-            Some(x) => self.leaf_tokens(x, trie),
+        let info = match self.leaf_top(state) {
+            Some(x) => self.leaf_tokens(x, trie, vocab_size),
             None => {
                 let classes = *self.class_of_byte();
                 let mut tokens = Vec::new();
@@ -242,10 +246,10 @@ impl Expansion {
                     |s, c| self.step(s, c),
                     |_, ids| tokens.extend_from_slice(ids),
                 );
-                tokens
+                StateInfo::from_tokens(tokens, vocab_size)
             }
         };
-        let info = Arc::new(StateInfo::from_tokens(tokens, vocab_size));
+        let info = Arc::new(info);
         self.cache[state as usize] = Some(Arc::clone(&info));
         info
     }
@@ -263,10 +267,10 @@ impl Expansion {
 
     /// The tokens of the stack `x` whose top machine calls nothing: those it reads whole,
     /// and below each node where it may return, those the rest of the stack reads on.
-    fn leaf_tokens(&mut self, x: u32, trie: &VocabTrie) -> Vec<u32> {
+    fn leaf_tokens(&mut self, x: u32, trie: &VocabTrie, vocab_size: u32) -> StateInfo {
         let f = self.frames[x as usize];
-        let leaf = self.leaf_walk(f.machine, f.state, trie);
-        let mut tokens = leaf.tokens.clone();
+        let leaf = self.leaf_walk(f.machine, f.state, trie, vocab_size);
+        let mut tokens = Vec::new();
         if f.parent != BOTTOM {
             let returned = self.close(vec![f.parent]);
             let classes = *self.class_of_byte();
@@ -292,13 +296,14 @@ impl Expansion {
                 }
             }
         }
-        tokens.sort_unstable();
-        tokens.dedup();
-        tokens
+        if tokens.is_empty() {
+            return leaf.tokens.clone();
+        }
+        leaf.tokens.with(tokens, vocab_size)
     }
 
     /// Machine `m`'s own walk of the trie from its state `s` (made once).
-    fn leaf_walk(&mut self, m: u32, s: u32, trie: &VocabTrie) -> Arc<LeafWalk> {
+    fn leaf_walk(&mut self, m: u32, s: u32, trie: &VocabTrie, vocab_size: u32) -> Arc<LeafWalk> {
         if let Some(w) = self.leaf_walks.get(&(m, s)) {
             return Arc::clone(w);
         }
@@ -326,9 +331,12 @@ impl Expansion {
             node += 1;
         }
         let w = Arc::new(LeafWalk {
-            tokens,
+            tokens: StateInfo::from_tokens(tokens, vocab_size),
             after_return,
         });
+        if self.leaf_walks.len() >= MAX_LEAF_WALKS {
+            self.leaf_walks.clear();
+        }
         self.leaf_walks.insert((m, s), Arc::clone(&w));
         w
     }

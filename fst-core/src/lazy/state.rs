@@ -9,7 +9,7 @@ pub(super) const NO_STATE: u32 = u32::MAX;
 /// accepting), as the eager layout keeps them: a bitset of the vocabulary's width when
 /// the state allows at least max(64, words) tokens (a mask is then one copy), else the
 /// sorted token ids.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum StateInfo {
     Dense { words: Box<[u32]>, count: u32 },
     Sparse(Box<[u32]>),
@@ -57,7 +57,27 @@ impl StateInfo {
 }
 
 impl StateInfo {
-    /// The edges `tokens` (any order), kept as the eager layout would.
+    /// These edges and `more` (any order, possibly repeating these).
+    pub(super) fn with(&self, mut more: Vec<u32>, vocab_size: u32) -> StateInfo {
+        match self {
+            StateInfo::Dense { words, .. } => {
+                let mut words = words.clone();
+                for t in more {
+                    words[(t / 32) as usize] |= 1 << (t % 32);
+                }
+                let count = words.iter().map(|w| w.count_ones()).sum();
+                StateInfo::Dense { words, count }
+            }
+            StateInfo::Sparse(tokens) => {
+                more.extend_from_slice(tokens);
+                more.sort_unstable();
+                more.dedup();
+                StateInfo::from_tokens(more, vocab_size)
+            }
+        }
+    }
+
+    /// The edges `tokens` (any order, each once), kept as the eager layout would.
     pub(super) fn from_tokens(mut tokens: Vec<u32>, vocab_size: u32) -> StateInfo {
         let words = (vocab_size as usize).div_ceil(32);
         if tokens.len() >= words.max(64) {
