@@ -29,6 +29,8 @@ pub struct ByteDfaError {
     message: String,
     /// The subset construction's state-set budget, when that (not the count) stopped it.
     set_budget: Option<usize>,
+    /// A fixed ceiling of fstc (not the limit given) stopped it: raising the limit won't help.
+    ceiling: bool,
     /// The [`Algebra`](super::Algebra) operation that failed; `None` for [`determinize`](super::determinize).
     operation: Option<&'static str>,
 }
@@ -45,6 +47,7 @@ impl ByteDfaError {
             message,
             set_budget: None,
             operation: Some(operation),
+            ceiling: false,
         }
     }
 
@@ -55,6 +58,7 @@ impl ByteDfaError {
             message: format!("the byte DFA needs more than {limit} states (the state limit)"),
             set_budget: None,
             operation: None,
+            ceiling: false,
         }
     }
 
@@ -68,6 +72,23 @@ impl ByteDfaError {
             ),
             set_budget: Some(entries),
             operation: None,
+            ceiling: false,
+        }
+    }
+
+    /// The subset construction's table of `states` rows of `columns` passed its ceiling.
+    pub(crate) fn table_too_large(limit: usize, states: usize, columns: usize) -> ByteDfaError {
+        ByteDfaError {
+            kind: ByteDfaErrorKind::TooManyStates { limit },
+            message: format!(
+                "the byte DFA grows too large: before reaching the state limit ({limit}) its \
+                 table of {states} states by {columns} byte classes passes the ceiling of \
+                 {} transitions that fstc builds",
+                super::dfa::MAX_TABLE_ENTRIES
+            ),
+            set_budget: None,
+            operation: None,
+            ceiling: true,
         }
     }
 
@@ -81,6 +102,12 @@ impl ByteDfaError {
     /// own advice for those.
     pub fn operation(&self) -> Option<&'static str> {
         self.operation
+    }
+
+    /// Whether a fixed ceiling of fstc stopped the operation before the limit given (its
+    /// message says so; a larger limit would not help).
+    pub fn is_ceiling(&self) -> bool {
+        self.ceiling
     }
 
     /// The budget of NFA-state entries the subset construction passed, when that (rather

@@ -19,6 +19,7 @@ pub use algebra::{Algebra, Universe};
 pub use automaton::ByteAutomaton;
 pub use dfa::{
     classes_from_boundaries, determinize, merge_classes, minimize, nfa_boundaries, TableDfa,
+    MAX_SET_ENTRIES, MAX_TABLE_ENTRIES,
 };
 pub use error::{ByteDfaError, ByteDfaErrorKind};
 pub use nfa::{Nfa, State};
