@@ -109,6 +109,14 @@ struct CompileJsonSchemaArgs {
     /// Most token edges the token automaton may have before compiling fails.
     #[arg(long, value_name = "N")]
     token_edge_limit: Option<usize>,
+    /// Longest the compile may run, in seconds (default 10); past it, an error names the
+    /// sub-schema being built.
+    #[arg(long, value_name = "SECONDS")]
+    time_budget: Option<f64>,
+    /// Most bytes of automata the compile may hold (default 1 GiB); past it, an error
+    /// names the sub-schema being built.
+    #[arg(long, value_name = "BYTES")]
+    memory_budget: Option<usize>,
     /// Print compile time, automaton size and warnings to stderr.
     #[arg(long)]
     stats: bool,
@@ -426,6 +434,14 @@ fn compile_json_schema(args: CompileJsonSchemaArgs) -> Result<ExitCode> {
     }
     if let Some(limit) = args.token_edge_limit {
         config = config.token_edge_limit(limit);
+    }
+    if let Some(seconds) = args.time_budget {
+        let budget = std::time::Duration::try_from_secs_f64(seconds)
+            .map_err(|e| anyhow::anyhow!("--time-budget {seconds}: {e}"))?;
+        config = config.time_budget(budget);
+    }
+    if let Some(bytes) = args.memory_budget {
+        config = config.memory_budget(bytes);
     }
     let compiler = JsonSchemaCompiler::new().configure(config);
     let trie_start = Instant::now();

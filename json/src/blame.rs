@@ -152,7 +152,7 @@ fn overflow(
     let regex = translator.schema(value, pointer, level).ok()??;
     let (warnings, automata) = translator.into_parts();
     let schema = SchemaRegex {
-        regex,
+        regex: automata.inline(&regex).into_owned(),
         automata: automata.list,
         warnings,
     };

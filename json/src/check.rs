@@ -3,6 +3,8 @@
 //! result re-enters regex text as a new `(?P<AUTOMATON>N)`. This is how `allOf`, `not`,
 //! `if`/`then`/`else`, `contains`, property counts and pattern-matched names are exact.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -10,6 +12,7 @@ use fstc_core::bytes::{Algebra, ByteDfa, DEFAULT_DFA_STATE_LIMIT};
 
 use fstc_regex::RegexBuilder;
 
+use crate::budget::Budget;
 use crate::error::JsonSchemaError;
 use crate::lang::Lang;
 
@@ -21,7 +24,29 @@ pub(crate) struct Automata {
     /// The `(?P<AUTOMATON>N)` text of each fixed regex spliced so far (see
     /// [`Automata::fixed`]), so that repeated uses share one entry of `list`.
     fixed: HashMap<String, String>,
+    /// The machines of the call network: sub-schema texts that other texts call with
+    /// `(?P<CALL>N)` instead of repeating them ([`Automata::call`]).
+    pub(crate) machines: Vec<String>,
+    /// The JSON pointer of the sub-schema each machine was first made for.
+    pub(crate) machine_pointers: Vec<String>,
+    machine_ids: HashMap<String, u32>,
+    /// Each machine's text with every call inlined, once asked for.
+    inlined: RefCell<Vec<Option<Arc<str>>>>,
+    /// The DFAs of texts compiled so far, and the results of intersections and
+    /// differences, by their operands' texts: a sub-schema used in several places is
+    /// translated again at each, and would otherwise compile the same texts again.
+    dfas: RefCell<HashMap<String, Arc<ByteDfa>>>,
+    results: HashMap<(bool, Vec<String>), Lang>,
+    /// The compile's time and memory budgets.
+    pub(crate) budget: Budget,
 }
+
+/// Texts shorter than this are written in place rather than called: a machine costs a
+/// compile of its own, and short texts are repeated cheaply.
+const MIN_CALLED_TEXT: usize = 96;
+
+/// How a call is written in regex text.
+const CALL_OPEN: &str = "(?P<CALL>";
 
 /// The minimized DFAs of fixed regexes (the `format` grammars), built once per process:
 /// RFC 3986 `uri` with its IPv6 forms takes ~1 ms to compile from text, more than the rest
@@ -31,18 +56,101 @@ fn fixed_dfas() -> &'static Mutex<HashMap<String, Arc<ByteDfa>>> {
     DFAS.get_or_init(Mutex::default)
 }
 
+/// The offset of the first call in `text`: `(?P<CALL>` not escaped by a backslash.
+fn find_call(text: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(CALL_OPEN) {
+        let at = from + i;
+        let backslashes = text[..at].bytes().rev().take_while(|&b| b == b'\\').count();
+        if backslashes % 2 == 0 {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 fn failed(what: &str, e: impl std::fmt::Display) -> JsonSchemaError {
     let short: String = e.to_string().chars().take(300).collect();
     JsonSchemaError::other(format!("{what} could not be built: {short}"))
 }
 
 impl Automata {
+    /// Automata with the state limit `limit` and the default budgets.
+    #[cfg(test)]
     pub(crate) fn new(limit: usize) -> Automata {
+        use crate::config::Config;
+        let budget = Budget::new(Config::DEFAULT_TIME_BUDGET, Config::DEFAULT_MEMORY_BUDGET);
+        Automata::with_budget(limit, budget)
+    }
+
+    pub(crate) fn with_budget(limit: usize, budget: Budget) -> Automata {
         Automata {
             list: Vec::new(),
             limit,
             fixed: HashMap::new(),
+            machines: Vec::new(),
+            machine_pointers: Vec::new(),
+            machine_ids: HashMap::new(),
+            inlined: RefCell::new(Vec::new()),
+            dfas: RefCell::new(HashMap::new()),
+            results: HashMap::new(),
+            budget,
         }
+    }
+
+    /// `text` as a call of the machine of that text (made now if it is new), or `text`
+    /// itself when it is short. Equal sub-schemas translate to equal texts, so each is
+    /// one machine however often it is used.
+    pub(crate) fn call(&mut self, text: String, pointer: &str) -> String {
+        if text.len() < MIN_CALLED_TEXT {
+            return text;
+        }
+        let next = self.machines.len() as u32;
+        let id = match self.machine_ids.get(&text) {
+            Some(&id) => id,
+            None => {
+                self.machine_ids.insert(text.clone(), next);
+                self.machines.push(text);
+                self.machine_pointers.push(pointer.to_string());
+                self.inlined.borrow_mut().push(None);
+                next
+            }
+        };
+        format!("{CALL_OPEN}{id})")
+    }
+
+    /// `text` with every call replaced by the callee's text, recursively: the flat regex
+    /// of the same language, for the eager path and for engines that read plain regexes.
+    pub(crate) fn inline<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        if !text.contains(CALL_OPEN) {
+            return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = find_call(rest) {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + CALL_OPEN.len()..];
+            let end = after.find(')').expect("a call is written `(?P<CALL>N)`");
+            let id: usize = after[..end].parse().expect("a call names a machine");
+            // The caller wrote the call where the callee's text stood: substituting it
+            // back gives exactly the text the translation would have written inline.
+            out.push_str(&self.inlined_machine(id));
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        Cow::Owned(out)
+    }
+
+    fn inlined_machine(&self, id: usize) -> Arc<str> {
+        if let Some(text) = &self.inlined.borrow()[id] {
+            return Arc::clone(text);
+        }
+        // Callees have smaller ids than their callers, so this recursion is bounded by
+        // the nesting of the schema, as the translation that made the texts was.
+        let text: Arc<str> = Arc::from(self.inline(&self.machines[id]).as_ref());
+        self.inlined.borrow_mut()[id] = Some(Arc::clone(&text));
+        text
     }
 
     /// `regex`, a fixed regex without spliced automata (a `format` grammar), as the
@@ -86,13 +194,37 @@ impl Automata {
         self.limit
     }
 
-    /// The DFA of generated regex text.
-    pub(crate) fn dfa(&self, regex: &str) -> Result<ByteDfa, JsonSchemaError> {
-        RegexBuilder::new()
+    /// The DFA of generated regex text, compiled once per text. A call becomes the
+    /// callee's own DFA spliced in (built once per machine), so a text is parsed once
+    /// however many sub-schemas use it.
+    pub(crate) fn dfa(&self, regex: &str) -> Result<Arc<ByteDfa>, JsonSchemaError> {
+        if let Some(dfa) = self.dfas.borrow().get(regex) {
+            return Ok(Arc::clone(dfa));
+        }
+        let mut automata = self.list.clone();
+        let mut text = String::with_capacity(regex.len());
+        let mut rest = regex;
+        while let Some(at) = find_call(rest) {
+            text.push_str(&rest[..at]);
+            let after = &rest[at + CALL_OPEN.len()..];
+            let end = after.find(')').expect("a call is written `(?P<CALL>N)`");
+            let id: usize = after[..end].parse().expect("a call names a machine");
+            automata.push(self.dfa(&self.machines[id])?);
+            text.push_str(&format!("(?P<AUTOMATON>{})", automata.len() - 1));
+            rest = &after[end + 1..];
+        }
+        text.push_str(rest);
+        let dfa = RegexBuilder::new()
             .state_limit(self.limit)
-            .automata(self.list.clone())
-            .build(regex)
-            .map_err(|e| failed("a sub-schema's automaton", e))
+            .automata(automata)
+            .build(&text)
+            .map_err(|e| failed("a sub-schema's automaton", e))?;
+        self.budget.charge(&dfa)?;
+        let dfa = Arc::new(dfa);
+        self.dfas
+            .borrow_mut()
+            .insert(regex.to_string(), Arc::clone(&dfa));
+        Ok(dfa)
     }
 
     fn algebra(&self) -> Algebra {
@@ -103,10 +235,14 @@ impl Automata {
 
     /// `dfa` as regex text (`None` when its language is empty).
     pub(crate) fn splice(&mut self, dfa: ByteDfa) -> Lang {
+        self.splice_shared(Arc::new(dfa))
+    }
+
+    fn splice_shared(&mut self, dfa: Arc<ByteDfa>) -> Lang {
         if dfa.is_empty() {
             return None;
         }
-        self.list.push(Arc::new(dfa));
+        self.list.push(dfa);
         Some(format!("(?P<AUTOMATON>{})", self.list.len() - 1))
     }
 
@@ -117,18 +253,27 @@ impl Automata {
             [one] => return Ok(Some(one.clone())),
             _ => {}
         }
+        let key = (true, langs.to_vec());
+        if let Some(done) = self.results.get(&key) {
+            return Ok(done.clone());
+        }
         let mut acc = self.dfa(&langs[0])?;
         for lang in &langs[1..] {
             let next = self.dfa(lang)?;
-            acc = self
+            let both = self
                 .algebra()
                 .intersect(&acc, &next)
                 .map_err(|e| failed("an intersection (allOf)", e))?;
+            self.budget.charge(&both)?;
+            acc = Arc::new(both);
             if acc.is_empty() {
+                self.results.insert(key, None);
                 return Ok(None);
             }
         }
-        Ok(self.splice(acc))
+        let lang = self.splice_shared(acc);
+        self.results.insert(key, lang.clone());
+        Ok(lang)
     }
 
     /// The texts of `a` not in `b`.
@@ -136,12 +281,19 @@ impl Automata {
         let Some(b) = b else {
             return Ok(Some(a.to_string()));
         };
-        let (a, b) = (self.dfa(a)?, self.dfa(&b)?);
+        let key = (false, vec![a.to_string(), b]);
+        if let Some(done) = self.results.get(&key) {
+            return Ok(done.clone());
+        }
+        let (x, y) = (self.dfa(a)?, self.dfa(&key.1[1])?);
         let d = self
             .algebra()
-            .difference(&a, &b)
+            .difference(&x, &y)
             .map_err(|e| failed("a difference (not, else, oneOf)", e))?;
-        Ok(self.splice(d))
+        self.budget.charge(&d)?;
+        let lang = self.splice(d);
+        self.results.insert(key, lang.clone());
+        Ok(lang)
     }
 
     /// Whether no text matches both regexes: a breadth-first search of the product DFA

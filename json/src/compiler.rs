@@ -3,20 +3,22 @@
 use std::sync::Arc;
 
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::bytes::ByteDfa;
+use fstc_core::bytes::{ByteDfa, CallNetwork};
 use fstc_core::compiled::{CompileStats, Compiled};
 use fstc_core::lazy::LazyAutomaton;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
-use fstc_regex::{BuildError, BuildErrorKind, RegexCompiler};
+use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler};
 use serde_json::Value;
 
 use crate::blame;
+use crate::check::Automata;
 use crate::config::Config;
 use crate::decimal::NumberTexts;
 use crate::error::JsonSchemaError;
 use crate::schema::Translator;
 use crate::schema_regex::SchemaRegex;
+use fstc_core::compiled::Warning;
 
 /// Compiles JSON Schemas (draft 2020-12, with draft-07 spellings) into token automata.
 ///
@@ -58,16 +60,31 @@ impl JsonSchemaCompiler {
         self.regex_of(schema, &NumberTexts::default())
     }
 
-    /// Refuses a keyword value of the wrong type anywhere in the document, then translates.
+    /// Refuses a keyword value of the wrong type anywhere in the document, then translates;
+    /// the regex is flat (every call inlined).
     fn regex_of(
         &self,
         schema: &Value,
         numbers: &NumberTexts,
     ) -> Result<SchemaRegex, JsonSchemaError> {
+        let t = self.translation(schema, numbers)?;
+        Ok(SchemaRegex {
+            regex: t.automata.inline(&t.root).into_owned(),
+            automata: t.automata.list,
+            warnings: t.warnings,
+        })
+    }
+
+    /// The schema's translation: the root's text, whose sub-schemas are calls of machines.
+    fn translation(
+        &self,
+        schema: &Value,
+        numbers: &NumberTexts,
+    ) -> Result<Translation, JsonSchemaError> {
         self.config.check()?;
         crate::shape::check(schema, "")?;
         let mut translator = Translator::new(schema, &self.config, numbers)?;
-        let Some(regex) = translator.root()? else {
+        let Some(root) = translator.root()? else {
             let mut message = "the schema admits no JSON text in this output form".to_string();
             if let Some(cut) = translator.cuts.first() {
                 message.push_str(&format!(
@@ -79,9 +96,9 @@ impl JsonSchemaCompiler {
             return Err(JsonSchemaError::other(message));
         };
         let (warnings, automata) = translator.into_parts();
-        Ok(SchemaRegex {
-            regex,
-            automata: automata.list,
+        Ok(Translation {
+            root,
+            automata,
             warnings,
         })
     }
@@ -131,21 +148,86 @@ impl JsonSchemaCompiler {
 
     /// Compiles `schema` (JSON text) for lazy matching over the vocabulary of `trie`: the
     /// choice for one-off schemas, where compile plus the first mask matters (see
-    /// `fstc_core::lazy` for what it costs). Same errors as [`compile_with_trie`](Self::compile_with_trie).
+    /// `fstc_core::lazy` for what it costs). Each distinct sub-schema is a small byte DFA
+    /// of its own, its uses are calls (`fstc_core::bytes::CallNetwork`), and the inlined
+    /// DFA's states are only made as walks reach them. Same language and errors as
+    /// [`compile_with_trie`](Self::compile_with_trie), except for the byte-DFA state
+    /// limit, which bounds each sub-schema's DFA instead of the whole.
     pub fn compile_lazy(
         &self,
         schema: &str,
         trie: Arc<VocabTrie>,
     ) -> Result<Compiled<LazyAutomaton>, JsonSchemaError> {
-        let ((schema, dfa), mut stats) = self.translate(|| parse(schema))?;
-        let lazy = RegexCompiler::new()
-            .compile_dfa_lazy(&dfa, "the schema's regex", trie)
-            .map_err(|e| compile_error(&e))?;
-        stats.extend(lazy.stats);
+        let mut stats = CompileStats::new();
+        let t = stats.time("schema translation", || {
+            let (root, numbers) = parse(schema)?;
+            self.translation(&root, &numbers)
+        })?;
+        let network = stats.time("machines", || self.network(&t))?;
+        stats.set_count("machines", network.num_machines());
+        let lazy = stats.time("lazy automaton", || {
+            LazyAutomaton::with_calls(Arc::new(network), trie.clone())
+        });
+        let automaton = match lazy {
+            Ok(lazy) => lazy,
+            // A vocabulary without every byte as a token of its own: the inlined DFA.
+            Err(_) => {
+                let flat = SchemaRegex {
+                    regex: t.automata.inline(&t.root).into_owned(),
+                    automata: t.automata.list.clone(),
+                    warnings: Vec::new(),
+                };
+                let root = serde_json::from_str(schema).unwrap_or(Value::Null);
+                let dfa = stats.time("byte DFA", || self.schema_dfa(&flat, &root))?;
+                let lazy = RegexCompiler::new()
+                    .compile_dfa_lazy(&dfa, "the schema's regex", trie)
+                    .map_err(|e| compile_error(&e))?;
+                stats.extend(lazy.stats);
+                lazy.automaton
+            }
+        };
         Ok(Compiled {
-            automaton: lazy.automaton,
+            automaton,
             stats,
-            warnings: schema.warnings,
+            warnings: t.warnings,
+        })
+    }
+
+    /// Each machine of the translation and its root as a byte DFA; a machine too large
+    /// for the state limit is named by the pointer of the sub-schema it was made for.
+    fn network(&self, t: &Translation) -> Result<CallNetwork, JsonSchemaError> {
+        let builder = || {
+            let mut b = RegexBuilder::new();
+            b.state_limit(self.config.get_dfa_state_limit())
+                .automata(t.automata.list.clone());
+            b
+        };
+        let mut machines = Vec::with_capacity(t.automata.machines.len() + 1);
+        let budget = &t.automata.budget;
+        for (text, pointer) in t.automata.machines.iter().zip(&t.automata.machine_pointers) {
+            budget.enter(pointer)?;
+            let dfa = builder().build(text).map_err(|e| {
+                let short: String = e.to_string().chars().take(300).collect();
+                let at = if pointer.is_empty() {
+                    "the schema root (#)".to_string()
+                } else {
+                    format!("#{pointer}")
+                };
+                JsonSchemaError::other(format!(
+                    "the automaton of the sub-schema at {at} could not be built: {short}"
+                ))
+            })?;
+            budget.charge(&dfa)?;
+            budget.leave();
+            machines.push(Arc::new(dfa));
+        }
+        let root = builder().build(&t.root).map_err(|e| {
+            JsonSchemaError::other(format!("the schema's automaton could not be built: {e}"))
+        })?;
+        machines.push(Arc::new(root));
+        let root = machines.len() as u32 - 1;
+        CallNetwork::new(machines, root).map_err(|e| {
+            JsonSchemaError::other(format!("the schema's automaton could not be built: {e}"))
         })
     }
 
@@ -201,6 +283,13 @@ impl JsonSchemaCompiler {
             warnings: schema.warnings,
         })
     }
+}
+
+/// A translated schema: the root's regex text, which calls the machines of `automata`.
+struct Translation {
+    root: String,
+    automata: Automata,
+    warnings: Vec<Warning>,
 }
 
 /// `schema` parsed as JSON, and the texts of its numbers.

@@ -49,6 +49,8 @@ pub struct Config {
     lenient: Option<bool>,
     dfa_state_limit: Option<usize>,
     token_edge_limit: Option<usize>,
+    time_budget: Option<std::time::Duration>,
+    memory_budget: Option<usize>,
 }
 
 impl Config {
@@ -72,6 +74,10 @@ impl Config {
     pub const MAX_ANY_JSON_DEPTH: usize = 5;
     /// Largest pretty `indent`: each level's indent is spelled out in the regex.
     pub const MAX_INDENT: usize = 64;
+    /// Default time budget of one compile.
+    pub const DEFAULT_TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
+    /// Default memory budget of one compile: 1 GiB of automata.
+    pub const DEFAULT_MEMORY_BUDGET: usize = 1 << 30;
 
     /// Every option at its default.
     pub fn new() -> Config {
@@ -132,6 +138,32 @@ impl Config {
     pub fn token_edge_limit(mut self, limit: usize) -> Config {
         self.token_edge_limit = Some(limit);
         self
+    }
+
+    /// Longest a compile may run: checked before each sub-schema is translated and each
+    /// automaton is built, so a compile past it ends within one such step, in an error
+    /// naming the sub-schema being built. A server's per-request deadline.
+    pub fn time_budget(mut self, budget: std::time::Duration) -> Config {
+        self.time_budget = Some(budget);
+        self
+    }
+
+    /// Most bytes of automata a compile may hold (the DFAs of sub-schemas, of the algebra's
+    /// operands and results, of the machines), checked as each is built; past it, an error
+    /// names the sub-schema being built. Each single build is bounded by the state limit.
+    pub fn memory_budget(mut self, bytes: usize) -> Config {
+        self.memory_budget = Some(bytes);
+        self
+    }
+
+    /// The time budget in effect.
+    pub fn get_time_budget(&self) -> std::time::Duration {
+        self.time_budget.unwrap_or(Config::DEFAULT_TIME_BUDGET)
+    }
+
+    /// The memory budget in effect.
+    pub fn get_memory_budget(&self) -> usize {
+        self.memory_budget.unwrap_or(Config::DEFAULT_MEMORY_BUDGET)
     }
 
     /// The whitespace style in effect.
@@ -212,6 +244,8 @@ impl Config {
             lenient: other.lenient.or(self.lenient),
             dfa_state_limit: other.dfa_state_limit.or(self.dfa_state_limit),
             token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
+            time_budget: other.time_budget.or(self.time_budget),
+            memory_budget: other.memory_budget.or(self.memory_budget),
         }
     }
 }

@@ -400,6 +400,24 @@ impl Translator<'_> {
         Ok(Some(keys.unwrap_or_else(|| NOTHING.to_string())))
     }
 
+    /// The keys that decode to none of `names`: any key minus the names' spellings, as
+    /// an automaton (a product the size of the names' trie) rather than the regex of that
+    /// trie, whose text repeats the class of every other character at each of its nodes.
+    fn unnamed_keys(&mut self, names: &[String]) -> Result<String, JsonSchemaError> {
+        let escapes = self.config.get_escapes();
+        let any_key = format!("\"(?:{})*\"", strings::any_char(escapes));
+        if names.is_empty() {
+            return Ok(any_key);
+        }
+        let any_key = self.automata.fixed(&any_key);
+        let spelled: Vec<String> = names
+            .iter()
+            .map(|n| format!("\"{}\"", strings::encode_literal(n, escapes)))
+            .collect();
+        let keys = self.automata.difference(&any_key, alternation(spelled))?;
+        Ok(keys.unwrap_or_else(|| NOTHING.to_string()))
+    }
+
     /// The members whose names are not positioned: for each set of patterns, the keys
     /// matching exactly those (and `propertyNames`), with the value of every pattern of
     /// the set, or `additionalProperties` for keys matching none.
@@ -430,11 +448,10 @@ impl Translator<'_> {
             if set == 0 && *additional == Value::Bool(false) {
                 continue;
             }
-            let escapes = self.config.get_escapes();
-            let unnamed = unnamed.get_or_insert_with(|| {
-                format!("\"{}\"", strings::body_except(&refs(names), escapes))
-            });
-            let mut keys = vec![unnamed.clone()];
+            if unnamed.is_none() {
+                unnamed = Some(self.unnamed_keys(names)?);
+            }
+            let mut keys = vec![unnamed.clone().expect("just set")];
             keys.extend(limit.clone());
             let mut others = Vec::new();
             let mut values = Vec::new();
@@ -510,10 +527,6 @@ impl Translator<'_> {
 
 /// Most `patternProperties` patterns (their key sets are split 2^n ways).
 const MAX_PATTERNS: usize = 4;
-
-fn refs(names: &[String]) -> Vec<&str> {
-    names.iter().map(String::as_str).collect()
-}
 
 /// The object body (non-empty) and whether the empty body is allowed, built right to left.
 ///

@@ -24,6 +24,7 @@
 #![forbid(unsafe_code)]
 
 mod blame;
+mod budget;
 mod check;
 mod combine;
 mod compiler;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use crate::budget::Budget;
 use crate::check::Automata;
 use crate::config::{Config, Whitespace};
 use crate::decimal::NumberTexts;
@@ -150,7 +151,10 @@ impl<'a> Translator<'a> {
             nesting: 0,
             cuts: Vec::new(),
             anchors,
-            automata: Automata::new(config.get_dfa_state_limit()),
+            automata: Automata::with_budget(
+                config.get_dfa_state_limit(),
+                Budget::new(config.get_time_budget(), config.get_memory_budget()),
+            ),
             hint: None,
             any_floor: 0,
             deepest: 0,
@@ -208,30 +212,34 @@ impl<'a> Translator<'a> {
             );
             return Err(JsonSchemaError::at(pointer, "schema", why));
         }
+        self.automata.budget.enter(pointer)?;
         self.nesting += 1;
-        let lang = self.schema_at(value, pointer, level);
+        let lang = self.schema_here(value, pointer, level);
         self.nesting -= 1;
+        self.automata.budget.leave();
         lang
     }
 
-    fn schema_at(
+    fn schema_here(
         &mut self,
         value: &Value,
         pointer: &str,
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
-        match value {
-            Value::Bool(true) => Ok(Some(
-                self.any_value(level, self.config.get_any_json_depth()),
-            )),
-            Value::Bool(false) => Ok(None),
-            Value::Object(map) => self.object_schema(map, pointer, level),
-            _ => Err(JsonSchemaError::at(
-                pointer,
-                "schema",
-                "a schema must be an object or a boolean",
-            )),
-        }
+        let lang = match value {
+            Value::Bool(true) => Some(self.any_value(level, self.config.get_any_json_depth())),
+            Value::Bool(false) => None,
+            Value::Object(map) => self.object_schema(map, pointer, level)?,
+            _ => {
+                return Err(JsonSchemaError::at(
+                    pointer,
+                    "schema",
+                    "a schema must be an object or a boolean",
+                ))
+            }
+        };
+        // Each sub-schema's text becomes a machine its users call (see `Automata::call`).
+        Ok(lang.map(|text| self.automata.call(text, pointer)))
     }
 
     fn object_schema(
@@ -472,16 +480,20 @@ impl<'a> Translator<'a> {
     pub(crate) fn any_value(&mut self, level: usize, depth: usize) -> String {
         let depth = depth.max((self.any_floor + 1).saturating_sub(level));
         self.any_reach = self.any_reach.min(level + depth);
+        // Strings and nested values are calls, so the text stays linear in `depth`.
+        let string = format!("\"(?:{})*\"", strings::any_char(self.config.get_escapes()));
+        let string = self.automata.call(string, "");
         let mut alts = vec![
             "null".to_string(),
             "(?:true|false)".to_string(),
-            format!("\"(?:{})*\"", strings::any_char(self.config.get_escapes())),
+            string.clone(),
             self.number_any().to_string(),
         ];
         if depth > 0 {
             let inner = self.any_value(level + 1, depth - 1);
+            let inner = self.automata.call(inner, "");
             let ws = self.ws();
-            let key = format!("\"(?:{})*\"", strings::any_char(self.config.get_escapes()));
+            let key = string;
             let member = format!("{key}{}{inner}", ws.colon());
             let members = format!("{member}(?:{}{member})*", ws.sep(level));
             alts.extend(ws.container("\\{", "\\}", Some(&members), true, level));

@@ -13,7 +13,6 @@
 //! as regex text here ([`encode_class`]) and as automaton paths by
 //! `Algebra::substitute_chars` ([`code`]).
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use regex_syntax::utf8::Utf8Sequences;
@@ -215,24 +214,20 @@ impl Encodings {
     }
 
     /// Regex text matching any one encoding, or `None` when there is none: the raw code
-    /// points as one class, then the escapes.
+    /// points as one class of ranges, then the escapes with common prefixes factored
+    /// out (the text is parsed for every use of a string, so its length is compile time).
     pub(crate) fn regex(&self) -> Option<String> {
         let mut class = String::new();
         for &(lo, hi) in &self.raw {
-            // Below `]` one by one (as the canonical form has always been written).
-            let mut c = lo as u32;
-            while c <= hi as u32 && c < 0x5d {
-                let ch = char::from_u32(c).expect("below 0x5d");
-                push_range(&mut class, ch, ch);
-                c += 1;
-            }
-            if c <= hi as u32 {
-                push_range(&mut class, char::from_u32(c).expect("a scalar"), hi);
-            }
+            push_range(&mut class, lo, hi);
         }
-        let mut alts: Vec<String> = self.escaped.iter().map(|seq| sequence_regex(seq)).collect();
+        let mut alts = Vec::new();
         if !class.is_empty() {
-            alts.insert(0, format!("[{class}]"));
+            alts.push(format!("[{class}]"));
+        }
+        let escaped: Vec<&[ByteSet]> = self.escaped.iter().map(|s| s.as_slice()).collect();
+        if !escaped.is_empty() {
+            alts.push(factored_regex(&escaped));
         }
         match alts.len() {
             0 => None,
@@ -240,6 +235,53 @@ impl Encodings {
             _ => Some(format!("(?:{})", alts.join("|"))),
         }
     }
+}
+
+/// Regex text of the sequences `seqs` (none empty, each set ASCII), alternatives with a
+/// common first set sharing it: `\\(?:b|t|u00(?:0[0-7]|...))` rather than each in full.
+fn factored_regex(seqs: &[&[ByteSet]]) -> String {
+    let mut groups: Vec<(&ByteSet, Vec<&[ByteSet]>)> = Vec::new();
+    let mut ends = false;
+    for seq in seqs {
+        let Some((first, rest)) = seq.split_first() else {
+            ends = true;
+            continue;
+        };
+        match groups.iter_mut().find(|(set, _)| *set == first) {
+            Some((_, tails)) => tails.push(rest),
+            None => groups.push((first, vec![rest])),
+        }
+    }
+    // Sets that end their sequences become one class: `[0-7bef]`, not `0|1|...|f`.
+    let mut last: ByteSet = Vec::new();
+    groups.retain(|(set, tails)| {
+        let ends_here = tails.iter().all(|t| t.is_empty());
+        if ends_here {
+            last.extend(set.iter().copied());
+        }
+        !ends_here
+    });
+    let mut alts: Vec<String> = Vec::new();
+    if !last.is_empty() {
+        last.sort_unstable();
+        alts.push(sequence_regex(std::slice::from_ref(&last)));
+    }
+    alts.extend(groups.iter().map(|(set, tails)| {
+        let head = sequence_regex(std::slice::from_ref(*set));
+        let tails: Vec<&[ByteSet]> = tails.clone();
+        match tails.as_slice() {
+            [[]] => head,
+            [t] => format!("{head}{}", sequence_regex(t)),
+            _ => format!("{head}{}", factored_regex(&tails)),
+        }
+    }));
+    if ends {
+        alts.insert(0, String::new());
+    }
+    if alts.len() == 1 {
+        return alts.pop().expect("one");
+    }
+    format!("(?:{})", alts.join("|"))
 }
 
 /// Regex text of one escape sequence (ASCII byte sets).
@@ -251,7 +293,7 @@ fn sequence_regex(seq: &[ByteSet]) -> String {
             _ => {
                 out.push('[');
                 for &(a, b) in set {
-                    let _ = write!(out, "{}-{}", a as char, b as char);
+                    let _ = write!(out, "\\x{{{a:x}}}-\\x{{{b:x}}}");
                 }
                 out.push(']');
             }
@@ -361,45 +403,6 @@ fn push_scalar_range(out: &mut Vec<CharRange>, lo: u32, hi: u32) {
     }
 }
 
-/// Regex text for the body (between the quotes) of any string that decodes to none of
-/// `names`: a trie of the names where every node may also end (unless a name ends there)
-/// or leave the trie by a code point that no name continues with. Linear in the names.
-pub(crate) fn body_except(names: &[&str], escapes: Escapes) -> String {
-    #[derive(Default)]
-    struct Node {
-        word: bool,
-        children: BTreeMap<char, Node>,
-    }
-    let mut root = Node::default();
-    for name in names {
-        let mut node = &mut root;
-        for c in name.chars() {
-            node = node.children.entry(c).or_default();
-        }
-        node.word = true;
-    }
-    let any = any_char(escapes);
-    fn walk(node: &Node, any: &str, escapes: Escapes) -> String {
-        let mut alts = Vec::new();
-        if !node.word {
-            alts.push(String::new());
-        }
-        let taken: Vec<CharRange> = node.children.keys().map(|&c| (c, c)).collect();
-        if let Some(other) = encode_class(&complement(&taken), escapes) {
-            alts.push(format!("{other}(?:{any})*"));
-        }
-        for (&c, child) in &node.children {
-            alts.push(format!(
-                "{}{}",
-                encode_literal(&c.to_string(), escapes),
-                walk(child, any, escapes)
-            ));
-        }
-        format!("(?:{})", alts.join("|"))
-    }
-    walk(&root, &any, escapes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -424,38 +427,6 @@ mod tests {
         let digits = encode_class(&[('0', '9')], Escapes::Canonical).unwrap();
         assert!(matches(&digits, "7") && !matches(&digits, "a"));
         assert_eq!(encode_class(&[], Escapes::Canonical), None);
-    }
-
-    #[test]
-    fn body_except_excludes_exactly_the_names() {
-        let re = body_except(&["id", "i", "name"], Escapes::Canonical);
-        for ok in ["", "x", "ids", "nam", "names", "n", "\\n", "Id"] {
-            assert!(matches(&re, ok), "{ok}");
-        }
-        for bad in ["id", "i", "name"] {
-            assert!(!matches(&re, bad), "{bad}");
-        }
-        let re = body_except(&["id", "é"], Escapes::Any);
-        for ok in [
-            "",
-            "x",
-            "\\u0069",
-            "\\u0069\\u0064s",
-            "\\u00e8",
-            "\\u0069\\u0044",
-        ] {
-            assert!(matches(&re, ok), "{ok}");
-        }
-        for bad in [
-            "id",
-            "\\u0069d",
-            "\\u0069\\u0064",
-            "é",
-            "\\u00E9",
-            "\\u00e9",
-        ] {
-            assert!(!matches(&re, bad), "{bad}");
-        }
     }
 
     /// Every spelling of a code point, as the oracle (serde_json) would read it.

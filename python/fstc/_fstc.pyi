@@ -155,6 +155,8 @@ def compile_json_schema(
     lenient: bool = False,
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> Tuple[AnyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_json_schema(
@@ -171,6 +173,8 @@ def compile_json_schema(
     any_json_depth: Optional[int] = None,
     lenient: bool = False,
     dfa_state_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> Tuple[LazyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_json_schema(
@@ -188,6 +192,8 @@ def compile_json_schema(
     lenient: bool = False,
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> Tuple[Automaton, List[SchemaWarning]]: ...
 
 class Matcher:

@@ -103,12 +103,16 @@ fn escapes(name: &str) -> PyResult<Escapes> {
 /// `FstcError` naming it and its JSON pointer, unless `lenient`, which leaves it out with
 /// a `SchemaWarning`. With `lazy=True` the automaton is a `LazyAutomaton` (only the byte
 /// DFA is built now; each state's tokens when a matcher first reaches it): the choice for
-/// a schema used once. The GIL is released while compiling.
+/// a schema used once. `time_budget` (seconds, default 10) and `memory_budget` (bytes of
+/// automata, default 1 GiB) bound the compile: past either it raises `FstcError` naming the
+/// sub-schema being built, so a compile in a thread ends by its deadline. The GIL is
+/// released while compiling.
 #[pyfunction]
 #[pyo3(signature = (
     schema, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = Int::new(8), indent = Int::new(2),
     escapes = "canonical", additional_properties = true, recursion_depth = None, any_json_depth = None,
-    lenient = false, dfa_state_limit = None, token_edge_limit = None
+    lenient = false, dfa_state_limit = None, token_edge_limit = None, time_budget = None,
+    memory_budget = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn compile_json_schema(
@@ -126,6 +130,8 @@ pub fn compile_json_schema(
     lenient: bool,
     dfa_state_limit: Option<Int>,
     token_edge_limit: Option<Int>,
+    time_budget: Option<f64>,
+    memory_budget: Option<Int>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     let recursion_depth = recursion_depth
         .map(|v| v.usize("recursion_depth"))
@@ -138,6 +144,9 @@ pub fn compile_json_schema(
         .transpose()?;
     let token_edge_limit = token_edge_limit
         .map(|v| v.usize("token_edge_limit"))
+        .transpose()?;
+    let memory_budget = memory_budget
+        .map(|v| v.usize("memory_budget"))
         .transpose()?;
     let max_whitespace = max_whitespace.usize("max_whitespace")?;
     let indent = indent.usize("indent")?;
@@ -155,6 +164,15 @@ pub fn compile_json_schema(
     }
     if let Some(limit) = dfa_state_limit {
         config = config.dfa_state_limit(limit);
+    }
+    if let Some(seconds) = time_budget {
+        let budget = std::time::Duration::try_from_secs_f64(seconds).map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!("time_budget={seconds}: {e}"))
+        })?;
+        config = config.time_budget(budget);
+    }
+    if let Some(bytes) = memory_budget {
+        config = config.memory_budget(bytes);
     }
     if lazy {
         refuse_eager_options(&[(

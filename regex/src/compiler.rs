@@ -125,6 +125,12 @@ impl RegexCompiler {
         let mask = match kind {
             TerminalKind::TextToken => trie.text_token_mask(None),
             TerminalKind::ParagraphToken => trie.text_token_mask(Some(b'\n')),
+            TerminalKind::Call(machine) => {
+                return Err(BuildError::terminal(format!(
+                    "the pattern calls machine {machine} with (?P<CALL>{machine}), which only \
+                     a call network (fstc_core::bytes::CallNetwork) reads"
+                )))
+            }
             TerminalKind::Image => {
                 let image_tokens = self.config.get_image_tokens();
                 if image_tokens.is_empty() {

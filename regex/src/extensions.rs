@@ -82,6 +82,11 @@ pub const EXTENSIONS: &[ExtensionInfo] = &[
         syntax: "(?P<AUTOMATON>N)",
         summary: "library only: the language of byte DFA number N given to RegexBuilder::automata",
     },
+    ExtensionInfo {
+        name: "CALL",
+        syntax: "(?P<CALL>N)",
+        summary: "library only: a call of machine N of a call network (fstc_core::bytes::CallNetwork); such a DFA is not composed directly",
+    },
 ];
 
 /// What an extension group expands to.
@@ -117,6 +122,8 @@ impl Kind {
             "DELIMITED_LIST" => Kind::DelimitedList,
             "DELIMITED_SUBSEQUENCE_OF" => Kind::DelimitedSubsequenceOf,
             "AUTOMATON" => Kind::Automaton,
+            // The machine number is read with the arguments.
+            "CALL" => Kind::Terminal(TerminalKind::Call(0)),
             _ => return None,
         })
     }
@@ -612,6 +619,13 @@ fn check_arguments<'p>(
     text: impl Fn((usize, usize)) -> &'p str,
 ) -> Result<usize, RegexError> {
     Ok(match u.kind {
+        Kind::Terminal(TerminalKind::Call(_)) => {
+            let machine = argument.parse::<u32>().map_err(|_| {
+                u.error("takes the number of a machine of the call network, e.g. `(?P<CALL>3)`")
+            })?;
+            u.kind = Kind::Terminal(TerminalKind::Call(machine));
+            0
+        }
         Kind::Terminal(_) | Kind::QuotedText | Kind::UnquotedText => {
             if !argument.is_empty() {
                 return Err(u.error(&format!(

@@ -55,8 +55,9 @@ pub(crate) struct Compiler<'u> {
     uses: &'u [Use],
     /// Extension graphs (`TEXT_UNTIL`, `SUBSTRING_OF`) by placeholder number.
     graphs: HashMap<usize, Rc<ByteGraph>>,
-    /// Which terminals (by `TerminalKind as usize`) the NFA reads.
-    terminals: [bool; TerminalKind::ALL.len()],
+    /// The terminals the NFA reads, in first-use order (`Terminal` states index it until
+    /// `compile` sorts it into precedence order).
+    terminals: Vec<TerminalKind>,
     /// The DFAs `(?P<AUTOMATON>N)` refers to (`RegexBuilder::automata`).
     automata: &'u [std::sync::Arc<ByteDfa>],
 }
@@ -77,7 +78,7 @@ impl<'u> Compiler<'u> {
             classes: HashMap::new(),
             uses,
             graphs: HashMap::new(),
-            terminals: [false; TerminalKind::ALL.len()],
+            terminals: Vec::new(),
             automata: &[],
         }
     }
@@ -141,18 +142,16 @@ impl<'u> Compiler<'u> {
         let matched = self.push(State::Match)?;
         let start = self.compile_into(hir, matched)?;
         self.nfa.start = start;
-        self.nfa.terminals = TerminalKind::ALL
-            .into_iter()
-            .filter(|&t| self.terminals[t as usize])
-            .collect();
-        // `Terminal` states were given their kind's number; they read the NFA's symbols.
-        let terminals = &self.nfa.terminals;
+        let mut sorted = self.terminals.clone();
+        sorted.sort_unstable();
+        // `Terminal` states were numbered in first-use order; they read the sorted list.
         for state in &mut self.nfa.states {
             if let State::Terminal { symbol, .. } = state {
-                let kind = TerminalKind::ALL[*symbol as usize];
-                *symbol = terminals.iter().position(|&t| t == kind).expect("used") as u32;
+                let kind = self.terminals[*symbol as usize];
+                *symbol = sorted.binary_search(&kind).expect("used") as u32;
             }
         }
+        self.nfa.terminals = sorted;
         Ok(self.nfa)
     }
 
@@ -279,9 +278,15 @@ impl<'u> Compiler<'u> {
         let fields = fields(sub);
         match kind {
             Kind::Terminal(t) => {
-                self.terminals[t as usize] = true;
+                let symbol = match self.terminals.iter().position(|&u| u == t) {
+                    Some(i) => i,
+                    None => {
+                        self.terminals.push(t);
+                        self.terminals.len() - 1
+                    }
+                };
                 self.push(State::Terminal {
-                    symbol: t as u32,
+                    symbol: symbol as u32,
                     next,
                 })
             }

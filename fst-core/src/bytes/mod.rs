@@ -10,6 +10,7 @@
 
 mod algebra;
 mod automaton;
+mod calls;
 mod dfa;
 mod error;
 mod nfa;
@@ -17,6 +18,7 @@ mod terminal;
 
 pub use algebra::{Algebra, Universe};
 pub use automaton::ByteAutomaton;
+pub use calls::{CallNetwork, CallNetworkError};
 pub use dfa::{
     classes_from_boundaries, determinize, merge_classes, minimize, nfa_boundaries, TableDfa,
     MAX_SET_ENTRIES, MAX_TABLE_ENTRIES,

@@ -14,6 +14,10 @@ pub enum TerminalKind {
     ParagraphToken,
     /// `(?P<TEXT_TOKEN>)`: any single text token.
     TextToken,
+    /// `(?P<CALL>N)`: the language of machine `N` of a [`CallNetwork`](crate::bytes::CallNetwork),
+    /// read as a call that returns here. Not a wildcard: only call networks read it, and
+    /// composing a DFA with a call edge directly is refused.
+    Call(u32),
 }
 
 impl TerminalKind {
@@ -30,10 +34,19 @@ impl TerminalKind {
             TerminalKind::Image => "IMAGE",
             TerminalKind::ParagraphToken => "PARAGRAPH_TOKEN",
             TerminalKind::TextToken => "TEXT_TOKEN",
+            TerminalKind::Call(_) => "CALL",
         }
     }
 
-    /// The terminal an extension name stands for, if it is one.
+    /// The machine a call terminal calls.
+    pub fn callee(self) -> Option<u32> {
+        match self {
+            TerminalKind::Call(machine) => Some(machine),
+            _ => None,
+        }
+    }
+
+    /// The wildcard terminal an extension name stands for, if it is one.
     pub fn from_name(name: &str) -> Option<TerminalKind> {
         TerminalKind::ALL.into_iter().find(|t| t.name() == name)
     }

@@ -26,18 +26,20 @@
 //! token: the usual case, and then exact), else by exploring the token-level reachable
 //! states once at build time.
 
+mod calls;
 mod matcher;
 mod state;
 
 pub use matcher::LazyMatcher;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use crate::bytes::ByteAutomaton;
+use crate::bytes::{ByteAutomaton, CallNetwork};
 use crate::compose::{transition_table, ComposeError, ComposeErrorKind, DenseClasses};
 use crate::minimize::{backward, coreachable, edge_sources};
 use crate::vocab::VocabTrie;
-use state::{StateInfo, NO_STATE};
+use calls::Expansion;
+use state::{walk, StateInfo, NO_STATE};
 
 /// A byte DFA over a vocabulary, composed on demand; see the module docs. Cloning shares
 /// the DFA, the trie and the cache.
@@ -49,6 +51,23 @@ pub struct LazyAutomaton {
 #[derive(Debug)]
 struct Inner {
     trie: Arc<VocabTrie>,
+    vocab_size: u32,
+    eos_ids: Vec<u32>,
+    side: Side,
+}
+
+/// Where the byte-level states come from.
+#[derive(Debug)]
+enum Side {
+    /// A whole byte DFA, as a dense table.
+    Table(Table),
+    /// A call network's inlined DFA, built as walks reach its states.
+    Calls(Mutex<Expansion>),
+}
+
+#[derive(Debug)]
+struct Table {
+    trie: Arc<VocabTrie>,
     /// Dense class of each byte.
     class_of_byte: [u8; 256],
     num_classes: usize,
@@ -59,9 +78,8 @@ struct Inner {
     /// DFA states from which a token sequence reaches acceptance.
     live: Vec<bool>,
     vocab_size: u32,
-    eos_ids: Vec<u32>,
     /// Each DFA state's tokens, computed on first use.
-    cache: Vec<OnceLock<StateInfo>>,
+    cache: Vec<OnceLock<Arc<StateInfo>>>,
 }
 
 impl LazyAutomaton {
@@ -78,7 +96,7 @@ impl LazyAutomaton {
         let table = transition_table(dfa, &dense, usize::MAX)?
             .expect("no entry limit, so the table is always built");
         let n = dfa.num_states();
-        let mut inner = Inner {
+        let mut side = Table {
             class_of_byte: dense.class_of_byte,
             num_classes: dense.representative.len(),
             table,
@@ -86,16 +104,59 @@ impl LazyAutomaton {
             accepting: (0..n as u32).map(|s| dfa.is_accepting(s)).collect(),
             live: Vec::new(),
             vocab_size,
-            eos_ids: trie.eos_ids().to_vec(),
             cache: (0..n).map(|_| OnceLock::new()).collect(),
-            trie,
+            trie: Arc::clone(&trie),
         };
-        inner.live = inner.token_liveness();
-        if !inner.live[inner.start as usize] {
+        side.live = side.token_liveness();
+        if !side.live[side.start as usize] {
             return Err(ComposeError::empty_language());
         }
         Ok(LazyAutomaton {
-            inner: Arc::new(inner),
+            inner: Arc::new(Inner {
+                eos_ids: trie.eos_ids().to_vec(),
+                trie,
+                vocab_size,
+                side: Side::Table(side),
+            }),
+        })
+    }
+
+    /// The lazy automaton of a call network's language over the vocabulary of `trie`:
+    /// the inlined DFA is never built, its states are made as walks reach them. Needs
+    /// every byte the machines read to be a single-byte token of the vocabulary (then
+    /// every state is live at the token level, as the module docs explain); else an
+    /// error names a missing byte, and the caller builds the inlined DFA instead.
+    pub fn with_calls(
+        network: Arc<CallNetwork>,
+        trie: Arc<VocabTrie>,
+    ) -> Result<LazyAutomaton, ComposeError> {
+        let vocab_size = u32::try_from(trie.vocab_size()).map_err(|_| {
+            ComposeError::new(
+                ComposeErrorKind::InvalidInput,
+                "the vocabulary has more ids than token ids (u32) can number".to_string(),
+            )
+        })?;
+        let mut single = [false; 256];
+        for b in single_byte_tokens(&trie) {
+            single[b as usize] = true;
+        }
+        let read = network.bytes_read();
+        if let Some(b) = (0..256).find(|&b| read[b] && !single[b]) {
+            return Err(ComposeError::new(
+                ComposeErrorKind::InvalidInput,
+                format!(
+                    "byte 0x{b:02X} is read by the network but is not a token of its own, so \
+                     liveness is not decided byte by byte; build the inlined DFA"
+                ),
+            ));
+        }
+        Ok(LazyAutomaton {
+            inner: Arc::new(Inner {
+                eos_ids: trie.eos_ids().to_vec(),
+                trie,
+                vocab_size,
+                side: Side::Calls(Mutex::new(Expansion::new(network))),
+            }),
         })
     }
 
@@ -114,26 +175,35 @@ impl LazyAutomaton {
         &self.inner.eos_ids
     }
 
-    /// Number of byte-DFA states: the most states the cache can hold.
+    /// Number of byte-DFA states: the most states the cache can hold (for a call
+    /// network, the states built so far).
     pub fn num_dfa_states(&self) -> usize {
-        self.inner.accepting.len()
+        match &self.inner.side {
+            Side::Table(t) => t.accepting.len(),
+            Side::Calls(e) => lock(e).num_states(),
+        }
     }
 
     /// Number of states whose tokens have been computed so far.
     pub fn num_cached_states(&self) -> usize {
-        self.inner
-            .cache
-            .iter()
-            .filter(|c| c.get().is_some())
-            .count()
+        match &self.inner.side {
+            Side::Table(t) => t.cache.iter().filter(|c| c.get().is_some()).count(),
+            Side::Calls(e) => lock(e).num_cached(),
+        }
     }
 
     fn start(&self) -> u32 {
-        self.inner.start
+        match &self.inner.side {
+            Side::Table(t) => t.start,
+            Side::Calls(_) => 0,
+        }
     }
 
     fn is_accepting(&self, state: u32) -> bool {
-        self.inner.accepting[state as usize]
+        match &self.inner.side {
+            Side::Table(t) => t.accepting[state as usize],
+            Side::Calls(e) => lock(e).is_accepting(state),
+        }
     }
 
     fn is_eos(&self, token: u32) -> bool {
@@ -141,9 +211,13 @@ impl LazyAutomaton {
     }
 
     /// The tokens of `state`, computed now if no walk reached it before.
-    fn info(&self, state: u32) -> &StateInfo {
-        let inner = &*self.inner;
-        inner.cache[state as usize].get_or_init(|| inner.compute(state))
+    fn info(&self, state: u32) -> Arc<StateInfo> {
+        match &self.inner.side {
+            Side::Table(t) => {
+                Arc::clone(t.cache[state as usize].get_or_init(|| Arc::new(t.compute(state))))
+            }
+            Side::Calls(e) => lock(e).info(state, &self.inner.trie, self.inner.vocab_size),
+        }
     }
 
     /// Where `token` leads from `state`, if it is one of its token edges (EOS aside).
@@ -153,8 +227,30 @@ impl LazyAutomaton {
         }
         let mut bytes = Vec::new();
         self.inner.trie.spell_token(token, &mut bytes);
-        self.inner.run(state, &bytes)
+        match &self.inner.side {
+            Side::Table(t) => t.run(state, &bytes),
+            Side::Calls(e) => lock(e).run(state, &bytes),
+        }
     }
+}
+
+/// The expansion, whose lock is only poisoned if a panic interrupted a step; its tables
+/// then still hold only complete entries.
+fn lock(e: &Mutex<Expansion>) -> MutexGuard<'_, Expansion> {
+    e.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The bytes that are text tokens on their own: the trie root's children with tokens.
+fn single_byte_tokens(trie: &VocabTrie) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut node = 1;
+    while node < trie.num_nodes() {
+        if !trie.node_tokens(node).is_empty() {
+            out.push(trie.node_byte(node));
+        }
+        node = trie.subtree_end(node);
+    }
+    out
 }
 
 /// The vocabulary size as a token id bound, once the inputs are known to be consistent.
@@ -197,7 +293,7 @@ where
     Ok(vocab_size)
 }
 
-impl Inner {
+impl Table {
     /// The DFA state after `bytes` from `state`, if it does not die on the way.
     fn run(&self, mut state: u32, bytes: &[u8]) -> Option<u32> {
         for &b in bytes {
@@ -219,7 +315,7 @@ impl Inner {
     fn token_liveness(&self) -> Vec<bool> {
         let k = self.num_classes;
         let mut single = vec![false; k];
-        for b in self.single_byte_tokens() {
+        for b in single_byte_tokens(&self.trie) {
             single[self.class_of_byte[b as usize] as usize] = true;
         }
         // The table's edges by target, each tagged with whether its class holds a
@@ -241,20 +337,6 @@ impl Inner {
         self.explored_liveness()
     }
 
-    /// The bytes that are text tokens on their own: the trie root's children with tokens.
-    fn single_byte_tokens(&self) -> Vec<u8> {
-        let trie = &*self.trie;
-        let mut out = Vec::new();
-        let mut node = 1;
-        while node < trie.num_nodes() {
-            if !trie.node_tokens(node).is_empty() {
-                out.push(trie.node_byte(node));
-            }
-            node = trie.subtree_end(node);
-        }
-        out
-    }
-
     /// Token-level liveness by exploring every state reachable at token boundaries from
     /// the start (one trie walk each, as the eager composition does), then backward
     /// reachability over the token-level edges.
@@ -266,7 +348,7 @@ impl Inner {
         seen[self.start as usize] = true;
         let mut targets = vec![false; n];
         while let Some(s) = queue.pop() {
-            self.walk(s, |t, _| targets[t as usize] = true);
+            self.walk(s, |t| targets[t as usize] = true);
             for (t, hit) in targets.iter_mut().enumerate() {
                 if std::mem::take(hit) {
                     edges[s as usize].push((0, t as u32));
@@ -277,5 +359,36 @@ impl Inner {
             }
         }
         coreachable(self.accepting.clone(), &edges, |_| true)
+    }
+
+    /// Calls `visit(target)` for every token node the DFA reads from `from`.
+    fn walk(&self, from: u32, mut visit: impl FnMut(u32)) {
+        let k = self.num_classes;
+        walk(
+            &self.trie,
+            &self.class_of_byte,
+            from,
+            |s, c| self.table[s as usize * k + c],
+            |t, _| visit(t),
+        );
+    }
+
+    /// The token edges of `state`: every token whose bytes drive the DFA from `state`
+    /// into a live state.
+    fn compute(&self, state: u32) -> StateInfo {
+        let mut tokens = Vec::new();
+        let k = self.num_classes;
+        walk(
+            &self.trie,
+            &self.class_of_byte,
+            state,
+            |s, c| self.table[s as usize * k + c],
+            |t, ids| {
+                if self.live[t as usize] {
+                    tokens.extend_from_slice(ids);
+                }
+            },
+        );
+        StateInfo::from_tokens(tokens, self.vocab_size)
     }
 }

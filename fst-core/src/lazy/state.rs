@@ -1,6 +1,6 @@
 //! One state's tokens: the pruned trie walk that finds them, and how they are kept.
 
-use super::Inner;
+use crate::vocab::VocabTrie;
 
 /// No transition in the dense table (the value `compose::transition_table` writes).
 pub(super) const NO_STATE: u32 = u32::MAX;
@@ -56,17 +56,10 @@ impl StateInfo {
     }
 }
 
-impl Inner {
-    /// The token edges of `state`: every token whose bytes drive the DFA from `state`
-    /// into a live state.
-    pub(super) fn compute(&self, state: u32) -> StateInfo {
-        let mut tokens = Vec::new();
-        self.walk(state, |target, ids| {
-            if self.live[target as usize] {
-                tokens.extend_from_slice(ids);
-            }
-        });
-        let words = (self.vocab_size as usize).div_ceil(32);
+impl StateInfo {
+    /// The edges `tokens` (any order), kept as the eager layout would.
+    pub(super) fn from_tokens(mut tokens: Vec<u32>, vocab_size: u32) -> StateInfo {
+        let words = (vocab_size as usize).div_ceil(32);
         if tokens.len() >= words.max(64) {
             let mut bits = vec![0u32; words];
             for &t in &tokens {
@@ -81,32 +74,36 @@ impl Inner {
             StateInfo::Sparse(tokens.into_boxed_slice())
         }
     }
+}
 
-    /// Calls `visit(target, tokens)` for every trie node spelling tokens that the DFA
-    /// reads from `from` without dying, `target` being the state reached: a depth-first
-    /// walk in the trie's preorder, keeping one state per depth and jumping past the
-    /// subtree of a byte the DFA rejects.
-    pub(super) fn walk(&self, from: u32, mut visit: impl FnMut(u32, &[u32])) {
-        let trie = &*self.trie;
-        let k = self.num_classes;
-        let mut at = vec![NO_STATE; trie.max_depth() + 1];
-        at[0] = from;
-        let nodes = trie.num_nodes();
-        let mut node = 1;
-        while node < nodes {
-            let depth = trie.node_depth(node);
-            let class = self.class_of_byte[trie.node_byte(node) as usize] as usize;
-            let next = self.table[at[depth - 1] as usize * k + class];
-            if next == NO_STATE {
-                node = trie.subtree_end(node);
-                continue;
-            }
-            at[depth] = next;
-            let ids = trie.node_tokens(node);
-            if !ids.is_empty() {
-                visit(next, ids);
-            }
-            node += 1;
+/// Calls `visit(target, tokens)` for every trie node spelling tokens that the automaton
+/// reads from `from` without dying, `target` being the state reached: a depth-first walk
+/// in the trie's preorder, keeping one state per depth and jumping past the subtree of a
+/// byte `step(state, class)` rejects (`NO_STATE`).
+pub(super) fn walk(
+    trie: &VocabTrie,
+    class_of_byte: &[u8; 256],
+    from: u32,
+    mut step: impl FnMut(u32, usize) -> u32,
+    mut visit: impl FnMut(u32, &[u32]),
+) {
+    let mut at = vec![NO_STATE; trie.max_depth() + 1];
+    at[0] = from;
+    let nodes = trie.num_nodes();
+    let mut node = 1;
+    while node < nodes {
+        let depth = trie.node_depth(node);
+        let class = class_of_byte[trie.node_byte(node) as usize] as usize;
+        let next = step(at[depth - 1], class);
+        if next == NO_STATE {
+            node = trie.subtree_end(node);
+            continue;
         }
+        at[depth] = next;
+        let ids = trie.node_tokens(node);
+        if !ids.is_empty() {
+            visit(next, ids);
+        }
+        node += 1;
     }
 }

@@ -35,8 +35,15 @@ fn compare(
     );
     let lazy = compiler
         .compile_lazy(schema, trie.clone())
-        .unwrap_or_else(|e| panic!("{name}: lazy: {e}"))
-        .automaton;
+        .unwrap_or_else(|e| panic!("{name}: lazy: {e}"));
+    // The per-request path: a call network of sub-schema machines, never the inlined DFA
+    // (every vocabulary here has each byte as a token of its own).
+    let phases = lazy.stats.to_string();
+    assert!(
+        phases.contains("machines") && !phases.contains("byte DFA"),
+        "{name}: {phases}"
+    );
+    let lazy = lazy.automaton;
     let fresh_eager = || Box::new(OwnedWalker::new(eager.clone())) as Box<dyn Matcher>;
     let fresh_lazy = || Box::new(lazy.start_matcher()) as Box<dyn Matcher>;
     lockstep::random_walks(&fresh_eager, &fresh_lazy, trie.eos_ids(), 3, 60, seed);

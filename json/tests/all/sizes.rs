@@ -133,3 +133,62 @@ fn past_the_limits_the_error_names_the_sub_schema_and_the_option() {
         .unwrap();
     assert!(dfa.num_states() > 100_000 && dfa.is_match(b"[[[[[[1,2,3,4]]]]]]"));
 }
+
+/// A schema built to cost: ten properties, each an `allOf` of two bounded-length string
+/// patterns whose intersection is a product automaton, and a `oneOf` over two of them.
+fn costly_schema() -> Value {
+    let mut properties = serde_json::Map::new();
+    for i in 0..10 {
+        properties.insert(
+            format!("p{i}"),
+            json!({"allOf": [
+                {"type": "string", "pattern": format!("^[a-z]{{3,40}}{i}$")},
+                {"type": "string", "pattern": "^[a-m0-9]{2,30}$", "maxLength": 25}
+            ]}),
+        );
+    }
+    json!({"type": "object", "properties": properties, "required": ["p0"]})
+}
+
+/// Past the time or memory budget, every path (eager, per request) ends in an error that
+/// names the sub-schema being built and the option that raises the budget; within the
+/// default budgets the same schema compiles.
+#[test]
+fn budgets_end_a_compile_naming_the_sub_schema_and_the_option() {
+    let vocab =
+        fstc_detok::Vocabulary::from_file(testdata_dir().join("gpt2/encoder.json")).unwrap();
+    let trie = std::sync::Arc::new(VocabTrie::new(&vocab));
+    let schema = costly_schema().to_string();
+    let tight = [
+        (
+            Config::new().memory_budget(4096),
+            "memory budget of 4096 bytes",
+            "memory_budget",
+        ),
+        (
+            Config::new().time_budget(std::time::Duration::from_micros(300)),
+            "time budget of 300µs",
+            "time_budget",
+        ),
+    ];
+    for (config, what, option) in tight {
+        let compiler = JsonSchemaCompiler::new().configure(config);
+        let errors = [
+            compiler
+                .compile_with_trie(&schema, &trie)
+                .unwrap_err()
+                .to_string(),
+            compiler
+                .compile_lazy(&schema, trie.clone())
+                .unwrap_err()
+                .to_string(),
+        ];
+        for err in errors {
+            assert!(err.contains(what) && err.contains(option), "{err}");
+            assert!(err.contains("while building the sub-schema at "), "{err}");
+        }
+    }
+    let compiler = JsonSchemaCompiler::new();
+    assert!(compiler.compile_lazy(&schema, trie.clone()).is_ok());
+    assert!(compiler.compile_with_trie(&schema, &trie).is_ok());
+}

@@ -652,6 +652,18 @@ fn terminal_kinds_have_names_and_precedence() {
                 assert!(d.is_match(b"ab") && !d.is_match(b"a"));
                 continue;
             }
+            "CALL" => {
+                // Library only: a call edge to machine 7, which only call networks read.
+                let d = RegexBuilder::new().build("a(?P<CALL>7)b").unwrap();
+                assert_eq!(d.terminals(), &[TerminalKind::Call(7)]);
+                assert!(!d.is_match(b"ab"));
+                let missing = RegexBuilder::new().build("(?P<CALL>x)").unwrap_err();
+                assert!(
+                    missing.to_string().contains("number of a machine"),
+                    "{missing}"
+                );
+                continue;
+            }
             _ => format!("(?P<{}>)", e.name),
         };
         dfa(&p);

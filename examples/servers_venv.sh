@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The vLLM and SGLang backend tests (docs/servers.md) in a venv of their own, against the
+# real packages from PyPI. Several gigabytes (torch with CUDA); not part of .ci/run.
+# Usage: examples/servers_venv.sh VENV   (from the repository root)
+set -euo pipefail
+venv=${1:?usage: examples/servers_venv.sh VENV}
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install vllm==0.33.0
+# SGLang pins other versions of some of vLLM's dependencies: its modules under test import
+# with vLLM's torch, so it goes in without its dependencies, plus the two they need.
+"$venv/bin/pip" install --no-deps sglang==0.5.23
+"$venv/bin/pip" install ipython gguf
+"$venv/bin/pip" install -e ./python pytest
+"$venv/bin/python" -m pytest python/tests/test_vllm.py python/tests/test_sglang.py -q -rs -p no:warnings

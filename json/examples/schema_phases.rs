@@ -1,0 +1,41 @@
+//! Compile + first mask of JSON Schema files in the per-request (lazy) mode, phase by
+//! phase: the figure a server waits for, split where it goes.
+//!
+//! Run: `cargo run --release -p fstc-json --example schema_phases -- VOCAB SCHEMA...`
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use fstc_core::matcher::Matcher;
+use fstc_core::vocab::VocabTrie;
+use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let vocab_path = PathBuf::from(args.next().ok_or("usage: VOCAB SCHEMA...")?);
+    let vocab = fstc_detok::Vocabulary::from_file(&vocab_path)?;
+    let trie = Arc::new(VocabTrie::new(&vocab));
+    let compiler =
+        JsonSchemaCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
+    for path in args {
+        let text = std::fs::read_to_string(&path)?;
+        let started = Instant::now();
+        match compiler.compile_lazy(&text, trie.clone()) {
+            Ok(compiled) => {
+                let matcher = compiled.automaton.start_matcher();
+                let mut mask = vec![0u32; matcher.mask_words()];
+                matcher.fill_mask(&mut mask)?;
+                let ms = started.elapsed().as_secs_f64() * 1e3;
+                let stats = compiled.stats.to_string().replace('\n', " | ");
+                println!("{path}\t{ms:.2} ms\t{stats}");
+            }
+            Err(e) => {
+                let ms = started.elapsed().as_secs_f64() * 1e3;
+                let msg: String = e.to_string().chars().take(100).collect();
+                println!("{path}\t{ms:.2} ms\tERROR {msg}");
+            }
+        }
+    }
+    Ok(())
+}

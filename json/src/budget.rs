@@ -1,0 +1,85 @@
+//! A compile's time and memory budgets, checked while it runs (issue: a schema that
+//! takes seconds or gigabytes must end in an error, not stall or kill a server).
+
+use std::cell::{Cell, RefCell};
+use std::time::{Duration, Instant};
+
+use fstc_core::bytes::ByteDfa;
+
+use crate::error::JsonSchemaError;
+
+/// The budgets of one compile and what it has spent.
+#[derive(Clone, Debug)]
+pub(crate) struct Budget {
+    started: Instant,
+    time: Duration,
+    memory: usize,
+    /// Bytes of the automata built so far.
+    used: Cell<usize>,
+    /// The pointers of the sub-schemas being translated, innermost last.
+    at: RefCell<Vec<String>>,
+}
+
+impl Budget {
+    pub(crate) fn new(time: Duration, memory: usize) -> Budget {
+        Budget {
+            started: Instant::now(),
+            time,
+            memory,
+            used: Cell::new(0),
+            at: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Enters the sub-schema at `pointer`, if the time budget allows.
+    pub(crate) fn enter(&self, pointer: &str) -> Result<(), JsonSchemaError> {
+        self.at.borrow_mut().push(pointer.to_string());
+        self.check_time()
+    }
+
+    /// Leaves the innermost sub-schema.
+    pub(crate) fn leave(&self) {
+        self.at.borrow_mut().pop();
+    }
+
+    /// An error unless the time budget is left.
+    pub(crate) fn check_time(&self) -> Result<(), JsonSchemaError> {
+        if self.started.elapsed() <= self.time {
+            return Ok(());
+        }
+        Err(self.exceeded(
+            &format!("the compile passed its time budget of {:?}", self.time),
+            "time_budget, `--time-budget`",
+        ))
+    }
+
+    /// Counts `dfa` against the memory budget (and checks the time budget).
+    pub(crate) fn charge(&self, dfa: &ByteDfa) -> Result<(), JsonSchemaError> {
+        let bytes = dfa.transitions().len() * 4
+            + dfa.num_states() * (1 + 4 * dfa.terminals().len())
+            + std::mem::size_of::<ByteDfa>();
+        self.used.set(self.used.get().saturating_add(bytes));
+        if self.used.get() > self.memory {
+            return Err(self.exceeded(
+                &format!(
+                    "the compile passed its memory budget of {} bytes of automata",
+                    self.memory
+                ),
+                "memory_budget, `--memory-budget`",
+            ));
+        }
+        self.check_time()
+    }
+
+    fn exceeded(&self, what: &str, option: &str) -> JsonSchemaError {
+        let at = match self.at.borrow().last() {
+            Some(p) if p.is_empty() => "the schema root (#)".to_string(),
+            Some(p) => format!("#{p}"),
+            None => "the schema".to_string(),
+        };
+        JsonSchemaError::other(format!(
+            "{what} while building the sub-schema at {at}; raise it ({option}) or simplify \
+             that sub-schema"
+        ))
+    }
+}
