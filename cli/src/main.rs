@@ -1,6 +1,7 @@
 //! `fstc`: compile constraints into token automata, inspect, draw, sample and check them.
 //!
-//! Exit codes: 0 success (for `check`: accepted), 1 `check` rejected the input,
+//! Exit codes: 0 success (for `check`: accepted; `equivalent`: equivalent), 1 `check`
+//! rejected the input, `equivalent` found a difference or `shortest` found nothing,
 //! 2 bad usage or bad input (unreadable file, bad pattern, wrong vocabulary...).
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,8 @@ use fstc_json::{Escapes, JsonSchemaCompiler, Whitespace};
 use fstc_regex::RegexCompiler;
 
 mod grammar;
+mod ops;
+mod tags;
 
 #[derive(Parser)]
 #[command(
@@ -30,7 +33,8 @@ mod grammar;
     long_about = "Compile output constraints (regular expressions, JSON Schemas, grammars) into token \
 automata: deterministic finite or pushdown automata over a tokenizer's token ids that a decoder \
 walks one token at a time to mask logits.\n\n\
-Exit codes: 0 success, 1 `check` rejected the input, 2 bad usage or bad input."
+Exit codes: 0 success, 1 `check` rejected the input (or `equivalent` found a difference, \
+`shortest` found no sequence), 2 bad usage or bad input."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -51,6 +55,24 @@ enum Command {
     Sample(SampleArgs),
     /// Check whether a text or a token sequence is accepted (exit 0) or rejected (exit 1).
     Check(CheckArgs),
+    /// Token sequences both automata accept (OpenFst's fstintersect).
+    Intersect(ops::BinaryArgs),
+    /// Token sequences either automaton accepts (fstunion).
+    Union(ops::BinaryArgs),
+    /// Token sequences the first accepts and the second does not (fstdifference).
+    Difference(ops::BinaryArgs),
+    /// Sequences of the vocabulary's text tokens the automaton does not accept.
+    Complement(ops::ComplementArgs),
+    /// Whether two automata accept the same token sequences (exit 0), else a shortest one
+    /// that tells them apart (exit 1) (fstequivalent).
+    Equivalent(ops::EquivalentArgs),
+    /// A shortest accepted token sequence, the least by token ids (fstshortestpath).
+    Shortest(ops::ShortestArgs),
+    /// The byte automaton of the texts an automaton accepts, as DOT, AT&T text or an
+    /// OpenFst file (fstproject onto the output of T_V).
+    Project(ops::ProjectArgs),
+    /// Write a token automaton, or a vocabulary's detokenizer T_V, as an OpenFst file.
+    Export(ops::ExportArgs),
 }
 
 #[derive(Subcommand)]
@@ -62,6 +84,14 @@ enum CompileCommand {
     /// Compile a context-free grammar (GBNF, Lark, XGrammar's EBNF, or the paper's arrow
     /// notation) into a token PDA.
     Grammar(grammar::CompileGrammarArgs),
+    /// Compile a structural tag (XGrammar's JSON, current or legacy spelling): free text,
+    /// tool calls, JSON Schemas and regexes as one token automaton.
+    StructuralTag(tags::CompileStructuralTagArgs),
+    /// Compile an OpenFst byte or code-point acceptor (binary `.fst` or AT&T text) for a vocabulary.
+    Fst(ops::CompileFstArgs),
+    /// Every sequence of at most N text tokens of a vocabulary: a length bound to intersect
+    /// with another automaton (`fstc intersect`).
+    MaxTokens(ops::CompileMaxTokensArgs),
 }
 
 #[derive(Args)]
@@ -77,6 +107,17 @@ struct CompileJsonSchemaArgs {
     /// Where to write the token automaton.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
+    #[command(flatten)]
+    json: JsonOptions,
+    /// Print compile time, automaton size and warnings to stderr.
+    #[arg(long)]
+    stats: bool,
+}
+
+/// The JSON output form and the compile limits, shared by `compile json-schema` and
+/// `compile structural-tag`.
+#[derive(Args)]
+struct JsonOptions {
     /// Whitespace between JSON tokens: `compact`, `flexible` (at most --max-whitespace in a row)
     /// or `pretty` (indented by --indent spaces).
     #[arg(long, default_value = "flexible", value_parser = ["compact", "flexible", "pretty"])]
@@ -111,15 +152,18 @@ struct CompileJsonSchemaArgs {
     token_edge_limit: Option<usize>,
     /// Longest the compile may run, in seconds (default 10); past it, an error names the
     /// sub-schema being built.
-    #[arg(long, value_name = "SECONDS")]
-    time_budget: Option<f64>,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    time_budget: Option<std::time::Duration>,
     /// Most bytes of automata the compile may hold (default 1 GiB); past it, an error
     /// names the sub-schema being built.
     #[arg(long, value_name = "BYTES")]
     memory_budget: Option<usize>,
-    /// Print compile time, automaton size and warnings to stderr.
-    #[arg(long)]
-    stats: bool,
+}
+
+/// A non-negative number of seconds.
+fn parse_seconds(text: &str) -> std::result::Result<std::time::Duration, String> {
+    let seconds: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    std::time::Duration::try_from_secs_f64(seconds).map_err(|e| format!("{e}"))
 }
 
 #[derive(Args)]
@@ -307,10 +351,21 @@ fn main() -> ExitCode {
         Command::Compile(CompileCommand::Regex(args)) => compile_regex(args),
         Command::Compile(CompileCommand::JsonSchema(args)) => compile_json_schema(args),
         Command::Compile(CompileCommand::Grammar(args)) => grammar::compile_grammar(args),
+        Command::Compile(CompileCommand::StructuralTag(args)) => tags::compile_structural_tag(args),
         Command::Info(args) => info(args),
         Command::Dot(args) => dot(args),
         Command::Sample(args) => sample(args),
         Command::Check(args) => check(args),
+        Command::Compile(CompileCommand::Fst(args)) => ops::compile_fst(args),
+        Command::Compile(CompileCommand::MaxTokens(args)) => ops::compile_max_tokens(args),
+        Command::Intersect(args) => ops::binary("intersect", args),
+        Command::Union(args) => ops::binary("union", args),
+        Command::Difference(args) => ops::binary("difference", args),
+        Command::Complement(args) => ops::complement(args),
+        Command::Equivalent(args) => ops::equivalent(args),
+        Command::Shortest(args) => ops::shortest(args),
+        Command::Project(args) => ops::project(args),
+        Command::Export(args) => ops::export(args),
     };
     match result {
         Ok(code) => code,
@@ -403,47 +458,50 @@ fn print_stats(vocab: &Vocabulary, loaded: Duration, indexed: Duration, stats: &
     eprintln!("{stats}");
 }
 
+/// The JSON compiler's options from the command line.
+fn json_config(json: &JsonOptions) -> fstc_json::Config {
+    let mut config = fstc_json::Config::new()
+        .whitespace(match json.whitespace.as_str() {
+            "compact" => Whitespace::Compact,
+            "pretty" => Whitespace::Pretty {
+                indent: json.indent,
+            },
+            _ => Whitespace::Flexible {
+                max_whitespace: json.max_whitespace,
+            },
+        })
+        .escapes(match json.escapes {
+            EscapesArg::Canonical => Escapes::Canonical,
+            EscapesArg::Any => Escapes::Any,
+        })
+        .additional_properties(!json.no_additional_properties)
+        .lenient(json.lenient);
+    if let Some(depth) = json.recursion_depth {
+        config = config.recursion_depth(depth);
+    }
+    if let Some(depth) = json.any_json_depth {
+        config = config.any_json_depth(depth);
+    }
+    if let Some(limit) = json.dfa_state_limit {
+        config = config.dfa_state_limit(limit);
+    }
+    if let Some(limit) = json.token_edge_limit {
+        config = config.token_edge_limit(limit);
+    }
+    if let Some(budget) = json.time_budget {
+        config = config.time_budget(budget);
+    }
+    if let Some(bytes) = json.memory_budget {
+        config = config.memory_budget(bytes);
+    }
+    config
+}
+
 fn compile_json_schema(args: CompileJsonSchemaArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let vocab = load_vocab(&args.vocab)?;
     let loaded = started.elapsed();
-    let mut config = fstc_json::Config::new()
-        .whitespace(match args.whitespace.as_str() {
-            "compact" => Whitespace::Compact,
-            "pretty" => Whitespace::Pretty {
-                indent: args.indent,
-            },
-            _ => Whitespace::Flexible {
-                max_whitespace: args.max_whitespace,
-            },
-        })
-        .escapes(match args.escapes {
-            EscapesArg::Canonical => Escapes::Canonical,
-            EscapesArg::Any => Escapes::Any,
-        })
-        .additional_properties(!args.no_additional_properties)
-        .lenient(args.lenient);
-    if let Some(depth) = args.recursion_depth {
-        config = config.recursion_depth(depth);
-    }
-    if let Some(depth) = args.any_json_depth {
-        config = config.any_json_depth(depth);
-    }
-    if let Some(limit) = args.dfa_state_limit {
-        config = config.dfa_state_limit(limit);
-    }
-    if let Some(limit) = args.token_edge_limit {
-        config = config.token_edge_limit(limit);
-    }
-    if let Some(seconds) = args.time_budget {
-        let budget = std::time::Duration::try_from_secs_f64(seconds)
-            .map_err(|e| anyhow::anyhow!("--time-budget {seconds}: {e}"))?;
-        config = config.time_budget(budget);
-    }
-    if let Some(bytes) = args.memory_budget {
-        config = config.memory_budget(bytes);
-    }
-    let compiler = JsonSchemaCompiler::new().configure(config);
+    let compiler = JsonSchemaCompiler::new().configure(json_config(&args.json));
     let trie_start = Instant::now();
     let trie = VocabTrie::new(&vocab);
     let indexed = trie_start.elapsed();

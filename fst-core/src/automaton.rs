@@ -502,16 +502,24 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// The tokens of a shortest walk from the start to `target`, or `None` if `target` is
     /// unreachable or out of range: how to put a walker in a given state (tests, tools).
     pub fn shortest_path_to(&self, target: StateId) -> Option<Vec<u32>> {
-        let n = self.num_states() as usize;
-        if target as usize >= n {
+        if target >= self.num_states() {
             return None;
         }
+        self.shortest_path_where(|state| state == target)
+    }
+
+    /// The tokens of a shortest walk from the start to a state where `goal` holds, the
+    /// least in token-id order among the shortest (breadth-first, each state's steps by
+    /// token), or `None` if no such state is reachable: `shortest_path_where(|s|
+    /// a.is_accepting(s))` is a shortest accepted sequence.
+    pub fn shortest_path_where(&self, goal: impl Fn(StateId) -> bool) -> Option<Vec<u32>> {
+        let n = self.num_states() as usize;
         let mut parent: Vec<Option<(StateId, u32)>> = vec![None; n];
         let mut seen = vec![false; n];
         let mut queue = std::collections::VecDeque::from([self.start()]);
         seen[self.start() as usize] = true;
         while let Some(state) = queue.pop_front() {
-            if state == target {
+            if goal(state) {
                 let mut path = Vec::new();
                 let mut at = state;
                 while let Some((from, token)) = parent[at as usize] {

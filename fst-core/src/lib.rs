@@ -94,6 +94,8 @@ pub mod lazy;
 #[cfg(feature = "compile")]
 pub mod minimize;
 #[cfg(feature = "compile")]
+pub mod ops;
+#[cfg(feature = "compile")]
 pub mod reference;
 
 pub use any::AnyAutomaton;

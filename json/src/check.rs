@@ -58,8 +58,13 @@ fn fixed_dfas() -> &'static Mutex<HashMap<String, Arc<ByteDfa>>> {
 
 /// The offset of the first call in `text`: `(?P<CALL>` not escaped by a backslash.
 fn find_call(text: &str) -> Option<usize> {
+    find_group(text, CALL_OPEN)
+}
+
+/// The offset of the first `open` in `text` not escaped by a backslash.
+fn find_group(text: &str, open: &str) -> Option<usize> {
     let mut from = 0;
-    while let Some(i) = text[from..].find(CALL_OPEN) {
+    while let Some(i) = text[from..].find(open) {
         let at = from + i;
         let backslashes = text[..at].bytes().rev().take_while(|&b| b == b'\\').count();
         if backslashes % 2 == 0 {
@@ -140,6 +145,27 @@ impl Automata {
         }
         out.push_str(rest);
         Cow::Owned(out)
+    }
+
+    /// `text` with every spliced automaton `(?P<AUTOMATON>k)` written as a call of machine
+    /// `ids(k)` instead, so that a call network uses the automaton as a machine of its own
+    /// rather than copying it into each machine that splices it.
+    pub(crate) fn splices_as_calls(&self, text: &str, mut ids: impl FnMut(usize) -> u32) -> String {
+        const OPEN: &str = "(?P<AUTOMATON>";
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = find_group(rest, OPEN) {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + OPEN.len()..];
+            let end = after
+                .find(')')
+                .expect("a splice is written `(?P<AUTOMATON>N)`");
+            let k: usize = after[..end].parse().expect("a splice names an automaton");
+            out.push_str(&format!("{CALL_OPEN}{})", ids(k)));
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        out
     }
 
     fn inlined_machine(&self, id: usize) -> Arc<str> {

@@ -1,5 +1,6 @@
 //! The entry point: options, schema text in, regex or token automaton out.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use fstc_core::automaton::TokenAutomaton;
@@ -198,15 +199,33 @@ impl JsonSchemaCompiler {
     fn network(&self, t: &Translation) -> Result<CallNetwork, JsonSchemaError> {
         let builder = || {
             let mut b = RegexBuilder::new();
-            b.state_limit(self.config.get_dfa_state_limit())
-                .automata(t.automata.list.clone());
+            b.state_limit(self.config.get_dfa_state_limit());
             b
         };
-        let mut machines = Vec::with_capacity(t.automata.machines.len() + 1);
-        let budget = &t.automata.budget;
-        for (text, pointer) in t.automata.machines.iter().zip(&t.automata.machine_pointers) {
+        let automata = &t.automata;
+        // Spliced automata (string bodies, formats, the algebra's results) are machines of
+        // their own, numbered after the translation's, each added on first use.
+        let first = automata.machines.len() as u32;
+        let mut spliced: Vec<Arc<ByteDfa>> = Vec::new();
+        let mut spliced_ids = std::collections::HashMap::new();
+        let mut as_calls = |text: &str| {
+            automata.splices_as_calls(text, |k| {
+                *spliced_ids.entry(k).or_insert_with(|| {
+                    spliced.push(Arc::clone(&automata.list[k]));
+                    first + spliced.len() as u32 - 1
+                })
+            })
+        };
+        let texts: Vec<String> = automata.machines.iter().map(|m| as_calls(m)).collect();
+        let root_text = as_calls(&t.root);
+        let mut machines = Vec::with_capacity(texts.len() + spliced.len() + 1);
+        let budget = &automata.budget;
+        for (text, pointer) in texts.iter().zip(&automata.machine_pointers) {
             budget.enter(pointer)?;
-            let dfa = builder().build(text).map_err(|e| {
+            let dfa = leaf_machine(text, self.config.get_dfa_state_limit(), || {
+                builder().build(text)
+            })
+            .map_err(|e| {
                 let short: String = e.to_string().chars().take(300).collect();
                 let at = if pointer.is_empty() {
                     "the schema root (#)".to_string()
@@ -219,9 +238,10 @@ impl JsonSchemaCompiler {
             })?;
             budget.charge(&dfa)?;
             budget.leave();
-            machines.push(Arc::new(dfa));
+            machines.push(dfa);
         }
-        let root = builder().build(&t.root).map_err(|e| {
+        machines.extend(spliced);
+        let root = builder().build(&root_text).map_err(|e| {
             JsonSchemaError::other(format!("the schema's automaton could not be built: {e}"))
         })?;
         machines.push(Arc::new(root));
@@ -283,6 +303,41 @@ impl JsonSchemaCompiler {
             warnings: schema.warnings,
         })
     }
+}
+
+/// The DFA of a machine's text, from the process's cache when the text calls nothing (a
+/// string with a length, a number range: the same text in many schemas), else built now.
+fn leaf_machine(
+    text: &str,
+    limit: usize,
+    build: impl FnOnce() -> Result<ByteDfa, fstc_regex::RegexError>,
+) -> Result<Arc<ByteDfa>, fstc_regex::RegexError> {
+    /// Entries kept; past it the cache starts over (the DFAs are small, the texts short).
+    const MAX_ENTRIES: usize = 4096;
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<HashMap<String, Arc<ByteDfa>>>> =
+        std::sync::OnceLock::new();
+    let leaf = !text.contains("(?P<CALL>");
+    let cache = CACHE.get_or_init(Default::default);
+    if leaf {
+        // A poisoned lock only means a panic elsewhere mid-insert of a complete entry.
+        let hit = cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(text)
+            .cloned();
+        if let Some(dfa) = hit.filter(|d| d.num_states() <= limit) {
+            return Ok(dfa);
+        }
+    }
+    let dfa = Arc::new(build()?);
+    if leaf {
+        let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= MAX_ENTRIES {
+            map.clear();
+        }
+        map.insert(text.to_string(), Arc::clone(&dfa));
+    }
+    Ok(dfa)
 }
 
 /// A translated schema: the root's regex text, which calls the machines of `automata`.

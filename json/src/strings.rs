@@ -264,6 +264,15 @@ fn factored_regex(seqs: &[&[ByteSet]]) -> String {
     let mut alts: Vec<String> = Vec::new();
     if !last.is_empty() {
         last.sort_unstable();
+        // Adjacent or overlapping ranges as one: `[0-7]`, not `[0-00-1...]`.
+        let mut merged: ByteSet = Vec::with_capacity(last.len());
+        for (a, b) in last {
+            match merged.last_mut() {
+                Some((_, hi)) if a <= hi.saturating_add(1) => *hi = (*hi).max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        let last = merged;
         alts.push(sequence_regex(std::slice::from_ref(&last)));
     }
     alts.extend(groups.iter().map(|(set, tails)| {

@@ -1,7 +1,7 @@
 """fstc: token automata for constrained LLM decoding.
 
 Compile a constraint for a tokenizer once (``compile_regex``, ``compile_json_schema``,
-``compile_grammar``; ``lazy=True`` for a regex or schema used once: a ``LazyAutomaton``
+``compile_structural_tag``, ``compile_grammar``; ``lazy=True`` for a regex or schema used once: a ``LazyAutomaton``
 that composes each state on first use), then mask each decoding step with a ``Matcher`` per sequence (``copy()`` forks one for a
 beam): ``fill_bitmask`` writes the allowed tokens into an int32 bitmask (token t allowed
 iff bit t % 32 of word t // 32 is set), ``accept_tokens`` advances. ``fstc.processors`` applies this to logits (numpy); ``fstc.hf`` and
@@ -19,6 +19,7 @@ from ._fstc import (
     compile_grammar,
     compile_json_schema,
     compile_regex,
+    compile_structural_tag,
     fill_bitmasks,
 )
 from .bitmask import allocate_token_bitmask, bitmask_words, unpack_bitmask
@@ -36,6 +37,7 @@ __all__ = [
     "compile_grammar",
     "compile_json_schema",
     "compile_regex",
+    "compile_structural_tag",
     "fill_bitmasks",
     "unpack_bitmask",
 ]

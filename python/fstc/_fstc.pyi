@@ -196,6 +196,57 @@ def compile_json_schema(
     memory_budget: Optional[int] = None,
 ) -> Tuple[Automaton, List[SchemaWarning]]: ...
 
+@overload
+def compile_structural_tag(
+    spec: Union[str, Dict[str, Any]],
+    vocab: Vocabulary,
+    *,
+    lazy: Literal[False] = False,
+    whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
+    max_whitespace: int = 8,
+    indent: int = 2,
+    escapes: Literal["canonical", "any"] = "canonical",
+    additional_properties: bool = True,
+    recursion_depth: Optional[int] = None,
+    any_json_depth: Optional[int] = None,
+    lenient: bool = False,
+    dfa_state_limit: Optional[int] = None,
+    token_edge_limit: Optional[int] = None,
+) -> Tuple[AnyAutomaton, List[SchemaWarning]]: ...
+@overload
+def compile_structural_tag(
+    spec: Union[str, Dict[str, Any]],
+    vocab: Vocabulary,
+    *,
+    lazy: Literal[True],
+    whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
+    max_whitespace: int = 8,
+    indent: int = 2,
+    escapes: Literal["canonical", "any"] = "canonical",
+    additional_properties: bool = True,
+    recursion_depth: Optional[int] = None,
+    any_json_depth: Optional[int] = None,
+    lenient: bool = False,
+    dfa_state_limit: Optional[int] = None,
+) -> Tuple[LazyAutomaton, List[SchemaWarning]]: ...
+@overload
+def compile_structural_tag(
+    spec: Union[str, Dict[str, Any]],
+    vocab: Vocabulary,
+    *,
+    lazy: bool,
+    whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
+    max_whitespace: int = 8,
+    indent: int = 2,
+    escapes: Literal["canonical", "any"] = "canonical",
+    additional_properties: bool = True,
+    recursion_depth: Optional[int] = None,
+    any_json_depth: Optional[int] = None,
+    lenient: bool = False,
+    dfa_state_limit: Optional[int] = None,
+    token_edge_limit: Optional[int] = None,
+) -> Tuple[Automaton, List[SchemaWarning]]: ...
+
 class Matcher:
     """One sequence's position in a token automaton, eager or lazy (vLLM structured-output
     semantics)."""

@@ -1,8 +1,13 @@
 //! `fstc.compile_json_schema`: a JSON Schema (text or Python object) into a token automaton
 //! through `fstc-json`, with the keywords left out under `lenient` as `SchemaWarning`s.
 
+use std::sync::Arc;
+
 use fstc_core::any;
-use fstc_core::compiled::Warning;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiled::{Compiled, Warning};
+use fstc_core::lazy;
+use fstc_core::vocab::VocabTrie;
 use fstc_json::{Config, Escapes, JsonSchemaCompiler, Whitespace};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -52,8 +57,8 @@ impl SchemaWarning {
     }
 }
 
-/// The schema as JSON text: a `str` as it is, anything else through `json.dumps`.
-fn schema_text(schema: &Bound<'_, PyAny>) -> PyResult<String> {
+/// `what` (the schema, a spec) as JSON text: a `str` as it is, anything else through `json.dumps`.
+pub(crate) fn json_text(schema: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     if schema.is_instance_of::<PyString>() {
         return schema.extract();
     }
@@ -62,7 +67,7 @@ fn schema_text(schema: &Bound<'_, PyAny>) -> PyResult<String> {
         .and_then(|text| text.extract())
         .map_err(|e| {
             PyValueError::new_err(format!(
-                "the schema must be JSON text or a JSON-serializable object: {e}"
+                "{what} must be JSON text or a JSON-serializable object: {e}"
             ))
         })
 }
@@ -87,6 +92,55 @@ fn escapes(name: &str) -> PyResult<Escapes> {
         other => Err(PyValueError::new_err(format!(
             "escapes must be \"canonical\" or \"any\", got {other:?}"
         ))),
+    }
+}
+
+/// The output-form options of `compile_json_schema`, shared by `compile_structural_tag`.
+pub(crate) struct JsonOptions<'a> {
+    pub whitespace: &'a str,
+    pub max_whitespace: usize,
+    pub indent: usize,
+    pub escapes: &'a str,
+    pub additional_properties: bool,
+    pub recursion_depth: Option<usize>,
+    pub any_json_depth: Option<usize>,
+    pub lenient: bool,
+    pub dfa_state_limit: Option<usize>,
+    pub time_budget: Option<f64>,
+    pub memory_budget: Option<usize>,
+}
+
+impl JsonOptions<'_> {
+    /// The JSON compiler's options (the token edge limit, eager only, is set by the caller).
+    pub(crate) fn config(&self) -> PyResult<Config> {
+        let mut config = Config::new()
+            .whitespace(whitespace(
+                self.whitespace,
+                self.max_whitespace,
+                self.indent,
+            )?)
+            .escapes(escapes(self.escapes)?)
+            .additional_properties(self.additional_properties)
+            .lenient(self.lenient);
+        if let Some(depth) = self.recursion_depth {
+            config = config.recursion_depth(depth);
+        }
+        if let Some(depth) = self.any_json_depth {
+            config = config.any_json_depth(depth);
+        }
+        if let Some(limit) = self.dfa_state_limit {
+            config = config.dfa_state_limit(limit);
+        }
+        if let Some(seconds) = self.time_budget {
+            let budget = std::time::Duration::try_from_secs_f64(seconds).map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(format!("time_budget={seconds}: {e}"))
+            })?;
+            config = config.time_budget(budget);
+        }
+        if let Some(bytes) = self.memory_budget {
+            config = config.memory_budget(bytes);
+        }
+        Ok(config)
     }
 }
 
@@ -150,42 +204,51 @@ pub fn compile_json_schema(
         .transpose()?;
     let max_whitespace = max_whitespace.usize("max_whitespace")?;
     let indent = indent.usize("indent")?;
-    let text = schema_text(schema)?;
-    let mut config = Config::new()
-        .whitespace(self::whitespace(whitespace, max_whitespace, indent)?)
-        .escapes(self::escapes(escapes)?)
-        .additional_properties(additional_properties)
-        .lenient(lenient);
-    if let Some(depth) = recursion_depth {
-        config = config.recursion_depth(depth);
+    let text = json_text(schema, "the schema")?;
+    let config = JsonOptions {
+        whitespace,
+        max_whitespace,
+        indent,
+        escapes,
+        additional_properties,
+        recursion_depth,
+        any_json_depth,
+        lenient,
+        dfa_state_limit,
+        time_budget,
+        memory_budget,
     }
-    if let Some(depth) = any_json_depth {
-        config = config.any_json_depth(depth);
-    }
-    if let Some(limit) = dfa_state_limit {
-        config = config.dfa_state_limit(limit);
-    }
-    if let Some(seconds) = time_budget {
-        let budget = std::time::Duration::try_from_secs_f64(seconds).map_err(|e| {
-            pyo3::exceptions::PyValueError::new_err(format!("time_budget={seconds}: {e}"))
-        })?;
-        config = config.time_budget(budget);
-    }
-    if let Some(bytes) = memory_budget {
-        config = config.memory_budget(bytes);
-    }
+    .config()?;
+    let compiler = |config| JsonSchemaCompiler::new().configure(config);
+    lazy_or_eager(
+        py,
+        vocab,
+        (lazy, token_edge_limit, config),
+        |config, trie| compiler(config).compile_lazy(&text, trie),
+        |config, trie| compiler(config).compile_with_trie(&text, trie),
+    )
+}
+
+/// The compile both JSON front ends share: lazily over the vocabulary's shared trie, or
+/// eagerly with the token edge limit (refused with `lazy`), the GIL released.
+pub(crate) fn lazy_or_eager<E: std::fmt::Display + Send>(
+    py: Python<'_>,
+    vocab: &Vocabulary,
+    (lazy, token_edge_limit, mut config): (bool, Option<usize>, Config),
+    compile_lazy: impl FnOnce(Config, Arc<VocabTrie>) -> Result<Compiled<lazy::LazyAutomaton>, E> + Send,
+    compile_eager: impl FnOnce(Config, &VocabTrie) -> Result<Compiled<TokenAutomaton>, E> + Send,
+) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     if lazy {
         refuse_eager_options(&[(
             "token_edge_limit",
             token_edge_limit.is_some(),
             "bounds the token edges composed up front",
         )])?;
-        let compiler = JsonSchemaCompiler::new().configure(config);
         let (compiled, fingerprint) = py
             .detach(|| {
                 let trie = vocab.trie();
                 let fingerprint = trie.fingerprint();
-                compiler.compile_lazy(&text, trie).map(|c| (c, fingerprint))
+                compile_lazy(config, trie).map(|c| (c, fingerprint))
             })
             .map_err(fstc_error)?;
         let automaton = EitherAutomaton::Lazy(LazyAutomaton::new(compiled.automaton, fingerprint));
@@ -194,9 +257,8 @@ pub fn compile_json_schema(
     if let Some(limit) = token_edge_limit {
         config = config.token_edge_limit(limit);
     }
-    let compiler = JsonSchemaCompiler::new().configure(config);
     let compiled = py
-        .detach(|| compiler.compile_with_trie(&text, &vocab.trie()))
+        .detach(|| compile_eager(config, &vocab.trie()))
         .map_err(fstc_error)?;
     let automaton = AnyAutomaton::from_any(any::AnyAutomaton::Fsa(compiled.automaton));
     Ok((
@@ -206,7 +268,7 @@ pub fn compile_json_schema(
 }
 
 /// The keywords left out, for Python.
-fn schema_warnings(warnings: Vec<Warning>) -> Vec<SchemaWarning> {
+pub(crate) fn schema_warnings(warnings: Vec<Warning>) -> Vec<SchemaWarning> {
     warnings
         .into_iter()
         .map(|inner| SchemaWarning { inner })

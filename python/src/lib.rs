@@ -5,7 +5,8 @@
 //! per sequence over a shared, immutable [`automaton::AnyAutomaton`], bitmasks filled
 //! into caller-owned int32 arrays, and a batch fill that runs in parallel without the GIL.
 //! Every constraint kind is a `compile_*` function returning an `AnyAutomaton`
-//! (`compile_regex`, `compile_json_schema`: token FSAs; `compile_grammar`: a token PDA),
+//! (`compile_regex`, `compile_json_schema`, `compile_structural_tag`: token FSAs;
+//! `compile_grammar`: a token PDA),
 //! or with `lazy=True` (regexes, schemas) a `LazyAutomaton` composed state by state; a
 //! `Matcher` walks any of them through fstc-core's `Matcher` interface. Compiles share one
 //! vocabulary trie per `Vocabulary`.
@@ -21,6 +22,7 @@ mod json;
 mod lazy;
 mod matcher;
 mod regex;
+mod tags;
 mod vocab;
 mod walk;
 
@@ -36,6 +38,7 @@ fn _fstc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(regex::compile_regex, m)?)?;
     m.add_function(wrap_pyfunction!(json::compile_json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(grammar::compile_grammar, m)?)?;
+    m.add_function(wrap_pyfunction!(tags::compile_structural_tag, m)?)?;
     m.add_function(wrap_pyfunction!(matcher::fill_bitmasks, m)?)?;
     Ok(())
 }

@@ -436,6 +436,16 @@ fn every_command_has_help() {
         vec!["dot", "--help"],
         vec!["sample", "--help"],
         vec!["check", "--help"],
+        vec!["compile", "fst", "--help"],
+        vec!["compile", "max-tokens", "--help"],
+        vec!["intersect", "--help"],
+        vec!["union", "--help"],
+        vec!["difference", "--help"],
+        vec!["complement", "--help"],
+        vec!["equivalent", "--help"],
+        vec!["shortest", "--help"],
+        vec!["project", "--help"],
+        vec!["export", "--help"],
     ] {
         let out = fstc(&command);
         assert!(out.status.success(), "{command:?}");

@@ -7,3 +7,4 @@ mod commands;
 mod common;
 mod docs;
 mod grammar;
+mod ops;

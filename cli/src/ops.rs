@@ -1,0 +1,384 @@
+//! The operations on token automata files, after OpenFst's tools: `intersect`, `union`,
+//! `difference`, `complement`, `equivalent`, `shortest`, `project`, `export`, and
+//! `compile fst` (an OpenFst byte acceptor as a constraint).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::ops::openfst::{byte_dfa_from_openfst, to_binary, to_openfst, to_text, Labels};
+use fstc_core::ops::{text_tokens, TokenAlgebra};
+use fstc_core::vocab::VocabTrie;
+use fstc_core::{AnyAutomaton, TokenVocabulary};
+use fstc_detok::Vocabulary;
+use fstc_regex::RegexCompiler;
+
+use crate::{load_vocab, OptionalVocabArgs, VocabArgs};
+
+/// Default cap on the arcs of an exported OpenFst file (one per token edge).
+const DEFAULT_ARC_LIMIT: usize = 50_000_000;
+
+#[derive(Args)]
+pub struct BinaryArgs {
+    /// The first token automaton file (a token FSA).
+    a: PathBuf,
+    /// The second token automaton file, compiled for the same vocabulary and EOS ids.
+    b: PathBuf,
+    /// Where to write the result.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    #[command(flatten)]
+    limits: OpsLimits,
+}
+
+#[derive(Args)]
+pub struct OpsLimits {
+    /// Most product states before the operation fails (default 1,000,000).
+    #[arg(long, value_name = "N")]
+    state_limit: Option<usize>,
+    /// Print the operation's phase timings and the result's size to stderr.
+    #[arg(long)]
+    stats: bool,
+}
+
+impl OpsLimits {
+    fn algebra(&self) -> TokenAlgebra {
+        match self.state_limit {
+            Some(n) => TokenAlgebra::new().state_limit(n),
+            None => TokenAlgebra::new(),
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct ComplementArgs {
+    /// The token automaton file (a token FSA).
+    a: PathBuf,
+    /// The vocabulary it was compiled for: the complement ranges over its text tokens.
+    #[command(flatten)]
+    vocab: VocabArgs,
+    /// Where to write the result.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    #[command(flatten)]
+    limits: OpsLimits,
+}
+
+#[derive(Args)]
+pub struct EquivalentArgs {
+    /// The first token automaton file.
+    a: PathBuf,
+    /// The second token automaton file.
+    b: PathBuf,
+    /// With --vocab, the distinguishing sequence is also shown as text.
+    #[command(flatten)]
+    vocab: OptionalVocabArgs,
+    /// Most product states before the comparison fails (default 1,000,000).
+    #[arg(long, value_name = "N")]
+    state_limit: Option<usize>,
+}
+
+#[derive(Args)]
+pub struct ShortestArgs {
+    /// The token automaton file.
+    a: PathBuf,
+    /// With --vocab, the sequence is also shown as text.
+    #[command(flatten)]
+    vocab: OptionalVocabArgs,
+}
+
+#[derive(Args)]
+pub struct ProjectArgs {
+    /// The token automaton file.
+    a: PathBuf,
+    /// The vocabulary it was compiled for: tokens are read as their bytes.
+    #[command(flatten)]
+    vocab: VocabArgs,
+    /// Write the byte acceptor as an OpenFst binary file (labels: byte + 1) instead of
+    /// printing DOT.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Print the byte acceptor as AT&T text (`fstprint`'s format) instead of DOT.
+    #[arg(long, conflicts_with = "output")]
+    att: bool,
+    /// Most byte DFA states before the projection fails (as compile regex's --dfa-state-limit).
+    #[arg(long, value_name = "N", default_value_t = fstc_core::bytes::DEFAULT_DFA_STATE_LIMIT)]
+    state_limit: usize,
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["file", "vocab"])))]
+pub struct ExportArgs {
+    /// A token automaton file (a token FSA), written as an acceptor over token labels
+    /// (token id + 1); final states are where EOS is allowed.
+    file: Option<PathBuf>,
+    /// Without FILE: write the vocabulary's detokenizing transducer T_V (token labels in,
+    /// byte labels out).
+    #[command(flatten)]
+    vocab: OptionalVocabArgs,
+    /// Where to write the OpenFst file.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    /// Write AT&T text (`fstprint`'s format) instead of an OpenFst binary file.
+    #[arg(long)]
+    att: bool,
+    /// Most arcs the file may have (one per token edge; default 50,000,000).
+    #[arg(long, value_name = "N")]
+    arc_limit: Option<usize>,
+}
+
+#[derive(Args)]
+pub struct CompileFstArgs {
+    /// An OpenFst acceptor: a binary `.fst` file (a vector FST with standard arcs) or AT&T
+    /// text (`fstprint`'s format, numeric labels).
+    file: PathBuf,
+    #[command(flatten)]
+    vocab: VocabArgs,
+    /// Where to write the token automaton.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    /// What the labels are: `fstc` (byte + 1), `bytes` (byte values 1-255, Pynini's byte
+    /// mode) or `code-points` (Unicode scalars, Pynini's utf8 mode).
+    #[arg(long, value_enum, default_value_t = LabelsArg::Fstc)]
+    labels: LabelsArg,
+    /// Most states the byte automaton may have before compiling fails.
+    #[arg(long, value_name = "N", default_value_t = fstc_core::bytes::DEFAULT_DFA_STATE_LIMIT)]
+    dfa_state_limit: usize,
+    /// Most token edges the token automaton may have before compiling fails.
+    #[arg(long, value_name = "N")]
+    token_edge_limit: Option<usize>,
+    /// Print compile time and automaton size to stderr.
+    #[arg(long)]
+    stats: bool,
+}
+
+#[derive(Args)]
+pub struct CompileMaxTokensArgs {
+    /// The most tokens a sequence may have.
+    n: usize,
+    #[command(flatten)]
+    vocab: VocabArgs,
+    /// Where to write the token automaton.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+}
+
+/// `compile max-tokens`: every sequence of at most N text tokens, to intersect with.
+pub fn compile_max_tokens(args: CompileMaxTokensArgs) -> Result<ExitCode> {
+    let vocab = load_vocab(&args.vocab)?;
+    fstc_core::ops::at_most_tokens(&vocab, args.n)?.write_file(&args.output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum LabelsArg {
+    Fstc,
+    Bytes,
+    CodePoints,
+}
+
+/// Loads a token FSA; a token PDA is refused by name.
+fn load_fsa(path: &Path, command: &str) -> Result<TokenAutomaton> {
+    match AnyAutomaton::read_file(path)? {
+        AnyAutomaton::Fsa(a) => Ok(a),
+        AnyAutomaton::Pda(_) => bail!(
+            "{} is a token PDA (a compiled grammar); `fstc {command}` takes token FSAs",
+            path.display()
+        ),
+    }
+}
+
+/// Loads the vocabulary and checks that `a` was compiled for it.
+fn vocab_for(a: &TokenAutomaton, path: &Path, args: &VocabArgs) -> Result<Vocabulary> {
+    let vocab = load_vocab(args)?;
+    if a.vocab_fingerprint() != vocab.fingerprint() || a.vocab_size() as usize != vocab.len() {
+        bail!(
+            "{} was compiled for another vocabulary (size {}, fingerprint {:016x}); {} has size {}, fingerprint {:016x}",
+            path.display(),
+            a.vocab_size(),
+            a.vocab_fingerprint(),
+            args.vocab.display(),
+            vocab.len(),
+            vocab.fingerprint()
+        );
+    }
+    Ok(vocab)
+}
+
+/// `intersect`, `union` and `difference`.
+pub fn binary(command: &'static str, args: BinaryArgs) -> Result<ExitCode> {
+    let a = load_fsa(&args.a, command)?;
+    let b = load_fsa(&args.b, command)?;
+    let algebra = args.limits.algebra();
+    let compiled = match command {
+        "intersect" => algebra.intersect(&a, &b),
+        "union" => algebra.union(&a, &b),
+        _ => algebra.difference(&a, &b),
+    }
+    .with_context(|| format!("{} and {}", args.a.display(), args.b.display()))?;
+    write_result(&compiled, &args.output, args.limits.stats)
+}
+
+pub fn complement(args: ComplementArgs) -> Result<ExitCode> {
+    let a = load_fsa(&args.a, "complement")?;
+    let vocab = vocab_for(&a, &args.a, &args.vocab)?;
+    let compiled = args
+        .limits
+        .algebra()
+        .complement(&a, &text_tokens(&vocab))
+        .with_context(|| format!("{}", args.a.display()))?;
+    write_result(&compiled, &args.output, args.limits.stats)
+}
+
+fn write_result(
+    compiled: &fstc_core::compiled::Compiled<TokenAutomaton>,
+    output: &Path,
+    stats: bool,
+) -> Result<ExitCode> {
+    compiled.automaton.write_file(output)?;
+    if stats {
+        eprintln!("{}", compiled.stats);
+    }
+    if compiled.automaton.num_accepting() == 0 {
+        eprintln!("note: the result accepts no token sequence");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Token ids and, with a vocabulary, their text: `3 tokens [1,2,3] "abc"`.
+fn describe(tokens: &[u32], vocab: Option<&Vocabulary>) -> String {
+    let ids = crate::join_ids(tokens);
+    let mut out = format!("{} tokens [{ids}]", tokens.len());
+    if let Some(vocab) = vocab {
+        let text = String::from_utf8_lossy(&vocab.detokenize(tokens)).into_owned();
+        out.push_str(&format!(" {text:?}"));
+    }
+    out
+}
+
+pub fn equivalent(args: EquivalentArgs) -> Result<ExitCode> {
+    let a = load_fsa(&args.a, "equivalent")?;
+    let b = load_fsa(&args.b, "equivalent")?;
+    let vocab = match args.vocab.given() {
+        Some(v) => Some(vocab_for(&a, &args.a, &v)?),
+        None => None,
+    };
+    let algebra = match args.state_limit {
+        Some(n) => TokenAlgebra::new().state_limit(n),
+        None => TokenAlgebra::new(),
+    };
+    let found = algebra
+        .equivalent(&a, &b)
+        .with_context(|| format!("{} and {}", args.a.display(), args.b.display()))?;
+    let Some(d) = found else {
+        println!("equivalent");
+        return Ok(ExitCode::SUCCESS);
+    };
+    let (yes, no) = if d.accepted_by_first {
+        (&args.a, &args.b)
+    } else {
+        (&args.b, &args.a)
+    };
+    println!(
+        "not equivalent: {} accepts and {} rejects {}",
+        yes.display(),
+        no.display(),
+        describe(&d.tokens, vocab.as_ref())
+    );
+    Ok(ExitCode::from(1))
+}
+
+pub fn shortest(args: ShortestArgs) -> Result<ExitCode> {
+    let a = load_fsa(&args.a, "shortest")?;
+    let vocab = match args.vocab.given() {
+        Some(v) => Some(vocab_for(&a, &args.a, &v)?),
+        None => None,
+    };
+    match TokenAlgebra::new().shortest(&a) {
+        Some(tokens) => {
+            println!("{}", describe(&tokens, vocab.as_ref()));
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            println!("{} accepts no token sequence", args.a.display());
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+pub fn project(args: ProjectArgs) -> Result<ExitCode> {
+    let a = load_fsa(&args.a, "project")?;
+    let vocab = vocab_for(&a, &args.a, &args.vocab)?;
+    let dfa = TokenAlgebra::new()
+        .state_limit(args.state_limit)
+        .project(&a, &vocab)
+        .with_context(|| format!("{}", args.a.display()))?;
+    if let Some(out) = &args.output {
+        let bytes = to_binary(&dfa.to_fst())?;
+        std::fs::write(out, bytes).with_context(|| format!("cannot write {}", out.display()))?;
+    } else if args.att {
+        print!("{}", to_text(&dfa.to_fst())?);
+    } else {
+        print!("{}", dfa.to_dot());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn export(args: ExportArgs) -> Result<ExitCode> {
+    let fst = match (&args.file, args.vocab.given()) {
+        (Some(file), _) => {
+            let a = load_fsa(file, "export")?;
+            to_openfst(&a, args.arc_limit.unwrap_or(DEFAULT_ARC_LIMIT))
+                .with_context(|| format!("{}", file.display()))?
+        }
+        (None, Some(v)) => fstc_core::reference::detokenizing_fst(&load_vocab(&v)?),
+        (None, None) => unreachable!("clap requires FILE or --vocab"),
+    };
+    let bytes = if args.att {
+        to_text(&fst)?.into_bytes()
+    } else {
+        to_binary(&fst)?
+    };
+    std::fs::write(&args.output, bytes)
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn compile_fst(args: CompileFstArgs) -> Result<ExitCode> {
+    let started = Instant::now();
+    let vocab = load_vocab(&args.vocab)?;
+    let loaded = started.elapsed();
+    let data = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let labels = match args.labels {
+        LabelsArg::Fstc => Labels::Fstc,
+        LabelsArg::Bytes => Labels::Bytes,
+        LabelsArg::CodePoints => Labels::CodePoints,
+    };
+    let mut stats = fstc_core::compiled::CompileStats::new();
+    let dfa = stats
+        .time("byte DFA", || {
+            byte_dfa_from_openfst(&data, labels, args.dfa_state_limit)
+        })
+        .with_context(|| format!("{}", args.file.display()))?;
+    let mut config = fstc_regex::Config::new();
+    if let Some(limit) = args.token_edge_limit {
+        config = config.token_edge_limit(limit);
+    }
+    let trie_start = Instant::now();
+    let trie = VocabTrie::new(&vocab);
+    let indexed = trie_start.elapsed();
+    let source = args.file.display().to_string();
+    let compiled = RegexCompiler::new()
+        .configure(config)
+        .compile_dfa_with_trie(&dfa, &source, &trie)?;
+    stats.extend(compiled.stats);
+    compiled.automaton.write_file(&args.output)?;
+    if args.stats {
+        crate::print_stats(&vocab, loaded, indexed, &stats);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,57 @@
+//! `fstc compile structural-tag`: a structural tag (XGrammar's JSON, current or legacy
+//! spelling) composed with a vocabulary into one token automaton file.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use fstc_core::vocab::VocabTrie;
+use fstc_tags::{StructuralTag, StructuralTagCompiler};
+
+use crate::{json_config, load_vocab, print_stats, JsonOptions, VocabArgs};
+
+#[derive(Args)]
+pub struct CompileStructuralTagArgs {
+    /// The structural tag file (JSON), or `-` to read it from stdin.
+    spec: PathBuf,
+    #[command(flatten)]
+    vocab: VocabArgs,
+    /// Where to write the token automaton.
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    /// Options of every `json_schema` in the tag, and the compile limits.
+    #[command(flatten)]
+    json: JsonOptions,
+    /// Print compile time, automaton size and warnings to stderr.
+    #[arg(long)]
+    stats: bool,
+}
+
+pub fn compile_structural_tag(args: CompileStructuralTagArgs) -> Result<ExitCode> {
+    let text = if args.spec.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin()).context("cannot read the spec from stdin")?
+    } else {
+        std::fs::read_to_string(&args.spec)
+            .with_context(|| format!("cannot read {}", args.spec.display()))?
+    };
+    let tag = StructuralTag::from_json(&text)?;
+    let started = Instant::now();
+    let vocab = load_vocab(&args.vocab)?;
+    let loaded = started.elapsed();
+    let trie_start = Instant::now();
+    let trie = VocabTrie::new(&vocab);
+    let indexed = trie_start.elapsed();
+    let compiler = StructuralTagCompiler::new().configure(json_config(&args.json));
+    let compiled = compiler.compile_with_trie(&tag, &trie)?;
+    compiled.automaton.write_file(&args.output)?;
+    if args.stats {
+        print_stats(&vocab, loaded, indexed, &compiled.stats);
+        eprintln!("warnings: {}", compiled.warnings.len());
+    }
+    for warning in &compiled.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

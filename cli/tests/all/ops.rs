@@ -1,0 +1,254 @@
+//! The operation commands end to end: each result file is byte for byte the file
+//! `fstc compile regex` writes for the combined pattern; `equivalent` and `shortest`
+//! print and exit as documented; `project` and `compile fst` round-trip a file through
+//! OpenFst; operands of another vocabulary, token PDAs and malformed OpenFst files are
+//! refused with exit 2.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{fstc, repo, scratch, stderr, stdout, testdata};
+
+fn vocab() -> String {
+    testdata("bytelevel/tokenizer.json").display().to_string()
+}
+
+/// Compiles `pattern` for the byte-level fixture into `dir/name`.
+fn compile(dir: &Path, name: &str, pattern: &str) -> PathBuf {
+    let out = dir.join(name);
+    let run = fstc(&[
+        "compile",
+        "regex",
+        pattern,
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&out),
+    ]);
+    assert!(run.status.success(), "{pattern}: {}", stderr(&run));
+    out
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn read(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap()
+}
+
+#[test]
+fn results_are_the_files_of_the_combined_patterns() {
+    let dir = scratch("ops-files");
+    let a = compile(&dir, "a.fstc", "[a-c]+");
+    let b = compile(&dir, "b.fstc", ".{2,3}");
+    let cases = [
+        ("intersect", "[a-c]{2,3}"),
+        ("union", "[a-c]+|.{2,3}"),
+        ("difference", "[a-c]|[a-c]{4,}"),
+    ];
+    for (command, pattern) in cases {
+        let out = dir.join(format!("{command}.fstc"));
+        let run = fstc(&[command, s(&a), s(&b), "-o", s(&out), "--stats"]);
+        assert!(run.status.success(), "{command}: {}", stderr(&run));
+        let stats = stderr(&run);
+        assert!(
+            stats.contains("joint classes") && stats.contains("product states"),
+            "{stats}"
+        );
+        let expected = compile(&dir, &format!("{command}-regex.fstc"), pattern);
+        assert_eq!(read(&out), read(&expected), "{command} is {pattern}");
+    }
+    // The complement of the complement is the automaton itself.
+    let (c, cc) = (dir.join("c.fstc"), dir.join("cc.fstc"));
+    for (from, to) in [(&a, &c), (&c, &cc)] {
+        let run = fstc(&["complement", s(from), "--vocab", &vocab(), "-o", s(to)]);
+        assert!(run.status.success(), "{}", stderr(&run));
+    }
+    assert_eq!(read(&cc), read(&a));
+    assert_ne!(read(&c), read(&a));
+}
+
+#[test]
+fn equivalent_and_shortest_print_sequences_and_exit_codes() {
+    let dir = scratch("ops-equivalent");
+    let a = compile(&dir, "a.fstc", "(ab)*a");
+    let b = compile(&dir, "b.fstc", "a(ba)*");
+    let c = compile(&dir, "c.fstc", "a(ba)*|abc");
+    let run = fstc(&["equivalent", s(&a), s(&b)]);
+    assert_eq!(run.status.code(), Some(0));
+    assert_eq!(stdout(&run), "equivalent\n");
+    let run = fstc(&["equivalent", s(&a), s(&c), "--vocab", &vocab()]);
+    assert_eq!(run.status.code(), Some(1));
+    let line = stdout(&run);
+    let expected = format!("not equivalent: {} accepts and {} rejects ", s(&c), s(&a));
+    assert!(line.starts_with(&expected), "{line}");
+    assert!(line.trim_end().ends_with(" \"abc\""), "{line}");
+    let run = fstc(&["shortest", s(&c), "--vocab", &vocab()]);
+    assert_eq!(run.status.code(), Some(0));
+    assert!(stdout(&run).starts_with("1 tokens ["), "{}", stdout(&run));
+    assert!(
+        stdout(&run).trim_end().ends_with(" \"a\""),
+        "{}",
+        stdout(&run)
+    );
+    // An empty result is written, said, and has no shortest sequence.
+    let none = dir.join("none.fstc");
+    let run = fstc(&["difference", s(&a), s(&b), "-o", s(&none)]);
+    assert!(stderr(&run).contains("the result accepts no token sequence"));
+    let run = fstc(&["shortest", s(&none)]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(stdout(&run).ends_with("accepts no token sequence\n"));
+}
+
+#[test]
+fn project_and_compile_fst_round_trip_through_openfst() {
+    let dir = scratch("ops-openfst");
+    let a = compile(&dir, "a.fstc", r"\d{1,3}(\.\d+)?");
+    let fst = dir.join("a.fst");
+    let run = fstc(&["project", s(&a), "--vocab", &vocab(), "-o", s(&fst)]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let back = dir.join("back.fstc");
+    let run = fstc(&[
+        "compile",
+        "fst",
+        s(&fst),
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&back),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert_eq!(read(&back), read(&a));
+    // The same through AT&T text.
+    let run = fstc(&["project", s(&a), "--vocab", &vocab(), "--att"]);
+    let att = dir.join("a.att");
+    std::fs::write(&att, run.stdout).unwrap();
+    let back = dir.join("back-att.fstc");
+    let run = fstc(&[
+        "compile",
+        "fst",
+        s(&att),
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&back),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert_eq!(read(&back), read(&a));
+    // Export writes an OpenFst file with OpenFst's magic number.
+    let out = dir.join("tokens.fst");
+    assert!(fstc(&["export", s(&a), "-o", s(&out)]).status.success());
+    assert_eq!(read(&out)[..4], 2_125_659_606i32.to_le_bytes());
+    let tv = dir.join("tv.fst");
+    let paper = testdata("paper/figure4.tiktoken");
+    let run = fstc(&[
+        "export",
+        "--vocab",
+        s(&paper),
+        "--eos-ids",
+        "5",
+        "-o",
+        s(&tv),
+        "--att",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(String::from_utf8(read(&tv)).unwrap().contains("\t1\t0\t"));
+}
+
+#[test]
+fn wrong_operands_and_malformed_files_exit_2_with_the_reason() {
+    let dir = scratch("ops-errors");
+    let a = compile(&dir, "a.fstc", "abc");
+    let other = dir.join("gpt2.fstc");
+    let gpt2 = testdata("gpt2/encoder.json");
+    let run = fstc(&[
+        "compile",
+        "regex",
+        "abc",
+        "--vocab",
+        s(&gpt2),
+        "-o",
+        s(&other),
+    ]);
+    assert!(run.status.success());
+    let run = fstc(&["intersect", s(&a), s(&other), "-o", s(&dir.join("x.fstc"))]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr(&run).contains("compiled for different vocabularies"),
+        "{}",
+        stderr(&run)
+    );
+    let pda = dir.join("pda.fstc");
+    let grammar = repo("pda/tests/grammars/json.gbnf");
+    let run = fstc(&[
+        "compile",
+        "grammar",
+        s(&grammar),
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&pda),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let run = fstc(&["union", s(&a), s(&pda), "-o", s(&dir.join("y.fstc"))]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(stderr(&run).contains("is a token PDA"), "{}", stderr(&run));
+    let bad = dir.join("bad.att");
+    std::fs::write(&bad, "0\t1\t98\t98\n1\t2\tb\tb\n").unwrap();
+    let run = fstc(&[
+        "compile",
+        "fst",
+        s(&bad),
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&dir.join("z")),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr(&run).contains("line 2: `b` is not a numeric label"),
+        "{}",
+        stderr(&run)
+    );
+    let run = fstc(&[
+        "intersect",
+        s(&a),
+        s(&a),
+        "-o",
+        s(&dir.join("w")),
+        "--state-limit",
+        "1",
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr(&run).contains("(the state limit)"),
+        "{}",
+        stderr(&run)
+    );
+}
+
+#[test]
+fn a_token_bound_limits_a_constraint_to_n_tokens() {
+    let dir = scratch("ops-max-tokens");
+    let a = compile(&dir, "a.fstc", "[a-z ]+");
+    let bound = dir.join("bound.fstc");
+    let run = fstc(&[
+        "compile",
+        "max-tokens",
+        "3",
+        "--vocab",
+        &vocab(),
+        "-o",
+        s(&bound),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let both = dir.join("both.fstc");
+    assert!(fstc(&["intersect", s(&a), s(&bound), "-o", s(&both)])
+        .status
+        .success());
+    // "a b c" takes 3 tokens in the fixture ("a", " b", " c"), "a b c d" 4.
+    for (text, code) in [("a b c", 0), ("a b c d", 1)] {
+        let run = fstc(&["check", s(&both), "--vocab", &vocab(), "--text", text]);
+        assert_eq!(run.status.code(), Some(code), "{text}: {}", stdout(&run));
+    }
+}

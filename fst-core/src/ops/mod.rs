@@ -1,0 +1,410 @@
+//! Operations on compiled token automata, in the manner of OpenFst's command-line tools:
+//! intersection, union, difference, complement, equivalence with a distinguishing
+//! sequence, a shortest accepted sequence, projection to the byte automaton of the
+//! accepted texts, and exchange with OpenFst files ([`openfst`]).
+//!
+//! Products run over *joint classes* (the coarsest refinement of both operands' token
+//! classes and terminal masks), never over single tokens, and each result is minimized by
+//! [`crate::minimize`] and laid out like a compiled automaton, so equal languages give
+//! equal files. Acceptance is where EOS is allowed, as in every token automaton.
+//!
+//! On automata compiled from constraints these operations are exact on texts: a compiled
+//! automaton accepts every tokenization of each text it accepts (its token language is
+//! the preimage of a byte language under detokenization), and preimages commute with
+//! intersection, union, difference and complement (within [`text_tokens`]). So
+//! `intersect(compile(R), compile(S))` is `compile(R ∩ S)`. Concatenation and closure do
+//! not commute (a token may span the boundary) and are left to byte automata
+//! ([`crate::bytes::Algebra`]) before composition.
+
+mod atoms;
+pub mod openfst;
+mod product;
+mod project;
+
+use std::fmt;
+
+use crate::automaton::{AutomatonParts, Terminal, TokenAutomaton};
+use crate::bytes::{ByteDfa, ByteDfaError};
+use crate::compiled::{CompileStats, Compiled};
+use crate::minimize::minimal_dfa;
+use crate::parts::PartsError;
+use crate::vocab::{TokenVocabulary, VocabTrie};
+
+use atoms::{JointClasses, Operand};
+use product::{class_parts, explore, Op};
+
+/// Default cap on product states (counted as they are created, before minimization): the
+/// composition's default ([`crate::compose::ComposeLimits::DEFAULT_STATE_LIMIT`]).
+pub const DEFAULT_STATE_LIMIT: usize = crate::compose::ComposeLimits::DEFAULT_STATE_LIMIT;
+
+/// What went wrong in an operation.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum OpsErrorKind {
+    /// The operands were compiled for different vocabularies or EOS ids.
+    Vocabulary,
+    /// The result would pass `limit` states.
+    TooManyStates {
+        /// The state limit in force.
+        limit: usize,
+    },
+    /// A byte automaton step failed (projection's subset construction).
+    ByteDfa(ByteDfaError),
+    /// The result does not lay out as an automaton file.
+    Parts(PartsError),
+    /// An OpenFst file does not read as a byte acceptor, or an automaton cannot be written
+    /// as one.
+    OpenFst,
+}
+
+/// An operation that failed; `Display` names the operation and what to change.
+#[derive(Clone, Debug)]
+pub struct OpsError {
+    operation: &'static str,
+    kind: OpsErrorKind,
+    message: String,
+}
+
+impl OpsError {
+    pub(crate) fn new(operation: &'static str, kind: OpsErrorKind, message: String) -> OpsError {
+        OpsError {
+            operation,
+            kind,
+            message,
+        }
+    }
+
+    /// What kind of error this is.
+    pub fn kind(&self) -> &OpsErrorKind {
+        &self.kind
+    }
+
+    /// The operation that failed (`"intersection"`, `"projection"`, `"OpenFst import"`, ...).
+    pub fn operation(&self) -> &'static str {
+        self.operation
+    }
+}
+
+impl fmt::Display for OpsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for OpsError {}
+
+/// A shortest token sequence accepted by exactly one of two automata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Distinction {
+    /// The tokens, least in token-id order among the shortest.
+    pub tokens: Vec<u32>,
+    /// Whether the first operand accepts them (else the second does).
+    pub accepted_by_first: bool,
+}
+
+/// The tokens a complement ranges over: every token with text (the tokens a compiled
+/// automaton may read) that is not EOS, as a mask laid out like a walker's.
+pub fn text_tokens<V: TokenVocabulary + ?Sized>(vocab: &V) -> Vec<u32> {
+    let trie = VocabTrie::new(vocab);
+    let mut mask = trie.text_token_mask(None);
+    for &e in vocab.eos_ids() {
+        if let Some(word) = mask.get_mut(e as usize / 32) {
+            *word &= !(1 << (e % 32));
+        }
+    }
+    mask
+}
+
+/// Every sequence of at most `n` text tokens of `vocab` ([`text_tokens`]): a length
+/// bound to intersect with a constraint ("this schema in at most 200 tokens"). Unlike
+/// the compiled automata it is about tokens, not texts, so it does not accept every
+/// tokenization of its texts. `n` is bounded by [`DEFAULT_STATE_LIMIT`].
+pub fn at_most_tokens<V: TokenVocabulary + ?Sized>(
+    vocab: &V,
+    n: usize,
+) -> Result<TokenAutomaton, OpsError> {
+    if n >= DEFAULT_STATE_LIMIT {
+        return Err(OpsError::new(
+            "token bound",
+            OpsErrorKind::TooManyStates {
+                limit: DEFAULT_STATE_LIMIT,
+            },
+            format!("a bound of {n} tokens needs more than {DEFAULT_STATE_LIMIT} states"),
+        ));
+    }
+    let mask = text_tokens(vocab);
+    let class_of_token = (0..vocab.len())
+        .map(|t| {
+            let on = mask[t / 32] & (1 << (t % 32)) != 0;
+            if on {
+                0
+            } else {
+                crate::automaton::NO_CLASS
+            }
+        })
+        .collect();
+    let parts = crate::automaton::ClassParts {
+        vocab_size: vocab.len() as u32,
+        vocab_fingerprint: crate::fingerprint(vocab),
+        eos_ids: vocab.eos_ids().to_vec(),
+        start: 0,
+        accepting: vec![true; n + 1],
+        num_classes: 1,
+        class_of_token,
+        edges: (0..=n as u32)
+            .map(|s| {
+                if (s as usize) < n {
+                    vec![(0, s + 1)]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect(),
+        terminals: Vec::new(),
+    };
+    TokenAutomaton::from_class_parts(parts).map_err(|e| parts_error("token bound", e))
+}
+
+/// Runs the operations with a state limit; `TokenAlgebra::new()` uses
+/// [`DEFAULT_STATE_LIMIT`].
+#[derive(Clone, Debug)]
+pub struct TokenAlgebra {
+    state_limit: usize,
+}
+
+impl Default for TokenAlgebra {
+    fn default() -> Self {
+        TokenAlgebra::new()
+    }
+}
+
+impl TokenAlgebra {
+    /// Operations with the default state limit.
+    pub fn new() -> TokenAlgebra {
+        TokenAlgebra {
+            state_limit: DEFAULT_STATE_LIMIT,
+        }
+    }
+
+    /// Caps the states an operation may create (before minimization). 0 counts as 1.
+    pub fn state_limit(mut self, limit: usize) -> TokenAlgebra {
+        self.state_limit = limit.clamp(1, (u32::MAX / 2) as usize);
+        self
+    }
+
+    /// The state limit in force.
+    pub fn get_state_limit(&self) -> usize {
+        self.state_limit
+    }
+
+    /// Token sequences both accept.
+    pub fn intersect<A: AsRef<[u32]>, B: AsRef<[u32]>>(
+        &self,
+        a: &TokenAutomaton<A>,
+        b: &TokenAutomaton<B>,
+    ) -> Result<Compiled<TokenAutomaton>, OpsError> {
+        self.binary("intersection", a, b, Op::And)
+    }
+
+    /// Token sequences either accepts.
+    pub fn union<A: AsRef<[u32]>, B: AsRef<[u32]>>(
+        &self,
+        a: &TokenAutomaton<A>,
+        b: &TokenAutomaton<B>,
+    ) -> Result<Compiled<TokenAutomaton>, OpsError> {
+        self.binary("union", a, b, Op::Or)
+    }
+
+    /// Token sequences `a` accepts and `b` does not.
+    pub fn difference<A: AsRef<[u32]>, B: AsRef<[u32]>>(
+        &self,
+        a: &TokenAutomaton<A>,
+        b: &TokenAutomaton<B>,
+    ) -> Result<Compiled<TokenAutomaton>, OpsError> {
+        self.binary("difference", a, b, Op::AndNot)
+    }
+
+    /// Sequences of the tokens in `alphabet` (a mask, e.g. [`text_tokens`]) that `a` does
+    /// not accept. EOS ids are never in it.
+    pub fn complement<W: AsRef<[u32]>>(
+        &self,
+        a: &TokenAutomaton<W>,
+        alphabet: &[u32],
+    ) -> Result<Compiled<TokenAutomaton>, OpsError> {
+        let universe = universe(a, alphabet)?;
+        self.binary("complement", &universe, a, Op::AndNot)
+    }
+
+    /// `None` when `a` and `b` accept the same token sequences, else a shortest sequence
+    /// only one of them accepts.
+    pub fn equivalent<A: AsRef<[u32]>, B: AsRef<[u32]>>(
+        &self,
+        a: &TokenAutomaton<A>,
+        b: &TokenAutomaton<B>,
+    ) -> Result<Option<Distinction>, OpsError> {
+        same_vocabulary("equivalence", a, b)?;
+        let joint = JointClasses::of(a, b);
+        let (oa, ob) = (Operand::new(a, &joint), Operand::new(b, &joint));
+        let product = explore("equivalence", &oa, &ob, Op::Xor, self.state_limit)?;
+        let parts = class_parts(a, &joint, product.accepting, product.edges);
+        let xor =
+            TokenAutomaton::from_class_parts(parts).map_err(|e| parts_error("equivalence", e))?;
+        let Some(tokens) = xor.shortest_path_where(|s| xor.is_accepting(s)) else {
+            return Ok(None);
+        };
+        let accepted_by_first = accepts(a, &tokens);
+        Ok(Some(Distinction {
+            tokens,
+            accepted_by_first,
+        }))
+    }
+
+    /// A shortest token sequence `a` accepts (the least in token-id order among the
+    /// shortest), or `None` when it accepts none.
+    pub fn shortest<W: AsRef<[u32]>>(&self, a: &TokenAutomaton<W>) -> Option<Vec<u32>> {
+        a.shortest_path_where(|s| a.is_accepting(s))
+    }
+
+    /// The minimal byte DFA of the texts of the token sequences `a` accepts, each token
+    /// read as its bytes in `vocab` (which must be `a`'s); tokens without text are left
+    /// out. The state limit bounds the byte DFA.
+    pub fn project<W, V>(&self, a: &TokenAutomaton<W>, vocab: &V) -> Result<ByteDfa, OpsError>
+    where
+        W: AsRef<[u32]>,
+        V: TokenVocabulary + ?Sized,
+    {
+        project::project(a, vocab, self.state_limit)
+    }
+
+    /// The binary product operations: joint classes, product, minimization, layout.
+    fn binary<A: AsRef<[u32]>, B: AsRef<[u32]>>(
+        &self,
+        name: &'static str,
+        a: &TokenAutomaton<A>,
+        b: &TokenAutomaton<B>,
+        op: Op,
+    ) -> Result<Compiled<TokenAutomaton>, OpsError> {
+        same_vocabulary(name, a, b)?;
+        let mut stats = CompileStats::new();
+        let joint = stats.time("joint classes", || JointClasses::of(a, b));
+        stats.set_count("joint classes", joint.len());
+        let product = stats.time("product", || {
+            let (oa, ob) = (Operand::new(a, &joint), Operand::new(b, &joint));
+            explore(name, &oa, &ob, op, self.state_limit)
+        })?;
+        stats.set_count("product states", product.accepting.len());
+        let (accepting, edges) = stats.time("minimization", || {
+            minimal_dfa(0, product.accepting, product.edges)
+        });
+        let parts = class_parts(a, &joint, accepting, edges);
+        let automaton = stats
+            .time("layout", || TokenAutomaton::from_class_parts(parts))
+            .map_err(|e| parts_error(name, e))?;
+        stats.count_automaton(&automaton);
+        Ok(Compiled::new(automaton, stats))
+    }
+}
+
+/// Whether `a` accepts `tokens` (then EOS).
+fn accepts<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, tokens: &[u32]) -> bool {
+    let mut s = a.start();
+    for &t in tokens {
+        match a.next_state(s, t) {
+            Some(next) => s = next,
+            None => return false,
+        }
+    }
+    a.is_accepting(s)
+}
+
+/// One accepting state reading every token of `alphabet`, over `like`'s vocabulary.
+fn universe<W: AsRef<[u32]>>(
+    like: &TokenAutomaton<W>,
+    alphabet: &[u32],
+) -> Result<TokenAutomaton, OpsError> {
+    let words = (like.vocab_size() as usize).div_ceil(32);
+    if alphabet.len() != words {
+        return Err(OpsError::new(
+            "complement",
+            OpsErrorKind::Vocabulary,
+            format!(
+                "the alphabet mask has {} words; the vocabulary of {} ids needs {words}",
+                alphabet.len(),
+                like.vocab_size()
+            ),
+        ));
+    }
+    let mut mask = alphabet.to_vec();
+    for &e in like.eos_ids() {
+        mask[e as usize / 32] &= !(1 << (e % 32));
+    }
+    // A terminal edge reads the whole mask: one edge, whatever the alphabet.
+    let parts = AutomatonParts {
+        vocab_size: like.vocab_size(),
+        vocab_fingerprint: like.vocab_fingerprint(),
+        eos_ids: like.eos_ids().to_vec(),
+        start: 0,
+        accepting: vec![true],
+        edges: vec![vec![(like.vocab_size(), 0)]],
+        terminals: vec![Terminal {
+            name: "ALPHABET".to_string(),
+            mask,
+        }],
+    };
+    TokenAutomaton::from_parts(parts).map_err(|e| parts_error("complement", e))
+}
+
+/// Refuses operands of different vocabularies or EOS ids.
+fn same_vocabulary<A: AsRef<[u32]>, B: AsRef<[u32]>>(
+    name: &'static str,
+    a: &TokenAutomaton<A>,
+    b: &TokenAutomaton<B>,
+) -> Result<(), OpsError> {
+    if a.vocab_fingerprint() != b.vocab_fingerprint() || a.vocab_size() != b.vocab_size() {
+        return Err(OpsError::new(
+            name,
+            OpsErrorKind::Vocabulary,
+            format!(
+                "the operands of the {name} were compiled for different vocabularies \
+                 (size {}, fingerprint {:016x}; size {}, fingerprint {:016x})",
+                a.vocab_size(),
+                a.vocab_fingerprint(),
+                b.vocab_size(),
+                b.vocab_fingerprint()
+            ),
+        ));
+    }
+    if a.eos_ids() != b.eos_ids() {
+        return Err(OpsError::new(
+            name,
+            OpsErrorKind::Vocabulary,
+            format!(
+                "the operands of the {name} have different EOS ids ({:?} and {:?}); \
+                 compile them with the same --eos-ids",
+                a.eos_ids(),
+                b.eos_ids()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn parts_error(name: &'static str, e: PartsError) -> OpsError {
+    OpsError::new(
+        name,
+        OpsErrorKind::Parts(e.clone()),
+        format!("the {name}: {e}"),
+    )
+}
+
+pub(crate) fn byte_dfa_error(name: &'static str, e: ByteDfaError) -> OpsError {
+    let kind = match e.kind() {
+        crate::bytes::ByteDfaErrorKind::TooManyStates { limit } => {
+            OpsErrorKind::TooManyStates { limit: *limit }
+        }
+        _ => OpsErrorKind::ByteDfa(e.clone()),
+    };
+    OpsError::new(name, kind, format!("the {name}: {e}"))
+}
+
+pub use project::PROJECTION_NFA_LIMIT;

@@ -1,0 +1,84 @@
+//! `fstc.compile_structural_tag`: a structural tag (XGrammar's JSON, current or legacy
+//! spelling) into one token automaton through `fstc-tags`, with the JSON options of
+//! `compile_json_schema` for its schemas.
+
+use crate::ints::Int;
+use fstc_tags::{StructuralTag, StructuralTagCompiler};
+use pyo3::prelude::*;
+
+use crate::errors::fstc_error;
+use crate::json::{json_text, lazy_or_eager, JsonOptions, SchemaWarning};
+use crate::lazy::EitherAutomaton;
+use crate::vocab::Vocabulary;
+
+/// Compiles a structural tag into one token automaton for `vocab`; returns `(automaton,
+/// warnings)`. `spec` is JSON text or a Python object (`dict`) in XGrammar's spelling
+/// (`{"type": "structural_tag", "format": {...}}`), its legacy spelling (`{"structures":
+/// [...], "triggers": [...]}`, as vLLM and SGLang forward it) or a bare format object.
+/// Free text, triggers, tags, JSON Schemas and regexes become one automaton, so a token
+/// may cross from free text into a tag. The JSON options apply to every `json_schema`
+/// in the tag (see `compile_json_schema`); what fstc would not enforce exactly raises
+/// `FstcError` naming it and its path in the spec. `lazy=True` gives a `LazyAutomaton`.
+/// The GIL is released while compiling.
+#[pyfunction]
+#[pyo3(signature = (
+    spec, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = Int::new(8), indent = Int::new(2),
+    escapes = "canonical", additional_properties = true, recursion_depth = None, any_json_depth = None,
+    lenient = false, dfa_state_limit = None, token_edge_limit = None
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn compile_structural_tag(
+    py: Python<'_>,
+    spec: &Bound<'_, PyAny>,
+    vocab: &Vocabulary,
+    lazy: bool,
+    whitespace: &str,
+    max_whitespace: Int,
+    indent: Int,
+    escapes: &str,
+    additional_properties: bool,
+    recursion_depth: Option<Int>,
+    any_json_depth: Option<Int>,
+    lenient: bool,
+    dfa_state_limit: Option<Int>,
+    token_edge_limit: Option<Int>,
+) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
+    let recursion_depth = recursion_depth
+        .map(|v| v.usize("recursion_depth"))
+        .transpose()?;
+    let any_json_depth = any_json_depth
+        .map(|v| v.usize("any_json_depth"))
+        .transpose()?;
+    let dfa_state_limit = dfa_state_limit
+        .map(|v| v.usize("dfa_state_limit"))
+        .transpose()?;
+    let token_edge_limit = token_edge_limit
+        .map(|v| v.usize("token_edge_limit"))
+        .transpose()?;
+    let max_whitespace = max_whitespace.usize("max_whitespace")?;
+    let indent = indent.usize("indent")?;
+    let text = json_text(spec, "the structural tag")?;
+    let tag = StructuralTag::from_json(&text).map_err(fstc_error)?;
+    let config = JsonOptions {
+        whitespace,
+        max_whitespace,
+        indent,
+        escapes,
+        additional_properties,
+        recursion_depth,
+        any_json_depth,
+        lenient,
+        dfa_state_limit,
+        time_budget: None,
+        memory_budget: None,
+    }
+    .config()?;
+    let compiler = |config| StructuralTagCompiler::new().configure(config);
+    lazy_or_eager(
+        py,
+        vocab,
+        (lazy, token_edge_limit, config),
+        |config, trie| compiler(config).compile_lazy(&tag, trie),
+        |config, trie| compiler(config).compile_with_trie(&tag, trie),
+    )
+}

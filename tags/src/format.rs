@@ -1,0 +1,212 @@
+//! The structural-tag tree: what the JSON spellings are read into and what the Rust
+//! builder makes. Each node is a set of texts (its language); see docs/structural-tags.md.
+
+use serde_json::Value;
+
+/// One format of a structural tag: a set of texts, built from smaller ones.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Format {
+    /// Exactly this text.
+    ConstString(String),
+    /// A JSON text the schema admits, in the JSON compiler's output form.
+    JsonSchema(Value),
+    /// A text the pattern (ECMAScript syntax, full match) matches.
+    Regex(String),
+    /// Free text: any UTF-8 text containing none of `excludes` (nor the end strings of the
+    /// nearest enclosing tag), of at most `max_chars` code points.
+    AnyText {
+        /// Strings the text may not contain.
+        excludes: Vec<String>,
+        /// Most code points, if bounded.
+        max_chars: Option<u32>,
+    },
+    /// The elements one after another.
+    Sequence(Vec<Format>),
+    /// Any one of the elements.
+    Or(Vec<Format>),
+    /// The content or nothing.
+    Optional(Box<Format>),
+    /// The content zero or more times.
+    Star(Box<Format>),
+    /// The content one or more times.
+    Plus(Box<Format>),
+    /// The content between `min` and `max` times (`None`: unbounded).
+    Repeat {
+        /// Fewest repetitions.
+        min: u32,
+        /// Most repetitions, if bounded.
+        max: Option<u32>,
+        /// What is repeated.
+        content: Box<Format>,
+    },
+    /// `begin`, the content, one of the end strings.
+    Tag(Tag),
+    /// Free text in which each trigger must open one of the tags (see [`TriggeredTags`]).
+    TriggeredTags(TriggeredTags),
+    /// Tags separated by a fixed string, nothing else (see [`TagsWithSeparator`]).
+    TagsWithSeparator(TagsWithSeparator),
+}
+
+/// `begin`, then the content, then one of `end`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tag {
+    /// The opening text.
+    pub begin: String,
+    /// What stands between.
+    pub content: Box<Format>,
+    /// The closing texts (one of them closes the tag); never empty.
+    pub end: Vec<String>,
+}
+
+/// Free text (without any trigger or exclude) and tags, each tag's `begin` starting with
+/// one trigger: `F (T F)*`, or with `at_least_one` `T F (T F)*`, with `stop_after_first`
+/// `F T?`, with both `T`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TriggeredTags {
+    /// Strings that may appear in the free text only as the start of a tag.
+    pub triggers: Vec<String>,
+    /// The tags the triggers open.
+    pub tags: Vec<Tag>,
+    /// No free text before the first tag, and at least one tag.
+    pub at_least_one: bool,
+    /// At most one tag, and nothing after it.
+    pub stop_after_first: bool,
+    /// Strings the free text may not contain either.
+    pub excludes: Vec<String>,
+}
+
+/// Tags separated by `separator`: `(T (s T)*)?`, with `at_least_one` `T (s T)*`, with
+/// `stop_after_first` `T?`, with both `T`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TagsWithSeparator {
+    /// The tags that may appear.
+    pub tags: Vec<Tag>,
+    /// What stands between two tags.
+    pub separator: String,
+    /// At least one tag.
+    pub at_least_one: bool,
+    /// At most one tag.
+    pub stop_after_first: bool,
+}
+
+/// The Rust builder: short constructors for the same tree the JSON spellings give.
+impl Format {
+    /// Exactly `text`.
+    pub fn const_string(text: impl Into<String>) -> Format {
+        Format::ConstString(text.into())
+    }
+
+    /// A JSON text admitted by `schema`.
+    pub fn json_schema(schema: Value) -> Format {
+        Format::JsonSchema(schema)
+    }
+
+    /// A text matching `pattern` (ECMAScript syntax).
+    pub fn regex(pattern: impl Into<String>) -> Format {
+        Format::Regex(pattern.into())
+    }
+
+    /// Any text.
+    pub fn any_text() -> Format {
+        Format::AnyText {
+            excludes: Vec::new(),
+            max_chars: None,
+        }
+    }
+
+    /// Any text containing none of `excludes`.
+    pub fn any_text_excluding<S: Into<String>>(excludes: impl IntoIterator<Item = S>) -> Format {
+        Format::AnyText {
+            excludes: excludes.into_iter().map(Into::into).collect(),
+            max_chars: None,
+        }
+    }
+
+    /// The elements in order.
+    pub fn sequence(elements: impl IntoIterator<Item = Format>) -> Format {
+        Format::Sequence(elements.into_iter().collect())
+    }
+
+    /// One of the elements.
+    pub fn or(elements: impl IntoIterator<Item = Format>) -> Format {
+        Format::Or(elements.into_iter().collect())
+    }
+
+    /// `self` or nothing.
+    pub fn optional(self) -> Format {
+        Format::Optional(Box::new(self))
+    }
+
+    /// `self` zero or more times.
+    pub fn star(self) -> Format {
+        Format::Star(Box::new(self))
+    }
+
+    /// `self` one or more times.
+    pub fn plus(self) -> Format {
+        Format::Plus(Box::new(self))
+    }
+
+    /// `self` between `min` and `max` times (`None`: unbounded).
+    pub fn repeat(self, min: u32, max: Option<u32>) -> Format {
+        Format::Repeat {
+            min,
+            max,
+            content: Box::new(self),
+        }
+    }
+
+    /// `begin`, the content, `end`.
+    pub fn tag(begin: impl Into<String>, content: Format, end: impl Into<String>) -> Format {
+        Format::Tag(Tag::new(begin, content, end))
+    }
+}
+
+impl Tag {
+    /// `begin`, the content, `end`.
+    pub fn new(begin: impl Into<String>, content: Format, end: impl Into<String>) -> Tag {
+        Tag {
+            begin: begin.into(),
+            content: Box::new(content),
+            end: vec![end.into()],
+        }
+    }
+}
+
+impl TriggeredTags {
+    /// Tags opened by `triggers` in free text, both flags off, no excludes.
+    pub fn new<S: Into<String>>(
+        triggers: impl IntoIterator<Item = S>,
+        tags: impl IntoIterator<Item = Tag>,
+    ) -> TriggeredTags {
+        TriggeredTags {
+            triggers: triggers.into_iter().map(Into::into).collect(),
+            tags: tags.into_iter().collect(),
+            at_least_one: false,
+            stop_after_first: false,
+            excludes: Vec::new(),
+        }
+    }
+
+    /// The format of these triggered tags.
+    pub fn into_format(self) -> Format {
+        Format::TriggeredTags(self)
+    }
+}
+
+impl TagsWithSeparator {
+    /// `tags` separated by `separator`, both flags off.
+    pub fn new(tags: impl IntoIterator<Item = Tag>, separator: impl Into<String>) -> Self {
+        TagsWithSeparator {
+            tags: tags.into_iter().collect(),
+            separator: separator.into(),
+            at_least_one: false,
+            stop_after_first: false,
+        }
+    }
+
+    /// The format of these separated tags.
+    pub fn into_format(self) -> Format {
+        Format::TagsWithSeparator(self)
+    }
+}

@@ -1,0 +1,38 @@
+//! Structural tags: free text with tool calls, reasoning blocks, JSON answers — XGrammar's
+//! structural-tag description, in its current and legacy JSON spellings or built in Rust
+//! ([`Format`]) — compiled to **one** token automaton.
+//!
+//! The whole structure becomes one byte language (free text as UTF-8 without the
+//! triggers and excluded strings, each JSON Schema through fstc-json, each regex through
+//! fstc-regex), determinized and composed with the vocabulary once, so a token that ends
+//! the free text and starts a tag is allowed exactly when the text it spells is in the
+//! language. What fstc would not enforce exactly (token-level formats, `grammar`,
+//! `max_tokens`, XML argument styles) is refused by name with its path in the spec.
+//! docs/structural-tags.md says what each format means.
+//!
+//! ```
+//! use fstc_core::ByteVocabulary;
+//! use fstc_tags::{StructuralTag, StructuralTagCompiler};
+//!
+//! let spec = r#"{"type": "structural_tag", "format": {
+//!     "type": "triggered_tags", "triggers": ["<f="],
+//!     "tags": [{"begin": "<f=add>", "content": {"type": "json_schema",
+//!               "json_schema": {"type": "integer"}}, "end": "</f>"}]}}"#;
+//! let tag = StructuralTag::from_json(spec).unwrap();
+//! let (dfa, _) = StructuralTagCompiler::new().byte_dfa(&tag).unwrap();
+//! assert!(dfa.is_match(b"sum: <f=add>12</f> done"));
+//! assert!(!dfa.is_match(b"sum: <f=mul>12</f>"));
+//! # let vocab = ByteVocabulary::new((0u8..=255).map(|b| Some(vec![b])).collect(), vec![]);
+//! # StructuralTagCompiler::new().compile(&tag, &vocab).unwrap();
+//! ```
+
+mod compiler;
+mod error;
+mod format;
+mod lower;
+mod parse;
+
+pub use compiler::StructuralTagCompiler;
+pub use error::TagsError;
+pub use format::{Format, Tag, TagsWithSeparator, TriggeredTags};
+pub use parse::StructuralTag;
