@@ -2,6 +2,10 @@
 
 use std::fmt;
 
+/// `set_budget` when a fixed ceiling, not a limit or budget, stopped the construction (kept
+/// in that field so that the error stays small).
+const CEILING: usize = usize::MAX;
+
 /// What went wrong in a byte-automaton operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -29,8 +33,6 @@ pub struct ByteDfaError {
     message: String,
     /// The subset construction's state-set budget, when that (not the count) stopped it.
     set_budget: Option<usize>,
-    /// A fixed ceiling of fstc (not the limit given) stopped it: raising the limit won't help.
-    ceiling: bool,
     /// The [`Algebra`](super::Algebra) operation that failed; `None` for [`determinize`](super::determinize).
     operation: Option<&'static str>,
 }
@@ -47,7 +49,6 @@ impl ByteDfaError {
             message,
             set_budget: None,
             operation: Some(operation),
-            ceiling: false,
         }
     }
 
@@ -58,7 +59,6 @@ impl ByteDfaError {
             message: format!("the byte DFA needs more than {limit} states (the state limit)"),
             set_budget: None,
             operation: None,
-            ceiling: false,
         }
     }
 
@@ -72,7 +72,6 @@ impl ByteDfaError {
             ),
             set_budget: Some(entries),
             operation: None,
-            ceiling: false,
         }
     }
 
@@ -86,9 +85,8 @@ impl ByteDfaError {
                  {} transitions that fstc builds",
                 super::dfa::MAX_TABLE_ENTRIES
             ),
-            set_budget: None,
+            set_budget: Some(CEILING),
             operation: None,
-            ceiling: true,
         }
     }
 
@@ -107,13 +105,13 @@ impl ByteDfaError {
     /// Whether a fixed ceiling of fstc stopped the operation before the limit given (its
     /// message says so; a larger limit would not help).
     pub fn is_ceiling(&self) -> bool {
-        self.ceiling
+        self.set_budget == Some(CEILING)
     }
 
     /// The budget of NFA-state entries the subset construction passed, when that (rather
     /// than the state count) stopped it.
     pub fn set_budget(&self) -> Option<usize> {
-        self.set_budget
+        self.set_budget.filter(|&b| b != CEILING)
     }
 }
 
