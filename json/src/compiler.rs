@@ -82,6 +82,7 @@ impl JsonSchemaCompiler {
         schema: &Value,
         numbers: &NumberTexts,
     ) -> Result<Translation, JsonSchemaError> {
+        self.config.check()?;
         crate::shape::check(schema, "")?;
         let mut translator = Translator::new(schema, &self.config, numbers)?;
         let Some(root) = translator.root()? else {
@@ -103,11 +104,10 @@ impl JsonSchemaCompiler {
         })
     }
 
-    /// The regex of any JSON value up to [`Config::get_any_json_depth`].
-    pub fn any_json_regex(&self) -> String {
-        self.value_to_regex(&Value::Bool(true))
-            .expect("`true` admits every value")
-            .regex
+    /// The regex of any JSON value up to [`Config::get_any_json_depth`] (an error only
+    /// for options out of range).
+    pub fn any_json_regex(&self) -> Result<String, JsonSchemaError> {
+        Ok(self.value_to_regex(&Value::Bool(true))?.regex)
     }
 
     /// Compiles `schema` (JSON text) for `vocab`, building the vocabulary trie first (a
@@ -377,7 +377,7 @@ mod tests {
     fn any_json_regex_is_plain_text() {
         let compiler =
             JsonSchemaCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
-        let text = compiler.any_json_regex();
+        let text = compiler.any_json_regex().unwrap();
         assert!(!text.contains("AUTOMATON"), "{text}");
         let re = regex::Regex::new(&format!("^(?:{text})$")).unwrap();
         for ok in [r#"{"a":[1,"x\n",null]}"#, r#""é""#, "[]", "-0.5e3"] {

@@ -1,5 +1,7 @@
 //! Options of the JSON Schema compiler.
 
+use crate::error::JsonSchemaError;
+
 /// Where whitespace may go between the tokens of the JSON text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Whitespace {
@@ -62,6 +64,16 @@ impl Config {
     pub const DEFAULT_DFA_STATE_LIMIT: usize = 100_000;
     /// Default token edge limit.
     pub const DEFAULT_TOKEN_EDGE_LIMIT: usize = 1_000_000_000;
+    /// Largest `recursion_depth`: a recursive array or object nests several regex groups
+    /// per level, and regex-syntax refuses more than 250, so deeper never compiles; the
+    /// translation up to that refusal costs seconds per level.
+    pub const MAX_RECURSION_DEPTH: usize = 64;
+    /// Largest `any_json_depth`: the byte DFA of schema-free JSON remembers the open
+    /// containers, so its size doubles per level; depth 6 passes the default DFA state
+    /// limit after seconds of work, depth 8 exhausts memory.
+    pub const MAX_ANY_JSON_DEPTH: usize = 5;
+    /// Largest pretty `indent`: each level's indent is spelled out in the regex.
+    pub const MAX_INDENT: usize = 64;
     /// Default time budget of one compile.
     pub const DEFAULT_TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
     /// Default memory budget of one compile: 1 GiB of automata.
@@ -72,7 +84,8 @@ impl Config {
         Config::default()
     }
 
-    /// Whitespace style (default [`Config::DEFAULT_WHITESPACE`]).
+    /// Whitespace style (default [`Config::DEFAULT_WHITESPACE`]); a pretty indent is at
+    /// most [`Config::MAX_INDENT`].
     pub fn whitespace(mut self, whitespace: Whitespace) -> Config {
         self.whitespace = Some(whitespace);
         self
@@ -93,14 +106,16 @@ impl Config {
 
     /// How many expansions of one `$ref` target may be nested (the root reference
     /// counts); a deeper one is cut: it admits nothing, so only optional recursion can be
-    /// cut, and a schema that needs more is an error naming the reference.
+    /// cut, and a schema that needs more is an error naming the reference. At most
+    /// [`Config::MAX_RECURSION_DEPTH`]; a compile with more is an error naming the option.
     pub fn recursion_depth(mut self, depth: usize) -> Config {
         self.recursion_depth = Some(depth);
         self
     }
 
     /// Nesting depth of schema-free JSON (`true`, `{}`, `--any-json`): depth 0 admits
-    /// scalars only, depth d containers of depth-(d-1) values.
+    /// scalars only, depth d containers of depth-(d-1) values. At most
+    /// [`Config::MAX_ANY_JSON_DEPTH`]; a compile with more is an error naming the option.
     pub fn any_json_depth(mut self, depth: usize) -> Config {
         self.any_json_depth = Some(depth);
         self
@@ -193,6 +208,29 @@ impl Config {
     pub fn get_token_edge_limit(&self) -> usize {
         self.token_edge_limit
             .unwrap_or(Config::DEFAULT_TOKEN_EDGE_LIMIT)
+    }
+
+    /// Refuses option values out of their range (before anything is sized by them).
+    pub(crate) fn check(&self) -> Result<(), JsonSchemaError> {
+        let over = |name: &str, value: usize, max: usize| {
+            JsonSchemaError::other(format!(
+                "the option {name} is {value}, over its maximum {max}"
+            ))
+        };
+        if self.get_recursion_depth() > Config::MAX_RECURSION_DEPTH {
+            let depth = self.get_recursion_depth();
+            return Err(over("recursion_depth", depth, Config::MAX_RECURSION_DEPTH));
+        }
+        if self.get_any_json_depth() > Config::MAX_ANY_JSON_DEPTH {
+            let depth = self.get_any_json_depth();
+            return Err(over("any_json_depth", depth, Config::MAX_ANY_JSON_DEPTH));
+        }
+        if let Whitespace::Pretty { indent } = self.get_whitespace() {
+            if indent > Config::MAX_INDENT {
+                return Err(over("indent", indent, Config::MAX_INDENT));
+            }
+        }
+        Ok(())
     }
 
     /// `self` with the options set in `other` replacing its own.

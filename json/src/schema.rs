@@ -98,6 +98,11 @@ pub(crate) const REFUSED: &[(&str, &str)] = &[
     ("$recursiveRef", "dynamic scopes are not supported"),
 ];
 
+/// Most sub-schemas translated one inside another (through keywords and `$ref`s): the
+/// translation recurses once per level, so this bounds its stack (a 2 MiB thread holds it
+/// in a debug build).
+const MAX_NESTING: usize = 1000;
+
 /// The translation of one schema document.
 pub(crate) struct Translator<'a> {
     root: &'a Value,
@@ -105,6 +110,8 @@ pub(crate) struct Translator<'a> {
     warnings: Vec<Warning>,
     /// `$ref` targets being expanded, innermost last (for the recursion cut).
     active_refs: Vec<String>,
+    /// Sub-schemas being translated, one inside the next (bounded by [`MAX_NESTING`]).
+    nesting: usize,
     /// Targets where recursion was cut at [`Config::recursion_depth`].
     pub(crate) cuts: Vec<String>,
     anchors: HashMap<String, String>,
@@ -141,6 +148,7 @@ impl<'a> Translator<'a> {
             config,
             warnings: Vec::new(),
             active_refs: Vec::new(),
+            nesting: 0,
             cuts: Vec::new(),
             anchors,
             automata: Automata::with_budget(
@@ -197,8 +205,17 @@ impl<'a> Translator<'a> {
         pointer: &str,
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
+        if self.nesting >= MAX_NESTING {
+            let why = format!(
+                "sub-schemas and `$ref`s nest more than {MAX_NESTING} deep here (the \
+                 translation's bound; a chain of references this long is refused)"
+            );
+            return Err(JsonSchemaError::at(pointer, "schema", why));
+        }
         self.automata.budget.enter(pointer)?;
+        self.nesting += 1;
         let lang = self.schema_here(value, pointer, level);
+        self.nesting -= 1;
         self.automata.budget.leave();
         lang
     }

@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::errors::fstc_error;
+use crate::ints::Int;
 
 /// A compiled constraint over one vocabulary's token ids: immutable, shared by any number
 /// of `Matcher`s (one per sequence). Either kind of automaton file: a token FSA
@@ -163,10 +164,11 @@ impl AnyAutomaton {
     /// Seeded random walks, uniform over the allowed choices at each step (EOS included
     /// where allowed). Returns `(tokens, complete)` pairs; `complete` says the walk ended
     /// with EOS (not included in `tokens`) rather than after `max_tokens`.
-    #[pyo3(signature = (count, seed = 0, max_tokens = 64))]
-    fn sample(&self, count: usize, seed: u64, max_tokens: usize) -> Vec<(Vec<u32>, bool)> {
-        let mut rng = SplitMix64::new(seed);
-        (0..count)
+    #[pyo3(signature = (count, seed = Int::new(0), max_tokens = Int::new(64)))]
+    fn sample(&self, count: Int, seed: Int, max_tokens: Int) -> PyResult<Vec<(Vec<u32>, bool)>> {
+        let (count, max_tokens) = (count.usize("count")?, max_tokens.usize("max_tokens")?);
+        let mut rng = SplitMix64::new(seed.u64("seed")?);
+        Ok((0..count)
             .map(|_| {
                 let walk = match &self.inner {
                     SharedAutomaton::Fsa(a) => random_walk(a, &mut rng, max_tokens),
@@ -177,7 +179,7 @@ impl AnyAutomaton {
                 };
                 (walk.tokens, walk.complete)
             })
-            .collect()
+            .collect())
     }
 
     fn __repr__(&self) -> String {

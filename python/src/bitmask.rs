@@ -36,11 +36,11 @@ impl RawRows {
         std::slice::from_raw_parts_mut(ptr, self.words)
     }
 
-    /// `Ok` when `index` names a row.
-    pub(crate) fn check_index(&self, index: usize) -> PyResult<()> {
+    /// `Ok` when `index` (the argument `name`) names a row.
+    pub(crate) fn check_index(&self, index: usize, name: &str) -> PyResult<()> {
         if index >= self.num_rows {
-            return Err(PyValueError::new_err(format!(
-                "bitmask row index {index} is out of range: the bitmask has {} rows",
+            return Err(crate::errors::fstc_error(format!(
+                "argument '{name}': bitmask row index {index} is out of range: the bitmask has {} rows",
                 self.num_rows
             )));
         }

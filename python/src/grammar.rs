@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
+use crate::ints::Int;
 use crate::vocab::Vocabulary;
 
 /// Compiles a context-free grammar into a token PDA for `vocab` (an `AnyAutomaton` of
@@ -29,10 +30,15 @@ pub fn compile_grammar(
     text: &str,
     vocab: &Vocabulary,
     syntax: &str,
-    node_limit: Option<usize>,
-    token_edge_limit: Option<usize>,
-    pop_limit: Option<usize>,
+    node_limit: Option<Int>,
+    token_edge_limit: Option<Int>,
+    pop_limit: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
+    let node_limit = node_limit.map(|v| v.usize("node_limit")).transpose()?;
+    let token_edge_limit = token_edge_limit
+        .map(|v| v.usize("token_edge_limit"))
+        .transpose()?;
+    let pop_limit = pop_limit.map(|v| v.usize("pop_limit")).transpose()?;
     let syntax: Syntax = syntax.parse().map_err(PyValueError::new_err)?;
     let mut config = Config::new();
     if let Some(n) = node_limit {

@@ -15,6 +15,7 @@ use pyo3::types::PyString;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
+use crate::ints::Int;
 use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
 use crate::vocab::Vocabulary;
 
@@ -162,7 +163,7 @@ impl JsonOptions<'_> {
 /// released while compiling.
 #[pyfunction]
 #[pyo3(signature = (
-    schema, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = 8, indent = 2,
+    schema, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = Int::new(8), indent = Int::new(2),
     escapes = "canonical", additional_properties = true, recursion_depth = None, any_json_depth = None,
     lenient = false, dfa_state_limit = None, token_edge_limit = None, time_budget = None,
     memory_budget = None
@@ -174,18 +175,35 @@ pub fn compile_json_schema(
     vocab: &Vocabulary,
     lazy: bool,
     whitespace: &str,
-    max_whitespace: usize,
-    indent: usize,
+    max_whitespace: Int,
+    indent: Int,
     escapes: &str,
     additional_properties: bool,
-    recursion_depth: Option<usize>,
-    any_json_depth: Option<usize>,
+    recursion_depth: Option<Int>,
+    any_json_depth: Option<Int>,
     lenient: bool,
-    dfa_state_limit: Option<usize>,
-    token_edge_limit: Option<usize>,
+    dfa_state_limit: Option<Int>,
+    token_edge_limit: Option<Int>,
     time_budget: Option<f64>,
-    memory_budget: Option<usize>,
+    memory_budget: Option<Int>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
+    let recursion_depth = recursion_depth
+        .map(|v| v.usize("recursion_depth"))
+        .transpose()?;
+    let any_json_depth = any_json_depth
+        .map(|v| v.usize("any_json_depth"))
+        .transpose()?;
+    let dfa_state_limit = dfa_state_limit
+        .map(|v| v.usize("dfa_state_limit"))
+        .transpose()?;
+    let token_edge_limit = token_edge_limit
+        .map(|v| v.usize("token_edge_limit"))
+        .transpose()?;
+    let memory_budget = memory_budget
+        .map(|v| v.usize("memory_budget"))
+        .transpose()?;
+    let max_whitespace = max_whitespace.usize("max_whitespace")?;
+    let indent = indent.usize("indent")?;
     let text = json_text(schema, "the schema")?;
     let config = JsonOptions {
         whitespace,

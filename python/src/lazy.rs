@@ -8,6 +8,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::automaton::AnyAutomaton;
+use crate::ints::Int;
 
 /// A regex or JSON Schema compiled with `lazy=True`: only the byte DFA is built, and each
 /// state's allowed tokens are composed (one walk of the vocabulary trie) the first time a
@@ -78,15 +79,17 @@ impl LazyAutomaton {
     /// Seeded random walks, uniform over the allowed choices at each step (EOS included
     /// where allowed), as `AnyAutomaton.sample`: `(tokens, complete)` pairs. The states
     /// walked through are composed and cached. The GIL is released.
-    #[pyo3(signature = (count, seed = 0, max_tokens = 64))]
+    #[pyo3(signature = (count, seed = Int::new(0), max_tokens = Int::new(64)))]
     fn sample(
         &self,
         py: Python<'_>,
-        count: usize,
-        seed: u64,
-        max_tokens: usize,
-    ) -> Vec<(Vec<u32>, bool)> {
-        py.detach(|| {
+        count: Int,
+        seed: Int,
+        max_tokens: Int,
+    ) -> PyResult<Vec<(Vec<u32>, bool)>> {
+        let (count, max_tokens) = (count.usize("count")?, max_tokens.usize("max_tokens")?);
+        let seed = seed.u64("seed")?;
+        Ok(py.detach(|| {
             let mut rng = SplitMix64::new(seed);
             let eos = self.inner.eos_ids();
             (0..count)
@@ -96,7 +99,7 @@ impl LazyAutomaton {
                     (walk.tokens, walk.complete)
                 })
                 .collect()
-        })
+        }))
     }
 
     fn __repr__(&self) -> String {

@@ -17,6 +17,7 @@ mod automaton;
 mod bitmask;
 mod errors;
 mod grammar;
+mod ints;
 mod json;
 mod lazy;
 mod matcher;

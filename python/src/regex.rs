@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
+use crate::ints::Int;
 use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
 use crate::vocab::Vocabulary;
 
@@ -38,10 +39,23 @@ pub fn compile_regex(
     vocab: &Vocabulary,
     lazy: bool,
     dialect: &str,
-    dfa_state_limit: Option<usize>,
-    token_edge_limit: Option<usize>,
-    image_tokens: Option<Vec<u32>>,
+    dfa_state_limit: Option<Int>,
+    token_edge_limit: Option<Int>,
+    image_tokens: Option<Vec<Int>>,
 ) -> PyResult<EitherAutomaton> {
+    let dfa_state_limit = dfa_state_limit
+        .map(|v| v.usize("dfa_state_limit"))
+        .transpose()?;
+    let token_edge_limit = token_edge_limit
+        .map(|v| v.usize("token_edge_limit"))
+        .transpose()?;
+    let image_tokens = image_tokens
+        .map(|ids| {
+            ids.iter()
+                .map(|i| i.u32("image_tokens"))
+                .collect::<PyResult<Vec<u32>>>()
+        })
+        .transpose()?;
     let mut config = Config::new().dialect(self::dialect(dialect)?);
     if let Some(limit) = dfa_state_limit {
         config = config.dfa_state_limit(limit);

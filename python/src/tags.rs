@@ -2,6 +2,7 @@
 //! spelling) into one token automaton through `fstc-tags`, with the JSON options of
 //! `compile_json_schema` for its schemas.
 
+use crate::ints::Int;
 use fstc_tags::{StructuralTag, StructuralTagCompiler};
 use pyo3::prelude::*;
 
@@ -21,7 +22,7 @@ use crate::vocab::Vocabulary;
 /// The GIL is released while compiling.
 #[pyfunction]
 #[pyo3(signature = (
-    spec, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = 8, indent = 2,
+    spec, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = Int::new(8), indent = Int::new(2),
     escapes = "canonical", additional_properties = true, recursion_depth = None, any_json_depth = None,
     lenient = false, dfa_state_limit = None, token_edge_limit = None
 ))]
@@ -32,16 +33,30 @@ pub fn compile_structural_tag(
     vocab: &Vocabulary,
     lazy: bool,
     whitespace: &str,
-    max_whitespace: usize,
-    indent: usize,
+    max_whitespace: Int,
+    indent: Int,
     escapes: &str,
     additional_properties: bool,
-    recursion_depth: Option<usize>,
-    any_json_depth: Option<usize>,
+    recursion_depth: Option<Int>,
+    any_json_depth: Option<Int>,
     lenient: bool,
-    dfa_state_limit: Option<usize>,
-    token_edge_limit: Option<usize>,
+    dfa_state_limit: Option<Int>,
+    token_edge_limit: Option<Int>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
+    let recursion_depth = recursion_depth
+        .map(|v| v.usize("recursion_depth"))
+        .transpose()?;
+    let any_json_depth = any_json_depth
+        .map(|v| v.usize("any_json_depth"))
+        .transpose()?;
+    let dfa_state_limit = dfa_state_limit
+        .map(|v| v.usize("dfa_state_limit"))
+        .transpose()?;
+    let token_edge_limit = token_edge_limit
+        .map(|v| v.usize("token_edge_limit"))
+        .transpose()?;
+    let max_whitespace = max_whitespace.usize("max_whitespace")?;
+    let indent = indent.usize("indent")?;
     let text = json_text(spec, "the structural tag")?;
     let tag = StructuralTag::from_json(&text).map_err(fstc_error)?;
     let config = JsonOptions {

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::errors::fstc_error;
+use crate::ints::Int;
 
 /// A tokenizer's vocabulary: the exact bytes of every token id, the special tokens (no
 /// text) and the EOS ids. Load with `Vocabulary.from_file`.
@@ -31,6 +32,20 @@ impl Vocabulary {
     }
 }
 
+impl Vocabulary {
+    /// `value` as a token id of this vocabulary, else `FstcError` naming `name`.
+    fn id(&self, value: &Int, name: &str) -> PyResult<u32> {
+        let max = (self.inner.len() as u64).saturating_sub(1);
+        let id = value.at_most(name, max);
+        if self.inner.len() == 0 {
+            return Err(crate::errors::fstc_error(format!(
+                "argument '{name}': the vocabulary is empty"
+            )));
+        }
+        Ok(id? as u32)
+    }
+}
+
 #[pymethods]
 impl Vocabulary {
     /// Loads a tokenizer file of any format fstc reads, telling the format from the
@@ -39,7 +54,14 @@ impl Vocabulary {
     /// (they must be special tokens; for tiktoken they may lie past the ranks).
     #[staticmethod]
     #[pyo3(signature = (path, eos_ids = None))]
-    fn from_file(py: Python<'_>, path: PathBuf, eos_ids: Option<Vec<u32>>) -> PyResult<Self> {
+    fn from_file(py: Python<'_>, path: PathBuf, eos_ids: Option<Vec<Int>>) -> PyResult<Self> {
+        let eos_ids = eos_ids
+            .map(|ids| {
+                ids.iter()
+                    .map(|i| i.u32("eos_ids"))
+                    .collect::<PyResult<Vec<u32>>>()
+            })
+            .transpose()?;
         let vocab = py.detach(|| {
             let vocab = fstc_detok::Vocabulary::from_file(&path)?;
             match eos_ids {
@@ -78,13 +100,20 @@ impl Vocabulary {
     }
 
     /// The exact bytes of a text token, or `None` for a special token or an unused id.
-    fn token_bytes<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyBytes>> {
-        self.inner.token_bytes(id).map(|b| PyBytes::new(py, b))
+    /// An id outside `0..size` raises `FstcError`.
+    fn token_bytes<'py>(&self, py: Python<'py>, id: Int) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let id = self.id(&id, "id")?;
+        Ok(self.inner.token_bytes(id).map(|b| PyBytes::new(py, b)))
     }
 
-    /// The bytes a token sequence spells (special tokens spell nothing).
-    fn detokenize<'py>(&self, py: Python<'py>, tokens: Vec<u32>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.detokenize(&tokens))
+    /// The bytes a token sequence spells (special tokens spell nothing). An id outside
+    /// `0..size` raises `FstcError`.
+    fn detokenize<'py>(&self, py: Python<'py>, tokens: Vec<Int>) -> PyResult<Bound<'py, PyBytes>> {
+        let ids = tokens
+            .iter()
+            .map(|t| self.id(t, "tokens"))
+            .collect::<PyResult<Vec<u32>>>()?;
+        Ok(PyBytes::new(py, &self.inner.detokenize(&ids)))
     }
 
     /// The token ids the tokenizer itself gives `text` (no BOS, no added prefix space).

@@ -46,6 +46,9 @@ use regex_syntax::hir::translate::TranslatorBuilder;
 const NFA_STATES_PER_DFA_STATE: usize = 64;
 /// Floor for the NFA cap, so a tiny DFA limit still admits big Unicode classes.
 const MIN_NFA_STATE_LIMIT: usize = 1 << 17;
+/// Ceiling of the NFA cap, whatever the DFA state limit: the NFA is built before any
+/// DFA state is counted, so a raised limit must not size it past what memory holds.
+const MAX_NFA_STATE_LIMIT: usize = 1 << 23;
 /// Budget for the NFA-state sets the subset construction keeps, in entries per unit of
 /// the NFA cap: the default allows 640 000 entries (5 MB, as each is stored twice), an
 /// average of 64 NFA states per DFA state. Patterns where thousands of NFA states stay
@@ -138,6 +141,17 @@ impl RegexError {
     }
 
     fn too_many_nfa_states(limit: usize) -> RegexError {
+        if limit >= MAX_NFA_STATE_LIMIT {
+            return RegexError::new(
+                RegexErrorKind::TooManyNfaStates { limit },
+                None,
+                format!(
+                    "the pattern needs more than {limit} NFA states, the most fstc builds \
+                     whatever the DFA state limit; large counted repetitions multiply \
+                     (`(\\w{{50}}){{50}}` is 2500 copies of `\\w`): shrink them"
+                ),
+            );
+        }
         RegexError::new(
             RegexErrorKind::TooManyNfaStates { limit },
             None,
@@ -321,6 +335,9 @@ pub fn byte_dfa(pattern: &str, state_limit: usize) -> Result<ByteDfa, RegexError
 impl From<ByteDfaError> for RegexError {
     fn from(e: ByteDfaError) -> RegexError {
         match (e.kind(), e.operation(), e.set_budget()) {
+            (&ByteDfaErrorKind::TooManyStates { limit }, _, _) if e.is_ceiling() => {
+                RegexError::new(RegexErrorKind::TooManyStates { limit }, None, e.to_string())
+            }
             (&ByteDfaErrorKind::TooManyStates { limit }, None, None) => {
                 RegexError::too_many_states(limit)
             }
@@ -443,7 +460,7 @@ impl RegexBuilder {
         let limit = self.state_limit.clamp(1, max_ids);
         let nfa_limit = limit
             .saturating_mul(NFA_STATES_PER_DFA_STATE)
-            .clamp(MIN_NFA_STATE_LIMIT, max_ids);
+            .clamp(MIN_NFA_STATE_LIMIT, MAX_NFA_STATE_LIMIT);
         self.compile_hir(&hir, uses, limit, nfa_limit)
     }
 

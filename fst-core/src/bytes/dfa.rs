@@ -12,6 +12,13 @@ use crate::minimize::minimal_dfa;
 use super::nfa::{Nfa, State};
 use super::{ByteDfaError, DEAD};
 
+/// Most transitions (states × columns) a subset construction's table holds, whatever
+/// the state limit: 128 MiB, over the 100,000 default-limit states of 256 byte classes.
+pub const MAX_TABLE_ENTRIES: usize = 1 << 25;
+/// Most NFA-state entries its state sets hold in total, whatever the budget given:
+/// 256 MiB (each is stored twice).
+pub const MAX_SET_ENTRIES: usize = 1 << 25;
+
 /// A DFA straight out of the subset construction (or out of minimization): start state 0,
 /// row-major `table[state * width() + column]`, `DEAD` for no transition. Columns are the
 /// byte classes, then one per terminal (the NFA's terminals, in order): to the subset
@@ -173,6 +180,7 @@ pub fn determinize<L, S>(
     state_limit: usize,
     set_budget: usize,
 ) -> Result<TableDfa, ByteDfaError> {
+    let set_budget = set_budget.min(MAX_SET_ENTRIES);
     let (classes, num_classes) = nfa_byte_classes(nfa);
     let num_terminals = nfa.terminals.len();
     let k = num_classes + num_terminals;
@@ -237,6 +245,9 @@ pub fn determinize<L, S>(
             }
         }
         let row_start = table.len();
+        if row_start + k > MAX_TABLE_ENTRIES {
+            return Err(ByteDfaError::table_too_large(state_limit, sets.len(), k));
+        }
         table.resize(row_start + k, DEAD);
         for c in 0..k {
             if buckets[c].is_empty() {

@@ -2,6 +2,10 @@
 
 use std::fmt;
 
+/// `set_budget` when a fixed ceiling, not a limit or budget, stopped the construction (kept
+/// in that field so that the error stays small).
+const CEILING: usize = usize::MAX;
+
 /// What went wrong in a byte-automaton operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -71,6 +75,21 @@ impl ByteDfaError {
         }
     }
 
+    /// The subset construction's table of `states` rows of `columns` passed its ceiling.
+    pub(crate) fn table_too_large(limit: usize, states: usize, columns: usize) -> ByteDfaError {
+        ByteDfaError {
+            kind: ByteDfaErrorKind::TooManyStates { limit },
+            message: format!(
+                "the byte DFA grows too large: before reaching the state limit ({limit}) its \
+                 table of {states} states by {columns} byte classes passes the ceiling of \
+                 {} transitions that fstc builds",
+                super::dfa::MAX_TABLE_ENTRIES
+            ),
+            set_budget: Some(CEILING),
+            operation: None,
+        }
+    }
+
     /// What kind of error this is.
     pub fn kind(&self) -> &ByteDfaErrorKind {
         &self.kind
@@ -83,10 +102,16 @@ impl ByteDfaError {
         self.operation
     }
 
+    /// Whether a fixed ceiling of fstc stopped the operation before the limit given (its
+    /// message says so; a larger limit would not help).
+    pub fn is_ceiling(&self) -> bool {
+        self.set_budget == Some(CEILING)
+    }
+
     /// The budget of NFA-state entries the subset construction passed, when that (rather
     /// than the state count) stopped it.
     pub fn set_budget(&self) -> Option<usize> {
-        self.set_budget
+        self.set_budget.filter(|&b| b != CEILING)
     }
 }
 

@@ -21,6 +21,7 @@ pub use automaton::ByteAutomaton;
 pub use calls::{CallNetwork, CallNetworkError};
 pub use dfa::{
     classes_from_boundaries, determinize, merge_classes, minimize, nfa_boundaries, TableDfa,
+    MAX_SET_ENTRIES, MAX_TABLE_ENTRIES,
 };
 pub use error::{ByteDfaError, ByteDfaErrorKind};
 pub use nfa::{Nfa, State};

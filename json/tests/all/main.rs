@@ -11,6 +11,7 @@ mod errors;
 mod escapes;
 mod exactness;
 mod formats;
+mod hostile;
 mod lazy;
 mod sizes;
 mod support;

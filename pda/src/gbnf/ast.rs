@@ -77,16 +77,52 @@ pub struct Rules {
     pub rules: Vec<RuleDef>,
 }
 
-/// The line and column of byte `offset` of `text`.
-pub(crate) fn pos_at(text: &str, offset: usize) -> Pos {
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
-    let col = before[line_start..].chars().count() + 1;
-    Pos {
-        line: line as u32,
-        col: col as u32,
+/// Lines and columns of byte offsets of one text: the line starts are found once, and a
+/// column is counted from the last position asked on the same line when it lies before, so
+/// a parser asking at increasing offsets costs linear time in all.
+pub(crate) struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+    last: std::cell::Cell<(usize, Pos)>,
+}
+
+impl<'a> Lines<'a> {
+    pub(crate) fn new(text: &'a str) -> Lines<'a> {
+        let mut starts = vec![0];
+        starts.extend(line_starts(text));
+        Lines {
+            text,
+            starts,
+            last: std::cell::Cell::new((0, Pos { line: 1, col: 1 })),
+        }
     }
+
+    /// The line and column of byte `offset`.
+    pub(crate) fn pos(&self, offset: usize) -> Pos {
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let start = self.starts[line - 1];
+        let (last, at) = self.last.get();
+        let (from, col) = if at.line as usize == line && (start..=offset).contains(&last) {
+            (last, at.col as usize)
+        } else {
+            (start, 1)
+        };
+        let col = col + self.text[from..offset].chars().count();
+        let pos = Pos {
+            line: line as u32,
+            col: col as u32,
+        };
+        self.last.set((offset, pos));
+        pos
+    }
+}
+
+/// The offsets just after each `\n` of `text`.
+fn line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.bytes()
+        .enumerate()
+        .filter(|&(_, b)| b == b'\n')
+        .map(|(i, _)| i + 1)
 }
 
 /// `rule `x` (line 3, column 1)`: how messages name a rule.

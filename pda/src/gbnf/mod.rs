@@ -30,7 +30,7 @@
 mod ast;
 mod parse;
 
-pub(crate) use ast::{fmt_rule_at, pos_at};
+pub(crate) use ast::{fmt_rule_at, Lines};
 pub use ast::{Expr, Pos, RuleDef, Rules};
 pub(crate) use parse::hex_scalar;
 pub use parse::MAX_REPEAT;

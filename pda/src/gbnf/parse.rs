@@ -1,7 +1,7 @@
 //! The GBNF reader (llama.cpp's grammar format, written from its documentation) that also
 //! reads the paper's arrow notation. See [`crate::gbnf`] for the syntax.
 
-use super::ast::{pos_at, Expr, Pos, RuleDef, Rules};
+use super::ast::{Expr, Lines, Pos, RuleDef, Rules};
 use crate::error::{PdaError, PdaErrorKind};
 
 /// Deeper group nesting is refused, so that parsing cannot overflow the call stack.
@@ -31,6 +31,8 @@ pub(super) enum Dialect {
 
 pub(super) struct Parser<'a> {
     text: &'a str,
+    /// Line and column of offsets, for messages and rule positions.
+    lines: Lines<'a>,
     pos: usize,
     depth: usize,
     dialect: Dialect,
@@ -42,6 +44,7 @@ impl<'a> Parser<'a> {
     pub(super) fn new(text: &'a str, dialect: Dialect) -> Parser<'a> {
         Parser {
             text,
+            lines: Lines::new(text),
             pos: 0,
             depth: 0,
             dialect,
@@ -53,7 +56,7 @@ impl<'a> Parser<'a> {
     }
 
     fn at(&self, offset: usize) -> Pos {
-        pos_at(self.text, offset)
+        self.lines.pos(offset)
     }
 
     fn err(&self, offset: usize, what: impl AsRef<str>) -> PdaError {

@@ -48,7 +48,7 @@ mod regex;
 use std::sync::Arc;
 
 use crate::error::{PdaError, PdaErrorKind};
-use crate::gbnf::{hex_scalar, pos_at, Expr, Pos, RuleDef, Rules, MAX_REPEAT};
+use crate::gbnf::{hex_scalar, Expr, Lines, Pos, RuleDef, Rules, MAX_REPEAT};
 
 /// The rule holding the `%ignore` texts (`IGN*`); not a name Lark can spell.
 const IGNORE: &str = "%ignore";
@@ -61,6 +61,7 @@ const MAX_NESTING: usize = 200;
 pub fn parse(text: &str) -> Result<Rules, PdaError> {
     let mut p = Parser {
         text,
+        lines: Lines::new(text),
         pos: 0,
         depth: 0,
         def: None,
@@ -87,6 +88,8 @@ struct Def {
 
 struct Parser<'a> {
     text: &'a str,
+    /// Line and column of offsets, for messages and rule positions.
+    lines: Lines<'a>,
     pos: usize,
     /// Open `( )` and `[ ]`: newlines are spaces inside them.
     depth: usize,
@@ -121,7 +124,7 @@ impl Parser<'_> {
             PdaErrorKind::Syntax,
             format!(
                 "grammar {}{within}: {}",
-                pos_at(self.text, offset),
+                self.lines.pos(offset),
                 what.as_ref()
             ),
         )
@@ -274,7 +277,7 @@ impl Parser<'_> {
         }
         self.defs.push(Def {
             name,
-            at: pos_at(self.text, start),
+            at: self.lines.pos(start),
             terminal: self.terminal,
             body,
         });
@@ -366,7 +369,7 @@ impl Parser<'_> {
                 expr: Box::new(expr),
                 min,
                 max,
-                at: Some(pos_at(self.text, at)),
+                at: Some(self.lines.pos(at)),
             };
         }
     }
@@ -391,7 +394,7 @@ impl Parser<'_> {
                             "expected `{}` closing the `{}` at {}, found {}",
                             close as char,
                             open as char,
-                            pos_at(self.text, at),
+                            self.lines.pos(at),
                             self.found(self.pos)
                         ),
                     ));
@@ -403,7 +406,7 @@ impl Parser<'_> {
                         expr: Box::new(inner),
                         min: 0,
                         max: Some(1),
-                        at: Some(pos_at(self.text, at)),
+                        at: Some(self.lines.pos(at)),
                     },
                 })
             }
@@ -436,7 +439,7 @@ impl Parser<'_> {
                 format!("terminals can use only terminals, not the rule `{name}`"),
             ));
         }
-        let e = Expr::Ref(name, Some(pos_at(self.text, at)));
+        let e = Expr::Ref(name, Some(self.lines.pos(at)));
         Ok(if terminal { self.mark(e) } else { e })
     }
 
@@ -692,7 +695,7 @@ impl Parser<'_> {
         let dfa = regex::regex(pattern, "").map_err(|(_, m)| self.err(at, m))?;
         self.defs.push(Def {
             name: alias.to_string(),
-            at: pos_at(self.text, at),
+            at: self.lines.pos(at),
             terminal: true,
             body: Expr::Dfa(Arc::new(dfa)),
         });

@@ -71,6 +71,62 @@ fn calls(row: &[(u32, u32)]) -> impl Iterator<Item = (usize, u32)> + '_ {
         .map(|&(l, t)| ((l - CALL) as usize, t))
 }
 
+/// Every DFA state of every rule as one index, and which states read each one's sets: a
+/// state reads its targets and the start of the rules it calls.
+struct States {
+    /// Index of each rule's state 0.
+    offsets: Vec<usize>,
+    readers: Vec<Vec<u32>>,
+}
+
+impl States {
+    fn new(rtn: &Rtn) -> States {
+        let mut offsets = vec![0];
+        for d in &rtn.dfas {
+            offsets.push(offsets.last().copied().unwrap_or(0) + d.len());
+        }
+        let mut readers = vec![Vec::new(); offsets[rtn.dfas.len()]];
+        for (k, d) in rtn.dfas.iter().enumerate() {
+            for (q, row) in d.trans.iter().enumerate() {
+                let x = (offsets[k] + q) as u32;
+                for &(l, t) in row {
+                    readers[offsets[k] + t as usize].push(x);
+                    if l >= CALL {
+                        readers[offsets[(l - CALL) as usize]].push(x);
+                    }
+                }
+            }
+        }
+        States { offsets, readers }
+    }
+
+    /// The rule and state of index `x`.
+    fn at(&self, x: usize) -> (usize, usize) {
+        let k = self.offsets.partition_point(|&o| o <= x) - 1;
+        (k, x - self.offsets[k])
+    }
+}
+
+/// Recomputes nodes until nothing changes, from a worklist: `eval(x)` recomputes node `x`
+/// and says whether it changed, and then the nodes in `readers[x]` are recomputed. Work is
+/// proportional to the edges times how often a value can grow, not to the number of
+/// passes a fixed order needs (one per state of a long literal or rule of a long chain).
+fn fixpoint(readers: &[Vec<u32>], mut eval: impl FnMut(usize) -> bool) {
+    let n = readers.len();
+    let mut queued = vec![true; n];
+    let mut work: Vec<u32> = (0..n as u32).collect();
+    while let Some(x) = work.pop() {
+        queued[x as usize] = false;
+        if eval(x as usize) {
+            for &y in &readers[x as usize] {
+                if !std::mem::replace(&mut queued[y as usize], true) {
+                    work.push(y);
+                }
+            }
+        }
+    }
+}
+
 fn fmt_look(b: u8) -> String {
     match b {
         b'`' => "byte '`'".to_string(),
@@ -106,64 +162,66 @@ impl Analysis {
     }
 
     fn compute_nullable(&mut self, rtn: &Rtn) {
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for (k, d) in rtn.dfas.iter().enumerate() {
-                for q in 0..d.len() {
-                    let v = d.finals[q]
-                        || calls(&d.trans[q])
-                            .any(|(m, r)| self.nullable[m][0] && self.nullable[k][r as usize]);
-                    if v && !self.nullable[k][q] {
-                        self.nullable[k][q] = true;
-                        changed = true;
-                    }
-                }
-            }
-        }
+        let states = States::new(rtn);
+        let nullable = &mut self.nullable;
+        fixpoint(&states.readers, |x| {
+            let (k, q) = states.at(x);
+            let d = &rtn.dfas[k];
+            let v = d.finals[q]
+                || calls(&d.trans[q]).any(|(m, r)| nullable[m][0] && nullable[k][r as usize]);
+            let changed = v && !nullable[k][q];
+            nullable[k][q] |= v;
+            changed
+        });
     }
 
     fn compute_first(&mut self, rtn: &Rtn) {
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for (k, d) in rtn.dfas.iter().enumerate() {
-                for q in 0..d.len() {
-                    let mut set = self.first[k][q];
-                    for &(l, r) in &d.trans[q] {
-                        if l < CALL {
-                            set.insert(l as u8);
-                        } else {
-                            let m = (l - CALL) as usize;
-                            set.union(&self.first[m][0]);
-                            if self.nullable[m][0] {
-                                set.union(&self.first[k][r as usize]);
-                            }
-                        }
+        let states = States::new(rtn);
+        let (first, nullable) = (&mut self.first, &self.nullable);
+        fixpoint(&states.readers, |x| {
+            let (k, q) = states.at(x);
+            let mut set = first[k][q];
+            for &(l, r) in &rtn.dfas[k].trans[q] {
+                if l < CALL {
+                    set.insert(l as u8);
+                } else {
+                    let m = (l - CALL) as usize;
+                    set.union(&first[m][0]);
+                    if nullable[m][0] {
+                        set.union(&first[k][r as usize]);
                     }
-                    changed |= self.first[k][q].union(&set);
                 }
             }
-        }
+            first[k][q].union(&set)
+        });
     }
 
     fn compute_follow(&mut self, rtn: &Rtn) {
         self.follow[0].end = true;
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for (k, d) in rtn.dfas.iter().enumerate() {
-                for row in &d.trans {
-                    for (m, r) in calls(row) {
-                        let mut set = self.first[k][r as usize];
-                        if self.nullable[k][r as usize] {
-                            set.union(&self.follow[k]);
-                        }
-                        changed |= self.follow[m].union(&set);
-                    }
+        // Per rule, where it is called: (caller, return state); a rule's follow set is read
+        // by the rules it calls.
+        let n = rtn.dfas.len();
+        let mut sites: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
+        let mut readers: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (k, d) in rtn.dfas.iter().enumerate() {
+            for row in &d.trans {
+                for (m, r) in calls(row) {
+                    sites[m].push((k, r));
+                    readers[k].push(m as u32);
                 }
             }
         }
+        let (follow, first, nullable) = (&mut self.follow, &self.first, &self.nullable);
+        fixpoint(&readers, |m| {
+            let mut set = follow[m];
+            for &(k, r) in &sites[m] {
+                set.union(&first[k][r as usize]);
+                if nullable[k][r as usize] {
+                    set.union(&follow[k]);
+                }
+            }
+            follow[m].union(&set)
+        });
     }
 
     /// The routes of byte `b` out of state `q` of rule `k` (at most one in a deterministic
@@ -325,21 +383,16 @@ fn describe(rtn: &Rtn, k: usize, r: Route) -> String {
 /// Every rule must be able to finish: a path to a final state whose calls can all finish.
 fn check_productive(rtn: &Rtn) -> Result<(), PdaError> {
     let mut done: Vec<Vec<bool>> = rtn.dfas.iter().map(|d| d.finals.clone()).collect();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (k, d) in rtn.dfas.iter().enumerate() {
-            for q in 0..d.len() {
-                let v = d.trans[q].iter().any(|&(l, t)| {
-                    done[k][t as usize] && (l < CALL || done[(l - CALL) as usize][0])
-                });
-                if v && !done[k][q] {
-                    done[k][q] = true;
-                    changed = true;
-                }
-            }
-        }
-    }
+    let states = States::new(rtn);
+    fixpoint(&states.readers, |x| {
+        let (k, q) = states.at(x);
+        let v = rtn.dfas[k].trans[q]
+            .iter()
+            .any(|&(l, t)| done[k][t as usize] && (l < CALL || done[(l - CALL) as usize][0]));
+        let changed = v && !done[k][q];
+        done[k][q] |= v;
+        changed
+    });
     let stuck: Vec<String> = (0..rtn.dfas.len())
         .filter(|&k| !done[k][0])
         .map(|k| rtn.rule_name(k))

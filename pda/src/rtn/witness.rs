@@ -8,13 +8,19 @@ use super::dfa::CALL;
 use super::Rtn;
 use crate::grammar::fmt_literal;
 
-/// Per state, the fewest labels that reach it; per rule, a shortest text and an input that
-/// reaches its start.
+/// Per state, the fewest labels that reach it (as a BFS tree: a path is walked back from
+/// its state, so storing them costs one entry per state, not one path each); per rule, a
+/// shortest text and an input that reaches its start.
 pub(crate) struct Witness {
-    paths: Vec<Vec<Vec<u32>>>,
+    /// Per rule and state: the previous state and label on its path (the start: none).
+    parents: Vec<Vec<Option<(u32, u32)>>>,
     short: Vec<Vec<u8>>,
     reach: Vec<Option<Vec<u8>>>,
 }
+
+/// Most labels a state name shows: a longer path shows its last ones after `…`, so the
+/// names of a long literal's states cost linear, not quadratic, space.
+const NAME_LABELS: usize = 32;
 
 fn shorter(old: &Option<Vec<u8>>, new: &[u8]) -> bool {
     old.as_ref().map_or(true, |o| new.len() < o.len())
@@ -23,27 +29,49 @@ fn shorter(old: &Option<Vec<u8>>, new: &[u8]) -> bool {
 impl Witness {
     /// The paths only: enough for state names.
     pub fn new(rtn: &Rtn) -> Witness {
-        let paths = rtn.dfas.iter().map(|d| {
-            let mut path: Vec<Option<Vec<u32>>> = vec![None; d.len()];
-            path[0] = Some(Vec::new());
+        let parents = rtn.dfas.iter().map(|d| {
+            let mut parent: Vec<Option<(u32, u32)>> = vec![None; d.len()];
+            let mut seen = vec![false; d.len()];
+            seen[0] = true;
             let mut queue = VecDeque::from([0u32]);
             while let Some(q) = queue.pop_front() {
                 for &(l, t) in &d.trans[q as usize] {
-                    if path[t as usize].is_none() {
-                        let mut p = path[q as usize].clone().unwrap_or_default();
-                        p.push(l);
-                        path[t as usize] = Some(p);
+                    if !seen[t as usize] {
+                        seen[t as usize] = true;
+                        parent[t as usize] = Some((q, l));
                         queue.push_back(t);
                     }
                 }
             }
-            path.into_iter().map(Option::unwrap_or_default).collect()
+            parent
         });
         Witness {
-            paths: paths.collect(),
+            parents: parents.collect(),
             short: Vec::new(),
             reach: vec![None; rtn.dfas.len()],
         }
+    }
+
+    /// The labels of the path to state `q` of rule `k`, last first, at most `max` of them,
+    /// and whether the path is longer.
+    fn path_back(&self, k: usize, q: usize, max: usize) -> (Vec<u32>, bool) {
+        let mut labels = Vec::new();
+        let mut at = q;
+        while let Some((p, l)) = self.parents[k][at] {
+            if labels.len() == max {
+                return (labels, true);
+            }
+            labels.push(l);
+            at = p as usize;
+        }
+        (labels, false)
+    }
+
+    /// The labels of the path to state `q` of rule `k`.
+    fn path(&self, k: usize, q: usize) -> Vec<u32> {
+        let mut labels = self.path_back(k, q, usize::MAX).0;
+        labels.reverse();
+        labels
     }
 
     /// Also example inputs, for [`Witness::input`]. Needs every rule to be able to finish
@@ -61,7 +89,7 @@ impl Witness {
                 };
                 for q in 0..d.len() {
                     for &(l, _) in d.trans[q].iter().filter(|(l, _)| *l >= CALL) {
-                        let text = [before.as_slice(), &w.expand(&w.paths[k][q])].concat();
+                        let text = [before.as_slice(), &w.expand(&w.path(k, q))].concat();
                         let m = (l - CALL) as usize;
                         if shorter(&w.reach[m], &text) {
                             w.reach[m] = Some(text);
@@ -88,14 +116,19 @@ impl Witness {
     /// A text that reaches state `q` of rule `k` from the start of the grammar.
     pub fn input(&self, k: usize, q: usize) -> Vec<u8> {
         let before = self.reach[k].clone().unwrap_or_default();
-        [before, self.expand(&self.paths[k][q])].concat()
+        [before, self.expand(&self.path(k, q))].concat()
     }
 
     /// `name: "a" S •`: the rule and the fewest literals and calls that reach the state.
     pub fn state_name(&self, rtn: &Rtn, k: usize, q: usize) -> String {
         let mut out = format!("{}:", rtn.names[k]);
+        let (mut labels, cut) = self.path_back(k, q, NAME_LABELS);
+        labels.reverse();
+        if cut {
+            out.push_str(" …");
+        }
         let mut lit = Vec::new();
-        for &l in &self.paths[k][q] {
+        for &l in &labels {
             match l.checked_sub(CALL) {
                 None => lit.push(l as u8),
                 Some(m) => {

@@ -10,6 +10,7 @@ mod figure7;
 mod gbnf_grammars;
 mod gbnf_syntax;
 mod grammar_formats;
+mod hostile;
 mod lark_syntax;
 mod random_grammars;
 mod real_vocab;

@@ -2,6 +2,7 @@
 
 mod differential;
 mod extensions_differential;
+mod hostile;
 mod regex_algebra;
 mod regex_assertions;
 mod regex_dfa;

@@ -1,0 +1,201 @@
+//! Hostile schemas and option values (issue 27): each ends in a result or an error naming
+//! the construct or option, on a 2 MiB stack (a Rust thread's default, smaller than the
+//! 8 MiB of a CLI or Python main thread), with work bounded by the options given.
+
+use fstc_core::ByteVocabulary;
+use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+/// Runs `f` on a thread with a 2 MiB stack; a stack overflow aborts the test binary.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("thread")
+        .join()
+        .expect("no panic")
+}
+
+/// `{"$ref": "#/$defs/d0", "$defs": {"d0": {"$ref": "#/$defs/d1"}, …, "dN": last}}`.
+fn alias_chain(n: usize, last: Value) -> String {
+    let mut defs = serde_json::Map::new();
+    for i in 0..n {
+        defs.insert(
+            format!("d{i}"),
+            json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+        );
+    }
+    defs.insert(format!("d{n}"), last);
+    json!({"$ref": "#/$defs/d0", "$defs": defs}).to_string()
+}
+
+#[test]
+fn a_chain_of_5000_ref_aliases_is_refused_at_a_named_pointer() {
+    let schema = alias_chain(5000, json!({"type": "integer"}));
+    let message = on_small_stack(move || {
+        JsonSchemaCompiler::new()
+            .to_regex(&schema)
+            .unwrap_err()
+            .to_string()
+    });
+    assert!(
+        message.contains("`schema` at #/$defs/d") && message.contains("nest more than 1000"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_chain_of_900_ref_aliases_still_compiles() {
+    let schema = alias_chain(900, json!({"type": "integer"}));
+    let regex = on_small_stack(move || JsonSchemaCompiler::new().to_regex(&schema));
+    let dfa = regex.unwrap().dfa(10_000).unwrap();
+    assert!(dfa.is_match(b"-12"));
+    assert!(!dfa.is_match(b"\"x\""));
+}
+
+/// The blame walk after a size-limit error follows the chain too.
+#[test]
+fn a_long_alias_chain_to_a_too_large_schema_is_blamed_cleanly() {
+    let big = json!({"type": "array", "items": {"type": "integer"}, "minItems": 3000});
+    let schema = alias_chain(900, big);
+    let message = on_small_stack(move || {
+        let tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+        let vocab = ByteVocabulary::new(tokens, vec![]);
+        JsonSchemaCompiler::new()
+            .configure(Config::new().dfa_state_limit(1000))
+            .compile(&schema, &vocab)
+            .unwrap_err()
+            .to_string()
+    });
+    assert!(
+        message.contains("#/$defs/d") && message.contains("NFA states"),
+        "{message}"
+    );
+}
+
+fn option_error(config: Config, schema: &str) -> String {
+    JsonSchemaCompiler::new()
+        .configure(config)
+        .to_regex(schema)
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn option_values_out_of_range_are_errors_naming_the_option() {
+    let schema = r#"{"type": "object", "properties": {"a": {"type": "integer"}}}"#;
+    let pretty = |indent| Config::new().whitespace(Whitespace::Pretty { indent });
+    let cases = [
+        (Config::new().any_json_depth(6), "any_json_depth is 6"),
+        (Config::new().any_json_depth(100_000), "any_json_depth"),
+        (Config::new().any_json_depth(usize::MAX), "any_json_depth"),
+        (pretty(1_000_000), "indent is 1000000"),
+        (pretty(1 << 32), "indent"),
+        (pretty(usize::MAX), "indent"),
+        (Config::new().recursion_depth(300), "recursion_depth is 300"),
+        (Config::new().recursion_depth(usize::MAX), "recursion_depth"),
+    ];
+    for (config, expected) in cases {
+        let message = option_error(config.clone(), schema);
+        assert!(
+            message.contains(expected) && message.contains("maximum"),
+            "{config:?}: {message}"
+        );
+        let any = JsonSchemaCompiler::new().configure(config).any_json_regex();
+        assert!(any.is_err());
+    }
+}
+
+#[test]
+fn option_values_at_their_maximum_are_accepted() {
+    let schema = r#"{"type": "object", "properties": {"a": {"type": "integer"}}}"#;
+    let config = Config::new()
+        .whitespace(Whitespace::Pretty {
+            indent: Config::MAX_INDENT,
+        })
+        .recursion_depth(Config::MAX_RECURSION_DEPTH);
+    let dfa = JsonSchemaCompiler::new()
+        .configure(config)
+        .to_regex(schema)
+        .unwrap()
+        .dfa(100_000)
+        .unwrap();
+    let text = format!("{{\n{}\"a\": 1\n}}", " ".repeat(Config::MAX_INDENT));
+    assert!(dfa.is_match(text.as_bytes()));
+    let any = JsonSchemaCompiler::new()
+        .configure(
+            Config::new()
+                .any_json_depth(Config::MAX_ANY_JSON_DEPTH)
+                .whitespace(Whitespace::Compact),
+        )
+        .any_json_regex();
+    assert!(any.is_ok());
+}
+
+#[test]
+fn the_recursive_items_schema_at_depth_300_is_refused_at_once() {
+    let message = option_error(
+        Config::new().recursion_depth(300),
+        r##"{"items": {"$ref": "#"}, "minItems": 1}"##,
+    );
+    assert!(message.contains("recursion_depth"), "{message}");
+}
+
+/// A random hostile shape: nesting through keywords, references back up the document,
+/// huge counts and long strings.
+fn hostile_schema() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(json!(true)),
+        Just(json!({"type": "integer", "minimum": -1e300, "maximum": 1e300})),
+        Just(json!({"type": "string", "maxLength": 4_000_000_000u64})),
+        Just(json!({"type": "array", "minItems": 100_000})),
+        Just(json!({"$ref": "#"})),
+        Just(json!({"$ref": "#/$defs/x"})),
+        Just(json!({"enum": [[[[[[[[1]]]]]]]]})),
+        "[a-z]{0,3}"
+            .prop_map(|p| json!({"type": "string", "pattern": format!("({p}){{0,100000}}")})),
+    ];
+    leaf.prop_recursive(64, 512, 4, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|s| json!({"items": s})),
+            inner
+                .clone()
+                .prop_map(|s| json!({"properties": {"a": s}, "required": ["a"]})),
+            prop::collection::vec(inner.clone(), 1..4).prop_map(|v| json!({"anyOf": v})),
+            prop::collection::vec(inner.clone(), 1..4).prop_map(|v| json!({"allOf": v})),
+            inner.clone().prop_map(|s| json!({"not": s})),
+            inner.prop_map(|s| json!({"$defs": {"x": s}, "$ref": "#/$defs/x"})),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Every hostile schema, under random option values of any size, translates and
+    /// builds its byte DFA or fails with a message; the small DFA limit bounds the work.
+    #[test]
+    fn hostile_schemas_end_cleanly(
+        schema in hostile_schema(),
+        depth in prop_oneof![0usize..6, Just(usize::MAX)],
+        any in prop_oneof![0usize..3, Just(1usize << 40)],
+        indent in prop_oneof![0usize..4, Just(1usize << 40)],
+    ) {
+        let text = schema.to_string();
+        let outcome = on_small_stack(move || {
+            let config = Config::new()
+                .recursion_depth(depth)
+                .any_json_depth(any)
+                .whitespace(Whitespace::Pretty { indent })
+                .dfa_state_limit(2_000);
+            match JsonSchemaCompiler::new().configure(config).to_regex(&text) {
+                Ok(regex) => regex.dfa(2_000).map(|_| String::new()).map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            }
+        });
+        if let Err(message) = outcome {
+            prop_assert!(!message.is_empty());
+        }
+    }
+}

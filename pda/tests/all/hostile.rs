@@ -1,0 +1,123 @@
+//! Hostile grammars (issue 27): long literals, long rule chains, many alternatives, deep
+//! nesting and random byte soup in GBNF, Lark and EBNF each end in a PDA or an error, on a
+//! 2 MiB stack, in work linear in the grammar's size.
+
+use fstc_pda::{Pda, Syntax};
+use proptest::prelude::*;
+
+/// Runs `f` on a thread with a 2 MiB stack; a stack overflow aborts the test binary.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("thread")
+        .join()
+        .expect("no panic")
+}
+
+/// A 30,000-character literal: its states' names used to spell the whole path to each
+/// state (quadratic space, an allocation failure and an abort).
+#[test]
+fn a_30000_character_literal_builds_with_short_state_names() {
+    let text = format!("root ::= \"{}\"\n", "a".repeat(30_000));
+    let pda = Pda::from_gbnf(&text).unwrap();
+    assert!(pda.accepts("a".repeat(30_000).as_bytes()));
+    assert!(!pda.accepts("a".repeat(29_999).as_bytes()));
+    let longest = (0..pda.num_states() as u32)
+        .map(|s| pda.state_name(s).len())
+        .max()
+        .unwrap();
+    assert!(longest < 200, "a state name of {longest} bytes");
+    let last = pda.state_name(pda.start() + 30_000);
+    assert!(last.contains('…'), "{last}");
+}
+
+/// 20,000 rules in a chain and 20,000 alternatives: positions of rules are found without
+/// rescanning the text (it used to take time quadratic in the number of rules).
+#[test]
+fn long_rule_chains_and_alternations_build() {
+    let n = 20_000;
+    let mut chain = String::from("root ::= r1 \"a\"\n");
+    for i in 1..n {
+        chain.push_str(&format!("r{i} ::= r{} \"a\"\n", i + 1));
+    }
+    chain.push_str(&format!("r{n} ::= \"b\"\n"));
+    let pda = on_small_stack(move || Pda::from_gbnf(&chain).map(|p| p.num_states()));
+    assert!(pda.unwrap() > n);
+    let alts: Vec<String> = (0..n).map(|i| format!("\"x{i}\"")).collect();
+    let text = format!("root ::= {}\n", alts.join(" | "));
+    let pda = Pda::from_gbnf(&text).unwrap();
+    assert!(pda.accepts(b"x19999") && !pda.accepts(b"x20000"));
+}
+
+/// An error deep in a long one-line grammar still names its line and column.
+#[test]
+fn positions_on_a_long_line_are_exact() {
+    let alts: Vec<String> = (0..5000).map(|i| format!("\"x{i}\"")).collect();
+    let text = format!("root ::= {} | é |\n", alts.join(" | "));
+    let e = Pda::from_gbnf(&text).unwrap_err().to_string();
+    let col = text.find('é').unwrap() + 1;
+    assert!(e.contains(&format!("line 1, column {col}")), "{e}");
+}
+
+#[test]
+fn deep_nesting_is_refused_in_every_syntax() {
+    for depth in [1000, 100_000] {
+        let body = format!("{}\"a\"{}", "(".repeat(depth), ")".repeat(depth));
+        for (syntax, text) in [
+            (Syntax::Gbnf, format!("root ::= {body}\n")),
+            (Syntax::Lark, format!("start: {body}\n")),
+            (Syntax::Ebnf, format!("root ::= {body}\n")),
+        ] {
+            let e = on_small_stack(move || Pda::from_text(&text, syntax).map(|_| ()));
+            assert!(e.is_err(), "{syntax:?} {depth}");
+        }
+    }
+}
+
+/// Pieces of hostile grammar text.
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("root ::= ".to_string()),
+        Just("start: ".to_string()),
+        Just("r ::= ".to_string()),
+        Just("\n".to_string()),
+        Just("\"a\"".to_string()),
+        Just("\"".to_string()),
+        Just("[^a-z]".to_string()),
+        Just("[".to_string()),
+        Just("(".to_string()),
+        Just(")".to_string()),
+        Just("|".to_string()),
+        Just("*".to_string()),
+        Just("{0,100000}".to_string()),
+        Just("{4294967295}".to_string()),
+        Just(" r ".to_string()),
+        Just(" root ".to_string()),
+        Just("\\x".to_string()),
+        Just("\\u{110000}".to_string()),
+        Just("/a+/".to_string()),
+        Just("%ignore ".to_string()),
+        Just("%import common.WS".to_string()),
+        Just("TERM: ".to_string()),
+        (0u32..0x11_0000).prop_map(|c| char::from_u32(c).unwrap_or('x').to_string()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Random grammar soup, read in every syntax, ends in a PDA or an error (the text is
+    /// short, and the rule DFAs have a fixed state bound).
+    #[test]
+    fn hostile_grammars_end_cleanly(pieces in prop::collection::vec(piece(), 0..30)) {
+        let text = pieces.concat();
+        for syntax in [Syntax::Gbnf, Syntax::Lark, Syntax::Ebnf, Syntax::Paper] {
+            let text = text.clone();
+            let outcome = on_small_stack(move || Pda::from_text(&text, syntax).map(|_| ()));
+            if let Err(e) = outcome {
+                prop_assert!(!e.to_string().is_empty());
+            }
+        }
+    }
+}

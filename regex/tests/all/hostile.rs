@@ -1,0 +1,97 @@
+//! Hostile patterns and limits (issue 27): each ends in a byte DFA or an error, on a
+//! 2 MiB stack, without sizing anything by a limit the user raised past what memory holds.
+
+use fstc_regex::RegexErrorKind;
+use proptest::prelude::*;
+
+/// Runs `f` on a thread with a 2 MiB stack; a stack overflow aborts the test binary.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("thread")
+        .join()
+        .expect("no panic")
+}
+
+/// `\w{0,10000}` under a state limit of ten million (or any larger one) used to grow its
+/// NFA and subset construction until an allocation failed and the process aborted.
+#[test]
+fn a_huge_state_limit_does_not_size_the_construction() {
+    for limit in [10_000_000, usize::MAX] {
+        let e = fstc_regex::byte_dfa(r"\w{0,10000}", limit).unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                RegexErrorKind::TooManyNfaStates { .. } | RegexErrorKind::TooManyStates { .. }
+            ),
+            "{limit}: {e}"
+        );
+        let message = e.to_string();
+        assert!(
+            message.contains("ceiling") || message.contains("the most fstc builds"),
+            "{message}"
+        );
+    }
+}
+
+/// A subset construction whose table passes its ceiling stops there, with an error.
+#[test]
+fn a_dfa_table_past_its_ceiling_is_an_error() {
+    // Every ASCII byte its own class (128 columns) and 2^19 states pass 2^25 table
+    // entries before the state limit of 2^21.
+    let every_byte: String = (0..128u8).map(|b| format!("\\x{b:02x}")).collect();
+    let pattern = format!("(?:[ab]*a[ab]{{18}}|{every_byte})");
+    let e = fstc_regex::byte_dfa(&pattern, 1 << 21).unwrap_err();
+    assert!(e.to_string().contains("passes the ceiling"), "{e}");
+}
+
+#[test]
+fn deep_nesting_is_refused_by_the_parser() {
+    for depth in [300, 100_000] {
+        let pattern = format!("{}a{}", "(".repeat(depth), ")".repeat(depth));
+        let e = on_small_stack(move || fstc_regex::byte_dfa(&pattern, 1000).unwrap_err());
+        assert!(e.to_string().contains("nest"), "{e}");
+    }
+}
+
+/// Pieces of hostile patterns: huge counts, wide classes, look-around, extensions.
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(r"\w".to_string()),
+        Just(r"[^a]".to_string()),
+        Just(r"\p{L}".to_string()),
+        Just("a".to_string()),
+        Just("(?:".to_string()),
+        Just("(".to_string()),
+        Just(")".to_string()),
+        Just("|".to_string()),
+        Just("*".to_string()),
+        Just("{0,65535}".to_string()),
+        Just("{4294967295}".to_string()),
+        Just("{99999999999999999999}".to_string()),
+        Just(r"\b".to_string()),
+        Just("(?=a)".to_string()),
+        Just("(?<!b)".to_string()),
+        Just("[".to_string()),
+        Just(r"\".to_string()),
+        (0u32..0x11_0000).prop_map(|c| char::from_u32(c).unwrap_or('x').to_string()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Random hostile patterns under a small limit end in a DFA or an error.
+    #[test]
+    fn hostile_patterns_end_cleanly(
+        pieces in prop::collection::vec(piece(), 0..24),
+        limit in prop_oneof![0usize..10, Just(2_000usize)],
+    ) {
+        let pattern = pieces.concat();
+        let outcome = on_small_stack(move || fstc_regex::byte_dfa(&pattern, limit).map(|_| ()));
+        if let Err(e) = outcome {
+            prop_assert!(!e.to_string().is_empty());
+        }
+    }
+}
