@@ -25,12 +25,13 @@ from ._fstc import (
     compile_grammar,
     compile_json_schema,
     compile_regex,
+    compile_structural_tag,
 )
 
 Automaton = Union[AnyAutomaton, LazyAutomaton]
 
 #: The request kinds both servers send (SGLang's ``ebnf`` is ``grammar`` here).
-KINDS = ("json", "json_object", "regex", "grammar", "choice")
+KINDS = ("json", "json_object", "regex", "grammar", "choice", "structural_tag")
 
 
 def tokenizer_json(tokenizer: Any) -> str:
@@ -90,8 +91,9 @@ def compile_request(
     kind: str, spec: Any, vocab: Vocabulary, *, whitespace: str = "flexible"
 ) -> Automaton:
     """Compiles one request's constraint. ``kind`` is one of ``KINDS``; ``spec`` is the
-    schema (JSON text or object), the regex, the grammar text, or the choices (a list or
-    its JSON text); ignored for ``json_object``. Errors are ``FstcError``/``ValueError``
+    schema (JSON text or object), the regex, the grammar text, the choices (a list or
+    its JSON text), or the structural tag (XGrammar's JSON, either spelling); ignored for
+    ``json_object``. Errors are ``FstcError``/``ValueError``
     with fstc's message."""
     if kind == "json":
         automaton, _warnings = compile_json_schema(spec, vocab, lazy=True, whitespace=whitespace)
@@ -103,6 +105,11 @@ def compile_request(
         return automaton
     if kind == "regex":
         return compile_regex(spec, vocab, lazy=True)
+    if kind == "structural_tag":
+        automaton, _warnings = compile_structural_tag(
+            spec, vocab, lazy=True, whitespace=whitespace
+        )
+        return automaton
     if kind == "grammar":
         return compile_grammar(spec, vocab, syntax=grammar_syntax(spec))
     if kind == "choice":

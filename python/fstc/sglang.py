@@ -6,9 +6,9 @@ arguments; it adds ``fstc`` to ``--grammar-backend``'s choices and registers the
 with SGLang's own ``register_grammar_backend`` (no patching). SGLang caches one grammar
 object per constraint (``BaseGrammarBackend``'s cache) and gives each request a ``copy``.
 
-JSON Schemas (``$$ANY$$``: any JSON value) and regexes compile lazily (only the byte DFA
-up front), EBNF (GBNF, or Lark when no rule uses ``::=``) eagerly. Structural tags are
-refused with an error for that request: fstc has no structural-tag compiler. An ``ebnf`` of
+JSON Schemas (``$$ANY$$``: any JSON value), regexes and structural tags (XGrammar's JSON,
+``fstc.compile_structural_tag``) compile lazily, EBNF (GBNF, or Lark when no rule uses
+``::=``) eagerly. An ``ebnf`` of
 ``@fstc:NAME`` names an automaton file ``NAME.fstc`` of ``$FSTC_AUTOMATA_DIR``, loaded at
 start-up (compiled ahead with ``fstc compile``).
 """
@@ -207,10 +207,9 @@ class FstcGrammarBackend(BaseGrammarBackend):
         return self._compile("grammar", key_string, key_string)
 
     def dispatch_structural_tag(self, key_string: str) -> BaseGrammarObject:
-        return InvalidGrammarObject(
-            "the fstc grammar backend does not support structural tags (fstc has no "
-            "structural-tag compiler); use json_schema, regex or ebnf"
-        )
+        """XGrammar's structural-tag JSON (either spelling), compiled lazily by
+        ``fstc.compile_structural_tag``."""
+        return self._compile("structural_tag", key_string, key_string)
 
     @staticmethod
     def allocate_vocab_mask(vocab_size: int, batch_size: int, device) -> torch.Tensor:

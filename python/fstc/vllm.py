@@ -7,9 +7,9 @@ name in its own code, so ``register`` patches three places, exactly as docs/serv
 lists, after checking that the installed vLLM is a release whose code it knows.
 
 Every request compiles its constraint for the model's tokenizer: JSON Schemas, JSON
-objects, regexes and choices lazily (only the byte DFA up front), grammars (GBNF, or Lark
-when no rule uses ``::=``) eagerly; repeated constraints come from a cache. Structural tags
-are refused: fstc has no structural-tag compiler.
+objects, regexes, choices and structural tags (XGrammar's JSON, compiled by
+``fstc.compile_structural_tag``) lazily, grammars (GBNF, or Lark when no rule uses ``::=``)
+eagerly; repeated constraints come from a cache.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ _KINDS = {
     StructuredOutputOptions.REGEX: "regex",
     StructuredOutputOptions.GRAMMAR: "grammar",
     StructuredOutputOptions.CHOICE: "choice",
+    StructuredOutputOptions.STRUCTURAL_TAG: "structural_tag",
 }
 
 
@@ -135,8 +136,8 @@ class FstcBackend(StructuredOutputBackend):
         kind = _KINDS.get(request_type)
         if kind is None:
             raise ValueError(
-                f"fstc does not support {request_type.name} structured outputs "
-                "(it has no structural-tag compiler); use json, regex, choice or grammar"
+                f"fstc does not support {request_type.name} structured outputs; use json, "
+                "regex, choice, grammar or structural_tag"
             )
         vocab = self.vocabulary(stop_token_ids)
         automaton = self.cache.get(kind, grammar_spec, vocab, whitespace=self.whitespace)
@@ -154,7 +155,7 @@ class FstcBackend(StructuredOutputBackend):
 def validate_request(params: SamplingParams, model_config: Any, tokenizer: Any) -> None:
     """vLLM's request checks for an engine whose backend is fstc (vLLM's own code sends
     any backend it does not know down its ``auto`` path): the same refusals, as
-    ``VLLMValidationError`` (HTTP 400), plus structural tags and non-fast tokenizers.
+    ``VLLMValidationError`` (HTTP 400), plus non-fast tokenizers.
     Whether fstc can compile the constraint is known when the engine compiles it: an
     error then fails that request with fstc's message."""
     so = params.structured_outputs
@@ -166,8 +167,6 @@ def validate_request(params: SamplingParams, model_config: Any, tokenizer: Any) 
         raise VLLMValidationError(
             f"The request specified backend '{so._backend}', but vLLM was started with 'fstc'."
         )
-    if so.structural_tag is not None:
-        raise VLLMValidationError("The fstc backend does not support structural tags.")
     if isinstance(so.choice, list) and not so.choice:
         raise VLLMValidationError("structured_outputs.choice cannot be an empty list")
     for name in ("grammar", "json"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set
@@ -13,6 +14,27 @@ import fstc
 
 REPO = Path(__file__).resolve().parents[2]
 TESTDATA = REPO / "testdata"
+
+#: A structural tag in the legacy spelling vLLM and SGLang forward: free text in which
+#: `<tool_call>` opens a call whose body is a JSON object with a city.
+TOOL_TAG = json.dumps(
+    {
+        "type": "structural_tag",
+        "structures": [
+            {
+                "begin": "<tool_call>",
+                "schema": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                    "additionalProperties": False,
+                },
+                "end": "</tool_call>",
+            }
+        ],
+        "triggers": ["<tool_call>"],
+    }
+)
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,7 @@ base = pytest.importorskip("sglang.srt.constrained.base_grammar_backend")
 import fstc  # noqa: E402
 from fstc.sglang import FstcGrammar, FstcGrammarBackend, register  # noqa: E402
 
-from conftest import TESTDATA, bits_of  # noqa: E402
+from conftest import TESTDATA, TOOL_TAG, bits_of  # noqa: E402
 
 TOKENIZER = TESTDATA / "bytelevel" / "tokenizer.json"
 EOS = 2002
@@ -233,10 +233,15 @@ def test_no_jump_forward_inside_a_character(backend, tokenizer):
     assert grammar.try_jump_forward(tokenizer) is None
 
 
-def test_structural_tag_and_bad_constraints_are_invalid_objects(backend):
-    tag = compiled(backend, ("structural_tag", "{}"))
-    assert isinstance(tag, base.InvalidGrammarObject)
-    assert "structural tags" in tag.error_message
+def test_structural_tags_compile_and_bad_constraints_are_invalid_objects(backend, tokenizer):
+    tag = compiled(backend, ("structural_tag", TOOL_TAG))
+    assert isinstance(tag, FstcGrammar)
+    text = 'Hm. <tool_call>{"city":"Oslo"}</tool_call>'
+    for t in tokenizer.encode(text, add_special_tokens=False):
+        assert tag.matcher.accept_token(t), text
+    assert tag.matcher.is_accepting()
+    bad_tag = compiled(backend, ("structural_tag", '{"type": "structural_tag"}'))
+    assert isinstance(bad_tag, base.InvalidGrammarObject) and bad_tag.error_message
     bad = compiled(backend, ("regex", "[0-9"))
     assert isinstance(bad, base.InvalidGrammarObject) and bad.error_message
     anyjson = compiled(backend, ("json", "$$ANY$$"))

@@ -23,7 +23,7 @@ from vllm.v1.structured_output import StructuredOutputManager  # noqa: E402
 from vllm.v1.structured_output.backend_types import StructuredOutputOptions as Opt  # noqa: E402
 from vllm.v1.structured_output.request import StructuredOutputRequest  # noqa: E402
 
-from conftest import TESTDATA, bits_of  # noqa: E402
+from conftest import TESTDATA, TOOL_TAG, bits_of  # noqa: E402
 
 TOKENIZER = TESTDATA / "bytelevel" / "tokenizer.json"
 EOS = 2002  # <|eot_id|>
@@ -147,8 +147,8 @@ def test_request_validation(tokenizer):
 
     r = request("a", StructuredOutputsParams(regex=REGEX), tokenizer)
     assert r.sampling_params.structured_outputs._backend == "fstc"
-    with pytest.raises(VLLMValidationError, match="structural tags"):
-        request("b", StructuredOutputsParams(structural_tag='{"format": {}}'), tokenizer)
+    tag = request("b", StructuredOutputsParams(structural_tag=TOOL_TAG), tokenizer)
+    assert tag.sampling_params.structured_outputs._backend == "fstc"
     with pytest.raises(VLLMValidationError, match="empty list"):
         request("c", StructuredOutputsParams(choice=[]), tokenizer)
     deep: dict = {"type": "string"}
@@ -327,7 +327,10 @@ def test_compile_kinds_and_refusals(tokenizer):
     lark = backend.compile_grammar(Opt.GRAMMAR, 'start: "a" NUM\nNUM: /[0-9]+/\n')
     assert lark.accept_tokens("r", tokenizer.encode("a42", add_special_tokens=False) + [EOS])
     assert lark.is_terminated()
-    with pytest.raises(ValueError, match="STRUCTURAL_TAG"):
+    tag = backend.compile_grammar(Opt.STRUCTURAL_TAG, TOOL_TAG)
+    call = tokenizer.encode('Hm. <tool_call>{"city":"Oslo"}</tool_call>', add_special_tokens=False)
+    assert tag.accept_tokens("r", call + [EOS]) and tag.is_terminated()
+    with pytest.raises(fstc.FstcError, match="structural tag"):
         backend.compile_grammar(Opt.STRUCTURAL_TAG, "{}")
     with pytest.raises(fstc.FstcError):
         backend.compile_grammar(Opt.REGEX, "[0-9")
