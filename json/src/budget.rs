@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use fstc_core::bytes::ByteDfa;
 
-use crate::error::JsonSchemaError;
+use crate::error::{show_pointer, JsonSchemaError};
 
 /// The budgets of one compile and what it has spent.
 #[derive(Clone, Debug)]
@@ -73,8 +73,7 @@ impl Budget {
 
     fn exceeded(&self, what: &str, option: &str) -> JsonSchemaError {
         let at = match self.at.borrow().last() {
-            Some(p) if p.is_empty() => "the schema root (#)".to_string(),
-            Some(p) => format!("#{p}"),
+            Some(p) => show_pointer(p),
             None => "the schema".to_string(),
         };
         JsonSchemaError::other(format!(

@@ -56,11 +56,6 @@ fn fixed_dfas() -> &'static Mutex<HashMap<String, Arc<ByteDfa>>> {
     DFAS.get_or_init(Mutex::default)
 }
 
-/// The offset of the first call in `text`: `(?P<CALL>` not escaped by a backslash.
-fn find_call(text: &str) -> Option<usize> {
-    find_group(text, CALL_OPEN)
-}
-
 /// The offset of the first `open` in `text` not escaped by a backslash.
 fn find_group(text: &str, open: &str) -> Option<usize> {
     let mut from = 0;
@@ -74,6 +69,30 @@ fn find_group(text: &str, open: &str) -> Option<usize> {
     }
     None
 }
+
+/// `text` with every group `open` N `)` the translation wrote (a call or a splice)
+/// replaced by `with(N)`.
+fn replace_groups<E>(
+    text: &str,
+    open: &str,
+    mut with: impl FnMut(usize) -> Result<String, E>,
+) -> Result<String, E> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = find_group(rest, open) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + open.len()..];
+        let end = after.find(')').expect("a group is written `(?P<NAME>N)`");
+        let n: usize = after[..end].parse().expect("a group names a number");
+        out.push_str(&with(n)?);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// How a spliced automaton is written in regex text.
+const SPLICE_OPEN: &str = "(?P<AUTOMATON>";
 
 fn failed(what: &str, e: impl std::fmt::Display) -> JsonSchemaError {
     let short: String = e.to_string().chars().take(300).collect();
@@ -131,41 +150,22 @@ impl Automata {
         if !text.contains(CALL_OPEN) {
             return Cow::Borrowed(text);
         }
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(at) = find_call(rest) {
-            out.push_str(&rest[..at]);
-            let after = &rest[at + CALL_OPEN.len()..];
-            let end = after.find(')').expect("a call is written `(?P<CALL>N)`");
-            let id: usize = after[..end].parse().expect("a call names a machine");
-            // The caller wrote the call where the callee's text stood: substituting it
-            // back gives exactly the text the translation would have written inline.
-            out.push_str(&self.inlined_machine(id));
-            rest = &after[end + 1..];
-        }
-        out.push_str(rest);
-        Cow::Owned(out)
+        // The caller wrote the call where the callee's text stood: substituting it back
+        // gives exactly the text the translation would have written inline.
+        let inlined = replace_groups(text, CALL_OPEN, |id| {
+            Ok::<_, std::convert::Infallible>(self.inlined_machine(id).to_string())
+        });
+        Cow::Owned(inlined.unwrap_or_else(|never| match never {}))
     }
 
     /// `text` with every spliced automaton `(?P<AUTOMATON>k)` written as a call of machine
     /// `ids(k)` instead, so that a call network uses the automaton as a machine of its own
     /// rather than copying it into each machine that splices it.
     pub(crate) fn splices_as_calls(&self, text: &str, mut ids: impl FnMut(usize) -> u32) -> String {
-        const OPEN: &str = "(?P<AUTOMATON>";
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(at) = find_group(rest, OPEN) {
-            out.push_str(&rest[..at]);
-            let after = &rest[at + OPEN.len()..];
-            let end = after
-                .find(')')
-                .expect("a splice is written `(?P<AUTOMATON>N)`");
-            let k: usize = after[..end].parse().expect("a splice names an automaton");
-            out.push_str(&format!("{CALL_OPEN}{})", ids(k)));
-            rest = &after[end + 1..];
-        }
-        out.push_str(rest);
-        out
+        let calls = replace_groups(text, SPLICE_OPEN, |k| {
+            Ok::<_, std::convert::Infallible>(format!("{CALL_OPEN}{})", ids(k)))
+        });
+        calls.unwrap_or_else(|never| match never {})
     }
 
     fn inlined_machine(&self, id: usize) -> Arc<str> {
@@ -207,7 +207,7 @@ impl Automata {
         let text = match dfa {
             Some(dfa) if !dfa.is_empty() && dfa.num_states() <= self.limit => {
                 self.list.push(dfa);
-                format!("(?P<AUTOMATON>{})", self.list.len() - 1)
+                format!("{SPLICE_OPEN}{})", self.list.len() - 1)
             }
             _ => regex.to_string(),
         };
@@ -228,18 +228,10 @@ impl Automata {
             return Ok(Arc::clone(dfa));
         }
         let mut automata = self.list.clone();
-        let mut text = String::with_capacity(regex.len());
-        let mut rest = regex;
-        while let Some(at) = find_call(rest) {
-            text.push_str(&rest[..at]);
-            let after = &rest[at + CALL_OPEN.len()..];
-            let end = after.find(')').expect("a call is written `(?P<CALL>N)`");
-            let id: usize = after[..end].parse().expect("a call names a machine");
+        let text = replace_groups(regex, CALL_OPEN, |id| {
             automata.push(self.dfa(&self.machines[id])?);
-            text.push_str(&format!("(?P<AUTOMATON>{})", automata.len() - 1));
-            rest = &after[end + 1..];
-        }
-        text.push_str(rest);
+            Ok::<_, JsonSchemaError>(format!("{SPLICE_OPEN}{})", automata.len() - 1))
+        })?;
         let dfa = RegexBuilder::new()
             .state_limit(self.limit)
             .automata(automata)
@@ -269,7 +261,7 @@ impl Automata {
             return None;
         }
         self.list.push(dfa);
-        Some(format!("(?P<AUTOMATON>{})", self.list.len() - 1))
+        Some(format!("{SPLICE_OPEN}{})", self.list.len() - 1))
     }
 
     /// The texts of every language (`None` when one is empty or there are none).

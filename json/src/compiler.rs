@@ -16,7 +16,7 @@ use crate::blame;
 use crate::check::Automata;
 use crate::config::Config;
 use crate::decimal::NumberTexts;
-use crate::error::JsonSchemaError;
+use crate::error::{show_pointer, JsonSchemaError};
 use crate::schema::Translator;
 use crate::schema_regex::SchemaRegex;
 use fstc_core::compiled::Warning;
@@ -227,13 +227,9 @@ impl JsonSchemaCompiler {
             })
             .map_err(|e| {
                 let short: String = e.to_string().chars().take(300).collect();
-                let at = if pointer.is_empty() {
-                    "the schema root (#)".to_string()
-                } else {
-                    format!("#{pointer}")
-                };
                 JsonSchemaError::other(format!(
-                    "the automaton of the sub-schema at {at} could not be built: {short}"
+                    "the automaton of the sub-schema at {} could not be built: {short}",
+                    show_pointer(pointer)
                 ))
             })?;
             budget.charge(&dfa)?;

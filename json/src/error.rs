@@ -32,7 +32,8 @@ impl fmt::Display for JsonSchemaError {
 
 impl std::error::Error for JsonSchemaError {}
 
-fn show_pointer(pointer: &str) -> String {
+/// `#/pointer`, or the root named as such: how every message shows a JSON pointer.
+pub(crate) fn show_pointer(pointer: &str) -> String {
     if pointer.is_empty() {
         "the schema root (#)".into()
     } else {
