@@ -32,6 +32,7 @@ mod config;
 mod containers;
 mod decimal;
 mod error;
+mod fold;
 mod formats;
 mod lang;
 mod multiple;

@@ -105,11 +105,11 @@ const MAX_NESTING: usize = 1000;
 
 /// The translation of one schema document.
 pub(crate) struct Translator<'a> {
-    root: &'a Value,
+    pub(crate) root: &'a Value,
     pub(crate) config: &'a Config,
     warnings: Vec<Warning>,
     /// `$ref` targets being expanded, innermost last (for the recursion cut).
-    active_refs: Vec<String>,
+    pub(crate) active_refs: Vec<String>,
     /// Sub-schemas being translated, one inside the next (bounded by [`MAX_NESTING`]).
     nesting: usize,
     /// Targets where recursion was cut at [`Config::recursion_depth`].
@@ -261,7 +261,18 @@ impl<'a> Translator<'a> {
                 Some(self.hint.replace((level, names)))
             }
         };
+        // `allOf` and `$ref` folded in where exact (`crate::fold`), their targets active.
+        let folded = self.fold(map, pointer);
+        let active = self.active_refs.len();
+        let map = match &folded {
+            Some(folded) => {
+                self.active_refs.extend(folded.targets.iter().cloned());
+                &folded.map
+            }
+            None => map,
+        };
         let lang = self.combined(map, pointer, level);
+        self.active_refs.truncate(active);
         if let Some(outer) = outer {
             self.hint = outer;
         }
@@ -328,7 +339,7 @@ impl<'a> Translator<'a> {
     }
 
     /// The JSON pointer a local `$ref` target names.
-    fn resolve(&self, target: &str) -> Option<String> {
+    pub(crate) fn resolve(&self, target: &str) -> Option<String> {
         if target == "#" {
             Some(String::new())
         } else if let Some(p) = target.strip_prefix("#/") {

@@ -8,8 +8,10 @@
 //!   hyphens in the shapes of `formats::HOSTNAME_SHAPES`, so at most 253 octets, within
 //!   §4.5.3.1.2's 255, and no label with `--` in its 3rd and 4th characters, A-labels
 //!   among them): a subset, as for `hostname`.
-//! - `address-literal` = `[` IPv4 (`Snum`: 1–3 digits worth 0–255, leading zeros allowed)
-//!   `]` or `[IPv6:` RFC 5321 `IPv6-addr` `]`. `General-address-literal` needs a tag
+//! - `address-literal` = `[` IPv4 `]` or `[IPv6:` RFC 5321 `IPv6-addr` `]`. RFC 5321's
+//!   `Snum` allows leading zeros (`041`); validators that read the literal as an IPv4
+//!   address (the `jsonschema` crate) refuse them, so the IPv4 form here has none (a
+//!   subset: every address written is accepted by both readings). `General-address-literal` needs a tag
 //!   registered with IANA, and the only one is `IPv6`, so it adds nothing.
 
 /// A decoded `"` and `\` as they appear in the JSON text.
@@ -33,8 +35,7 @@ pub(crate) fn mailbox(domain: &str) -> [String; 2] {
 }
 
 fn domain_or_literal(domain: &str) -> String {
-    let snum = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|0?[0-9]{1,2})";
-    let ipv4 = format!("{snum}(?:\\.{snum}){{3}}");
+    let ipv4 = super::uri::ipv4();
     format!("(?:{domain}|\\[(?:{ipv4}|IPv6:{})\\])", ipv6_addr(&ipv4))
 }
 

@@ -1,0 +1,443 @@
+//! `allOf` branches and `$ref`s beside other keywords folded into one schema object where
+//! that is exact, before anything is translated.
+//!
+//! Schemas as people write them extend a base object with `allOf: [{$ref: base}, {properties:
+//! …}]` or restate `{type: object, $ref: …}`. Translated part by part, each part is a whole
+//! object automaton and their intersection a product of two large DFAs (the bulk of the
+//! compile time of such schemas). A schema object is the conjunction of its keywords, and
+//! most keywords mean the same whatever their siblings, so the conjuncts can be written as
+//! one object: `type`s intersected, `required` united, bounds tightened, and per property
+//! the conjunction of what each part says about it (its `properties` entry, else its
+//! `additionalProperties`). What does not fold (two `anyOf`s, `patternProperties` beside
+//! another part's properties, keywords whose numbers are read by JSON pointer) stays a
+//! conjunct of its own, intersected as before.
+//!
+//! Every sub-schema the folded object holds is a `$ref` to where it stands in the document,
+//! so it is translated at its own pointer: errors name it and its numbers keep their text.
+
+use serde_json::{json, Map, Value};
+
+use crate::decimal::NumberTexts;
+use crate::error::child;
+use crate::schema::{Translator, ANNOTATIONS};
+
+/// A schema object folded from a conjunction, and the `$ref` targets it took in (they
+/// are active while it is translated, so recursion is cut as deep as before).
+pub(crate) struct Folded {
+    pub(crate) map: Map<String, Value>,
+    pub(crate) targets: Vec<String>,
+}
+
+/// Keywords whose meaning depends on siblings: they move and merge as one group.
+const GROUPS: &[&[&str]] = &[
+    &["properties", "patternProperties", "additionalProperties"],
+    &["items", "prefixItems", "additionalItems"],
+    &["contains", "minContains", "maxContains"],
+    &["if", "then", "else"],
+];
+
+/// Keywords whose numbers the translator reads by JSON pointer (for their exact text): a
+/// part where one is written with more digits than a double keeps is translated where it
+/// stands, not folded.
+const NUMERIC: &[&str] = &[
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+];
+
+/// Integer-valued keywords: the larger lower bound and the smaller upper bound hold both
+/// (a part where one is not a plain integer is not folded).
+const LOWER: &[&str] = &["minLength", "minItems", "minProperties"];
+const UPPER: &[&str] = &["maxLength", "maxItems", "maxProperties"];
+
+/// Keywords a fold does not know how to carry (nothing is folded where they appear).
+const NEVER: &[&str] = &[
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+
+/// How many `$ref`s and `allOf`s deep a fold looks.
+const MAX_DEPTH: usize = 8;
+
+/// A part of the conjunction: a schema object and where it stands.
+struct Conjunct<'v> {
+    map: &'v Map<String, Value>,
+    pointer: String,
+}
+
+impl Translator<'_> {
+    /// Whether `map` (at `pointer`) must be translated where it stands: it has numbers
+    /// that are read by their text or are not plain integers.
+    fn pinned(&self, map: &Map<String, Value>, pointer: &str) -> bool {
+        let long = NUMERIC.iter().any(|k| {
+            map.get(*k)
+                .is_some_and(|v| has_long_numbers(v, &child(pointer, k), self.numbers))
+        });
+        let counts = LOWER
+            .iter()
+            .chain(UPPER)
+            .chain(&["minContains", "maxContains"]);
+        long || counts
+            .filter_map(|k| map.get(*k))
+            .any(|v| v.as_u64().is_none())
+    }
+
+    /// `map` (at `pointer`) with its `allOf` branches and `$ref` folded in, or `None` when
+    /// it has nothing to fold or cannot be folded exactly.
+    #[inline(never)]
+    pub(crate) fn fold(&self, map: &Map<String, Value>, pointer: &str) -> Option<Folded> {
+        let foldable = map.contains_key("allOf")
+            || (map.contains_key("$ref")
+                && map
+                    .keys()
+                    .any(|k| k != "$ref" && !ANNOTATIONS.contains(&k.as_str())));
+        let here = self.root.pointer(pointer).and_then(Value::as_object);
+        let placed = here.is_some_and(|h| std::ptr::eq(h, map)) || is_joined(map);
+        if !foldable || !placed {
+            return None;
+        }
+        let mut conjuncts = Vec::new();
+        let mut residual = Vec::new();
+        let mut targets = Vec::new();
+        self.expand(map, pointer, 0, &mut conjuncts, &mut residual, &mut targets)?;
+        let mut merged = Map::new();
+        for conjunct in &conjuncts {
+            absorb(&mut merged, conjunct, &mut residual);
+        }
+        if !residual.is_empty() {
+            merged.insert("allOf".into(), Value::Array(residual));
+        }
+        Some(Folded {
+            map: merged,
+            targets,
+        })
+    }
+
+    /// Adds `map` and what its `allOf` and `$ref` name to `conjuncts`; parts that are not
+    /// folded (recursive targets, parts with numbers, `false`) go to `residual`.
+    fn expand<'v>(
+        &'v self,
+        map: &'v Map<String, Value>,
+        pointer: &str,
+        depth: usize,
+        conjuncts: &mut Vec<Conjunct<'v>>,
+        residual: &mut Vec<Value>,
+        targets: &mut Vec<String>,
+    ) -> Option<()> {
+        if NEVER.iter().any(|k| map.contains_key(*k)) {
+            return None;
+        }
+        let is_site = depth == 0;
+        if !is_site && (depth > MAX_DEPTH || self.pinned(map, pointer)) {
+            residual.push(reference_to(pointer));
+            return Some(());
+        }
+        conjuncts.push(Conjunct {
+            map,
+            pointer: pointer.to_string(),
+        });
+        if let Some(Value::Array(branches)) = map.get("allOf") {
+            let here = child(pointer, "allOf");
+            for (i, branch) in branches.iter().enumerate() {
+                match branch {
+                    Value::Bool(true) => {}
+                    Value::Object(m) => {
+                        let at = child(&here, &i.to_string());
+                        self.expand(m, &at, depth + 1, conjuncts, residual, targets)?;
+                    }
+                    _ => residual.push(branch.clone()),
+                }
+            }
+        } else if map.contains_key("allOf") {
+            return None;
+        }
+        if let Some(target) = map.get("$ref") {
+            let at = target.as_str().and_then(|t| self.resolve(t))?;
+            let seen = self.active_refs.contains(&at) || targets.contains(&at);
+            match self.root.pointer(&at) {
+                Some(Value::Object(m)) if !seen && depth < MAX_DEPTH && !self.pinned(m, &at) => {
+                    targets.push(at.clone());
+                    self.expand(m, &at, depth + 1, conjuncts, residual, targets)?;
+                }
+                _ => residual.push(json!({ "$ref": target })),
+            }
+        }
+        Some(())
+    }
+}
+
+/// Whether `map` is an `allOf` of `$ref`s and booleans that [`both`] wrote: a schema
+/// that stands nowhere in the document but holds nothing that depends on where.
+fn is_joined(map: &Map<String, Value>) -> bool {
+    let located = |v: &Value| match v {
+        Value::Bool(_) => true,
+        Value::Object(m) => m.len() == 1 && m.contains_key("$ref"),
+        _ => false,
+    };
+    map.len() == 1
+        && matches!(map.get("allOf"), Some(Value::Array(list)) if list.iter().all(located))
+}
+
+/// Whether `value` (at `pointer`) holds a number whose text is not the one serde_json
+/// writes for it: read elsewhere, it would lose digits.
+fn has_long_numbers(value: &Value, pointer: &str, numbers: &NumberTexts) -> bool {
+    match value {
+        Value::Number(n) => numbers.text(n, pointer) != n.to_string(),
+        Value::Array(list) => list
+            .iter()
+            .enumerate()
+            .any(|(i, v)| has_long_numbers(v, &child(pointer, &i.to_string()), numbers)),
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, v)| has_long_numbers(v, &child(pointer, k), numbers)),
+        _ => false,
+    }
+}
+
+/// A `$ref` to the sub-schema at `pointer` (a JSON pointer of the document).
+fn reference_to(pointer: &str) -> Value {
+    json!({ "$ref": format!("#{}", pointer.replace('%', "%25")) })
+}
+
+/// `value` of `keyword` at `pointer` with every sub-schema it holds written as a `$ref` to
+/// where it stands (boolean schemas as they are).
+fn located(keyword: &str, value: &Value, pointer: &str) -> Value {
+    let at = child(pointer, keyword);
+    let schema = |v: &Value, p: &str| match v {
+        Value::Bool(_) => v.clone(),
+        _ => reference_to(p),
+    };
+    match (keyword, value) {
+        ("properties" | "patternProperties" | "dependentSchemas", Value::Object(m)) => {
+            let m = m
+                .iter()
+                .map(|(k, v)| (k.clone(), schema(v, &child(&at, k))));
+            Value::Object(m.collect())
+        }
+        ("dependencies", Value::Object(m)) => {
+            let one = |(k, v): (&String, &Value)| match v {
+                Value::Array(_) => (k.clone(), v.clone()),
+                _ => (k.clone(), schema(v, &child(&at, k))),
+            };
+            Value::Object(m.iter().map(one).collect())
+        }
+        ("anyOf" | "oneOf" | "prefixItems" | "items", Value::Array(a)) => {
+            let each = a.iter().enumerate();
+            Value::Array(
+                each.map(|(i, v)| schema(v, &child(&at, &i.to_string())))
+                    .collect(),
+            )
+        }
+        (
+            "additionalProperties"
+            | "propertyNames"
+            | "items"
+            | "additionalItems"
+            | "contains"
+            | "not"
+            | "if"
+            | "then"
+            | "else",
+            _,
+        ) => schema(value, &at),
+        _ => value.clone(),
+    }
+}
+
+/// Adds the keywords of `conjunct` to `merged`, merging those both have; what does not
+/// merge becomes one more conjunct in `residual`.
+fn absorb(merged: &mut Map<String, Value>, conjunct: &Conjunct, residual: &mut Vec<Value>) {
+    let (map, pointer) = (conjunct.map, conjunct.pointer.as_str());
+    let mut rest = Map::new();
+    for group in GROUPS {
+        let mine: Vec<&str> = group
+            .iter()
+            .copied()
+            .filter(|k| map.contains_key(*k))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let theirs = group.iter().any(|k| merged.contains_key(*k));
+        if theirs && merge_group(merged, map, pointer, group) {
+            continue;
+        }
+        let target = if theirs { &mut rest } else { &mut *merged };
+        for k in mine {
+            target.insert(k.to_string(), located(k, &map[k], pointer));
+        }
+    }
+    for (k, v) in map {
+        let k = k.as_str();
+        let grouped = GROUPS.iter().any(|g| g.contains(&k));
+        if grouped || k == "allOf" || k == "$ref" || ANNOTATIONS.contains(&k) {
+            continue;
+        }
+        let v = located(k, v, pointer);
+        match merged.get(k) {
+            None => {
+                merged.insert(k.to_string(), v);
+            }
+            Some(old) => match merge_keyword(k, old, &v) {
+                Some(both) => {
+                    merged.insert(k.to_string(), both);
+                }
+                None => {
+                    rest.insert(k.to_string(), v);
+                }
+            },
+        }
+    }
+    if !rest.is_empty() {
+        residual.push(Value::Object(rest));
+    }
+}
+
+/// The conjunction of two sub-schemas (`$ref`s or booleans, or an `allOf` of them).
+fn both(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Bool(true), x) | (x, Value::Bool(true)) => x.clone(),
+        (Value::Bool(false), _) | (_, Value::Bool(false)) => Value::Bool(false),
+        _ => {
+            let mut all = match a.get("allOf") {
+                Some(Value::Array(list)) if a.as_object().is_some_and(|m| m.len() == 1) => {
+                    list.clone()
+                }
+                _ => vec![a.clone()],
+            };
+            all.push(b.clone());
+            json!({ "allOf": all })
+        }
+    }
+}
+
+/// Merges `map`'s keywords of `group` into `merged`'s, which has some of the group too;
+/// `false` when they do not merge exactly (the caller keeps them apart).
+fn merge_group(
+    merged: &mut Map<String, Value>,
+    map: &Map<String, Value>,
+    pointer: &str,
+    group: &[&str],
+) -> bool {
+    match group[0] {
+        "properties" => merge_objects(merged, map, pointer),
+        "items" => {
+            let plain = |m: &Map<String, Value>| {
+                !m.contains_key("prefixItems")
+                    && !m.contains_key("additionalItems")
+                    && m.get("items").is_some_and(|v| !v.is_array())
+            };
+            if !plain(merged) || !plain(map) {
+                return false;
+            }
+            let mine = located("items", &map["items"], pointer);
+            let joined = both(&merged["items"], &mine);
+            merged.insert("items".into(), joined);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// `properties` and `additionalProperties` of two objects (neither with
+/// `patternProperties`): each name gets what both say of it.
+fn merge_objects(merged: &mut Map<String, Value>, map: &Map<String, Value>, pointer: &str) -> bool {
+    if merged.contains_key("patternProperties") || map.contains_key("patternProperties") {
+        return false;
+    }
+    let empty = Map::new();
+    let props = |m: &Map<String, Value>| match m.get("properties") {
+        Some(Value::Object(p)) => Some(p.clone()),
+        None => Some(empty.clone()),
+        Some(_) => None,
+    };
+    let (Some(old), Some(new)) = (props(merged), props(map)) else {
+        return false;
+    };
+    let new = match located("properties", &Value::Object(new), pointer) {
+        Value::Object(m) => m,
+        _ => unreachable!("properties stay an object"),
+    };
+    let old_extra = merged
+        .get("additionalProperties")
+        .cloned()
+        .unwrap_or(Value::Bool(true));
+    let new_extra = match map.get("additionalProperties") {
+        Some(v) => located("additionalProperties", v, pointer),
+        None => Value::Bool(true),
+    };
+    let mut out = Map::new();
+    for (name, schema) in &old {
+        let theirs = new.get(name).unwrap_or(&new_extra);
+        out.insert(name.clone(), both(schema, theirs));
+    }
+    for (name, schema) in &new {
+        if !old.contains_key(name) {
+            out.insert(name.clone(), both(&old_extra, schema));
+        }
+    }
+    merged.insert("properties".into(), Value::Object(out));
+    match both(&old_extra, &new_extra) {
+        Value::Bool(true) => merged.remove("additionalProperties"),
+        extra => merged.insert("additionalProperties".into(), extra),
+    };
+    true
+}
+
+/// Two values of keyword `k` as one, where that is exact (`None`: keep both).
+fn merge_keyword(k: &str, a: &Value, b: &Value) -> Option<Value> {
+    if a == b {
+        return Some(a.clone());
+    }
+    match k {
+        "type" => Some(Value::Array(type_intersection(a, b)?)),
+        "required" => {
+            let (Value::Array(x), Value::Array(y)) = (a, b) else {
+                return None;
+            };
+            let mut all = x.clone();
+            all.extend(y.iter().filter(|n| !x.contains(n)).cloned());
+            Some(Value::Array(all))
+        }
+        "uniqueItems" => Some(Value::Bool(a.as_bool()? || b.as_bool()?)),
+        "propertyNames" => Some(both(a, b)),
+        _ if LOWER.contains(&k) => Some(json!(a.as_u64()?.max(b.as_u64()?))),
+        _ if UPPER.contains(&k) => Some(json!(a.as_u64()?.min(b.as_u64()?))),
+        _ => None,
+    }
+}
+
+/// The instance types both `type` values allow (`number` covers `integer`).
+fn type_intersection(a: &Value, b: &Value) -> Option<Vec<Value>> {
+    const ALL: [&str; 7] = [
+        "null", "boolean", "object", "array", "number", "string", "integer",
+    ];
+    let names = |v: &Value| -> Option<Vec<String>> {
+        match v {
+            Value::String(s) => Some(vec![s.clone()]),
+            Value::Array(list) => list.iter().map(|x| x.as_str().map(String::from)).collect(),
+            _ => None,
+        }
+    };
+    let (x, y) = (names(a)?, names(b)?);
+    if x.iter().chain(&y).any(|t| !ALL.contains(&t.as_str())) {
+        return None;
+    }
+    let allows = |set: &[String], t: &str| {
+        set.iter().any(|s| s == t) || (t == "integer" && set.iter().any(|s| s == "number"))
+    };
+    let mut out: Vec<&str> = ALL
+        .into_iter()
+        .filter(|t| allows(&x, t) && allows(&y, t))
+        .collect();
+    if out.contains(&"number") {
+        out.retain(|t| *t != "integer");
+    }
+    Some(out.into_iter().map(|t| Value::String(t.into())).collect())
+}
