@@ -227,6 +227,13 @@ impl Automata {
         if let Some(dfa) = self.dfas.borrow().get(regex) {
             return Ok(Arc::clone(dfa));
         }
+        // A text that is one spliced automaton is that automaton.
+        let spliced = regex
+            .strip_prefix(SPLICE_OPEN)
+            .and_then(|r| r.strip_suffix(')'));
+        if let Some(k) = spliced.and_then(|k| k.parse::<usize>().ok()) {
+            return Ok(Arc::clone(&self.list[k]));
+        }
         let mut automata = self.list.clone();
         let text = replace_groups(regex, CALL_OPEN, |id| {
             automata.push(self.dfa(&self.machines[id])?);

@@ -158,15 +158,17 @@ impl Translator<'_> {
             self.refuse(pointer, keyword, &why)?;
             return Ok(alternation(langs));
         }
+        // Each branch minus the others one at a time: each other branch's DFA is built once
+        // for all, where the DFA of each union of all but one would be built once per branch.
         let mut exact = Vec::new();
-        for i in 0..langs.len() {
-            let others: Vec<String> = (0..langs.len())
-                .filter(|&j| j != i)
-                .map(|j| langs[j].clone())
-                .collect();
-            if let Some(mine) = self.canonical(&langs[i])? {
-                exact.extend(self.automata.difference(&mine, alternation(others))?);
+        for (i, lang) in langs.iter().enumerate() {
+            let mut mine = self.canonical(lang)?;
+            for (j, other) in langs.iter().enumerate() {
+                if let (Some(m), true) = (&mine, i != j) {
+                    mine = self.automata.difference(m, Some(other.clone()))?;
+                }
             }
+            exact.extend(mine);
         }
         Ok(alternation(exact))
     }

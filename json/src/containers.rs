@@ -30,6 +30,22 @@ struct Extra {
     max: Option<u64>,
 }
 
+/// `minProperties` (0 without it) and `maxProperties`.
+#[derive(Clone, Copy)]
+struct Counts {
+    min: u64,
+    max: Option<u64>,
+}
+
+impl Counts {
+    fn of(map: &Map<String, Value>, pointer: &str) -> Result<Counts, JsonSchemaError> {
+        Ok(Counts {
+            min: count(map, pointer, "minProperties")?.unwrap_or(0),
+            max: count(map, pointer, "maxProperties")?,
+        })
+    }
+}
+
 impl Translator<'_> {
     /// `type: array`: `prefixItems` (or draft-07 `items` as an array), `items` (or
     /// `additionalItems`), `minItems`, `maxItems`, `uniqueItems` when trivially true.
@@ -264,18 +280,32 @@ impl Translator<'_> {
             }
         }
         let extra = self.extra_members(map, pointer, level, &additional, &patterns, &names)?;
+        let counts = Counts::of(map, pointer)?;
+        if counts.max.is_some_and(|m| m < counts.min) {
+            return Ok(None);
+        }
+        // Where the counts need no automaton: with only unnamed members they bound the
+        // repetition of those; up to one member (or the required ones) they only rule out
+        // the empty object, or nothing.
+        let only_extra = members.is_empty() && extra.is_some();
+        let required_count = members.iter().filter(|m| m.required).count() as u64;
+        let at_least = counts.max.is_none() && counts.min <= required_count.max(1);
         let extra = extra.map(|regex| Extra {
             regex,
-            min: 0,
-            max: None,
+            min: if only_extra { counts.min } else { 0 },
+            max: if only_extra { counts.max } else { None },
         });
         let (body, empty) = sequence(&members, extra.as_ref(), &self.ws().sep(level));
+        let empty = empty && (only_extra || counts.min == 0);
         let lang = self
             .ws()
             .container("\\{", "\\}", body.as_deref(), empty, level);
+        if only_extra || at_least {
+            return Ok(lang);
+        }
         let mut all: Vec<String> = members.into_iter().map(|m| m.regex).collect();
         all.extend(extra.map(|e| e.regex));
-        self.property_counts(map, pointer, level, lang, all)
+        self.property_counts(counts, level, lang, all)
     }
 
     fn required(
@@ -491,20 +521,15 @@ impl Translator<'_> {
     /// unambiguously, so the count is exact).
     fn property_counts(
         &mut self,
-        map: &Map<String, Value>,
-        pointer: &str,
+        counts: Counts,
         level: usize,
         lang: Lang,
         members: Vec<String>,
     ) -> Result<Lang, JsonSchemaError> {
-        let min = count(map, pointer, "minProperties")?.unwrap_or(0);
-        let max = count(map, pointer, "maxProperties")?;
+        let (min, max) = (counts.min, counts.max);
         let Some(lang) = lang else { return Ok(None) };
         if min == 0 && max.is_none() {
             return Ok(Some(lang));
-        }
-        if max.is_some_and(|m| m < min) {
-            return Ok(None);
         }
         let m = alternation(members);
         let body = match (m, max) {
