@@ -62,6 +62,9 @@ const NEVER: &[&str] = &[
     "$recursiveRef",
 ];
 
+/// Most branches an `anyOf`/`oneOf` takes the rest of its schema into (each a copy).
+const MAX_DISTRIBUTED: usize = 512;
+
 /// How many `$ref`s and `allOf`s deep a fold looks.
 const MAX_DEPTH: usize = 8;
 
@@ -92,14 +95,19 @@ impl Translator<'_> {
     /// it has nothing to fold or cannot be folded exactly.
     #[inline(never)]
     pub(crate) fn fold(&self, map: &Map<String, Value>, pointer: &str) -> Option<Folded> {
+        let others = |but: &str| {
+            map.keys()
+                .any(|k| k != but && !ANNOTATIONS.contains(&k.as_str()))
+        };
         let foldable = map.contains_key("allOf")
-            || (map.contains_key("$ref")
-                && map
-                    .keys()
-                    .any(|k| k != "$ref" && !ANNOTATIONS.contains(&k.as_str())));
+            || (map.contains_key("$ref") && others("$ref"))
+            || (map.contains_key("anyOf") != map.contains_key("oneOf")
+                && (others("anyOf") && others("oneOf")));
+        if !foldable {
+            return None;
+        }
         let here = self.root.pointer(pointer).and_then(Value::as_object);
-        let placed = here.is_some_and(|h| std::ptr::eq(h, map)) || is_joined(map);
-        if !foldable || !placed {
+        if !here.is_some_and(|h| std::ptr::eq(h, map)) && !is_joined(map) {
             return None;
         }
         let mut conjuncts = Vec::new();
@@ -113,10 +121,74 @@ impl Translator<'_> {
         if !residual.is_empty() {
             merged.insert("allOf".into(), Value::Array(residual));
         }
+        if !self.pinned(map, pointer) {
+            if let Some(distributed) = self.distribute(&merged, &targets) {
+                merged = distributed;
+            }
+        }
         Some(Folded {
             map: merged,
             targets,
         })
+    }
+
+    /// `merged` with its `anyOf` or `oneOf` taking in the rest: `A ∧ anyOf[Bᵢ]` is
+    /// `anyOf[A ∧ Bᵢ]` and `A ∧ oneOf[Bᵢ]` is `oneOf[A ∧ Bᵢ]` (where A holds, `A ∧ Bᵢ`
+    /// holds exactly when `Bᵢ` does), each branch folded with `A`: a union of objects
+    /// rather than an object intersected with a union (Azure Pipelines' `task` is an
+    /// object beside an `anyOf` of 300 objects). `None` where it does not apply (`A` says
+    /// nothing of an object's members).
+    fn distribute(
+        &self,
+        merged: &Map<String, Value>,
+        targets: &[String],
+    ) -> Option<Map<String, Value>> {
+        let keyword = match (merged.get("anyOf"), merged.get("oneOf")) {
+            (Some(_), None) => "anyOf",
+            (None, Some(_)) => "oneOf",
+            _ => return None,
+        };
+        // Only objects gain: their members fold; scalars would multiply small
+        // intersections (an enum of 300 names beside 300 patterns).
+        let object = GROUPS[0]
+            .iter()
+            .chain(&["required"])
+            .any(|k| merged.contains_key(*k));
+        let Some(Value::Array(branches)) = merged.get(keyword) else {
+            return None;
+        };
+        if !object || branches.len() > MAX_DISTRIBUTED {
+            return None;
+        }
+        let mut base = merged.clone();
+        base.remove(keyword);
+        let outer = base.remove("allOf");
+        let mut alternatives = Vec::with_capacity(branches.len());
+        for branch in branches {
+            if *branch == Value::Bool(true) {
+                alternatives.push(Value::Object(base.clone()));
+                continue;
+            }
+            let at = located_pointer(branch)?;
+            let Some(Value::Object(m)) = self.root.pointer(&at) else {
+                return None;
+            };
+            let (mut conjuncts, mut residual, mut seen) =
+                (Vec::new(), Vec::new(), targets.to_vec());
+            self.expand(m, &at, 1, &mut conjuncts, &mut residual, &mut seen)?;
+            let mut one = base.clone();
+            for conjunct in &conjuncts {
+                absorb(&mut one, conjunct, &mut residual);
+            }
+            if !residual.is_empty() {
+                one.insert("allOf".into(), Value::Array(residual));
+            }
+            alternatives.push(Value::Object(one));
+        }
+        let mut out = Map::new();
+        out.extend(outer.map(|o| ("allOf".to_string(), o)));
+        out.insert(keyword.to_string(), Value::Array(alternatives));
+        Some(out)
     }
 
     /// Adds `map` and what its `allOf` and `$ref` name to `conjuncts`; parts that are not
@@ -198,6 +270,13 @@ fn has_long_numbers(value: &Value, pointer: &str, numbers: &NumberTexts) -> bool
             .any(|(k, v)| has_long_numbers(v, &child(pointer, k), numbers)),
         _ => false,
     }
+}
+
+/// The pointer of a sub-schema [`located`] wrote as a `$ref` (`None` for anything else).
+fn located_pointer(schema: &Value) -> Option<String> {
+    let map = schema.as_object().filter(|m| m.len() == 1)?;
+    let target = map.get("$ref")?.as_str()?.strip_prefix('#')?;
+    Some(target.replace("%25", "%"))
 }
 
 /// A `$ref` to the sub-schema at `pointer` (a JSON pointer of the document).
