@@ -62,7 +62,7 @@ const NEVER: &[&str] = &[
     "$recursiveRef",
 ];
 
-/// Most branches an `anyOf`/`oneOf` takes the rest of its schema into (each a copy).
+/// Most branches an `anyOf` takes the rest of its schema into (each a copy).
 const MAX_DISTRIBUTED: usize = 512;
 
 /// How many `$ref`s and `allOf`s deep a fold looks.
@@ -101,8 +101,7 @@ impl Translator<'_> {
         };
         let foldable = map.contains_key("allOf")
             || (map.contains_key("$ref") && others("$ref"))
-            || (map.contains_key("anyOf") != map.contains_key("oneOf")
-                && (others("anyOf") && others("oneOf")));
+            || (map.contains_key("anyOf") && others("anyOf"));
         if !foldable {
             return None;
         }
@@ -132,9 +131,8 @@ impl Translator<'_> {
         })
     }
 
-    /// `merged` with its `anyOf` or `oneOf` taking in the rest: `A ∧ anyOf[Bᵢ]` is
-    /// `anyOf[A ∧ Bᵢ]` and `A ∧ oneOf[Bᵢ]` is `oneOf[A ∧ Bᵢ]` (where A holds, `A ∧ Bᵢ`
-    /// holds exactly when `Bᵢ` does), each branch folded with `A`: a union of objects
+    /// `merged` with its `anyOf` taking in the rest: `A ∧ anyOf[Bᵢ]` is `anyOf[A ∧ Bᵢ]`,
+    /// each branch folded with `A`: a union of objects
     /// rather than an object intersected with a union (Azure Pipelines' `task` is an
     /// object beside an `anyOf` of 300 objects). `None` where it does not apply (`A` says
     /// nothing of an object's members).
@@ -143,11 +141,9 @@ impl Translator<'_> {
         merged: &Map<String, Value>,
         targets: &[String],
     ) -> Option<Map<String, Value>> {
-        let keyword = match (merged.get("anyOf"), merged.get("oneOf")) {
-            (Some(_), None) => "anyOf",
-            (None, Some(_)) => "oneOf",
-            _ => return None,
-        };
+        // Not `oneOf` (`A ∧ oneOf[Bᵢ]` is `oneOf[A ∧ Bᵢ]` too): its overlap test would then
+        // see `A`'s objects in every branch, whose translation is not complete.
+        let keyword = "anyOf";
         // Only objects gain: their members fold; scalars would multiply small
         // intersections (an enum of 300 names beside 300 patterns).
         let object = GROUPS[0]
