@@ -35,6 +35,7 @@ mod error;
 mod formats;
 mod lang;
 mod multiple;
+mod network;
 mod numbers;
 mod pattern;
 mod scalars;
