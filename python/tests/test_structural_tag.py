@@ -112,15 +112,14 @@ def test_walks_are_members(gpt2):
     assert finished >= 10
 
 
-@pytest.mark.parametrize("lazy", [False, True])
-def test_max_tokens_counts_the_tokens_of_the_text(gpt2, lazy):
+def test_max_tokens_counts_the_tokens_of_the_text(gpt2):
     # A reasoning block of at most n tokens (those that carry a byte of it), then "!".
     for n in (2, 3, 4):
         spec = {"type": "sequence", "elements": [
             {"type": "tag", "begin": "<think>", "end": "</think>",
              "content": {"type": "any_text", "max_tokens": n}},
             {"type": "const_string", "value": "!"}]}
-        automaton, _ = fstc.compile_structural_tag(spec, gpt2, lazy=lazy)
+        automaton, _ = fstc.compile_structural_tag(spec, gpt2)
         for body in ["", "Hi", "Hello there", "Hello there, world", "Hello there, my world"]:
             tokens = gpt2.tokenize(f"<think>{body}</think>!")
             spans, at = [], 0
@@ -132,6 +131,9 @@ def test_max_tokens_counts_the_tokens_of_the_text(gpt2, lazy):
             m = fstc.Matcher(automaton)
             ok = m.accept_tokens(tokens) and m.is_accepting()
             assert ok == (count <= n), (n, body, count)
+    # Only the eager compile counts tokens; the lazy one refuses, naming the limit.
+    with pytest.raises(fstc.FstcError, match=r"/elements/0/content/max_tokens: `max_tokens` counts tokens"):
+        fstc.compile_structural_tag(spec, gpt2, lazy=True)
 
 
 def test_refusals_name_the_path(gpt2):
