@@ -95,3 +95,41 @@ fn lazy_and_eager_agree_step_by_step() {
         }
     }
 }
+
+/// Tools share machines: the same schema is one network, and schemas that differ in one
+/// property share the machines of the others (hash-consed by fstc-core's NetworkBuilder).
+#[test]
+fn tools_share_the_machines_of_equal_sub_schemas() {
+    let schema = |extra: &str| {
+        serde_json::json!({"type": "object", "properties": {
+            "city": {"type": "string", "maxLength": 40},
+            "when": {"type": "object", "properties": {"day": {"type": "string", "format": "date"}}},
+            extra: {"type": "integer", "minimum": 0}}})
+    };
+    let machines = |schemas: &[serde_json::Value]| {
+        let tags: Vec<_> = schemas
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                serde_json::json!({"type": "tag", "begin": format!("<f{i}>"),
+                                   "content": {"type": "json_schema", "json_schema": s},
+                                   "end": "</f>"})
+            })
+            .collect();
+        let spec = serde_json::json!({"type": "structural_tag", "format":
+            {"type": "triggered_tags", "triggers": ["<f"], "tags": tags}});
+        let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
+        compiler()
+            .call_network(&tag)
+            .unwrap()
+            .automaton
+            .num_machines()
+    };
+    let one = machines(&[schema("a")]);
+    assert_eq!(machines(&[schema("a"), schema("a"), schema("a")]), one);
+    let two = machines(&[schema("a"), schema("b")]);
+    assert!(
+        one < two && two < 2 * one - 1,
+        "{one} machines for one tool, {two} for two"
+    );
+}
