@@ -47,7 +47,7 @@ fn check_unmarked(dfa: &ByteDfa) -> Result<(), String> {
     if (0..dfa.num_states() as u32).any(|s| dfa.next(s, MARK).is_some()) {
         return Err(
             "a part of the structural tag reads the byte 0xFF, which is not UTF-8 and \
-                    which token-count limits use to mark token ends"
+             which token-count limits use to mark token ends"
                 .to_string(),
         );
     }
