@@ -77,7 +77,7 @@ impl JsonSchemaCompiler {
     }
 
     /// The schema's translation: the root's text, whose sub-schemas are calls of machines.
-    fn translation(
+    pub(crate) fn translation(
         &self,
         schema: &Value,
         numbers: &NumberTexts,
@@ -196,7 +196,7 @@ impl JsonSchemaCompiler {
 
     /// Each machine of the translation and its root as a byte DFA; a machine too large
     /// for the state limit is named by the pointer of the sub-schema it was made for.
-    fn network(&self, t: &Translation) -> Result<CallNetwork, JsonSchemaError> {
+    pub(crate) fn network(&self, t: &Translation) -> Result<CallNetwork, JsonSchemaError> {
         let builder = || {
             let mut b = RegexBuilder::new();
             b.state_limit(self.config.get_dfa_state_limit());
@@ -337,14 +337,14 @@ fn leaf_machine(
 }
 
 /// A translated schema: the root's regex text, which calls the machines of `automata`.
-struct Translation {
+pub(crate) struct Translation {
     root: String,
     automata: Automata,
-    warnings: Vec<Warning>,
+    pub(crate) warnings: Vec<Warning>,
 }
 
 /// `schema` parsed as JSON, and the texts of its numbers.
-fn parse(schema: &str) -> Result<(Value, NumberTexts), JsonSchemaError> {
+pub(crate) fn parse(schema: &str) -> Result<(Value, NumberTexts), JsonSchemaError> {
     let value = serde_json::from_str(schema)
         .map_err(|e| JsonSchemaError::other(format!("the schema is not valid JSON: {e}")))?;
     Ok((value, NumberTexts::scan(schema)))

@@ -36,6 +36,7 @@ mod fold;
 mod formats;
 mod lang;
 mod multiple;
+mod network;
 mod numbers;
 mod pattern;
 mod scalars;

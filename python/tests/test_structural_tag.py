@@ -112,9 +112,33 @@ def test_walks_are_members(gpt2):
     assert finished >= 10
 
 
+def test_max_tokens_counts_the_tokens_of_the_text(gpt2):
+    # A reasoning block of at most n tokens (those that carry a byte of it), then "!".
+    for n in (2, 3, 4):
+        spec = {"type": "sequence", "elements": [
+            {"type": "tag", "begin": "<think>", "end": "</think>",
+             "content": {"type": "any_text", "max_tokens": n}},
+            {"type": "const_string", "value": "!"}]}
+        automaton, _ = fstc.compile_structural_tag(spec, gpt2)
+        for body in ["", "Hi", "Hello there", "Hello there, world", "Hello there, my world"]:
+            tokens = gpt2.tokenize(f"<think>{body}</think>!")
+            spans, at = [], 0
+            for t in tokens:
+                spans.append((at, at + len(gpt2.token_bytes(t))))
+                at = spans[-1][1]
+            start, end = len("<think>"), len("<think>") + len(body.encode())
+            count = sum(1 for a, b in spans if a < end and b > start)
+            m = fstc.Matcher(automaton)
+            ok = m.accept_tokens(tokens) and m.is_accepting()
+            assert ok == (count <= n), (n, body, count)
+    # Only the eager compile counts tokens; the lazy one refuses, naming the limit.
+    with pytest.raises(fstc.FstcError, match=r"/elements/0/content/max_tokens: `max_tokens` counts tokens"):
+        fstc.compile_structural_tag(spec, gpt2, lazy=True)
+
+
 def test_refusals_name_the_path(gpt2):
-    spec = {"type": "structural_tag", "format": {"type": "any_text", "max_tokens": 8}}
-    with pytest.raises(fstc.FstcError, match=r"/format/max_tokens: `max_tokens` is refused"):
+    spec = {"type": "structural_tag", "format": {"type": "grammar", "grammar": "root ::= [a-z]+"}}
+    with pytest.raises(fstc.FstcError, match=r"/format: format `grammar` is refused"):
         fstc.compile_structural_tag(spec, gpt2)
     bad_trigger = json.loads(json.dumps(CURRENT))
     bad_trigger["format"]["triggers"] = ["<call="]

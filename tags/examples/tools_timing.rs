@@ -5,7 +5,11 @@
 //!
 //! `cargo run --release -p fstc-tags --example tools_timing` (`TOOLS=8,32` narrows it;
 //! eager compiles run up to `EAGER_MAX` tools, default 32: past that they take minutes).
-//! The byte DFA state limit is raised to 1,000,000 (the default 100,000 holds ~32 tools).
+//! The byte DFA state limit is raised to 1,000,000 (the default 100,000 holds ~32 eager
+//! tools). A lazy compile (the call network) runs `REPEAT` times (default 5): the median
+//! wall time, and the mean CPU time of the thread (Linux's schedstat, so a loaded machine
+//! does not inflate it; it is counted in scheduler ticks, hence the mean); `PHASES=1`
+//! prints its phases.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -93,6 +97,9 @@ fn main() {
         .map(|s| s.split(',').map(|n| n.parse().unwrap()).collect())
         .unwrap_or(vec![1, 8, 32, 128]);
     let eager_max: usize = std::env::var("EAGER_MAX").map_or(32, |s| s.parse().unwrap());
+    let repeat: u32 = std::env::var("REPEAT")
+        .map_or(5, |s| s.parse().unwrap())
+        .max(1);
     let compiler = StructuralTagCompiler::new().configure(
         Config::new()
             .whitespace(Whitespace::Compact)
@@ -103,23 +110,67 @@ fn main() {
         vocab.len(),
         tokens.len()
     );
-    println!("| tools | mode | compile + first mask | byte DFA states | mask p50 | p99 | max |");
-    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| tools | mode | compile + first mask | its CPU time (lazy: mean) | compile | machines | byte DFA states | mask p50 | p99 | max |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for n in counts {
         let tag = StructuralTag::from_json(&spec(n)).unwrap();
-        let mut mask = vec![0u32; vocab.len().div_ceil(32)];
         if n <= eager_max {
             eager_row(&compiler, &tag, &trie, &tokens, n);
         }
-        let started = Instant::now();
-        let lazy = compiler.compile_lazy(&tag, trie.clone()).unwrap();
-        let mut matcher = lazy.automaton.start_matcher();
-        matcher.fill_mask(&mut mask).unwrap();
-        let first = started.elapsed();
-        let (p50, p99, max) = masks(&mut matcher, &tokens);
-        let dfa = lazy.automaton.num_dfa_states();
-        println!("| {n} | lazy | {first:.2?} | {dfa} | {p50:.2?} | {p99:.2?} | {max:.2?} |");
+        lazy_row(&compiler, &tag, &trie, &tokens, n, repeat);
     }
+}
+
+/// One lazy row: compile + first mask `repeat` times (the median wall time, the mean
+/// CPU time), then masks along the transcript.
+fn lazy_row(
+    compiler: &StructuralTagCompiler,
+    tag: &StructuralTag,
+    trie: &Arc<VocabTrie>,
+    tokens: &[u32],
+    n: usize,
+    repeat: u32,
+) {
+    let mut mask = vec![0u32; trie.vocab_size().div_ceil(32)];
+    let (mut firsts, mut compiles) = (Vec::new(), Vec::new());
+    let cpu = thread_cpu();
+    let mut last = None;
+    for _ in 0..repeat {
+        let started = Instant::now();
+        let lazy = compiler.compile_lazy(tag, trie.clone()).unwrap();
+        compiles.push(started.elapsed());
+        let matcher = lazy.automaton.start_matcher();
+        matcher.fill_mask(&mut mask).unwrap();
+        firsts.push(started.elapsed());
+        last = Some((lazy, matcher));
+    }
+    let cpu = cpu.zip(thread_cpu()).map(|(a, b)| (b - a) / repeat);
+    let (lazy, mut matcher) = last.expect("repeat is at least 1");
+    let (p50, p99, max) = masks(&mut matcher, tokens);
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let dfa = lazy.automaton.num_dfa_states();
+    let machines = lazy.stats.count("machines").unwrap_or(0);
+    println!(
+        "| {n} | lazy | {:.2?} | {} | {:.2?} | {machines} | {dfa} | {p50:.2?} | {p99:.2?} | {max:.2?} |",
+        median(firsts),
+        cpu.map_or("?".into(), |d| format!("{d:.2?}")),
+        median(compiles),
+    );
+    if std::env::var("PHASES").is_ok() {
+        println!("{}", lazy.stats);
+    }
+}
+
+/// This thread's CPU time so far (Linux), which the machine's load does not inflate.
+fn thread_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns = stat.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
 }
 
 /// One eager row: compile, first mask, masks along the transcript.
@@ -138,5 +189,5 @@ fn eager_row(
     let first = started.elapsed();
     let dfa = eager.stats.count("byte DFA states").unwrap_or(0);
     let (p50, p99, max) = masks(&mut walker, tokens);
-    println!("| {n} | eager | {first:.2?} | {dfa} | {p50:.2?} | {p99:.2?} | {max:.2?} |");
+    println!("| {n} | eager | {first:.2?} | | | | {dfa} | {p50:.2?} | {p99:.2?} | {max:.2?} |");
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::bytes::ByteDfa;
+use fstc_core::bytes::{Algebra, ByteDfa, CallNetwork};
 use fstc_core::compiled::{CompileStats, Compiled, Warning};
 use fstc_core::lazy::LazyAutomaton;
 use fstc_core::vocab::VocabTrie;
@@ -14,6 +14,7 @@ use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler};
 use crate::error::TagsError;
 use crate::lower::Lowering;
 use crate::parse::StructuralTag;
+use crate::tokens;
 
 /// Compiles structural tags into token automata. Configured with the JSON Schema
 /// compiler's options (whitespace, escapes, limits), which apply to every `json_schema`
@@ -42,21 +43,61 @@ impl StructuralTagCompiler {
     }
 
     /// The minimized byte DFA of the texts `tag` admits, and the JSON Schema keywords left
-    /// out (only under `lenient`).
+    /// out (only under `lenient`). A tag that limits tokens (`max_tokens`) has none: the
+    /// error names the limit.
     pub fn byte_dfa(&self, tag: &StructuralTag) -> Result<(ByteDfa, Vec<Warning>), TagsError> {
         let language = Lowering::new(&self.json).language(tag)?;
+        let dfa = self.build(&language.regex, language.automata)?;
+        Ok((dfa, language.warnings))
+    }
+
+    /// The DFA of a lowered regex (which may call machines), refused when it accepts
+    /// nothing, even through its calls (its trimmed DFA then has no accepting state).
+    fn build(&self, regex: &str, automata: Vec<Arc<ByteDfa>>) -> Result<ByteDfa, TagsError> {
         let dfa = RegexBuilder::new()
             .state_limit(self.get_config().get_dfa_state_limit())
-            .automata(language.automata)
-            .build(&language.regex)
+            .automata(automata)
+            .build(regex)
             .map_err(|e| {
                 let short: String = e.to_string().chars().take(300).collect();
                 TagsError::at("", format!("the automaton could not be built: {short}"))
             })?;
-        if dfa.is_empty() {
+        if !(0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
             return Err(TagsError::at("", "the structural tag admits no text"));
         }
-        Ok((dfa, language.warnings))
+        Ok(dfa)
+    }
+
+    /// What is composed with the vocabulary of `trie`: the byte DFA, or for a tag that
+    /// limits tokens the DFA of its markings with the marked vocabulary (`crate::tokens`).
+    fn to_compose(
+        &self,
+        tag: &StructuralTag,
+        trie: &VocabTrie,
+        stats: &mut CompileStats,
+    ) -> Result<(ByteDfa, Vec<Warning>, Option<VocabTrie>), TagsError> {
+        if !tag.format.counts_tokens() {
+            let (dfa, warnings) = stats.time("byte DFA", || self.byte_dfa(tag))?;
+            return Ok((dfa, warnings, None));
+        }
+        let (dfa, warnings) = stats.time("byte DFA of the markings", || {
+            let language = Lowering::new(&self.json).with_markers().language(tag)?;
+            let dfa = self.build(&language.regex, language.automata)?;
+            let mut algebra = Algebra::new();
+            algebra.state_limit(self.get_config().get_dfa_state_limit());
+            let dfa = algebra
+                .intersect(&dfa, &tokens::markings(&algebra))
+                .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+            if dfa.is_empty() {
+                return Err(TagsError::at(
+                    "",
+                    "the structural tag admits no text within its token limits",
+                ));
+            }
+            Ok((dfa, language.warnings))
+        })?;
+        let marked = stats.time("marked vocabulary", || tokens::marked_trie(trie));
+        Ok((dfa, warnings, Some(marked)))
     }
 
     /// Compiles `tag` for `vocab`, building the vocabulary trie first (a phase of its own).
@@ -83,30 +124,78 @@ impl StructuralTagCompiler {
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, TagsError> {
         let mut stats = CompileStats::new();
-        let (dfa, warnings) = stats.time("byte DFA", || self.byte_dfa(tag))?;
+        let (dfa, warnings, marked) = self.to_compose(tag, trie, &mut stats)?;
         let config = fstc_regex::Config::new()
             .dfa_state_limit(self.get_config().get_dfa_state_limit())
             .token_edge_limit(self.get_config().get_token_edge_limit());
         let composed = RegexCompiler::new()
             .configure(config)
-            .compile_dfa_with_trie(&dfa, "the structural tag", trie)
+            .compile_dfa_with_trie(&dfa, "the structural tag", marked.as_ref().unwrap_or(trie))
             .map_err(|e| compose_error(&e))?;
         stats.extend(composed.stats);
+        let mut automaton = composed.automaton;
+        if marked.is_some() {
+            // Token ids are the vocabulary's; the file says so.
+            let mut parts = automaton.to_class_parts();
+            parts.vocab_fingerprint = trie.fingerprint();
+            automaton = TokenAutomaton::from_class_parts(parts)
+                .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+        }
         Ok(Compiled {
-            automaton: composed.automaton,
+            automaton,
             stats,
             warnings,
         })
     }
 
+    /// The call network of the texts `tag` admits: the root machine is the tree with
+    /// free text, literals and regexes inline, and each distinct JSON Schema is its own
+    /// network (fstc-json's) whose root the tree calls, so the tools' schemas are never
+    /// multiplied into one DFA. The state limit bounds each machine.
+    pub fn call_network(&self, tag: &StructuralTag) -> Result<Compiled<CallNetwork>, TagsError> {
+        let mut stats = CompileStats::new();
+        let language = stats.time("machines", || {
+            Lowering::new(&self.json).with_calls().language(tag)
+        })?;
+        let root = stats.time("root machine", || {
+            self.build(&language.regex, language.automata)
+        })?;
+        let mut builder = language.network.expect("lowered with calls");
+        let root = builder.add_machine(Arc::new(root));
+        let network = builder
+            .finish(root)
+            .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+        stats.set_count("machines", network.num_machines());
+        Ok(Compiled {
+            automaton: network,
+            stats,
+            warnings: language.warnings,
+        })
+    }
+
     /// Compiles `tag` for lazy matching over the vocabulary of `trie` (each state's
-    /// tokens composed when a walk first reaches it): for one-off requests.
+    /// tokens composed when a walk first reaches it): for one-off requests. The call
+    /// network ([`call_network`](Self::call_network)) is walked; on a vocabulary without
+    /// every byte as a token of its own, the one byte DFA of [`byte_dfa`](Self::byte_dfa).
+    /// A tag that limits tokens is refused, naming the limit: its markings (`crate::tokens`)
+    /// need a token-level liveness search that costs more than the eager compile.
     pub fn compile_lazy(
         &self,
         tag: &StructuralTag,
         trie: Arc<VocabTrie>,
     ) -> Result<Compiled<LazyAutomaton>, TagsError> {
-        let mut stats = CompileStats::new();
+        let network = self.call_network(tag)?;
+        let mut stats = network.stats;
+        let lazy = stats.time("lazy automaton", || {
+            LazyAutomaton::with_calls(Arc::new(network.automaton), trie.clone())
+        });
+        if let Ok(automaton) = lazy {
+            return Ok(Compiled {
+                automaton,
+                stats,
+                warnings: network.warnings,
+            });
+        }
         let (dfa, warnings) = stats.time("byte DFA", || self.byte_dfa(tag))?;
         let lazy = RegexCompiler::new()
             .compile_dfa_lazy(&dfa, "the structural tag", trie)

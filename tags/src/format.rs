@@ -13,12 +13,16 @@ pub enum Format {
     /// A text the pattern (ECMAScript syntax, full match) matches.
     Regex(String),
     /// Free text: any UTF-8 text containing none of `excludes` (nor the end strings of the
-    /// nearest enclosing tag), of at most `max_chars` code points.
+    /// nearest enclosing tag), of at most `max_chars` code points, written by at most
+    /// `max_tokens` tokens.
     AnyText {
         /// Strings the text may not contain.
         excludes: Vec<String>,
         /// Most code points, if bounded.
         max_chars: Option<u32>,
+        /// Most tokens that carry a byte of the text (a token that crosses into the next
+        /// part counts too), if bounded; only a compile against a vocabulary decides it.
+        max_tokens: Option<u32>,
     },
     /// The elements one after another.
     Sequence(Vec<Format>),
@@ -111,6 +115,7 @@ impl Format {
         Format::AnyText {
             excludes: Vec::new(),
             max_chars: None,
+            max_tokens: None,
         }
     }
 
@@ -119,6 +124,7 @@ impl Format {
         Format::AnyText {
             excludes: excludes.into_iter().map(Into::into).collect(),
             max_chars: None,
+            max_tokens: None,
         }
     }
 
@@ -159,6 +165,27 @@ impl Format {
     /// `begin`, the content, `end`.
     pub fn tag(begin: impl Into<String>, content: Format, end: impl Into<String>) -> Format {
         Format::Tag(Tag::new(begin, content, end))
+    }
+}
+
+impl Format {
+    /// Whether some part limits tokens (then only a vocabulary decides the language).
+    pub(crate) fn counts_tokens(&self) -> bool {
+        let tags = |tags: &[Tag]| tags.iter().any(|t| t.content.counts_tokens());
+        match self {
+            Format::AnyText { max_tokens, .. } => max_tokens.is_some(),
+            Format::ConstString(_) | Format::JsonSchema(_) | Format::Regex(_) => false,
+            Format::Sequence(elements) | Format::Or(elements) => {
+                elements.iter().any(Format::counts_tokens)
+            }
+            Format::Optional(inner) | Format::Star(inner) | Format::Plus(inner) => {
+                inner.counts_tokens()
+            }
+            Format::Repeat { content, .. } => content.counts_tokens(),
+            Format::Tag(tag) => tag.content.counts_tokens(),
+            Format::TriggeredTags(t) => tags(&t.tags),
+            Format::TagsWithSeparator(t) => tags(&t.tags),
+        }
     }
 }
 

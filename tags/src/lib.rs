@@ -4,10 +4,12 @@
 //!
 //! The whole structure becomes one byte language (free text as UTF-8 without the
 //! triggers and excluded strings, each JSON Schema through fstc-json, each regex through
-//! fstc-regex), determinized and composed with the vocabulary once, so a token that ends
-//! the free text and starts a tag is allowed exactly when the text it spells is in the
-//! language. What fstc would not enforce exactly (token-level formats, `grammar`,
-//! `max_tokens`, XML argument styles) is refused by name with its path in the spec.
+//! fstc-regex), composed with the vocabulary once, so a token that ends the free text and
+//! starts a tag is allowed exactly when the text it spells is in the language: eagerly as
+//! one DFA, lazily as a call network whose root calls each schema's own network.
+//! `max_tokens` is exact (eagerly) by composing the texts with a marker after each
+//! token (`tokens`). What fstc would not enforce exactly (token-level formats, `grammar`, XML
+//! argument styles) is refused by name with its path in the spec.
 //! docs/structural-tags.md says what each format means.
 //!
 //! ```
@@ -31,6 +33,7 @@ mod error;
 mod format;
 mod lower;
 mod parse;
+mod tokens;
 
 pub use compiler::StructuralTagCompiler;
 pub use error::TagsError;

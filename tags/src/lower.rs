@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use fstc_core::bytes::{Algebra, ByteDfa, Universe};
+use fstc_core::bytes::{Algebra, ByteDfa, NetworkBuilder, Universe};
 use fstc_core::compiled::Warning;
 use fstc_json::JsonSchemaCompiler;
 use fstc_regex::{Dialect, RegexBuilder};
@@ -16,12 +16,15 @@ use serde_json::Value;
 use crate::error::{child, TagsError};
 use crate::format::{Format, Tag, TagsWithSeparator, TriggeredTags};
 use crate::parse::{Spelling, StructuralTag};
+use crate::tokens;
 
-/// The language of a structural tag, ready for [`RegexBuilder::automata`].
+/// The language of a structural tag, ready for [`RegexBuilder::automata`]; with calls,
+/// the regex is the root machine's and `network` holds the machines it calls.
 pub(crate) struct Language {
     pub regex: String,
     pub automata: Vec<Arc<ByteDfa>>,
     pub warnings: Vec<Warning>,
+    pub network: Option<NetworkBuilder>,
 }
 
 /// Lowers a tree, building each distinct leaf automaton once (tools that share a schema
@@ -33,6 +36,11 @@ pub(crate) struct Lowering<'c> {
     automata: Vec<Arc<ByteDfa>>,
     built: HashMap<String, usize>,
     warnings: Vec<Warning>,
+    /// With calls: each JSON Schema's call network goes here, and its uses are calls of
+    /// its root (by schema text, once per distinct schema).
+    network: Option<(NetworkBuilder, HashMap<String, u32>)>,
+    /// Lowering to markings (`crate::tokens`): every leaf with token-end markers.
+    marked: bool,
 }
 
 impl<'c> Lowering<'c> {
@@ -44,7 +52,23 @@ impl<'c> Lowering<'c> {
             automata: Vec::new(),
             built: HashMap::new(),
             warnings: Vec::new(),
+            network: None,
+            marked: false,
         }
+    }
+
+    /// Lowers to the markings of the language (`crate::tokens`), which decide
+    /// `max_tokens`: each leaf with markers, limited free text with counted ones, and
+    /// markers allowed after the whole.
+    pub fn with_markers(mut self) -> Lowering<'c> {
+        self.marked = true;
+        self
+    }
+
+    /// Lowers JSON Schemas to calls of their networks' roots instead of spliced DFAs.
+    pub fn with_calls(mut self) -> Lowering<'c> {
+        self.network = Some((NetworkBuilder::new(), HashMap::new()));
+        self
     }
 
     /// The regex and automata of `tag`.
@@ -54,11 +78,17 @@ impl<'c> Lowering<'c> {
             Spelling::Current => "/format",
             Spelling::Bare | Spelling::Legacy => "",
         };
-        let regex = self.lower(&tag.format, root, &[])?;
+        let mut regex = self.lower(&tag.format, root, &[])?;
+        if self.marked {
+            let algebra = self.algebra();
+            let after = self.splice_as_is("marks".into(), || Ok(tokens::marks(&algebra)))?;
+            regex = format!("(?:{regex}){after}");
+        }
         Ok(Language {
             regex,
             automata: self.automata,
             warnings: self.warnings,
+            network: self.network.map(|(builder, _)| builder),
         })
     }
 
@@ -67,13 +97,14 @@ impl<'c> Lowering<'c> {
     fn lower(&mut self, format: &Format, path: &str, ends: &[String]) -> Result<String, TagsError> {
         let content = |s: &mut Self, f: &Format| s.lower(f, &child(path, "content"), ends);
         Ok(match format {
-            Format::ConstString(text) => literal(text),
+            Format::ConstString(text) => self.literal(text)?,
             Format::JsonSchema(schema) => self.schema(schema, path)?,
             Format::Regex(pattern) => self.regex(pattern, path)?,
             Format::AnyText {
                 excludes,
                 max_chars,
-            } => self.free_text(excludes, ends, *max_chars, path)?,
+                max_tokens,
+            } => self.free_text(excludes, ends, (*max_chars, *max_tokens), path)?,
             Format::Sequence(elements) => {
                 let parts = self.elements(elements, path, ends)?;
                 format!("(?:{})", parts.concat())
@@ -123,6 +154,17 @@ impl<'c> Lowering<'c> {
 
     /// `begin`, the content (whose free text may not contain the end strings), an end.
     fn tag(&mut self, tag: &Tag, path: &str, content_field: &str) -> Result<String, TagsError> {
+        let (opened, end) = self.tag_parts(tag, path, content_field)?;
+        Ok(format!("(?:{opened}{end})"))
+    }
+
+    /// A tag as `begin` and the content, and the alternation of its end strings.
+    fn tag_parts(
+        &mut self,
+        tag: &Tag,
+        path: &str,
+        content_field: &str,
+    ) -> Result<(String, String), TagsError> {
         if tag.end.is_empty() {
             return Err(TagsError::at(&child(path, "end"), "`end` is an empty list"));
         }
@@ -131,10 +173,13 @@ impl<'c> Lowering<'c> {
         let end = tag
             .end
             .iter()
-            .map(|e| literal(e))
-            .collect::<Vec<_>>()
+            .map(|e| self.literal(e))
+            .collect::<Result<Vec<_>, _>>()?
             .join("|");
-        Ok(format!("(?:{}{content}(?:{end}))", literal(&tag.begin)))
+        Ok((
+            format!("{}{content}", self.literal(&tag.begin)?),
+            format!("(?:{end})"),
+        ))
     }
 
     /// The tags of a dispatching format as one alternation.
@@ -147,10 +192,20 @@ impl<'c> Lowering<'c> {
             (Spelling::Legacy, "") => ("/structures".to_string(), "schema"),
             _ => (child(path, "tags"), "content"),
         };
-        let mut alternatives = Vec::with_capacity(tags.len());
+        // Tags with the same ends share one copy of them, `(?:b1 c1|b2 c2)(?:e)`: the
+        // same language, but the automaton does not spell the end once per tool.
+        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
         for (i, tag) in tags.iter().enumerate() {
-            alternatives.push(self.tag(tag, &child(&list, i), content_field)?);
+            let (opened, end) = self.tag_parts(tag, &child(&list, i), content_field)?;
+            match groups.iter_mut().find(|(e, _)| *e == end) {
+                Some((_, openings)) => openings.push(opened),
+                None => groups.push((end, vec![opened])),
+            }
         }
+        let alternatives: Vec<String> = groups
+            .into_iter()
+            .map(|(end, openings)| format!("(?:{}){end}", openings.join("|")))
+            .collect();
         Ok(format!("(?:{})", alternatives.join("|")))
     }
 
@@ -162,7 +217,7 @@ impl<'c> Lowering<'c> {
     ) -> Result<String, TagsError> {
         check_triggers(t, path, self.spelling)?;
         let excluded: Vec<String> = t.triggers.iter().chain(&t.excludes).cloned().collect();
-        let text = self.free_text(&excluded, ends, None, path)?;
+        let text = self.free_text(&excluded, ends, (None, None), path)?;
         let tags = self.tag_choice(&t.tags, path)?;
         Ok(match (t.at_least_one, t.stop_after_first) {
             (false, false) => format!("(?:{text}(?:{tags}{text})*)"),
@@ -181,7 +236,7 @@ impl<'c> Lowering<'c> {
         ends: &[String],
     ) -> Result<String, TagsError> {
         let tags = self.tag_choice(&t.tags, path)?;
-        let sep = literal(&t.separator);
+        let sep = self.literal(&t.separator)?;
         let single = t.stop_after_first || ends.contains(&t.separator);
         Ok(match (t.at_least_one, single) {
             (true, true) => tags,
@@ -191,12 +246,13 @@ impl<'c> Lowering<'c> {
         })
     }
 
-    /// Free text: UTF-8 containing none of `excludes` and `ends`, at most `max_chars` code points.
+    /// Free text: UTF-8 containing none of `excludes` and `ends`, at most `max_chars` code
+    /// points; with markers, written by at most `max_tokens` tokens.
     fn free_text(
         &mut self,
         excludes: &[String],
         ends: &[String],
-        max_chars: Option<u32>,
+        (max_chars, max_tokens): (Option<u32>, Option<u32>),
         path: &str,
     ) -> Result<String, TagsError> {
         if let Some(i) = excludes.iter().position(String::is_empty) {
@@ -209,20 +265,16 @@ impl<'c> Lowering<'c> {
         banned.sort();
         banned.dedup();
         let key = format!("text\0{max_chars:?}\0{banned:?}");
+        let algebra = self.algebra();
         let limit = self.state_limit;
-        self.splice(key, || {
+        let fail = |e: &dyn std::fmt::Display| {
+            TagsError::at(
+                path,
+                format!("the free text's automaton could not be built: {e}"),
+            )
+        };
+        let build = || {
             let mut dfa = ByteDfa::universe(Universe::Utf8);
-            let algebra = {
-                let mut a = Algebra::new();
-                a.state_limit(limit);
-                a
-            };
-            let fail = |e: &dyn std::fmt::Display| {
-                TagsError::at(
-                    path,
-                    format!("the free text's automaton could not be built: {e}"),
-                )
-            };
             if !banned.is_empty() {
                 let any = banned
                     .iter()
@@ -245,7 +297,21 @@ impl<'c> Lowering<'c> {
                 dfa = algebra.intersect(&dfa, &short).map_err(|e| fail(&e))?;
             }
             Ok(dfa)
-        })
+        };
+        match (max_tokens, self.marked) {
+            (None, _) => self.splice(key, path, build),
+            (Some(_), false) => Err(TagsError::at(
+                &child(path, "max_tokens"),
+                "`max_tokens` counts tokens, which the text alone does not show: only the \
+                 eager compile for a vocabulary decides it (not the byte DFA, the call \
+                 network or the lazy compile)",
+            )),
+            (Some(n), true) => self.splice_as_is(format!("{key}\0tokens {n}"), || {
+                let text = build()?;
+                tokens::counted(&text, n, &algebra, limit)
+                    .map_err(|e| TagsError::at(&child(path, "max_tokens"), e))
+            }),
+        }
     }
 
     /// A JSON Schema's DFA, from fstc-json with the compiler's options.
@@ -255,10 +321,13 @@ impl<'c> Lowering<'c> {
             (Spelling::Legacy, true) => path.to_string(),
             _ => child(path, "json_schema"),
         };
+        if self.network.is_some() {
+            return self.schema_call(&text, &at);
+        }
         let json = self.json;
         let limit = self.state_limit;
         let mut warnings = Vec::new();
-        let spliced = self.splice(format!("json\0{text}"), || {
+        let spliced = self.splice(format!("json\0{text}"), &at, || {
             let regex = json
                 .to_regex(&text)
                 .map_err(|e| TagsError::at(&at, format!("JSON Schema: {e}")))?;
@@ -277,10 +346,33 @@ impl<'c> Lowering<'c> {
         Ok(spliced)
     }
 
+    /// `(?P<CALL>N)` of the root of the call network of `schema` (JSON text at `at`).
+    fn schema_call(&mut self, schema: &str, at: &str) -> Result<String, TagsError> {
+        let (builder, roots) = self.network.as_mut().expect("lowering with calls");
+        let root = match roots.get(schema) {
+            Some(&root) => root,
+            None => {
+                let compiled = self
+                    .json
+                    .call_network(schema)
+                    .map_err(|e| TagsError::at(at, format!("JSON Schema: {e}")))?;
+                let root = builder.add_network(&compiled.automaton);
+                roots.insert(schema.to_string(), root);
+                self.warnings
+                    .extend(compiled.warnings.into_iter().map(|w| Warning {
+                        pointer: format!("{at}{}", w.pointer),
+                        ..w
+                    }));
+                root
+            }
+        };
+        Ok(format!("(?P<CALL>{root})"))
+    }
+
     /// A `regex` leaf, read as ECMAScript (as XGrammar and JSON Schema patterns are).
     fn regex(&mut self, pattern: &str, path: &str) -> Result<String, TagsError> {
         let limit = self.state_limit;
-        self.splice(format!("regex\0{pattern}"), || {
+        self.splice(format!("regex\0{pattern}"), path, || {
             RegexBuilder::new()
                 .state_limit(limit)
                 .dialect(Dialect::EcmaScript)
@@ -289,8 +381,25 @@ impl<'c> Lowering<'c> {
         })
     }
 
-    /// `(?P<AUTOMATON>N)` for the DFA `build` makes, built once per `key`.
+    /// `(?P<AUTOMATON>N)` for the DFA `build` makes (with markers when lowering to
+    /// markings; errors of that at `path`), built once per `key`.
     fn splice(
+        &mut self,
+        key: String,
+        path: &str,
+        build: impl FnOnce() -> Result<ByteDfa, TagsError>,
+    ) -> Result<String, TagsError> {
+        if !self.marked {
+            return self.splice_as_is(key, build);
+        }
+        let algebra = self.algebra();
+        self.splice_as_is(format!("marked\0{key}"), || {
+            tokens::with_markers(&build()?, &algebra).map_err(|e| TagsError::at(path, e))
+        })
+    }
+
+    /// `(?P<AUTOMATON>N)` for the DFA `build` makes, as it is, built once per `key`.
+    fn splice_as_is(
         &mut self,
         key: String,
         build: impl FnOnce() -> Result<ByteDfa, TagsError>,
@@ -305,6 +414,27 @@ impl<'c> Lowering<'c> {
             }
         };
         Ok(format!("(?P<AUTOMATON>{index})"))
+    }
+
+    /// The algebra with the state limit.
+    fn algebra(&self) -> Algebra {
+        let mut a = Algebra::new();
+        a.state_limit(self.state_limit);
+        a
+    }
+
+    /// Exactly `text` (with markers when lowering to markings).
+    fn literal(&mut self, text: &str) -> Result<String, TagsError> {
+        if !self.marked {
+            return Ok(literal(text));
+        }
+        let limit = self.state_limit;
+        self.splice(format!("literal\0{text}"), "", || {
+            RegexBuilder::new()
+                .state_limit(limit)
+                .build(&escape(text))
+                .map_err(|e| TagsError::at("", format!("a literal could not be built: {e}")))
+        })
     }
 }
 

@@ -250,15 +250,10 @@ fn json_schema(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError
 
 fn any_text(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError> {
     allow_keys(map, path, &["type", "excludes", "max_tokens", "max_chars"])?;
-    match map.get("max_tokens") {
-        None | Some(Value::Null) => {}
-        Some(_) => {
-            return Err(TagsError::at(
-                &child(path, "max_tokens"),
-                "`max_tokens` is refused: token-count limits are not supported yet",
-            ))
-        }
-    }
+    let max_tokens = match map.get("max_tokens") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(count(v, &child(path, "max_tokens"))?),
+    };
     let max_chars = match map.get("max_chars") {
         None | Some(Value::Null) => None,
         Some(v) => Some(count(v, &child(path, "max_chars"))?),
@@ -267,6 +262,7 @@ fn any_text(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError> {
     Ok(Format::AnyText {
         excludes,
         max_chars,
+        max_tokens,
     })
 }
 

@@ -12,6 +12,9 @@ use std::sync::Arc;
 
 use super::{ByteDfa, TerminalKind};
 
+mod builder;
+pub use builder::NetworkBuilder;
+
 /// Machines of a call network; see the module documentation.
 #[derive(Clone, Debug)]
 pub struct CallNetwork {
@@ -217,7 +220,7 @@ mod tests {
     use crate::bytes::{determinize, Nfa, State};
 
     /// A machine reading `text` with a call of `callee` before byte offset `at`.
-    fn machine(text: &[u8], call: Option<(usize, u32)>) -> Arc<ByteDfa> {
+    pub(super) fn machine(text: &[u8], call: Option<(usize, u32)>) -> Arc<ByteDfa> {
         let mut states = vec![State::Match];
         let mut ranges = Vec::new();
         let mut terminals = Vec::new();

@@ -18,7 +18,7 @@ mod terminal;
 
 pub use algebra::{Algebra, Universe};
 pub use automaton::ByteAutomaton;
-pub use calls::{CallNetwork, CallNetworkError};
+pub use calls::{CallNetwork, CallNetworkError, NetworkBuilder};
 pub use dfa::{
     classes_from_boundaries, determinize, merge_classes, minimize, nfa_boundaries, TableDfa,
     MAX_SET_ENTRIES, MAX_TABLE_ENTRIES,

@@ -74,7 +74,7 @@ fn delimiters(spec: &Value, out: &mut Vec<String>) {
 }
 
 /// Generated members and mutations of each, deduplicated.
-fn texts(case: &Case, seed: u64, n: usize) -> Vec<String> {
+pub fn texts(case: &Case, seed: u64, n: usize) -> Vec<String> {
     let mut extra = Vec::new();
     delimiters(&case.spec, &mut extra);
     extra.retain(|s| s.len() < 40);
@@ -150,7 +150,7 @@ fn the_byte_dfa_is_the_oracles_language_on_generated_and_mutated_texts() {
 
 /// Every byte as a token, plus pieces of member texts cut at random places, so that
 /// tokens run from free text into delimiters, JSON and back.
-fn straddling_vocabulary(case: &Case, rng: &mut SplitMix64) -> ByteVocabulary {
+pub fn straddling_vocabulary(case: &Case, rng: &mut SplitMix64) -> ByteVocabulary {
     let mut tokens: BTreeSet<Vec<u8>> = (0u8..=255).map(|b| vec![b]).collect();
     for text in texts(case, 11, 40).iter().chain(&case.good) {
         let bytes = text.as_bytes();
@@ -170,7 +170,7 @@ fn straddling_vocabulary(case: &Case, rng: &mut SplitMix64) -> ByteVocabulary {
 }
 
 /// A random split of `text` into tokens of `vocab` (every byte is one, so always some).
-fn split(
+pub fn split(
     text: &[u8],
     ids: &std::collections::HashMap<Vec<u8>, u32>,
     rng: &mut SplitMix64,
@@ -224,7 +224,7 @@ fn tokens_across_boundaries_are_allowed_exactly_when_the_text_matches() {
     }
 }
 
-fn vocab_len(vocab: &ByteVocabulary, t: u32) -> usize {
+pub fn vocab_len(vocab: &ByteVocabulary, t: u32) -> usize {
     vocab.token_bytes(t).map_or(0, <[u8]>::len)
 }
 

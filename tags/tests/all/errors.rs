@@ -46,9 +46,9 @@ fn what_is_not_enforced_is_refused_by_name_and_path() {
             "`dispatch` is refused",
         ),
         (
-            wrap(json!({"type": "any_text", "max_tokens": 5})),
+            wrap(json!({"type": "any_text", "max_tokens": -1})),
             "/format/max_tokens",
-            "`max_tokens` is refused",
+            "expected an integer",
         ),
         (
             wrap(json!({"type": "json_schema", "json_schema": {}, "style": "qwen_xml"})),

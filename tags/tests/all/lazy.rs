@@ -1,19 +1,71 @@
-//! The lazy compile of each spec against the eager one (`testkit::lockstep`): along random
-//! walks and on the known texts under the tokenizer's own and random tokenizations, masks,
+//! The lazy compile (the call network: the tree as a root machine, each JSON Schema a
+//! network of its own that it calls) against the oracle on tokens that straddle every
+//! boundary, and against the eager compile (`testkit::lockstep`): along random walks and
+//! on the known texts under the tokenizer's own and random tokenizations, masks,
 //! acceptance, EOS, forced tokens, validation and rollback agree (GPT-2 from testdata).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use fstc_core::lazy::LazyAutomaton;
 use fstc_core::matcher::Matcher;
 use fstc_core::sample::SplitMix64;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::walker::OwnedWalker;
+use fstc_core::TokenVocabulary;
 use fstc_detok::Vocabulary;
+use fstc_tags::StructuralTag;
 use testkit::lockstep;
 use testkit::tokenize::Segmenter;
 use testkit::vocabs::testdata;
 
-use crate::differential::{cases, compiler, parse};
+use crate::differential::{
+    cases, compiler, parse, split, straddling_vocabulary, texts, vocab_len, Case,
+};
+use crate::oracle;
+
+/// The lazy compile of `tag`, which must have walked the call network (every vocabulary
+/// here has each byte as a token), not the one byte DFA.
+fn lazy_network(case: &Case, tag: &StructuralTag, trie: &Arc<VocabTrie>) -> LazyAutomaton {
+    let lazy = compiler().compile_lazy(tag, trie.clone()).unwrap();
+    let phases = lazy.stats.to_string();
+    assert!(
+        phases.contains("machines") && !phases.contains("byte DFA"),
+        "{}: {phases}",
+        case.name
+    );
+    lazy.automaton
+}
+
+#[test]
+fn the_call_network_is_the_oracles_language_with_tokens_across_boundaries() {
+    for case in cases() {
+        let mut rng = SplitMix64::new(31);
+        let vocab = straddling_vocabulary(&case, &mut rng);
+        let ids: HashMap<Vec<u8>, u32> = (0..vocab.len() as u32)
+            .filter_map(|id| vocab.token_bytes(id).map(|b| (b.to_vec(), id)))
+            .collect();
+        let trie = Arc::new(VocabTrie::new(&vocab));
+        let lazy = lazy_network(&case, &parse(&case), &trie);
+        let (mut crossing, mut members) = (0, 0);
+        for text in texts(&case, 13, 120) {
+            let expected = oracle::accepts(&case.spec, text.as_bytes());
+            members += usize::from(expected);
+            for _ in 0..3 {
+                let tokens = split(text.as_bytes(), &ids, &mut rng);
+                crossing += tokens.iter().filter(|&&t| vocab_len(&vocab, t) > 1).count();
+                let mut m = lazy.start_matcher();
+                let accepted = tokens.iter().all(|&t| m.consume(t).is_ok()) && m.is_accepting();
+                assert_eq!(accepted, expected, "{}: {text:?} as {tokens:?}", case.name);
+            }
+        }
+        assert!(
+            crossing > 100 && members >= 20,
+            "{}: {crossing} multi-byte tokens, {members} members",
+            case.name
+        );
+    }
+}
 
 #[test]
 fn lazy_and_eager_agree_step_by_step() {
@@ -24,10 +76,7 @@ fn lazy_and_eager_agree_step_by_step() {
     for (i, case) in cases().into_iter().enumerate() {
         let tag = parse(&case);
         let eager = Arc::new(compiler().compile_with_trie(&tag, &trie).unwrap().automaton);
-        let lazy = compiler()
-            .compile_lazy(&tag, trie.clone())
-            .unwrap()
-            .automaton;
+        let lazy = lazy_network(&case, &tag, &trie);
         let fresh_eager = || Box::new(OwnedWalker::new(eager.clone())) as Box<dyn Matcher>;
         let fresh_lazy = || Box::new(lazy.start_matcher()) as Box<dyn Matcher>;
         lockstep::random_walks(&fresh_eager, &fresh_lazy, trie.eos_ids(), 3, 40, i as u64);
@@ -45,4 +94,42 @@ fn lazy_and_eager_agree_step_by_step() {
             }
         }
     }
+}
+
+/// Tools share machines: the same schema is one network, and schemas that differ in one
+/// property share the machines of the others (hash-consed by fstc-core's NetworkBuilder).
+#[test]
+fn tools_share_the_machines_of_equal_sub_schemas() {
+    let schema = |extra: &str| {
+        serde_json::json!({"type": "object", "properties": {
+            "city": {"type": "string", "maxLength": 40},
+            "when": {"type": "object", "properties": {"day": {"type": "string", "format": "date"}}},
+            extra: {"type": "integer", "minimum": 0}}})
+    };
+    let machines = |schemas: &[serde_json::Value]| {
+        let tags: Vec<_> = schemas
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                serde_json::json!({"type": "tag", "begin": format!("<f{i}>"),
+                                   "content": {"type": "json_schema", "json_schema": s},
+                                   "end": "</f>"})
+            })
+            .collect();
+        let spec = serde_json::json!({"type": "structural_tag", "format":
+            {"type": "triggered_tags", "triggers": ["<f"], "tags": tags}});
+        let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
+        compiler()
+            .call_network(&tag)
+            .unwrap()
+            .automaton
+            .num_machines()
+    };
+    let one = machines(&[schema("a")]);
+    assert_eq!(machines(&[schema("a"), schema("a"), schema("a")]), one);
+    let two = machines(&[schema("a"), schema("b")]);
+    assert!(
+        one < two && two < 2 * one - 1,
+        "{one} machines for one tool, {two} for two"
+    );
 }

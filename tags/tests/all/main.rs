@@ -5,3 +5,4 @@ mod errors;
 mod generate;
 mod lazy;
 mod oracle;
+mod tokens;

@@ -1,0 +1,215 @@
+//! `max_tokens` on free text, against a count made here from the tokens themselves: the
+//! tokens that carry at least one byte of the segment. A text is admitted under a limit
+//! `n` exactly when that count is at most `n`, checked at `n - 1`, `n` and `n + 1` under
+//! the tokenizer's own and random tokenizations (tokens that cross into or out of the
+//! segment included), on GPT-2 and, when present, Llama 3 and Qwen 3.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::sample::SplitMix64;
+use fstc_core::vocab::VocabTrie;
+use fstc_core::walker::Walker;
+use fstc_core::TokenVocabulary;
+use fstc_detok::Vocabulary;
+use fstc_tags::StructuralTag;
+use serde_json::{json, Value};
+use testkit::tokenize::{accepts, Segmenter};
+use testkit::vocabs::{shared_vocab, testdata};
+
+use crate::differential::compiler;
+
+/// A reasoning block of at most `n` tokens, then a JSON answer.
+fn think_then_answer(n: u32) -> Value {
+    json!({"type": "structural_tag", "format": {"type": "sequence", "elements": [
+        {"type": "tag", "begin": "<think>", "end": "</think>",
+         "content": {"type": "any_text", "max_tokens": n}},
+        {"type": "json_schema", "json_schema": {"type": "object",
+         "properties": {"answer": {"type": "integer"}}, "required": ["answer"],
+         "additionalProperties": false}}]}})
+}
+
+/// Free text of at most `n` tokens at the top level, then `END` (the text may contain
+/// `END` too: the segment is whatever comes before the last one).
+fn text_then_end(n: u32) -> Value {
+    json!({"type": "sequence", "elements": [
+        {"type": "any_text", "max_tokens": n}, {"type": "const_string", "value": "END"}]})
+}
+
+/// A spec by its limit, a text, and the byte range of the limited segment in it.
+type Case = (fn(u32) -> Value, String, std::ops::Range<usize>);
+
+/// How many of `tokens` carry a byte of `text[range]`.
+fn tokens_in(vocab: &Vocabulary, tokens: &[u32], range: std::ops::Range<usize>) -> u32 {
+    let mut at = 0;
+    let mut count = 0;
+    for &t in tokens {
+        let len = vocab.token_bytes(t).map_or(0, <[u8]>::len);
+        // A token carries a byte of the range when their byte spans meet.
+        if at.max(range.start) < (at + len).min(range.end) {
+            count += 1;
+        }
+        at += len;
+    }
+    count
+}
+
+/// Whether a token holds the segment's first or last byte together with a byte outside.
+fn crosses(vocab: &Vocabulary, tokens: &[u32], range: std::ops::Range<usize>) -> bool {
+    let mut at = 0;
+    tokens.iter().any(|&t| {
+        let len = vocab.token_bytes(t).map_or(0, <[u8]>::len);
+        let (start, end) = (at, at + len);
+        at = end;
+        (start < range.start && end > range.start) || (start < range.end && end > range.end)
+    })
+}
+
+/// The automaton of `spec` over `trie`, built once per spec.
+struct Compiled {
+    cache: BTreeMap<String, Arc<TokenAutomaton>>,
+}
+
+impl Compiled {
+    fn get(&mut self, spec: &Value, trie: &VocabTrie) -> Arc<TokenAutomaton> {
+        self.cache
+            .entry(spec.to_string())
+            .or_insert_with(|| {
+                let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
+                let compiled = compiler().compile_with_trie(&tag, trie).unwrap();
+                assert!(compiled.stats.to_string().contains("marked vocabulary"));
+                // The file is for the vocabulary itself, not the marked one.
+                assert_eq!(compiled.automaton.vocab_fingerprint(), trie.fingerprint());
+                Arc::new(compiled.automaton)
+            })
+            .clone()
+    }
+}
+
+/// Every body under several tokenizations, at the limits around its count; returns how
+/// many tokenizations had a token crossing the segment's edge.
+fn limits_are_exact(vocab: &Vocabulary, label: &str) -> usize {
+    let trie = VocabTrie::new(vocab);
+    let segmenter = Segmenter::new(vocab);
+    let mut rng = SplitMix64::new(41);
+    let mut compiled = Compiled {
+        cache: BTreeMap::new(),
+    };
+    let bodies = [
+        "",
+        "Hmm.",
+        "The user wants the sum of 17 and 25, which is 42.",
+        "naïve café — 3×4=12, so <think> is fine here",
+        "\nLet me check: END is allowed inside.\n",
+    ];
+    let mut crossing = 0;
+    for body in bodies {
+        let cases: [Case; 2] = [
+            (
+                think_then_answer,
+                format!("<think>{body}</think>{{\"answer\":42}}"),
+                7..7 + body.len(),
+            ),
+            (text_then_end, format!("{body}END"), 0..body.len()),
+        ];
+        for (spec, text, range) in cases {
+            let mut tokenizations = vec![vocab.tokenize(&text).unwrap()];
+            for _ in 0..3 {
+                tokenizations.extend(segmenter.segment(text.as_bytes(), &mut rng));
+            }
+            for tokens in tokenizations {
+                let count = tokens_in(vocab, &tokens, range.clone());
+                crossing += usize::from(crosses(vocab, &tokens, range.clone()));
+                for n in count.saturating_sub(1)..=count + 1 {
+                    let automaton = compiled.get(&spec(n), &trie);
+                    let expected = count <= n;
+                    let what =
+                        format!("{label}: {text:?} as {tokens:?} ({count} tokens) under {n}");
+                    assert_eq!(accepts(&automaton, &tokens), expected, "{what}");
+                }
+            }
+        }
+    }
+    crossing
+}
+
+#[test]
+fn token_limits_are_exact_on_gpt2() {
+    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    let crossing = limits_are_exact(&vocab, "gpt2");
+    assert!(
+        crossing >= 5,
+        "only {crossing} tokenizations cross the segment's edge"
+    );
+}
+
+#[test]
+fn token_limits_are_exact_on_llama3_and_qwen3_when_present() {
+    for name in ["llama3/tokenizer.json", "qwen3/tokenizer.json"] {
+        if let Some(vocab) = shared_vocab(name) {
+            limits_are_exact(&vocab, name);
+        }
+    }
+}
+
+/// Random walks under a limit: text is written while any is allowed, then the tag is
+/// closed; each walk keeps the limit, and most fill it.
+#[test]
+fn walks_stop_the_text_at_the_limit() {
+    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    let trie = VocabTrie::new(&vocab);
+    let mut rng = SplitMix64::new(43);
+    let mut mask = vec![0u32; vocab.len().div_ceil(32)];
+    let (mut walks, mut full) = (0, 0);
+    for n in [1u32, 3, 6] {
+        let tag = StructuralTag::from_json(&think_then_answer(n).to_string()).unwrap();
+        let automaton = compiler().compile_with_trie(&tag, &trie).unwrap().automaton;
+        for _ in 0..20 {
+            let mut walker = Walker::new(&automaton);
+            let mut tokens = vocab.tokenize("<think>").unwrap();
+            tokens.iter().for_each(|&t| walker.consume(t).unwrap());
+            // Tokens without '<' (so the text does not end) while any is allowed.
+            loop {
+                walker.fill_mask(&mut mask).unwrap();
+                let text: Vec<u32> = (0..vocab.len() as u32)
+                    .filter(|&t| mask[(t / 32) as usize] >> (t % 32) & 1 == 1)
+                    .filter(|&t| vocab.token_bytes(t).is_some_and(|b| !b.contains(&b'<')))
+                    .collect();
+                if text.is_empty() {
+                    break;
+                }
+                let t = text[rng.index(text.len())];
+                walker.consume(t).unwrap();
+                tokens.push(t);
+            }
+            let length = vocab.detokenize(&tokens).len();
+            let count = tokens_in(&vocab, &tokens, 7..length);
+            assert!(count <= n, "{n}: {tokens:?} has {count} tokens");
+            walks += 1;
+            full += usize::from(count == n);
+            let close = vocab.tokenize("</think>{\"answer\":1}").unwrap();
+            close.iter().for_each(|&t| walker.consume(t).unwrap());
+            assert!(walker.is_accepting(), "{n}: {tokens:?} then {close:?}");
+        }
+    }
+    assert!(
+        full * 2 >= walks,
+        "only {full} of {walks} walks filled the limit"
+    );
+}
+
+/// Only the eager compile for a vocabulary counts tokens: the byte DFA, the call network
+/// and the lazy compile refuse a limited tag, naming the limit.
+#[test]
+fn a_token_limit_needs_the_eager_compile() {
+    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    let trie = Arc::new(VocabTrie::new(&vocab));
+    let tag = StructuralTag::from_json(&think_then_answer(4).to_string()).unwrap();
+    let at = "/format/elements/0/content/max_tokens";
+    let e = compiler().byte_dfa(&tag).unwrap_err();
+    assert_eq!(e.path(), at, "{e}");
+    assert!(e.message().contains("eager compile"), "{e}");
+    assert_eq!(compiler().call_network(&tag).unwrap_err().path(), at);
+    assert_eq!(compiler().compile_lazy(&tag, trie).unwrap_err().path(), at);
+}
