@@ -160,12 +160,7 @@ impl JsonSchemaCompiler {
         trie: Arc<VocabTrie>,
     ) -> Result<Compiled<LazyAutomaton>, JsonSchemaError> {
         let mut stats = CompileStats::new();
-        let t = stats.time("schema translation", || {
-            let (root, numbers) = parse(schema)?;
-            self.translation(&root, &numbers)
-        })?;
-        let network = stats.time("machines", || self.network(&t))?;
-        stats.set_count("machines", network.num_machines());
+        let (t, network) = self.translated_network(schema, &mut stats)?;
         let lazy = stats.time("lazy automaton", || {
             LazyAutomaton::with_calls(Arc::new(network), trie.clone())
         });

@@ -5,7 +5,7 @@
 use fstc_core::bytes::CallNetwork;
 use fstc_core::compiled::{CompileStats, Compiled};
 
-use crate::compiler::{parse, JsonSchemaCompiler};
+use crate::compiler::{parse, JsonSchemaCompiler, Translation};
 use crate::error::JsonSchemaError;
 
 impl JsonSchemaCompiler {
@@ -15,16 +15,26 @@ impl JsonSchemaCompiler {
     /// [`compile_lazy`](Self::compile_lazy); the state limit bounds each machine.
     pub fn call_network(&self, schema: &str) -> Result<Compiled<CallNetwork>, JsonSchemaError> {
         let mut stats = CompileStats::new();
+        let (t, network) = self.translated_network(schema, &mut stats)?;
+        Ok(Compiled {
+            automaton: network,
+            stats,
+            warnings: t.warnings,
+        })
+    }
+
+    /// The translation of `schema` and its call network, each a phase of `stats`.
+    pub(crate) fn translated_network(
+        &self,
+        schema: &str,
+        stats: &mut CompileStats,
+    ) -> Result<(Translation, CallNetwork), JsonSchemaError> {
         let t = stats.time("schema translation", || {
             let (root, numbers) = parse(schema)?;
             self.translation(&root, &numbers)
         })?;
         let network = stats.time("machines", || self.network(&t))?;
         stats.set_count("machines", network.num_machines());
-        Ok(Compiled {
-            automaton: network,
-            stats,
-            warnings: t.warnings,
-        })
+        Ok((t, network))
     }
 }
