@@ -51,9 +51,6 @@ fn main() {
         tpda.num_edges(),
         tpda.is_deterministic()
     );
-    if std::env::var("DUMP").is_ok() {
-        dump(&tpda);
-    }
     let mut rng = SplitMix64::new(7);
     let (mut masks, mut consumes) = (Vec::new(), Vec::new());
     let (mut configs, mut points) = (Vec::new(), Vec::new());
@@ -141,11 +138,11 @@ fn random_walk(
     (tokens, deepest)
 }
 
-/// Each step's fastest `fill_mask` and `consume` over five replays of `tokens`, and the live
-/// configurations and chain points before each step.
 /// What [`replay`] measured per step.
 type Replayed = (Vec<Duration>, Vec<Duration>, Vec<usize>, Vec<usize>);
 
+/// Each step's fastest `fill_mask` and `consume` over five replays of `tokens`, and the live
+/// configurations and chain points before each step.
 fn replay(tpda: &TokenPda, tokens: &[u32]) -> Replayed {
     let mut masks = vec![Duration::MAX; tokens.len()];
     let mut consumes = vec![Duration::MAX; tokens.len()];
