@@ -27,6 +27,7 @@ use crate::vocab::Vocabulary;
 /// raises `FstcError` with the compiler's message. The GIL is released while compiling.
 #[pyfunction]
 #[pyo3(signature = (text, vocab, *, syntax = "gbnf", node_limit = None, token_edge_limit = None, pop_limit = None, config_limit = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn compile_grammar(
     py: Python<'_>,
     text: &str,

@@ -159,7 +159,7 @@ b    ::= "x" b | "x" "y"
 #[test]
 fn the_configuration_limit_refuses_at_compile_time_and_in_the_walker() {
     use fstc_core::glr_walker::GlrWalker;
-    use fstc_core::matcher::{MatchErrorKind, Matcher};
+    use fstc_core::matcher::MatchErrorKind;
     let vocab = ByteVocabulary::from_strs(&["x", "y", "xy", "xx"]);
     let compile = |config: Config| {
         GrammarCompiler::new()
