@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use fstc_core::glr_walker::GlrWalker;
-use fstc_core::matcher::Matcher;
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
