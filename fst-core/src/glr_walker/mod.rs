@@ -412,6 +412,7 @@ where
         // (target, top symbol, its own vertex or the vertex below a new symbol).
         let mut tops: Vec<(StateId, u32, Top)> = Vec::new();
         let mut out = Vec::new();
+        let mut laid = Laid::default();
         for &(target, push, below) in results {
             let seq = self.pda.push_seq(push);
             let Some((&last, rest)) = seq.split_last() else {
@@ -425,10 +426,7 @@ where
                 }
                 continue;
             };
-            let mut at = below;
-            for &symbol in rest {
-                at = view.push(symbol, &[at]);
-            }
+            let at = laid.lay(view, below, push, rest);
             tops.push((target, last, Top::On(at)));
         }
         tops.sort_unstable();
@@ -598,6 +596,49 @@ where
             }
         }
         single.and_then(|class| self.pda.class_tokens(class).next())
+    }
+}
+
+/// The vertices of the push sequences last laid on each vertex, so a step whose results
+/// push many sequences with common beginnings (a token opening several groups, each of
+/// which may start more than one way) lays each common part once instead of looking it up
+/// symbol by symbol. The vertex of a prefix over a vertex is unique, so reusing it is exact.
+#[derive(Default)]
+struct Laid {
+    /// `(vertex below, push sequence, the vertices of its symbols but the last)`.
+    last: Vec<(u32, u32, Vec<u32>)>,
+}
+
+impl Laid {
+    /// The vertex under the last symbol of push sequence `push` (whose other symbols are
+    /// `rest`) laid on `below`.
+    fn lay(&mut self, view: &mut View<'_>, below: u32, push: u32, rest: &[u32]) -> u32 {
+        let slot = match self.last.iter().position(|l| l.0 == below) {
+            Some(i) => i,
+            None => {
+                self.last.push((below, 0, Vec::new()));
+                self.last.len() - 1
+            }
+        };
+        let (_, prev_push, chain) = &mut self.last[slot];
+        let common = if *prev_push == push && chain.len() == rest.len() {
+            rest.len()
+        } else {
+            // The previous sequence's symbols are its vertices' symbols.
+            chain
+                .iter()
+                .zip(rest)
+                .take_while(|(&v, &s)| view.vertex(v).symbol == s)
+                .count()
+        };
+        chain.truncate(common);
+        let mut at = chain.last().copied().unwrap_or(below);
+        for &symbol in &rest[common..] {
+            at = view.push(symbol, &[at]);
+            chain.push(at);
+        }
+        *prev_push = push;
+        at
     }
 }
 
