@@ -83,6 +83,16 @@ fstc_status fstc_matcher_new(const fstc_automaton *automaton, fstc_matcher **out
  * (the limit is part of the language). An FSA has no stack; the limit does not apply. */
 fstc_status fstc_matcher_new_with_stack_limit(const fstc_automaton *automaton,
                                               size_t stack_limit, fstc_matcher **out);
+/* The default limits of fstc_matcher_new. */
+#define FSTC_DEFAULT_STACK_LIMIT 10000
+#define FSTC_DEFAULT_CONFIG_LIMIT 1024
+/* A matcher at the start state with both limits: stack_limit as in
+ * fstc_matcher_new_with_stack_limit, and config_limit (at least 1) the most live configurations
+ * of a nondeterministic token PDA's matcher: a token that would leave more is refused with
+ * FSTC_ERR_CONFIG_LIMIT (a resource limit, not part of the language: the mask does not reflect
+ * it). Other automata follow one configuration; config_limit does not apply to them. */
+fstc_status fstc_matcher_new_with_limits(const fstc_automaton *automaton, size_t stack_limit,
+                                         size_t config_limit, fstc_matcher **out);
 /* A copy of matcher at the same position with the same history (it can roll back as far),
  * sharing the automaton: fork one per beam or parallel sample; the two move independently.
  * Free it with fstc_matcher_free. */

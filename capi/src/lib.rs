@@ -330,7 +330,7 @@ pub unsafe extern "C" fn fstc_matcher_new(
     out: *mut *mut FstcMatcher,
 ) -> FstcStatus {
     // SAFETY: forwarded contract.
-    unsafe { new_matcher(automaton, None, out) }
+    unsafe { new_matcher(automaton, None, None, out) }
 }
 
 /// A matcher at the start whose token PDA stack holds at most `stack_limit` symbols: a
@@ -346,7 +346,25 @@ pub unsafe extern "C" fn fstc_matcher_new_with_stack_limit(
     out: *mut *mut FstcMatcher,
 ) -> FstcStatus {
     // SAFETY: forwarded contract.
-    unsafe { new_matcher(automaton, Some(stack_limit), out) }
+    unsafe { new_matcher(automaton, Some(stack_limit), None, out) }
+}
+
+/// A matcher at the start with both limits: `stack_limit` as
+/// `fstc_matcher_new_with_stack_limit`, `config_limit` the most live configurations of a
+/// nondeterministic token PDA's matcher (a token that would leave more is refused with
+/// `FSTC_ERR_CONFIG_LIMIT`; masks do not reflect it). It does not apply to other automata.
+///
+/// # Safety
+/// `automaton` null or live; `out` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn fstc_matcher_new_with_limits(
+    automaton: *const FstcAutomaton,
+    stack_limit: usize,
+    config_limit: usize,
+    out: *mut *mut FstcMatcher,
+) -> FstcStatus {
+    // SAFETY: forwarded contract.
+    unsafe { new_matcher(automaton, Some(stack_limit), Some(config_limit), out) }
 }
 
 /// # Safety
@@ -354,6 +372,7 @@ pub unsafe extern "C" fn fstc_matcher_new_with_stack_limit(
 unsafe fn new_matcher(
     automaton: *const FstcAutomaton,
     stack_limit: Option<usize>,
+    config_limit: Option<usize>,
     out: *mut *mut FstcMatcher,
 ) -> FstcStatus {
     guard(|| {
@@ -361,7 +380,7 @@ unsafe fn new_matcher(
         unsafe { put(out, std::ptr::null_mut(), "out") }?;
         // SAFETY: per this function's contract.
         let a = unsafe { get(automaton, "automaton") }?;
-        let inner = a.inner.matcher(stack_limit);
+        let inner = a.inner.matcher(stack_limit, config_limit);
         // SAFETY: checked non-null above.
         unsafe { out.write(Box::into_raw(Box::new(FstcMatcher { inner }))) };
         Ok(())

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::automaton::{AutomatonKind, TokenAutomaton};
 use crate::format::{self, FormatError};
-use crate::glr_walker::{GlrWalker, OwnedGlrWalker};
+use crate::glr_walker::{GlrWalker, OwnedGlrWalker, DEFAULT_CONFIG_LIMIT};
 use crate::matcher::{DynMatcher, Matcher};
 use crate::pda_walker::{OwnedPdaWalker, PdaWalker, DEFAULT_STACK_LIMIT};
 use crate::token_pda::TokenPda;
@@ -168,16 +168,22 @@ impl From<AnyAutomaton> for SharedAutomaton {
 
 impl SharedAutomaton {
     /// A fresh matcher at the start sharing the automaton; `stack_limit` bounds a PDA
-    /// walker's stack ([`DEFAULT_STACK_LIMIT`] when `None`; an FSA has no stack). A
-    /// nondeterministic PDA gets an [`OwnedGlrWalker`] with the default configuration
-    /// limit.
-    pub fn matcher(&self, stack_limit: Option<usize>) -> Box<dyn DynMatcher> {
+    /// walker's stack ([`DEFAULT_STACK_LIMIT`] when `None`; an FSA has no stack) and
+    /// `config_limit` a nondeterministic PDA's live configurations (its
+    /// [`OwnedGlrWalker`]'s, [`DEFAULT_CONFIG_LIMIT`] when `None`; other walkers have one).
+    pub fn matcher(
+        &self,
+        stack_limit: Option<usize>,
+        config_limit: Option<usize>,
+    ) -> Box<dyn DynMatcher> {
         let stack_limit = stack_limit.unwrap_or(DEFAULT_STACK_LIMIT);
         match self {
             SharedAutomaton::Fsa(a) => Box::new(OwnedWalker::new(Arc::clone(a))),
-            SharedAutomaton::Pda(p) if !p.is_deterministic() => {
-                Box::new(OwnedGlrWalker::new(Arc::clone(p)).with_stack_limit(stack_limit))
-            }
+            SharedAutomaton::Pda(p) if !p.is_deterministic() => Box::new(
+                OwnedGlrWalker::new(Arc::clone(p))
+                    .with_stack_limit(stack_limit)
+                    .with_config_limit(config_limit.unwrap_or(DEFAULT_CONFIG_LIMIT)),
+            ),
             SharedAutomaton::Pda(p) => {
                 Box::new(OwnedPdaWalker::new(Arc::clone(p)).with_stack_limit(stack_limit))
             }

@@ -127,6 +127,7 @@ def compile_grammar(
     node_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
     pop_limit: Optional[int] = None,
+    config_limit: Optional[int] = None,
 ) -> AnyAutomaton: ...
 
 class SchemaWarning:
@@ -251,7 +252,12 @@ class Matcher:
     """One sequence's position in a token automaton, eager or lazy (vLLM structured-output
     semantics)."""
 
-    def __init__(self, automaton: Automaton, stack_limit: Optional[int] = None) -> None: ...
+    def __init__(
+        self,
+        automaton: Automaton,
+        stack_limit: Optional[int] = None,
+        config_limit: Optional[int] = None,
+    ) -> None: ...
     def copy(self) -> Matcher: ...
     def __copy__(self) -> Matcher: ...
     def __deepcopy__(self, memo: Any) -> Matcher: ...

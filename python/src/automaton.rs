@@ -29,9 +29,14 @@ pub struct AnyAutomaton {
 
 impl AnyAutomaton {
     /// A matcher at the start, through the decoding interface; `stack_limit` bounds a
-    /// token PDA's stack (an FSA has none).
-    pub(crate) fn start_matcher(&self, stack_limit: Option<usize>) -> Box<dyn DynMatcher> {
-        self.inner.matcher(stack_limit)
+    /// token PDA's stack (an FSA has none), `config_limit` a nondeterministic token PDA's
+    /// live configurations.
+    pub(crate) fn start_matcher(
+        &self,
+        stack_limit: Option<usize>,
+        config_limit: Option<usize>,
+    ) -> Box<dyn DynMatcher> {
+        self.inner.matcher(stack_limit, config_limit)
     }
 
     pub(crate) fn from_any(any: any::AnyAutomaton) -> AnyAutomaton {
@@ -173,7 +178,7 @@ impl AnyAutomaton {
                 let walk = match &self.inner {
                     SharedAutomaton::Fsa(a) => random_walk(a, &mut rng, max_tokens),
                     SharedAutomaton::Pda(p) => {
-                        let mut m = self.start_matcher(None);
+                        let mut m = self.start_matcher(None, None);
                         random_matcher_walk(m.as_mut(), p.eos_ids(), &mut rng, max_tokens)
                     }
                 };

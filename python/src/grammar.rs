@@ -20,11 +20,14 @@ use crate::vocab::Vocabulary;
 /// are `fstc compile grammar`'s: token PDA nodes before merging, token edges before
 /// grouping, stack symbols one token may pop. A grammar that one byte of lookahead does
 /// not decide compiles to a nondeterministic token PDA, whose matcher keeps a set of
-/// configurations. A grammar that is malformed (line and column), left-recursive after a
+/// configurations; `config_limit` (default 1,024, `--config-limit`) refuses one where a
+/// single token already leads from one configuration to more (the matcher's own
+/// `config_limit` bounds them while decoding). A grammar that is malformed (line and column), left-recursive after a
 /// rule that may be empty, needs unboundedly many returns for one token, or too large
 /// raises `FstcError` with the compiler's message. The GIL is released while compiling.
 #[pyfunction]
-#[pyo3(signature = (text, vocab, *, syntax = "gbnf", node_limit = None, token_edge_limit = None, pop_limit = None))]
+#[pyo3(signature = (text, vocab, *, syntax = "gbnf", node_limit = None, token_edge_limit = None, pop_limit = None, config_limit = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn compile_grammar(
     py: Python<'_>,
     text: &str,
@@ -33,12 +36,14 @@ pub fn compile_grammar(
     node_limit: Option<Int>,
     token_edge_limit: Option<Int>,
     pop_limit: Option<Int>,
+    config_limit: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
     let node_limit = node_limit.map(|v| v.usize("node_limit")).transpose()?;
     let token_edge_limit = token_edge_limit
         .map(|v| v.usize("token_edge_limit"))
         .transpose()?;
     let pop_limit = pop_limit.map(|v| v.usize("pop_limit")).transpose()?;
+    let config_limit = config_limit.map(|v| v.usize("config_limit")).transpose()?;
     let syntax: Syntax = syntax.parse().map_err(PyValueError::new_err)?;
     let mut config = Config::new();
     if let Some(n) = node_limit {
@@ -49,6 +54,9 @@ pub fn compile_grammar(
     }
     if let Some(n) = pop_limit {
         config = config.pop_limit(n);
+    }
+    if let Some(n) = config_limit {
+        config = config.config_limit(n);
     }
     let compiler = GrammarCompiler::new().configure(config.syntax(syntax));
     let compiled = py

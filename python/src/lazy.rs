@@ -142,10 +142,15 @@ impl EitherAutomaton {
         matches!(self, EitherAutomaton::Lazy(_))
     }
 
-    /// A matcher at the start; `stack_limit` bounds a token PDA's stack.
-    pub(crate) fn start_matcher(&self, stack_limit: Option<usize>) -> Box<dyn DynMatcher> {
+    /// A matcher at the start; `stack_limit` bounds a token PDA's stack, `config_limit` a
+    /// nondeterministic token PDA's live configurations.
+    pub(crate) fn start_matcher(
+        &self,
+        stack_limit: Option<usize>,
+        config_limit: Option<usize>,
+    ) -> Box<dyn DynMatcher> {
         match self {
-            EitherAutomaton::Any(a) => a.start_matcher(stack_limit),
+            EitherAutomaton::Any(a) => a.start_matcher(stack_limit, config_limit),
             EitherAutomaton::Lazy(a) => a.start_matcher(),
         }
     }

@@ -64,14 +64,23 @@ impl Matcher {
     /// A matcher at the start state of `automaton` (an `AnyAutomaton` or a
     /// `LazyAutomaton`). `stack_limit` bounds a token PDA's stack (default 10,000
     /// symbols): masks leave out a token that would push past it, and `accept_tokens`
-    /// given one raises `FstcError`. An FSA has no stack and ignores it.
+    /// given one raises `FstcError`. An FSA has no stack and ignores it. `config_limit`
+    /// bounds the live configurations of a nondeterministic token PDA's matcher (default
+    /// 1,024): `accept_tokens` given a token that would leave more raises `FstcError`
+    /// (masks do not reflect it: it is a resource limit, not part of the language). Other
+    /// automata follow one configuration and ignore it.
     #[new]
-    #[pyo3(signature = (automaton, stack_limit = None))]
-    fn new(automaton: &Bound<'_, PyAny>, stack_limit: Option<Int>) -> PyResult<Self> {
+    #[pyo3(signature = (automaton, stack_limit = None, config_limit = None))]
+    fn new(
+        automaton: &Bound<'_, PyAny>,
+        stack_limit: Option<Int>,
+        config_limit: Option<Int>,
+    ) -> PyResult<Self> {
         let stack_limit = stack_limit.map(|l| l.usize("stack_limit")).transpose()?;
+        let config_limit = config_limit.map(|l| l.usize("config_limit")).transpose()?;
         let automaton = EitherAutomaton::extract(automaton)?;
         Ok(Matcher {
-            inner: Mutex::new(automaton.start_matcher(stack_limit)),
+            inner: Mutex::new(automaton.start_matcher(stack_limit, config_limit)),
             automaton,
         })
     }

@@ -188,6 +188,34 @@ def test_stack_limit_is_an_error_with_the_rust_message(bytelevel):
         copy.copy(matcher).accept_token(open_)
 
 
+AMBIGUOUS = """
+root ::= a | b
+a    ::= "x" a | "x"
+b    ::= "x" b | "x" "y"
+"""
+
+
+def test_config_limit_bounds_a_nondeterministic_matcher_and_its_compile(bytelevel):
+    # After `x` the text may be in `a` or in `b` (each a call): two configurations.
+    pda = fstc.compile_grammar(AMBIGUOUS, bytelevel)
+    x, y = token_of(bytelevel, b"x"), token_of(bytelevel, b"y")
+    eos = bytelevel.eos_ids[0]
+    assert fstc.Matcher(pda).accept_tokens([x, x, y, eos])
+    matcher = fstc.Matcher(pda, config_limit=1)
+    before = matcher.allowed_tokens()
+    assert x in before  # a resource limit, not part of the language: the mask keeps it
+    with pytest.raises(fstc.FstcError, match="configuration limit of 1"):
+        matcher.accept_tokens([x])
+    assert matcher.num_accepted == 0 and matcher.allowed_tokens() == before
+    with pytest.raises(fstc.FstcError, match="configuration limit"):
+        copy.copy(matcher).accept_token(x)
+    assert fstc.Matcher(pda, config_limit=2).accept_tokens([x, x, y, eos])
+    # At compile time: one token already leads from one configuration to two.
+    with pytest.raises(fstc.FstcError, match="config_limit"):
+        fstc.compile_grammar(AMBIGUOUS, bytelevel, config_limit=1)
+    assert fstc.compile_grammar(AMBIGUOUS, bytelevel, config_limit=2).kind == "pda"
+
+
 def test_forks_move_independently_and_share_history(bytelevel):
     pda = fstc.compile_grammar(GRAMMARS["anbn"][0], bytelevel)
     a, b = token_of(bytelevel, b"a"), token_of(bytelevel, b"b")

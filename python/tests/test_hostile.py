@@ -51,6 +51,8 @@ def test_out_of_range_integers_name_the_argument(bytelevel, digits, lazy_digits)
         else:
             raises_naming("n", m.rollback, value)
             raises_naming("stack_limit", fstc.Matcher, digits, stack_limit=value)
+            raises_naming("config_limit", fstc.Matcher, digits, config_limit=value)
+            raises_naming("config_limit", fstc.compile_grammar, 'root ::= "a"', bytelevel, config_limit=value)
             raises_naming("count", digits.sample, value)
             raises_naming("max_tokens", lazy_digits.sample, 1, max_tokens=value)
             raises_naming("seed", digits.sample, 1, seed=value)

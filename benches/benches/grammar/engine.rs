@@ -1,9 +1,11 @@
 //! fstc on a grammar: GBNF text → token PDA (the file `fstc compile grammar` writes), walked
-//! by a `PdaWalker` through the harness's `Fstc<M: Matcher>`.
+//! by a `PdaWalker` (a `GlrWalker` for a nondeterministic PDA) through the harness's
+//! `Fstc<M: Matcher>`.
 
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
+use fstc_core::glr_walker::GlrWalker;
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
@@ -67,4 +69,37 @@ pub fn max_stack_depth(tpda: &TokenPda, events: &[Event]) -> usize {
         }
     }
     max
+}
+
+/// A nondeterministic PDA's live configurations and chain points per step along `events`
+/// (untimed): p50 and max of each, the work of its walker's steps.
+pub fn configurations(tpda: &TokenPda, events: &[Event]) -> String {
+    let mut walker = GlrWalker::new(tpda);
+    let (mut configs, mut points) = (Vec::new(), Vec::new());
+    for event in events {
+        match *event {
+            Event::Consume(t) => {
+                if walker.consume(t).is_err() {
+                    break;
+                }
+            }
+            Event::Restart => walker.reset(),
+            Event::Mask => {
+                configs.push(walker.num_configurations());
+                points.push(walker.num_chain_points());
+            }
+        }
+    }
+    let p50_max = |v: &mut Vec<usize>| {
+        v.sort_unstable();
+        (
+            v.get(v.len() / 2).copied().unwrap_or(0),
+            v.last().copied().unwrap_or(0),
+        )
+    };
+    let (c50, cmax) = p50_max(&mut configs);
+    let (p50, pmax) = p50_max(&mut points);
+    format!(
+        "live configurations per step p50 {c50}, max {cmax}; chain points p50 {p50}, max {pmax}"
+    )
 }

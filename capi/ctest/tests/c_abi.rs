@@ -2,7 +2,8 @@
 //! system C compiler, linked here with fstc-capi) on automata compiled here over the
 //! byte-level fixture vocabulary: a token FSA from a regex and a token PDA from a grammar.
 //! The C program replays a script of calls whose results come from fstc-core's own walkers
-//! (`Walker`, `PdaWalker` with a small stack limit) on random walks (continuing on clones of
+//! (`Walker`, `PdaWalker` with a small stack limit, `GlrWalker` with a small configuration
+//! limit) on random walks (continuing on clones of
 //! the matcher now and then), then calls every function with bad input (the corrupt files
 //! are mutations of the automaton under test).
 
@@ -11,6 +12,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use fstc_core::automaton::TokenAutomaton;
+use fstc_core::glr_walker::GlrWalker;
 use fstc_core::matcher::{MatchError, MatchErrorKind, Matcher};
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::sample::SplitMix64;
@@ -83,21 +85,42 @@ fn observe<M: Matcher>(walker: &M, rng: &mut SplitMix64, vocab_size: u32, script
 struct Reached {
     forced_steps: usize,
     stack_limit_refusals: usize,
+    config_limit_refusals: usize,
+    moves: usize,
 }
 
-/// The script of test_fstc.c: kind, stack limit (0: the default), vocabulary, EOS ids,
-/// then random walks with bad tokens, rollbacks and batch consumes mixed in.
+impl Reached {
+    fn count(&mut self, result: &Result<(), MatchError>) {
+        let kind = result.as_ref().err().map(MatchError::kind);
+        self.stack_limit_refusals += (kind == Some(MatchErrorKind::StackLimit)) as usize;
+        self.config_limit_refusals += (kind == Some(MatchErrorKind::ConfigLimit)) as usize;
+        self.moves += result.is_ok() as usize;
+    }
+}
+
+/// The header's limits: 0 for the default.
+#[derive(Clone, Copy, Default)]
+struct Limits {
+    stack: usize,
+    configs: usize,
+}
+
+/// The script of test_fstc.c: kind, stack and configuration limits (0: the default),
+/// vocabulary, EOS ids, then random walks with bad tokens, rollbacks and batch consumes
+/// mixed in.
 fn script<M: Matcher + Clone>(
     mut walker: M,
     kind: u32,
-    stack_limit: usize,
+    limits: Limits,
     eos: &[u32],
     walks: usize,
     probes: &[u32],
 ) -> (String, Reached) {
     let vocab_size = walker.vocab_size();
     let mut s = format!(
-        "kind {kind}\nstack {stack_limit}\nvocab {vocab_size}\neos {}\n",
+        "kind {kind}\nstack {}\nconfigs {}\nvocab {vocab_size}\neos {}\n",
+        limits.stack,
+        limits.configs,
         ids(eos)
     );
     let mut rng = SplitMix64::new(7);
@@ -116,8 +139,7 @@ fn script<M: Matcher + Clone>(
             // one is the limit's error on both sides.
             for &p in probes.iter().filter(|_| rng.below(3) == 0) {
                 let result = walker.consume(p);
-                reached.stack_limit_refusals +=
-                    matches!(&result, Err(e) if e.kind() == MatchErrorKind::StackLimit) as usize;
+                reached.count(&result);
                 writeln!(s, "consume {p} {}", code(result)).unwrap();
             }
             let choices = allowed(&walker, vocab_size);
@@ -137,8 +159,7 @@ fn script<M: Matcher + Clone>(
             }
             let t = choices[rng.index(choices.len())];
             let result = walker.consume(t);
-            reached.stack_limit_refusals +=
-                matches!(&result, Err(e) if e.kind() == MatchErrorKind::StackLimit) as usize;
+            reached.count(&result);
             writeln!(s, "consume {t} {}", code(result)).unwrap();
             if rng.below(7) == 0 {
                 // The C side continues on a clone; the script stays the same.
@@ -230,7 +251,7 @@ const PATTERN: &str = r#"\{"(id|name)": ([0-9]{1,3}|"[a-z ]{0,8}")\}"#;
 fn c_program_exercises_every_function() {
     let (automaton, file) = fixture_automaton(PATTERN, "script");
     let walker = Walker::new(&automaton);
-    let (script, reached) = script(walker, 0, 0, automaton.eos_ids(), 12, &[]);
+    let (script, reached) = script(walker, 0, Limits::default(), automaton.eos_ids(), 12, &[]);
     assert!(
         reached.forced_steps > 0,
         "the walks reach states with forced tokens"
@@ -256,12 +277,49 @@ fn c_program_walks_a_token_pda() {
         .filter(|&t| vocab.token_bytes(t) == Some(b"["))
         .collect();
     assert!(!open.is_empty(), "the fixture spells `[`");
-    let (script, reached) = script(walker, 1, 3, pda.eos_ids(), 24, &open);
+    let limits = Limits {
+        stack: 3,
+        configs: 0,
+    };
+    let (script, reached) = script(walker, 1, limits, pda.eos_ids(), 24, &open);
     assert!(
         reached.stack_limit_refusals > 0,
         "the walks reach the stack limit"
     );
     run_c_test(&file, &script, "grammar");
+}
+
+/// Ambiguous: after `x` the text may be in `a` or in `b`, each a call, so a walker keeps two
+/// configurations; after `(x`, three (`a`, `b` or `c`).
+const AMBIGUOUS_GRAMMAR: &str = r#"
+root ::= a | b | "(" ( a | b | c )
+a    ::= "x" a | "x"
+b    ::= "x" b | "x" "y"
+c    ::= "x" c | "x" "z"
+"#;
+
+/// The C program walks a nondeterministic token PDA exactly as `GlrWalker` does, with a
+/// configuration limit (`fstc_matcher_new_with_limits`) of 2: walks through `a` or `b` move,
+/// and `x` after `(` is refused though the mask allows it.
+#[test]
+fn c_program_walks_a_nondeterministic_token_pda_with_a_configuration_limit() {
+    let (pda, file) = fixture_pda(AMBIGUOUS_GRAMMAR, "ambiguous");
+    assert!(!pda.is_deterministic());
+    let walker = GlrWalker::new(&pda)
+        .with_stack_limit(8)
+        .with_config_limit(2);
+    let limits = Limits {
+        stack: 8,
+        configs: 2,
+    };
+    let (script, reached) = script(walker, 1, limits, pda.eos_ids(), 24, &[]);
+    assert!(
+        reached.config_limit_refusals > 0 && reached.moves > 0,
+        "the walks move and reach the configuration limit ({} moves, {} refusals)",
+        reached.moves,
+        reached.config_limit_refusals
+    );
+    run_c_test(&file, &script, "ambiguous");
 }
 
 /// The grammar of docs/c.md's C example run on a token PDA: the first `item` is a call

@@ -4,8 +4,8 @@
  *     test_fstc AUTOMATON_FILE SCRIPT_FILE
  *
  * AUTOMATON_FILE is a token FSA or a token PDA. SCRIPT_FILE is written by the Rust test from
- * fstc-core's own walker of that kind on random walks: a header (kind, stack limit, vocabulary
- * size, EOS ids), then each line is a call and the result the Rust walker gave (see
+ * fstc-core's own walker of that kind on random walks: a header (kind, stack limit,
+ * configuration limit, vocabulary size, EOS ids), then each line is a call and the result the Rust walker gave (see
  * run_script). After the script,
  * every function is called with bad input (null pointers, corrupt and truncated files,
  * narrow masks, out-of-range tokens, small buffers) and must return the documented status
@@ -107,17 +107,19 @@ static void fork_matcher(fstc_matcher **mp, uint32_t vocab) {
     mask_of(c, again, words);
     CHECK(memcmp(before, again, words * 4) == 0, "a clone has the original's mask");
     /* The first token the mask allows that consume accepts (at a PDA's stack limit the mask
-     * may show tokens consume refuses). */
+     * may show tokens consume refuses; past a nondeterministic PDA's configuration limit,
+     * tokens is_allowed accepts too). */
     uint32_t t = 0;
     bool ok = false;
+    fstc_status st = FSTC_ERR_TOKEN_NOT_ALLOWED;
     for (; t < vocab; t++) {
         if ((before[t / 32] >> (t % 32) & 1) && fstc_matcher_is_allowed(*mp, t, &ok) == FSTC_OK &&
-            ok)
+            ok && (st = fstc_matcher_consume(c, t)) != FSTC_ERR_CONFIG_LIMIT)
             break;
     }
     if (t < vocab) {
         CHECK(fstc_matcher_num_consumed(*mp, &n0) == FSTC_OK, "num_consumed");
-        CHECK(fstc_matcher_consume(c, t) == FSTC_OK, "the clone consumes allowed token %u", t);
+        CHECK(st == FSTC_OK, "the clone consumes allowed token %u", t);
         CHECK(fstc_matcher_num_consumed(c, &n1) == FSTC_OK && n1 == n0 + 1, "clone moved");
         mask_of(*mp, after, words);
         CHECK(memcmp(before, after, words * 4) == 0, "the original did not move");
@@ -214,6 +216,9 @@ static void bad_input(const unsigned char *file, size_t len) {
     m = (fstc_matcher *)1;
     CHECK_ERR(fstc_matcher_new_with_stack_limit(NULL, 4, &m), FSTC_ERR_NULL_ARGUMENT);
     CHECK(m == NULL, "new_with_stack_limit sets *out to NULL on failure");
+    m = (fstc_matcher *)1;
+    CHECK_ERR(fstc_matcher_new_with_limits(NULL, 4, 2, &m), FSTC_ERR_NULL_ARGUMENT);
+    CHECK(m == NULL, "new_with_limits sets *out to NULL on failure");
     CHECK_ERR(fstc_automaton_kind(NULL, &vocab), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_reset(NULL), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_fill_mask(NULL, mask, 4), FSTC_ERR_NULL_ARGUMENT);
@@ -258,6 +263,7 @@ static void bad_input(const unsigned char *file, size_t len) {
     CHECK_ERR(fstc_automaton_eos_ids(a, ids, 4, NULL), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_automaton_kind(a, NULL), FSTC_ERR_NULL_ARGUMENT);
     CHECK_ERR(fstc_matcher_new_with_stack_limit(a, 4, NULL), FSTC_ERR_NULL_ARGUMENT);
+    CHECK_ERR(fstc_matcher_new_with_limits(a, 4, 2, NULL), FSTC_ERR_NULL_ARGUMENT);
     CHECK(fstc_matcher_new(a, &m) == FSTC_OK, "new");
     /* The matcher keeps the automaton alive. */
     fstc_automaton_free(a);
@@ -318,16 +324,20 @@ int main(int argc, char **argv) {
         return 2;
     }
     /* The script's first lines give the kind, the stack limit (0: the default), the
-     * vocabulary size and the EOS ids. */
+     * configuration limit (0: the default), the vocabulary size and the EOS ids. */
     uint32_t vocab = 0, expected_vocab = 0, eos[64], expected_eos[64], kind = 9, expected_kind = 0;
-    size_t n_eos = 0, stack_limit = 0;
+    size_t n_eos = 0, stack_limit = 0, config_limit = 0;
     char word[32];
     if (fscanf(script, "%31s %u", word, &expected_kind) != 2 || strcmp(word, "kind")) return 2;
     CHECK(fstc_automaton_kind(a, &kind) == FSTC_OK && kind == expected_kind, "kind %u", kind);
     if (fscanf(script, "%31s %zu", word, &stack_limit) != 2 || strcmp(word, "stack")) return 2;
+    if (fscanf(script, "%31s %zu", word, &config_limit) != 2 || strcmp(word, "configs")) return 2;
     fstc_matcher *m = NULL;
-    fstc_status st = stack_limit ? fstc_matcher_new_with_stack_limit(a, stack_limit, &m)
-                                 : fstc_matcher_new(a, &m);
+    fstc_status st =
+        config_limit ? fstc_matcher_new_with_limits(
+                           a, stack_limit ? stack_limit : FSTC_DEFAULT_STACK_LIMIT, config_limit, &m)
+        : stack_limit ? fstc_matcher_new_with_stack_limit(a, stack_limit, &m)
+                      : fstc_matcher_new(a, &m);
     CHECK(st == FSTC_OK && m != NULL, "new");
     if (!m) return 2;
     if (fscanf(script, "%31s %u", word, &expected_vocab) != 2 || strcmp(word, "vocab")) return 2;

@@ -6,8 +6,7 @@
 //! dotted rules and pop nodes of different states often have the same future
 //! (`T -> "b" •` and `T -> S "b" •`), and pop graphs may come out cyclic.
 
-use std::collections::HashMap;
-
+use fstc_core::fast_hash::FastMap;
 use fstc_core::minimize::merge_equivalent;
 use fstc_core::parts::columns::Columns;
 
@@ -42,22 +41,38 @@ pub(super) fn group_sets(
     num_labels: usize,
     edges: &[Vec<Edge>],
 ) -> (Vec<u32>, u32, Vec<Vec<Edge>>) {
-    let mut ids: HashMap<Vec<(u32, u32)>, u32> = HashMap::new();
+    let mut ids: FastMap<Vec<(u32, u32)>, u32> = FastMap::default();
     let mut sets: Vec<Vec<(u32, u32)>> = Vec::new();
+    let mut set: Vec<(u32, u32)> = Vec::new();
+    let mut grouped = Grouped::new(num_labels);
     let by_set: Vec<Vec<Edge>> = edges
         .iter()
         .map(|list| {
-            let mut list = list.clone();
-            list.sort_unstable();
-            list.dedup();
+            // The walk records a token's edges together: sorting each run is enough then.
+            let sorted;
+            let list = if grouped.check(list) {
+                list
+            } else {
+                let mut copy = list.clone();
+                copy.sort_unstable();
+                sorted = copy;
+                &sorted
+            };
             let mut out = Vec::new();
             for run in list.chunk_by(|a, b| a.0 == b.0) {
-                let set: Vec<(u32, u32)> = run.iter().map(|e| e.1).collect();
-                let next = sets.len() as u32;
-                let id = *ids.entry(set.clone()).or_insert(next);
-                if id == next {
-                    sets.push(set);
-                }
+                set.clear();
+                set.extend(run.iter().map(|e| e.1));
+                set.sort_unstable();
+                set.dedup();
+                let id = match ids.get(set.as_slice()) {
+                    Some(&id) => id,
+                    None => {
+                        let id = sets.len() as u32;
+                        ids.insert(set.clone(), id);
+                        sets.push(set.clone());
+                        id
+                    }
+                };
                 out.push((run[0].0, (id, 0)));
             }
             out
@@ -79,6 +94,41 @@ pub(super) fn group_sets(
         .collect();
     let num_classes = columns.num_classes() as u32;
     (columns.class_of, num_classes, relabelled)
+}
+
+/// Whether each label's edges in a list are adjacent, by a bit per label cleared after
+/// each check.
+struct Grouped {
+    seen: Vec<u64>,
+}
+
+impl Grouped {
+    fn new(num_labels: usize) -> Grouped {
+        Grouped {
+            seen: vec![0; num_labels.div_ceil(64)],
+        }
+    }
+
+    fn check(&mut self, list: &[Edge]) -> bool {
+        let mut ok = true;
+        for run in list.chunk_by(|a, b| a.0 == b.0) {
+            let l = run[0].0 as usize;
+            let bit = 1u64 << (l % 64);
+            match self.seen.get_mut(l / 64) {
+                Some(word) if *word & bit == 0 => *word |= bit,
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        for e in list {
+            if let Some(word) = self.seen.get_mut(e.0 as usize / 64) {
+                *word = 0;
+            }
+        }
+        ok
+    }
 }
 
 /// What a minimizer label stands for: an edge's `(class, push)` (with its rank among the

@@ -6,6 +6,7 @@
 //! which only EOS may do).
 
 use fstc_core::dot::escape_bytes;
+use fstc_core::fast_hash::FastMap;
 
 use crate::byte_pda::{Pda, StackSym};
 use crate::error::{PdaError, PdaErrorKind};
@@ -33,7 +34,7 @@ pub(super) struct Steps<'p> {
 
 /// What a nondeterministic byte PDA adds to the tables.
 struct NondetSteps {
-    edges: std::collections::HashMap<usize, Vec<(u32, u32)>>,
+    edges: FastMap<usize, Vec<(u32, u32)>>,
     returns_before: Vec<bool>,
 }
 
@@ -65,7 +66,7 @@ impl<'p> Steps<'p> {
             more: None,
         };
         let mut more = NondetSteps {
-            edges: std::collections::HashMap::new(),
+            edges: FastMap::default(),
             returns_before: vec![false; n * 256],
         };
         for q in 0..n as u32 {
@@ -172,15 +173,16 @@ impl<'p> Steps<'p> {
         b: u8,
         out: &mut Vec<Run>,
     ) -> Result<(), PdaError> {
+        let at = run.state as usize * 256 + b as usize;
+        if !more.returns_before[at] {
+            // The common case: the byte is read here or nowhere, without the work list.
+            self.read_every_way(more, run, at, out);
+            return Ok(());
+        }
         let mut work: Vec<(Run, Vec<u32>)> = vec![(run.clone(), Vec::new())];
         while let Some((run, mut seen)) = work.pop() {
             let at = run.state as usize * 256 + b as usize;
-            if self.byte[at].0 != DEAD {
-                self.read_edge(run.clone(), self.byte[at], out);
-                for &edge in more.edges.get(&at).into_iter().flatten() {
-                    self.read_edge(run.clone(), edge, out);
-                }
-            }
+            self.read_every_way(more, &run, at, out);
             if !more.returns_before[at] {
                 continue;
             }
@@ -205,6 +207,16 @@ impl<'p> Steps<'p> {
             }
         }
         Ok(())
+    }
+
+    /// Follows every byte edge of table entry `at` (`run.state` and the byte) from `run`.
+    fn read_every_way(&self, more: &NondetSteps, run: &Run, at: usize, out: &mut Vec<Run>) {
+        if self.byte[at].0 != DEAD {
+            self.read_edge(run.clone(), self.byte[at], out);
+            for &edge in more.edges.get(&at).into_iter().flatten() {
+                self.read_edge(run.clone(), edge, out);
+            }
+        }
     }
 
     /// Reads `b` (which `run.state` has an edge for) and pushes the run to `out`, unless a

@@ -8,7 +8,9 @@
 //! ends with are made, and each branches only over the symbols that can be there, so no
 //! impossible pop sequence is enumerated. Equivalent nodes are merged later.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use fstc_core::fast_hash::FastMap;
 
 use fstc_core::vocab::VocabTrie;
 
@@ -28,7 +30,7 @@ pub(super) struct Graph {
     /// Per node: `(token, (target node, push sequence))`, at most one per token.
     pub edges: Vec<Vec<(u32, (u32, u32))>>,
     pub push_seqs: Vec<Vec<u32>>,
-    push_index: HashMap<Vec<u32>, u32>,
+    push_index: FastMap<Vec<u32>, u32>,
     /// Per byte-PDA state: its node, once reached at a token boundary.
     node_of_state: Vec<u32>,
     queue: VecDeque<(u32, u32)>,

@@ -148,3 +148,47 @@ fn a_c_like_grammar_whose_keywords_are_identifiers_is_nondeterministic_naming_ea
     }
     assert!(Pda::from_gbnf(&crate::gbnf_grammars::grammar_text("clike.gbnf")).is_ok());
 }
+
+/// Ambiguous: after `x` the text may be in `a` or in `b`, each a call.
+const AMBIGUOUS: &str = r#"
+root ::= a | b
+a    ::= "x" a | "x"
+b    ::= "x" b | "x" "y"
+"#;
+
+#[test]
+fn the_configuration_limit_refuses_at_compile_time_and_in_the_walker() {
+    use fstc_core::glr_walker::GlrWalker;
+    use fstc_core::matcher::MatchErrorKind;
+    let vocab = ByteVocabulary::from_strs(&["x", "y", "xy", "xx"]);
+    let compile = |config: Config| {
+        GrammarCompiler::new()
+            .configure(config)
+            .compile(AMBIGUOUS, &vocab)
+    };
+    // `x` leads from the start to a configuration in `a` and one in `b`.
+    let e = compile(Config::new().config_limit(1)).unwrap_err();
+    assert_eq!(e.kind(), PdaErrorKind::TokenPdaLimit);
+    assert!(e.to_string().contains("`config_limit` (1)"), "{e}");
+    let pda = compile(Config::new().config_limit(2)).unwrap().automaton;
+    assert!(!pda.is_deterministic());
+    let (x, y) = (0, 1);
+    let mut free = GlrWalker::new(&pda);
+    free.consume_tokens(&[x, x]).unwrap();
+    let most = free.num_configurations();
+    assert!(most >= 2, "{most} configurations after `xx`");
+    free.consume(y).unwrap();
+    assert!(free.is_accepting());
+    // At decode time: a token the mask allows is refused past the limit, changing nothing.
+    let mut bounded = GlrWalker::new(&pda).with_config_limit(1);
+    assert!(bounded.is_allowed(x));
+    let e = bounded.consume(x).unwrap_err();
+    assert_eq!(e.kind(), MatchErrorKind::ConfigLimit);
+    assert!(e.to_string().contains("configuration limit of 1"), "{e}");
+    assert_eq!(bounded.num_consumed(), 0);
+    // `xy` is read one way only.
+    bounded.consume(2).unwrap();
+    assert!(bounded.is_accepting());
+    let mut enough = GlrWalker::new(&pda).with_config_limit(most);
+    enough.consume_tokens(&[x, x, y]).unwrap();
+}

@@ -19,8 +19,15 @@
 //! number of live configurations is bounded ([`GlrWalkerOf::with_config_limit`]): a token
 //! that would leave more is refused with [`MatchErrorKind::ConfigLimit`], a resource limit
 //! of the walker and not part of the language, so the mask does not reflect it. Vertices
-//! are only appended; each consumed token records the configurations before it and the
-//! arena lengths, so a rollback is a truncation.
+//! are only appended (each distinct one once, see `gss`); each consumed token records the
+//! configurations before it and the arena lengths, so a rollback is a truncation.
+//!
+//! The chain points of the live configurations are derived once per position, when a
+//! token is consumed (the next step needs them anyway), with the distinct nodes whose
+//! masks apply: `fill_mask` then copies one dense mask and ORs the others, without walking
+//! the stack or allocating.
+
+mod gss;
 
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
@@ -32,12 +39,10 @@ use crate::matcher::{MatchError, MatchErrorKind};
 use crate::parts::StateId;
 use crate::pda_walker::DEFAULT_STACK_LIMIT;
 use crate::token_pda::TokenPda;
+use gss::{Gss, View, BOTTOM};
 
 /// Default most live configurations of a [`GlrWalker`].
 pub const DEFAULT_CONFIG_LIMIT: usize = 1024;
-
-/// The bottom of the stack, as a vertex index.
-const BOTTOM: u32 = u32::MAX;
 
 type FastSet<T> = HashSet<T, BuildHasherDefault<FastHasher>>;
 
@@ -48,76 +53,23 @@ struct Config {
     top: u32,
 }
 
-/// A stack vertex: its symbol, the depth of its shallowest stack and its parents (a range
-/// of the parent arena).
-#[derive(Clone, Copy, Debug)]
-struct Vertex {
-    symbol: u32,
-    depth: u32,
-    parents: (u32, u32),
-}
-
-/// The graph-structured stack: vertices and their parent lists, only appended.
+/// What the masks of a set of configurations read, derived once per position: its chain
+/// points, the distinct nodes whose whole masks apply, the points near the stack limit
+/// (their edges checked one by one) and whether EOS is allowed.
 #[derive(Clone, Debug, Default)]
-struct Gss {
-    vertices: Vec<Vertex>,
-    parents: Vec<u32>,
-}
-
-/// The stack seen through an overlay: vertices made by a step go past the walker's own,
-/// which stay untouched until the step is committed.
-struct View<'a> {
-    base: &'a Gss,
-    extra: Gss,
-}
-
-impl View<'_> {
-    fn vertex(&self, v: u32) -> Vertex {
-        let v = v as usize;
-        match self.base.vertices.get(v) {
-            Some(&x) => x,
-            None => self.extra.vertices[v - self.base.vertices.len()],
-        }
-    }
-
-    fn depth(&self, v: u32) -> u32 {
-        if v == BOTTOM {
-            0
-        } else {
-            self.vertex(v).depth
-        }
-    }
-
-    fn parents(&self, v: u32) -> &[u32] {
-        let (start, len) = self.vertex(v).parents;
-        let (start, len) = (start as usize, len as usize);
-        let base = self.base.parents.len();
-        if start < base {
-            &self.base.parents[start..start + len]
-        } else {
-            &self.extra.parents[start - base..start - base + len]
-        }
-    }
-
-    /// Adds a vertex and returns its index.
-    fn push(&mut self, symbol: u32, depth: u32, parents: &[u32]) -> u32 {
-        let start = (self.base.parents.len() + self.extra.parents.len()) as u32;
-        self.extra.parents.extend_from_slice(parents);
-        self.extra.vertices.push(Vertex {
-            symbol,
-            depth,
-            parents: (start, parents.len() as u32),
-        });
-        (self.base.vertices.len() + self.extra.vertices.len() - 1) as u32
-    }
+struct Chains {
+    points: Vec<Config>,
+    /// Dense-masked nodes first, so a mask starts with a copy.
+    nodes: Vec<StateId>,
+    near: Vec<Config>,
+    eos: bool,
 }
 
 /// What one consumed token recorded, which rolling it back restores.
 #[derive(Clone, Debug)]
 struct Undo {
     before: Vec<Config>,
-    vertices: usize,
-    parents: usize,
+    lengths: (usize, usize),
 }
 
 /// Where a token leads from a set of configurations.
@@ -134,11 +86,15 @@ enum Next {
 pub struct GlrWalkerOf<A> {
     pda: A,
     configs: Vec<Config>,
+    /// The chains of `configs`, which masks and the next step read.
+    here: Chains,
     gss: Gss,
     history: Vec<Undo>,
     finished: bool,
     stack_limit: usize,
     config_limit: usize,
+    /// Chain points seen, kept between steps for its capacity.
+    seen: FastSet<Config>,
 }
 
 /// A GLR walker borrowing its automaton.
@@ -167,22 +123,26 @@ where
     A: Deref<Target = TokenPda<W>>,
 {
     fn at_start(pda: A) -> GlrWalkerOf<A> {
-        let node = pda.start();
-        GlrWalkerOf {
+        let mut w = GlrWalkerOf {
             pda,
-            configs: vec![Config { node, top: BOTTOM }],
+            configs: Vec::new(),
+            here: Chains::default(),
             gss: Gss::default(),
             history: Vec::new(),
             finished: false,
             stack_limit: DEFAULT_STACK_LIMIT,
             config_limit: DEFAULT_CONFIG_LIMIT,
-        }
+            seen: FastSet::default(),
+        };
+        w.reset();
+        w
     }
 
     /// The same walker with at most `limit` stack symbols (on a configuration's shallowest
     /// stack), as [`PdaWalker::with_stack_limit`](crate::pda_walker::PdaWalker::with_stack_limit).
     pub fn with_stack_limit(mut self, limit: usize) -> GlrWalkerOf<A> {
         self.stack_limit = limit;
+        self.derive_here();
         self
     }
 
@@ -203,6 +163,12 @@ where
         self.configs.len()
     }
 
+    /// Number of chain points of the live configurations (each configuration and the points
+    /// its pop chains reach), what a step's work is proportional to: for tools and benches.
+    pub fn num_chain_points(&self) -> usize {
+        self.here.points.len()
+    }
+
     /// Back to the start with an empty stack and nothing consumed.
     pub fn reset(&mut self) {
         self.configs = vec![Config {
@@ -212,6 +178,7 @@ where
         self.gss = Gss::default();
         self.history.clear();
         self.finished = false;
+        self.derive_here();
     }
 
     /// Number of tokens consumed since the start, EOS included.
@@ -224,42 +191,75 @@ where
         self.finished
     }
 
-    fn view(&self) -> View<'_> {
-        View {
-            base: &self.gss,
-            extra: Gss::default(),
-        }
+    /// Recomputes `here` from `configs`, reusing its buffers.
+    fn derive_here(&mut self) {
+        let mut here = std::mem::take(&mut self.here);
+        let mut seen = std::mem::take(&mut self.seen);
+        self.chains(&View::new(&self.gss), &self.configs, &mut seen, &mut here);
+        self.here = here;
+        self.seen = seen;
     }
 
-    /// Every chain point `(node, vertex)` of `configs`: each configuration, then, while
-    /// the node has a pop edge for the vertex's symbol, its target at each parent. Each
-    /// point once, in the order found.
-    fn points(&self, view: &View<'_>, configs: &[Config]) -> Vec<Config> {
-        let mut seen: FastSet<Config> = FastSet::default();
-        let mut out = Vec::new();
-        let mut work: Vec<Config> = configs.iter().rev().copied().collect();
-        while let Some(c) = work.pop() {
-            if !seen.insert(c) {
-                continue;
+    /// The chains of `configs` into `out` (see [`Chains`]), `seen` a scratch set.
+    fn chains(
+        &self,
+        view: &View<'_>,
+        configs: &[Config],
+        seen: &mut FastSet<Config>,
+        out: &mut Chains,
+    ) {
+        self.points(view, configs, seen, &mut out.points);
+        out.nodes.clear();
+        out.near.clear();
+        out.eos = false;
+        let max_push = self.pda.max_push();
+        for &c in &out.points {
+            if view.depth(c.top) as usize + max_push <= self.stack_limit {
+                out.nodes.push(c.node);
+            } else {
+                out.near.push(c);
             }
-            out.push(c);
+            out.eos |= c.top == BOTTOM && self.pda.is_accepting(c.node);
+        }
+        out.nodes.sort_unstable();
+        out.nodes.dedup();
+        out.nodes
+            .sort_by_key(|&n| self.pda.dense_node_mask(n).is_none());
+    }
+
+    /// Every chain point `(node, vertex)` of `configs` into `out`: each configuration,
+    /// then, while the node has a pop edge for the vertex's symbol, its target at each
+    /// parent. Each point once, in the order found.
+    fn points(
+        &self,
+        view: &View<'_>,
+        configs: &[Config],
+        seen: &mut FastSet<Config>,
+        out: &mut Vec<Config>,
+    ) {
+        seen.clear();
+        out.clear();
+        for &c in configs {
+            if seen.insert(c) {
+                out.push(c);
+            }
+        }
+        // `out` is its own work list: each point's successors are appended after it.
+        let mut i = 0;
+        while let Some(&c) = out.get(i) {
+            i += 1;
             if c.top == BOTTOM {
                 continue;
             }
             if let Some(next) = self.pda.pop_target(c.node, view.vertex(c.top).symbol) {
-                for &p in view.parents(c.top).iter().rev() {
-                    work.push(Config { node: next, top: p });
+                for &p in view.parents(c.top) {
+                    let point = Config { node: next, top: p };
+                    if seen.insert(point) {
+                        out.push(point);
+                    }
                 }
             }
         }
-        out
-    }
-
-    /// Whether some chain point is an accepting node over the empty stack.
-    fn eos_in(&self, points: &[Config]) -> bool {
-        points
-            .iter()
-            .any(|c| c.top == BOTTOM && self.pda.is_accepting(c.node))
     }
 
     /// Whether `push` at chain point `c` stays within the stack limit.
@@ -270,46 +270,67 @@ where
     /// Whether EOS may be consumed here (or was): a chain empties the stack at an
     /// accepting node.
     pub fn is_accepting(&self) -> bool {
-        let view = self.view();
-        self.finished || self.eos_in(&self.points(&view, &self.configs))
+        self.finished || self.here.eos
     }
 
     /// Whether EOS is the only choice: EOS is allowed and no chain point has a token
     /// edge within the stack limit.
     pub fn only_eos_allowed(&self) -> bool {
-        if self.finished {
+        if self.finished || !self.here.eos {
             return false;
         }
-        let view = self.view();
-        let points = self.points(&view, &self.configs);
-        self.eos_in(&points)
-            && !points.iter().any(|&c| {
-                self.pda
-                    .edges(c.node)
-                    .any(|(_, _, push)| self.fits(&view, c, push))
-            })
+        let view = View::new(&self.gss);
+        !self.here.points.iter().any(|&c| {
+            self.pda
+                .edges(c.node)
+                .any(|(_, _, push)| self.fits(&view, c, push))
+        })
     }
 
     /// Writes the allowed tokens into `mask`: the union of the chain nodes' class masks
-    /// (each node once), edges past the stack limit left out near it, plus EOS where a
-    /// chain accepts.
+    /// (each node once, the first dense one copied), edges past the stack limit left out
+    /// near it, plus EOS where a chain accepts. Reads what the last step derived; does not
+    /// allocate.
     pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
         let need = crate::matcher::mask_width(mask, self.pda.vocab_size())?;
-        mask.fill(0);
         if self.finished {
+            mask.fill(0);
             return Ok(());
         }
-        let mask = &mut mask[..need];
-        let view = self.view();
-        let points = self.points(&view, &self.configs);
-        let mut done: FastSet<StateId> = FastSet::default();
-        for &c in &points {
-            if view.depth(c.top) as usize + self.pda.max_push() <= self.stack_limit {
-                if done.insert(c.node) {
-                    self.pda.or_node_mask(c.node, mask);
-                }
-                continue;
+        let (mask, rest) = mask.split_at_mut(need);
+        rest.fill(0);
+        let nodes = &self.here.nodes;
+        let first_dense = nodes.first().and_then(|&n| self.pda.dense_node_mask(n));
+        let nodes = match first_dense {
+            Some(dense) => {
+                let n = dense.len().min(mask.len());
+                mask[..n].copy_from_slice(&dense[..n]);
+                mask[n..].fill(0);
+                &nodes[1..]
             }
+            None => {
+                mask.fill(0);
+                &nodes[..]
+            }
+        };
+        for &node in nodes {
+            self.pda.or_node_mask(node, mask);
+        }
+        if !self.here.near.is_empty() {
+            self.or_near(mask);
+        }
+        if self.here.eos {
+            for &e in self.pda.eos_ids() {
+                mask[(e / 32) as usize] |= 1 << (e % 32);
+            }
+        }
+        Ok(())
+    }
+
+    /// ORs the tokens of the chain points near the stack limit whose edges fit it.
+    fn or_near(&self, mask: &mut [u32]) {
+        let view = View::new(&self.gss);
+        for &c in &self.here.near {
             for (class, _, push) in self.pda.edges(c.node) {
                 if self.fits(&view, c, push) {
                     for pair in self.pda.class_mask_words(class).chunks_exact(2) {
@@ -320,12 +341,6 @@ where
                 }
             }
         }
-        if self.eos_in(&points) {
-            for &e in self.pda.eos_ids() {
-                mask[(e / 32) as usize] |= 1 << (e % 32);
-            }
-        }
-        Ok(())
     }
 
     /// Whether `token` may come next (within the stack limit, as the mask says).
@@ -333,38 +348,31 @@ where
         if self.finished {
             return false;
         }
-        let view = self.view();
-        let points = self.points(&view, &self.configs);
+        let view = View::new(&self.gss);
         match self.pda.token_class(token) {
-            Some(class) => points.iter().any(|&c| {
+            Some(class) => self.here.points.iter().any(|&c| {
                 self.pda
                     .edge_results(c.node, class)
                     .any(|(_, push)| self.fits(&view, c, push))
             }),
-            None => self.pda.is_eos(token) && self.eos_in(&points),
+            None => self.pda.is_eos(token) && self.here.eos,
         }
     }
 
-    /// Where `token` leads from `configs`, new vertices going to `view`: every edge of its
-    /// class at every chain point within the stack limit, the results merged by node and
-    /// top symbol. Refused (not allowed, the stack limit, the configuration limit) with
-    /// the error `consume` reports.
-    fn step(
-        &self,
-        view: &mut View<'_>,
-        configs: &[Config],
-        token: u32,
-    ) -> Result<Next, MatchError> {
-        let points = self.points(view, configs);
+    /// Where `token` leads from the configurations whose chains are `here`, new vertices
+    /// going to `view`: every edge of its class at every chain point within the stack
+    /// limit, the results merged by node and top symbol. Refused (not allowed, the stack
+    /// limit, the configuration limit) with the error `consume` reports.
+    fn step(&self, view: &mut View<'_>, here: &Chains, token: u32) -> Result<Next, MatchError> {
         let Some(class) = self.pda.token_class(token) else {
-            if self.pda.is_eos(token) && self.eos_in(&points) {
+            if self.pda.is_eos(token) && here.eos {
                 return Ok(Next::Eos);
             }
             return Err(self.not_allowed(token));
         };
         let mut results: Vec<(StateId, u32, u32)> = Vec::new();
         let mut too_deep = None;
-        for &c in &points {
+        for &c in &here.points {
             for (target, push) in self.pda.edge_results(c.node, class) {
                 if self.fits(view, c, push) {
                     results.push((target, push, c.top));
@@ -399,11 +407,12 @@ where
 
     /// The configurations of `results` (`(target, push, vertex below)`): pushes laid on
     /// their vertex; results with the same target and top symbol share one top vertex
-    /// whose parents are all of theirs (a result that pushes nothing alone keeps its own).
+    /// whose parents are all of theirs (a result that pushed nothing alone keeps its own).
     fn merge(&self, view: &mut View<'_>, results: &[(StateId, u32, u32)]) -> Vec<Config> {
-        // (target, top symbol, parents or own vertex, depth) per result with a symbol on top.
-        let mut tops: Vec<(StateId, u32, Top, u32)> = Vec::new();
+        // (target, top symbol, its own vertex or the vertex below a new symbol).
+        let mut tops: Vec<(StateId, u32, Top)> = Vec::new();
         let mut out = Vec::new();
+        let mut laid = Laid::default();
         for &(target, push, below) in results {
             let seq = self.pda.push_seq(push);
             let Some((&last, rest)) = seq.split_last() else {
@@ -413,28 +422,22 @@ where
                         top: BOTTOM,
                     });
                 } else {
-                    let v = view.vertex(below);
-                    tops.push((target, v.symbol, Top::Own(below), v.depth));
+                    tops.push((target, view.vertex(below).symbol, Top::Own(below)));
                 }
                 continue;
             };
-            let mut at = below;
-            for &symbol in rest {
-                let depth = view.depth(at) + 1;
-                at = view.push(symbol, depth, &[at]);
-            }
-            tops.push((target, last, Top::On(at), view.depth(at) + 1));
+            let at = laid.lay(view, below, push, rest);
+            tops.push((target, last, Top::On(at)));
         }
         tops.sort_unstable();
-        let mut i = 0;
-        while i < tops.len() {
-            let (target, symbol) = (tops[i].0, tops[i].1);
-            let j = i + tops[i..].partition_point(|t| (t.0, t.1) == (target, symbol));
-            let top = match &tops[i..j] {
-                [(_, _, Top::Own(v), _)] => *v,
-                group => {
-                    let mut parents: Vec<u32> = Vec::new();
-                    for (_, _, top, _) in group {
+        let mut parents: Vec<u32> = Vec::new();
+        for group in tops.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+            let (target, symbol) = (group[0].0, group[0].1);
+            let top = match group {
+                [(_, _, Top::Own(v))] => *v,
+                _ => {
+                    parents.clear();
+                    for (_, _, top) in group {
                         match *top {
                             Top::Own(v) => parents.extend_from_slice(view.parents(v)),
                             Top::On(p) => parents.push(p),
@@ -442,12 +445,10 @@ where
                     }
                     parents.sort_unstable();
                     parents.dedup();
-                    let depth = group.iter().map(|t| t.3).min().unwrap_or(0);
-                    view.push(symbol, depth, &parents)
+                    view.push(symbol, &parents)
                 }
             };
             out.push(Config { node: target, top });
-            i = j;
         }
         out.sort_unstable();
         out.dedup();
@@ -463,23 +464,25 @@ where
                 format!("cannot consume token {token}: the walk already ended with EOS"),
             ));
         }
-        let mut view = self.view();
-        let next = self.step(&mut view, &self.configs, token)?;
-        let extra = view.extra;
-        let undo = Undo {
-            before: self.configs.clone(),
-            vertices: self.gss.vertices.len(),
-            parents: self.gss.parents.len(),
-        };
+        let mut view = View::new(&self.gss);
+        let next = self.step(&mut view, &self.here, token)?;
+        let extra = view.into_extra();
+        let lengths = self.gss.lengths();
         match next {
-            Next::Eos => self.finished = true,
+            Next::Eos => {
+                self.finished = true;
+                self.history.push(Undo {
+                    before: self.configs.clone(),
+                    lengths,
+                });
+            }
             Next::To(configs) => {
-                self.gss.vertices.extend(extra.vertices);
-                self.gss.parents.extend(extra.parents);
-                self.configs = configs;
+                self.gss.commit(extra);
+                let before = std::mem::replace(&mut self.configs, configs);
+                self.history.push(Undo { before, lengths });
+                self.derive_here();
             }
         }
-        self.history.push(undo);
         Ok(())
     }
 
@@ -516,11 +519,12 @@ where
         if self.finished {
             return 0;
         }
-        let mut view = self.view();
-        let mut configs = self.configs.clone();
+        let mut view = View::new(&self.gss);
+        let mut here = self.here.clone();
+        let mut seen = FastSet::default();
         for (i, &t) in tokens.iter().enumerate() {
-            match self.step(&mut view, &configs, t) {
-                Ok(Next::To(next)) => configs = next,
+            match self.step(&mut view, &here, t) {
+                Ok(Next::To(next)) => self.chains(&view, &next, &mut seen, &mut here),
                 Ok(Next::Eos) => return i + 1,
                 Err(_) => return i,
             }
@@ -540,10 +544,13 @@ where
         let keep = self.history.len() - n;
         let undo = self.history.swap_remove(keep);
         self.history.truncate(keep);
-        self.configs = undo.before;
-        self.gss.vertices.truncate(undo.vertices);
-        self.gss.parents.truncate(undo.parents);
+        self.gss.truncate(undo.lengths);
+        let unfinished = !self.finished || n > 1;
         self.finished = false;
+        if unfinished {
+            self.configs = undo.before;
+            self.derive_here();
+        }
         Ok(())
     }
 
@@ -554,15 +561,16 @@ where
         if self.finished {
             return out;
         }
-        let mut view = self.view();
-        let mut configs = self.configs.clone();
+        let mut view = View::new(&self.gss);
+        let mut here = self.here.clone();
+        let mut seen = FastSet::default();
         let bound = self.pda.num_nodes() as usize + self.stack_limit;
         for _ in 0..bound {
-            let Some(token) = self.single_allowed_token(&view, &configs) else {
+            let Some(token) = self.single_allowed_token(&view, &here) else {
                 break;
             };
-            match self.step(&mut view, &configs, token) {
-                Ok(Next::To(next)) => configs = next,
+            match self.step(&mut view, &here, token) {
+                Ok(Next::To(next)) => self.chains(&view, &next, &mut seen, &mut here),
                 _ => break,
             }
             out.push(token);
@@ -570,14 +578,13 @@ where
         out
     }
 
-    /// The only token allowed at `configs`, if exactly one is and EOS is not.
-    fn single_allowed_token(&self, view: &View<'_>, configs: &[Config]) -> Option<u32> {
-        let points = self.points(view, configs);
-        if self.eos_in(&points) {
+    /// The only token allowed at the chains `here`, if exactly one is and EOS is not.
+    fn single_allowed_token(&self, view: &View<'_>, here: &Chains) -> Option<u32> {
+        if here.eos {
             return None;
         }
         let mut single: Option<u32> = None;
-        for &c in &points {
+        for &c in &here.points {
             for (class, _, push) in self.pda.edges(c.node) {
                 if single == Some(class) || !self.fits(view, c, push) {
                     continue;
@@ -589,6 +596,49 @@ where
             }
         }
         single.and_then(|class| self.pda.class_tokens(class).next())
+    }
+}
+
+/// The vertices of the push sequences last laid on each vertex, so a step whose results
+/// push many sequences with common beginnings (a token opening several groups, each of
+/// which may start more than one way) lays each common part once instead of looking it up
+/// symbol by symbol. The vertex of a prefix over a vertex is unique, so reusing it is exact.
+#[derive(Default)]
+struct Laid {
+    /// `(vertex below, push sequence, the vertices of its symbols but the last)`.
+    last: Vec<(u32, u32, Vec<u32>)>,
+}
+
+impl Laid {
+    /// The vertex under the last symbol of push sequence `push` (whose other symbols are
+    /// `rest`) laid on `below`.
+    fn lay(&mut self, view: &mut View<'_>, below: u32, push: u32, rest: &[u32]) -> u32 {
+        let slot = match self.last.iter().position(|l| l.0 == below) {
+            Some(i) => i,
+            None => {
+                self.last.push((below, 0, Vec::new()));
+                self.last.len() - 1
+            }
+        };
+        let (_, prev_push, chain) = &mut self.last[slot];
+        let common = if *prev_push == push && chain.len() == rest.len() {
+            rest.len()
+        } else {
+            // The previous sequence's symbols are its vertices' symbols.
+            chain
+                .iter()
+                .zip(rest)
+                .take_while(|(&v, &s)| view.vertex(v).symbol == s)
+                .count()
+        };
+        chain.truncate(common);
+        let mut at = chain.last().copied().unwrap_or(below);
+        for &symbol in &rest[common..] {
+            at = view.push(symbol, &[at]);
+            chain.push(at);
+        }
+        *prev_push = push;
+        at
     }
 }
 
