@@ -1,0 +1,4 @@
+//! fstc-expr's integration tests, one binary.
+
+mod differential;
+mod forms;
