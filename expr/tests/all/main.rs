@@ -2,3 +2,4 @@
 
 mod differential;
 mod forms;
+mod tokens;
