@@ -487,7 +487,8 @@ impl<'a> Run<'a> {
                 path.display()
             )));
         };
-        if a.vocab_fingerprint() != trie.fingerprint() || a.vocab_size() as usize != trie.vocab_size()
+        if a.vocab_fingerprint() != trie.fingerprint()
+            || a.vocab_size() as usize != trie.vocab_size()
         {
             return Err(loc.error(format!(
                 "{} was compiled for another vocabulary (size {}, fingerprint {:016x}; this one \

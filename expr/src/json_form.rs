@@ -27,9 +27,8 @@ fn call(value: &Value, pointer: &str, depth: usize) -> Result<Expr, ExprError> {
     let object = match value {
         Value::Object(o) if o.len() == 1 => o,
         _ => {
-            return Err(loc.error(
-                "expected a call: an object with one member, such as {\"regex\": \"...\"}",
-            ))
+            return Err(loc
+                .error("expected a call: an object with one member, such as {\"regex\": \"...\"}"))
         }
     };
     let Some((name, argument)) = object.iter().next() else {
@@ -63,8 +62,6 @@ fn argument(function: &str, value: &Value, pointer: &str, depth: usize) -> Resul
             Some(n) => Ok(Arg::Int(n, loc)),
             None => Err(loc.error(format!("{n} is not a non-negative integer"))),
         },
-        _ => Err(loc.error(
-            "expected a call (an object), a string or a non-negative integer",
-        )),
+        _ => Err(loc.error("expected a call (an object), a string or a non-negative integer")),
     }
 }

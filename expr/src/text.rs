@@ -61,7 +61,10 @@ impl Parser<'_> {
         if depth >= MAX_DEPTH {
             return Err(self.error(start, format!("calls nested deeper than {MAX_DEPTH}")));
         }
-        while matches!(self.peek(), Some(b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_')) {
+        while matches!(
+            self.peek(),
+            Some(b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_')
+        ) {
             self.pos += 1;
         }
         let name = &self.text[start..self.pos];
@@ -135,9 +138,9 @@ impl Parser<'_> {
                     self.pos += 1;
                 }
                 let digits = &self.text[start..self.pos];
-                let n = digits.parse::<u64>().map_err(|_| {
-                    self.error(start, format!("the integer {digits} is too large"))
-                })?;
+                let n = digits
+                    .parse::<u64>()
+                    .map_err(|_| self.error(start, format!("the integer {digits} is too large")))?;
                 Ok(Arg::Int(n, self.loc(start)))
             }
             Some(b'-') => Err(self.error(start, "expected a non-negative integer")),
@@ -159,8 +162,9 @@ impl Parser<'_> {
             }
         }
         let literal = &self.text[start..=i];
-        let value = serde_json::from_str::<String>(literal)
-            .map_err(|e| self.error(start, format!("the string is not a valid JSON string: {e}")))?;
+        let value = serde_json::from_str::<String>(literal).map_err(|e| {
+            self.error(start, format!("the string is not a valid JSON string: {e}"))
+        })?;
         self.pos = i + 1;
         Ok(value)
     }

@@ -90,7 +90,10 @@ pub(crate) const FUNCTIONS: &[(&str, &str)] = &[
     ("text", "text(LITERAL)"),
     ("json", "json(SCHEMA_FILE)"),
     ("json_schema", "json_schema(SCHEMA_TEXT)"),
-    ("fst", "fst(FILE) or fst(FILE, \"fstc\"|\"bytes\"|\"code-points\")"),
+    (
+        "fst",
+        "fst(FILE) or fst(FILE, \"fstc\"|\"bytes\"|\"code-points\")",
+    ),
     ("automaton", "automaton(FSTC_FILE)"),
     ("max_tokens", "max_tokens(N)"),
     ("intersect", "intersect(E, E, ...)"),
@@ -222,10 +225,9 @@ impl Shape<'_> {
     fn int(&self, arg: Arg) -> Result<u64, ExprError> {
         match arg {
             Arg::Int(n, _) => Ok(n),
-            other => Err(self.at(&other).error(format!(
-                "expected a non-negative integer in {}",
-                self.usage
-            ))),
+            other => Err(self
+                .at(&other)
+                .error(format!("expected a non-negative integer in {}", self.usage))),
         }
     }
 

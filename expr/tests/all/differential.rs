@@ -43,16 +43,17 @@ impl Oracle {
 fn concat(parts: &[Oracle], t: &[u8]) -> bool {
     match parts {
         [] => t.is_empty(),
-        [first, rest @ ..] => (0..=t.len()).any(|i| first.matches(&t[..i]) && concat(rest, &t[i..])),
+        [first, rest @ ..] => {
+            (0..=t.len()).any(|i| first.matches(&t[..i]) && concat(rest, &t[i..]))
+        }
     }
 }
 
 fn repeat(a: &Oracle, min: u64, max: u64, t: &[u8]) -> bool {
     (min == 0 && t.is_empty())
         || (max > 0
-            && (0..=t.len()).any(|i| {
-                a.matches(&t[..i]) && repeat(a, min.saturating_sub(1), max - 1, &t[i..])
-            }))
+            && (0..=t.len())
+                .any(|i| a.matches(&t[..i]) && repeat(a, min.saturating_sub(1), max - 1, &t[i..])))
 }
 
 /// A random expression of byte languages and its oracle.
@@ -115,14 +116,18 @@ fn the_issue_examples_mean_what_they_say() {
     let compiler = ExprCompiler::new();
     let e = Expr::parse(r#"concat(text("id-"), repeat(regex("[0-9]"), 2, 3))"#).unwrap();
     let dfa = compiler.byte_dfa(&e).unwrap();
-    for (t, yes) in [("id-12", true), ("id-123", true), ("id-1", false), ("id-1234", false)] {
+    for (t, yes) in [
+        ("id-12", true),
+        ("id-123", true),
+        ("id-1", false),
+        ("id-1234", false),
+    ] {
         assert_eq!(dfa.is_match(t.as_bytes()), yes, "{t}");
     }
     // "this regex but never these words"
-    let e = Expr::parse(
-        r#"difference(regex("[a-z ]+"), regex("(?s:.)*\\b(?:foo|bar)\\b(?s:.)*"))"#,
-    )
-    .unwrap();
+    let e =
+        Expr::parse(r#"difference(regex("[a-z ]+"), regex("(?s:.)*\\b(?:foo|bar)\\b(?s:.)*"))"#)
+            .unwrap();
     let dfa = compiler.byte_dfa(&e).unwrap();
     assert!(dfa.is_match(b"food and barn"));
     assert!(!dfa.is_match(b"no foo here"));

@@ -135,7 +135,10 @@ fn text_errors_name_the_column_and_what_was_expected() {
         error_at(r#"fst("a.fst", "utf8")"#),
         "column 14: labels \"utf8\": expected \"fstc\", \"bytes\" or \"code-points\""
     );
-    assert_eq!(error_at(r#"regex("a") x"#), "column 12: unexpected text after the expression");
+    assert_eq!(
+        error_at(r#"regex("a") x"#),
+        "column 12: unexpected text after the expression"
+    );
     assert_eq!(
         error_at(r#"text("\q")"#).split(':').next(),
         Some("column 6")
@@ -146,10 +149,15 @@ fn text_errors_name_the_column_and_what_was_expected() {
 
 #[test]
 fn raw_strings_and_escapes_read_as_written() {
-    let e = Expr::parse(r##"concat(regex(r"\d+"), text("\"é\u00e9\n"), regex(r#"a"b"#))"##).unwrap();
+    let e =
+        Expr::parse(r##"concat(regex(r"\d+"), text("\"é\u00e9\n"), regex(r#"a"b"#))"##).unwrap();
     assert_eq!(
         e,
-        Expr::concat([Expr::regex(r"\d+"), Expr::text("\"éé\n"), Expr::regex("a\"b")])
+        Expr::concat([
+            Expr::regex(r"\d+"),
+            Expr::text("\"éé\n"),
+            Expr::regex("a\"b")
+        ])
     );
 }
 

@@ -69,10 +69,17 @@ fn every_tokenization_is_accepted_exactly_for_the_texts_of_the_language() {
                     };
                     let yes = oracle(t);
                     accepted += yes as usize;
-                    assert_eq!(accepts(&a, &tokens), yes, "{rel}: {text} on {t:?} as {tokens:?}");
+                    assert_eq!(
+                        accepts(&a, &tokens),
+                        yes,
+                        "{rel}: {text} on {t:?} as {tokens:?}"
+                    );
                 }
             }
-            assert!(accepted > 10, "{rel}: {text}: too few texts in the language");
+            assert!(
+                accepted > 10,
+                "{rel}: {text}: too few texts in the language"
+            );
         }
     }
 }
@@ -110,7 +117,10 @@ fn token_bounds_and_files_equal_the_operations_applied_by_hand() {
         // A compiled file as an operand, relative to the base folder.
         compile("a+b?").write_file(dir.join("ab.fstc")).unwrap();
         let e = Expr::parse(r#"difference(regex("[a-c]+"), automaton("ab.fstc"))"#).unwrap();
-        let got = ExprCompiler::new().base_dir(&dir).compile(&e, &vocab).unwrap();
+        let got = ExprCompiler::new()
+            .base_dir(&dir)
+            .compile(&e, &vocab)
+            .unwrap();
         let expected = algebra
             .difference(&compile("[a-c]+"), &compile("a+b?"))
             .unwrap();
@@ -147,7 +157,10 @@ fn compile_errors_name_the_node() {
     let err = compile_error(r#"{"star": {"intersect": [{"regex": "a"}, {"max_tokens": 2}]}}"#);
     assert!(err.starts_with("/star: `star` joins texts"), "{err}");
     let err = compile_error(r#"union(regex("a"), json("no-such-schema.json"))"#);
-    assert!(err.starts_with("column 19: cannot read no-such-schema.json"), "{err}");
+    assert!(
+        err.starts_with("column 19: cannot read no-such-schema.json"),
+        "{err}"
+    );
     let err = compile_error(r#"union(regex("a"), regex("(b"))"#);
     assert!(err.starts_with("column 19: "), "{err}");
     let err = compile_error(r#"intersect(regex("a"), json_schema("{\"type\": 3}"))"#);
@@ -159,9 +172,13 @@ fn compile_errors_name_the_node() {
         Expr::regex("a"),
         Expr::concat([Expr::max_tokens(2), Expr::text("b")]),
     ]);
-    let err = ExprCompiler::new().compile(&e, &vocab(FAMILIES[0])).unwrap_err();
+    let err = ExprCompiler::new()
+        .compile(&e, &vocab(FAMILIES[0]))
+        .unwrap_err();
     assert_eq!(err.at(), "/union/1/concat/0");
-    let err = ExprCompiler::new().byte_dfa(&Expr::max_tokens(2)).unwrap_err();
+    let err = ExprCompiler::new()
+        .byte_dfa(&Expr::max_tokens(2))
+        .unwrap_err();
     assert!(err.message().contains("needs a vocabulary"), "{err}");
 }
 
@@ -175,7 +192,11 @@ fn json_schemas_compose_with_texts_around_them() {
     let a = ExprCompiler::new().compile(&e, &vocab).unwrap().automaton;
     let seg = Segmenter::new(&vocab);
     let mut rng = SplitMix64::new(3);
-    for (t, yes) in [("Answer: 42", true), ("Answer: -1", false), ("Answer:42", false)] {
+    for (t, yes) in [
+        ("Answer: 42", true),
+        ("Answer: -1", false),
+        ("Answer:42", false),
+    ] {
         let tokens = seg.segment(t.as_bytes(), &mut rng).unwrap();
         assert_eq!(accepts(&a, &tokens), yes, "{t}");
     }
