@@ -70,7 +70,11 @@ pub fn intersect(
     b: &AnyAutomaton,
     state_limit: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
-    let (a, b, alg) = (fsa(a, "intersect")?, fsa(b, "intersect")?, algebra(state_limit)?);
+    let (a, b, alg) = (
+        fsa(a, "intersect")?,
+        fsa(b, "intersect")?,
+        algebra(state_limit)?,
+    );
     wrap(py.detach(|| alg.intersect(&a, &b)))
 }
 
@@ -97,7 +101,11 @@ pub fn difference(
     b: &AnyAutomaton,
     state_limit: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
-    let (a, b, alg) = (fsa(a, "difference")?, fsa(b, "difference")?, algebra(state_limit)?);
+    let (a, b, alg) = (
+        fsa(a, "difference")?,
+        fsa(b, "difference")?,
+        algebra(state_limit)?,
+    );
     wrap(py.detach(|| alg.difference(&a, &b)))
 }
 
@@ -127,7 +135,11 @@ pub fn equivalent(
     b: &AnyAutomaton,
     state_limit: Option<Int>,
 ) -> PyResult<Option<(Vec<u32>, bool)>> {
-    let (a, b, alg) = (fsa(a, "equivalent")?, fsa(b, "equivalent")?, algebra(state_limit)?);
+    let (a, b, alg) = (
+        fsa(a, "equivalent")?,
+        fsa(b, "equivalent")?,
+        algebra(state_limit)?,
+    );
     let found = py.detach(|| alg.equivalent(&a, &b)).map_err(fstc_error)?;
     Ok(found.map(|d| (d.tokens, d.accepted_by_first)))
 }
