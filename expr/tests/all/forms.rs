@@ -95,6 +95,22 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Random trees (patterns and schemas from random strings, missing files, token
+    /// leaves without a vocabulary) compile to a DFA or fail with the node's place.
+    #[test]
+    fn random_trees_compile_or_fail_with_a_place(e in tree()) {
+        let compiler = fstc_expr::ExprCompiler::new();
+        if let Err(err) = compiler.byte_dfa(&e) {
+            let at = err.at();
+            prop_assert!(at.is_empty() || at.starts_with('/'), "{err}");
+            prop_assert!(!err.message().is_empty());
+        }
+    }
+}
+
 fn error_at(text: &str) -> String {
     let err = Expr::parse(text).unwrap_err();
     format!("{}: {}", err.at(), err.message())
