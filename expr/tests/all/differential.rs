@@ -80,8 +80,8 @@ fn random(rng: &mut SplitMix64, depth: u32) -> (Expr, Oracle) {
         4 => (Expr::concat([a, b]), Oracle::Concat(vec![oa, ob])),
         5 => (Expr::star(a), Oracle::Star(Box::new(oa))),
         _ => {
-            let min = rng.below(3) as u64;
-            let max = min + rng.below(2) as u64;
+            let min = rng.below(3);
+            let max = min + rng.below(2);
             (
                 Expr::repeat(a, min, max),
                 Oracle::Repeat(Box::new(oa), min, max),

@@ -24,8 +24,11 @@ fn vocab(rel: &str) -> Vocabulary {
     Vocabulary::from_file(testdata_dir().join(rel)).unwrap()
 }
 
+/// A text's membership in a language, judged by the `regex` crate.
+type Oracle = Box<dyn Fn(&[u8]) -> bool>;
+
 /// Expressions and the same language judged on a text by the `regex` crate.
-fn cases() -> Vec<(&'static str, Box<dyn Fn(&[u8]) -> bool>)> {
+fn cases() -> Vec<(&'static str, Oracle)> {
     let re = |p: &str| regex::bytes::Regex::new(&format!(r"\A(?:{p})\z")).unwrap();
     let (ids, ab_c) = (re("id-[0-9]+"), re("(?:ab|c+)*"));
     let (word, bad) = (re("[a-d]{1,5}"), re("(?s:.)*(?:bad|cd)(?s:.)*"));
