@@ -27,8 +27,8 @@ use crate::tree::{child_pointer, Expr, Loc, Node, MAX_DEPTH};
 /// Where the boolean operations on byte languages run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Level {
-    /// On byte DFAs, composed with the vocabulary once (the default; the byte product is
-    /// usually far smaller than a composition).
+    /// On byte DFAs, composed with the vocabulary once (the default: one composition
+    /// instead of one per operand).
     #[default]
     Bytes,
     /// On token automata: each operand composed, then the token product. Same result.
