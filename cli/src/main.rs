@@ -21,6 +21,7 @@ use fstc_detok::{AddedAsSpecial, Vocabulary};
 use fstc_json::{Escapes, JsonSchemaCompiler, Whitespace};
 use fstc_regex::RegexCompiler;
 
+mod expr;
 mod grammar;
 mod ops;
 mod tags;
@@ -92,6 +93,9 @@ enum CompileCommand {
     /// Every sequence of at most N text tokens of a vocabulary: a length bound to intersect
     /// with another automaton (`fstc intersect`).
     MaxTokens(ops::CompileMaxTokensArgs),
+    /// Compile an expression over constraints: `intersect(regex("..."), json("schema.json"),
+    /// max_tokens(200))`, with union, difference, complement, concat, star and repeat.
+    Expr(expr::CompileExprArgs),
 }
 
 #[derive(Args)]
@@ -358,6 +362,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check(args),
         Command::Compile(CompileCommand::Fst(args)) => ops::compile_fst(args),
         Command::Compile(CompileCommand::MaxTokens(args)) => ops::compile_max_tokens(args),
+        Command::Compile(CompileCommand::Expr(args)) => expr::compile_expr(args),
         Command::Intersect(args) => ops::binary("intersect", args),
         Command::Union(args) => ops::binary("union", args),
         Command::Difference(args) => ops::binary("difference", args),

@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiled::CompileStats;
 use fstc_core::ops::openfst::{byte_dfa_from_openfst, to_binary, to_openfst, to_text, Labels};
 use fstc_core::ops::{text_tokens, TokenAlgebra};
 use fstc_core::vocab::VocabTrie;
@@ -79,6 +80,9 @@ pub struct EquivalentArgs {
     /// Most product states before the comparison fails (default 1,000,000).
     #[arg(long, value_name = "N")]
     state_limit: Option<usize>,
+    /// Print the comparison's time and the operands' sizes to stderr.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Args)]
@@ -88,6 +92,9 @@ pub struct ShortestArgs {
     /// With --vocab, the sequence is also shown as text.
     #[command(flatten)]
     vocab: OptionalVocabArgs,
+    /// Print the search's time and the automaton's size to stderr.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Args)]
@@ -107,6 +114,9 @@ pub struct ProjectArgs {
     /// Most byte DFA states before the projection fails (as compile regex's --dfa-state-limit).
     #[arg(long, value_name = "N", default_value_t = fstc_core::bytes::DEFAULT_DFA_STATE_LIMIT)]
     state_limit: usize,
+    /// Print the projection's time and the byte DFA's size to stderr.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Args)]
@@ -164,13 +174,39 @@ pub struct CompileMaxTokensArgs {
     /// Where to write the token automaton.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
+    /// Print the build time and the automaton's size to stderr.
+    #[arg(long)]
+    stats: bool,
 }
 
 /// `compile max-tokens`: every sequence of at most N text tokens, to intersect with.
 pub fn compile_max_tokens(args: CompileMaxTokensArgs) -> Result<ExitCode> {
     let vocab = load_vocab(&args.vocab)?;
-    fstc_core::ops::at_most_tokens(&vocab, args.n)?.write_file(&args.output)?;
+    let mut stats = CompileStats::new();
+    let bound = stats.time("token bound", || {
+        fstc_core::ops::at_most_tokens(&vocab, args.n)
+    })?;
+    stats.count_automaton(&bound);
+    bound.write_file(&args.output)?;
+    print_stats(args.stats, &stats);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `--stats` lines of an operation, when asked for.
+fn print_stats(wanted: bool, stats: &CompileStats) {
+    if wanted {
+        eprintln!("{stats}");
+    }
+}
+
+/// Counts an operand's states and edges under `states` and `edges`.
+fn count_operand(
+    stats: &mut CompileStats,
+    (states, edges): (&'static str, &'static str),
+    a: &TokenAutomaton,
+) {
+    stats.set_count(states, a.num_states() as usize);
+    stats.set_count(edges, a.num_edges() as usize);
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -270,9 +306,13 @@ pub fn equivalent(args: EquivalentArgs) -> Result<ExitCode> {
         Some(n) => TokenAlgebra::new().state_limit(n),
         None => TokenAlgebra::new(),
     };
-    let found = algebra
-        .equivalent(&a, &b)
+    let mut stats = CompileStats::new();
+    let found = stats
+        .time("equivalence", || algebra.equivalent(&a, &b))
         .with_context(|| format!("{} and {}", args.a.display(), args.b.display()))?;
+    count_operand(&mut stats, ("states of A", "edges of A"), &a);
+    count_operand(&mut stats, ("states of B", "edges of B"), &b);
+    print_stats(args.stats, &stats);
     let Some(d) = found else {
         println!("equivalent");
         return Ok(ExitCode::SUCCESS);
@@ -297,7 +337,11 @@ pub fn shortest(args: ShortestArgs) -> Result<ExitCode> {
         Some(v) => Some(vocab_for(&a, &args.a, &v)?),
         None => None,
     };
-    match TokenAlgebra::new().shortest(&a) {
+    let mut stats = CompileStats::new();
+    let found = stats.time("shortest path", || TokenAlgebra::new().shortest(&a));
+    count_operand(&mut stats, ("states", "edges"), &a);
+    print_stats(args.stats, &stats);
+    match found {
         Some(tokens) => {
             println!("{}", describe(&tokens, vocab.as_ref()));
             Ok(ExitCode::SUCCESS)
@@ -312,10 +356,16 @@ pub fn shortest(args: ShortestArgs) -> Result<ExitCode> {
 pub fn project(args: ProjectArgs) -> Result<ExitCode> {
     let a = load_fsa(&args.a, "project")?;
     let vocab = vocab_for(&a, &args.a, &args.vocab)?;
-    let dfa = TokenAlgebra::new()
-        .state_limit(args.state_limit)
-        .project(&a, &vocab)
+    let mut stats = CompileStats::new();
+    let dfa = stats
+        .time("projection", || {
+            TokenAlgebra::new()
+                .state_limit(args.state_limit)
+                .project(&a, &vocab)
+        })
         .with_context(|| format!("{}", args.a.display()))?;
+    stats.set_count("byte DFA states", dfa.num_states());
+    print_stats(args.stats, &stats);
     if let Some(out) = &args.output {
         let bytes = to_binary(&dfa.to_fst())?;
         std::fs::write(out, bytes).with_context(|| format!("cannot write {}", out.display()))?;

@@ -6,6 +6,9 @@ that composes each state on first use), then mask each decoding step with a ``Ma
 beam): ``fill_bitmask`` writes the allowed tokens into an int32 bitmask (token t allowed
 iff bit t % 32 of word t // 32 is set), ``accept_tokens`` advances. ``fstc.processors`` applies this to logits (numpy); ``fstc.hf`` and
 ``fstc.llama_cpp`` plug it into Hugging Face transformers and llama-cpp-python.
+Compiled FSAs combine like OpenFst's machines (``intersect``, ``union``, ``difference``,
+``complement``, ``equivalent``, ``shortest``, ``project``), and ``compile_expr`` compiles an
+expression over constraints in one step.
 """
 
 from ._fstc import (
@@ -16,11 +19,19 @@ from ._fstc import (
     SchemaWarning,
     Vocabulary,
     __version__,
+    compile_expr,
     compile_grammar,
     compile_json_schema,
     compile_regex,
     compile_structural_tag,
+    complement,
+    difference,
+    equivalent,
     fill_bitmasks,
+    intersect,
+    project,
+    shortest,
+    union,
 )
 from .bitmask import allocate_token_bitmask, bitmask_words, unpack_bitmask
 
@@ -34,10 +45,18 @@ __all__ = [
     "__version__",
     "allocate_token_bitmask",
     "bitmask_words",
+    "compile_expr",
     "compile_grammar",
     "compile_json_schema",
     "compile_regex",
     "compile_structural_tag",
+    "complement",
+    "difference",
+    "equivalent",
     "fill_bitmasks",
+    "intersect",
+    "project",
+    "shortest",
+    "union",
     "unpack_bitmask",
 ]

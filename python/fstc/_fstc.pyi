@@ -248,6 +248,51 @@ def compile_structural_tag(
     token_edge_limit: Optional[int] = None,
 ) -> Tuple[Automaton, List[SchemaWarning]]: ...
 
+def compile_expr(
+    expr: Union[str, Dict[str, Any]],
+    vocab: Vocabulary,
+    *,
+    boolean_level: Literal["bytes", "tokens"] = "bytes",
+    state_limit: Optional[int] = None,
+    base_dir: Optional[Union[str, PathLike[str]]] = None,
+    whitespace: Literal["flexible", "compact", "pretty"] = "flexible",
+    max_whitespace: int = 8,
+    indent: int = 2,
+    escapes: Literal["canonical", "any"] = "canonical",
+    additional_properties: bool = True,
+    recursion_depth: Optional[int] = None,
+    any_json_depth: Optional[int] = None,
+    lenient: bool = False,
+    dfa_state_limit: Optional[int] = None,
+    token_edge_limit: Optional[int] = None,
+) -> Tuple[AnyAutomaton, List[SchemaWarning]]: ...
+def intersect(
+    a: AnyAutomaton, b: AnyAutomaton, *, state_limit: Optional[int] = None
+) -> AnyAutomaton: ...
+def union(a: AnyAutomaton, b: AnyAutomaton, *, state_limit: Optional[int] = None) -> AnyAutomaton: ...
+def difference(
+    a: AnyAutomaton, b: AnyAutomaton, *, state_limit: Optional[int] = None
+) -> AnyAutomaton: ...
+def complement(
+    a: AnyAutomaton, vocab: Vocabulary, *, state_limit: Optional[int] = None
+) -> AnyAutomaton: ...
+def equivalent(
+    a: AnyAutomaton, b: AnyAutomaton, *, state_limit: Optional[int] = None
+) -> Optional[Tuple[List[int], bool]]: ...
+def shortest(a: AnyAutomaton) -> Optional[List[int]]: ...
+@overload
+def project(
+    a: AnyAutomaton,
+    vocab: Vocabulary,
+    *,
+    format: Literal["att", "dot"] = "att",
+    state_limit: Optional[int] = None,
+) -> str: ...
+@overload
+def project(
+    a: AnyAutomaton, vocab: Vocabulary, *, format: Literal["fst"], state_limit: Optional[int] = None
+) -> bytes: ...
+
 class Matcher:
     """One sequence's position in a token automaton, eager or lazy (vLLM structured-output
     semantics)."""

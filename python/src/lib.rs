@@ -6,7 +6,7 @@
 //! into caller-owned int32 arrays, and a batch fill that runs in parallel without the GIL.
 //! Every constraint kind is a `compile_*` function returning an `AnyAutomaton`
 //! (`compile_regex`, `compile_json_schema`, `compile_structural_tag`: token FSAs;
-//! `compile_grammar`: a token PDA),
+//! `compile_grammar`: a token PDA; `compile_expr`: an expression over constraints),
 //! or with `lazy=True` (regexes, schemas) a `LazyAutomaton` composed state by state; a
 //! `Matcher` walks any of them through fstc-core's `Matcher` interface. Compiles share one
 //! vocabulary trie per `Vocabulary`.
@@ -16,11 +16,13 @@ use pyo3::prelude::*;
 mod automaton;
 mod bitmask;
 mod errors;
+mod expr;
 mod grammar;
 mod ints;
 mod json;
 mod lazy;
 mod matcher;
+mod ops;
 mod regex;
 mod tags;
 mod vocab;
@@ -39,6 +41,14 @@ fn _fstc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json::compile_json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(grammar::compile_grammar, m)?)?;
     m.add_function(wrap_pyfunction!(tags::compile_structural_tag, m)?)?;
+    m.add_function(wrap_pyfunction!(expr::compile_expr, m)?)?;
     m.add_function(wrap_pyfunction!(matcher::fill_bitmasks, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::intersect, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::union, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::difference, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::complement, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::equivalent, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::shortest, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::project, m)?)?;
     Ok(())
 }

@@ -438,6 +438,7 @@ fn every_command_has_help() {
         vec!["check", "--help"],
         vec!["compile", "fst", "--help"],
         vec!["compile", "max-tokens", "--help"],
+        vec!["compile", "expr", "--help"],
         vec!["intersect", "--help"],
         vec!["union", "--help"],
         vec!["difference", "--help"],

@@ -6,5 +6,6 @@ mod architecture;
 mod commands;
 mod common;
 mod docs;
+mod expr;
 mod grammar;
 mod ops;

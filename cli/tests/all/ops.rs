@@ -252,3 +252,41 @@ fn a_token_bound_limits_a_constraint_to_n_tokens() {
         assert_eq!(run.status.code(), Some(code), "{text}: {}", stdout(&run));
     }
 }
+
+#[test]
+fn every_operation_prints_a_stats_line() {
+    let dir = scratch("ops-stats");
+    let a = compile(&dir, "a.fstc", "[a-c]+");
+    let b = compile(&dir, "b.fstc", "[a-c]*");
+    let five = dir.join("five.fstc");
+    let v = vocab();
+    let runs: [(Vec<&str>, &str); 4] = [
+        (vec!["equivalent", s(&a), s(&b), "--stats"], "equivalence"),
+        (vec!["shortest", s(&a), "--stats"], "shortest path"),
+        (
+            vec!["project", s(&a), "--vocab", &v, "--att", "--stats"],
+            "projection",
+        ),
+        (
+            vec![
+                "compile",
+                "max-tokens",
+                "5",
+                "--vocab",
+                &v,
+                "-o",
+                s(&five),
+                "--stats",
+            ],
+            "token bound",
+        ),
+    ];
+    for (args, phase) in runs {
+        let run = fstc(&args);
+        let err = stderr(&run);
+        assert!(
+            err.starts_with("compile: ") && err.contains(phase) && err.contains("\nsizes: "),
+            "{args:?}: {err}"
+        );
+    }
+}

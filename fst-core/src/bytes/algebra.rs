@@ -1,5 +1,5 @@
 //! Boolean and rational operations on byte DFAs: intersection, union, difference,
-//! complement, concatenation, reversal, emptiness and a shortest witness.
+//! complement, concatenation, closure, reversal, emptiness and a shortest witness.
 //!
 //! JSON Schema's `allOf`, `not`, `if`/`then`/`else` and `contains`, and look-around in
 //! patterns, are these operations on the languages of [`ByteDfa`]s. Every result is
@@ -184,6 +184,28 @@ impl Algebra {
         }
         nfa.accepting[na..].copy_from_slice(&b.accepting);
         nfa.determinize("concatenation", &[0], self.state_limit)
+    }
+
+    /// The closure (Kleene star): texts `x1 x2 … xn`, `n ≥ 0`, each `xi` matched by `a`;
+    /// the empty text always matches.
+    pub fn star(&self, a: &ByteDfa) -> Result<ByteDfa, ByteDfaError> {
+        refuse_terminals("closure", a)?;
+        // State 0 is a new accepting start; `a`'s states follow, shifted by one, and each
+        // accepting one may start over.
+        let n = a.num_states();
+        let mut nfa = SetNfa::new(a.classes, a.num_classes, n + 1);
+        for s in 0..n {
+            for c in 0..a.num_classes {
+                let t = a.table[s * a.num_classes + c];
+                nfa.edge(s + 1, c, if t == DEAD { DEAD } else { t + 1 });
+            }
+            if a.accepting[s] {
+                nfa.epsilon[s + 1].push(0);
+            }
+        }
+        nfa.epsilon[0].push(1);
+        nfa.accepting[0] = true;
+        nfa.determinize("closure", &[0], self.state_limit)
     }
 
     /// The mirror language: `x` reversed for every text `x` of `a` (byte by byte, so the

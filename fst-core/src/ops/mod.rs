@@ -105,9 +105,13 @@ pub struct Distinction {
 /// The tokens a complement ranges over: every token with text (the tokens a compiled
 /// automaton may read) that is not EOS, as a mask laid out like a walker's.
 pub fn text_tokens<V: TokenVocabulary + ?Sized>(vocab: &V) -> Vec<u32> {
-    let trie = VocabTrie::new(vocab);
+    text_tokens_of_trie(&VocabTrie::new(vocab))
+}
+
+/// [`text_tokens`] of the vocabulary a trie was built for.
+pub fn text_tokens_of_trie(trie: &VocabTrie) -> Vec<u32> {
     let mut mask = trie.text_token_mask(None);
-    for &e in vocab.eos_ids() {
+    for &e in trie.eos_ids() {
         if let Some(word) = mask.get_mut(e as usize / 32) {
             *word &= !(1 << (e % 32));
         }
@@ -123,6 +127,11 @@ pub fn at_most_tokens<V: TokenVocabulary + ?Sized>(
     vocab: &V,
     n: usize,
 ) -> Result<TokenAutomaton, OpsError> {
+    at_most_tokens_of_trie(&VocabTrie::new(vocab), n)
+}
+
+/// [`at_most_tokens`] over the vocabulary a trie was built for.
+pub fn at_most_tokens_of_trie(trie: &VocabTrie, n: usize) -> Result<TokenAutomaton, OpsError> {
     if n >= DEFAULT_STATE_LIMIT {
         return Err(OpsError::new(
             "token bound",
@@ -132,8 +141,8 @@ pub fn at_most_tokens<V: TokenVocabulary + ?Sized>(
             format!("a bound of {n} tokens needs more than {DEFAULT_STATE_LIMIT} states"),
         ));
     }
-    let mask = text_tokens(vocab);
-    let class_of_token = (0..vocab.len())
+    let mask = text_tokens_of_trie(trie);
+    let class_of_token = (0..trie.vocab_size())
         .map(|t| {
             let on = mask[t / 32] & (1 << (t % 32)) != 0;
             if on {
@@ -144,9 +153,9 @@ pub fn at_most_tokens<V: TokenVocabulary + ?Sized>(
         })
         .collect();
     let parts = crate::automaton::ClassParts {
-        vocab_size: vocab.len() as u32,
-        vocab_fingerprint: crate::fingerprint(vocab),
-        eos_ids: vocab.eos_ids().to_vec(),
+        vocab_size: trie.vocab_size() as u32,
+        vocab_fingerprint: trie.fingerprint(),
+        eos_ids: trie.eos_ids().to_vec(),
         start: 0,
         accepting: vec![true; n + 1],
         num_classes: 1,

@@ -2,7 +2,7 @@
 //! of random small patterns, every operation's result is compared on every text of up to
 //! four pieces over `a`, `b`, `c`, `é` and a lone `\xC3` (invalid UTF-8), with the
 //! operation applied to the oracle's answers (both match, either, one not the other, a
-//! split point for concatenation, the mirrored text for reversal). Results are minimal,
+//! split point for concatenation, splits into matched pieces for closure, the mirrored text for reversal). Results are minimal,
 //! witnesses are shortest, and size limits and terminal operands fail cleanly.
 
 use fstc_core::bytes::ByteDfaErrorKind;
@@ -101,6 +101,29 @@ fn concatenation_and_reversal_agree_with_the_regex_crate() {
             },
         );
     }
+}
+
+#[test]
+fn closure_agrees_with_the_regex_crate() {
+    let texts = all_texts(PIECES, 4);
+    let algebra = Algebra::new();
+    let mut rng = SplitMix64::new(77);
+    for _ in 0..150 {
+        let (p, _, a, _) = pair(&mut rng);
+        let star = algebra.star(&a).unwrap();
+        // By definition, pieces each matched by the oracle alone (anchors in `p` make
+        // the oracle's own `(?:p)*` a different language).
+        let ra = oracle(&p);
+        check(&format!("star({p})"), &star, &texts, |t| in_closure(&ra, t));
+        assert_eq!(algebra.star(&star).unwrap(), star, "star twice of {p}");
+    }
+    let empty = ByteDfa::empty_language();
+    assert!(algebra.star(&empty).unwrap().is_match(b""));
+}
+
+/// Whether `t` splits into non-empty pieces each matched by `r` (or is empty).
+fn in_closure(r: &regex::bytes::Regex, t: &[u8]) -> bool {
+    t.is_empty() || (1..=t.len()).any(|i| r.is_match(&t[..i]) && in_closure(r, &t[i..]))
 }
 
 #[test]

@@ -1,0 +1,509 @@
+//! Compiling an expression: each node becomes a byte DFA or a token automaton.
+//!
+//! Leaves that describe texts become byte DFAs; `max_tokens` and `automaton` are token
+//! automata. Concatenation, closure and repetition run on byte DFAs only (a token may
+//! span the boundary, so they do not commute with tokenization). The boolean operations
+//! are exact at either level (a compiled automaton accepts every tokenization of its
+//! texts): on byte DFAs when every operand is one (one composition at the end, the
+//! default) or, with [`Level::Tokens`], on token automata, composing each operand first.
+//! An operand that is a token automaton puts its operation on tokens.
+
+use std::path::{Path, PathBuf};
+
+use fstc_core::any::AnyAutomaton;
+use fstc_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
+use fstc_core::bytes::{Algebra, ByteDfa, Universe};
+use fstc_core::compiled::{CompileStats, Compiled, Warning};
+use fstc_core::ops::openfst::byte_dfa_from_openfst;
+use fstc_core::ops::{at_most_tokens_of_trie, text_tokens_of_trie, TokenAlgebra};
+use fstc_core::vocab::VocabTrie;
+use fstc_core::TokenVocabulary;
+use fstc_json::{Config, JsonSchemaCompiler};
+use fstc_regex::{RegexBuilder, RegexCompiler};
+
+use crate::error::ExprError;
+use crate::tree::{child_pointer, Expr, Loc, Node, MAX_DEPTH};
+
+/// Where the boolean operations on byte languages run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Level {
+    /// On byte DFAs, composed with the vocabulary once (the default: one composition
+    /// instead of one per operand).
+    #[default]
+    Bytes,
+    /// On token automata: each operand composed, then the token product. Same result.
+    Tokens,
+}
+
+/// Compiles expressions for a vocabulary. The JSON Schema options (and the byte-DFA state
+/// limit and token-edge limit, which bound every byte operation and every composition)
+/// come from fstc-json's [`Config`]; `state_limit` bounds each token operation.
+#[derive(Clone, Debug)]
+pub struct ExprCompiler {
+    json: JsonSchemaCompiler,
+    state_limit: usize,
+    level: Level,
+    base_dir: Option<PathBuf>,
+}
+
+impl Default for ExprCompiler {
+    fn default() -> Self {
+        ExprCompiler::new()
+    }
+}
+
+impl ExprCompiler {
+    /// A compiler with the default options.
+    pub fn new() -> ExprCompiler {
+        ExprCompiler {
+            json: JsonSchemaCompiler::new(),
+            state_limit: fstc_core::ops::DEFAULT_STATE_LIMIT,
+            level: Level::Bytes,
+            base_dir: None,
+        }
+    }
+
+    /// The JSON Schema options and the byte-DFA and token-edge limits.
+    pub fn configure(mut self, config: Config) -> ExprCompiler {
+        self.json = self.json.configure(config);
+        self
+    }
+
+    /// Caps the states a token operation may create (before minimization).
+    pub fn state_limit(mut self, limit: usize) -> ExprCompiler {
+        self.state_limit = limit;
+        self
+    }
+
+    /// Where the boolean operations on byte languages run.
+    pub fn boolean_level(mut self, level: Level) -> ExprCompiler {
+        self.level = level;
+        self
+    }
+
+    /// The folder relative file names (`json`, `fst`, `automaton`) are read from; the
+    /// working directory when not set.
+    pub fn base_dir(mut self, dir: impl Into<PathBuf>) -> ExprCompiler {
+        self.base_dir = Some(dir.into());
+        self
+    }
+
+    /// Compiles `expr` for `vocab`, building the vocabulary trie first.
+    pub fn compile<V>(&self, expr: &Expr, vocab: &V) -> Result<Compiled<TokenAutomaton>, ExprError>
+    where
+        V: TokenVocabulary + ?Sized,
+    {
+        let mut stats = CompileStats::new();
+        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
+        let mut compiled = self.compile_with_trie(expr, &trie)?;
+        stats.extend(compiled.stats);
+        compiled.stats = stats;
+        Ok(compiled)
+    }
+
+    /// Compiles `expr` reusing a vocabulary trie built once. An expression that accepts
+    /// no token sequence is an error.
+    pub fn compile_with_trie(
+        &self,
+        expr: &Expr,
+        trie: &VocabTrie,
+    ) -> Result<Compiled<TokenAutomaton>, ExprError> {
+        let mut run = Run::new(self, Some(trie));
+        let value = run.eval(expr, "", false, 0)?;
+        let root = at(expr, "");
+        let automaton = run.tokens(value, &root)?;
+        if automaton.num_accepting() == 0 {
+            return Err(root.error("the expression accepts no token sequence"));
+        }
+        run.stats.count_automaton(&automaton);
+        Ok(Compiled {
+            automaton,
+            stats: run.stats,
+            warnings: run.warnings,
+        })
+    }
+
+    /// The minimal byte DFA of the texts `expr` admits, for an expression without
+    /// token-level parts (`max_tokens`, `automaton`).
+    pub fn byte_dfa(&self, expr: &Expr) -> Result<ByteDfa, ExprError> {
+        let mut run = Run::new(self, None);
+        match run.eval(expr, "", true, 0)? {
+            Value::Bytes(dfa) => Ok(dfa),
+            Value::Tokens(_) => unreachable!("token leaves need a vocabulary"),
+        }
+    }
+
+    fn dfa_limit(&self) -> usize {
+        self.json.get_config().get_dfa_state_limit()
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        match &self.base_dir {
+            Some(dir) => dir.join(name),
+            None => PathBuf::from(name),
+        }
+    }
+}
+
+/// A node's value: a byte language, or a token language.
+enum Value {
+    Bytes(ByteDfa),
+    Tokens(TokenAutomaton),
+}
+
+/// Where a node is, for errors: where it was read, else its pointer in the JSON form.
+fn at(e: &Expr, pointer: &str) -> Loc {
+    e.loc
+        .clone()
+        .unwrap_or_else(|| Loc::Pointer(pointer.to_string()))
+}
+
+/// One compile: the limits, the trie (none for `byte_dfa`), what was measured.
+struct Run<'a> {
+    compiler: &'a ExprCompiler,
+    trie: Option<&'a VocabTrie>,
+    bytes: Algebra,
+    stats: CompileStats,
+    warnings: Vec<Warning>,
+}
+
+#[derive(Clone, Copy)]
+enum BoolOp {
+    And,
+    Or,
+    AndNot,
+}
+
+impl<'a> Run<'a> {
+    fn new(compiler: &'a ExprCompiler, trie: Option<&'a VocabTrie>) -> Run<'a> {
+        let mut bytes = Algebra::new();
+        bytes.state_limit(compiler.dfa_limit());
+        Run {
+            compiler,
+            trie,
+            bytes,
+            stats: CompileStats::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The value of `e` (at `pointer` in the JSON form); `need_bytes` when the parent
+    /// reads texts, so boolean operations stay on bytes.
+    fn eval(
+        &mut self,
+        e: &Expr,
+        pointer: &str,
+        need_bytes: bool,
+        depth: usize,
+    ) -> Result<Value, ExprError> {
+        let loc = at(e, pointer);
+        if depth >= MAX_DEPTH {
+            return Err(loc.error(format!("calls nested deeper than {MAX_DEPTH}")));
+        }
+        let (name, args) = e.node.spell();
+        let child = |i: usize| child_pointer(pointer, name, i, args.len());
+        match &e.node {
+            Node::Intersect(items) | Node::Union(items) => {
+                let op = if matches!(e.node, Node::Intersect(_)) {
+                    BoolOp::And
+                } else {
+                    BoolOp::Or
+                };
+                let mut values = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    let value = self.eval(item, &child(i), need_bytes, depth + 1)?;
+                    values.push((value, at(item, &child(i))));
+                }
+                self.boolean(op, values, need_bytes, &loc)
+            }
+            Node::Difference(a, b) => {
+                let va = self.eval(a, &child(0), need_bytes, depth + 1)?;
+                let vb = self.eval(b, &child(1), need_bytes, depth + 1)?;
+                let values = vec![(va, at(a, &child(0))), (vb, at(b, &child(1)))];
+                self.boolean(BoolOp::AndNot, values, need_bytes, &loc)
+            }
+            Node::Complement(a) => {
+                let va = self.eval(a, &child(0), need_bytes, depth + 1)?;
+                self.complement(va, need_bytes, &loc)
+            }
+            Node::Concat(items) => {
+                let mut parts = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    parts.push(self.text_operand(item, &child(i), name, depth)?);
+                }
+                self.rational(&loc, |alg| {
+                    let mut acc = parts[0].clone();
+                    for p in &parts[1..] {
+                        acc = alg.concat(&acc, p)?;
+                    }
+                    Ok(acc)
+                })
+            }
+            Node::Star(a) => {
+                let a = self.text_operand(a, &child(0), name, depth)?;
+                self.rational(&loc, |alg| alg.star(&a))
+            }
+            Node::Repeat(a, min, max) => {
+                let a = self.text_operand(a, &child(0), name, depth)?;
+                self.rational(&loc, |alg| repeat(alg, &a, *min, *max))
+            }
+            _ => self.leaf(&e.node, &loc),
+        }
+    }
+
+    /// An operand of a rational operation, which must be a byte language.
+    fn text_operand(
+        &mut self,
+        e: &Expr,
+        pointer: &str,
+        parent: &str,
+        depth: usize,
+    ) -> Result<ByteDfa, ExprError> {
+        match self.eval(e, pointer, true, depth + 1)? {
+            Value::Bytes(dfa) => Ok(dfa),
+            Value::Tokens(_) => Err(at(e, pointer).error(format!(
+                "`{parent}` joins texts, and this operand is a token-level constraint: a token \
+                 may span the boundary, so `{parent}` takes byte languages only (regex, text, \
+                 json, json_schema, fst and operations on them); apply `max_tokens` or \
+                 `automaton` outside it"
+            ))),
+        }
+    }
+
+    fn rational(
+        &mut self,
+        loc: &Loc,
+        f: impl FnOnce(&Algebra) -> Result<ByteDfa, fstc_core::bytes::ByteDfaError>,
+    ) -> Result<Value, ExprError> {
+        let alg = self.bytes.clone();
+        let dfa = self
+            .stats
+            .time("byte operations", || f(&alg))
+            .map_err(|e| loc.error(e.to_string()))?;
+        Ok(Value::Bytes(dfa))
+    }
+
+    fn boolean(
+        &mut self,
+        op: BoolOp,
+        values: Vec<(Value, Loc)>,
+        need_bytes: bool,
+        loc: &Loc,
+    ) -> Result<Value, ExprError> {
+        let all_bytes = values.iter().all(|(v, _)| matches!(v, Value::Bytes(_)));
+        let on_bytes = self.trie.is_none() || need_bytes || self.compiler.level == Level::Bytes;
+        if all_bytes && on_bytes {
+            let dfas: Vec<ByteDfa> = values
+                .into_iter()
+                .map(|(v, _)| match v {
+                    Value::Bytes(d) => d,
+                    Value::Tokens(_) => unreachable!("all bytes"),
+                })
+                .collect();
+            return self.rational(loc, |alg| {
+                let mut acc = dfas[0].clone();
+                for d in &dfas[1..] {
+                    acc = match op {
+                        BoolOp::And => alg.intersect(&acc, d)?,
+                        BoolOp::Or => alg.union(&acc, d)?,
+                        BoolOp::AndNot => alg.difference(&acc, d)?,
+                    };
+                }
+                Ok(acc)
+            });
+        }
+        let mut automata = Vec::new();
+        for (v, l) in values {
+            automata.push(self.tokens(v, &l)?);
+        }
+        let algebra = TokenAlgebra::new().state_limit(self.compiler.state_limit);
+        let mut rest = automata.into_iter();
+        let mut acc = rest.next().expect("two or more operands");
+        for a in rest {
+            let step = match op {
+                BoolOp::And => algebra.intersect(&acc, &a),
+                BoolOp::Or => algebra.union(&acc, &a),
+                BoolOp::AndNot => algebra.difference(&acc, &a),
+            }
+            .map_err(|e| loc.error(e.to_string()))?;
+            self.stats.extend(step.stats);
+            acc = step.automaton;
+        }
+        Ok(Value::Tokens(acc))
+    }
+
+    fn complement(&mut self, v: Value, need_bytes: bool, loc: &Loc) -> Result<Value, ExprError> {
+        let on_bytes = self.trie.is_none() || need_bytes || self.compiler.level == Level::Bytes;
+        match v {
+            // Every byte string, so that the result equals the token-level complement.
+            Value::Bytes(d) if on_bytes => {
+                self.rational(loc, |alg| alg.complement(&d, Universe::Bytes))
+            }
+            v => {
+                let a = self.tokens(v, loc)?;
+                let trie = self.trie.expect("token values need a trie");
+                let step = TokenAlgebra::new()
+                    .state_limit(self.compiler.state_limit)
+                    .complement(&a, &text_tokens_of_trie(trie))
+                    .map_err(|e| loc.error(e.to_string()))?;
+                self.stats.extend(step.stats);
+                Ok(Value::Tokens(step.automaton))
+            }
+        }
+    }
+
+    /// The token automaton of a value: a byte DFA composed with the vocabulary (an empty
+    /// language as the automaton without accepting states).
+    fn tokens(&mut self, v: Value, loc: &Loc) -> Result<TokenAutomaton, ExprError> {
+        let dfa = match v {
+            Value::Tokens(a) => return Ok(a),
+            Value::Bytes(d) => d,
+        };
+        let Some(trie) = self.trie else {
+            return Err(loc.error("a token automaton needs a vocabulary"));
+        };
+        if dfa.is_empty() {
+            return empty_automaton(trie).map_err(|e| loc.error(e));
+        }
+        let json = self.compiler.json.get_config();
+        let config = fstc_regex::Config::new()
+            .dfa_state_limit(json.get_dfa_state_limit())
+            .token_edge_limit(json.get_token_edge_limit());
+        let composed = RegexCompiler::new()
+            .configure(config)
+            .compile_dfa_with_trie(&dfa, "this operand", trie)
+            .map_err(|e| loc.error(e.to_string()))?;
+        self.stats.extend(composed.stats);
+        Ok(composed.automaton)
+    }
+}
+
+/// `a` repeated `min` to `max` times: `a^min (a|ε)^(max-min)`.
+fn repeat(
+    alg: &Algebra,
+    a: &ByteDfa,
+    min: u64,
+    max: u64,
+) -> Result<ByteDfa, fstc_core::bytes::ByteDfaError> {
+    let empty_text = alg.from_edges(&[], &[true])?;
+    let optional = alg.union(a, &empty_text)?;
+    let mut acc = empty_text;
+    for i in 0..max {
+        acc = alg.concat(&acc, if i < min { a } else { &optional })?;
+    }
+    Ok(acc)
+}
+
+/// The token automaton of no sequence at all.
+fn empty_automaton(trie: &VocabTrie) -> Result<TokenAutomaton, String> {
+    let parts = ClassParts {
+        vocab_size: trie.vocab_size() as u32,
+        vocab_fingerprint: trie.fingerprint(),
+        eos_ids: trie.eos_ids().to_vec(),
+        start: 0,
+        accepting: vec![false],
+        num_classes: 0,
+        class_of_token: vec![NO_CLASS; trie.vocab_size()],
+        edges: vec![Vec::new()],
+        terminals: Vec::new(),
+    };
+    TokenAutomaton::from_class_parts(parts).map_err(|e| e.to_string())
+}
+
+impl<'a> Run<'a> {
+    fn leaf(&mut self, node: &Node, loc: &Loc) -> Result<Value, ExprError> {
+        let limit = self.compiler.dfa_limit();
+        let dfa = match node {
+            Node::Regex(pattern) => self.stats.time("byte DFA", || {
+                RegexBuilder::new()
+                    .state_limit(limit)
+                    .build(pattern)
+                    .map_err(|e| loc.error(e.to_string()))
+            })?,
+            Node::Text(literal) => {
+                let edges: Vec<(u32, u8, u8, u32)> = (literal.bytes().enumerate())
+                    .map(|(i, b)| (i as u32, b, b, i as u32 + 1))
+                    .collect();
+                let mut accepting = vec![false; literal.len() + 1];
+                accepting[literal.len()] = true;
+                self.bytes
+                    .from_edges(&edges, &accepting)
+                    .map_err(|e| loc.error(e.to_string()))?
+            }
+            Node::Json(file) => {
+                let path = self.compiler.path(file);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| loc.error(format!("cannot read {}: {e}", path.display())))?;
+                self.schema(&text, loc, &format!("the schema {}", path.display()))?
+            }
+            Node::JsonSchema(text) => self.schema(text, loc, "the schema")?,
+            Node::Fst(file, labels) => {
+                let path = self.compiler.path(file);
+                let data = read(&path, loc)?;
+                self.stats
+                    .time("byte DFA", || byte_dfa_from_openfst(&data, *labels, limit))
+                    .map_err(|e| loc.error(format!("{}: {e}", path.display())))?
+            }
+            Node::Automaton(file) => return self.automaton(&self.compiler.path(file), loc),
+            Node::MaxTokens(n) => {
+                let trie = self.need_trie(loc, "max_tokens")?;
+                let n = usize::try_from(*n).unwrap_or(usize::MAX);
+                let a = at_most_tokens_of_trie(trie, n).map_err(|e| loc.error(e.to_string()))?;
+                return Ok(Value::Tokens(a));
+            }
+            _ => unreachable!("inner nodes are evaluated by eval"),
+        };
+        Ok(Value::Bytes(dfa))
+    }
+
+    fn need_trie(&self, loc: &Loc, what: &str) -> Result<&'a VocabTrie, ExprError> {
+        self.trie.ok_or_else(|| {
+            loc.error(format!(
+                "`{what}` is a token-level constraint: it needs a vocabulary, and has no byte DFA"
+            ))
+        })
+    }
+
+    fn schema(&mut self, text: &str, loc: &Loc, what: &str) -> Result<ByteDfa, ExprError> {
+        let limit = self.compiler.dfa_limit();
+        let json = &self.compiler.json;
+        let regex = self
+            .stats
+            .time("schema translation", || json.to_regex(text))
+            .map_err(|e| loc.error(format!("{what}: {e}")))?;
+        self.warnings.extend(regex.warnings.iter().cloned());
+        self.stats
+            .time("byte DFA", || regex.dfa(limit))
+            .map_err(|e| loc.error(format!("{what}: {e}")))
+    }
+
+    fn automaton(&mut self, path: &Path, loc: &Loc) -> Result<Value, ExprError> {
+        let trie = self.need_trie(loc, "automaton")?;
+        let loaded = AnyAutomaton::read_file(path)
+            .map_err(|e| loc.error(format!("{}: {e}", path.display())))?;
+        let AnyAutomaton::Fsa(a) = loaded else {
+            return Err(loc.error(format!(
+                "{} is a token PDA (a compiled grammar); expressions take token FSAs",
+                path.display()
+            )));
+        };
+        if a.vocab_fingerprint() != trie.fingerprint()
+            || a.vocab_size() as usize != trie.vocab_size()
+        {
+            return Err(loc.error(format!(
+                "{} was compiled for another vocabulary (size {}, fingerprint {:016x}; this one \
+                 has size {}, fingerprint {:016x})",
+                path.display(),
+                a.vocab_size(),
+                a.vocab_fingerprint(),
+                trie.vocab_size(),
+                trie.fingerprint()
+            )));
+        }
+        Ok(Value::Tokens(a))
+    }
+}
+
+fn read(path: &Path, loc: &Loc) -> Result<Vec<u8>, ExprError> {
+    std::fs::read(path).map_err(|e| loc.error(format!("cannot read {}: {e}", path.display())))
+}

@@ -1,0 +1,459 @@
+//! The expression tree: its builder, the one table of functions (names, arguments,
+//! checks), and its two spellings, text ([`fmt::Display`]) and JSON ([`Expr::to_json`]).
+//! Both readers hand each call to [`build`], so both check the same things.
+
+use std::fmt;
+
+use fstc_core::ops::openfst::Labels;
+use serde_json::Value;
+
+use crate::error::ExprError;
+
+/// Deepest nesting of calls a reader or the compiler takes (deeper trees are refused,
+/// not overflowed).
+pub const MAX_DEPTH: usize = 100;
+
+/// Largest count of `repeat` (each repetition is a concatenation).
+pub const MAX_REPEAT: u64 = 1000;
+
+/// An expression over constraints. Leaves are byte languages (`regex`, `text`, `json`,
+/// `json_schema`, `fst`) or token languages (`max_tokens`, `automaton`); inner nodes are
+/// the boolean operations (`intersect`, `union`, `difference`, `complement`) and the
+/// rational ones (`concat`, `star`, `repeat`), which need byte languages. Equality
+/// compares the trees, not where they were read from.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub(crate) node: Node,
+    pub(crate) loc: Option<Loc>,
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Expr) -> bool {
+        self.node == other.node
+    }
+}
+
+impl Eq for Expr {}
+
+/// Where a node was read: a position in the text form or a pointer into the JSON form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Loc {
+    Text {
+        offset: usize,
+        line: usize,
+        column: usize,
+    },
+    Pointer(String),
+}
+
+impl Loc {
+    pub(crate) fn error(&self, message: impl Into<String>) -> ExprError {
+        match self {
+            Loc::Text {
+                offset,
+                line,
+                column,
+            } => {
+                let at = if *line == 1 {
+                    format!("column {column}")
+                } else {
+                    format!("line {line}, column {column}")
+                };
+                ExprError::new(at, Some(*offset), message)
+            }
+            Loc::Pointer(p) => ExprError::new(p.clone(), None, message),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Node {
+    Regex(String),
+    Text(String),
+    Json(String),
+    JsonSchema(String),
+    Fst(String, Labels),
+    Automaton(String),
+    MaxTokens(u64),
+    Intersect(Vec<Expr>),
+    Union(Vec<Expr>),
+    Difference(Box<Expr>, Box<Expr>),
+    Complement(Box<Expr>),
+    Concat(Vec<Expr>),
+    Star(Box<Expr>),
+    Repeat(Box<Expr>, u64, u64),
+}
+
+/// The functions and how each is called, for error messages.
+pub(crate) const FUNCTIONS: &[(&str, &str)] = &[
+    ("regex", "regex(PATTERN)"),
+    ("text", "text(LITERAL)"),
+    ("json", "json(SCHEMA_FILE)"),
+    ("json_schema", "json_schema(SCHEMA_TEXT)"),
+    (
+        "fst",
+        "fst(FILE) or fst(FILE, \"fstc\"|\"bytes\"|\"code-points\")",
+    ),
+    ("automaton", "automaton(FSTC_FILE)"),
+    ("max_tokens", "max_tokens(N)"),
+    ("intersect", "intersect(E, E, ...)"),
+    ("union", "union(E, E, ...)"),
+    ("difference", "difference(E, E)"),
+    ("complement", "complement(E)"),
+    ("concat", "concat(E, E, ...)"),
+    ("star", "star(E)"),
+    ("repeat", "repeat(E, MIN, MAX)"),
+];
+
+/// An argument as a reader found it.
+pub(crate) enum Arg {
+    Expr(Expr),
+    Str(String, Loc),
+    Int(u64, Loc),
+}
+
+impl Arg {
+    fn loc(&self) -> Option<&Loc> {
+        match self {
+            Arg::Expr(e) => e.loc.as_ref(),
+            Arg::Str(_, l) | Arg::Int(_, l) => Some(l),
+        }
+    }
+}
+
+/// An argument of a node, for spelling it.
+pub(crate) enum ArgRef<'a> {
+    Expr(&'a Expr),
+    Str(&'a str),
+    Int(u64),
+}
+
+/// The node the call `name(args)` at `loc` makes, or what is wrong with it.
+pub(crate) fn build(name: &str, args: Vec<Arg>, loc: &Loc) -> Result<Node, ExprError> {
+    let Some(&(_, usage)) = FUNCTIONS.iter().find(|(n, _)| *n == name) else {
+        let names: Vec<&str> = FUNCTIONS.iter().map(|(n, _)| *n).collect();
+        return Err(loc.error(format!(
+            "unknown function `{name}`; the functions are {}",
+            names.join(", ")
+        )));
+    };
+    let shape = Shape { usage, loc };
+    Ok(match name {
+        "regex" => Node::Regex(shape.one_str(args)?),
+        "text" => Node::Text(shape.one_str(args)?),
+        "json" => Node::Json(shape.one_str(args)?),
+        "json_schema" => Node::JsonSchema(shape.one_str(args)?),
+        "automaton" => Node::Automaton(shape.one_str(args)?),
+        "fst" => shape.fst(args)?,
+        "max_tokens" => {
+            let [n] = shape.fixed::<1>(args)?;
+            Node::MaxTokens(shape.int(n)?)
+        }
+        "difference" => {
+            let [a, b] = shape.fixed::<2>(args)?;
+            Node::Difference(Box::new(shape.expr(a)?), Box::new(shape.expr(b)?))
+        }
+        "complement" | "star" => {
+            let [a] = shape.fixed::<1>(args)?;
+            let a = Box::new(shape.expr(a)?);
+            if name == "star" {
+                Node::Star(a)
+            } else {
+                Node::Complement(a)
+            }
+        }
+        "repeat" => shape.repeat(args)?,
+        _ => {
+            if args.len() < 2 {
+                return Err(shape.arity(args.len()));
+            }
+            let items = args
+                .into_iter()
+                .map(|a| shape.expr(a))
+                .collect::<Result<Vec<_>, _>>()?;
+            match name {
+                "intersect" => Node::Intersect(items),
+                "union" => Node::Union(items),
+                _ => Node::Concat(items),
+            }
+        }
+    })
+}
+
+/// The checks of a call's arguments against its usage.
+struct Shape<'a> {
+    usage: &'a str,
+    loc: &'a Loc,
+}
+
+impl Shape<'_> {
+    fn arity(&self, got: usize) -> ExprError {
+        self.loc.error(format!(
+            "{} arguments where the call is {}",
+            got, self.usage
+        ))
+    }
+
+    fn fixed<const N: usize>(&self, args: Vec<Arg>) -> Result<[Arg; N], ExprError> {
+        let got = args.len();
+        args.try_into().map_err(|_| self.arity(got))
+    }
+
+    fn at<'b>(&'b self, arg: &'b Arg) -> &'b Loc {
+        arg.loc().unwrap_or(self.loc)
+    }
+
+    fn expr(&self, arg: Arg) -> Result<Expr, ExprError> {
+        match arg {
+            Arg::Expr(e) => Ok(e),
+            other => Err(self.at(&other).error(format!(
+                "expected an expression (a call such as regex(\"...\")) in {}",
+                self.usage
+            ))),
+        }
+    }
+
+    fn string(&self, arg: Arg) -> Result<String, ExprError> {
+        match arg {
+            Arg::Str(s, _) => Ok(s),
+            other => Err(self
+                .at(&other)
+                .error(format!("expected a quoted string in {}", self.usage))),
+        }
+    }
+
+    fn int(&self, arg: Arg) -> Result<u64, ExprError> {
+        match arg {
+            Arg::Int(n, _) => Ok(n),
+            other => Err(self
+                .at(&other)
+                .error(format!("expected a non-negative integer in {}", self.usage))),
+        }
+    }
+
+    fn one_str(&self, args: Vec<Arg>) -> Result<String, ExprError> {
+        let [a] = self.fixed::<1>(args)?;
+        self.string(a)
+    }
+
+    fn fst(&self, mut args: Vec<Arg>) -> Result<Node, ExprError> {
+        if args.len() == 1 {
+            args.push(Arg::Str("fstc".to_string(), self.loc.clone()));
+        }
+        let [path, labels] = self.fixed::<2>(args)?;
+        let labels_at = self.at(&labels).clone();
+        let labels = match self.string(labels)?.as_str() {
+            "fstc" => Labels::Fstc,
+            "bytes" => Labels::Bytes,
+            "code-points" => Labels::CodePoints,
+            other => {
+                return Err(labels_at.error(format!(
+                    "labels {other:?}: expected \"fstc\", \"bytes\" or \"code-points\""
+                )))
+            }
+        };
+        Ok(Node::Fst(self.string(path)?, labels))
+    }
+
+    fn repeat(&self, args: Vec<Arg>) -> Result<Node, ExprError> {
+        let [a, min, max] = self.fixed::<3>(args)?;
+        let max_at = self.at(&max).clone();
+        let (a, min, max) = (self.expr(a)?, self.int(min)?, self.int(max)?);
+        if min > max || max > MAX_REPEAT {
+            return Err(max_at.error(format!(
+                "repeat counts {min}..{max}: need MIN <= MAX <= {MAX_REPEAT}"
+            )));
+        }
+        Ok(Node::Repeat(Box::new(a), min, max))
+    }
+}
+
+impl Node {
+    /// The function name and the arguments, as both spellings write them.
+    pub(crate) fn spell(&self) -> (&'static str, Vec<ArgRef<'_>>) {
+        use ArgRef::{Expr as E, Int as I, Str as S};
+        match self {
+            Node::Regex(s) => ("regex", vec![S(s)]),
+            Node::Text(s) => ("text", vec![S(s)]),
+            Node::Json(s) => ("json", vec![S(s)]),
+            Node::JsonSchema(s) => ("json_schema", vec![S(s)]),
+            Node::Automaton(s) => ("automaton", vec![S(s)]),
+            Node::Fst(s, Labels::Fstc) => ("fst", vec![S(s)]),
+            Node::Fst(s, labels) => {
+                let l = if *labels == Labels::Bytes {
+                    "bytes"
+                } else {
+                    "code-points"
+                };
+                ("fst", vec![S(s), S(l)])
+            }
+            Node::MaxTokens(n) => ("max_tokens", vec![I(*n)]),
+            Node::Intersect(v) => ("intersect", v.iter().map(E).collect()),
+            Node::Union(v) => ("union", v.iter().map(E).collect()),
+            Node::Concat(v) => ("concat", v.iter().map(E).collect()),
+            Node::Difference(a, b) => ("difference", vec![E(a), E(b)]),
+            Node::Complement(a) => ("complement", vec![E(a)]),
+            Node::Star(a) => ("star", vec![E(a)]),
+            Node::Repeat(a, min, max) => ("repeat", vec![E(a), I(*min), I(*max)]),
+        }
+    }
+}
+
+/// The JSON pointer of argument `i` of a call `name` with `n` arguments in the JSON
+/// form (one argument is written bare, more as an array).
+pub(crate) fn child_pointer(parent: &str, name: &str, i: usize, n: usize) -> String {
+    if n == 1 {
+        format!("{parent}/{name}")
+    } else {
+        format!("{parent}/{name}/{i}")
+    }
+}
+
+fn node(node: Node) -> Expr {
+    Expr { node, loc: None }
+}
+
+/// The builder: one constructor per function.
+impl Expr {
+    /// Texts matching a regex (fstc's dialect: the `regex` crate's syntax, full match).
+    pub fn regex(pattern: impl Into<String>) -> Expr {
+        node(Node::Regex(pattern.into()))
+    }
+
+    /// The one text `literal`.
+    pub fn text(literal: impl Into<String>) -> Expr {
+        node(Node::Text(literal.into()))
+    }
+
+    /// The JSON texts the schema in the file at `path` admits.
+    pub fn json_file(path: impl Into<String>) -> Expr {
+        node(Node::Json(path.into()))
+    }
+
+    /// The JSON texts the schema `schema` (JSON text) admits.
+    pub fn json_schema(schema: impl Into<String>) -> Expr {
+        node(Node::JsonSchema(schema.into()))
+    }
+
+    /// The byte texts of an OpenFst acceptor file (binary or AT&T text).
+    pub fn fst(path: impl Into<String>, labels: Labels) -> Expr {
+        node(Node::Fst(path.into(), labels))
+    }
+
+    /// The token sequences of a compiled token FSA file (same vocabulary required).
+    pub fn automaton(path: impl Into<String>) -> Expr {
+        node(Node::Automaton(path.into()))
+    }
+
+    /// Every sequence of at most `n` text tokens.
+    pub fn max_tokens(n: u64) -> Expr {
+        node(Node::MaxTokens(n))
+    }
+
+    /// What every item accepts (two or more items).
+    pub fn intersect(items: impl IntoIterator<Item = Expr>) -> Expr {
+        node(Node::Intersect(items.into_iter().collect()))
+    }
+
+    /// What any item accepts (two or more items).
+    pub fn union(items: impl IntoIterator<Item = Expr>) -> Expr {
+        node(Node::Union(items.into_iter().collect()))
+    }
+
+    /// What `a` accepts and `b` does not.
+    pub fn difference(a: Expr, b: Expr) -> Expr {
+        node(Node::Difference(Box::new(a), Box::new(b)))
+    }
+
+    /// Every token sequence (every byte text) `a` does not accept.
+    pub fn complement(a: Expr) -> Expr {
+        node(Node::Complement(Box::new(a)))
+    }
+
+    /// The items' texts one after the other (two or more byte languages).
+    pub fn concat(items: impl IntoIterator<Item = Expr>) -> Expr {
+        node(Node::Concat(items.into_iter().collect()))
+    }
+
+    /// Zero or more texts of `a`, one after the other.
+    pub fn star(a: Expr) -> Expr {
+        node(Node::Star(Box::new(a)))
+    }
+
+    /// `min` to `max` texts of `a`, one after the other.
+    pub fn repeat(a: Expr, min: u64, max: u64) -> Expr {
+        node(Node::Repeat(Box::new(a), min, max))
+    }
+
+    /// Reads the text form: `intersect(regex("[a-z]+"), max_tokens(5))`.
+    pub fn parse(text: &str) -> Result<Expr, ExprError> {
+        crate::text::parse(text)
+    }
+
+    /// Reads the JSON form: `{"intersect": [{"regex": "[a-z]+"}, {"max_tokens": 5}]}`.
+    pub fn from_json(text: &str) -> Result<Expr, ExprError> {
+        crate::json_form::parse(text)
+    }
+
+    /// Reads either form: JSON when the text starts with `{`.
+    pub fn parse_any(text: &str) -> Result<Expr, ExprError> {
+        if text.trim_start().starts_with('{') {
+            Expr::from_json(text)
+        } else {
+            Expr::parse(text)
+        }
+    }
+
+    /// The JSON form: each call one object `{"name": argument}`, or `{"name": [arguments]}`
+    /// for any other count than one.
+    pub fn to_json(&self) -> String {
+        self.to_value().to_string()
+    }
+
+    fn to_value(&self) -> Value {
+        let (name, args) = self.node.spell();
+        let mut values: Vec<Value> = args
+            .into_iter()
+            .map(|a| match a {
+                ArgRef::Expr(e) => e.to_value(),
+                ArgRef::Str(s) => Value::String(s.to_string()),
+                ArgRef::Int(n) => Value::from(n),
+            })
+            .collect();
+        let value = if values.len() == 1 {
+            values.pop().unwrap_or(Value::Null)
+        } else {
+            Value::Array(values)
+        };
+        let mut object = serde_json::Map::new();
+        object.insert(name.to_string(), value);
+        Value::Object(object)
+    }
+}
+
+/// The text form, strings written as JSON strings.
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (name, args) = self.node.spell();
+        write!(f, "{name}(")?;
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match a {
+                ArgRef::Expr(e) => write!(f, "{e}")?,
+                ArgRef::Str(s) => write!(f, "{}", Value::String(s.to_string()))?,
+                ArgRef::Int(n) => write!(f, "{n}")?,
+            }
+        }
+        f.write_str(")")
+    }
+}
+
+impl std::str::FromStr for Expr {
+    type Err = ExprError;
+
+    fn from_str(text: &str) -> Result<Expr, ExprError> {
+        Expr::parse_any(text)
+    }
+}

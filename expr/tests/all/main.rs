@@ -1,0 +1,5 @@
+//! fstc-expr's integration tests, one binary.
+
+mod differential;
+mod forms;
+mod tokens;

@@ -1,0 +1,194 @@
+//! The operations on token FSAs (`fstc_core::ops::TokenAlgebra`), after OpenFst's tools:
+//! `intersect`, `union`, `difference`, `complement`, `equivalent`, `shortest`, `project`.
+
+use std::sync::Arc;
+
+use fstc_core::any::SharedAutomaton;
+use fstc_core::automaton::TokenAutomaton;
+use fstc_core::compiled::Compiled;
+use fstc_core::ops::openfst::{to_binary, to_text};
+use fstc_core::ops::{text_tokens_of_trie, OpsError, TokenAlgebra};
+use fstc_core::TokenVocabulary;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+use crate::automaton::AnyAutomaton;
+use crate::errors::fstc_error;
+use crate::ints::Int;
+use crate::vocab::Vocabulary;
+
+/// The token FSA of `a`; a token PDA is refused by name.
+fn fsa(a: &AnyAutomaton, operation: &str) -> PyResult<Arc<TokenAutomaton>> {
+    match &a.inner {
+        SharedAutomaton::Fsa(f) => Ok(Arc::clone(f)),
+        SharedAutomaton::Pda(_) => Err(fstc_error(format!(
+            "{operation} takes token FSAs; this is a token PDA (a compiled grammar)"
+        ))),
+    }
+}
+
+fn algebra(state_limit: Option<Int>) -> PyResult<TokenAlgebra> {
+    Ok(match state_limit {
+        Some(n) => TokenAlgebra::new().state_limit(n.usize("state_limit")?),
+        None => TokenAlgebra::new(),
+    })
+}
+
+/// Refuses a vocabulary other than the one `a` was compiled for.
+fn same_vocabulary(a: &TokenAutomaton, vocab: &Vocabulary, operation: &str) -> PyResult<()> {
+    let v = vocab.inner.as_ref();
+    if a.vocab_fingerprint() != v.fingerprint() || a.vocab_size() as usize != v.len() {
+        return Err(fstc_error(format!(
+            "{operation}: the automaton was compiled for another vocabulary (size {}, \
+             fingerprint {:016x}; this one has size {}, fingerprint {:016x})",
+            a.vocab_size(),
+            a.vocab_fingerprint(),
+            v.len(),
+            v.fingerprint()
+        )));
+    }
+    Ok(())
+}
+
+fn wrap(result: Result<Compiled<TokenAutomaton>, OpsError>) -> PyResult<AnyAutomaton> {
+    let compiled = result.map_err(fstc_error)?;
+    Ok(AnyAutomaton::from_any(fstc_core::AnyAutomaton::Fsa(
+        compiled.automaton,
+    )))
+}
+
+/// Token sequences both `a` and `b` accept (OpenFst's `fstintersect`). Both must be
+/// token FSAs compiled for the same vocabulary and EOS ids; on compiled constraints this
+/// is the automaton of the texts both admit. `state_limit` caps the product states
+/// (default 1,000,000). The GIL is released.
+#[pyfunction]
+#[pyo3(signature = (a, b, *, state_limit = None))]
+pub fn intersect(
+    py: Python<'_>,
+    a: &AnyAutomaton,
+    b: &AnyAutomaton,
+    state_limit: Option<Int>,
+) -> PyResult<AnyAutomaton> {
+    let (a, b, alg) = (
+        fsa(a, "intersect")?,
+        fsa(b, "intersect")?,
+        algebra(state_limit)?,
+    );
+    wrap(py.detach(|| alg.intersect(&a, &b)))
+}
+
+/// Token sequences `a` or `b` accepts (`fstunion`); as `intersect` otherwise.
+#[pyfunction]
+#[pyo3(signature = (a, b, *, state_limit = None))]
+pub fn union(
+    py: Python<'_>,
+    a: &AnyAutomaton,
+    b: &AnyAutomaton,
+    state_limit: Option<Int>,
+) -> PyResult<AnyAutomaton> {
+    let (a, b, alg) = (fsa(a, "union")?, fsa(b, "union")?, algebra(state_limit)?);
+    wrap(py.detach(|| alg.union(&a, &b)))
+}
+
+/// Token sequences `a` accepts and `b` does not (`fstdifference`); as `intersect`
+/// otherwise.
+#[pyfunction]
+#[pyo3(signature = (a, b, *, state_limit = None))]
+pub fn difference(
+    py: Python<'_>,
+    a: &AnyAutomaton,
+    b: &AnyAutomaton,
+    state_limit: Option<Int>,
+) -> PyResult<AnyAutomaton> {
+    let (a, b, alg) = (
+        fsa(a, "difference")?,
+        fsa(b, "difference")?,
+        algebra(state_limit)?,
+    );
+    wrap(py.detach(|| alg.difference(&a, &b)))
+}
+
+/// Sequences of `vocab`'s text tokens (EOS and tokens without text left out) that `a`
+/// does not accept. `vocab` must be the one `a` was compiled for.
+#[pyfunction]
+#[pyo3(signature = (a, vocab, *, state_limit = None))]
+pub fn complement(
+    py: Python<'_>,
+    a: &AnyAutomaton,
+    vocab: &Vocabulary,
+    state_limit: Option<Int>,
+) -> PyResult<AnyAutomaton> {
+    let (a, alg) = (fsa(a, "complement")?, algebra(state_limit)?);
+    same_vocabulary(&a, vocab, "complement")?;
+    wrap(py.detach(|| alg.complement(&a, &text_tokens_of_trie(&vocab.trie()))))
+}
+
+/// `None` when `a` and `b` accept the same token sequences (`fstequivalent`), else
+/// `(tokens, accepted_by_a)`: a shortest sequence only one of them accepts (the least by
+/// token ids) and whether it is `a`.
+#[pyfunction]
+#[pyo3(signature = (a, b, *, state_limit = None))]
+pub fn equivalent(
+    py: Python<'_>,
+    a: &AnyAutomaton,
+    b: &AnyAutomaton,
+    state_limit: Option<Int>,
+) -> PyResult<Option<(Vec<u32>, bool)>> {
+    let (a, b, alg) = (
+        fsa(a, "equivalent")?,
+        fsa(b, "equivalent")?,
+        algebra(state_limit)?,
+    );
+    let found = py.detach(|| alg.equivalent(&a, &b)).map_err(fstc_error)?;
+    Ok(found.map(|d| (d.tokens, d.accepted_by_first)))
+}
+
+/// A shortest token sequence `a` accepts, the least by token ids (`fstshortestpath`), or
+/// `None` when it accepts none.
+#[pyfunction]
+pub fn shortest(a: &AnyAutomaton) -> PyResult<Option<Vec<u32>>> {
+    let a = fsa(a, "shortest")?;
+    Ok(TokenAlgebra::new().shortest(&a))
+}
+
+/// The minimal byte automaton of the texts `a` accepts, each token read as its bytes in
+/// `vocab` (the one `a` was compiled for): `format` "att" (AT&T text, `str`, labels byte +
+/// 1), "fst" (an OpenFst binary file, `bytes`) or "dot" (Graphviz, `str`). `state_limit`
+/// bounds the byte automaton (default 10,000 states).
+#[pyfunction]
+#[pyo3(signature = (a, vocab, *, format = "att", state_limit = None))]
+pub fn project(
+    py: Python<'_>,
+    a: &AnyAutomaton,
+    vocab: &Vocabulary,
+    format: &str,
+    state_limit: Option<Int>,
+) -> PyResult<Py<PyAny>> {
+    if !matches!(format, "att" | "fst" | "dot") {
+        return Err(PyValueError::new_err(format!(
+            "format must be \"att\", \"fst\" or \"dot\", got {format:?}"
+        )));
+    }
+    let a = fsa(a, "project")?;
+    same_vocabulary(&a, vocab, "project")?;
+    let limit = match state_limit {
+        Some(n) => n.usize("state_limit")?,
+        None => fstc_core::bytes::DEFAULT_DFA_STATE_LIMIT,
+    };
+    let inner = vocab.inner.as_ref();
+    let dfa = py
+        .detach(|| TokenAlgebra::new().state_limit(limit).project(&a, inner))
+        .map_err(fstc_error)?;
+    Ok(match format {
+        "dot" => PyString::new(py, &dfa.to_dot()).into_any().unbind(),
+        "att" => {
+            let text = to_text(&dfa.to_fst()).map_err(fstc_error)?;
+            PyString::new(py, &text).into_any().unbind()
+        }
+        _ => {
+            let bytes = to_binary(&dfa.to_fst()).map_err(fstc_error)?;
+            PyBytes::new(py, &bytes).into_any().unbind()
+        }
+    })
+}

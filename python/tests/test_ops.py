@@ -1,0 +1,172 @@
+"""The operations on compiled automata and compile_expr from Python: results are the files
+of the combined patterns, acceptance matches Python's ``re`` on every text of a small
+alphabet, the token-level operations equal the expression compiled on bytes, and bad
+operands raise ``FstcError`` naming what is wrong."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fstc
+from conftest import TESTDATA
+
+#: The byte-level fixture, loaded once for the property test (hypothesis runs without fixtures).
+VOCAB = fstc.Vocabulary.from_file(TESTDATA / "bytelevel" / "tokenizer.json")
+
+
+def texts(alphabet: str, max_len: int):
+    for n in range(max_len + 1):
+        for t in itertools.product(alphabet, repeat=n):
+            yield "".join(t)
+
+
+def accepts(automaton, tokens) -> bool:
+    m = fstc.Matcher(automaton)
+    return m.accept_tokens(tokens) and m.is_accepting()
+
+
+def test_operations_are_the_files_of_the_combined_patterns(bytelevel):
+    a = fstc.compile_regex("[a-c]+", bytelevel)
+    b = fstc.compile_regex(".{2,3}", bytelevel)
+    for op, pattern in [
+        (fstc.intersect, "[a-c]{2,3}"),
+        (fstc.union, "[a-c]+|.{2,3}"),
+        (fstc.difference, "[a-c]|[a-c]{4,}"),
+    ]:
+        got = op(a, b)
+        assert got.kind == "fsa"
+        assert got.to_bytes() == fstc.compile_regex(pattern, bytelevel).to_bytes(), pattern
+
+
+def test_complement_accepts_exactly_the_other_texts(bytelevel):
+    a = fstc.compile_regex("[a-c]+", bytelevel)
+    c = fstc.compile_regex("[a-d]{1,3}", bytelevel)
+    not_a = fstc.complement(a, bytelevel)
+    both = fstc.intersect(c, not_a)
+    assert both.to_bytes() == fstc.difference(c, a).to_bytes()
+    for t in texts("abcd", 3):
+        expected = re.fullmatch("[a-d]{1,3}", t) is not None and re.fullmatch("[a-c]+", t) is None
+        assert accepts(both, bytelevel.tokenize(t)) == expected, t
+        assert accepts(not_a, bytelevel.tokenize(t)) == (re.fullmatch("[a-c]+", t) is None), t
+
+
+def test_equivalent_and_shortest(bytelevel):
+    compile = lambda p: fstc.compile_regex(p, bytelevel)  # noqa: E731
+    assert fstc.equivalent(compile("a+"), compile("aa*")) is None
+    assert fstc.equivalent(compile("(ab)*a"), compile("a(ba)*")) is None
+    a, b = compile("(ab|cd)x"), compile("(ab|cd|ce)x")
+    tokens, accepted_by_a = fstc.equivalent(a, b)
+    assert bytelevel.detokenize(tokens) == b"cex" and not accepted_by_a
+    assert accepts(b, tokens) and not accepts(a, tokens)
+    shortest = fstc.shortest(b)
+    assert bytelevel.detokenize(shortest) in (b"abx", b"cdx", b"cex")
+    assert len(shortest) <= min(len(bytelevel.tokenize(t)) for t in ("abx", "cdx", "cex"))
+    assert fstc.shortest(fstc.difference(a, a)) is None
+
+
+def run_att(att: str, text: bytes) -> bool:
+    """Runs an AT&T acceptor (labels byte + 1, deterministic) on `text`."""
+    arcs, finals = {}, set()
+    for line in att.splitlines():
+        f = line.split()
+        if len(f) >= 4:
+            arcs[(int(f[0]), int(f[2]))] = int(f[1])
+        elif f:
+            finals.add(int(f[0]))
+    state = 0
+    for byte in text:
+        state = arcs.get((state, byte + 1))
+        if state is None:
+            return False
+    return state in finals
+
+
+def test_project_gives_the_texts(bytelevel):
+    a = fstc.compile_regex("[a-c]+d?", bytelevel)
+    att = fstc.project(a, bytelevel)
+    for t in texts("abcd", 4):
+        assert run_att(att, t.encode()) == (re.fullmatch("[a-c]+d?", t) is not None), t
+    fst = fstc.project(a, bytelevel, format="fst")
+    assert isinstance(fst, bytes) and fst[:4] == bytes([0xD6, 0xFD, 0xB2, 0x7E])
+    assert fstc.project(a, bytelevel, format="dot").startswith("digraph")
+
+
+def test_bad_operands_are_refused_by_name(bytelevel, gpt2):
+    a = fstc.compile_regex("[a-c]+", bytelevel)
+    pda = fstc.compile_grammar('root ::= "a" root "b" | "c"', bytelevel)
+    with pytest.raises(fstc.FstcError, match="token PDA"):
+        fstc.intersect(a, pda)
+    other = fstc.compile_regex("[a-c]+", gpt2)
+    with pytest.raises(fstc.FstcError, match="different vocabularies"):
+        fstc.union(a, other)
+    with pytest.raises(fstc.FstcError, match="another vocabulary"):
+        fstc.complement(a, gpt2)
+    with pytest.raises(ValueError, match="format must be"):
+        fstc.project(a, bytelevel, format="svg")
+    with pytest.raises(fstc.FstcError, match="state limit|states"):
+        fstc.intersect(a, fstc.compile_regex(".{2,9}", bytelevel), state_limit=2)
+
+
+def test_compile_expr_in_all_three_spellings(bytelevel, tmp_path):
+    expected = fstc.compile_regex("[a-c]{2,3}", bytelevel).to_bytes()
+    text = 'intersect(regex("[a-c]+"), regex(".{2,3}"))'
+    tree = {"intersect": [{"regex": "[a-c]+"}, {"regex": ".{2,3}"}]}
+    for expr in (text, json.dumps(tree), tree):
+        for level in ("bytes", "tokens"):
+            automaton, warnings = fstc.compile_expr(expr, bytelevel, boolean_level=level)
+            assert automaton.to_bytes() == expected and warnings == [], (expr, level)
+    (tmp_path / "n.json").write_text('{"type": "integer", "minimum": 0}')
+    answer, _ = fstc.compile_expr(
+        {"concat": [{"text": "n="}, {"json": "n.json"}]}, bytelevel, base_dir=tmp_path
+    )
+    for t, yes in [("n=42", True), ("n=-1", False), ("42", False)]:
+        assert accepts(answer, bytelevel.tokenize(t)) == yes, t
+
+
+def test_compile_expr_token_bounds(bytelevel):
+    bounded, _ = fstc.compile_expr('intersect(regex("[a-c]{2,12}"), max_tokens(3))', bytelevel)
+    for tokens, complete in bounded.sample(200, seed=5, max_tokens=8):
+        if complete:
+            assert len(tokens) <= 3
+            assert re.fullmatch(b"[a-c]{2,12}", bytelevel.detokenize(tokens))
+    bound, _ = fstc.compile_expr("max_tokens(3)", bytelevel)
+    by_hand = fstc.intersect(fstc.compile_regex("[a-c]{2,12}", bytelevel), bound)
+    assert by_hand.to_bytes() == bounded.to_bytes()
+
+
+def test_compile_expr_errors_name_the_place(bytelevel):
+    with pytest.raises(fstc.FstcError, match=r"expression at column 18: expected `,` or `\)`"):
+        fstc.compile_expr('union(regex("a") text("b"))', bytelevel)
+    with pytest.raises(fstc.FstcError, match="expression at /union/1/star: expected an expression"):
+        fstc.compile_expr({"union": [{"regex": "a"}, {"star": 3}]}, bytelevel)
+    with pytest.raises(fstc.FstcError, match="column 20: `concat` joins texts"):
+        fstc.compile_expr('concat(regex("a"), max_tokens(2))', bytelevel)
+    with pytest.raises(ValueError, match="boolean_level"):
+        fstc.compile_expr('regex("a")', bytelevel, boolean_level="both")
+
+
+PATTERNS = ["[a-c]+", "a*b?", "(ab|c)*", "[b-d]{1,3}", "c|ab|ba", ".{0,2}", "a(b|c)*d?"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(PATTERNS), st.sampled_from(PATTERNS))
+def test_token_operations_equal_the_expression_on_bytes(p, q):
+    """fstc.intersect etc. on compiled files (a product of token automata) against the
+    same operation on byte automata composed once (compile_expr)."""
+    vocab = VOCAB
+    a, b = fstc.compile_regex(p, vocab), fstc.compile_regex(q, vocab)
+    leaves = f"regex({json.dumps(p)}), regex({json.dumps(q)})"
+    for op, name in [(fstc.intersect, "intersect"), (fstc.union, "union"), (fstc.difference, "difference")]:
+        try:
+            on_bytes, _ = fstc.compile_expr(f"{name}({leaves})", vocab)
+        except fstc.FstcError as e:
+            assert "accepts no token sequence" in str(e)
+            assert op(a, b).num_accepting == 0
+            continue
+        assert op(a, b).to_bytes() == on_bytes.to_bytes(), (name, p, q)
