@@ -122,7 +122,9 @@ impl Translator<'_> {
 
     /// `anyOf` (alternation) and `oneOf`: the alternation when no branch admits a text
     /// satisfying another branch, else each branch minus the others (which needs complete
-    /// branches). See [`Translator::one_of_disjoint`] for the test.
+    /// branches). See [`Translator::one_of_disjoint`] for the test. Not inlined: its frame
+    /// stays off the stack of the nesting levels that do not use it.
+    #[inline(never)]
     fn union(
         &mut self,
         keyword: &str,
@@ -142,7 +144,13 @@ impl Translator<'_> {
                 langs.push((lang, why.is_none(), branch));
             }
         }
-        if keyword == "anyOf" {
+        let pairwise = |t: &Self| {
+            (0..langs.len()).all(|i| (0..i).all(|j| t.exclusive(langs[i].2, langs[j].2)))
+        };
+        // Branches no value satisfies two of (distinct types, or distinct constants of one
+        // required property: a discriminated union): "exactly one" is "any", whatever the
+        // translations, with no automaton.
+        if keyword == "anyOf" || pairwise(self) {
             return Ok(alternation(langs.into_iter().map(|l| l.0).collect()));
         }
         if let Some(disjoint) = self.one_of_disjoint(&langs, level)? {
@@ -171,6 +179,52 @@ impl Translator<'_> {
             exact.extend(mine);
         }
         Ok(alternation(exact))
+    }
+
+    /// Whether no value satisfies both schemas, read off their own keywords (through
+    /// `$ref`s): disjoint `type`s, distinct constants (strings, booleans, null), or one
+    /// property both require with distinct constants.
+    fn exclusive(&self, a: &Value, b: &Value) -> bool {
+        let (Some(a), Some(b)) = (self.target(a), self.target(b)) else {
+            return false;
+        };
+        if let (Some(x), Some(y)) = (constant(a), constant(b)) {
+            return x != y;
+        }
+        if let (Some(x), Some(y)) = (type_set(a), type_set(b)) {
+            if !x.iter().any(|t| y.contains(t)) {
+                return true;
+            }
+        }
+        let required = |m: &Map<String, Value>, name: &str| matches!(m.get("required"), Some(Value::Array(r)) if r.iter().any(|n| n == name));
+        let Some(Value::Object(props)) = a.get("properties") else {
+            return false;
+        };
+        props.iter().any(|(name, x)| {
+            let y = b.get("properties").and_then(|p| p.get(name));
+            let both = required(a, name) && required(b, name);
+            let values = (
+                self.target(x).and_then(constant),
+                y.and_then(|y| self.target(y)).and_then(constant),
+            );
+            both && matches!(values, (Some(x), Some(y)) if x != y)
+        })
+    }
+
+    /// The schema object `schema` is or names through `$ref`s (`None` for booleans,
+    /// non-local or missing targets, or chains longer than 8).
+    fn target<'v>(&'v self, schema: &'v Value) -> Option<&'v Map<String, Value>> {
+        let mut map = schema.as_object()?;
+        for _ in 0..8 {
+            let Some(Value::String(r)) = map.get("$ref") else {
+                return Some(map);
+            };
+            if map.len() > 1 {
+                return Some(map);
+            }
+            map = self.root.pointer(&self.resolve(r)?)?.as_object()?;
+        }
+        None
     }
 
     /// The languages of disjoint `oneOf` branches (`lang`, complete, schema), or `None`
@@ -405,4 +459,38 @@ impl Translator<'_> {
         self.canonical_numbers = saved;
         Ok(lang?.expect("the universe is not empty"))
     }
+}
+
+/// The instance types `type` allows (`None` without it), `integer` standing for itself
+/// and `number` for both.
+fn type_set(map: &Map<String, Value>) -> Option<Vec<&str>> {
+    let mut out = Vec::new();
+    let mut add = |t: &'static str| match t {
+        "number" => out.extend(["number", "integer"]),
+        t => out.push(t),
+    };
+    const TYPES: [&str; 7] = [
+        "null", "boolean", "object", "array", "number", "string", "integer",
+    ];
+    let known = |t: &Value| TYPES.iter().copied().find(|k| t.as_str() == Some(k));
+    match map.get("type")? {
+        Value::Array(list) => {
+            for t in list {
+                add(known(t)?);
+            }
+        }
+        t => add(known(t)?),
+    }
+    Some(out)
+}
+
+/// The one value a schema object allows by `const` or a one-member `enum`, when it is a
+/// string, a boolean or null (numbers compare by value, not by their JSON).
+fn constant(map: &Map<String, Value>) -> Option<&Value> {
+    let c = match (map.get("const"), map.get("enum")) {
+        (Some(c), _) => c,
+        (None, Some(Value::Array(one))) if one.len() == 1 => &one[0],
+        _ => return None,
+    };
+    (c.is_string() || c.is_boolean() || c.is_null()).then_some(c)
 }
