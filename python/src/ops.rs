@@ -70,12 +70,24 @@ pub fn intersect(
     b: &AnyAutomaton,
     state_limit: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
-    let (a, b, alg) = (
-        fsa(a, "intersect")?,
-        fsa(b, "intersect")?,
-        algebra(state_limit)?,
-    );
-    wrap(py.detach(|| alg.intersect(&a, &b)))
+    binary(py, a, b, state_limit, "intersect", TokenAlgebra::intersect)
+}
+
+/// `operation` (named `name` in errors) on the token FSAs `a` and `b`, the GIL released.
+fn binary(
+    py: Python<'_>,
+    a: &AnyAutomaton,
+    b: &AnyAutomaton,
+    state_limit: Option<Int>,
+    name: &str,
+    operation: fn(
+        &TokenAlgebra,
+        &TokenAutomaton,
+        &TokenAutomaton,
+    ) -> Result<Compiled<TokenAutomaton>, OpsError>,
+) -> PyResult<AnyAutomaton> {
+    let (a, b, alg) = (fsa(a, name)?, fsa(b, name)?, algebra(state_limit)?);
+    wrap(py.detach(|| operation(&alg, &a, &b)))
 }
 
 /// Token sequences `a` or `b` accepts (`fstunion`); as `intersect` otherwise.
@@ -87,8 +99,7 @@ pub fn union(
     b: &AnyAutomaton,
     state_limit: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
-    let (a, b, alg) = (fsa(a, "union")?, fsa(b, "union")?, algebra(state_limit)?);
-    wrap(py.detach(|| alg.union(&a, &b)))
+    binary(py, a, b, state_limit, "union", TokenAlgebra::union)
 }
 
 /// Token sequences `a` accepts and `b` does not (`fstdifference`); as `intersect`
@@ -101,12 +112,14 @@ pub fn difference(
     b: &AnyAutomaton,
     state_limit: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
-    let (a, b, alg) = (
-        fsa(a, "difference")?,
-        fsa(b, "difference")?,
-        algebra(state_limit)?,
-    );
-    wrap(py.detach(|| alg.difference(&a, &b)))
+    binary(
+        py,
+        a,
+        b,
+        state_limit,
+        "difference",
+        TokenAlgebra::difference,
+    )
 }
 
 /// Sequences of `vocab`'s text tokens (EOS and tokens without text left out) that `a`
