@@ -328,7 +328,8 @@ fn llama_file(tokens: Vec<Option<Vec<u8>>>, name: &str) -> PathBuf {
 
 /// The llama.cpp sampler (capi/llama/fstc_llama.c) driven through its `llama_sampler_i` as
 /// llama.cpp does, against a matcher of the same constraint; and files compiled ahead: one
-/// for its vocabulary, one for the same size with other bytes, one for another size.
+/// for its vocabulary, one for the same size with other bytes, one for another size; and
+/// fstc_compile.h's functions on the byte-level fixture and on bad input.
 #[test]
 fn llama_sampler_masks_as_the_matcher() {
     let mut same: Vec<Option<Vec<u8>>> = LLAMA_PIECES
@@ -344,7 +345,9 @@ fn llama_sampler_masks_as_the_matcher() {
         llama_file(other, "llama_other_bytes"),
         llama_file(smaller, "llama_other_size"),
     ];
-    let paths: Vec<&std::path::Path> = files.iter().map(PathBuf::as_path).collect();
+    let tokenizer = testkit::vocabs::testdata_dir().join("bytelevel/tokenizer.json");
+    let mut paths: Vec<&std::path::Path> = files.iter().map(PathBuf::as_path).collect();
+    paths.push(&tokenizer);
     assert_eq!(
         call_main(fstc_llama_test_main, &paths),
         0,

@@ -1,9 +1,10 @@
 /* test_fstc_llama.c: capi/llama/fstc_llama.c driven as llama.cpp drives a sampler (apply on the
  * candidate array, accept the sampled token, clone, reset, free), over a small vocabulary
  * served by the stand-in llama.h functions below. Every applied mask is compared with an fstc
- * matcher of the same constraint walked alongside. Usage: test SAME.fstc OTHER_BYTES.fstc
- * OTHER_SIZE.fstc: "(ab|b)+c" compiled by capi/ctest/tests/c_abi.rs over this vocabulary,
- * over one of the same size with other bytes, and over a smaller one. */
+ * matcher of the same constraint walked alongside; and fstc_compile.h's functions, bad input
+ * included. Usage: test SAME.fstc OTHER_BYTES.fstc OTHER_SIZE.fstc TOKENIZER: "(ab|b)+c"
+ * compiled by capi/ctest/tests/c_abi.rs over this vocabulary, over one of the same size with
+ * other bytes, and over a smaller one; a tokenizer file. */
 #include "fstc_llama.h"
 
 #include <math.h>
@@ -251,11 +252,55 @@ static void refusals(const char *other_bytes, const char *other_size) {
           "a file for another size: %s", fstc_llama_last_error());
 }
 
+/* fstc_compile.h's functions on a tokenizer file and on bad input. */
+static void compile_api(const char *tokenizer) {
+    fstc_vocabulary *fv = (fstc_vocabulary *)&failures;
+    CHECK(fstc_vocabulary_load(NULL, &fv) == FSTC_ERR_NULL_ARGUMENT && fv == NULL, "null path");
+    CHECK(fstc_vocabulary_load("/nonexistent/tokenizer.json", &fv) == FSTC_ERR_VOCABULARY &&
+              strstr(fstc_last_error(), "/nonexistent/tokenizer.json"),
+          "missing file: %s", fstc_last_error());
+    CHECK(fstc_vocabulary_load(tokenizer, &fv) == FSTC_OK, "%s", fstc_last_error());
+    fstc_automaton *automaton = NULL;
+    CHECK(fstc_compile(fv, FSTC_SOURCE_REGEX, "(yes|no)", 8, &automaton) == FSTC_OK, "%s",
+          fstc_last_error());
+    uint64_t a = 0, b = 1;
+    fstc_vocabulary_fingerprint(fv, &a);
+    fstc_automaton_vocab_fingerprint(automaton, &b);
+    CHECK(a == b, "an automaton carries its vocabulary's fingerprint");
+    CHECK(fstc_compile(fv, FSTC_SOURCE_REGEX, "\xff", 1, &automaton) == FSTC_ERR_INVALID_ARGUMENT &&
+              automaton == NULL && strstr(fstc_last_error(), "UTF-8"),
+          "text not UTF-8: %s", fstc_last_error());
+    CHECK(fstc_compile(fv, FSTC_SOURCE_GRAMMAR, "root ::= (", 10, &automaton) == FSTC_ERR_COMPILE,
+          "bad grammar");
+    CHECK(fstc_compile(NULL, FSTC_SOURCE_REGEX, "a", 1, &automaton) == FSTC_ERR_NULL_ARGUMENT, "null");
+    fstc_vocabulary_free(fv);
+    fstc_vocabulary_free(NULL);
+
+    const uint8_t x[] = "x";
+    const uint8_t *tokens[] = {x, NULL};
+    size_t lens[] = {1, 0};
+    uint32_t eos_text = 0, eos_far = 2, eos_ok = 1;
+    CHECK(fstc_vocabulary_from_tokens(tokens, lens, 2, &eos_text, 1, &fv) == FSTC_ERR_VOCABULARY &&
+              strstr(fstc_last_error(), "EOS id 0 has text"),
+          "EOS with text: %s", fstc_last_error());
+    CHECK(fstc_vocabulary_from_tokens(tokens, lens, 2, &eos_far, 1, &fv) == FSTC_ERR_VOCABULARY &&
+              strstr(fstc_last_error(), "not below the vocabulary size"),
+          "EOS out of range: %s", fstc_last_error());
+    lens[0] = 0;
+    CHECK(fstc_vocabulary_from_tokens(tokens, lens, 2, &eos_ok, 1, &fv) == FSTC_ERR_VOCABULARY &&
+              strstr(fstc_last_error(), "token 0 has 0 bytes"),
+          "empty token: %s", fstc_last_error());
+    CHECK(fstc_vocabulary_from_tokens(NULL, lens, 2, &eos_ok, 1, &fv) == FSTC_ERR_NULL_ARGUMENT,
+          "null tokens");
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s SAME.fstc OTHER_BYTES.fstc OTHER_SIZE.fstc\n", argv[0]);
+    if (argc != 5) {
+        fprintf(stderr, "usage: %s SAME.fstc OTHER_BYTES.fstc OTHER_SIZE.fstc TOKENIZER\n",
+                argv[0]);
         return 2;
     }
+    compile_api(argv[4]);
     walk_regex();
     other_sources();
     from_file(argv[1]);
