@@ -16,7 +16,7 @@ fails.
     python examples/llama_sampler.py [--capi-lib target/release/libfstc_capi.a] [--only grammar]
 
 The sampler is compiled here with the system C compiler against the llama.h that
-llama-cpp-python installs (llama_cpp/include) and linked with its libllama and with
+llama-cpp-python installs (site-packages/include) and linked with its libllama and with
 libfstc_capi.a into a shared library loaded with ctypes.
 """
 
@@ -58,9 +58,12 @@ def build_sampler(capi_lib: Path, out_dir: Path) -> Path:
     import llama_cpp
 
     package = Path(llama_cpp.__file__).resolve().parent
-    include, lib = package / "include", package / "lib"
-    if not (include / "llama.h").exists():
-        raise FileNotFoundError(f"llama-cpp-python installed no llama.h in {include}")
+    lib = package / "lib"
+    # llama-cpp-python 0.3.36 installs llama.cpp's headers to site-packages/include.
+    found = [d for d in (package / "include", package.parent / "include") if (d / "llama.h").exists()]
+    if not found:
+        raise FileNotFoundError(f"llama-cpp-python installed no llama.h beside {package}")
+    include = found[0]
     out = out_dir / "libfstc_llama.so"
     subprocess.run(
         ["cc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
@@ -108,20 +111,31 @@ class FstcLlama:
         return message.decode() if message else None
 
 
+def _quiet(level, text, user_data):
+    """llama.cpp's log, dropped."""
+
+
+_QUIET = None  # the ctypes callback, kept alive while llama.cpp may call it
+
+
 class Model:
     """A GGUF model and one context, through llama-cpp-python's low-level API."""
 
-    def __init__(self, gguf: Path, n_ctx: int = 512):
+    def __init__(self, gguf: Path, n_ctx: int = 512, threads: int = 1):
         import llama_cpp
 
+        global _QUIET
+        _QUIET = _QUIET or llama_cpp.llama_log_callback(_quiet)
         self.llama = llama_cpp
+        llama_cpp.llama_log_set(_QUIET, None)
         llama_cpp.llama_backend_init()
         self.model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), llama_cpp.llama_model_default_params())
         if not self.model:
             raise RuntimeError(f"llama.cpp cannot load {gguf}")
         self.vocab = llama_cpp.llama_model_get_vocab(self.model)
+        self.seconds = {"sample": 0.0, "decode": 0.0}  # the last generate's, steps after the prompt
         params = llama_cpp.llama_context_default_params()
-        params.n_ctx, params.n_threads, params.n_threads_batch = n_ctx, 2, 2
+        params.n_ctx, params.n_threads, params.n_threads_batch = n_ctx, threads, threads
         self.ctx = llama_cpp.llama_init_from_model(self.model, params)
 
     def n_vocab(self) -> int:
@@ -159,13 +173,18 @@ class Model:
         llama.llama_sampler_chain_add(chain, llama.llama_sampler_init_greedy())
         try:
             self.decode(self.tokenize(prompt, special=True))
+            self.seconds = {"sample": 0.0, "decode": 0.0}
             out = []
             for _ in range(max_tokens):
+                start = time.perf_counter()
                 token = llama.llama_sampler_sample(chain, self.ctx, -1)
+                self.seconds["sample"] += time.perf_counter() - start
                 if llama.llama_vocab_is_eog(self.vocab, token):
                     return out, True, error_of(sampler)
                 out.append(token)
+                start = time.perf_counter()
                 self.decode([token])
+                self.seconds["decode"] += time.perf_counter() - start
             return out, False, error_of(sampler)
         finally:
             llama.llama_sampler_free(chain)
@@ -195,12 +214,16 @@ def main() -> int:
     parser.add_argument("--capi-lib", type=Path, help="libfstc_capi.a built with --features compile")
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--only", metavar="TEXT", help="run only the tasks whose name contains TEXT")
+    parser.add_argument(
+        "--threads", type=int, default=1,
+        help="llama.cpp's threads (default 1: on a busy machine its OpenMP threads wait on each other)",
+    )
     args = parser.parse_args()
 
     gguf = args.gguf or tasks.find_gguf()
     work = Path(tempfile.mkdtemp(prefix="fstc-llama-"))
     fstc_llama = FstcLlama(build_sampler(args.capi_lib or find_capi_lib(), work))
-    model = Model(gguf)
+    model = Model(gguf, threads=args.threads)
     print(f"model: {gguf.name}, {model.n_vocab()} tokens; sampler chain: fstc, greedy")
     failed = 0
     for name, question, source, constraint, valid in task_list(gguf, work):
@@ -218,8 +241,11 @@ def main() -> int:
         text = b"".join(model.piece(t) for t in tokens).decode("utf-8", "replace")
         ok = error is None and valid(text)
         failed += not ok
+        steps = len(tokens) + eos
         print(f"{name:24} {'valid' if ok else 'INVALID'} {'EOS' if eos else 'no EOS'} "
-              f"init {init_ms:7.1f} ms, {len(tokens):2} tokens in {seconds:5.2f} s: {text!r}"
+              f"init {init_ms:7.1f} ms, {len(tokens):2} tokens in {seconds:5.2f} s "
+              f"(per step: chain {model.seconds['sample'] / steps * 1e3:.2f} ms, forward "
+              f"{model.seconds['decode'] / max(len(tokens), 1) * 1e3:.1f} ms): {text!r}"
               + (f" (sampler error: {error})" if error else ""))
     print(f"{failed} invalid")
     return 1 if failed else 0

@@ -47,7 +47,7 @@ def setup(tmp_path_factory):
     work = tmp_path_factory.mktemp("fstc-llama")
     lib = example.FstcLlama(example.build_sampler(capi, work))
     gguf = tasks.find_gguf()
-    model = example.Model(gguf)
+    model = example.Model(gguf, threads=1)
     vocab = fstc.Vocabulary.from_file(gguf)
     return lib, model, vocab, work
 
