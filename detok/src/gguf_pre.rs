@@ -31,8 +31,8 @@ const LLAMA3: &str = r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])
 const QWEN2: &str = r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
 /// The `tokenizer.ggml.pre` names tokenized, for messages.
-pub(crate) const KNOWN: &str = "\"gpt-2\", \"llama-bpe\" (also \"llama3\", \"llama-v3\"), \
-                                \"qwen2\", \"smollm\", \"starcoder\"";
+pub(crate) const KNOWN: &str =
+    "\"gpt-2\", \"llama-bpe\" (also \"llama3\", \"llama-v3\"), \"qwen2\", \"smollm\"";
 
 /// A pre-tokenizer name's split patterns, applied in turn (each to the pieces of the one
 /// before), and whether a piece that is a whole token skips the merges (llama.cpp's
@@ -43,7 +43,7 @@ fn kind(pre: &str) -> Option<(&'static [&'static str], bool)> {
         "llama-bpe" | "llama3" | "llama-v3" => (&[LLAMA3], true),
         "qwen2" => (&[QWEN2], false),
         // Every digit alone first, then GPT-2's split.
-        "smollm" | "starcoder" => (&[r"\p{N}", GPT2], false),
+        "smollm" => (&[r"\p{N}", GPT2], false),
         _ => return None,
     })
 }
