@@ -1,5 +1,7 @@
-//! Compiles capi/tests/c/test_fstc.c and the first ```c block of docs/c.md into
-//! `libfstc_ctest.a`, with `main` renamed to `fstc_c_test_main` and `fstc_example_main`.
+//! Compiles capi/tests/c/test_fstc.c, the first ```c block of docs/c.md, and the llama.cpp
+//! sampler (capi/llama/fstc_llama.c) with its test capi/tests/c/test_fstc_llama.c (against the
+//! stand-in llama.h in capi/ctest/llama) into `libfstc_ctest.a`, with `main` renamed to
+//! `fstc_c_test_main`, `fstc_example_main` and `fstc_llama_test_main`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,6 +20,10 @@ fn compile(cc: &str, source: &Path, main: &str, object: &Path) {
         .arg(format!("-Dmain={main}"))
         .arg("-I")
         .arg(capi.join("include"))
+        .arg("-I")
+        .arg(capi.join("llama"))
+        .arg("-I")
+        .arg(capi.join("ctest/llama"))
         .arg(source)
         .arg("-o")
         .arg(object));
@@ -27,8 +33,19 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let capi = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let test_c = capi.join("tests/c/test_fstc.c");
+    let llama_test = capi.join("tests/c/test_fstc_llama.c");
+    let sampler = capi.join("llama/fstc_llama.c");
     let page = capi.join("../docs/c.md");
-    for path in [&test_c, &page, &capi.join("include/fstc.h")] {
+    for path in [
+        &test_c,
+        &llama_test,
+        &sampler,
+        &capi.join("llama/fstc_llama.h"),
+        &capi.join("ctest/llama/llama.h"),
+        &page,
+        &capi.join("include/fstc.h"),
+        &capi.join("include/fstc_compile.h"),
+    ] {
         println!("cargo:rerun-if-changed={}", path.display());
     }
     let text = std::fs::read_to_string(&page).unwrap();
@@ -39,9 +56,16 @@ fn main() {
 
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let ar = std::env::var("AR").unwrap_or_else(|_| "ar".to_string());
-    let objects = [out.join("test_fstc.o"), out.join("docs_example.o")];
+    let objects = [
+        out.join("test_fstc.o"),
+        out.join("docs_example.o"),
+        out.join("test_fstc_llama.o"),
+        out.join("fstc_llama.o"),
+    ];
     compile(&cc, &test_c, "fstc_c_test_main", &objects[0]);
     compile(&cc, &example, "fstc_example_main", &objects[1]);
+    compile(&cc, &llama_test, "fstc_llama_test_main", &objects[2]);
+    compile(&cc, &sampler, "main", &objects[3]);
     let lib = out.join("libfstc_ctest.a");
     let _ = std::fs::remove_file(&lib);
     run(Command::new(ar).arg("rcs").arg(&lib).args(&objects));

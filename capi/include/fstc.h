@@ -47,8 +47,11 @@ typedef enum fstc_status {
     FSTC_ERR_INVALID_ARGUMENT = 9, /* e.g. a length past the address space */
     FSTC_ERR_PANIC = 10,           /* a bug in fstc, caught at the boundary */
     FSTC_ERR_STACK_LIMIT = 11,     /* a token PDA's token would push past the stack limit */
-    FSTC_ERR_CONFIG_LIMIT = 12     /* a nondeterministic token PDA's token would leave more
+    FSTC_ERR_CONFIG_LIMIT = 12,    /* a nondeterministic token PDA's token would leave more
                                       live configurations than the matcher's limit */
+    FSTC_ERR_COMPILE = 13,         /* fstc_compile.h: the constraint does not compile */
+    FSTC_ERR_VOCABULARY = 14       /* fstc_compile.h: the vocabulary cannot be read or is
+                                      inconsistent */
 } fstc_status;
 
 /* Automaton kinds (fstc_automaton_kind). */
@@ -75,6 +78,9 @@ fstc_status fstc_automaton_eos_ids(const fstc_automaton *automaton, uint32_t *bu
 
 /* *out = FSTC_KIND_FSA or FSTC_KIND_PDA. */
 fstc_status fstc_automaton_kind(const fstc_automaton *automaton, uint32_t *out);
+/* *out = the fingerprint of the vocabulary the automaton was compiled for (the ids and their
+ * bytes, not the EOS ids): equal fingerprints, same tokenizer. */
+fstc_status fstc_automaton_vocab_fingerprint(const fstc_automaton *automaton, uint64_t *out);
 
 /* A matcher at the start state (a token PDA's stack holds at most 10000 symbols). */
 fstc_status fstc_matcher_new(const fstc_automaton *automaton, fstc_matcher **out);

@@ -27,6 +27,9 @@ use fstc_core::any::{AnyAutomaton, SharedAutomaton};
 use fstc_core::automaton::AutomatonKind;
 use fstc_core::matcher::{DynMatcher, MatchError, MatchErrorKind};
 
+#[cfg(feature = "compile")]
+mod compile;
+
 /// The result of every fallible function; the numbering is the header's.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +60,11 @@ pub enum FstcStatus {
     /// A nondeterministic token PDA's token would leave more live configurations than the
     /// matcher's configuration limit.
     ConfigLimit = 12,
+    /// The constraint does not compile (syntax, an unsupported construct, a limit): only
+    /// with the `compile` feature.
+    Compile = 13,
+    /// The vocabulary cannot be read or is inconsistent: only with the `compile` feature.
+    Vocabulary = 14,
 }
 
 /// An automaton loaded by `fstc_automaton_load` (opaque to C): a token FSA or PDA.
@@ -317,6 +325,25 @@ pub unsafe extern "C" fn fstc_automaton_kind(
         let kind = u32::from(a.inner.kind() == AutomatonKind::TokenPda);
         // SAFETY: per this function's contract.
         unsafe { put(out, kind, "out") }
+    })
+}
+
+/// The fingerprint of the vocabulary the automaton was compiled for (fstc-core's
+/// `vocab::fingerprint`: the ids and their bytes, not the EOS ids), to tell a file
+/// compiled for another tokenizer.
+///
+/// # Safety
+/// `automaton` is null or live; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn fstc_automaton_vocab_fingerprint(
+    automaton: *const FstcAutomaton,
+    out: *mut u64,
+) -> FstcStatus {
+    guard(|| {
+        // SAFETY: per this function's contract.
+        let a = unsafe { get(automaton, "automaton") }?;
+        // SAFETY: per this function's contract.
+        unsafe { put(out, a.inner.vocab_fingerprint(), "out") }
     })
 }
 

@@ -8,7 +8,8 @@
 //! tokens to the model; removing them instead would renumber the rest), no post-processor adds BOS/EOS, no truncation or padding, and SentencePiece's prepended `▁`
 //! is off (the Prepend normalizer is dropped, Metaspace gets `prepend_scheme: never`,
 //! ByteLevel gets `add_prefix_space: false`). For GPT-2's encoder.json a byte-level BPE is
-//! built from the vocabulary and vocab.bpe; tiktoken rank files use [`RankEncoder`].
+//! built from the vocabulary and vocab.bpe; tiktoken rank files use [`RankEncoder`]; GGUF
+//! files the byte-level BPE of [`crate::gguf_pre`].
 
 use serde_json::Value;
 use tokenizers::models::bpe::{Vocab, BPE};
@@ -101,16 +102,13 @@ impl Engine {
             Source::Tiktoken { splitter } => {
                 Ok(Engine::Ranks(Box::new(RankEncoder::new(tokens, splitter))))
             }
-            Source::Gguf { pre } => Err(build_error(
+            Source::Gguf { pre, merges } => Ok(Engine::Hf(Box::new(crate::gguf_pre::tokenizer(
+                pre.as_deref(),
+                merges.as_deref(),
+                tokens,
+                !added_text.is_empty(),
                 origin,
-                format!(
-                    "tokenizing text is not supported for GGUF files: the pre-tokenizer \
-                     (tokenizer.ggml.pre = {}) is llama.cpp code, not data in the file; give \
-                     token ids (fstc check --tokens) or use the model's tokenizer.json",
-                    pre.as_deref()
-                        .map_or("absent".to_string(), |p| format!("{p:?}"))
-                ),
-            )),
+            )?))),
         }
     }
 

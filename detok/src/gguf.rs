@@ -134,6 +134,7 @@ const MODEL_KEY: &str = "tokenizer.ggml.model";
 const TOKENS_KEY: &str = "tokenizer.ggml.tokens";
 const TYPES_KEY: &str = "tokenizer.ggml.token_type";
 const PRE_KEY: &str = "tokenizer.ggml.pre";
+const MERGES_KEY: &str = "tokenizer.ggml.merges";
 
 /// Whether the file at `path` starts with the GGUF magic (reads 4 bytes).
 pub(crate) fn has_magic(path: &Path) -> Result<bool> {
@@ -401,6 +402,8 @@ struct Meta {
     pre: Option<String>,
     tokens: Option<(Vec<String>, u64)>,
     types: Option<(Vec<i64>, u64)>,
+    /// BPE merges (`a b`), for tokenizing text.
+    merges: Option<Vec<String>>,
     /// EOS-like keys found: key, id, offset.
     eos: Vec<(&'static str, i64, u64)>,
 }
@@ -487,6 +490,12 @@ fn read_value<R: Read>(r: &mut Reader<'_, R>, key: &str, meta: &mut Meta) -> Res
                 return Err(wrong(r, "an array of integers"));
             }
             meta.types = Some((read_integers(r, &what)?, at));
+        }
+        MERGES_KEY => {
+            if ty != ValueType::Array {
+                return Err(wrong(r, "an array of strings"));
+            }
+            meta.merges = Some(read_strings(r, &what)?);
         }
         _ => match EOS_KEYS.iter().find(|&&k| k == key) {
             Some(&k) => {
@@ -629,7 +638,11 @@ fn build(meta: Meta, origin: &str) -> Result<RawVocabulary> {
             ids: eos,
             well_known: false,
         },
-        source: Source::Gguf { pre: meta.pre },
+        source: Source::Gguf {
+            pre: meta.pre,
+            // SentencePiece files keep scores, not merges: no BPE to rebuild.
+            merges: meta.merges.filter(|_| family == Family::ByteLevelBpe),
+        },
     })
 }
 

@@ -34,6 +34,7 @@ mod byte_token;
 mod engine;
 mod error;
 mod gguf;
+mod gguf_pre;
 mod gpt2;
 mod hf;
 mod raw;

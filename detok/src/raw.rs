@@ -78,9 +78,12 @@ pub(crate) enum Source {
     /// tiktoken and tekken: the compiled split pattern (ranks are the token bytes; a
     /// tekken's ids are its ranks shifted by the number of specials, which keeps their order).
     Tiktoken { splitter: Split },
-    /// A GGUF file: its pre-tokenizer (`tokenizer.ggml.pre`) is llama.cpp code, not data, so
-    /// text cannot be tokenized exactly from the file.
-    Gguf { pre: Option<String> },
+    /// A GGUF file: its pre-tokenizer's name (`tokenizer.ggml.pre`: llama.cpp code, not data,
+    /// rebuilt for the names [`crate::gguf_pre`] knows) and its BPE merges.
+    Gguf {
+        pre: Option<String>,
+        merges: Option<Vec<String>>,
+    },
 }
 
 /// What a loader found in a file, before ids are checked and bytes packed.

@@ -153,7 +153,9 @@ impl Vocabulary {
     /// unknown and unused tokens are special. EOS: the ids of `tokenizer.ggml.eos_token_id`,
     /// `eot_token_id` and `eom_token_id` (made special if the file types them as text), plus
     /// every special token named in [`WELL_KNOWN_EOS`] (llama.cpp ends generation on those
-    /// too). [`Vocabulary::tokenize`] is not available for GGUF vocabularies (an error).
+    /// too). [`Vocabulary::tokenize`] works for byte-level BPE files whose
+    /// `tokenizer.ggml.pre` is one of llama.cpp's common names (`gpt-2`, `llama-bpe`,
+    /// `qwen2`, `smollm`, ...: module `gguf_pre`), and is an error naming the reason otherwise.
     pub fn from_gguf(path: impl AsRef<Path>) -> Result<Vocabulary> {
         let path = path.as_ref();
         let file = File::open(path).map_err(|e| io_error(path, e))?;

@@ -178,6 +178,7 @@ fn script<M: Matcher + Clone>(
 extern "C" {
     fn fstc_c_test_main(argc: c_int, argv: *const *const c_char) -> c_int;
     fn fstc_example_main(argc: c_int, argv: *const *const c_char) -> c_int;
+    fn fstc_llama_test_main(argc: c_int, argv: *const *const c_char) -> c_int;
 }
 
 type CMain = unsafe extern "C" fn(c_int, *const *const c_char) -> c_int;
@@ -349,5 +350,65 @@ fn docs_c_example_runs() {
         call_main(fstc_example_main, &[&missing]),
         2,
         "a missing file is reported"
+    );
+}
+
+/// The pieces of test_fstc_llama.c's stand-in llama.cpp vocabulary (`None`: special; id 0 is
+/// its end of generation), then its one long piece.
+const LLAMA_PIECES: [Option<&str>; 13] = [
+    None,
+    None,
+    Some("a"),
+    Some("b"),
+    Some("ab"),
+    Some("ba"),
+    Some("c"),
+    Some("{"),
+    Some("}"),
+    Some("\""),
+    Some("1"),
+    Some("12"),
+    Some(" "),
+];
+
+/// `(ab|b)+c` compiled over `tokens` (EOS id 0) and written to `NAME.fstc`.
+fn llama_file(tokens: Vec<Option<Vec<u8>>>, name: &str) -> PathBuf {
+    let vocab = fstc_core::vocab::ByteVocabulary::new(tokens, vec![0]);
+    let trie = fstc_core::vocab::VocabTrie::new(&vocab);
+    let automaton = RegexCompiler::new()
+        .compile_with_trie("(ab|b)+c", &trie)
+        .unwrap()
+        .automaton;
+    let file = work_dir().join(format!("{name}.fstc"));
+    std::fs::write(&file, automaton.to_bytes()).unwrap();
+    file
+}
+
+/// The llama.cpp sampler (capi/llama/fstc_llama.c) driven through its `llama_sampler_i` as
+/// llama.cpp does, against a matcher of the same constraint; and files compiled ahead: one
+/// for its vocabulary, one for the same size with other bytes, one for another size; and
+/// fstc_compile.h's functions on the byte-level fixture and on bad input.
+#[test]
+fn llama_sampler_masks_as_the_matcher() {
+    let mut same: Vec<Option<Vec<u8>>> = LLAMA_PIECES
+        .iter()
+        .map(|p| p.map(|s| s.as_bytes().to_vec()))
+        .collect();
+    same.push(Some(vec![b'z'; 70000]));
+    let mut other = same.clone();
+    other[12] = Some(b"\t".to_vec());
+    let smaller = same[..same.len() - 1].to_vec();
+    let files = [
+        llama_file(same, "llama_same"),
+        llama_file(other, "llama_other_bytes"),
+        llama_file(smaller, "llama_other_size"),
+    ];
+    let tokenizer = testkit::vocabs::testdata_dir().join("bytelevel/tokenizer.json");
+    let mut paths: Vec<&std::path::Path> = files.iter().map(PathBuf::as_path).collect();
+    paths.push(&tokenizer);
+    assert_eq!(
+        call_main(fstc_llama_test_main, &paths),
+        0,
+        "test_fstc_llama.c failed (its stderr says which check)"
     );
 }

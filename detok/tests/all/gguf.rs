@@ -363,15 +363,205 @@ fn eog_set_is_llama_cpps() {
 }
 
 #[test]
-fn tokenize_is_a_clear_error() {
+fn tokenize_refusals_are_clear_errors() {
+    // The gpt2 fixture has user-defined tokens, which llama.cpp cuts out of the text first.
     let vocab = load("gguf/gpt2.gguf");
-    let err = vocab.tokenize("hello").unwrap_err();
-    assert_eq!(err.kind(), VocabErrorKind::Tokenize);
-    let msg = err.to_string();
+    let msg = vocab.tokenize("hello").unwrap_err().to_string();
     assert!(
-        msg.contains("not supported for GGUF") && msg.contains("\"smollm\""),
+        msg.contains("not supported for this GGUF") && msg.contains("user-defined"),
         "{msg}"
     );
+    let msg = load("gguf/llama.gguf")
+        .tokenize("hello")
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("only byte-level BPE"), "{msg}");
+    for (pre, needle) in [
+        (Some("deepseek-coder"), "\"deepseek-coder\""),
+        (None, "absent"),
+    ] {
+        let data = bytelevel_gguf(pre);
+        let err = from_bytes(&data).unwrap().tokenize("hello").unwrap_err();
+        assert_eq!(err.kind(), VocabErrorKind::Tokenize);
+        let msg = err.to_string();
+        assert!(
+            msg.contains(needle) && msg.contains("\"smollm\"") && msg.contains("tokenizer.json"),
+            "{msg}"
+        );
+    }
+}
+
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+/// A GGUF file of byte-level BPE `tokens` (id order; ids in `control` are control tokens)
+/// and `merges`, pre-tokenizer `pre`.
+fn bpe_gguf(
+    tokens: &[&'static str],
+    control: impl Fn(usize) -> bool,
+    merges: &[&'static str],
+    pre: Option<&'static str>,
+) -> Vec<u8> {
+    let types: Vec<i32> = (0..tokens.len())
+        .map(|id| if control(id) { 3 } else { 1 })
+        .collect();
+    let mut kvs = vec![
+        ("tokenizer.ggml.model", V::Str("gpt2")),
+        ("tokenizer.ggml.tokens", strs(tokens)),
+        ("tokenizer.ggml.token_type", i32s(&types)),
+        ("tokenizer.ggml.merges", strs(merges)),
+    ];
+    if let Some(pre) = pre {
+        kvs.push(("tokenizer.ggml.pre", V::Str(pre)));
+    }
+    gguf(3, kvs)
+}
+
+/// A tokenizer.json's BPE as a GGUF file: its vocabulary and merges, its added tokens (ids
+/// below `limit`) as control tokens.
+fn tokenizer_json_gguf(path: &std::path::Path, limit: usize, pre: Option<&'static str>) -> Vec<u8> {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let vocab = json["model"]["vocab"].as_object().unwrap();
+    let mut tokens = vec![""; limit];
+    for (text, id) in vocab {
+        tokens[id.as_u64().unwrap() as usize] = leak(text);
+    }
+    for added in json["added_tokens"].as_array().unwrap() {
+        let id = added["id"].as_u64().unwrap() as usize;
+        if id < tokens.len() {
+            tokens[id] = leak(added["content"].as_str().unwrap());
+        }
+    }
+    let merges: Vec<&'static str> = json["model"]["merges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| match m {
+            serde_json::Value::Array(pair) => leak(&format!(
+                "{} {}",
+                pair[0].as_str().unwrap(),
+                pair[1].as_str().unwrap()
+            )),
+            m => leak(m.as_str().unwrap()),
+        })
+        .collect();
+    bpe_gguf(&tokens, |id| id >= vocab.len(), &merges, pre)
+}
+
+/// The byte-level fixture (Llama 3's BPE cut to 2,000 ids, then three special tokens).
+fn bytelevel_gguf(pre: Option<&'static str>) -> Vec<u8> {
+    tokenizer_json_gguf(&testdata("bytelevel/tokenizer.json"), 2003, pre)
+}
+
+/// Texts for tokenizer comparisons: contractions in both cases, digit runs, punctuation
+/// runs, space runs, tabs, non-ASCII letters and symbols (no newline, no 8-space run and no
+/// `<table>`: the fixture's tokenizer.json has added text tokens for them, which a GGUF
+/// would hold as user-defined tokens).
+const TEXTS: &[&str] = &[
+    "hello world",
+    "Hello World, it's fine; they'RE here and I'M not. We'll see; you'd've",
+    "1234567 + 89 = 1234656, 3.14159 and -0.5e10",
+    "   leading and trailing spaces   ",
+    "tabs\tand\t\tmore\t",
+    "symbols !!! ??? ... --- ((( ))) {\"a\": [1, 2]}",
+    "caf\u{e9} na\u{ef}ve \u{fc}ber stra\u{df}e \u{4e2d}\u{6587} \u{65e5}\u{672c}\u{8a9e} \u{1f600}!",
+    "x  y   z    w",
+    "a'b 'tis 's",
+    "",
+];
+
+/// Texts with newlines, for vocabularies whose added tokens are all special.
+const LINES: &[&str] = &[
+    "line one\nline two\n\n\nthree\r\nfour\n  indented\n\tend\n",
+    "def f(x):\n    return x ** 2  # square\n",
+    "<table><tr><td>1</td></tr></table>\n        eight spaces",
+];
+
+/// `gguf` tokenizes every text as `reference` does.
+fn same_tokens(gguf: &[u8], reference: &Vocabulary, texts: &[&str]) {
+    let vocab = from_bytes(gguf).unwrap();
+    for text in texts {
+        let ids = vocab.tokenize(text).unwrap();
+        assert_eq!(ids, reference.tokenize(text).unwrap(), "{text:?}");
+        assert_eq!(vocab.detokenize(&ids), text.as_bytes());
+    }
+}
+
+/// A GGUF file named `llama-bpe` tokenizes as the tokenizers crate does with the same
+/// tokens and merges and Llama 3's pre-tokenizer from the tokenizer.json (an independent
+/// implementation of the same splits): the byte-level fixture, and Llama 3's and Qwen 3's
+/// whole vocabularies (`qwen2`) when the shared vocabularies are there.
+#[test]
+fn bpe_gguf_tokenizes_as_its_tokenizer_json() {
+    let reference = Vocabulary::from_file(testdata("bytelevel/tokenizer.json")).unwrap();
+    same_tokens(&bytelevel_gguf(Some("llama-bpe")), &reference, TEXTS);
+    for (rel, pre) in [
+        ("llama3/tokenizer.json", "llama-bpe"),
+        ("qwen3/tokenizer.json", "qwen2"),
+    ] {
+        let Some(path) = testkit::vocabs::shared_vocab_path(rel) else {
+            continue;
+        };
+        let reference = Vocabulary::from_file(&path).unwrap();
+        let gguf = tokenizer_json_gguf(&path, reference.len(), Some(pre));
+        same_tokens(&gguf, &reference, TEXTS);
+        same_tokens(&gguf, &reference, LINES);
+    }
+}
+
+/// A GGUF file named `gpt-2` tokenizes as GPT-2's encoder.json and vocab.bpe do.
+#[test]
+fn gpt2_gguf_tokenizes_as_its_encoder() {
+    let encoder: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(testdata("gpt2/encoder.json")).unwrap())
+            .unwrap();
+    let encoder = encoder.as_object().unwrap();
+    let mut tokens = vec![""; encoder.len()];
+    for (text, id) in encoder {
+        tokens[id.as_u64().unwrap() as usize] = leak(text);
+    }
+    let bpe = std::fs::read_to_string(testdata("gpt2/vocab.bpe")).unwrap();
+    let merges: Vec<&'static str> = bpe
+        .lines()
+        .filter(|l| !l.starts_with("#version") && !l.trim().is_empty())
+        .map(leak)
+        .collect();
+    let last = tokens.len() - 1; // <|endoftext|>
+    let reference = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    let gguf = bpe_gguf(&tokens, |id| id == last, &merges, Some("gpt-2"));
+    same_tokens(&gguf, &reference, TEXTS);
+    same_tokens(&gguf, &reference, LINES);
+}
+
+/// A real GGUF file's tokenization against llama.cpp's own, when present: `FSTC_GGUF_FILE`
+/// names the model and `FSTC_GGUF_TOKENS` the output of `testdata/gguf_tokens.py` on it
+/// (llama.cpp's `llama_tokenize` of texts, without special tokens).
+#[test]
+fn real_gguf_file_tokenizes_as_llama_cpp() {
+    let (Some(file), Some(tokens)) = (
+        std::env::var_os("FSTC_GGUF_FILE"),
+        std::env::var_os("FSTC_GGUF_TOKENS"),
+    ) else {
+        println!("skipped: set FSTC_GGUF_FILE and FSTC_GGUF_TOKENS (testdata/gguf_tokens.py)");
+        return;
+    };
+    let vocab = Vocabulary::from_file(&file).unwrap();
+    let lines = std::fs::read_to_string(tokens).unwrap();
+    let mut checked = 0;
+    for line in lines.lines() {
+        let (hex, ids) = line.split_once('\t').unwrap();
+        let text: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        let text = String::from_utf8(text).unwrap();
+        let expected: Vec<u32> = ids.split_whitespace().map(|t| t.parse().unwrap()).collect();
+        assert_eq!(vocab.tokenize(&text).unwrap(), expected, "{text:?}");
+        checked += 1;
+    }
+    println!("{checked} texts tokenized as llama.cpp does");
+    assert!(checked > 0);
 }
 
 fn from_bytes(data: &[u8]) -> Result<Vocabulary, VocabError> {

@@ -1,0 +1,59 @@
+/*
+ * fstc_compile.h: compiling constraints from C (fstc-capi built with `--features compile`).
+ *
+ * A vocabulary (from a tokenizer file, or from the bytes of each token id as a decoder has
+ * them), then a regex, JSON Schema or GBNF grammar compiled over it, eagerly, into an
+ * fstc_automaton walked with the functions of fstc.h. Statuses and fstc_last_error() as in
+ * fstc.h; a constraint that does not compile is FSTC_ERR_COMPILE with the compiler's message
+ * (naming the construct and where it is), a vocabulary that cannot be read or is
+ * inconsistent FSTC_ERR_VOCABULARY.
+ *
+ * A vocabulary is immutable and may be shared by threads compiling at once; automata compiled
+ * from it do not need it afterwards.
+ */
+#ifndef FSTC_COMPILE_H
+#define FSTC_COMPILE_H
+
+#include "fstc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What fstc_compile reads the text as. */
+#define FSTC_SOURCE_REGEX 0u       /* a regex (fstc's dialect, docs/regex.md) */
+#define FSTC_SOURCE_JSON_SCHEMA 1u /* a JSON Schema (docs/json-schema.md) */
+#define FSTC_SOURCE_GRAMMAR 2u     /* a GBNF grammar (docs/grammars.md): a token PDA */
+
+typedef struct fstc_vocabulary fstc_vocabulary;
+
+/* Loads a tokenizer file of any format fstc reads, told from its content: a GGUF model, a
+ * Hugging Face tokenizer.json, a GPT-2 encoder.json, a tiktoken rank file, a tekken.json. */
+fstc_status fstc_vocabulary_load(const char *path, fstc_vocabulary **out);
+/* A vocabulary of n ids: id i stands for the lens[i] bytes at tokens[i], or is a special
+ * token (no text) where tokens[i] is NULL (a non-NULL token of 0 bytes is an error). The
+ * n_eos eos_ids, which must be special tokens, end generation: an automaton allows them
+ * exactly where the constraint is complete. The bytes are copied. */
+fstc_status fstc_vocabulary_from_tokens(const uint8_t *const *tokens, const size_t *lens,
+                                        size_t n, const uint32_t *eos_ids, size_t n_eos,
+                                        fstc_vocabulary **out);
+/* Frees a vocabulary; NULL is ignored. */
+void fstc_vocabulary_free(fstc_vocabulary *vocab);
+/* The number of ids, special tokens included. */
+fstc_status fstc_vocabulary_size(const fstc_vocabulary *vocab, uint32_t *out);
+/* The fingerprint fstc_automaton_vocab_fingerprint gives for automata compiled over it. */
+fstc_status fstc_vocabulary_fingerprint(const fstc_vocabulary *vocab, uint64_t *out);
+/* The sorted EOS ids into buf (cap ids); *len gets their number. */
+fstc_status fstc_vocabulary_eos_ids(const fstc_vocabulary *vocab, uint32_t *buf, size_t cap,
+                                    size_t *len);
+
+/* Compiles len bytes of UTF-8 text read as source (FSTC_SOURCE_*) over vocab, with the
+ * compilers' default options (as `fstc compile` does). */
+fstc_status fstc_compile(const fstc_vocabulary *vocab, uint32_t source, const char *text,
+                         size_t len, fstc_automaton **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FSTC_COMPILE_H */
