@@ -33,6 +33,7 @@
 mod compile;
 mod error;
 mod json_form;
+mod read;
 mod text;
 mod tree;
 

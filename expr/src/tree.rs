@@ -385,25 +385,6 @@ impl Expr {
         node(Node::Repeat(Box::new(a), min, max))
     }
 
-    /// Reads the text form: `intersect(regex("[a-z]+"), max_tokens(5))`.
-    pub fn parse(text: &str) -> Result<Expr, ExprError> {
-        crate::text::parse(text)
-    }
-
-    /// Reads the JSON form: `{"intersect": [{"regex": "[a-z]+"}, {"max_tokens": 5}]}`.
-    pub fn from_json(text: &str) -> Result<Expr, ExprError> {
-        crate::json_form::parse(text)
-    }
-
-    /// Reads either form: JSON when the text starts with `{`.
-    pub fn parse_any(text: &str) -> Result<Expr, ExprError> {
-        if text.trim_start().starts_with('{') {
-            Expr::from_json(text)
-        } else {
-            Expr::parse(text)
-        }
-    }
-
     /// The JSON form: each call one object `{"name": argument}`, or `{"name": [arguments]}`
     /// for any other count than one.
     pub fn to_json(&self) -> String {
