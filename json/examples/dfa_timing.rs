@@ -19,7 +19,7 @@ const PATTERNS: [(&str, &str); 12] = [
         r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
     ),
     ("string", r#""([^"\\]|\\.)*""#),
-    ("words40", r"\w{0,40}"),
+    ("words5", r"\w{0,5}"),
     ("nth-from-end", r"(a|b)*a(a|b){11}"),
     ("email", r"[a-z0-9._%+-]{1,20}@[a-z0-9.-]{1,20}\.[a-z]{2,6}"),
     ("look-words", r"(?:\b\w+\b[ ,]*){1,8}"),
@@ -57,10 +57,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => 30,
     };
     let mut total = 0.0;
+    let build = |pattern| RegexBuilder::new().state_limit(100_000).build(pattern);
     for (name, pattern) in PATTERNS {
-        let states = RegexBuilder::new().build(pattern)?.num_states();
+        let states = match build(pattern) {
+            Ok(dfa) => dfa.num_states(),
+            Err(e) => {
+                println!("regex  {name:<16} error: {e}");
+                continue;
+            }
+        };
         let ms = time(reps, || {
-            RegexBuilder::new().build(pattern).expect("built above");
+            build(pattern).expect("built above");
         });
         total += ms;
         println!("regex  {name:<16} {states:>6} states {ms:>9.3} ms");
@@ -72,7 +79,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     paths.sort();
     let compiler = JsonSchemaCompiler::new();
     for path in paths {
-        let text = std::fs::read_to_string(&path)?;
+        // A test file holds the schema and its instances: `{"schema": …, "valid": …}`.
+        let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+        let text = file.get("schema").unwrap_or(&file).to_string();
         let name = path.file_stem().unwrap_or_default().to_string_lossy();
         let build = || -> Result<_, Box<dyn std::error::Error>> {
             Ok(compiler.to_regex(&text)?.dfa(10_000)?)
