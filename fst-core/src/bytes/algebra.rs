@@ -341,9 +341,10 @@ impl Algebra {
             Op::AndNot => accepts(a, sa) && !accepts(b, sb),
         };
         let fail = |e| in_operation(name, self.state_limit, e);
-        let mut pairs: Subsets<(u32, u32)> = Subsets::new(self.limits());
+        let key = |(x, y): (u32, u32)| u64::from(x) << 32 | u64::from(y);
+        let mut pairs: Subsets<(u32, u32), u64> = Subsets::new(self.limits());
         pairs
-            .intern(&[0, 0], 2, accepting((0, 0)), || (0, 0))
+            .intern(&0, 2, accepting((0, 0)), || (0, 0))
             .map_err(fail)?;
         while let Some((sa, sb)) = pairs.next_row(k).map_err(fail)? {
             for (c, &(ca, cb)) in joint.pairs.iter().enumerate() {
@@ -354,7 +355,7 @@ impl Algebra {
                     Op::AndNot => t.0 == DEAD,
                 };
                 if !dead {
-                    let id = pairs.intern(&[t.0, t.1], 2, accepting(t), || t);
+                    let id = pairs.intern(&key(t), 2, accepting(t), || t);
                     pairs.set(k, c, id.map_err(fail)?);
                 }
             }

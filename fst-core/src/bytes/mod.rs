@@ -26,7 +26,7 @@ pub use dfa::{
 };
 pub use error::{ByteDfaError, ByteDfaErrorKind};
 pub use nfa::{Nfa, State};
-pub use subsets::{Limits, Subsets};
+pub use subsets::{Limits, StateKey, Subsets};
 pub use terminal::TerminalKind;
 
 use rustfst::fst_impls::VectorFst;

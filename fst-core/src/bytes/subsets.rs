@@ -4,6 +4,8 @@
 //! algebra's operations) and the regex front end's look-around construction differ only in
 //! what a state holds and how its successors are found; the limits are kept here, once.
 
+use std::borrow::Borrow;
+use std::hash::Hash;
 use std::time::Instant;
 
 use crate::fast_hash::FastMap;
@@ -47,10 +49,33 @@ impl Limits {
     }
 }
 
+/// What identifies a state: words (a set of NFA states, threads), or one `u64` (a pair of
+/// states, hashed as one word rather than as a slice).
+pub trait StateKey: Hash + Eq {
+    /// The key as the map keeps it.
+    type Owned: Hash + Eq + Borrow<Self>;
+    /// A copy to keep.
+    fn owned(&self) -> Self::Owned;
+}
+
+impl StateKey for [u32] {
+    type Owned = Box<[u32]>;
+    fn owned(&self) -> Box<[u32]> {
+        self.into()
+    }
+}
+
+impl StateKey for u64 {
+    type Owned = u64;
+    fn owned(&self) -> u64 {
+        *self
+    }
+}
+
 /// A subset construction's states: `P` is what a state keeps until it is expanded (its
-/// set of NFA states, or threads); keys are words that identify a state.
-pub struct Subsets<P> {
-    ids: FastMap<Box<[u32]>, u32>,
+/// set of NFA states, or threads); `K` identifies a state.
+pub struct Subsets<P, K: StateKey + ?Sized = [u32]> {
+    ids: FastMap<K::Owned, u32>,
     pending: Vec<P>,
     accepting: Vec<bool>,
     table: Vec<u32>,
@@ -61,9 +86,9 @@ pub struct Subsets<P> {
     next: usize,
 }
 
-impl<P: Default> Subsets<P> {
+impl<P: Default, K: StateKey + ?Sized> Subsets<P, K> {
     /// No states yet.
-    pub fn new(limits: Limits) -> Subsets<P> {
+    pub fn new(limits: Limits) -> Subsets<P, K> {
         Subsets {
             ids: FastMap::default(),
             pending: Vec::new(),
@@ -82,7 +107,7 @@ impl<P: Default> Subsets<P> {
     /// holding `state()`, counted as `weight` words against the set budget.
     pub fn intern(
         &mut self,
-        key: &[u32],
+        key: &K,
         weight: usize,
         acc: bool,
         state: impl FnOnce() -> P,
@@ -102,7 +127,7 @@ impl<P: Default> Subsets<P> {
             ));
         }
         let id = self.pending.len() as u32;
-        self.ids.insert(key.into(), id);
+        self.ids.insert(key.owned(), id);
         self.pending.push(state());
         self.accepting.push(acc);
         Ok(id)
