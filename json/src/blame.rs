@@ -5,7 +5,10 @@
 //! every part is small. When it does, the sub-schemas are translated and built alone,
 //! top-down: the deepest one that is too large while each of its own sub-schemas fits is
 //! where the product happens, and the error names it, its counting keywords and the
-//! option to raise. A diagnosis only: it runs after the compile has already failed.
+//! option to raise. A diagnosis only: it runs after the compile has already failed, within
+//! what is left of the compile's time budget (past it, the plain error is given).
+
+use std::time::Instant;
 
 use fstc_regex::{RegexError, RegexErrorKind};
 use serde_json::Value;
@@ -62,11 +65,17 @@ pub(crate) fn limit_of(error: &RegexError) -> Option<Limit> {
 }
 
 /// The error for a schema whose DFA passed a size limit: the culprit sub-schema's
-/// pointer and counting keywords, or `fallback` when none can be singled out.
-pub(crate) fn too_large(root: &Value, config: &Config, fallback: String) -> JsonSchemaError {
+/// pointer and counting keywords, or `fallback` when none can be singled out before
+/// `deadline`.
+pub(crate) fn too_large(
+    root: &Value,
+    config: &Config,
+    fallback: String,
+    deadline: Option<Instant>,
+) -> JsonSchemaError {
     let mut visited = Vec::new();
     let node = (root, String::new(), 0);
-    let Some((pointer, value, limit)) = culprit(root, config, node, &mut visited) else {
+    let Some((pointer, value, limit)) = culprit(root, config, node, &mut visited, deadline) else {
         return JsonSchemaError::other(fallback);
     };
     let present: Vec<String> = COUNTING
@@ -115,22 +124,33 @@ pub(crate) fn too_large(root: &Value, config: &Config, fallback: String) -> Json
 const MAX_BUILDS: usize = 48;
 
 /// The deepest too-large sub-schema under `node` (itself included) whose sub-schemas
-/// fit, with the limit it passes; `None` if `node` fits. `visited` holds the pointers
-/// built (it stops recursive `$ref`s and counts towards [`MAX_BUILDS`]).
+/// fit, with the limit it passes; `None` if `node` fits, or nothing was found before
+/// `deadline`. `visited` holds the pointers built (it stops recursive `$ref`s and counts
+/// towards [`MAX_BUILDS`]).
 fn culprit<'v>(
     root: &'v Value,
     config: &Config,
     node: (&'v Value, String, usize),
     visited: &mut Vec<String>,
+    deadline: Option<Instant>,
 ) -> Option<(String, &'v Value, Limit)> {
     let (value, pointer, level) = node;
     if visited.contains(&pointer) || visited.len() >= MAX_BUILDS {
         return None;
     }
     visited.push(pointer.clone());
-    let limit = overflow(root, config, value, &pointer, level)?;
+    // The rest of the compile's time budget, for this sub-schema's translation and build.
+    let left = match deadline {
+        Some(d) => Some(d.checked_duration_since(Instant::now())?),
+        None => None,
+    };
+    let config = match left {
+        Some(left) => config.clone().time_budget(left),
+        None => config.clone(),
+    };
+    let limit = overflow(root, &config, value, &pointer, level, deadline)?;
     for sub in sub_schemas(root, value, &pointer, level) {
-        if let Some(found) = culprit(root, config, sub, visited) {
+        if let Some(found) = culprit(root, &config, sub, visited, deadline) {
             return Some(found);
         }
     }
@@ -145,6 +165,7 @@ fn overflow(
     value: &Value,
     pointer: &str,
     level: usize,
+    deadline: Option<Instant>,
 ) -> Option<Limit> {
     // Limits do not depend on the numbers' last digits: serde_json's values will do.
     let numbers = NumberTexts::default();
@@ -156,7 +177,11 @@ fn overflow(
         automata: automata.list,
         warnings,
     };
-    limit_of(&schema.dfa(config.get_dfa_state_limit()).err()?)
+    limit_of(
+        &schema
+            .dfa_until(config.get_dfa_state_limit(), deadline)
+            .err()?,
+    )
 }
 
 /// The sub-schemas of `value`: (schema, pointer, nesting level of the values it admits).

@@ -4,7 +4,8 @@
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
-use fstc_core::bytes::ByteDfa;
+use fstc_core::bytes::{ByteDfa, ByteDfaError, ByteDfaErrorKind};
+use fstc_regex::{RegexError, RegexErrorKind};
 
 use crate::error::{show_pointer, JsonSchemaError};
 
@@ -47,10 +48,21 @@ impl Budget {
         if self.started.elapsed() <= self.time {
             return Ok(());
         }
-        Err(self.exceeded(
+        Err(self.out_of_time())
+    }
+
+    /// When the time budget runs out, for the subset constructions to poll inside one
+    /// build (`None` past what an `Instant` holds).
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        self.started.checked_add(self.time)
+    }
+
+    /// The error of a compile past its time budget.
+    pub(crate) fn out_of_time(&self) -> JsonSchemaError {
+        self.exceeded(
             &format!("the compile passed its time budget of {:?}", self.time),
             "time_budget, `--time-budget`",
-        ))
+        )
     }
 
     /// Counts `dfa` against the memory budget (and checks the time budget).
@@ -71,6 +83,16 @@ impl Budget {
         self.check_time()
     }
 
+    /// The error of a build that failed: the time budget's own when it stopped at the
+    /// deadline, else `what` could not be built, and why.
+    pub(crate) fn build_failed(&self, what: &str, e: impl Stopped) -> JsonSchemaError {
+        if e.at_deadline() {
+            return self.out_of_time();
+        }
+        let short: String = e.to_string().chars().take(300).collect();
+        JsonSchemaError::other(format!("{what} could not be built: {short}"))
+    }
+
     fn exceeded(&self, what: &str, option: &str) -> JsonSchemaError {
         let at = match self.at.borrow().last() {
             Some(p) => show_pointer(p),
@@ -80,5 +102,22 @@ impl Budget {
             "{what} while building the sub-schema at {at}; raise it ({option}) or simplify \
              that sub-schema"
         ))
+    }
+}
+
+/// An automaton build's error that may say it stopped at the deadline.
+pub(crate) trait Stopped: std::fmt::Display {
+    fn at_deadline(&self) -> bool;
+}
+
+impl Stopped for RegexError {
+    fn at_deadline(&self) -> bool {
+        *self.kind() == RegexErrorKind::Deadline
+    }
+}
+
+impl Stopped for ByteDfaError {
+    fn at_deadline(&self) -> bool {
+        matches!(self.kind(), ByteDfaErrorKind::Deadline { .. })
     }
 }

@@ -94,11 +94,6 @@ fn replace_groups<E>(
 /// How a spliced automaton is written in regex text.
 const SPLICE_OPEN: &str = "(?P<AUTOMATON>";
 
-fn failed(what: &str, e: impl std::fmt::Display) -> JsonSchemaError {
-    let short: String = e.to_string().chars().take(300).collect();
-    JsonSchemaError::other(format!("{what} could not be built: {short}"))
-}
-
 impl Automata {
     /// Automata with the state limit `limit` and the default budgets.
     #[cfg(test)]
@@ -241,9 +236,10 @@ impl Automata {
         })?;
         let dfa = RegexBuilder::new()
             .state_limit(self.limit)
+            .deadline(self.budget.deadline())
             .automata(automata)
             .build(&text)
-            .map_err(|e| failed("a sub-schema's automaton", e))?;
+            .map_err(|e| self.budget.build_failed("a sub-schema's automaton", e))?;
         self.budget.charge(&dfa)?;
         let dfa = Arc::new(dfa);
         self.dfas
@@ -254,7 +250,9 @@ impl Automata {
 
     fn algebra(&self) -> Algebra {
         let mut algebra = Algebra::new();
-        algebra.state_limit(self.limit);
+        algebra
+            .state_limit(self.limit)
+            .deadline(self.budget.deadline());
         algebra
     }
 
@@ -288,7 +286,7 @@ impl Automata {
             let both = self
                 .algebra()
                 .intersect(&acc, &next)
-                .map_err(|e| failed("an intersection (allOf)", e))?;
+                .map_err(|e| self.budget.build_failed("an intersection (allOf)", e))?;
             self.budget.charge(&both)?;
             acc = Arc::new(both);
             if acc.is_empty() {
@@ -311,10 +309,10 @@ impl Automata {
             return Ok(done.clone());
         }
         let (x, y) = (self.dfa(a)?, self.dfa(&key.1[1])?);
-        let d = self
-            .algebra()
-            .difference(&x, &y)
-            .map_err(|e| failed("a difference (not, else, oneOf)", e))?;
+        let d = self.algebra().difference(&x, &y).map_err(|e| {
+            self.budget
+                .build_failed("a difference (not, else, oneOf)", e)
+        })?;
         self.budget.charge(&d)?;
         let lang = self.splice(d);
         self.results.insert(key, lang.clone());

@@ -9,10 +9,11 @@ use fstc_core::compiled::{CompileStats, Compiled};
 use fstc_core::lazy::LazyAutomaton;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
-use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler};
+use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler, RegexErrorKind};
 use serde_json::Value;
 
 use crate::blame;
+use crate::budget::Budget;
 use crate::check::Automata;
 use crate::config::Config;
 use crate::decimal::NumberTexts;
@@ -68,21 +69,18 @@ impl JsonSchemaCompiler {
         schema: &Value,
         numbers: &NumberTexts,
     ) -> Result<SchemaRegex, JsonSchemaError> {
-        let t = self.translation(schema, numbers)?;
-        Ok(SchemaRegex {
-            regex: t.automata.inline(&t.root).into_owned(),
-            automata: t.automata.list,
-            warnings: t.warnings,
-        })
+        Ok(flat(self.translation(schema, numbers, false)?).0)
     }
 
-    /// The schema's translation: the root's text, whose sub-schemas are calls of machines.
+    /// The schema's translation: the root's text, whose sub-schemas are calls of machines;
+    /// options checked against the bounds of a `lazy` compile or an eager one.
     pub(crate) fn translation(
         &self,
         schema: &Value,
         numbers: &NumberTexts,
+        lazy: bool,
     ) -> Result<Translation, JsonSchemaError> {
-        self.config.check()?;
+        self.config.check(lazy)?;
         crate::shape::check(schema, "")?;
         let mut translator = Translator::new(schema, &self.config, numbers)?;
         let Some(root) = translator.root()? else {
@@ -166,15 +164,18 @@ impl JsonSchemaCompiler {
         });
         let automaton = match lazy {
             Ok(lazy) => lazy,
-            // A vocabulary without every byte as a token of its own: the inlined DFA.
+            // A vocabulary without every byte as a token of its own: the inlined DFA,
+            // with the eager bounds (inlining copies what the network calls).
             Err(_) => {
+                self.config.check(false)?;
                 let flat = SchemaRegex {
                     regex: t.automata.inline(&t.root).into_owned(),
                     automata: t.automata.list.clone(),
                     warnings: Vec::new(),
                 };
                 let root = serde_json::from_str(schema).unwrap_or(Value::Null);
-                let dfa = stats.time("byte DFA", || self.schema_dfa(&flat, &root))?;
+                let budget = &t.automata.budget;
+                let dfa = stats.time("byte DFA", || self.schema_dfa(&flat, &root, budget))?;
                 let lazy = RegexCompiler::new()
                     .compile_dfa_lazy(&dfa, "the schema's regex", trie)
                     .map_err(|e| compile_error(&e))?;
@@ -194,7 +195,8 @@ impl JsonSchemaCompiler {
     pub(crate) fn network(&self, t: &Translation) -> Result<CallNetwork, JsonSchemaError> {
         let builder = || {
             let mut b = RegexBuilder::new();
-            b.state_limit(self.config.get_dfa_state_limit());
+            b.state_limit(self.config.get_dfa_state_limit())
+                .deadline(t.automata.budget.deadline());
             b
         };
         let automata = &t.automata;
@@ -221,6 +223,9 @@ impl JsonSchemaCompiler {
                 builder().build(text)
             })
             .map_err(|e| {
+                if *e.kind() == RegexErrorKind::Deadline {
+                    return budget.out_of_time();
+                }
                 let short: String = e.to_string().chars().take(300).collect();
                 JsonSchemaError::other(format!(
                     "the automaton of the sub-schema at {} could not be built: {short}",
@@ -232,8 +237,9 @@ impl JsonSchemaCompiler {
             machines.push(dfa);
         }
         machines.extend(spliced);
-        let root = builder().build(&root_text).map_err(|e| {
-            JsonSchemaError::other(format!("the schema's automaton could not be built: {e}"))
+        let root = builder().build(&root_text).map_err(|e| match e.kind() {
+            RegexErrorKind::Deadline => budget.out_of_time(),
+            _ => JsonSchemaError::other(format!("the schema's automaton could not be built: {e}")),
         })?;
         machines.push(Arc::new(root));
         let root = machines.len() as u32 - 1;
@@ -249,24 +255,34 @@ impl JsonSchemaCompiler {
         source: impl FnOnce() -> Result<(Value, NumberTexts), JsonSchemaError>,
     ) -> Result<((SchemaRegex, ByteDfa), CompileStats), JsonSchemaError> {
         let mut stats = CompileStats::new();
-        let (root, schema) = stats.time("schema translation", || {
+        let (root, (schema, budget)) = stats.time("schema translation", || {
             let (root, numbers) = source()?;
-            let schema = self.regex_of(&root, &numbers)?;
+            let schema = flat(self.translation(&root, &numbers, false)?);
             Ok::<_, JsonSchemaError>((root, schema))
         })?;
-        let dfa = stats.time("byte DFA", || self.schema_dfa(&schema, &root))?;
+        let dfa = stats.time("byte DFA", || self.schema_dfa(&schema, &root, &budget))?;
         stats.set_count("byte DFA states", dfa.num_states());
         Ok(((schema, dfa), stats))
     }
 
-    /// The byte DFA of the regex of the schema `root`, within the state limit; past it,
-    /// the error names the sub-schema where the states multiply (`blame`).
-    fn schema_dfa(&self, schema: &SchemaRegex, root: &Value) -> Result<ByteDfa, JsonSchemaError> {
-        schema.dfa(self.config.get_dfa_state_limit()).map_err(|e| {
+    /// The byte DFA of the regex of the schema `root`, within the state limit and the
+    /// time `budget`; past the limit, the error names the sub-schema where the states
+    /// multiply (`blame`, within the same budget).
+    fn schema_dfa(
+        &self,
+        schema: &SchemaRegex,
+        root: &Value,
+        budget: &Budget,
+    ) -> Result<ByteDfa, JsonSchemaError> {
+        let deadline = budget.deadline();
+        let limit = self.config.get_dfa_state_limit();
+        schema.dfa_until(limit, deadline).map_err(|e| {
             let short: String = e.to_string().chars().take(300).collect();
             let message = format!("the schema's automaton could not be built: {short}");
-            if blame::limit_of(&e).is_some() {
-                blame::too_large(root, &self.config, message)
+            if *e.kind() == RegexErrorKind::Deadline {
+                budget.out_of_time()
+            } else if blame::limit_of(&e).is_some() {
+                blame::too_large(root, &self.config, message, deadline)
             } else {
                 JsonSchemaError::other(message)
             }
@@ -336,6 +352,17 @@ pub(crate) struct Translation {
     root: String,
     automata: Automata,
     pub(crate) warnings: Vec<Warning>,
+}
+
+/// The translation's flat regex (every call inlined), and its budget.
+fn flat(t: Translation) -> (SchemaRegex, Budget) {
+    let regex = t.automata.inline(&t.root).into_owned();
+    let schema = SchemaRegex {
+        regex,
+        automata: t.automata.list,
+        warnings: t.warnings,
+    };
+    (schema, t.automata.budget)
 }
 
 /// `schema` parsed as JSON, and the texts of its numbers.

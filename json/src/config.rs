@@ -72,6 +72,11 @@ impl Config {
     /// containers, so its size doubles per level; depth 6 passes the default DFA state
     /// limit after seconds of work, depth 8 exhausts memory.
     pub const MAX_ANY_JSON_DEPTH: usize = 5;
+    /// Largest `any_json_depth` of a lazy compile (`JsonSchemaCompiler::compile_lazy`):
+    /// there each level is one small machine of the call network, called, not copied, so
+    /// compile time and memory grow linearly with the depth (see `examples/any_json_depth.rs`
+    /// for the figures); the bound is that of `recursion_depth`.
+    pub const MAX_LAZY_ANY_JSON_DEPTH: usize = 64;
     /// Largest pretty `indent`: each level's indent is spelled out in the regex.
     pub const MAX_INDENT: usize = 64;
     /// Default time budget of one compile.
@@ -115,7 +120,8 @@ impl Config {
 
     /// Nesting depth of schema-free JSON (`true`, `{}`, `--any-json`): depth 0 admits
     /// scalars only, depth d containers of depth-(d-1) values. At most
-    /// [`Config::MAX_ANY_JSON_DEPTH`]; a compile with more is an error naming the option.
+    /// [`Config::MAX_ANY_JSON_DEPTH`] ([`Config::MAX_LAZY_ANY_JSON_DEPTH`] for a lazy
+    /// compile); a compile with more is an error naming the option.
     pub fn any_json_depth(mut self, depth: usize) -> Config {
         self.any_json_depth = Some(depth);
         self
@@ -210,8 +216,9 @@ impl Config {
             .unwrap_or(Config::DEFAULT_TOKEN_EDGE_LIMIT)
     }
 
-    /// Refuses option values out of their range (before anything is sized by them).
-    pub(crate) fn check(&self) -> Result<(), JsonSchemaError> {
+    /// Refuses option values out of their range (before anything is sized by them), for a
+    /// `lazy` compile or an eager one (whose automaton is the inlined, flat one).
+    pub(crate) fn check(&self, lazy: bool) -> Result<(), JsonSchemaError> {
         let over = |name: &str, value: usize, max: usize| {
             JsonSchemaError::other(format!(
                 "the option {name} is {value}, over its maximum {max}"
@@ -221,9 +228,17 @@ impl Config {
             let depth = self.get_recursion_depth();
             return Err(over("recursion_depth", depth, Config::MAX_RECURSION_DEPTH));
         }
-        if self.get_any_json_depth() > Config::MAX_ANY_JSON_DEPTH {
+        let max_any = match lazy {
+            true => Config::MAX_LAZY_ANY_JSON_DEPTH,
+            false => Config::MAX_ANY_JSON_DEPTH,
+        };
+        if self.get_any_json_depth() > max_any {
             let depth = self.get_any_json_depth();
-            return Err(over("any_json_depth", depth, Config::MAX_ANY_JSON_DEPTH));
+            let name = match lazy {
+                true => "any_json_depth (lazy compile)",
+                false => "any_json_depth",
+            };
+            return Err(over(name, depth, max_any));
         }
         if let Whitespace::Pretty { indent } = self.get_whitespace() {
             if indent > Config::MAX_INDENT {

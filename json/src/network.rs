@@ -31,7 +31,7 @@ impl JsonSchemaCompiler {
     ) -> Result<(Translation, CallNetwork), JsonSchemaError> {
         let t = stats.time("schema translation", || {
             let (root, numbers) = parse(schema)?;
-            self.translation(&root, &numbers)
+            self.translation(&root, &numbers, true)
         })?;
         let network = stats.time("machines", || self.network(&t))?;
         stats.set_count("machines", network.num_machines());

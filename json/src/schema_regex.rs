@@ -2,6 +2,7 @@
 //! translation hands to the compiler (and to `blame`, which builds sub-schemas alone).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use fstc_core::bytes::ByteDfa;
 
@@ -26,8 +27,18 @@ pub struct SchemaRegex {
 impl SchemaRegex {
     /// The minimized byte DFA of the admitted texts, with at most `state_limit` states.
     pub fn dfa(&self, state_limit: usize) -> Result<ByteDfa, RegexError> {
+        self.dfa_until(state_limit, None)
+    }
+
+    /// [`SchemaRegex::dfa`], giving up past `deadline` (`RegexErrorKind::Deadline`).
+    pub fn dfa_until(
+        &self,
+        state_limit: usize,
+        deadline: Option<Instant>,
+    ) -> Result<ByteDfa, RegexError> {
         RegexBuilder::new()
             .state_limit(state_limit)
+            .deadline(deadline)
             .automata(self.automata.clone())
             .build(&self.regex)
     }

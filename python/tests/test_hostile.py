@@ -80,7 +80,11 @@ def test_out_of_range_integers_name_the_argument(bytelevel, digits, lazy_digits)
 
 def test_option_values_past_their_maximum_are_errors(bytelevel):
     with pytest.raises(fstc.FstcError, match="any_json_depth is 12, over its maximum 5"):
-        fstc.compile_json_schema({}, bytelevel, any_json_depth=12, lazy=True)
+        fstc.compile_json_schema({}, bytelevel, any_json_depth=12, lazy=False)
+    # A lazy compile calls each level instead of copying it: deeper, to its own maximum.
+    fstc.compile_json_schema({}, bytelevel, any_json_depth=12, lazy=True)
+    with pytest.raises(fstc.FstcError, match=r"any_json_depth \(lazy compile\) is 65, over its maximum 64"):
+        fstc.compile_json_schema({}, bytelevel, any_json_depth=65, lazy=True)
     with pytest.raises(fstc.FstcError, match="indent is 1099511627776"):
         fstc.compile_json_schema({"type": "integer"}, bytelevel, whitespace="pretty", indent=2**40)
     with pytest.raises(fstc.FstcError, match="recursion_depth is 300"):

@@ -21,6 +21,8 @@ pub(crate) struct Limits<'a> {
     pub(crate) nfa_limit: usize,
     /// The DFAs `(?P<AUTOMATON>N)` refers to (`RegexBuilder::automata`).
     pub(crate) automata: &'a [std::sync::Arc<ByteDfa>],
+    /// `RegexBuilder::deadline`.
+    pub(crate) deadline: Option<std::time::Instant>,
 }
 
 /// Where one context's DFA went in [`Contexts`].
@@ -32,8 +34,10 @@ enum Placed {
 }
 
 impl Limits<'_> {
-    fn budget(self) -> usize {
-        self.nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE)
+    /// The limits of one subset construction.
+    pub(crate) fn subsets(self) -> dfa::Limits {
+        let budget = self.nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE);
+        dfa::Limits::new(self.limit, budget).until(self.deadline)
     }
 
     /// The contexts of `nfa`'s look conditions, each context language built once.
@@ -96,7 +100,7 @@ impl Limits<'_> {
                     out.ahead.push(Ahead::marked(marked));
                     return Ok(Placed::Marked(out.behind.len() - 1, out.ahead.len() - 1));
                 }
-                ByteDfa::minimal(dfa::determinize(&body, self.limit, self.budget())?, &[])
+                ByteDfa::minimal(dfa::determinize_within(&body, self.subsets())?, &[])
             }
         };
         if ahead {
@@ -104,7 +108,7 @@ impl Limits<'_> {
             return Ok(Placed::Ahead(out.ahead.len() - 1));
         }
         let mut algebra = Algebra::new();
-        algebra.state_limit(self.limit);
+        algebra.state_limit(self.limit).deadline(self.deadline);
         let universe = ByteDfa::universe(Universe::Utf8);
         out.behind.push(algebra.concat(&universe, &r)?);
         Ok(Placed::Tracker(out.behind.len() - 1))
@@ -130,7 +134,7 @@ impl Limits<'_> {
             .with_automata(self.automata)
             .compile(&Hir::concat(parts))?;
         let cx = self.contexts(&nfa, uses)?;
-        let raw = look::determinize(&nfa, &cx, true, self.limit, self.budget())?;
+        let raw = look::determinize(&nfa, &cx, true, self.subsets())?;
         Ok(ByteDfa::minimal(raw, &[]))
     }
 }

@@ -93,6 +93,8 @@ pub enum RegexErrorKind {
         /// The operation (`"intersection"`, `"reversal"`, ...).
         operation: &'static str,
     },
+    /// The byte DFA's construction passed [`RegexBuilder::deadline`].
+    Deadline,
 }
 
 /// A pattern that cannot be compiled; `Display` gives an actionable one-line message.
@@ -347,6 +349,9 @@ impl From<ByteDfaError> for RegexError {
             (&ByteDfaErrorKind::TooManyStates { limit }, Some(_), _) => {
                 RegexError::new(RegexErrorKind::TooManyStates { limit }, None, e.to_string())
             }
+            (&ByteDfaErrorKind::Deadline { .. }, _, _) => {
+                RegexError::new(RegexErrorKind::Deadline, None, e.to_string())
+            }
             (&ByteDfaErrorKind::TerminalOperand { operation }, _, _) => RegexError::new(
                 RegexErrorKind::TerminalOperand { operation },
                 None,
@@ -375,6 +380,7 @@ pub enum Dialect {
 #[derive(Clone, Debug)]
 pub struct RegexBuilder {
     state_limit: usize,
+    deadline: Option<std::time::Instant>,
     case_insensitive: bool,
     dialect: Dialect,
     automata: Vec<std::sync::Arc<ByteDfa>>,
@@ -391,6 +397,7 @@ impl RegexBuilder {
     pub fn new() -> RegexBuilder {
         RegexBuilder {
             state_limit: DEFAULT_DFA_STATE_LIMIT,
+            deadline: None,
             case_insensitive: false,
             dialect: Dialect::Regex,
             automata: Vec::new(),
@@ -414,6 +421,14 @@ impl RegexBuilder {
     /// Caps byte-DFA states (and, in proportion, NFA states). 0 counts as 1.
     pub fn state_limit(&mut self, limit: usize) -> &mut RegexBuilder {
         self.state_limit = limit;
+        self
+    }
+
+    /// Gives up past `deadline` with [`RegexErrorKind::Deadline`]: the subset
+    /// constructions poll it as they make states, so a server's time budget holds inside
+    /// one large build (default: none).
+    pub fn deadline(&mut self, deadline: Option<std::time::Instant>) -> &mut RegexBuilder {
+        self.deadline = deadline;
         self
     }
 
@@ -478,17 +493,17 @@ impl RegexBuilder {
         }
         let nfa = compiler.compile(hir)?;
         let nfa_terminals = nfa.terminals.clone();
-        let budget = nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE);
+        let limits = context::Limits {
+            limit,
+            nfa_limit,
+            automata: &self.automata,
+            deadline: self.deadline,
+        };
         let raw = if nfa.looks.is_empty() {
-            bytes::determinize(&nfa, limit, budget)?
+            bytes::determinize_within(&nfa, limits.subsets())?
         } else {
-            let cx = context::Limits {
-                limit,
-                nfa_limit,
-                automata: &self.automata,
-            }
-            .contexts(&nfa, uses)?;
-            look::determinize(&nfa, &cx, false, limit, budget)?
+            let cx = limits.contexts(&nfa, uses)?;
+            look::determinize(&nfa, &cx, false, limits.subsets())?
         };
         drop(nfa);
         Ok(ByteDfa::minimal(raw, &nfa_terminals))

@@ -28,9 +28,9 @@
 use std::collections::HashSet;
 
 use fstc_core::bytes::{
-    classes_from_boundaries, nfa_boundaries, ByteDfa, State, TableDfa, TerminalKind, Universe, DEAD,
+    classes_from_boundaries, nfa_boundaries, ByteDfa, Limits, State, Subsets, TableDfa,
+    TerminalKind, Universe, DEAD,
 };
-use fstc_core::fast_hash::FastMap;
 
 use super::nfa::Nfa;
 use super::{RegexError, RegexErrorKind};
@@ -434,14 +434,14 @@ fn terminal_seeds(
 /// the threads.
 type Pending = (Vec<u32>, bool, Vec<Thread>);
 
-/// Subset construction with trackers and obligations; limits as `dfa::determinize`.
-/// `mark` selects mark mode (for a marked language's own DFA).
+/// Subset construction with trackers and obligations, within `limits` (those of every
+/// subset construction: `fstc_core::bytes::Subsets`). `mark` selects mark mode (for a
+/// marked language's own DFA).
 pub(crate) fn determinize(
     nfa: &Nfa,
     cx: &Contexts,
     mark: bool,
-    state_limit: usize,
-    set_budget: usize,
+    limits: Limits,
 ) -> Result<TableDfa, RegexError> {
     let (classes, k) = joint_classes(nfa, cx, mark);
     let mut rep = vec![0u8; k];
@@ -455,20 +455,13 @@ pub(crate) fn determinize(
         synchronizing(cx, &rep)
     };
     let builder = Builder { nfa, cx, mark };
-    let mut states = States {
-        ids: FastMap::default(),
-        pending: Vec::new(),
-        accepting: Vec::new(),
-        stored: 0,
-        state_limit,
-        set_budget,
-    };
-    let mut table = Vec::new();
+    let mut states: Subsets<Pending> = Subsets::new(limits);
+    let width = k + terminals.len();
     // The successor of a state given its trackers and seeds, or DEAD.
     let step = |trackers: Vec<u32>,
                 at_start: bool,
                 seeds: Vec<Thread>,
-                states: &mut States|
+                states: &mut Subsets<Pending>|
      -> Result<u32, RegexError> {
         if seeds.is_empty() {
             return Ok(DEAD);
@@ -479,7 +472,7 @@ pub(crate) fn determinize(
         if next.is_empty() && !acc {
             return Ok(DEAD);
         }
-        states.intern((trackers, at_start, next), acc)
+        intern(states, (trackers, at_start, next), acc)
     };
 
     let start = Thread {
@@ -488,9 +481,7 @@ pub(crate) fn determinize(
         obligations: Vec::new(),
     };
     step(vec![0u32; cx.behind.len()], true, vec![start], &mut states)?;
-    let mut i = 0;
-    while i < states.pending.len() {
-        let (trackers, at_start, kernel) = std::mem::take(&mut states.pending[i]);
+    while let Some((trackers, at_start, kernel)) = states.next_row(width)? {
         for (c, &byte) in rep.iter().enumerate() {
             let skip = mark && byte == MARK;
             // A dead tracker stays dead: its language can no longer match here.
@@ -506,67 +497,28 @@ pub(crate) fn determinize(
                 .collect();
             let seeds = byte_seeds(&builder, &kernel, byte, skip);
             let id = step(moved, at_start && skip, seeds, &mut states)?;
-            table.push(id);
+            states.set(width, c, id);
         }
-        for &kind in terminals {
+        for (i, &kind) in terminals.iter().enumerate() {
             let seeds = terminal_seeds(nfa, &kernel, kind)?;
             let unknown = vec![UNKNOWN; trackers.len()];
             let id = step(unknown, false, seeds, &mut states)?;
-            table.push(id);
+            states.set(width, k + i, id);
         }
-        i += 1;
     }
-    Ok(TableDfa {
-        classes,
-        num_classes: k,
-        num_terminals: terminals.len(),
-        table,
-        accepting: states.accepting,
-    })
+    Ok(states.finish(classes, k, terminals.len()))
 }
 
-/// The DFA states found so far, by key, within the construction's limits.
-struct States {
-    ids: FastMap<Vec<u32>, u32>,
-    /// Each state's trackers, start flag and threads, until it is expanded.
-    pending: Vec<Pending>,
-    accepting: Vec<bool>,
-    /// Key words stored, against `set_budget`.
-    stored: usize,
-    state_limit: usize,
-    set_budget: usize,
-}
-
-impl States {
-    /// The id of `state` (accepting when `acc`): the existing one, or a new one within the
-    /// limits.
-    fn intern(&mut self, state: Pending, acc: bool) -> Result<u32, RegexError> {
-        let (trackers, at_start, kernel) = &state;
-        let mut key = trackers.clone();
-        key.push(u32::from(acc) | u32::from(*at_start) << 1);
-        for t in kernel {
-            key.extend([t.state, u32::from(t.ended), t.obligations.len() as u32]);
-            for &(a, q, p) in &t.obligations {
-                key.extend([a, q, u32::from(p)]);
-            }
+/// The id of `state` (accepting when `acc`), keyed by its trackers, flags and threads.
+fn intern(states: &mut Subsets<Pending>, state: Pending, acc: bool) -> Result<u32, RegexError> {
+    let (trackers, at_start, kernel) = &state;
+    let mut key = trackers.clone();
+    key.push(u32::from(acc) | u32::from(*at_start) << 1);
+    for t in kernel {
+        key.extend([t.state, u32::from(t.ended), t.obligations.len() as u32]);
+        for &(a, q, p) in &t.obligations {
+            key.extend([a, q, u32::from(p)]);
         }
-        if let Some(&id) = self.ids.get(&key) {
-            return Ok(id);
-        }
-        if self.pending.len() >= self.state_limit {
-            return Err(RegexError::too_many_states(self.state_limit));
-        }
-        self.stored += key.len();
-        if self.stored > self.set_budget {
-            return Err(RegexError::state_sets_too_large(
-                self.state_limit,
-                self.set_budget,
-            ));
-        }
-        let id = self.pending.len() as u32;
-        self.ids.insert(key, id);
-        self.pending.push(state);
-        self.accepting.push(acc);
-        Ok(id)
     }
+    Ok(states.intern(&key, key.len(), acc, || state)?)
 }

@@ -16,9 +16,13 @@
 //! The complement is relative to a [`Universe`]: all valid UTF-8 texts (what a
 //! text-producing constraint, and JSON, needs) or all byte strings.
 
+use std::time::Instant;
+
 use crate::fast_hash::FastMap;
 
-use super::dfa::TableDfa;
+use super::dfa::{determinize_within, TableDfa, MAX_SET_ENTRIES};
+use super::nfa::{Nfa, State};
+use super::subsets::{Limits, Subsets};
 use super::{ByteDfa, ByteDfaError, ByteDfaErrorKind, DEAD, DEFAULT_DFA_STATE_LIMIT};
 
 /// The set of texts a complement is taken in.
@@ -111,6 +115,7 @@ impl ByteDfa {
 #[derive(Clone, Debug)]
 pub struct Algebra {
     state_limit: usize,
+    deadline: Option<Instant>,
 }
 
 impl Default for Algebra {
@@ -132,7 +137,20 @@ impl Algebra {
     pub fn new() -> Algebra {
         Algebra {
             state_limit: DEFAULT_DFA_STATE_LIMIT,
+            deadline: None,
         }
+    }
+
+    /// Gives up past `deadline` (polled as states are made): an error of kind
+    /// [`ByteDfaErrorKind::Deadline`](super::ByteDfaErrorKind::Deadline).
+    pub fn deadline(&mut self, deadline: Option<Instant>) -> &mut Algebra {
+        self.deadline = deadline;
+        self
+    }
+
+    /// The limits of one operation's construction (the set budget at its ceiling).
+    fn limits(&self) -> Limits {
+        Limits::new(self.state_limit, MAX_SET_ENTRIES).until(self.deadline)
     }
 
     /// Caps the states an operation may create (before minimization). 0 counts as 1.
@@ -167,7 +185,7 @@ impl Algebra {
         refuse_terminals("concatenation", b)?;
         let joint = Joint::new(a, b);
         let na = a.num_states();
-        let mut nfa = SetNfa::new(joint.classes, joint.pairs.len(), na + b.num_states());
+        let mut nfa = SetNfa::new(joint.classes, na + b.num_states());
         for (c, &(ca, cb)) in joint.pairs.iter().enumerate() {
             for s in 0..na {
                 nfa.edge(s, c, a.table[s * a.num_classes + ca as usize]);
@@ -183,7 +201,7 @@ impl Algebra {
             }
         }
         nfa.accepting[na..].copy_from_slice(&b.accepting);
-        nfa.determinize("concatenation", &[0], self.state_limit)
+        nfa.determinize("concatenation", &[0], self.limits())
     }
 
     /// The closure (Kleene star): texts `x1 x2 … xn`, `n ≥ 0`, each `xi` matched by `a`;
@@ -193,7 +211,7 @@ impl Algebra {
         // State 0 is a new accepting start; `a`'s states follow, shifted by one, and each
         // accepting one may start over.
         let n = a.num_states();
-        let mut nfa = SetNfa::new(a.classes, a.num_classes, n + 1);
+        let mut nfa = SetNfa::new(a.classes, n + 1);
         for s in 0..n {
             for c in 0..a.num_classes {
                 let t = a.table[s * a.num_classes + c];
@@ -205,7 +223,7 @@ impl Algebra {
         }
         nfa.epsilon[0].push(1);
         nfa.accepting[0] = true;
-        nfa.determinize("closure", &[0], self.state_limit)
+        nfa.determinize("closure", &[0], self.limits())
     }
 
     /// The mirror language: `x` reversed for every text `x` of `a` (byte by byte, so the
@@ -213,7 +231,7 @@ impl Algebra {
     pub fn reverse(&self, a: &ByteDfa) -> Result<ByteDfa, ByteDfaError> {
         refuse_terminals("reversal", a)?;
         let n = a.num_states();
-        let mut nfa = SetNfa::new(a.classes, a.num_classes, n);
+        let mut nfa = SetNfa::new(a.classes, n);
         for s in 0..n {
             for c in 0..a.num_classes {
                 let t = a.table[s * a.num_classes + c];
@@ -224,7 +242,7 @@ impl Algebra {
         }
         nfa.accepting[0] = true;
         let starts: Vec<u32> = (0..n as u32).filter(|&s| a.accepting[s as usize]).collect();
-        nfa.determinize("reversal", &starts, self.state_limit)
+        nfa.determinize("reversal", &starts, self.limits())
     }
 
     /// The minimized DFA of an automaton given by its edges `(from, lo, hi, to)` (bytes
@@ -241,7 +259,7 @@ impl Algebra {
         for (b, slot) in identity.iter_mut().enumerate() {
             *slot = b as u8;
         }
-        let mut nfa = SetNfa::new(identity, 256, n);
+        let mut nfa = SetNfa::new(identity, n);
         for &(from, lo, hi, to) in edges {
             if from as usize >= n || to as usize >= n {
                 return Err(ByteDfaError::new(
@@ -255,7 +273,7 @@ impl Algebra {
             }
         }
         nfa.accepting[..accepting.len()].copy_from_slice(accepting);
-        nfa.determinize("construction", &[0], self.state_limit)
+        nfa.determinize("construction", &[0], self.limits())
     }
 
     /// The image of `a`'s texts under a code-point encoding: every valid UTF-8 text of
@@ -280,7 +298,7 @@ impl Algebra {
         for (b, slot) in identity.iter_mut().enumerate() {
             *slot = b as u8;
         }
-        let mut nfa = SetNfa::new(identity, 256, n);
+        let mut nfa = SetNfa::new(identity, n);
         let mut moves = CharMoves::new(a);
         for s in 0..n as u32 {
             let mut by_target: std::collections::BTreeMap<u32, Vec<(char, char)>> =
@@ -315,7 +333,7 @@ impl Algebra {
             }
         }
         nfa.accepting[..n].copy_from_slice(&a.accepting);
-        nfa.determinize("substitution", &[0], self.state_limit)
+        nfa.determinize("substitution", &[0], self.limits())
     }
 
     /// The product automaton of `a` and `b` over their joint byte classes; a missing
@@ -339,49 +357,32 @@ impl Algebra {
             }
         };
         let accepts = |d: &ByteDfa, s: u32| s != DEAD && d.accepting[s as usize];
-        let mut ids: FastMap<(u32, u32), u32> = FastMap::default();
-        let mut pairs = vec![(0u32, 0u32)];
-        ids.insert((0, 0), 0);
-        let mut table = Vec::new();
-        let mut accepting = Vec::new();
-        let mut i = 0;
-        while i < pairs.len() {
-            let (sa, sb) = pairs[i];
-            accepting.push(match op {
-                Op::And => accepts(a, sa) && accepts(b, sb),
-                Op::Or => accepts(a, sa) || accepts(b, sb),
-                Op::AndNot => accepts(a, sa) && !accepts(b, sb),
-            });
-            for &(ca, cb) in &joint.pairs {
+        let accepting = |(sa, sb): (u32, u32)| match op {
+            Op::And => accepts(a, sa) && accepts(b, sb),
+            Op::Or => accepts(a, sa) || accepts(b, sb),
+            Op::AndNot => accepts(a, sa) && !accepts(b, sb),
+        };
+        let fail = |e| in_operation(name, self.state_limit, e);
+        let key = |(x, y): (u32, u32)| u64::from(x) << 32 | u64::from(y);
+        let mut pairs: Subsets<(u32, u32), u64> = Subsets::new(self.limits());
+        pairs
+            .intern(&0, 2, accepting((0, 0)), || (0, 0))
+            .map_err(fail)?;
+        while let Some((sa, sb)) = pairs.next_row(k).map_err(fail)? {
+            for (c, &(ca, cb)) in joint.pairs.iter().enumerate() {
                 let t = (step(a, sa, ca), step(b, sb, cb));
                 let dead = match op {
                     Op::And => t.0 == DEAD || t.1 == DEAD,
                     Op::Or => t.0 == DEAD && t.1 == DEAD,
                     Op::AndNot => t.0 == DEAD,
                 };
-                if dead {
-                    table.push(DEAD);
-                    continue;
+                if !dead {
+                    let id = pairs.intern(&key(t), 2, accepting(t), || t);
+                    pairs.set(k, c, id.map_err(fail)?);
                 }
-                let next = pairs.len() as u32;
-                let id = *ids.entry(t).or_insert(next);
-                if id == next {
-                    if pairs.len() >= self.state_limit {
-                        return Err(too_large(name, self.state_limit));
-                    }
-                    pairs.push(t);
-                }
-                table.push(id);
             }
-            i += 1;
         }
-        Ok(finish(TableDfa {
-            classes: joint.classes,
-            num_classes: k,
-            num_terminals: 0,
-            table,
-            accepting,
-        }))
+        Ok(finish(pairs.finish(joint.classes, k, 0)))
     }
 }
 
@@ -403,6 +404,17 @@ fn refuse_terminals(operation: &'static str, d: &ByteDfa) -> Result<(), ByteDfaE
                 t.name()
             ),
         )),
+    }
+}
+
+/// A construction's error as the error of the operation `operation`: past the state
+/// limit, advice on raising it; anything else (a ceiling, the deadline) as it was.
+fn in_operation(operation: &'static str, limit: usize, e: ByteDfaError) -> ByteDfaError {
+    match e.kind() {
+        ByteDfaErrorKind::TooManyStates { .. } if !e.is_ceiling() && e.set_budget().is_none() => {
+            too_large(operation, limit)
+        }
+        _ => e.in_operation(operation),
     }
 }
 
@@ -442,21 +454,19 @@ impl Joint {
     }
 }
 
-/// A byte NFA with epsilon moves over `num_classes` classes, for the subset construction
-/// of concatenation and reversal.
+/// A byte NFA with epsilon moves over byte classes, as the algebra's operations
+/// build it (edges per class), handed to the one subset construction.
 struct SetNfa {
     classes: [u8; 256],
-    num_classes: usize,
     edges: Vec<Vec<(u8, u32)>>,
     epsilon: Vec<Vec<u32>>,
     accepting: Vec<bool>,
 }
 
 impl SetNfa {
-    fn new(classes: [u8; 256], num_classes: usize, states: usize) -> SetNfa {
+    fn new(classes: [u8; 256], states: usize) -> SetNfa {
         SetNfa {
             classes,
-            num_classes,
             edges: vec![Vec::new(); states],
             epsilon: vec![Vec::new(); states],
             accepting: vec![false; states],
@@ -486,75 +496,74 @@ impl SetNfa {
         }
     }
 
-    /// Sorts and dedups `set` after adding every state reachable by epsilon moves.
-    fn close(&self, set: &mut Vec<u32>) {
-        let mut i = 0;
-        while i < set.len() {
-            for &t in &self.epsilon[set[i] as usize] {
-                if !set.contains(&t) {
-                    set.push(t);
-                }
-            }
-            i += 1;
-        }
-        set.sort_unstable();
-        set.dedup();
-    }
-
+    /// The minimized DFA, by the one subset construction
+    /// ([`determinize_within`]) of the NFA [`SetNfa::to_nfa`] writes.
     fn determinize(
         &self,
         name: &'static str,
         starts: &[u32],
-        limit: usize,
+        limits: Limits,
     ) -> Result<ByteDfa, ByteDfaError> {
-        let k = self.num_classes;
-        let mut first = starts.to_vec();
-        self.close(&mut first);
-        let mut ids: FastMap<Vec<u32>, u32> = FastMap::default();
-        ids.insert(first.clone(), 0);
-        let mut sets = vec![first];
-        let mut table = Vec::new();
-        let mut accepting = Vec::new();
-        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); k];
-        let mut i = 0;
-        while i < sets.len() {
-            let set = std::mem::take(&mut sets[i]);
-            accepting.push(set.iter().any(|&s| self.accepting[s as usize]));
-            for &s in &set {
-                for &(c, t) in &self.edges[s as usize] {
-                    buckets[c as usize].push(t);
-                }
-            }
-            for bucket in &mut buckets {
-                if bucket.is_empty() {
-                    table.push(DEAD);
-                    continue;
-                }
-                let mut next = std::mem::take(bucket);
-                self.close(&mut next);
-                let id = match ids.get(&next) {
-                    Some(&id) => id,
-                    None => {
-                        if sets.len() >= limit {
-                            return Err(too_large(name, limit));
-                        }
-                        let id = sets.len() as u32;
-                        ids.insert(next.clone(), id);
-                        sets.push(next);
-                        id
-                    }
-                };
-                table.push(id);
-            }
-            i += 1;
+        let raw = determinize_within(&self.to_nfa(starts), limits)
+            .map_err(|e| in_operation(name, limits.states, e))?;
+        // The NFA read class ids as bytes: each byte takes its class's column.
+        let mut classes = [0u8; 256];
+        for (slot, &c) in classes.iter_mut().zip(&self.classes) {
+            *slot = raw.classes[c as usize];
         }
-        Ok(finish(TableDfa {
-            classes: self.classes,
-            num_classes: k,
-            num_terminals: 0,
-            table,
-            accepting,
-        }))
+        Ok(finish(TableDfa { classes, ..raw }))
+    }
+
+    /// This automaton as a byte NFA over class ids (class `c` read as byte `c`): state `s`
+    /// is a split to its byte state `n + s`, its epsilon targets and, when accepting,
+    /// `Match` (`2n`); other than one start state get a split of their own (`2n + 1`).
+    fn to_nfa(&self, starts: &[u32]) -> Nfa {
+        let n = self.edges.len() as u32;
+        let mut nfa = Nfa {
+            states: Vec::with_capacity(2 * n as usize + 2),
+            ranges: Vec::new(),
+            targets: Vec::new(),
+            start: starts.first().copied().unwrap_or_default(),
+            terminals: Vec::new(),
+            looks: Vec::new(),
+        };
+        let split = |nfa: &mut Nfa, targets: &mut dyn Iterator<Item = u32>| {
+            let off = nfa.targets.len() as u32;
+            nfa.targets.extend(targets);
+            let len = nfa.targets.len() as u32 - off;
+            State::Split { off, len }
+        };
+        for s in 0..n {
+            let reads = (!self.edges[s as usize].is_empty()).then_some(n + s);
+            let matches = self.accepting[s as usize].then_some(2 * n);
+            let eps = self.epsilon[s as usize].iter().copied();
+            let state = split(&mut nfa, &mut reads.into_iter().chain(eps).chain(matches));
+            nfa.states.push(state);
+        }
+        let mut edges = Vec::new();
+        for s in 0..n as usize {
+            edges.clear();
+            edges.extend(self.edges[s].iter().map(|&(c, t)| (t, c)));
+            edges.sort_unstable();
+            edges.dedup();
+            let off = nfa.ranges.len() as u32;
+            for &(t, c) in &edges {
+                let own = &mut nfa.ranges[off as usize..];
+                match own.last_mut() {
+                    Some((_, hi, to)) if *to == t && u16::from(*hi) + 1 == u16::from(c) => *hi = c,
+                    _ => nfa.ranges.push((c, c, t)),
+                }
+            }
+            let len = nfa.ranges.len() as u32 - off;
+            nfa.states.push(State::Bytes { off, len });
+        }
+        nfa.states.push(State::Match);
+        if starts.len() != 1 {
+            nfa.start = 2 * n + 1;
+            let state = split(&mut nfa, &mut starts.iter().copied());
+            nfa.states.push(state);
+        }
+        nfa
     }
 }
 

@@ -10,6 +10,7 @@ use crate::fast_hash::FastMap;
 use crate::minimize::minimal_dfa;
 
 use super::nfa::{Nfa, State};
+use super::subsets::{Limits, Subsets};
 use super::{ByteDfaError, DEAD};
 
 /// Most transitions (states × columns) a subset construction's table holds, whatever
@@ -180,57 +181,33 @@ pub fn determinize<L, S>(
     state_limit: usize,
     set_budget: usize,
 ) -> Result<TableDfa, ByteDfaError> {
-    let set_budget = set_budget.min(MAX_SET_ENTRIES);
+    determinize_within(nfa, Limits::new(state_limit, set_budget))
+}
+
+/// Subset construction within `limits` (a state limit, a set budget, a deadline).
+pub fn determinize_within<L, S>(nfa: &Nfa<L, S>, limits: Limits) -> Result<TableDfa, ByteDfaError> {
     let (classes, num_classes) = nfa_byte_classes(nfa);
-    let num_terminals = nfa.terminals.len();
-    let k = num_classes + num_terminals;
+    let k = num_classes + nfa.terminals.len();
     let mut closer = Closer::new(nfa);
-    let mut ids: FastMap<Box<[u32]>, u32> = FastMap::default();
-    let mut sets: Vec<Box<[u32]>> = Vec::new();
-    let mut accepting: Vec<bool> = Vec::new();
-    let mut table: Vec<u32> = Vec::new();
+    let mut states: Subsets<Box<[u32]>> = Subsets::new(limits);
     let mut kernel = Vec::new();
     let mut key = Vec::new();
-    let mut stored = 0usize;
-
     // The key is the kernel plus a trailing marker when accepting: two closures with
     // the same byte-reading states and the same acceptance have the same future.
-    let mut intern = |kernel: &[u32],
-                      acc: bool,
-                      key: &mut Vec<u32>,
-                      sets: &mut Vec<Box<[u32]>>,
-                      accepting: &mut Vec<bool>|
-     -> Result<u32, ByteDfaError> {
+    let mut intern = |kernel: &[u32], acc: bool, states: &mut Subsets<Box<[u32]>>| {
         key.clear();
         key.extend_from_slice(kernel);
         if acc {
             key.push(u32::MAX);
         }
-        if let Some(&id) = ids.get(key.as_slice()) {
-            return Ok(id);
-        }
-        if sets.len() >= state_limit {
-            return Err(ByteDfaError::too_many_states(state_limit));
-        }
-        stored += kernel.len();
-        if stored > set_budget {
-            return Err(ByteDfaError::state_sets_too_large(state_limit, set_budget));
-        }
-        let id = sets.len() as u32;
-        ids.insert(key.as_slice().into(), id);
-        sets.push(kernel.into());
-        accepting.push(acc);
-        Ok(id)
+        states.intern(&key, kernel.len(), acc, || kernel.into())
     };
 
     let acc = closer.close(&[nfa.start], true, &mut kernel);
-    intern(&kernel, acc, &mut key, &mut sets, &mut accepting)?;
+    intern(&kernel, acc, &mut states)?;
 
     let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); k];
-    let mut i = 0;
-    while i < sets.len() {
-        // A processed state's set is needed only as a map key, which owns a copy.
-        let set = std::mem::take(&mut sets[i]);
+    while let Some(set) = states.next_row(k)? {
         for b in &mut buckets {
             b.clear();
         }
@@ -244,34 +221,26 @@ pub fn determinize<L, S>(
                 }
             }
         }
-        let row_start = table.len();
-        if row_start + k > MAX_TABLE_ENTRIES {
-            return Err(ByteDfaError::table_too_large(state_limit, sets.len(), k));
-        }
-        table.resize(row_start + k, DEAD);
+        let mut previous = DEAD;
         for c in 0..k {
             if buckets[c].is_empty() {
+                previous = DEAD;
                 continue;
             }
             if c > 0 && buckets[c] == buckets[c - 1] {
-                table[row_start + c] = table[row_start + c - 1];
+                states.set(k, c, previous);
                 continue;
             }
             let acc = closer.close(&buckets[c], false, &mut kernel);
-            if kernel.is_empty() && !acc {
-                continue;
-            }
-            table[row_start + c] = intern(&kernel, acc, &mut key, &mut sets, &mut accepting)?;
+            previous = if kernel.is_empty() && !acc {
+                DEAD
+            } else {
+                intern(&kernel, acc, &mut states)?
+            };
+            states.set(k, c, previous);
         }
-        i += 1;
     }
-    Ok(TableDfa {
-        classes,
-        num_classes,
-        num_terminals,
-        table,
-        accepting,
-    })
+    Ok(states.finish(classes, num_classes, nfa.terminals.len()))
 }
 
 /// Merges byte classes whose columns are identical in every state (fewer classes make a

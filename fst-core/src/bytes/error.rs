@@ -24,6 +24,12 @@ pub enum ByteDfaErrorKind {
     /// [`Algebra::from_edges`](super::Algebra::from_edges) was given an edge whose state
     /// is out of range.
     InvalidEdge,
+    /// The construction's deadline ([`Limits::deadline`](super::Limits::deadline)) passed
+    /// before it finished.
+    Deadline {
+        /// The states made when it stopped.
+        states: usize,
+    },
 }
 
 /// A byte-automaton operation that failed; `Display` says what to change.
@@ -87,6 +93,27 @@ impl ByteDfaError {
             ),
             set_budget: Some(CEILING),
             operation: None,
+        }
+    }
+
+    /// The construction passed its deadline with `states` states made.
+    pub(crate) fn past_deadline(states: usize) -> ByteDfaError {
+        ByteDfaError {
+            kind: ByteDfaErrorKind::Deadline { states },
+            message: format!(
+                "the byte DFA's construction passed its deadline (time budget) after {states} states"
+            ),
+            set_budget: None,
+            operation: None,
+        }
+    }
+
+    /// The same error, of the [`Algebra`](super::Algebra) operation `operation`.
+    pub(crate) fn in_operation(self, operation: &'static str) -> ByteDfaError {
+        ByteDfaError {
+            operation: Some(operation),
+            message: format!("the {operation} of byte DFAs failed: {}", self.message),
+            ..self
         }
     }
 

@@ -14,17 +14,19 @@ mod calls;
 mod dfa;
 mod error;
 mod nfa;
+mod subsets;
 mod terminal;
 
 pub use algebra::{Algebra, Universe};
 pub use automaton::ByteAutomaton;
 pub use calls::{CallNetwork, CallNetworkError, NetworkBuilder};
 pub use dfa::{
-    classes_from_boundaries, determinize, merge_classes, minimize, nfa_boundaries, TableDfa,
-    MAX_SET_ENTRIES, MAX_TABLE_ENTRIES,
+    classes_from_boundaries, determinize, determinize_within, merge_classes, minimize,
+    nfa_boundaries, TableDfa, MAX_SET_ENTRIES, MAX_TABLE_ENTRIES,
 };
 pub use error::{ByteDfaError, ByteDfaErrorKind};
 pub use nfa::{Nfa, State};
+pub use subsets::{Limits, StateKey, Subsets};
 pub use terminal::TerminalKind;
 
 use rustfst::fst_impls::VectorFst;

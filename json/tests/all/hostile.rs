@@ -199,3 +199,120 @@ proptest! {
         }
     }
 }
+
+/// A tree with two recursive properties, compiled eagerly at recursion depth 8: its
+/// translation is quick, its flat byte DFA and the diagnosis after it (`blame`) are not.
+fn two_child_tree() -> String {
+    json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "maxLength": 8},
+            "left": {"$ref": "#"},
+            "right": {"$ref": "#"}
+        },
+        "required": ["name"],
+        "additionalProperties": false
+    })
+    .to_string()
+}
+
+/// Those two steps used to run outside the time budget (13 s and 1.3 GB before a clean
+/// error); the budget now reaches inside them, so the compile ends soon after it, with
+/// the budget's error (or, when the budget ran out during the diagnosis, the state
+/// limit's error without a culprit). Unbounded, this compile takes over a second.
+#[test]
+fn the_time_budget_reaches_inside_the_flat_dfa_and_its_diagnosis() {
+    use std::time::{Duration, Instant};
+    let tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+    let vocab = ByteVocabulary::new(tokens, vec![]);
+    for ms in [50, 150, 300, 600] {
+        let budget = Duration::from_millis(ms);
+        let config = Config::new().recursion_depth(9).time_budget(budget);
+        let compiler = JsonSchemaCompiler::new().configure(config);
+        let started = Instant::now();
+        let message = compiler
+            .compile(&two_child_tree(), &vocab)
+            .unwrap_err()
+            .to_string();
+        let took = started.elapsed();
+        eprintln!("{ms} ms: {took:?}: {message}");
+        assert!(
+            took < budget + Duration::from_millis(700),
+            "{took:?}: {message}"
+        );
+        assert!(
+            message.contains(&format!("time budget of {ms}ms"))
+                || message.contains("more than 100000 byte-DFA states"),
+            "{message}"
+        );
+        if ms == 50 {
+            assert!(message.contains("time budget"), "{message}");
+        }
+    }
+}
+
+/// `[{"k": [{"k": … 1 … }]}]`: `depth` containers, arrays and objects alternating.
+fn nested(depth: usize) -> String {
+    let (mut open, mut close) = (String::new(), String::new());
+    for level in 0..depth {
+        let (o, c) = if level % 2 == 0 {
+            ("[", "]")
+        } else {
+            ("{\"k\":", "}")
+        };
+        open.push_str(o);
+        close.insert_str(0, c);
+    }
+    format!("{open}1{close}")
+}
+
+/// A lazy compile calls each level of schema-free JSON as a machine of its own, so it
+/// takes `any_json_depth` up to `MAX_LAZY_ANY_JSON_DEPTH` (an eager compile, whose
+/// automaton doubles per level, stays at `MAX_ANY_JSON_DEPTH`); a vocabulary the call
+/// network cannot take falls back to the inlined automaton, with the eager bound.
+#[test]
+fn lazy_compiles_take_schema_free_json_nested_deeper() {
+    use fstc_core::matcher::Matcher;
+    use std::time::{Duration, Instant};
+    let bytes = || (0..=255u8).map(|b| Some(vec![b]));
+    let vocab = ByteVocabulary::new(bytes().collect(), vec![]);
+    let trie = std::sync::Arc::new(fstc_core::vocab::VocabTrie::new(&vocab));
+    let depth = Config::MAX_LAZY_ANY_JSON_DEPTH;
+    let compiler = JsonSchemaCompiler::new().configure(Config::new().any_json_depth(depth));
+    let started = Instant::now();
+    let lazy = compiler.compile_lazy("true", trie.clone()).unwrap();
+    let walk = |text: String| {
+        let mut m = lazy.automaton.start_matcher();
+        let mut mask = vec![0u32; 8];
+        for b in text.bytes() {
+            m.fill_mask(&mut mask).unwrap();
+            if m.consume(u32::from(b)).is_err() {
+                return false;
+            }
+        }
+        m.is_accepting()
+    };
+    assert!(walk(nested(depth)));
+    assert!(!walk(nested(depth + 1)));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let eager = compiler.compile_with_trie("true", &trie).unwrap_err();
+    assert!(eager
+        .to_string()
+        .contains("any_json_depth is 64, over its maximum 5"));
+    let over = JsonSchemaCompiler::new().configure(Config::new().any_json_depth(depth + 1));
+    let e = over.compile_lazy("true", trie).unwrap_err().to_string();
+    assert!(
+        e.contains("any_json_depth (lazy compile) is 65, over its maximum 64"),
+        "{e}"
+    );
+    // Without the byte `k` as a token of its own, the lazy compile inlines: eager bounds.
+    let mut holes: Vec<_> = bytes().collect();
+    holes[usize::from(b'k')] = None;
+    let holes = ByteVocabulary::new(holes, vec![]);
+    let trie = std::sync::Arc::new(fstc_core::vocab::VocabTrie::new(&holes));
+    let e = compiler.compile_lazy("true", trie).unwrap_err().to_string();
+    assert!(
+        e.contains("any_json_depth is 64, over its maximum 5"),
+        "{e}"
+    );
+}

@@ -46,6 +46,56 @@ fn a_dfa_table_past_its_ceiling_is_an_error() {
     assert!(e.to_string().contains("passes the ceiling"), "{e}");
 }
 
+/// The look-around construction has the same ceiling: `\b` sends this pattern through it.
+/// (A counter, not `[ab]*a[ab]{18}`: the look-around construction's states hold more
+/// words, so that one passes its state-set budget first.)
+#[test]
+fn a_look_around_dfa_table_past_its_ceiling_is_an_error() {
+    let every_byte: String = (0..128u8).map(|b| format!("\\x{b:02x}")).collect();
+    let pattern = format!("(?:a{{0,270000}}\\b|{every_byte})");
+    let e = fstc_regex::byte_dfa(&pattern, 1 << 21).unwrap_err();
+    assert!(e.to_string().contains("passes the ceiling"), "{e}");
+}
+
+/// A build within its size limits that would take long stops at its deadline, with the
+/// deadline's error: the plain and the look-around constructions, and the algebra's.
+#[test]
+fn a_deadline_stops_a_long_construction() {
+    use fstc_core::bytes::{Algebra, ByteDfaErrorKind};
+    use std::time::{Duration, Instant};
+    for pattern in [
+        r"[ab]*a[ab]{20}",
+        r"[ab]*a[ab]{20}\b",
+        r"(?=[ab]*a[ab]{20})[ab]*",
+    ] {
+        let started = Instant::now();
+        let e = fstc_regex::RegexBuilder::new()
+            .state_limit(1 << 22)
+            .deadline(Some(started + Duration::from_millis(200)))
+            .build(pattern)
+            .unwrap_err();
+        assert_eq!(e.kind(), &RegexErrorKind::Deadline, "{pattern}: {e}");
+        assert!(e.to_string().contains("deadline"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(3), "{pattern}");
+    }
+    let ab = fstc_regex::byte_dfa("[ab]*", 100).unwrap();
+    let nth = fstc_regex::byte_dfa("[ab]*a[ab]{20}", 100).unwrap_err();
+    assert!(matches!(nth.kind(), RegexErrorKind::TooManyStates { .. }));
+    // The reversal of `[ab]{20}a[ab]*` is the exponential `[ab]*a[ab]{20}`.
+    let forward = fstc_regex::byte_dfa("[ab]{20}a[ab]*", 100).unwrap();
+    let mut algebra = Algebra::new();
+    algebra.state_limit(1 << 22).deadline(Some(Instant::now()));
+    let e = algebra.reverse(&forward).unwrap_err();
+    assert!(matches!(e.kind(), ByteDfaErrorKind::Deadline { .. }), "{e}");
+    assert_eq!(e.operation(), Some("reversal"));
+    let e = algebra.intersect(&ab, &forward).unwrap_err();
+    assert!(matches!(e.kind(), ByteDfaErrorKind::Deadline { .. }), "{e}");
+    // Without a deadline the same operations finish.
+    algebra.deadline(None).state_limit(100);
+    let both = algebra.intersect(&ab, &forward).unwrap();
+    assert!(both.is_match("a".repeat(21).as_bytes()));
+}
+
 #[test]
 fn deep_nesting_is_refused_by_the_parser() {
     for depth in [300, 100_000] {

@@ -1,0 +1,175 @@
+//! What every subset construction shares: its states interned by key, expanded in order
+//! into a table, within the state limit, the state-set budget, the table ceiling and the
+//! deadline. [`determinize`](super::determinize) (plain NFAs, and through them the
+//! algebra's operations) and the regex front end's look-around construction differ only in
+//! what a state holds and how its successors are found; the limits are kept here, once.
+
+use std::borrow::Borrow;
+use std::hash::Hash;
+use std::time::Instant;
+
+use crate::fast_hash::FastMap;
+
+use super::dfa::{TableDfa, MAX_SET_ENTRIES, MAX_TABLE_ENTRIES};
+use super::{ByteDfaError, DEAD};
+
+/// What one subset construction may spend.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Most DFA states, counted as they are created.
+    pub states: usize,
+    /// Most key words kept for the states in total (at most [`MAX_SET_ENTRIES`]).
+    pub set_budget: usize,
+    /// When to give up, polled before each state is expanded (a server's time budget:
+    /// a construction within its size limits can still take seconds).
+    pub deadline: Option<Instant>,
+}
+
+impl Limits {
+    /// A state limit and a set budget, no deadline.
+    pub fn new(states: usize, set_budget: usize) -> Limits {
+        Limits {
+            states,
+            set_budget,
+            deadline: None,
+        }
+    }
+
+    /// The same limits with `deadline`.
+    pub fn until(self, deadline: Option<Instant>) -> Limits {
+        Limits { deadline, ..self }
+    }
+
+    /// An error once the deadline has passed.
+    pub fn check_deadline(&self, states: usize) -> Result<(), ByteDfaError> {
+        match self.deadline {
+            Some(d) if Instant::now() >= d => Err(ByteDfaError::past_deadline(states)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// What identifies a state: words (a set of NFA states, threads), or one `u64` (a pair of
+/// states, hashed as one word rather than as a slice).
+pub trait StateKey: Hash + Eq {
+    /// The key as the map keeps it.
+    type Owned: Hash + Eq + Borrow<Self>;
+    /// A copy to keep.
+    fn owned(&self) -> Self::Owned;
+}
+
+impl StateKey for [u32] {
+    type Owned = Box<[u32]>;
+    fn owned(&self) -> Box<[u32]> {
+        self.into()
+    }
+}
+
+impl StateKey for u64 {
+    type Owned = u64;
+    fn owned(&self) -> u64 {
+        *self
+    }
+}
+
+/// A subset construction's states: `P` is what a state keeps until it is expanded (its
+/// set of NFA states, or threads); `K` identifies a state.
+pub struct Subsets<P, K: StateKey + ?Sized = [u32]> {
+    ids: FastMap<K::Owned, u32>,
+    pending: Vec<P>,
+    accepting: Vec<bool>,
+    table: Vec<u32>,
+    /// Key words counted against the set budget.
+    stored: usize,
+    limits: Limits,
+    /// The next state to expand; rows `0..next` are in the table.
+    next: usize,
+}
+
+impl<P: Default, K: StateKey + ?Sized> Subsets<P, K> {
+    /// No states yet.
+    pub fn new(limits: Limits) -> Subsets<P, K> {
+        Subsets {
+            ids: FastMap::default(),
+            pending: Vec::new(),
+            accepting: Vec::new(),
+            table: Vec::new(),
+            stored: 0,
+            limits: Limits {
+                set_budget: limits.set_budget.min(MAX_SET_ENTRIES),
+                ..limits
+            },
+            next: 0,
+        }
+    }
+
+    /// The id of the state `key` (accepting when `acc`): the existing one, or a new one
+    /// holding `state()`, counted as `weight` words against the set budget.
+    pub fn intern(
+        &mut self,
+        key: &K,
+        weight: usize,
+        acc: bool,
+        state: impl FnOnce() -> P,
+    ) -> Result<u32, ByteDfaError> {
+        if let Some(&id) = self.ids.get(key) {
+            return Ok(id);
+        }
+        let limit = self.limits.states;
+        if self.pending.len() >= limit {
+            return Err(ByteDfaError::too_many_states(limit));
+        }
+        self.stored += weight;
+        if self.stored > self.limits.set_budget {
+            return Err(ByteDfaError::state_sets_too_large(
+                limit,
+                self.limits.set_budget,
+            ));
+        }
+        let id = self.pending.len() as u32;
+        self.ids.insert(key.owned(), id);
+        self.pending.push(state());
+        self.accepting.push(acc);
+        Ok(id)
+    }
+
+    /// The next state to expand, taken out of the pending list, with a row of `width`
+    /// dead entries added to the table for it; `None` when every state is expanded.
+    pub fn next_row(&mut self, width: usize) -> Result<Option<P>, ByteDfaError> {
+        if self.next == self.pending.len() {
+            return Ok(None);
+        }
+        self.limits.check_deadline(self.pending.len())?;
+        let len = self.table.len();
+        if len + width > MAX_TABLE_ENTRIES {
+            let limit = self.limits.states;
+            return Err(ByteDfaError::table_too_large(
+                limit,
+                self.pending.len(),
+                width,
+            ));
+        }
+        self.table.resize(len + width, DEAD);
+        self.next += 1;
+        Ok(Some(std::mem::take(&mut self.pending[self.next - 1])))
+    }
+
+    /// Sets column `c` of the row [`Subsets::next_row`] added last to `target`.
+    pub fn set(&mut self, width: usize, c: usize, target: u32) {
+        let row = (self.next - 1) * width;
+        self.table[row + c] = target;
+    }
+
+    /// The table DFA over `classes` (`num_classes` of them) and `num_terminals` terminal
+    /// columns, once every state is expanded.
+    pub fn finish(self, classes: [u8; 256], num_classes: usize, num_terminals: usize) -> TableDfa {
+        debug_assert_eq!(self.next, self.pending.len());
+        TableDfa {
+            classes,
+            num_classes,
+            num_terminals,
+            table: self.table,
+            accepting: self.accepting,
+        }
+    }
+}
