@@ -218,8 +218,8 @@ fn two_child_tree() -> String {
 
 /// Those two steps used to run outside the time budget (13 s and 1.3 GB before a clean
 /// error); the budget now reaches inside them, so the compile ends soon after it, with
-/// the budget's error (or, when the budget ran out during the diagnosis, the state
-/// limit's error without a culprit). Unbounded, this compile takes over a second.
+/// the budget's error (or the state limit's error: without a culprit when the budget ran
+/// out during the diagnosis, with one when the diagnosis finished in time). Unbounded, this compile takes over a second.
 #[test]
 fn the_time_budget_reaches_inside_the_flat_dfa_and_its_diagnosis() {
     use std::time::{Duration, Instant};
@@ -240,9 +240,11 @@ fn the_time_budget_reaches_inside_the_flat_dfa_and_its_diagnosis() {
             took < budget + Duration::from_millis(700),
             "{took:?}: {message}"
         );
+        // On a fast machine the diagnosis may finish inside the budget and name its culprit.
         assert!(
             message.contains(&format!("time budget of {ms}ms"))
-                || message.contains("more than 100000 byte-DFA states"),
+                || message.contains("more than 100000 byte-DFA states")
+                || message.contains("more than 100000 states (the DFA state limit)"),
             "{message}"
         );
         if ms == 50 {
