@@ -379,9 +379,18 @@ fn push_range(class: &mut String, lo: char, hi: char) {
     }
 }
 
-/// Regex text for the encoding of any one code point.
+/// Regex text for the encoding of any one code point, built once per process for each
+/// kind of escapes: schema-free values ask for it at every string they allow, and
+/// encoding the whole range takes ~1 ms (a recursive schema of strings took seconds).
 pub(crate) fn any_char(escapes: Escapes) -> String {
-    encode_class(&[('\0', char::MAX)], escapes).expect("non-empty")
+    static CANONICAL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    static ANY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let cell = match escapes {
+        Escapes::Canonical => &CANONICAL,
+        Escapes::Any => &ANY,
+    };
+    cell.get_or_init(|| encode_class(&[('\0', char::MAX)], escapes).expect("non-empty"))
+        .clone()
 }
 
 /// The complement of `ranges` within all code points (ranges sorted, disjoint).
