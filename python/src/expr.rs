@@ -9,7 +9,7 @@ use pyo3::types::PyString;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
-use crate::ints::Int;
+use crate::ints::{optional_usize, Int};
 use crate::json::{json_text, schema_warnings, JsonOptions, SchemaWarning};
 use crate::vocab::Vocabulary;
 
@@ -51,7 +51,6 @@ pub fn compile_expr(
     dfa_state_limit: Option<Int>,
     token_edge_limit: Option<Int>,
 ) -> PyResult<(AnyAutomaton, Vec<SchemaWarning>)> {
-    let usize_of = |v: Option<Int>, name: &str| v.map(|v| v.usize(name)).transpose();
     let level = match boolean_level {
         "bytes" => Level::Bytes,
         "tokens" => Level::Tokens,
@@ -63,23 +62,23 @@ pub fn compile_expr(
     };
     let mut config = JsonOptions {
         whitespace,
-        max_whitespace: max_whitespace.usize("max_whitespace")?,
-        indent: indent.usize("indent")?,
+        max_whitespace,
+        indent,
         escapes,
         additional_properties,
-        recursion_depth: usize_of(recursion_depth, "recursion_depth")?,
-        any_json_depth: usize_of(any_json_depth, "any_json_depth")?,
+        recursion_depth,
+        any_json_depth,
         lenient,
-        dfa_state_limit: usize_of(dfa_state_limit, "dfa_state_limit")?,
+        dfa_state_limit,
         time_budget: None,
         memory_budget: None,
     }
     .config()?;
-    if let Some(limit) = usize_of(token_edge_limit, "token_edge_limit")? {
+    if let Some(limit) = optional_usize(token_edge_limit, "token_edge_limit")? {
         config = config.token_edge_limit(limit);
     }
     let mut compiler = ExprCompiler::new().configure(config).boolean_level(level);
-    if let Some(n) = usize_of(state_limit, "state_limit")? {
+    if let Some(n) = optional_usize(state_limit, "state_limit")? {
         compiler = compiler.state_limit(n);
     }
     if let Some(dir) = base_dir {

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
-use crate::ints::Int;
+use crate::ints::{optional_usize, Int};
 use crate::vocab::Vocabulary;
 
 /// Compiles a context-free grammar into a token PDA for `vocab` (an `AnyAutomaton` of
@@ -38,12 +38,10 @@ pub fn compile_grammar(
     pop_limit: Option<Int>,
     config_limit: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
-    let node_limit = node_limit.map(|v| v.usize("node_limit")).transpose()?;
-    let token_edge_limit = token_edge_limit
-        .map(|v| v.usize("token_edge_limit"))
-        .transpose()?;
-    let pop_limit = pop_limit.map(|v| v.usize("pop_limit")).transpose()?;
-    let config_limit = config_limit.map(|v| v.usize("config_limit")).transpose()?;
+    let node_limit = optional_usize(node_limit, "node_limit")?;
+    let token_edge_limit = optional_usize(token_edge_limit, "token_edge_limit")?;
+    let pop_limit = optional_usize(pop_limit, "pop_limit")?;
+    let config_limit = optional_usize(config_limit, "config_limit")?;
     let syntax: Syntax = syntax.parse().map_err(PyValueError::new_err)?;
     let mut config = Config::new();
     if let Some(n) = node_limit {

@@ -83,3 +83,8 @@ fn as_int<'py>(ob: Borrowed<'_, 'py, PyAny>) -> PyResult<Bound<'py, PyInt>> {
     let int = py.import("operator")?.getattr("index")?.call1((ob,))?;
     Ok(int.cast_into::<PyInt>()?)
 }
+
+/// An optional integer argument as a `usize`, out of range an `FstcError` naming `name`.
+pub(crate) fn optional_usize(value: Option<Int>, name: &str) -> PyResult<Option<usize>> {
+    value.map(|v| v.usize(name)).transpose()
+}

@@ -15,7 +15,7 @@ use pyo3::types::PyString;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
-use crate::ints::Int;
+use crate::ints::{optional_usize, Int};
 use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
 use crate::vocab::Vocabulary;
 
@@ -98,37 +98,38 @@ fn escapes(name: &str) -> PyResult<Escapes> {
 /// The output-form options of `compile_json_schema`, shared by `compile_structural_tag`.
 pub(crate) struct JsonOptions<'a> {
     pub whitespace: &'a str,
-    pub max_whitespace: usize,
-    pub indent: usize,
+    pub max_whitespace: Int,
+    pub indent: Int,
     pub escapes: &'a str,
     pub additional_properties: bool,
-    pub recursion_depth: Option<usize>,
-    pub any_json_depth: Option<usize>,
+    pub recursion_depth: Option<Int>,
+    pub any_json_depth: Option<Int>,
     pub lenient: bool,
-    pub dfa_state_limit: Option<usize>,
+    pub dfa_state_limit: Option<Int>,
     pub time_budget: Option<f64>,
-    pub memory_budget: Option<usize>,
+    pub memory_budget: Option<Int>,
 }
 
 impl JsonOptions<'_> {
-    /// The JSON compiler's options (the token edge limit, eager only, is set by the caller).
-    pub(crate) fn config(&self) -> PyResult<Config> {
+    /// The JSON compiler's options (the token edge limit, eager only, is set by the caller);
+    /// an integer out of range raises `FstcError` naming its argument.
+    pub(crate) fn config(self) -> PyResult<Config> {
         let mut config = Config::new()
             .whitespace(whitespace(
                 self.whitespace,
-                self.max_whitespace,
-                self.indent,
+                self.max_whitespace.usize("max_whitespace")?,
+                self.indent.usize("indent")?,
             )?)
             .escapes(escapes(self.escapes)?)
             .additional_properties(self.additional_properties)
             .lenient(self.lenient);
-        if let Some(depth) = self.recursion_depth {
+        if let Some(depth) = optional_usize(self.recursion_depth, "recursion_depth")? {
             config = config.recursion_depth(depth);
         }
-        if let Some(depth) = self.any_json_depth {
+        if let Some(depth) = optional_usize(self.any_json_depth, "any_json_depth")? {
             config = config.any_json_depth(depth);
         }
-        if let Some(limit) = self.dfa_state_limit {
+        if let Some(limit) = optional_usize(self.dfa_state_limit, "dfa_state_limit")? {
             config = config.dfa_state_limit(limit);
         }
         if let Some(seconds) = self.time_budget {
@@ -137,7 +138,7 @@ impl JsonOptions<'_> {
             })?;
             config = config.time_budget(budget);
         }
-        if let Some(bytes) = self.memory_budget {
+        if let Some(bytes) = optional_usize(self.memory_budget, "memory_budget")? {
             config = config.memory_budget(bytes);
         }
         Ok(config)
@@ -187,23 +188,7 @@ pub fn compile_json_schema(
     time_budget: Option<f64>,
     memory_budget: Option<Int>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
-    let recursion_depth = recursion_depth
-        .map(|v| v.usize("recursion_depth"))
-        .transpose()?;
-    let any_json_depth = any_json_depth
-        .map(|v| v.usize("any_json_depth"))
-        .transpose()?;
-    let dfa_state_limit = dfa_state_limit
-        .map(|v| v.usize("dfa_state_limit"))
-        .transpose()?;
-    let token_edge_limit = token_edge_limit
-        .map(|v| v.usize("token_edge_limit"))
-        .transpose()?;
-    let memory_budget = memory_budget
-        .map(|v| v.usize("memory_budget"))
-        .transpose()?;
-    let max_whitespace = max_whitespace.usize("max_whitespace")?;
-    let indent = indent.usize("indent")?;
+    let token_edge_limit = optional_usize(token_edge_limit, "token_edge_limit")?;
     let text = json_text(schema, "the schema")?;
     let config = JsonOptions {
         whitespace,

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
-use crate::ints::Int;
+use crate::ints::{optional_usize, Int};
 use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
 use crate::vocab::Vocabulary;
 
@@ -43,12 +43,8 @@ pub fn compile_regex(
     token_edge_limit: Option<Int>,
     image_tokens: Option<Vec<Int>>,
 ) -> PyResult<EitherAutomaton> {
-    let dfa_state_limit = dfa_state_limit
-        .map(|v| v.usize("dfa_state_limit"))
-        .transpose()?;
-    let token_edge_limit = token_edge_limit
-        .map(|v| v.usize("token_edge_limit"))
-        .transpose()?;
+    let dfa_state_limit = optional_usize(dfa_state_limit, "dfa_state_limit")?;
+    let token_edge_limit = optional_usize(token_edge_limit, "token_edge_limit")?;
     let image_tokens = image_tokens
         .map(|ids| {
             ids.iter()

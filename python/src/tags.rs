@@ -2,7 +2,7 @@
 //! spelling) into one token automaton through `fstc-tags`, with the JSON options of
 //! `compile_json_schema` for its schemas.
 
-use crate::ints::Int;
+use crate::ints::{optional_usize, Int};
 use fstc_tags::{StructuralTag, StructuralTagCompiler};
 use pyo3::prelude::*;
 
@@ -43,20 +43,7 @@ pub fn compile_structural_tag(
     dfa_state_limit: Option<Int>,
     token_edge_limit: Option<Int>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
-    let recursion_depth = recursion_depth
-        .map(|v| v.usize("recursion_depth"))
-        .transpose()?;
-    let any_json_depth = any_json_depth
-        .map(|v| v.usize("any_json_depth"))
-        .transpose()?;
-    let dfa_state_limit = dfa_state_limit
-        .map(|v| v.usize("dfa_state_limit"))
-        .transpose()?;
-    let token_edge_limit = token_edge_limit
-        .map(|v| v.usize("token_edge_limit"))
-        .transpose()?;
-    let max_whitespace = max_whitespace.usize("max_whitespace")?;
-    let indent = indent.usize("indent")?;
+    let token_edge_limit = optional_usize(token_edge_limit, "token_edge_limit")?;
     let text = json_text(spec, "the structural tag")?;
     let tag = StructuralTag::from_json(&text).map_err(fstc_error)?;
     let config = JsonOptions {
