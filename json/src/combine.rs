@@ -35,7 +35,10 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{child, JsonSchemaError};
 use crate::lang::{alternation, Lang};
-use crate::schema::{canonical_texts, schema_array, Translator, ASSERTIONS, DEPENDENCIES};
+use crate::schema::{
+    canonical_texts, schema_array, type_allows, types, Translator, ALL_TYPES, ASSERTIONS,
+    DEPENDENCIES,
+};
 
 impl Translator<'_> {
     /// The conjunction of the parts of `map`, translated again with a deeper floor for
@@ -191,8 +194,11 @@ impl Translator<'_> {
         if let (Some(x), Some(y)) = (constant(a), constant(b)) {
             return x != y;
         }
-        if let (Some(x), Some(y)) = (type_set(a), type_set(b)) {
-            if !x.iter().any(|t| y.contains(t)) {
+        if let (Ok(x), Ok(y)) = (types(a, ""), types(b, "")) {
+            if !ALL_TYPES
+                .iter()
+                .any(|t| type_allows(&x, t) && type_allows(&y, t))
+            {
                 return true;
             }
         }
@@ -459,29 +465,6 @@ impl Translator<'_> {
         self.canonical_numbers = saved;
         Ok(lang?.expect("the universe is not empty"))
     }
-}
-
-/// The instance types `type` allows (`None` without it), `integer` standing for itself
-/// and `number` for both.
-fn type_set(map: &Map<String, Value>) -> Option<Vec<&str>> {
-    let mut out = Vec::new();
-    let mut add = |t: &'static str| match t {
-        "number" => out.extend(["number", "integer"]),
-        t => out.push(t),
-    };
-    const TYPES: [&str; 7] = [
-        "null", "boolean", "object", "array", "number", "string", "integer",
-    ];
-    let known = |t: &Value| TYPES.iter().copied().find(|k| t.as_str() == Some(k));
-    match map.get("type")? {
-        Value::Array(list) => {
-            for t in list {
-                add(known(t)?);
-            }
-        }
-        t => add(known(t)?),
-    }
-    Some(out)
 }
 
 /// The one value a schema object allows by `const` or a one-member `enum`, when it is a

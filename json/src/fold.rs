@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 
 use crate::decimal::NumberTexts;
 use crate::error::child;
-use crate::schema::{Translator, ANNOTATIONS};
+use crate::schema::{type_allows, types, Translator, ALL_TYPES, ANNOTATIONS};
 
 /// A schema object folded from a conjunction, and the `$ref` targets it took in (they
 /// are active while it is translated, so recursion is cut as deep as before).
@@ -113,13 +113,7 @@ impl Translator<'_> {
         let mut residual = Vec::new();
         let mut targets = Vec::new();
         self.expand(map, pointer, 0, &mut conjuncts, &mut residual, &mut targets)?;
-        let mut merged = Map::new();
-        for conjunct in &conjuncts {
-            absorb(&mut merged, conjunct, &mut residual);
-        }
-        if !residual.is_empty() {
-            merged.insert("allOf".into(), Value::Array(residual));
-        }
+        let mut merged = conjunction(Map::new(), &conjuncts, residual);
         if !self.pinned(map, pointer) {
             if let Some(distributed) = self.distribute(&merged, &targets) {
                 merged = distributed;
@@ -143,21 +137,20 @@ impl Translator<'_> {
     ) -> Option<Map<String, Value>> {
         // Not `oneOf` (`A ∧ oneOf[Bᵢ]` is `oneOf[A ∧ Bᵢ]` too): its overlap test would then
         // see `A`'s objects in every branch, whose translation is not complete.
-        let keyword = "anyOf";
         // Only objects gain: their members fold; scalars would multiply small
         // intersections (an enum of 300 names beside 300 patterns).
         let object = GROUPS[0]
             .iter()
             .chain(&["required"])
             .any(|k| merged.contains_key(*k));
-        let Some(Value::Array(branches)) = merged.get(keyword) else {
+        let Some(Value::Array(branches)) = merged.get("anyOf") else {
             return None;
         };
         if !object || branches.len() > MAX_DISTRIBUTED {
             return None;
         }
         let mut base = merged.clone();
-        base.remove(keyword);
+        base.remove("anyOf");
         let outer = base.remove("allOf");
         let mut alternatives = Vec::with_capacity(branches.len());
         for branch in branches {
@@ -172,18 +165,12 @@ impl Translator<'_> {
             let (mut conjuncts, mut residual, mut seen) =
                 (Vec::new(), Vec::new(), targets.to_vec());
             self.expand(m, &at, 1, &mut conjuncts, &mut residual, &mut seen)?;
-            let mut one = base.clone();
-            for conjunct in &conjuncts {
-                absorb(&mut one, conjunct, &mut residual);
-            }
-            if !residual.is_empty() {
-                one.insert("allOf".into(), Value::Array(residual));
-            }
+            let one = conjunction(base.clone(), &conjuncts, residual);
             alternatives.push(Value::Object(one));
         }
         let mut out = Map::new();
         out.extend(outer.map(|o| ("allOf".to_string(), o)));
-        out.insert(keyword.to_string(), Value::Array(alternatives));
+        out.insert("anyOf".into(), Value::Array(alternatives));
         Some(out)
     }
 
@@ -323,6 +310,21 @@ fn located(keyword: &str, value: &Value, pointer: &str) -> Value {
         ) => schema(value, &at),
         _ => value.clone(),
     }
+}
+
+/// `base` with every conjunct absorbed, and what did not merge as its `allOf`.
+fn conjunction(
+    mut base: Map<String, Value>,
+    conjuncts: &[Conjunct],
+    mut residual: Vec<Value>,
+) -> Map<String, Value> {
+    for conjunct in conjuncts {
+        absorb(&mut base, conjunct, &mut residual);
+    }
+    if !residual.is_empty() {
+        base.insert("allOf".into(), Value::Array(residual));
+    }
+    base
 }
 
 /// Adds the keywords of `conjunct` to `merged`, merging those both have; what does not
@@ -488,28 +490,14 @@ fn merge_keyword(k: &str, a: &Value, b: &Value) -> Option<Value> {
     }
 }
 
-/// The instance types both `type` values allow (`number` covers `integer`).
+/// The instance types both `type` values allow (`number` covers `integer`), in
+/// [`ALL_TYPES`] order; `None` when one is not a valid `type`.
 fn type_intersection(a: &Value, b: &Value) -> Option<Vec<Value>> {
-    const ALL: [&str; 7] = [
-        "null", "boolean", "object", "array", "number", "string", "integer",
-    ];
-    let names = |v: &Value| -> Option<Vec<String>> {
-        match v {
-            Value::String(s) => Some(vec![s.clone()]),
-            Value::Array(list) => list.iter().map(|x| x.as_str().map(String::from)).collect(),
-            _ => None,
-        }
-    };
-    let (x, y) = (names(a)?, names(b)?);
-    if x.iter().chain(&y).any(|t| !ALL.contains(&t.as_str())) {
-        return None;
-    }
-    let allows = |set: &[String], t: &str| {
-        set.iter().any(|s| s == t) || (t == "integer" && set.iter().any(|s| s == "number"))
-    };
-    let mut out: Vec<&str> = ALL
+    let read = |v: &Value| types(&Map::from_iter([("type".to_string(), v.clone())]), "").ok();
+    let (x, y) = (read(a)?, read(b)?);
+    let mut out: Vec<&str> = ALL_TYPES
         .into_iter()
-        .filter(|t| allows(&x, t) && allows(&y, t))
+        .filter(|t| type_allows(&x, t) && type_allows(&y, t))
         .collect();
     if out.contains(&"number") {
         out.retain(|t| *t != "integer");

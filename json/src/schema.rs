@@ -612,11 +612,22 @@ impl Ws {
     }
 }
 
+/// JSON Schema's instance types (`integer` last: `number` covers it).
+pub(crate) const ALL_TYPES: [&str; 7] = [
+    "null", "boolean", "object", "array", "number", "string", "integer",
+];
+
+/// Whether a value of type `t` is among `types` (as [`types`] lists them).
+pub(crate) fn type_allows(types: &[&str], t: &str) -> bool {
+    types.contains(&t) || (t == "integer" && types.contains(&"number"))
+}
+
 /// The instance types a schema allows (`number` covers `integer`).
-fn types(map: &Map<String, Value>, pointer: &str) -> Result<Vec<&'static str>, JsonSchemaError> {
-    const ALL: [&str; 7] = [
-        "null", "boolean", "object", "array", "number", "string", "integer",
-    ];
+pub(crate) fn types(
+    map: &Map<String, Value>,
+    pointer: &str,
+) -> Result<Vec<&'static str>, JsonSchemaError> {
+    const ALL: [&str; 7] = ALL_TYPES;
     let names: Vec<&Value> = match map.get("type") {
         None => return Ok(ALL[..6].to_vec()),
         Some(Value::Array(names)) => names.iter().collect(),
