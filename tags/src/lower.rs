@@ -184,14 +184,19 @@ impl<'c> Lowering<'c> {
 
     /// The tags of a dispatching format as one alternation.
     fn tag_choice(&mut self, tags: &[Tag], path: &str) -> Result<String, TagsError> {
-        if tags.is_empty() {
-            return Err(TagsError::at(&child(path, "tags"), "`tags` is empty"));
-        }
         // The legacy spelling's root tags are its `structures`, their content `schema`.
         let (list, content_field) = match (self.spelling, path) {
             (Spelling::Legacy, "") => ("/structures".to_string(), "schema"),
             _ => (child(path, "tags"), "content"),
         };
+        if tags.is_empty() {
+            let name = if content_field == "schema" {
+                "structures"
+            } else {
+                "tags"
+            };
+            return Err(TagsError::at(&list, format!("`{name}` is empty")));
+        }
         // Tags with the same ends share one copy of them, `(?:b1 c1|b2 c2)(?:e)`: the
         // same language, but the automaton does not spell the end once per tool.
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();

@@ -199,6 +199,7 @@ fn not_json_and_wrong_shapes_are_errors() {
         json!([]),
         json!({"type": "structural_tag"}),
         json!({"format": {}}),
+        json!({"type": "structural_tag", "structures": [], "triggers": ["<tool_call>"]}),
     ] {
         let e = error_of(&spec).unwrap();
         assert!(spec.pointer(e.path()).is_some(), "{e}");
