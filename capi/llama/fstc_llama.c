@@ -296,7 +296,8 @@ struct llama_sampler *fstc_llama_sampler_init(const struct llama_vocab *vocab, u
         set_error("vocab is a null pointer");
     } else if (fstc_llama_vocabulary(vocab, &fv) != FSTC_OK) {
         prefix_error("the model's vocabulary");
-    } else if (fstc_compile(fv, source, text, len, &automaton) != FSTC_OK) {
+    } else if ((source == FSTC_SOURCE_GRAMMAR ? fstc_compile : fstc_compile_lazy)(
+                   fv, source, text, len, &automaton) != FSTC_OK) {
         set_error("%s", fstc_last_error());
     } else {
         smpl = init_checked(vocab, automaton, NULL);

@@ -27,7 +27,11 @@ extern "C" {
 
 /* A sampler constraining generation to text (len bytes, UTF-8) read as source:
  * FSTC_SOURCE_REGEX, FSTC_SOURCE_JSON_SCHEMA or FSTC_SOURCE_GRAMMAR (GBNF), compiled over
- * the model's vocabulary. NULL on failure: fstc_llama_last_error() says why. */
+ * the model's vocabulary: regexes and JSON Schemas lazily (fstc_compile_lazy: each state's
+ * tokens composed when generation first reaches it, the choice for a constraint per request),
+ * grammars eagerly. For an eager regex or schema, compile with fstc_compile over
+ * fstc_llama_vocabulary and use fstc_llama_sampler_init_automaton. NULL on failure:
+ * fstc_llama_last_error() says why. */
 struct llama_sampler *fstc_llama_sampler_init(const struct llama_vocab *vocab, uint32_t source,
                                               const char *text, size_t len);
 
@@ -37,8 +41,9 @@ struct llama_sampler *fstc_llama_sampler_init(const struct llama_vocab *vocab, u
 struct llama_sampler *fstc_llama_sampler_init_file(const struct llama_vocab *vocab,
                                                    const char *path);
 
-/* A sampler walking an automaton compiled over fstc_llama_vocabulary(vocab) (checked: vocabulary
- * size and EOS ids; the sampler shares the automaton, which the caller may free after). */
+/* A sampler walking an automaton compiled (eagerly or lazily) over fstc_llama_vocabulary(vocab)
+ * (checked: vocabulary size and EOS ids; the sampler shares the automaton, which the caller
+ * may free after). */
 struct llama_sampler *fstc_llama_sampler_init_automaton(const struct llama_vocab *vocab,
                                                         const fstc_automaton *automaton);
 
