@@ -9,7 +9,7 @@
 //! is off (the Prepend normalizer is dropped, Metaspace gets `prepend_scheme: never`,
 //! ByteLevel gets `add_prefix_space: false`). For GPT-2's encoder.json a byte-level BPE is
 //! built from the vocabulary and vocab.bpe; tiktoken rank files use [`RankEncoder`]; GGUF
-//! files the byte-level BPE of [`crate::gguf_pre`].
+//! files the byte-level BPE of [`crate::gguf_pre`] or the SentencePiece of [`crate::gguf_spm`].
 
 use serde_json::Value;
 use tokenizers::models::bpe::{Vocab, BPE};
@@ -18,13 +18,15 @@ use tokenizers::Tokenizer;
 
 use crate::byte_level;
 use crate::error::{Result, VocabError, VocabErrorKind};
-use crate::raw::Source;
+use crate::gguf_spm::SpmTokenizer;
+use crate::raw::{GgufModel, Source};
 use crate::tiktoken::RankEncoder;
 use fstc_core::TokenVocabulary;
 
 pub(crate) enum Engine {
     Hf(Box<Tokenizer>),
     Ranks(Box<RankEncoder>),
+    Spm(Box<SpmTokenizer>),
 }
 
 fn build_error(origin: &str, msg: String) -> VocabError {
@@ -102,7 +104,22 @@ impl Engine {
             Source::Tiktoken { splitter } => {
                 Ok(Engine::Ranks(Box::new(RankEncoder::new(tokens, splitter))))
             }
-            Source::Gguf { pre, merges } => Ok(Engine::Hf(Box::new(crate::gguf_pre::tokenizer(
+            Source::Gguf {
+                model: GgufModel::Spm { texts, scores },
+                ..
+            } => {
+                if !added_text.is_empty() {
+                    return Err(crate::gguf_pre::user_defined_error(origin));
+                }
+                Ok(Engine::Spm(Box::new(SpmTokenizer::new(
+                    texts,
+                    scores.as_deref(),
+                ))))
+            }
+            Source::Gguf {
+                pre,
+                model: GgufModel::Bpe { merges },
+            } => Ok(Engine::Hf(Box::new(crate::gguf_pre::tokenizer(
                 pre.as_deref(),
                 merges.as_deref(),
                 tokens,
@@ -124,6 +141,7 @@ impl Engine {
                 Ok(encoding.get_ids().to_vec())
             }
             Engine::Ranks(encoder) => encoder.encode(text, origin),
+            Engine::Spm(spm) => spm.encode(text, origin),
         }
     }
 }

@@ -3,9 +3,9 @@
 //! patterns in code by the name in `tokenizer.ggml.pre`. The patterns of the names below are
 //! written here from llama.cpp's documented behaviour (the same splits as the models' own
 //! tokenizer.json pre-tokenizers), and checked against llama.cpp's tokenization in
-//! detok/tests/all/gguf.rs. Other names, SentencePiece GGUF files (which keep scores, not
-//! merges) and files with user-defined tokens (which llama.cpp cuts out of the text before
-//! splitting) stay a clear error.
+//! detok/tests/all/gguf.rs. Other names and files with user-defined tokens (which llama.cpp
+//! cuts out of the text before splitting) stay a clear error. SentencePiece files:
+//! [`crate::gguf_spm`].
 
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
 use tokenizers::models::bpe::{Vocab, BPE};
@@ -48,6 +48,17 @@ fn kind(pre: &str) -> Option<(&'static [&'static str], bool)> {
     })
 }
 
+/// Tokenizing a file with user-defined tokens, which llama.cpp cuts out of the text first.
+pub(crate) fn user_defined_error(origin: &str) -> VocabError {
+    error(
+        origin,
+        "tokenizing text is not supported for this GGUF file: it has user-defined tokens, \
+         which llama.cpp cuts out of the text first; give token ids (fstc check --tokens) or \
+         use the model's tokenizer.json"
+            .into(),
+    )
+}
+
 fn error(origin: &str, msg: String) -> VocabError {
     VocabError::new(VocabErrorKind::Tokenize, format!("{origin}: {msg}"))
 }
@@ -72,7 +83,9 @@ pub(crate) fn tokenizer(
     };
     let Some(merges) = merges else {
         return Err(unsupported(
-            "only byte-level BPE files (tokenizer.ggml.model \"gpt2\", with merges) are".into(),
+            "it is byte-level BPE (tokenizer.ggml.model \"gpt2\") without merges \
+             (tokenizer.ggml.merges)"
+                .into(),
         ));
     };
     let shown = pre.map_or("absent".to_string(), |p| format!("{p:?}"));
@@ -83,9 +96,7 @@ pub(crate) fn tokenizer(
         )));
     };
     if has_user_defined {
-        return Err(unsupported(
-            "it has user-defined tokens, which llama.cpp cuts out of the text first".into(),
-        ));
+        return Err(user_defined_error(origin));
     }
     let mut map = Vocab::default();
     for id in 0..tokens.len() as u32 {

@@ -35,6 +35,7 @@ mod engine;
 mod error;
 mod gguf;
 mod gguf_pre;
+mod gguf_spm;
 mod gpt2;
 mod hf;
 mod raw;

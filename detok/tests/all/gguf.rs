@@ -375,7 +375,17 @@ fn tokenize_refusals_are_clear_errors() {
         .tokenize("hello")
         .unwrap_err()
         .to_string();
-    assert!(msg.contains("only byte-level BPE"), "{msg}");
+    assert!(msg.contains("user-defined"), "{msg}");
+    let data = gguf(
+        3,
+        vec![
+            ("tokenizer.ggml.model", V::Str("gpt2")),
+            ("tokenizer.ggml.tokens", strs(&["a"])),
+            ("tokenizer.ggml.pre", V::Str("gpt-2")),
+        ],
+    );
+    let msg = from_bytes(&data).unwrap().tokenize("a").unwrap_err();
+    assert!(msg.to_string().contains("without merges"), "{msg}");
     for (pre, needle) in [
         (Some("deepseek-coder"), "\"deepseek-coder\""),
         (None, "absent"),
@@ -510,6 +520,90 @@ fn bpe_gguf_tokenizes_as_its_tokenizer_json() {
         same_tokens(&gguf, &reference, LINES);
     }
 }
+
+/// Llama 2's tokenizer.json (SentencePiece BPE with byte fallback) as a SentencePiece GGUF
+/// file, as llama.cpp's converter writes one: the pieces, `<0xHH>` byte tokens, the added
+/// tokens as control tokens but id 0 (unknown), and scores: a piece's is minus the rank of
+/// the first merge making it (the tokenizer.json's merges list the SentencePiece model's
+/// pieces by falling score), a piece no merge makes (one character) scores minus its id.
+fn spm_gguf(path: &std::path::Path) -> Vec<u8> {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let vocab = json["model"]["vocab"].as_object().unwrap();
+    let mut tokens = vec![""; vocab.len()];
+    for (text, id) in vocab {
+        tokens[id.as_u64().unwrap() as usize] = leak(text);
+    }
+    let added: Vec<usize> = (json["added_tokens"].as_array().unwrap().iter())
+        .map(|t| t["id"].as_u64().unwrap() as usize)
+        .collect();
+    let types: Vec<i32> = (0..tokens.len())
+        .map(|id| match id {
+            0 => 2,
+            _ if added.contains(&id) => 3,
+            _ if tokens[id].len() == 6 && tokens[id].starts_with("<0x") => 6,
+            _ => 1,
+        })
+        .collect();
+    let mut rank = std::collections::HashMap::new();
+    for (r, merge) in json["model"]["merges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let merged = match merge {
+            serde_json::Value::Array(pair) => pair.iter().map(|p| p.as_str().unwrap()).collect(),
+            m => m.as_str().unwrap().replace(' ', ""),
+        };
+        rank.entry(merged).or_insert(r);
+    }
+    let scores = (0..tokens.len())
+        .map(|id| match (types[id], rank.get(tokens[id])) {
+            (1, Some(&r)) => V::F32(-(r as f32)),
+            (1, None) => V::F32(-(id as f32)),
+            _ => V::F32(0.0),
+        })
+        .collect();
+    gguf(
+        3,
+        vec![
+            ("tokenizer.ggml.model", V::Str("llama")),
+            ("tokenizer.ggml.tokens", strs(&tokens)),
+            ("tokenizer.ggml.scores", V::Arr(6, scores)),
+            ("tokenizer.ggml.token_type", i32s(&types)),
+            ("tokenizer.ggml.eos_token_id", V::U32(2)),
+        ],
+    )
+}
+
+/// A SentencePiece GGUF file tokenizes as its tokenizer.json does with the tokenizers crate
+/// (merges by rank, where llama.cpp's algorithm merges by score): Llama 2's, when the shared
+/// vocabularies are there; its bytes per id are the tokenizer.json's too.
+#[test]
+fn spm_gguf_tokenizes_as_its_tokenizer_json() {
+    let Some(path) = testkit::vocabs::shared_vocab_path("llama2/tokenizer.json") else {
+        println!("skipped: the shared vocabularies are absent");
+        return;
+    };
+    let reference = Vocabulary::from_file(&path).unwrap();
+    let data = spm_gguf(&path);
+    let vocab = from_bytes(&data).unwrap();
+    assert_eq!(bytes(&vocab), bytes(&reference));
+    same_tokens(&data, &reference, TEXTS);
+    same_tokens(&data, &reference, LINES);
+    same_tokens(&data, &reference, SPM_TEXTS);
+}
+
+/// Texts where SentencePiece merging order matters: long words, runs of one letter, spaces
+/// before punctuation, markup, code.
+const SPM_TEXTS: &[&str] = &[
+    "internationalization antidisestablishmentarianism pneumonoultramicroscopic",
+    "aaaaaaaaaaaaaaaa bbbbbbbb          zzzz",
+    " \u{2014} ,,, ;;; ... !!! ??? \u{201c}quoted\u{201d} \u{ab}guillemets\u{bb}",
+    "<s> </s> <unk> [INST] <<SYS>> <0x0A> </s>",
+    "fn main() { println!(\"{}\", x.iter().map(|y| y * 2).sum::<i64>()); }",
+];
 
 /// A GGUF file named `gpt-2` tokenizes as GPT-2's encoder.json and vocab.bpe do.
 #[test]
@@ -675,6 +769,19 @@ fn wrong_types_and_values_are_named() {
     expect_err(&data, VocabErrorKind::Malformed, &["array of integers"]);
     let data = with_tokens(vec![("tokenizer.ggml.token_type", i32s(&[1]))]);
     expect_err(&data, VocabErrorKind::Malformed, &["1 types for 2 tokens"]);
+    let data = with_tokens(vec![("tokenizer.ggml.scores", strs(&["a", "b"]))]);
+    expect_err(&data, VocabErrorKind::Malformed, &["array of float32"]);
+    let data = with_tokens(vec![("tokenizer.ggml.scores", i32s(&[1, 2]))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["\"tokenizer.ggml.scores\"", "found one of int32"],
+    );
+    let data = with_tokens(vec![(
+        "tokenizer.ggml.scores",
+        V::Arr(6, vec![V::F32(0.0)]),
+    )]);
+    expect_err(&data, VocabErrorKind::Malformed, &["1 scores for 2 tokens"]);
     let data = with_tokens(vec![("tokenizer.ggml.token_type", i32s(&[1, 9]))]);
     expect_err(
         &data,
