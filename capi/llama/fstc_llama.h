@@ -35,6 +35,16 @@ extern "C" {
 struct llama_sampler *fstc_llama_sampler_init(const struct llama_vocab *vocab, uint32_t source,
                                               const char *text, size_t len);
 
+/* As fstc_llama_sampler_init, over fv = fstc_llama_vocabulary(vocab) made once (the caller
+ * keeps it, and frees it after the samplers are made): reading the vocabulary from llama.cpp
+ * costs tens of milliseconds on 49k tokens, a lazy compile of a JSON Schema well under one, so a
+ * server compiling a constraint per request makes fv once. Checked as
+ * fstc_llama_sampler_init_automaton checks (vocabulary size and EOS ids). */
+struct llama_sampler *fstc_llama_sampler_init_vocabulary(const struct llama_vocab *vocab,
+                                                         const fstc_vocabulary *fv,
+                                                         uint32_t source, const char *text,
+                                                         size_t len);
+
 /* A sampler walking an automaton file written by `fstc compile ... --vocab MODEL.gguf`.
  * The file must be compiled for this vocabulary (same ids, same bytes per id, same EOS
  * ids), else NULL with a message saying which differs. */

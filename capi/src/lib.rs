@@ -126,7 +126,11 @@ impl Automaton {
     }
 
     /// A matcher at the start; the limits apply to token PDAs only.
-    fn matcher(&self, stack_limit: Option<usize>, config_limit: Option<usize>) -> Box<dyn DynMatcher> {
+    fn matcher(
+        &self,
+        stack_limit: Option<usize>,
+        config_limit: Option<usize>,
+    ) -> Box<dyn DynMatcher> {
         match self {
             Automaton::Shared(a) => a.matcher(stack_limit, config_limit),
             #[cfg(feature = "compile")]

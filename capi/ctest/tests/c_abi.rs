@@ -309,7 +309,10 @@ fn c_program_walks_lazy_automata_as_the_eager_walker() {
             .join()
             .unwrap()
         });
-        assert_eq!(code, 0, "{name}: test_fstc.c failed (its stderr says which check)");
+        assert_eq!(
+            code, 0,
+            "{name}: test_fstc.c failed (its stderr says which check)"
+        );
     }
 }
 

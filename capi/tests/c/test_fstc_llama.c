@@ -188,6 +188,17 @@ static void walk_regex(void) {
         same_as(from_lazy, oracle, "lazy init_automaton after b");
     }
 
+    /* From text over a vocabulary made once. */
+    struct llama_sampler *shared =
+        fstc_llama_sampler_init_vocabulary(VOCAB, fv, FSTC_SOURCE_REGEX, REGEX, strlen(REGEX));
+    CHECK(shared != NULL, "%s", fstc_llama_last_error());
+    fstc_matcher_reset(oracle);
+    if (shared) same_as(shared, oracle, "init_vocabulary");
+    CHECK(fstc_llama_sampler_init_vocabulary(VOCAB, NULL, FSTC_SOURCE_REGEX, "a", 1) == NULL &&
+              strstr(fstc_llama_last_error(), "null pointer"),
+          "no fstc vocabulary: %s", fstc_llama_last_error());
+
+    llama_sampler_free(shared);
     llama_sampler_free(from_lazy);
     llama_sampler_free(direct);
     llama_sampler_free(broken);
@@ -371,6 +382,9 @@ static void compile_api(const char *tokenizer) {
           "bad grammar");
     CHECK(fstc_compile(NULL, FSTC_SOURCE_REGEX, "a", 1, &automaton) == FSTC_ERR_NULL_ARGUMENT, "null");
     lazy_compiles(fv);
+    CHECK(fstc_llama_sampler_init_vocabulary(VOCAB, fv, FSTC_SOURCE_REGEX, "(yes|no)", 8) == NULL &&
+              strstr(fstc_llama_last_error(), "vocabulary of"),
+          "a vocabulary of another size: %s", fstc_llama_last_error());
     fstc_vocabulary_free(fv);
     fstc_vocabulary_free(NULL);
 
