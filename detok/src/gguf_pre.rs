@@ -3,9 +3,8 @@
 //! patterns in code by the name in `tokenizer.ggml.pre`. The patterns of the names below are
 //! written here from llama.cpp's documented behaviour (the same splits as the models' own
 //! tokenizer.json pre-tokenizers), and checked against llama.cpp's tokenization in
-//! detok/tests/all/gguf.rs. Other names and files with user-defined tokens (which llama.cpp
-//! cuts out of the text before splitting) stay a clear error. SentencePiece files:
-//! [`crate::gguf_spm`].
+//! detok/tests/all/gguf.rs. Other names stay a clear error. SentencePiece files:
+//! [`crate::gguf_spm`]; user-defined tokens are cut out of the text first ([`crate::gguf_user`]).
 
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
 use tokenizers::models::bpe::{Vocab, BPE};
@@ -48,28 +47,15 @@ fn kind(pre: &str) -> Option<(&'static [&'static str], bool)> {
     })
 }
 
-/// Tokenizing a file with user-defined tokens, which llama.cpp cuts out of the text first.
-pub(crate) fn user_defined_error(origin: &str) -> VocabError {
-    error(
-        origin,
-        "tokenizing text is not supported for this GGUF file: it has user-defined tokens, \
-         which llama.cpp cuts out of the text first; give token ids (fstc check --tokens) or \
-         use the model's tokenizer.json"
-            .into(),
-    )
-}
-
 fn error(origin: &str, msg: String) -> VocabError {
     VocabError::new(VocabErrorKind::Tokenize, format!("{origin}: {msg}"))
 }
 
-/// The tokenizer of a GGUF file: `tokens` its token bytes, `merges` its BPE merges (`None`
-/// unless the file is byte-level BPE), `has_user_defined` whether it has user-defined tokens.
+/// The tokenizer of a byte-level GGUF file: `tokens` its token bytes, `merges` its BPE merges.
 pub(crate) fn tokenizer(
     pre: Option<&str>,
     merges: Option<&[String]>,
     tokens: &impl TokenVocabulary,
-    has_user_defined: bool,
     origin: &str,
 ) -> Result<Tokenizer> {
     let unsupported = |why: String| {
@@ -95,9 +81,6 @@ pub(crate) fn tokenizer(
              the file, and fstc has the ones named {KNOWN}"
         )));
     };
-    if has_user_defined {
-        return Err(user_defined_error(origin));
-    }
     let mut map = Vocab::default();
     for id in 0..tokens.len() as u32 {
         if let Some(bytes) = tokens.token_bytes(id) {

@@ -36,6 +36,7 @@ mod error;
 mod gguf;
 mod gguf_pre;
 mod gguf_spm;
+mod gguf_user;
 mod gpt2;
 mod hf;
 mod raw;

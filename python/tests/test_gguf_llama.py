@@ -1,7 +1,7 @@
 """fstc's reading of GGUF tokenizers against llama.cpp's own, through llama-cpp-python's
 low-level API with `vocab_only=True`: a SentencePiece file (Llama 2's tokenizer) and byte-level
 BPE files under each of the pre-tokenizer names Llama 3's is known by (`llama-bpe`, `llama3`,
-`llama-v3`), each written here with the `gguf` package from the shared
+`llama-v3`) and Qwen's (`qwen2`, with user-defined tokens), each written here with the `gguf` package from the shared
 vocabularies' tokenizer.json, as llama.cpp's converter writes a model's. Compared: every id's
 bytes (`llama_token_to_piece`, special=False) with `Vocabulary.token_bytes`, the end-of-
 generation ids with `eos_ids`, and the tokenization of texts (`llama_tokenize`, add_special=False,
@@ -48,6 +48,11 @@ MORE_TEXTS = [
     'fn main() { println!("{}", x.iter().map(|y| y * 2).sum::<i64>()); }',
 ]
 TEXTS = gguf_tokens.TEXTS + MORE_TEXTS
+# Qwen's added tokens that are text (user-defined in its GGUF) and FIM names (control).
+QWEN_TEXTS = [
+    "<think>\nplan</think> <tool_call>{\"name\": \"f\"}</tool_call><tool_response>ok</tool_response>",
+    "<|fim_prefix|>a<|fim_suffix|>b<|fim_middle|><|file_sep|><|repo_name|> </think </think>>",
+]
 CHARS = "aeiouAEIOU bcdxyz  \n\t0123456789.,;:!?'\"()[]{}<>/\\-_=+*&^%$#@~`|" \
         "\u00e9\u00df\u00fc\u4e2d\u6587\u65e5\u0416\u03b1\u2014\u2581\U0001f600\u0661"
 
@@ -81,7 +86,12 @@ def merged(merge) -> str:
     return "".join(merge) if isinstance(merge, list) else merge.replace(" ", "")
 
 
-def spm_gguf(path: Path, space_prefix: bool) -> Path:
+# User-defined tokens added to Llama 2's file (llama.cpp's converter writes a tokenizer's added
+# tokens that are text so): cut out of the text before the tokenizer runs.
+USER_DEFINED = ["<|user|>", "<|assistant|>", "[INST]", "<tool call>", "\u2581q\u2581z"]
+
+
+def spm_gguf(path: Path, space_prefix: bool, user_defined: list = ()) -> Path:
     """Llama 2's tokenizer.json as a SentencePiece file: `<0xHH>` byte tokens, the added
     tokens control (id 0 unknown), and each piece's score minus the rank of the first merge
     making it (the merges list the SentencePiece model's pieces by falling score; a piece no
@@ -102,6 +112,11 @@ def spm_gguf(path: Path, space_prefix: bool) -> Path:
                 else gguf.TokenType.NORMAL)
         types.append(kind)
         scores.append(-float(rank.get(tok, i)) if kind == gguf.TokenType.NORMAL else 0.0)
+    for tok in user_defined:
+        assert tok not in vocab, tok  # llama.cpp refuses a file with two tokens of one text
+        tokens.append(tok)
+        types.append(gguf.TokenType.USER_DEFINED)
+        scores.append(0.0)
 
     def kvs(w):
         w.add_token_scores(scores)
@@ -115,7 +130,8 @@ def spm_gguf(path: Path, space_prefix: bool) -> Path:
 
 def bpe_gguf(path: Path, folder: str, pre: str) -> Path:
     """A byte-level BPE tokenizer.json as a `gpt2` file named `pre`: its vocabulary and
-    merges, its added tokens control (all are special in the shared files)."""
+    merges, its added tokens control, or user-defined where they are text (`"special":
+    false`: Qwen's `<think>`, `<tool_call>`, ...), as llama.cpp's converter writes them."""
     t = json.loads((SHARED / folder / "tokenizer.json").read_text())
     size = max([*t["model"]["vocab"].values(), *(a["id"] for a in t["added_tokens"])]) + 1
     tokens = [f"[PAD{i}]" for i in range(size)]
@@ -123,8 +139,8 @@ def bpe_gguf(path: Path, folder: str, pre: str) -> Path:
     for text, i in t["model"]["vocab"].items():
         tokens[i], types[i] = text, gguf.TokenType.NORMAL
     for a in t["added_tokens"]:
-        assert a["special"], a
-        tokens[a["id"]], types[a["id"]] = a["content"], gguf.TokenType.CONTROL
+        kind = gguf.TokenType.CONTROL if a["special"] else gguf.TokenType.USER_DEFINED
+        tokens[a["id"]], types[a["id"]] = a["content"], kind
     merges = [" ".join(m) if isinstance(m, list) else m for m in t["model"]["merges"]]
     eos = json.loads((SHARED / folder / "tokenizer_config.json").read_text())["eos_token"]
     eos = eos["content"] if isinstance(eos, dict) else eos
@@ -218,10 +234,36 @@ def test_control_token_names_in_text_are_text(spm):
     assert vocab.detokenize(vocab.tokenize("a</s>b")) == b"a</s>b"
 
 
-@pytest.mark.parametrize("folder,pre", [("llama3", "llama-bpe"), ("llama3", "llama3"), ("llama3", "llama-v3")])
+@pytest.mark.parametrize("folder,pre", [
+    ("llama3", "llama-bpe"), ("llama3", "llama3"), ("llama3", "llama-v3"), ("qwen3", "qwen2"),
+])
 def test_bpe_pre_tokenizer_names_tokenize_as_llama_cpp(tmp_path, folder, pre):
     path = bpe_gguf(tmp_path / f"{pre}.gguf", folder, pre)
     llama, vocab = Llama(path), fstc.Vocabulary.from_file(str(path))
     same_vocabulary(llama, vocab)
-    for text in TEXTS + random_texts(200, seed=len(pre)):
+    for text in TEXTS + QWEN_TEXTS + random_texts(200, seed=len(pre)):
         assert vocab.tokenize(text) == llama.tokenize(text), text
+
+
+def test_spm_user_defined_tokens_are_cut_out_as_llama_cpp_does(tmp_path):
+    """Llama 2's file with user-defined tokens added (one with a space, one with the `▁`
+    marker): each is cut out of the text wherever it occurs, longest first, the rest tokenized
+    apart, as llama.cpp does (without its space prefix, which it also adds after each such
+    token); their bytes are their text, as written."""
+    path = spm_gguf(tmp_path / "llama2-user.gguf", False, USER_DEFINED)
+    llama, vocab = Llama(path), fstc.Vocabulary.from_file(str(path))
+    same_vocabulary(llama, vocab)
+    rng = random.Random(13)
+    pool = USER_DEFINED[:4] + ["<|user", "[INST", "tool call", "<"]
+    texts = ["".join(rng.choice(pool + list(CHARS.replace("\u2581", ""))) for _ in range(rng.randrange(1, 30)))
+             for _ in range(300)]
+    for text in TEXTS + texts + ["[INST]<|user|>[INST] <tool call><tool call>x", "<|user|>"]:
+        if "\u2581" in text:
+            continue
+        assert vocab.tokenize(text) == llama.tokenize(text), text
+    # "▁q▁z" is also what SentencePiece's merges make of " q z", and llama.cpp gives its id
+    # there, which spells the marker, not the spaces: fstc says it cannot spell the text.
+    user = len(vocab) - 1
+    assert llama.tokenize(" q z") == [user] and vocab.tokenize("\u2581q\u2581z") == [user]
+    with pytest.raises(fstc.FstcError, match="cannot spell this text exactly"):
+        vocab.tokenize(" q z")
