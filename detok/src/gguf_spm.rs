@@ -189,6 +189,61 @@ fn initial_symbols(text: &str) -> Vec<Symbol> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The merge loop spelled out without a queue: rescan every neighbouring pair, merge the
+    /// best, until none spells a token.
+    fn naive(tokens: &[(String, f32)], text: &str) -> Vec<u32> {
+        let id = |s: &str| tokens.iter().rposition(|(t, _)| t == s).map(|i| i as u32);
+        let escaped = text.replace(' ', "\u{2581}");
+        let mut symbols: Vec<String> = escaped.chars().map(String::from).collect();
+        loop {
+            let best = (0..symbols.len().saturating_sub(1))
+                .filter_map(|i| {
+                    let id = id(&format!("{}{}", symbols[i], symbols[i + 1]))?;
+                    Some((tokens[id as usize].1, i))
+                })
+                .fold(None, |best: Option<(f32, usize)>, (score, i)| match best {
+                    Some((s, _)) if s >= score => best,
+                    _ => Some((score, i)),
+                });
+            let Some((_, i)) = best else { break };
+            let right = symbols.remove(i + 1);
+            symbols[i].push_str(&right);
+        }
+        let mut out = Vec::new();
+        for s in symbols {
+            match id(&s) {
+                Some(id) => out.push(id),
+                None => out.extend(s.bytes().map(|b| id(&format!("<0x{b:02X}>")).unwrap())),
+            }
+        }
+        out
+    }
+
+    proptest! {
+        /// Random vocabularies over a few letters (with every byte token) and random texts:
+        /// the queue gives the naive loop's ids.
+        #[test]
+        fn the_queue_merges_as_the_naive_loop(
+            pieces in prop::collection::vec(("[ab c]{2,4}", -4i8..4), 0..24),
+            text in "[ab cd]{0,24}",
+        ) {
+            let mut tokens: Vec<(String, f32)> =
+                (0..=255u8).map(|b| (format!("<0x{b:02X}>"), 0.0)).collect();
+            tokens.extend(["a", "b", "c", "\u{2581}"].map(|t| (t.to_string(), 0.0)));
+            for (piece, score) in pieces {
+                let piece = piece.replace(' ', "\u{2581}");
+                if tokens.iter().all(|(t, _)| *t != piece) {
+                    tokens.push((piece, f32::from(score)));
+                }
+            }
+            let texts: Vec<String> = tokens.iter().map(|(t, _)| t.clone()).collect();
+            let scores: Vec<f32> = tokens.iter().map(|(_, s)| *s).collect();
+            let spm = SpmTokenizer::new(&texts, Some(&scores));
+            prop_assert_eq!(spm.encode(&text, "t").unwrap(), naive(&tokens, &text));
+        }
+    }
 
     fn tokenizer(tokens: &[(&str, f32)]) -> SpmTokenizer {
         let texts: Vec<String> = tokens.iter().map(|(t, _)| t.to_string()).collect();
