@@ -1,10 +1,11 @@
 """fstc's reading of GGUF tokenizers against llama.cpp's own, through llama-cpp-python's
-low-level API with `vocab_only=True`: a SentencePiece file (Llama 2's tokenizer) and byte-level
-BPE files under each of the pre-tokenizer names Llama 3's is known by (`llama-bpe`, `llama3`,
-`llama-v3`) and Qwen's (`qwen2`, with user-defined tokens), each written here with the `gguf` package from the shared
-vocabularies' tokenizer.json, as llama.cpp's converter writes a model's. Compared: every id's
-bytes (`llama_token_to_piece`, special=False) with `Vocabulary.token_bytes`, the end-of-
-generation ids with `eos_ids`, and the tokenization of texts (`llama_tokenize`, add_special=False,
+low-level API with `vocab_only=True`: a SentencePiece file (Llama 2's tokenizer, also with
+user-defined tokens added) and byte-level BPE files under each of the pre-tokenizer names Llama
+3's is known by (`llama-bpe`, `llama3`, `llama-v3`), Qwen's (`qwen2`, with user-defined tokens)
+and GPT-2's (`gpt-2`), each written here with the `gguf` package from the shared vocabularies'
+tokenizer files, as llama.cpp's converter writes a model's. Compared: every id's bytes
+(`llama_token_to_piece`, special=False) with `Vocabulary.token_bytes`, the end-of-generation ids
+with `eos_ids`, and the tokenization of texts (`llama_tokenize`, add_special=False,
 parse_special=False) with `Vocabulary.tokenize`.
 
 Skipped unless llama-cpp-python and gguf are installed and ../shared/vocabs is there (the README's
@@ -128,10 +129,30 @@ def spm_gguf(path: Path, space_prefix: bool, user_defined: list = ()) -> Path:
     return write(path, "llama", tokens, types, kvs)
 
 
+def gpt2_gguf(path: Path, pre: str) -> Path:
+    """GPT-2's encoder.json and vocab.bpe as a `gpt2` file: `<|endoftext|>` control and EOS."""
+    encoder = json.loads((SHARED / "gpt2" / "encoder.json").read_text())
+    tokens = [None] * len(encoder)
+    for text, i in encoder.items():
+        tokens[i] = text
+    types = [gguf.TokenType.CONTROL if t == "<|endoftext|>" else gguf.TokenType.NORMAL for t in tokens]
+    lines = (SHARED / "gpt2" / "vocab.bpe").read_text().splitlines()
+    merges = [line for line in lines if line and not line.startswith("#version")]
+
+    def kvs(w):
+        w.add_tokenizer_pre(pre)
+        w.add_token_merges(merges)
+        w.add_eos_token_id(tokens.index("<|endoftext|>"))
+
+    return write(path, "gpt2", tokens, types, kvs)
+
+
 def bpe_gguf(path: Path, folder: str, pre: str) -> Path:
     """A byte-level BPE tokenizer.json as a `gpt2` file named `pre`: its vocabulary and
     merges, its added tokens control, or user-defined where they are text (`"special":
     false`: Qwen's `<think>`, `<tool_call>`, ...), as llama.cpp's converter writes them."""
+    if folder == "gpt2":
+        return gpt2_gguf(path, pre)
     t = json.loads((SHARED / folder / "tokenizer.json").read_text())
     size = max([*t["model"]["vocab"].values(), *(a["id"] for a in t["added_tokens"])]) + 1
     tokens = [f"[PAD{i}]" for i in range(size)]
@@ -236,6 +257,7 @@ def test_control_token_names_in_text_are_text(spm):
 
 @pytest.mark.parametrize("folder,pre", [
     ("llama3", "llama-bpe"), ("llama3", "llama3"), ("llama3", "llama-v3"), ("qwen3", "qwen2"),
+    ("gpt2", "gpt-2"),
 ])
 def test_bpe_pre_tokenizer_names_tokenize_as_llama_cpp(tmp_path, folder, pre):
     path = bpe_gguf(tmp_path / f"{pre}.gguf", folder, pre)
@@ -255,8 +277,8 @@ def test_spm_user_defined_tokens_are_cut_out_as_llama_cpp_does(tmp_path):
     same_vocabulary(llama, vocab)
     rng = random.Random(13)
     pool = USER_DEFINED[:4] + ["<|user", "[INST", "tool call", "<"]
-    texts = ["".join(rng.choice(pool + list(CHARS.replace("\u2581", ""))) for _ in range(rng.randrange(1, 30)))
-             for _ in range(300)]
+    pool += list(CHARS.replace("\u2581", ""))
+    texts = ["".join(rng.choice(pool) for _ in range(rng.randrange(1, 30))) for _ in range(300)]
     for text in TEXTS + texts + ["[INST]<|user|>[INST] <tool call><tool call>x", "<|user|>"]:
         if "\u2581" in text:
             continue
