@@ -23,7 +23,8 @@ use crate::error::{Result, VocabError, VocabErrorKind};
 
 /// The table of a SentencePiece GGUF file: each token's text (as written in the file) and score.
 pub(crate) struct SpmTokenizer {
-    /// Token text → id; the last id of a text, as llama.cpp's map keeps.
+    /// Token text → id (llama.cpp refuses a file with two tokens of one text; here the last
+    /// id of a text wins).
     ids: HashMap<String, u32>,
     scores: Vec<f32>,
     /// The token of each byte, for characters no token spells.
