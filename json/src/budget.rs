@@ -94,14 +94,19 @@ impl Budget {
     }
 
     fn exceeded(&self, what: &str, option: &str) -> JsonSchemaError {
-        let at = match self.at.borrow().last() {
-            Some(p) => show_pointer(p),
-            None => "the schema".to_string(),
+        let message = match self.at.borrow().last() {
+            Some(p) => format!(
+                "{what} while building the sub-schema at {}; raise it ({option}) or simplify \
+                 that sub-schema",
+                show_pointer(p)
+            ),
+            // Past the translation: the automaton of the whole schema.
+            None => format!(
+                "{what} while building the schema's automaton; raise it ({option}) or \
+                 simplify the schema"
+            ),
         };
-        JsonSchemaError::other(format!(
-            "{what} while building the sub-schema at {at}; raise it ({option}) or simplify \
-             that sub-schema"
-        ))
+        JsonSchemaError::other(message)
     }
 }
 
