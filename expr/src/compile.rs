@@ -16,6 +16,7 @@ use fstc_core::bytes::{Algebra, ByteDfa, Universe};
 use fstc_core::compiled::{CompileStats, Compiled, Warning};
 use fstc_core::ops::openfst::byte_dfa_from_openfst;
 use fstc_core::ops::{at_most_tokens_of_trie, text_tokens_of_trie, TokenAlgebra};
+use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 use fstc_json::{Config, JsonSchemaCompiler};
@@ -102,20 +103,72 @@ impl ExprCompiler {
     }
 
     /// Compiles `expr` reusing a vocabulary trie built once. An expression that accepts
-    /// no token sequence is an error.
+    /// no token sequence is an error, and so is one with a grammar (a token PDA: see
+    /// [`ExprCompiler::compile_any_with_trie`]).
     pub fn compile_with_trie(
         &self,
         expr: &Expr,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, ExprError> {
+        let c = self.compile_any_with_trie(expr, trie)?;
+        match c.automaton {
+            AnyAutomaton::Fsa(automaton) => Ok(Compiled {
+                automaton,
+                stats: c.stats,
+                warnings: c.warnings,
+            }),
+            AnyAutomaton::Pda(_) => Err(at(expr, "").error(
+                "the expression is a token PDA (it has a grammar); compile it with compile_any",
+            )),
+        }
+    }
+
+    /// Compiles `expr` (building the vocabulary trie first) to a token FSA, or to a token
+    /// PDA when it has a grammar.
+    pub fn compile_any<V>(
+        &self,
+        expr: &Expr,
+        vocab: &V,
+    ) -> Result<Compiled<AnyAutomaton>, ExprError>
+    where
+        V: TokenVocabulary + ?Sized,
+    {
+        let mut stats = CompileStats::new();
+        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
+        let mut compiled = self.compile_any_with_trie(expr, &trie)?;
+        stats.extend(compiled.stats);
+        compiled.stats = stats;
+        Ok(compiled)
+    }
+
+    /// [`ExprCompiler::compile_any`] reusing a vocabulary trie built once. An expression
+    /// that accepts no token sequence is an error.
+    pub fn compile_any_with_trie(
+        &self,
+        expr: &Expr,
+        trie: &VocabTrie,
+    ) -> Result<Compiled<AnyAutomaton>, ExprError> {
         let mut run = Run::new(self, Some(trie));
         let value = run.eval(expr, "", false, 0)?;
         let root = at(expr, "");
-        let automaton = run.tokens(value, &root)?;
-        if automaton.num_accepting() == 0 {
+        let automaton = match value {
+            Value::Pda(p) => {
+                run.stats.set_count("nodes", p.num_nodes() as usize);
+                AnyAutomaton::Pda(p)
+            }
+            v => {
+                let a = run.tokens(v, &root)?;
+                run.stats.count_automaton(&a);
+                AnyAutomaton::Fsa(a)
+            }
+        };
+        let accepting = match &automaton {
+            AnyAutomaton::Fsa(a) => a.num_accepting(),
+            AnyAutomaton::Pda(p) => p.num_accepting(),
+        };
+        if accepting == 0 {
             return Err(root.error("the expression accepts no token sequence"));
         }
-        run.stats.count_automaton(&automaton);
         Ok(Compiled {
             automaton,
             stats: run.stats,
@@ -129,7 +182,7 @@ impl ExprCompiler {
         let mut run = Run::new(self, None);
         match run.eval(expr, "", true, 0)? {
             Value::Bytes(dfa) => Ok(dfa),
-            Value::Tokens(_) => unreachable!("token leaves need a vocabulary"),
+            Value::Tokens(_) | Value::Pda(_) => unreachable!("token leaves need a vocabulary"),
         }
     }
 
@@ -145,10 +198,12 @@ impl ExprCompiler {
     }
 }
 
-/// A node's value: a byte language, or a token language.
+/// A node's value: a byte language, a regular token language, or the token PDA of a
+/// grammar (intersected with token FSAs at most).
 enum Value {
     Bytes(ByteDfa),
     Tokens(TokenAutomaton),
+    Pda(TokenPda),
 }
 
 /// Where a node is, for errors: where it was read, else its pointer in the JSON form.
@@ -261,6 +316,10 @@ impl<'a> Run<'a> {
     ) -> Result<ByteDfa, ExprError> {
         match self.eval(e, pointer, true, depth + 1)? {
             Value::Bytes(dfa) => Ok(dfa),
+            Value::Pda(_) => Err(at(e, pointer).error(format!(
+                "`{parent}` joins texts, and this operand is a grammar (a token PDA): write the \
+                 {parent} inside the grammar instead"
+            ))),
             Value::Tokens(_) => Err(at(e, pointer).error(format!(
                 "`{parent}` joins texts, and this operand is a token-level constraint: a token \
                  may span the boundary, so `{parent}` takes byte languages only (regex, text, \
@@ -290,6 +349,9 @@ impl<'a> Run<'a> {
         need_bytes: bool,
         loc: &Loc,
     ) -> Result<Value, ExprError> {
+        if values.iter().any(|(v, _)| matches!(v, Value::Pda(_))) {
+            return self.with_grammar(op, values, loc);
+        }
         let all_bytes = values.iter().all(|(v, _)| matches!(v, Value::Bytes(_)));
         let on_bytes = self.trie.is_none() || need_bytes || self.compiler.level == Level::Bytes;
         if all_bytes && on_bytes {
@@ -297,7 +359,7 @@ impl<'a> Run<'a> {
                 .into_iter()
                 .map(|(v, _)| match v {
                     Value::Bytes(d) => d,
-                    Value::Tokens(_) => unreachable!("all bytes"),
+                    Value::Tokens(_) | Value::Pda(_) => unreachable!("all bytes"),
                 })
                 .collect();
             return self.rational(loc, |alg| {
@@ -333,6 +395,12 @@ impl<'a> Run<'a> {
     }
 
     fn complement(&mut self, v: Value, need_bytes: bool, loc: &Loc) -> Result<Value, ExprError> {
+        if let Value::Pda(_) = v {
+            return Err(loc.error(
+                "`complement` of a grammar (a token PDA) is not a token PDA; intersect the \
+                 grammar with the complement of a regular constraint instead",
+            ));
+        }
         let on_bytes = self.trie.is_none() || need_bytes || self.compiler.level == Level::Bytes;
         match v {
             // Every byte string, so that the result equals the token-level complement.
@@ -358,6 +426,12 @@ impl<'a> Run<'a> {
         let dfa = match v {
             Value::Tokens(a) => return Ok(a),
             Value::Bytes(d) => d,
+            Value::Pda(_) => {
+                return Err(loc.error(
+                    "this operand is a grammar (a token PDA), which only `intersect` (with \
+                     regular operands) and the first operand of `difference` take",
+                ))
+            }
         };
         let Some(trie) = self.trie else {
             return Err(loc.error("a token automaton needs a vocabulary"));
@@ -375,6 +449,67 @@ impl<'a> Run<'a> {
             .map_err(|e| loc.error(e.to_string()))?;
         self.stats.extend(composed.stats);
         Ok(composed.automaton)
+    }
+}
+
+impl Run<'_> {
+    /// A boolean operation with a grammar operand: `intersect` with one grammar and
+    /// regular operands, or `difference(grammar, regular)` (the grammar intersected with
+    /// the regular operand's complement), as a token PDA without dead ends.
+    fn with_grammar(
+        &mut self,
+        op: BoolOp,
+        values: Vec<(Value, Loc)>,
+        loc: &Loc,
+    ) -> Result<Value, ExprError> {
+        let mut pda = None;
+        let mut regular = Vec::new();
+        for (i, (v, l)) in values.into_iter().enumerate() {
+            match (v, op) {
+                (Value::Pda(p), BoolOp::And) if pda.is_none() => pda = Some(p),
+                (Value::Pda(p), BoolOp::AndNot) if i == 0 => pda = Some(p),
+                (Value::Pda(_), BoolOp::Or) => {
+                    return Err(l.error(
+                        "`union` with a grammar (a token PDA) is refused: write the \
+                         alternatives inside the grammar",
+                    ))
+                }
+                (Value::Pda(_), _) => {
+                    return Err(l.error(
+                        "a second grammar operand (or a grammar subtracted): the intersection \
+                         of two context-free languages need not be context-free, so \
+                         `intersect` takes one grammar and `difference` one as its first operand",
+                    ))
+                }
+                (v, _) => regular.push((v, l)),
+            }
+        }
+        let pda = pda.expect("a grammar operand");
+        let fsa = match regular.len() {
+            0 => return Ok(Value::Pda(pda)),
+            1 => {
+                let (v, l) = regular.pop().expect("one");
+                self.tokens(v, &l)?
+            }
+            _ => match self.boolean(BoolOp::And, regular, false, loc)? {
+                Value::Tokens(a) => a,
+                v => self.tokens(v, loc)?,
+            },
+        };
+        let fsa = if matches!(op, BoolOp::AndNot) {
+            match self.complement(Value::Tokens(fsa), false, loc)? {
+                Value::Tokens(a) => a,
+                v => self.tokens(v, loc)?,
+            }
+        } else {
+            fsa
+        };
+        let step = TokenAlgebra::new()
+            .state_limit(self.compiler.state_limit)
+            .intersect_pda(&pda, &fsa)
+            .map_err(|e| loc.error(e.to_string()))?;
+        self.stats.extend(step.stats);
+        Ok(Value::Pda(step.automaton))
     }
 }
 
@@ -445,6 +580,19 @@ impl<'a> Run<'a> {
                     .map_err(|e| loc.error(format!("{}: {e}", path.display())))?
             }
             Node::Automaton(file) => return self.automaton(&self.compiler.path(file), loc),
+            Node::Grammar(text) => {
+                return self.grammar(text, fstc_pda::Syntax::Gbnf, loc, "the grammar")
+            }
+            Node::GrammarFile(file) => {
+                let path = self.compiler.path(file);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| loc.error(format!("cannot read {}: {e}", path.display())))?;
+                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+                let syntax =
+                    fstc_pda::Syntax::from_extension(ext).unwrap_or(fstc_pda::Syntax::Gbnf);
+                let what = format!("the grammar {}", path.display());
+                return self.grammar(&text, syntax, loc, &what);
+            }
             Node::MaxTokens(n) => {
                 let trie = self.need_trie(loc, "max_tokens")?;
                 let n = usize::try_from(*n).unwrap_or(usize::MAX);
@@ -462,6 +610,23 @@ impl<'a> Run<'a> {
                 "`{what}` is a token-level constraint: it needs a vocabulary, and has no byte DFA"
             ))
         })
+    }
+
+    fn grammar(
+        &mut self,
+        text: &str,
+        syntax: fstc_pda::Syntax,
+        loc: &Loc,
+        what: &str,
+    ) -> Result<Value, ExprError> {
+        let trie = self.need_trie(loc, "grammar")?;
+        let compiler =
+            fstc_pda::GrammarCompiler::new().configure(fstc_pda::Config::new().syntax(syntax));
+        let compiled = compiler
+            .compile_with_trie(text, trie)
+            .map_err(|e| loc.error(format!("{what}: {e}")))?;
+        self.stats.extend(compiled.stats);
+        Ok(Value::Pda(compiled.automaton))
     }
 
     fn schema(&mut self, text: &str, loc: &Loc, what: &str) -> Result<ByteDfa, ExprError> {

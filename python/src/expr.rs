@@ -1,7 +1,6 @@
 //! `fstc.compile_expr`: an expression over constraints (text form, JSON form, or the JSON
 //! form as a `dict`) into one token automaton through `fstc-expr`.
 
-use fstc_core::any;
 use fstc_expr::{Expr, ExprCompiler, Level};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -91,8 +90,8 @@ pub fn compile_expr(
     }
     .map_err(fstc_error)?;
     let compiled = py
-        .detach(|| compiler.compile_with_trie(&parsed, &vocab.trie()))
+        .detach(|| compiler.compile_any_with_trie(&parsed, &vocab.trie()))
         .map_err(fstc_error)?;
-    let automaton = AnyAutomaton::from_any(any::AnyAutomaton::Fsa(compiled.automaton));
+    let automaton = AnyAutomaton::from_any(compiled.automaton);
     Ok((automaton, schema_warnings(compiled.warnings)))
 }

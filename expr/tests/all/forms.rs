@@ -125,7 +125,7 @@ fn text_errors_name_the_column_and_what_was_expected() {
     assert_eq!(
         error_at(r#"intersect(regex("a"), reg("b"))"#),
         "column 23: unknown function `reg`; the functions are regex, text, json, json_schema, \
-         fst, automaton, max_tokens, intersect, union, difference, complement, concat, star, repeat"
+         fst, automaton, grammar, grammar_file, max_tokens, intersect, union, difference, complement, concat, star, repeat"
     );
     assert_eq!(
         error_at(r#"union(regex("a"))"#),

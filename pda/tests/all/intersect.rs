@@ -137,7 +137,7 @@ fn expected(b: &Built, case: &Case, vocab: &ByteVocabulary, tokens: &[u32]) -> b
     let text = text_of(vocab, tokens);
     b.earley.accepts(&text)
         && b.regex.is_match(&text)
-        && case.bound.is_none_or(|n| tokens.len() <= n)
+        && case.bound.map_or(true, |n| tokens.len() <= n)
 }
 
 /// The grammar's longest-match tokenization (the fixture vocabulary's own).
