@@ -9,6 +9,7 @@
 //! An operand that is a token automaton puts its operation on tokens.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use fstc_core::any::AnyAutomaton;
 use fstc_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
@@ -38,7 +39,10 @@ pub enum Level {
 
 /// Compiles expressions for a vocabulary. The JSON Schema options (and the byte-DFA state
 /// limit and token-edge limit, which bound every byte operation and every composition)
-/// come from fstc-json's [`Config`]; `state_limit` bounds each token operation.
+/// come from fstc-json's [`Config`]; so do the time and memory budgets, which bound the
+/// whole expression (every construction polls the deadline, every node's automaton counts
+/// against the memory) and leave each schema what is left of them; `state_limit` bounds
+/// each token operation.
 #[derive(Clone, Debug)]
 pub struct ExprCompiler {
     json: JsonSchemaCompiler,
@@ -220,6 +224,64 @@ struct Run<'a> {
     bytes: Algebra,
     stats: CompileStats,
     warnings: Vec<Warning>,
+    budget: Budget,
+}
+
+/// The time and memory budgets of one compile (fstc-json's `Config`, as for a schema):
+/// the deadline reaches every subset construction, byte operation and token operation,
+/// and every node's automaton counts against the memory budget.
+struct Budget {
+    started: Instant,
+    time: Duration,
+    memory: usize,
+    used: usize,
+}
+
+impl Budget {
+    fn deadline(&self) -> Option<Instant> {
+        self.started.checked_add(self.time)
+    }
+
+    /// What is left of the time budget (zero once it has run out).
+    fn remaining(&self) -> Duration {
+        self.time.saturating_sub(self.started.elapsed())
+    }
+
+    fn check_time(&self, loc: &Loc) -> Result<(), ExprError> {
+        if self.started.elapsed() <= self.time {
+            return Ok(());
+        }
+        Err(loc.error(format!(
+            "the compile passed its time budget of {:?} here (time_budget, `--time-budget`)",
+            self.time
+        )))
+    }
+
+    /// Counts `bytes` of automata made at `loc` against the memory budget.
+    fn charge(&mut self, bytes: usize, loc: &Loc) -> Result<(), ExprError> {
+        self.used = self.used.saturating_add(bytes);
+        if self.used <= self.memory {
+            return Ok(());
+        }
+        Err(loc.error(format!(
+            "the compile passed its memory budget of {} bytes of automata here \
+             (memory_budget, `--memory-budget`)",
+            self.memory
+        )))
+    }
+}
+
+/// The bytes a value's automaton holds (a byte DFA by its table, as fstc-json counts it).
+fn value_bytes(v: &Value) -> usize {
+    match v {
+        Value::Bytes(dfa) => {
+            dfa.transitions().len() * 4
+                + dfa.num_states() * (1 + 4 * dfa.terminals().len())
+                + std::mem::size_of::<ByteDfa>()
+        }
+        Value::Tokens(a) => a.memory_bytes(),
+        Value::Pda(p) => p.memory_bytes(),
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -231,20 +293,52 @@ enum BoolOp {
 
 impl<'a> Run<'a> {
     fn new(compiler: &'a ExprCompiler, trie: Option<&'a VocabTrie>) -> Run<'a> {
+        let json = compiler.json.get_config();
+        let budget = Budget {
+            started: Instant::now(),
+            time: json.get_time_budget(),
+            memory: json.get_memory_budget(),
+            used: 0,
+        };
         let mut bytes = Algebra::new();
         bytes.state_limit(compiler.dfa_limit());
+        bytes.deadline(budget.deadline());
         Run {
             compiler,
             trie,
             bytes,
             stats: CompileStats::new(),
             warnings: Vec::new(),
+            budget,
         }
+    }
+
+    /// The token operations, with the state limit and the deadline.
+    fn algebra(&self) -> TokenAlgebra {
+        TokenAlgebra::new()
+            .state_limit(self.compiler.state_limit)
+            .deadline(self.budget.deadline())
+    }
+
+    /// The value of `e`, within the budgets.
+    fn eval(
+        &mut self,
+        e: &Expr,
+        pointer: &str,
+        need_bytes: bool,
+        depth: usize,
+    ) -> Result<Value, ExprError> {
+        let loc = at(e, pointer);
+        self.budget.check_time(&loc)?;
+        let value = self.eval_node(e, pointer, need_bytes, depth)?;
+        self.budget.check_time(&loc)?;
+        self.budget.charge(value_bytes(&value), &loc)?;
+        Ok(value)
     }
 
     /// The value of `e` (at `pointer` in the JSON form); `need_bytes` when the parent
     /// reads texts, so boolean operations stay on bytes.
-    fn eval(
+    fn eval_node(
         &mut self,
         e: &Expr,
         pointer: &str,
@@ -378,7 +472,7 @@ impl<'a> Run<'a> {
         for (v, l) in values {
             automata.push(self.tokens(v, &l)?);
         }
-        let algebra = TokenAlgebra::new().state_limit(self.compiler.state_limit);
+        let algebra = self.algebra();
         let mut rest = automata.into_iter();
         let mut acc = rest.next().expect("two or more operands");
         for a in rest {
@@ -410,8 +504,8 @@ impl<'a> Run<'a> {
             v => {
                 let a = self.tokens(v, loc)?;
                 let trie = self.trie.expect("token values need a trie");
-                let step = TokenAlgebra::new()
-                    .state_limit(self.compiler.state_limit)
+                let step = self
+                    .algebra()
                     .complement(&a, &text_tokens_of_trie(trie))
                     .map_err(|e| loc.error(e.to_string()))?;
                 self.stats.extend(step.stats);
@@ -504,8 +598,8 @@ impl Run<'_> {
         } else {
             fsa
         };
-        let step = TokenAlgebra::new()
-            .state_limit(self.compiler.state_limit)
+        let step = self
+            .algebra()
             .intersect_pda(&pda, &fsa)
             .map_err(|e| loc.error(e.to_string()))?;
         self.stats.extend(step.stats);
@@ -552,6 +646,7 @@ impl<'a> Run<'a> {
             Node::Regex(pattern) => self.stats.time("byte DFA", || {
                 RegexBuilder::new()
                     .state_limit(limit)
+                    .deadline(self.budget.deadline())
                     .build(pattern)
                     .map_err(|e| loc.error(e.to_string()))
             })?,
@@ -631,7 +726,11 @@ impl<'a> Run<'a> {
 
     fn schema(&mut self, text: &str, loc: &Loc, what: &str) -> Result<ByteDfa, ExprError> {
         let limit = self.compiler.dfa_limit();
-        let json = &self.compiler.json;
+        // The schema's own budgets are what is left of the expression's.
+        let left = Config::new()
+            .time_budget(self.budget.remaining())
+            .memory_budget(self.budget.memory.saturating_sub(self.budget.used));
+        let json = &self.compiler.json.clone().configure(left);
         let regex = self
             .stats
             .time("schema translation", || json.to_regex(text))

@@ -159,3 +159,45 @@ fn operations_that_cannot_take_a_grammar_name_its_place() {
     let err = ExprCompiler::new().byte_dfa(&e).unwrap_err();
     assert!(err.message().contains("needs a vocabulary"), "{err}");
 }
+
+const JSONISH: &str = "root ::= value\n\
+    value ::= \"[\" (value (\",\" value)*)? \"]\" | \"{\" (pair (\",\" pair)*)? \"}\" | [0-9]+ | str\n\
+    pair ::= str \":\" value\nstr ::= \"\\\"\" [a-z]* \"\\\"\"\n";
+
+/// A compile under a budget: the error's place and message, and how long it took.
+fn under_budget(text: &str, config: fstc_json::Config) -> (String, std::time::Duration) {
+    let vocab = vocab(FAMILIES[0]);
+    let e = Expr::parse(text).unwrap();
+    let started = std::time::Instant::now();
+    let err = ExprCompiler::new()
+        .configure(config)
+        .compile_any(&e, &vocab)
+        .unwrap_err();
+    (
+        format!("{}: {}", err.at(), err.message()),
+        started.elapsed(),
+    )
+}
+
+#[test]
+fn budgets_end_a_compile_with_an_error_naming_them() {
+    use std::time::Duration;
+    // A grammar under a long token bound: the dead-end analysis alone takes seconds.
+    let heavy = format!("intersect(grammar({JSONISH:?}), max_tokens(80))");
+    let budget = Duration::from_millis(300);
+    let (err, took) = under_budget(&heavy, fstc_json::Config::new().time_budget(budget));
+    assert!(err.contains("time budget"), "{err}");
+    assert!(took < budget + Duration::from_secs(3), "took {took:?}");
+    let (err, _) = under_budget(
+        r#"intersect(regex("[a-z]{1,30}"), regex("[a-m]*"))"#,
+        fstc_json::Config::new().memory_budget(1000),
+    );
+    assert!(err.contains("memory budget of 1000 bytes"), "{err}");
+    assert!(err.starts_with("column "), "{err}");
+    // A schema inside gets what is left of the expression's budget, not a fresh one.
+    let (err, _) = under_budget(
+        r#"concat(text("x"), json_schema("{\"type\": \"string\", \"maxLength\": 20}"))"#,
+        fstc_json::Config::new().memory_budget(200),
+    );
+    assert!(err.contains("memory budget"), "{err}");
+}

@@ -24,6 +24,7 @@ mod product;
 mod project;
 
 use std::fmt;
+use std::time::Instant;
 
 use crate::automaton::{AutomatonParts, Terminal, TokenAutomaton};
 use crate::bytes::{ByteDfa, ByteDfaError};
@@ -58,6 +59,8 @@ pub enum OpsErrorKind {
     /// An OpenFst file does not read as a byte acceptor, or an automaton cannot be written
     /// as one.
     OpenFst,
+    /// The operation ran past [`TokenAlgebra::deadline`].
+    Deadline,
 }
 
 /// An operation that failed; `Display` names the operation and what to change.
@@ -182,6 +185,28 @@ pub fn at_most_tokens_of_trie(trie: &VocabTrie, n: usize) -> Result<TokenAutomat
 #[derive(Clone, Debug)]
 pub struct TokenAlgebra {
     state_limit: usize,
+    deadline: Option<Instant>,
+}
+
+/// The deadline of one operation, polled by its loops.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    name: &'static str,
+    deadline: Option<Instant>,
+}
+
+impl Clock {
+    /// An error once the deadline has passed.
+    pub(crate) fn check(&self) -> Result<(), OpsError> {
+        match self.deadline {
+            Some(d) if Instant::now() > d => Err(OpsError::new(
+                self.name,
+                OpsErrorKind::Deadline,
+                format!("the {} ran past its deadline (the time budget)", self.name),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Default for TokenAlgebra {
@@ -195,6 +220,7 @@ impl TokenAlgebra {
     pub fn new() -> TokenAlgebra {
         TokenAlgebra {
             state_limit: DEFAULT_STATE_LIMIT,
+            deadline: None,
         }
     }
 
@@ -202,6 +228,20 @@ impl TokenAlgebra {
     pub fn state_limit(mut self, limit: usize) -> TokenAlgebra {
         self.state_limit = limit.clamp(1, (u32::MAX / 2) as usize);
         self
+    }
+
+    /// Gives up past `deadline` (polled as states are made) with
+    /// [`OpsErrorKind::Deadline`]: a caller's time budget.
+    pub fn deadline(mut self, deadline: Option<Instant>) -> TokenAlgebra {
+        self.deadline = deadline;
+        self
+    }
+
+    fn clock(&self, name: &'static str) -> Clock {
+        Clock {
+            name,
+            deadline: self.deadline,
+        }
     }
 
     /// The state limit in force.
@@ -238,11 +278,11 @@ impl TokenAlgebra {
         stats.set_count("joint classes", joint.len());
         let product = stats.time("product", || {
             let operand = Operand::new(fsa, &joint);
-            pda_product::product(&pda, &operand, &joint, self.state_limit)
+            pda_product::product(&pda, &operand, &joint, self.state_limit, self.clock(name))
         })?;
         stats.set_count("product nodes", product.len());
         let live = stats.time("dead ends", || {
-            pda_live::annotate(&product, &pda.push_seqs, self.state_limit)
+            pda_live::annotate(&product, &pda.push_seqs, self.state_limit, self.clock(name))
         })?;
         let parts = pda_parts(&pda, joint.class_of, joint.first.len() as u32, live);
         let automaton = stats
@@ -292,7 +332,14 @@ impl TokenAlgebra {
         same_vocabulary("equivalence", a, b)?;
         let joint = JointClasses::of(a, b);
         let (oa, ob) = (Operand::new(a, &joint), Operand::new(b, &joint));
-        let product = explore("equivalence", &oa, &ob, Op::Xor, self.state_limit)?;
+        let product = explore(
+            "equivalence",
+            &oa,
+            &ob,
+            Op::Xor,
+            self.state_limit,
+            self.clock("equivalence"),
+        )?;
         let parts = class_parts(a, &joint, product.accepting, product.edges);
         let xor =
             TokenAutomaton::from_class_parts(parts).map_err(|e| parts_error("equivalence", e))?;
@@ -337,7 +384,7 @@ impl TokenAlgebra {
         stats.set_count("joint classes", joint.len());
         let product = stats.time("product", || {
             let (oa, ob) = (Operand::new(a, &joint), Operand::new(b, &joint));
-            explore(name, &oa, &ob, op, self.state_limit)
+            explore(name, &oa, &ob, op, self.state_limit, self.clock(name))
         })?;
         stats.set_count("product states", product.accepting.len());
         let (accepting, edges) = stats.time("minimization", || {

@@ -15,13 +15,14 @@
 use std::collections::VecDeque;
 
 use super::pda_product::PdaGraph;
-use super::{OpsError, OpsErrorKind};
+use super::{Clock, OpsError, OpsErrorKind};
 use crate::automaton::StateId;
 use crate::fast_hash::FastMap;
 use crate::parts::PdaEdge;
 
-/// Most bits of the same-level matrix (`n²` for `n` product nodes): 512 MiB.
-const MATRIX_BITS_LIMIT: u64 = 1 << 32;
+/// Most bits of the same-level matrix (`n²` for `n` product nodes; it is kept twice, as
+/// rows and as columns): 256 MiB each.
+const MATRIX_BITS_LIMIT: u64 = 1 << 31;
 
 /// Most steps of the saturation (about ten seconds), so a product whose same-level runs
 /// are too many to list fails instead of running on.
@@ -93,87 +94,146 @@ fn too_large(n: usize, what: &str) -> OpsError {
 enum Work {
     /// `x` joined the same-level set of `m`.
     Fact(StateId, StateId),
+    /// `z` is a same-level successor of `x` (one token, or a push edge and the pops of
+    /// everything it pushed).
+    Successor(StateId, StateId),
     /// Continuation `k` waits on the same-level set of `y`.
     Register(u32, StateId),
     /// Continuation `k` resumes at `y'`, a node of the set it waits on.
     Resume(u32, StateId),
 }
 
-/// `same[m]`: the nodes a same-level run from `m` reaches (`m` included). A push edge
-/// of `x ∈ same[m]` to `t` pushing `w` starts a continuation `(m, w, |w|)`: it waits on
-/// `same[t]`, pops `w`'s top from each node there and waits again one symbol lower,
-/// until the last pop lands a node in `same[m]`.
-fn same_level(g: &PdaGraph, seqs: &[Vec<u32>]) -> Result<Bits, OpsError> {
+/// The saturation's state: the same-level sets (and their transpose, to find who holds a
+/// node), the same-level successors, and the continuations of push edges.
+struct Saturation<'a> {
+    g: &'a PdaGraph,
+    seqs: &'a [Vec<u32>],
+    same: Bits,
+    holders: Bits,
+    successors: Vec<Vec<StateId>>,
+    known: FastMap<(StateId, StateId), ()>,
+    /// Per push edge `(source, target, push)`, and the id of its first continuation.
+    pushes: Vec<(StateId, StateId, u32)>,
+    first: Vec<u32>,
+    /// The continuations that wait on each node's same-level set.
+    waiting: Vec<Vec<u32>>,
+    registered: FastMap<(u32, StateId), ()>,
+    work: Vec<Work>,
+}
+
+/// `same[m]`: the nodes a same-level run from `m` reaches (`m` included): the closure of
+/// the same-level successors. A push edge `x → t` pushing `w` has continuations, one per
+/// symbol of `w` and independent of where the run started: the one for `w`'s top waits on
+/// `same[t]`, pops the top from each node there and hands the next symbol's continuation
+/// the node reached, and the last pop gives a successor of `x`. So the work is quadratic
+/// in the product's nodes, not cubic.
+fn same_level(g: &PdaGraph, seqs: &[Vec<u32>], clock: Clock) -> Result<Bits, OpsError> {
     let n = g.len();
     if (n as u64) * (n as u64) > MATRIX_BITS_LIMIT {
         return Err(too_large(n, "its same-level matrix"));
     }
-    let mut same = Bits::new(n, n);
-    let mut conts: Vec<(StateId, u32, u32)> = Vec::new();
-    let mut cont_ids: FastMap<(StateId, u32, u32), u32> = FastMap::default();
-    let mut registered: FastMap<(u32, StateId), ()> = FastMap::default();
-    let mut waiting: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut work: Vec<Work> = Vec::new();
-    for m in 0..n {
-        same.insert(m, m);
-        work.push(Work::Fact(m as StateId, m as StateId));
+    let mut s = Saturation {
+        g,
+        seqs,
+        same: Bits::new(n, n),
+        holders: Bits::new(n, n),
+        successors: vec![Vec::new(); n],
+        known: FastMap::default(),
+        pushes: Vec::new(),
+        first: Vec::new(),
+        waiting: vec![Vec::new(); n],
+        registered: FastMap::default(),
+        work: Vec::new(),
+    };
+    let mut conts = 0u32;
+    for (x, list) in g.edges.iter().enumerate() {
+        for &(_, t, p) in list {
+            let len = seqs[p as usize].len() as u32;
+            if len == 0 {
+                s.work.push(Work::Successor(x as StateId, t));
+            } else {
+                s.pushes.push((x as StateId, t, p));
+                s.first.push(conts);
+                s.work.push(Work::Register(conts + len - 1, t));
+                conts += len;
+            }
+        }
+    }
+    for m in 0..n as StateId {
+        s.fact(m, m);
     }
     let mut steps = 0u64;
-    while let Some(item) = work.pop() {
+    while let Some(item) = s.work.pop() {
         steps += 1;
+        if steps % 4096 == 0 {
+            clock.check()?;
+        }
         if steps > SATURATION_STEP_LIMIT {
             return Err(too_large(
                 n,
                 "its same-level runs took more than 2^28 steps",
             ));
         }
+        s.step(item);
+    }
+    Ok(s.same)
+}
+
+impl Saturation<'_> {
+    fn fact(&mut self, m: StateId, x: StateId) {
+        if self.same.insert(m as usize, x as usize) {
+            self.holders.insert(x as usize, m as usize);
+            self.work.push(Work::Fact(m, x));
+        }
+    }
+
+    /// The push edge and symbol (1-based, from the bottom) of continuation `k`.
+    fn continuation(&self, k: u32) -> (usize, u32) {
+        let e = self.first.partition_point(|&f| f <= k) - 1;
+        (e, k - self.first[e] + 1)
+    }
+
+    fn step(&mut self, item: Work) {
         match item {
             Work::Fact(m, x) => {
-                for &(_, t, p) in &g.edges[x as usize] {
-                    let len = seqs[p as usize].len() as u32;
-                    if len == 0 {
-                        if same.insert(m as usize, t as usize) {
-                            work.push(Work::Fact(m, t));
-                        }
-                    } else {
-                        let next = conts.len() as u32;
-                        let k = *cont_ids.entry((m, p, len)).or_insert(next);
-                        if k == next {
-                            conts.push((m, p, len));
-                        }
-                        work.push(Work::Register(k, t));
+                for i in 0..self.successors[x as usize].len() {
+                    self.fact(m, self.successors[x as usize][i]);
+                }
+                let resumes = self.waiting[m as usize].iter().map(|&k| Work::Resume(k, x));
+                self.work.extend(resumes.collect::<Vec<_>>());
+            }
+            Work::Successor(x, z) => {
+                if self.known.insert((x, z), ()).is_none() {
+                    self.successors[x as usize].push(z);
+                    let holders: Vec<usize> = ones(self.holders.row(x as usize)).collect();
+                    for m in holders {
+                        self.fact(m as StateId, z);
                     }
                 }
-                work.extend(waiting[m as usize].iter().map(|&k| Work::Resume(k, x)));
             }
             Work::Register(k, y) => {
-                if registered.insert((k, y), ()).is_none() {
-                    waiting[y as usize].push(k);
-                    let row = same.row(y as usize);
-                    work.extend(ones(row).map(|x| Work::Resume(k, x as StateId)));
+                if self.registered.insert((k, y), ()).is_none() {
+                    self.waiting[y as usize].push(k);
+                    let row = self.same.row(y as usize);
+                    let resumes: Vec<Work> =
+                        ones(row).map(|x| Work::Resume(k, x as StateId)).collect();
+                    self.work.extend(resumes);
                 }
             }
             Work::Resume(k, y) => {
-                let (m, p, i) = conts[k as usize];
-                let Some(z) = g.pop(y, seqs[p as usize][i as usize - 1]) else {
-                    continue;
+                let (e, i) = self.continuation(k);
+                let (x, _, p) = self.pushes[e];
+                let Some(z) = self.g.pop(y, self.seqs[p as usize][i as usize - 1]) else {
+                    return;
                 };
-                if i == 1 {
-                    if same.insert(m as usize, z as usize) {
-                        work.push(Work::Fact(m, z));
-                    }
+                self.work.push(if i == 1 {
+                    Work::Successor(x, z)
                 } else {
-                    let next = conts.len() as u32;
-                    let k2 = *cont_ids.entry((m, p, i - 1)).or_insert(next);
-                    if k2 == next {
-                        conts.push((m, p, i - 1));
-                    }
-                    work.push(Work::Register(k2, z));
-                }
+                    Work::Register(k - 1, z)
+                });
             }
         }
     }
-    Ok(same)
 }
 
 /// The annotated PDA: per node its acceptance, edges and pops, and the push sequences of
@@ -210,6 +270,7 @@ struct Annotator<'a> {
     out: Annotated,
     queue: VecDeque<StateId>,
     state_limit: usize,
+    clock: Clock,
 }
 
 /// The product with its dead ends removed; `None` when the start cannot finish (the
@@ -218,8 +279,9 @@ pub(crate) fn annotate(
     g: &PdaGraph,
     seqs: &[Vec<u32>],
     state_limit: usize,
+    clock: Clock,
 ) -> Result<Option<Annotated>, OpsError> {
-    let same = same_level(g, seqs)?;
+    let same = same_level(g, seqs, clock)?;
     let mut a = Annotator {
         g,
         seqs,
@@ -244,6 +306,7 @@ pub(crate) fn annotate(
         },
         queue: VecDeque::new(),
         state_limit,
+        clock,
     };
     a.seq_ids.insert(Vec::new(), 0);
     let accepting: Vec<u64> = a.set_of(|m| g.accepting[m]);
@@ -341,6 +404,7 @@ impl Annotator<'_> {
     fn run(&mut self) -> Result<(), OpsError> {
         loop {
             if let Some(id) = self.queue.pop_front() {
+                self.clock.check()?;
                 self.explore(id)?;
             } else if let Some((id, sym)) = self.pending.pop() {
                 let (m, _) = self.nodes[id as usize];

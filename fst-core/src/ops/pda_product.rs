@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 
 use super::atoms::{JointClasses, Operand, DEAD};
-use super::{OpsError, OpsErrorKind};
+use super::{Clock, OpsError, OpsErrorKind};
 use crate::automaton::StateId;
 use crate::fast_hash::FastMap;
 use crate::parts::{PdaParts, NO_CLASS};
@@ -60,6 +60,7 @@ pub(crate) fn product<B: AsRef<[u32]>>(
     fsa: &Operand<'_, B>,
     joint: &JointClasses,
     state_limit: usize,
+    clock: Clock,
 ) -> Result<PdaGraph, OpsError> {
     let of_class = joint_of_pda_classes(pda, joint);
     let mut ids: FastMap<(StateId, StateId), StateId> = FastMap::default();
@@ -94,6 +95,7 @@ pub(crate) fn product<B: AsRef<[u32]>>(
     };
     id_of((pda.start, fsa.start()), &mut pairs, &mut queue)?;
     while let Some(id) = queue.pop_front() {
+        clock.check()?;
         let (n, q) = pairs[id as usize];
         let mut edges = Vec::new();
         for e in &pda.edges[n as usize] {
