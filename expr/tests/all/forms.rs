@@ -14,6 +14,8 @@ fn tree() -> impl Strategy<Value = Expr> {
         text.prop_map(Expr::json_file),
         text.prop_map(Expr::json_schema),
         text.prop_map(Expr::automaton),
+        text.prop_map(Expr::grammar),
+        text.prop_map(Expr::grammar_file),
         (text, 0..3u8).prop_map(|(p, l)| {
             let labels = [Labels::Fstc, Labels::Bytes, Labels::CodePoints][l as usize];
             Expr::fst(p, labels)

@@ -20,13 +20,12 @@ use crate::automaton::StateId;
 use crate::fast_hash::FastMap;
 use crate::parts::PdaEdge;
 
-/// Most bits of the same-level matrix (`n²` for `n` product nodes; it is kept twice, as
-/// rows and as columns): 256 MiB each.
-const MATRIX_BITS_LIMIT: u64 = 1 << 31;
+/// Most bits of the same-level matrix (`n²` for `n` product nodes): 512 MiB.
+const MATRIX_BITS_LIMIT: u64 = 1 << 32;
 
-/// Most steps of the saturation (about ten seconds), so a product whose same-level runs
-/// are too many to list fails instead of running on.
-const SATURATION_STEP_LIMIT: u64 = 1 << 28;
+/// Most word operations of the same-level passes (about a minute), so a product whose
+/// same-level runs are too many fails instead of running on.
+const SATURATION_WORK_LIMIT: u64 = 1 << 36;
 
 /// Rows of bits, one row per node.
 struct Bits {
@@ -90,149 +89,71 @@ fn too_large(n: usize, what: &str) -> OpsError {
     )
 }
 
-/// A step of the saturation.
-enum Work {
-    /// `x` joined the same-level set of `m`.
-    Fact(StateId, StateId),
-    /// `z` is a same-level successor of `x` (one token, or a push edge and the pops of
-    /// everything it pushed).
-    Successor(StateId, StateId),
-    /// Continuation `k` waits on the same-level set of `y`.
-    Register(u32, StateId),
-    /// Continuation `k` resumes at `y'`, a node of the set it waits on.
-    Resume(u32, StateId),
-}
-
-/// The saturation's state: the same-level sets (and their transpose, to find who holds a
-/// node), the same-level successors, and the continuations of push edges.
-struct Saturation<'a> {
-    g: &'a PdaGraph,
-    seqs: &'a [Vec<u32>],
-    same: Bits,
-    holders: Bits,
-    successors: Vec<Vec<StateId>>,
-    known: FastMap<(StateId, StateId), ()>,
-    /// Per push edge `(source, target, push)`, and the id of its first continuation.
-    pushes: Vec<(StateId, StateId, u32)>,
-    first: Vec<u32>,
-    /// The continuations that wait on each node's same-level set.
-    waiting: Vec<Vec<u32>>,
-    registered: FastMap<(u32, StateId), ()>,
-    work: Vec<Work>,
-}
-
-/// `same[m]`: the nodes a same-level run from `m` reaches (`m` included): the closure of
-/// the same-level successors. A push edge `x → t` pushing `w` has continuations, one per
-/// symbol of `w` and independent of where the run started: the one for `w`'s top waits on
-/// `same[t]`, pops the top from each node there and hands the next symbol's continuation
-/// the node reached, and the last pop gives a successor of `x`. So the work is quadratic
-/// in the product's nodes, not cubic.
+/// `same[m]`: the nodes a same-level run from `m` reaches (`m` included), the least
+/// sets with `same[m] ⊇ same[z]` for each same-level successor `z` of `m`: the target of
+/// an edge that pushes nothing, or, for an edge to `t` pushing `w`, a node where popping
+/// `w`'s symbols top first, each from a node of the same set of the node before, ends.
+/// Rows of bits, recomputed in reverse discovery order (tokens tend to lead to later
+/// nodes) until none changes: each pass is word operations over rows, so the work is
+/// about `passes × edges × n / 64`.
 fn same_level(g: &PdaGraph, seqs: &[Vec<u32>], clock: Clock) -> Result<Bits, OpsError> {
     let n = g.len();
     if (n as u64) * (n as u64) > MATRIX_BITS_LIMIT {
         return Err(too_large(n, "its same-level matrix"));
     }
-    let mut s = Saturation {
-        g,
-        seqs,
-        same: Bits::new(n, n),
-        holders: Bits::new(n, n),
-        successors: vec![Vec::new(); n],
-        known: FastMap::default(),
-        pushes: Vec::new(),
-        first: Vec::new(),
-        waiting: vec![Vec::new(); n],
-        registered: FastMap::default(),
-        work: Vec::new(),
-    };
-    let mut conts = 0u32;
-    for (x, list) in g.edges.iter().enumerate() {
-        for &(_, t, p) in list {
-            let len = seqs[p as usize].len() as u32;
-            if len == 0 {
-                s.work.push(Work::Successor(x as StateId, t));
-            } else {
-                s.pushes.push((x as StateId, t, p));
-                s.first.push(conts);
-                s.work.push(Work::Register(conts + len - 1, t));
-                conts += len;
+    let mut same = Bits::new(n, n);
+    for m in 0..n {
+        same.insert(m, m);
+    }
+    let words = same.words;
+    let (mut row, mut from, mut landed) = (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
+    let mut work = 0u64;
+    loop {
+        let mut changed = false;
+        for m in (0..n).rev() {
+            if m % 1024 == 0 {
+                clock.check()?;
+            }
+            row.copy_from_slice(same.row(m));
+            for &(_, t, p) in &g.edges[m] {
+                landed.fill(0);
+                landed[t as usize / 64] |= 1 << (t % 64);
+                for &symbol in seqs[p as usize].iter().rev() {
+                    union_of_rows(&same, &landed, &mut from);
+                    landed.fill(0);
+                    for y in ones(&from) {
+                        if let Some(z) = g.pop(y as StateId, symbol) {
+                            landed[z as usize / 64] |= 1 << (z % 64);
+                        }
+                    }
+                    work += (n + words) as u64;
+                }
+                union_of_rows(&same, &landed, &mut from);
+                row.iter_mut().zip(&from).for_each(|(r, f)| *r |= f);
+                work += words as u64;
+            }
+            if row != same.row(m) {
+                same.data[m * words..(m + 1) * words].copy_from_slice(&row);
+                changed = true;
+            }
+            if work > SATURATION_WORK_LIMIT {
+                return Err(too_large(
+                    n,
+                    "its same-level runs took more than 2^36 steps",
+                ));
             }
         }
-    }
-    for m in 0..n as StateId {
-        s.fact(m, m);
-    }
-    let mut steps = 0u64;
-    while let Some(item) = s.work.pop() {
-        steps += 1;
-        if steps % 4096 == 0 {
-            clock.check()?;
+        if !changed {
+            return Ok(same);
         }
-        if steps > SATURATION_STEP_LIMIT {
-            return Err(too_large(
-                n,
-                "its same-level runs took more than 2^28 steps",
-            ));
-        }
-        s.step(item);
     }
-    Ok(s.same)
 }
 
-impl Saturation<'_> {
-    fn fact(&mut self, m: StateId, x: StateId) {
-        if self.same.insert(m as usize, x as usize) {
-            self.holders.insert(x as usize, m as usize);
-            self.work.push(Work::Fact(m, x));
-        }
-    }
-
-    /// The push edge and symbol (1-based, from the bottom) of continuation `k`.
-    fn continuation(&self, k: u32) -> (usize, u32) {
-        let e = self.first.partition_point(|&f| f <= k) - 1;
-        (e, k - self.first[e] + 1)
-    }
-
-    fn step(&mut self, item: Work) {
-        match item {
-            Work::Fact(m, x) => {
-                for i in 0..self.successors[x as usize].len() {
-                    self.fact(m, self.successors[x as usize][i]);
-                }
-                let resumes = self.waiting[m as usize].iter().map(|&k| Work::Resume(k, x));
-                self.work.extend(resumes.collect::<Vec<_>>());
-            }
-            Work::Successor(x, z) => {
-                if self.known.insert((x, z), ()).is_none() {
-                    self.successors[x as usize].push(z);
-                    let holders: Vec<usize> = ones(self.holders.row(x as usize)).collect();
-                    for m in holders {
-                        self.fact(m as StateId, z);
-                    }
-                }
-            }
-            Work::Register(k, y) => {
-                if self.registered.insert((k, y), ()).is_none() {
-                    self.waiting[y as usize].push(k);
-                    let row = self.same.row(y as usize);
-                    let resumes: Vec<Work> =
-                        ones(row).map(|x| Work::Resume(k, x as StateId)).collect();
-                    self.work.extend(resumes);
-                }
-            }
-            Work::Resume(k, y) => {
-                let (e, i) = self.continuation(k);
-                let (x, _, p) = self.pushes[e];
-                let Some(z) = self.g.pop(y, self.seqs[p as usize][i as usize - 1]) else {
-                    return;
-                };
-                self.work.push(if i == 1 {
-                    Work::Successor(x, z)
-                } else {
-                    Work::Register(k - 1, z)
-                });
-            }
-        }
+/// `out` = the union of the rows of `same` whose index is in `set`.
+fn union_of_rows(same: &Bits, set: &[u64], out: &mut [u64]) {
+    out.fill(0);
+    for r in ones(set) {
+        out.iter_mut().zip(same.row(r)).for_each(|(o, w)| *o |= w);
     }
 }
 
