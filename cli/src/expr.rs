@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use fstc_core::vocab::VocabTrie;
+use fstc_core::AnyAutomaton;
 use fstc_expr::{Expr, ExprCompiler, Level};
 
 use crate::{json_config, load_vocab, print_stats, JsonOptions, VocabArgs};
@@ -85,9 +86,12 @@ pub fn compile_expr(args: CompileExprArgs) -> Result<ExitCode> {
     let trie = VocabTrie::new(&vocab);
     let indexed = trie_start.elapsed();
     let compiled = compiler
-        .compile_with_trie(&expr, &trie)
+        .compile_any_with_trie(&expr, &trie)
         .map_err(|e| with_excerpt(e, &text))?;
-    compiled.automaton.write_file(&args.output)?;
+    match &compiled.automaton {
+        AnyAutomaton::Fsa(a) => a.write_file(&args.output)?,
+        AnyAutomaton::Pda(p) => p.write_file(&args.output)?,
+    }
     if args.stats {
         print_stats(&vocab, loaded, indexed, &compiled.stats);
     }

@@ -11,6 +11,7 @@ mod gbnf_grammars;
 mod gbnf_syntax;
 mod grammar_formats;
 mod hostile;
+mod intersect;
 mod lark_syntax;
 mod random_grammars;
 mod real_vocab;
