@@ -28,7 +28,7 @@ fn what_is_not_enforced_is_refused_by_name_and_path() {
         (
             wrap(json!({"type": "grammar", "grammar": "root ::= \"a\""})),
             "/format",
-            "`grammar` is refused",
+            "is context-free: the structure compiles to a token PDA",
         ),
         (
             wrap(json!({"type": "token", "token": 5})),
