@@ -129,19 +129,10 @@ impl StructuralTagCompiler {
         trie: &VocabTrie,
     ) -> Result<Compiled<AnyAutomaton>, TagsError> {
         if tag.format.has_grammar() {
-            let c = self.compile_pda_with_trie(tag, trie)?;
-            return Ok(Compiled {
-                automaton: AnyAutomaton::Pda(c.automaton),
-                stats: c.stats,
-                warnings: c.warnings,
-            });
+            let compiled = self.compile_pda_with_trie(tag, trie)?;
+            return Ok(compiled.map(AnyAutomaton::Pda));
         }
-        let c = self.compile_with_trie(tag, trie)?;
-        Ok(Compiled {
-            automaton: AnyAutomaton::Fsa(c.automaton),
-            stats: c.stats,
-            warnings: c.warnings,
-        })
+        Ok(self.compile_with_trie(tag, trie)?.map(AnyAutomaton::Fsa))
     }
 
     /// Compiles `tag` to one token PDA over the vocabulary of `trie`: the tree becomes the
