@@ -35,10 +35,12 @@ pub struct Compiled {
 pub fn compile(source: Source, text: &str, trie: &VocabTrie) -> Result<Compiled> {
     let started = Instant::now();
     let tpda = match source {
-        Source::Gbnf(_) => GrammarCompiler::new()
-            .compile_with_trie(text, trie)
-            .map_err(|e| anyhow!("fstc cannot compile the grammar: {e}"))?
-            .automaton,
+        Source::Gbnf(_) => {
+            GrammarCompiler::new()
+                .compile_with_trie(text, trie)
+                .map_err(|e| anyhow!("fstc cannot compile the grammar: {e}"))?
+                .automaton
+        }
         Source::StructuralTag(_) => {
             let tag = StructuralTag::from_json(text)
                 .map_err(|e| anyhow!("fstc cannot read the structural tag: {e}"))?;
