@@ -224,7 +224,7 @@ def test_a_grammar_piece_gives_a_token_pda(gpt2):
         assert ok == expected, text
         accepted += ok
     assert 10 < accepted < len(texts) - 10
-    with pytest.raises(fstc.FstcError, match=r"/format/tags/0/content: a `grammar` piece is context-free"):
+    with pytest.raises(fstc.FstcError, match=r"/format/tags/0/content: a recursive `grammar` piece is context-free"):
         fstc.compile_structural_tag({"type": "structural_tag", "format": CALC}, gpt2, lazy=True)
 
 

@@ -16,7 +16,7 @@ use fstc_pda::{GrammarCompiler, Pda};
 use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler};
 
 use crate::error::TagsError;
-use crate::lower::Lowering;
+use crate::lower::{needs_stack, Lowering};
 use crate::parse::StructuralTag;
 use crate::tokens;
 
@@ -105,7 +105,8 @@ impl StructuralTagCompiler {
     }
 
     /// Compiles `tag` for `vocab`: the token FSA of [`compile`](Self::compile), or when a
-    /// piece is a `grammar`, the token PDA of [`compile_pda_with_trie`](Self::compile_pda_with_trie).
+    /// piece is a recursive `grammar` (one whose language needs a stack), the token PDA of
+    /// [`compile_pda_with_trie`](Self::compile_pda_with_trie).
     pub fn compile_any<V>(
         &self,
         tag: &StructuralTag,
@@ -128,7 +129,7 @@ impl StructuralTagCompiler {
         tag: &StructuralTag,
         trie: &VocabTrie,
     ) -> Result<Compiled<AnyAutomaton>, TagsError> {
-        if tag.format.has_grammar() {
+        if needs_stack(&tag.format, self.get_config().get_dfa_state_limit()) {
             let compiled = self.compile_pda_with_trie(tag, trie)?;
             return Ok(compiled.map(AnyAutomaton::Pda));
         }
@@ -139,7 +140,7 @@ impl StructuralTagCompiler {
     /// start rule of one grammar (free text, literals, schemas and regexes as the same byte
     /// DFAs the token FSA is made of) and each `grammar` piece's rules join it renamed, so
     /// tokens cross every boundary as in the token FSA. For any structure; needed for one
-    /// with a `grammar` piece. Token limits (`max_tokens`) are refused by path.
+    /// with a recursive `grammar` piece. Token limits (`max_tokens`) are refused by path.
     pub fn compile_pda_with_trie(
         &self,
         tag: &StructuralTag,
@@ -173,7 +174,7 @@ impl StructuralTagCompiler {
     }
 
     /// Compiles `tag` for `vocab` to a token FSA, building the vocabulary trie first (a
-    /// phase of its own). A structure with a `grammar` piece has none: the error names the
+    /// phase of its own). A structure with a recursive `grammar` piece has none: the error names the
     /// piece ([`compile_any`](Self::compile_any) gives its token PDA).
     pub fn compile<V>(
         &self,

@@ -13,8 +13,8 @@ pub enum Format {
     JsonSchema(Value),
     /// A text the pattern (ECMAScript syntax, full match) matches.
     Regex(String),
-    /// A text the context-free grammar derives from its start rule; a structure holding
-    /// one compiles to a token PDA.
+    /// A text the context-free grammar derives from its start rule: a byte DFA when no
+    /// rule is recursive, else the structure holding it compiles to a token PDA.
     Grammar {
         /// The grammar text.
         text: String,
@@ -203,7 +203,7 @@ impl Format {
         })
     }
 
-    /// Whether some part is a grammar (then the structure compiles to a token PDA).
+    /// Whether some part is a grammar (a recursive one makes the structure a token PDA).
     pub fn has_grammar(&self) -> bool {
         self.any(&|node| matches!(node, Node::Format(Format::Grammar { .. })))
     }

@@ -7,7 +7,8 @@
 //! fstc-regex), composed with the vocabulary once, so a token that ends the free text and
 //! starts a tag is allowed exactly when the text it spells is in the language: eagerly as
 //! one DFA, lazily as a call network whose root calls each schema's own network.
-//! A structure with a context-free `grammar` piece becomes one grammar instead (the tree
+//! A `grammar` piece without recursion is a byte DFA like a `regex`; a structure with a
+//! recursive one becomes one grammar instead (the tree
 //! its start rule, the pieces' rules renamed into it) composed into one token PDA by
 //! fstc-pda. `max_tokens` (on free text or a tag body) is exact (eagerly) by composing the
 //! texts with a marker after each token (`tokens`). What fstc would not enforce exactly

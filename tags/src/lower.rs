@@ -20,7 +20,7 @@ use fstc_regex::{Dialect, RegexBuilder};
 use serde_json::Value;
 
 use crate::error::{child, TagsError};
-use crate::format::{Format, Tag, TagsWithSeparator, TriggeredTags};
+use crate::format::{Format, Node, Tag, TagsWithSeparator, TriggeredTags};
 use crate::parse::{Spelling, StructuralTag};
 use crate::tokens;
 
@@ -562,29 +562,30 @@ impl<'c, T: Target> Lowering<'c, T> {
 }
 
 impl<T: Target> Lowering<'_, T> {
-    /// A `grammar` piece at `path`: a call of its start rule, its rules (each name
-    /// `PATH:name`, so pieces never share a name) added once per distinct piece.
+    /// A `grammar` piece at `path`: the DFA of its language when it needs no stack (as a
+    /// `regex` is), else a call of its start rule, its rules (each name `PATH:name`, so
+    /// pieces never share a name) added once per distinct piece.
     fn grammar(&mut self, text: &str, syntax: Syntax, path: &str) -> Result<T, TagsError> {
-        if T::rule("").is_none() {
-            return Err(TagsError::at(
-                path,
-                "a `grammar` piece is context-free: the structure compiles to a token PDA \
-                 (`compile_any`), not to a token FSA, a byte DFA, a call network or a lazy \
-                 automaton",
-            ));
-        }
         let key = (text.to_string(), syntax);
         if let Some(start) = self.pieces.get(&key) {
             return Ok(T::rule(start).expect("rules can be called"));
         }
         let at = child(path, "grammar");
-        let rules = syntax
-            .parse(text)
+        let rules = piece_rules(text, syntax, &at)?;
+        let limit = self.state_limit;
+        let regular = fstc_pda::regular_dfa(&rules, limit)
             .map_err(|e| TagsError::at(&at, format!("grammar ({syntax}): {e}")))?;
-        // Its own errors (unknown rules, left recursion it cannot rewrite) are found here,
-        // where they can be named at the piece.
-        Pda::from_rules(&rules)
-            .map_err(|e| TagsError::at(&at, format!("grammar ({syntax}): {e}")))?;
+        if let Some(dfa) = regular {
+            return self.splice(format!("grammar\0{syntax}\0{text}"), path, || Ok(dfa));
+        }
+        if T::rule("").is_none() {
+            return Err(TagsError::at(
+                path,
+                "a recursive `grammar` piece is context-free: the structure compiles to a \
+                 token PDA (`compile_any`), not to a token FSA, a byte DFA, a call network \
+                 or a lazy automaton",
+            ));
+        }
         let rename = |name: &str| format!("{path}:{name}");
         self.rules.extend(rules.rules.iter().map(|r| RuleDef {
             name: rename(&r.name),
@@ -595,6 +596,25 @@ impl<T: Target> Lowering<'_, T> {
         self.pieces.insert(key, start.clone());
         Ok(T::rule(&start).expect("rules can be called"))
     }
+}
+
+/// A piece's rules, checked on their own (unknown rules, left recursion that cannot be
+/// rewritten), so that their errors are named at the piece (`at`).
+fn piece_rules(text: &str, syntax: Syntax, at: &str) -> Result<Rules, TagsError> {
+    let fail = |e: fstc_pda::PdaError| TagsError::at(at, format!("grammar ({syntax}): {e}"));
+    let rules = syntax.parse(text).map_err(fail)?;
+    Pda::from_rules(&rules).map_err(fail)?;
+    Ok(rules)
+}
+
+/// Whether `format` holds a `grammar` piece whose language needs a stack (one that cannot
+/// be read, or is too large, counts as not: the token FSA's compile reports it).
+pub(crate) fn needs_stack(format: &Format, state_limit: usize) -> bool {
+    format.any(&|node| match node {
+        Node::Format(Format::Grammar { text, syntax }) => piece_rules(text, *syntax, "")
+            .is_ok_and(|rules| matches!(fstc_pda::regular_dfa(&rules, state_limit), Ok(None))),
+        _ => false,
+    })
 }
 
 impl<'c> Lowering<'c, String> {

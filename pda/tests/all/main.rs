@@ -14,4 +14,5 @@ mod hostile;
 mod lark_syntax;
 mod random_grammars;
 mod real_vocab;
+mod regular;
 mod stack_limit;

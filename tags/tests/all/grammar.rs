@@ -171,7 +171,7 @@ fn grammar_errors_name_the_piece() {
         (
             json!({"type": "sequence", "elements": [
                 {"type": "any_text", "max_tokens": 3},
-                {"type": "grammar", "grammar": "root ::= \"a\""}]}),
+                {"type": "grammar", "grammar": "root ::= \"a\" root? \"b\""}]}),
             "/elements/0/max_tokens",
             "grammar",
         ),
@@ -267,4 +267,30 @@ proptest! {
             prop_assert!(!e.message().is_empty());
         }
     }
+}
+
+/// A piece without recursion is a byte DFA, as a `regex` is: the structure stays a token FSA
+/// (its differential tests run with the regular specs, `tests/specs/grammar_arguments.json`),
+/// lazily too, and token limits apply.
+#[test]
+fn a_regular_piece_keeps_the_token_fsa() {
+    let piece = json!({"type": "grammar", "grammar": "root ::= [a-z]+ (\",\" [a-z]+)*"});
+    let spec = json!({"type": "sequence", "elements": [
+        {"type": "tag", "begin": "<l>", "end": "</l>", "content": piece, "max_tokens": 2}]});
+    let tag = StructuralTag::from_value(&spec).unwrap();
+    let vocab = bytes_vocabulary();
+    let automaton = compiler().compile_any(&tag, &vocab).unwrap().automaton;
+    assert!(matches!(automaton, AnyAutomaton::Fsa(_)));
+    assert!(accepts(&automaton, &byte_tokens("<l>ab</l>")));
+    assert!(
+        !accepts(&automaton, &byte_tokens("<l>a,b</l>")),
+        "3 tokens over 2"
+    );
+    let unlimited = json!({"type": "tag", "begin": "<l>", "end": "</l>", "content": piece});
+    let tag = StructuralTag::from_value(&unlimited).unwrap();
+    let trie = std::sync::Arc::new(fstc_core::vocab::VocabTrie::new(&vocab));
+    let lazy = compiler().compile_lazy(&tag, trie).unwrap().automaton;
+    let mut m = lazy.start_matcher();
+    use fstc_core::matcher::Matcher;
+    assert!(m.consume_tokens(&byte_tokens("<l>ab,c</l>")).is_ok() && m.is_accepting());
 }
