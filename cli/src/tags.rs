@@ -1,5 +1,6 @@
 //! `fstc compile structural-tag`: a structural tag (XGrammar's JSON, current or legacy
-//! spelling) composed with a vocabulary into one token automaton file.
+//! spelling) composed with a vocabulary into one token automaton file: a token FSA, or a
+//! token PDA when a piece is a `grammar`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,6 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use fstc_core::any::AnyAutomaton;
 use fstc_core::vocab::VocabTrie;
 use fstc_tags::{StructuralTag, StructuralTagCompiler};
 
@@ -18,7 +20,7 @@ pub struct CompileStructuralTagArgs {
     spec: PathBuf,
     #[command(flatten)]
     vocab: VocabArgs,
-    /// Where to write the token automaton.
+    /// Where to write the token automaton (a token PDA when a piece is a `grammar`).
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
     /// Options of every `json_schema` in the tag, and the compile limits.
@@ -44,8 +46,11 @@ pub fn compile_structural_tag(args: CompileStructuralTagArgs) -> Result<ExitCode
     let trie = VocabTrie::new(&vocab);
     let indexed = trie_start.elapsed();
     let compiler = StructuralTagCompiler::new().configure(json_config(&args.json));
-    let compiled = compiler.compile_with_trie(&tag, &trie)?;
-    compiled.automaton.write_file(&args.output)?;
+    let compiled = compiler.compile_any_with_trie(&tag, &trie)?;
+    match &compiled.automaton {
+        AnyAutomaton::Fsa(fsa) => fsa.write_file(&args.output)?,
+        AnyAutomaton::Pda(pda) => pda.write_file(&args.output)?,
+    }
     if args.stats {
         print_stats(&vocab, loaded, indexed, &compiled.stats);
         eprintln!("warnings: {}", compiled.warnings.len());

@@ -87,8 +87,17 @@ fn seed(dir: &Path) -> std::io::Result<()> {
         data.extend(std::fs::read(&path)?);
         write("grammar", &name_of(&path), &data)?;
     }
-    for path in files(&repo.join("tags/tests/specs")) {
-        write("structural_tag", &name_of(&path), &std::fs::read(&path)?)?;
+    let specs = ["tags/tests/specs", "tags/tests/specs/grammar"];
+    for path in specs.iter().flat_map(|d| files(&repo.join(d))) {
+        // A test case file holds the spec beside texts; the target reads the spec.
+        if path.is_file() {
+            let case: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+            write(
+                "structural_tag",
+                &name_of(&path),
+                case["spec"].to_string().as_bytes(),
+            )?;
+        }
     }
     for (i, pattern) in PATTERNS.iter().enumerate() {
         let mut data = vec![i as u8 % 4];

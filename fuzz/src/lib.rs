@@ -152,7 +152,8 @@ pub fn automaton_file(data: &[u8]) {
     walk(any.matcher(), &eos);
 }
 
-/// A structural tag spec (JSON text), lowered to its byte DFA and composed lazily.
+/// A structural tag spec (JSON text), lowered to its byte DFA and composed lazily; one with
+/// a `grammar` piece compiled to its token PDA instead.
 pub fn structural_tag(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -167,6 +168,13 @@ pub fn structural_tag(data: &[u8]) {
     let compiler = fstc_tags::StructuralTagCompiler::new().configure(config);
     let (vocab, trie) = vocabulary();
     let eos = fstc_core::TokenVocabulary::eos_ids(vocab).to_vec();
+    if tag.format.has_grammar() {
+        if let Ok(compiled) = compiler.compile_pda_with_trie(&tag, trie) {
+            let any = AnyAutomaton::Pda(compiled.automaton);
+            walk(any.matcher(), &eos);
+        }
+        return;
+    }
     if let Ok(compiled) = compiler.compile_lazy(&tag, trie.clone()) {
         walk(Box::new(compiled.automaton.start_matcher()), &eos);
     }

@@ -15,4 +15,5 @@ mod intersect;
 mod lark_syntax;
 mod random_grammars;
 mod real_vocab;
+mod regular;
 mod stack_limit;
