@@ -34,10 +34,11 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{child, JsonSchemaError};
+use crate::fold::reference_to;
 use crate::lang::{alternation, Lang};
 use crate::schema::{
-    canonical_texts, schema_array, type_allows, types, Translator, ALL_TYPES, ASSERTIONS,
-    DEPENDENCIES,
+    canonical_texts, is_trivial, schema_array, type_allows, types, Translator, ALL_TYPES,
+    ASSERTIONS, DEPENDENCIES, FREE_ORDER, ONE_ORDER,
 };
 
 impl Translator<'_> {
@@ -136,10 +137,17 @@ impl Translator<'_> {
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
         let here = child(pointer, keyword);
+        if keyword == "oneOf" {
+            if let Some(lang) = self.one_of_with_trivial(branches, &here, pointer, level)? {
+                return Ok(lang);
+            }
+        }
         let mut langs = Vec::new();
         let mut why_incomplete = None;
+        let mut marks = Vec::with_capacity(branches.len());
         for (i, branch) in branches.iter().enumerate() {
             let mark = self.incomplete.len();
+            marks.push(mark);
             let lang = self.schema(branch, &child(&here, &i.to_string()), level)?;
             let why = self.incomplete_since(mark, level);
             if let Some(lang) = lang {
@@ -155,6 +163,16 @@ impl Translator<'_> {
         // translations, with no automaton.
         if keyword == "anyOf" || pairwise(self) {
             return Ok(alternation(langs.into_iter().map(|l| l.0).collect()));
+        }
+        if self.mixed_orders_since(&marks, level) {
+            // Objects here in one member order and in every order: a value in one branch's
+            // other orders would survive the others' differences.
+            let why = "some branch has schema-free objects here (every member order) and another \
+                       objects in one order";
+            why_incomplete = Some(why.to_string());
+            for l in &mut langs {
+                l.1 = false;
+            }
         }
         if let Some(disjoint) = self.one_of_disjoint(&langs, level)? {
             return Ok(alternation(disjoint));
@@ -182,6 +200,59 @@ impl Translator<'_> {
             exact.extend(mine);
         }
         Ok(alternation(exact))
+    }
+
+    /// `oneOf` with a branch that admits every value (`true`, `{}`): exactly one branch
+    /// holds iff none of the others does, `not anyOf[others]` (two such branches: nothing).
+    /// The difference would be wrong here: that branch's objects are in every member
+    /// order, where the others' follow the shared order. `None`: no such branch.
+    #[inline(never)]
+    fn one_of_with_trivial(
+        &mut self,
+        branches: &[Value],
+        here: &str,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Option<Lang>, JsonSchemaError> {
+        let trivial = |b: &Value| {
+            matches!(b, Value::Bool(true))
+                || self
+                    .target(b)
+                    .is_some_and(|m| is_trivial(&Value::Object(m.clone())))
+        };
+        let admit_all: Vec<usize> = (0..branches.len())
+            .filter(|&i| trivial(&branches[i]))
+            .collect();
+        match admit_all.len() {
+            0 => return Ok(None),
+            1 if branches.len() > 1 => {}
+            1 => return Ok(None),
+            _ => return Ok(Some(None)),
+        }
+        let mut others = Vec::new();
+        for (i, branch) in branches.iter().enumerate() {
+            let at = child(here, &i.to_string());
+            if i == admit_all[0] {
+                continue;
+            }
+            if !self
+                .root
+                .pointer(&at)
+                .is_some_and(|v| std::ptr::eq(v, branch))
+            {
+                let why = "a branch admits every value, so exactly one is none of the others, \
+                           which are not where their pointers say (a folded schema); lenient \
+                           mode treats it as anyOf";
+                self.refuse(pointer, "oneOf", why)?;
+                return Ok(None);
+            }
+            others.push(reference_to(&at));
+        }
+        let negated = match others.len() {
+            1 => others.pop().expect("one"),
+            _ => json!({ "anyOf": others }),
+        };
+        self.negation(&negated, here, pointer, level).map(Some)
     }
 
     /// Whether no value satisfies both schemas, read off their own keywords (through
@@ -348,8 +419,24 @@ impl Translator<'_> {
     pub(crate) fn incomplete_since(&self, mark: usize, level: usize) -> Option<String> {
         self.incomplete[mark..]
             .iter()
-            .find(|(at, _)| *at != Some(level))
+            .find(|(at, why)| *at != Some(level) && why != FREE_ORDER)
             .map(|(_, why)| why.clone())
+    }
+
+    /// Whether the translations since `mark` have objects at `level` in one member order
+    /// and in every order.
+    fn mixed_orders_since(&self, marks: &[usize], level: usize) -> bool {
+        let has = |what: &str| {
+            marks
+                .iter()
+                .zip(marks.iter().skip(1).chain([&self.incomplete.len()]))
+                .any(|(&from, &to)| {
+                    self.incomplete[from..to]
+                        .iter()
+                        .any(|(at, why)| *at == Some(level) && why == what)
+                })
+        };
+        has(ONE_ORDER) && has(FREE_ORDER)
     }
 
     /// `not`: every value up to the depth (canonical numbers) that the operand does not admit.

@@ -14,7 +14,7 @@ use crate::error::{child, JsonSchemaError};
 use crate::lang::{alternation, Lang};
 use crate::pattern::NOTHING;
 use crate::scalars::count;
-use crate::schema::Translator;
+use crate::schema::{Translator, ONE_ORDER};
 use crate::{pattern, strings};
 
 /// One member position of an object.
@@ -255,8 +255,7 @@ impl Translator<'_> {
             }
         }
         if !names.is_empty() {
-            let why = "a nested object's members are written in one order";
-            self.incomplete.push((Some(level), why.into()));
+            self.incomplete.push((Some(level), ONE_ORDER.into()));
         }
         let allowed = self.property_names(map, pointer, level, &names)?;
         let mut members = Vec::new();

@@ -304,7 +304,7 @@ fn located_pointer(schema: &Value) -> Option<String> {
 }
 
 /// A `$ref` to the sub-schema at `pointer` (a JSON pointer of the document).
-fn reference_to(pointer: &str) -> Value {
+pub(crate) fn reference_to(pointer: &str) -> Value {
     json!({ "$ref": format!("#{}", pointer.replace('%', "%25")) })
 }
 

@@ -99,6 +99,13 @@ pub(crate) const REFUSED: &[(&str, &str)] = &[
     ("$recursiveRef", "dynamic scopes are not supported"),
 ];
 
+/// Why objects at a level are in one member order (a translated object with named members).
+pub(crate) const ONE_ORDER: &str = "a nested object's members are written in one order";
+
+/// A note, not a reason (see `Translator::incomplete_since`): schema-free objects at a level
+/// are in every member order; beside objects in one order there, a difference is not exact.
+pub(crate) const FREE_ORDER: &str = "schema-free objects here are in every member order";
+
 /// Most sub-schemas translated one inside another (through keywords and `$ref`s): the
 /// translation recurses once per level, so this bounds its stack (a 2 MiB thread holds it
 /// in a debug build).
@@ -495,6 +502,9 @@ impl<'a> Translator<'a> {
     pub(crate) fn any_value(&mut self, level: usize, depth: usize) -> String {
         let depth = depth.max((self.any_floor + 1).saturating_sub(level));
         self.any_reach = self.any_reach.min(level + depth);
+        if depth > 0 {
+            self.incomplete.push((Some(level), FREE_ORDER.into()));
+        }
         // Strings and nested values are calls, so the text stays linear in `depth`.
         let string = format!("\"(?:{})*\"", strings::any_char(self.config.get_escapes()));
         let string = self.automata.call(string, "");

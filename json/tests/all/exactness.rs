@@ -47,6 +47,18 @@ const TEXTS: &[&str] = &[
     "{}",
 ];
 
+/// Objects in several member orders: the output form writes one order, so these are only
+/// checked for soundness (nothing invalid admitted).
+const ORDERS: &[&str] = &[
+    "{\"a\":2,\"b\":1}",
+    "{\"b\":1,\"a\":2}",
+    "{\"a\":1,\"c\":1}",
+    "{\"c\":1,\"a\":1}",
+    "{\"a\":\"s\",\"c\":1}",
+    "{\"c\":1,\"a\":\"s\"}",
+    "{\"b\":1}",
+];
+
 /// Canonical spellings: the output form must admit each one the oracle accepts.
 fn canonical(text: &str) -> bool {
     !text.contains(['e', 'E']) && !text.contains("-0") && !text.contains(".0") && {
@@ -70,6 +82,14 @@ fn differential(schema: &Value) {
         assert!(
             ours || !theirs || !canonical(text),
             "{schema}: rejects the valid canonical {text}"
+        );
+    }
+    for text in ORDERS {
+        let value: Value = serde_json::from_str(text).unwrap();
+        let admitted = dfa.is_match(text.as_bytes());
+        assert!(
+            !admitted || oracle.is_valid(&value),
+            "{schema}: admits the invalid {text}"
         );
     }
     let mut rng = SplitMix64::new(3);
@@ -96,6 +116,31 @@ fn one_of_with_overlapping_branches_and_other_spellings() {
     differential(
         &json!({"oneOf":[{"type":"array","items":{"type":"integer"}},{"type":"array","maxItems":1}]}),
     );
+}
+
+#[test]
+fn one_of_with_a_branch_that_admits_everything() {
+    // The schema-free branch writes members in any order; the other in the shared one: a
+    // difference left `{"b":1,"a":2}`, which satisfies both.
+    let object = json!({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a"]});
+    differential(&json!({"oneOf":[object, {}]}));
+    differential(&json!({"oneOf":[true, object, {"type":"string"}]}));
+    differential(
+        &json!({"oneOf":[{"$ref":"#/$defs/any"}, object], "$defs": {"any": {"title": "anything"}}}),
+    );
+    // A schema-free branch inside another combination: refused (lenient: anyOf), never
+    // a difference that keeps `{"b":1,"a":2}`.
+    let nested = json!({"oneOf":[object, {"anyOf":[{}, {"type":"string"}]}]});
+    let err = JsonSchemaCompiler::new()
+        .value_to_regex(&nested)
+        .unwrap_err();
+    assert!(err.to_string().contains("every member order"), "{err}");
+    // Every value satisfies two branches: nothing is left.
+    let none = JsonSchemaCompiler::new().value_to_regex(&json!({"oneOf":[{}, true, object]}));
+    assert!(none
+        .unwrap_err()
+        .to_string()
+        .contains("admits no JSON text"));
 }
 
 #[test]
