@@ -127,14 +127,17 @@ impl Budget {
         )))
     }
 
+    /// Past the translation (no sub-schema being built) the error names the whole schema.
     fn exceeded(&self, what: &str, option: &str) -> JsonSchemaError {
-        let at = match self.at.borrow().last() {
-            Some(p) => show_pointer(p),
-            None => "the schema".to_string(),
+        let (at, it) = match self.at.borrow().last() {
+            Some(p) => (
+                format!("the sub-schema at {}", show_pointer(p)),
+                "that sub-schema",
+            ),
+            None => ("the schema's automaton".to_string(), "the schema"),
         };
         JsonSchemaError::other(format!(
-            "{what} while building the sub-schema at {at}; raise it ({option}) or simplify \
-             that sub-schema"
+            "{what} while building {at}; raise it ({option}) or simplify {it}"
         ))
     }
 }
