@@ -121,7 +121,10 @@ pub fn regex(data: &[u8]) {
     dfa.is_match(rest);
     let (vocab, trie) = vocabulary();
     let eos = fstc_core::TokenVocabulary::eos_ids(vocab).to_vec();
-    let config = fstc_regex::Config::new().dfa_state_limit(STATE_LIMIT);
+    let config = fstc_regex::Config::new()
+        .dfa_state_limit(STATE_LIMIT)
+        .deadline(Instant::now() + TIME_BUDGET)
+        .memory_limit(256 << 20);
     let compiler = fstc_regex::RegexCompiler::new().configure(config);
     if let Ok(compiled) = compiler.compile_dfa_with_trie(&dfa, "the pattern", trie) {
         let any = AnyAutomaton::Fsa(compiled.automaton);
