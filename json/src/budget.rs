@@ -127,18 +127,20 @@ impl Budget {
         )))
     }
 
-    /// Past the translation (no sub-schema being built) the error names the whole schema.
     fn exceeded(&self, what: &str, option: &str) -> JsonSchemaError {
-        let (at, it) = match self.at.borrow().last() {
-            Some(p) => (
-                format!("the sub-schema at {}", show_pointer(p)),
-                "that sub-schema",
+        let message = match self.at.borrow().last() {
+            Some(p) => format!(
+                "{what} while building the sub-schema at {}; raise it ({option}) or simplify \
+                 that sub-schema",
+                show_pointer(p)
             ),
-            None => ("the schema's automaton".to_string(), "the schema"),
+            // Past the translation: the automaton of the whole schema.
+            None => format!(
+                "{what} while building the schema's automaton; raise it ({option}) or \
+                 simplify the schema"
+            ),
         };
-        JsonSchemaError::other(format!(
-            "{what} while building {at}; raise it ({option}) or simplify {it}"
-        ))
+        JsonSchemaError::other(message)
     }
 }
 
