@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
+use fstc_core::AnyAutomaton;
 use fstc_expr::{Expr, ExprCompiler, Level};
 
 use crate::{json_config, read_text, Indexed, JsonOptions, VocabArgs};
@@ -73,9 +74,12 @@ pub fn compile_expr(args: CompileExprArgs) -> Result<ExitCode> {
     }
     let v = Indexed::load(&args.vocab)?;
     let compiled = compiler
-        .compile_with_trie(&expr, &v.trie)
+        .compile_any_with_trie(&expr, &v.trie)
         .map_err(|e| with_excerpt(e, &text))?;
-    compiled.automaton.write_file(&args.output)?;
+    match &compiled.automaton {
+        AnyAutomaton::Fsa(a) => a.write_file(&args.output)?,
+        AnyAutomaton::Pda(p) => p.write_file(&args.output)?,
+    }
     if args.stats {
         v.print_stats(&compiled.stats);
     }

@@ -22,7 +22,8 @@ const DEFAULT_ARC_LIMIT: usize = 50_000_000;
 
 #[derive(Args)]
 pub struct BinaryArgs {
-    /// The first token automaton file (a token FSA).
+    /// The first token automaton file (a token FSA; for `intersect`, either may be a token
+    /// PDA).
     a: PathBuf,
     /// The second token automaton file, compiled for the same vocabulary and EOS ids.
     b: PathBuf,
@@ -244,6 +245,9 @@ fn vocab_for(a: &TokenAutomaton, path: &Path, args: &VocabArgs) -> Result<Vocabu
 
 /// `intersect`, `union` and `difference`.
 pub fn binary(command: &'static str, args: BinaryArgs) -> Result<ExitCode> {
+    if command == "intersect" {
+        return intersect(args);
+    }
     let a = load_fsa(&args.a, command)?;
     let b = load_fsa(&args.b, command)?;
     let algebra = args.limits.algebra();
@@ -254,6 +258,38 @@ pub fn binary(command: &'static str, args: BinaryArgs) -> Result<ExitCode> {
     }
     .with_context(|| format!("{} and {}", args.a.display(), args.b.display()))?;
     write_result(&compiled, &args.output, args.limits.stats)
+}
+
+/// `intersect`: two token FSAs give a token FSA; a token PDA and a token FSA (either
+/// order) a token PDA without dead ends.
+fn intersect(args: BinaryArgs) -> Result<ExitCode> {
+    let operands = || format!("{} and {}", args.a.display(), args.b.display());
+    let algebra = args.limits.algebra();
+    let (pda, fsa) = match (
+        AnyAutomaton::read_file(&args.a)?,
+        AnyAutomaton::read_file(&args.b)?,
+    ) {
+        (AnyAutomaton::Fsa(a), AnyAutomaton::Fsa(b)) => {
+            let compiled = algebra.intersect(&a, &b).with_context(operands)?;
+            return write_result(&compiled, &args.output, args.limits.stats);
+        }
+        (AnyAutomaton::Pda(p), AnyAutomaton::Fsa(f))
+        | (AnyAutomaton::Fsa(f), AnyAutomaton::Pda(p)) => (p, f),
+        (AnyAutomaton::Pda(_), AnyAutomaton::Pda(_)) => bail!(
+            "{} and {} are both token PDAs (compiled grammars); the intersection of two \
+             context-free languages need not be context-free, so `fstc intersect` takes at \
+             most one token PDA",
+            args.a.display(),
+            args.b.display()
+        ),
+    };
+    let compiled = algebra.intersect_pda(&pda, &fsa).with_context(operands)?;
+    compiled.automaton.write_file(&args.output)?;
+    print_stats(args.limits.stats, &compiled.stats);
+    if compiled.automaton.num_accepting() == 0 {
+        eprintln!("note: the result accepts no token sequence");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn complement(args: ComplementArgs) -> Result<ExitCode> {

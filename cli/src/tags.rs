@@ -1,11 +1,13 @@
 //! `fstc compile structural-tag`: a structural tag (XGrammar's JSON, current or legacy
-//! spelling) composed with a vocabulary into one token automaton file.
+//! spelling) composed with a vocabulary into one token automaton file: a token FSA, or a
+//! token PDA when a piece is a `grammar`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
+use fstc_core::any::AnyAutomaton;
 use fstc_tags::{StructuralTag, StructuralTagCompiler};
 
 use crate::{json_config, read_text, Indexed, JsonOptions, VocabArgs};
@@ -16,7 +18,7 @@ pub struct CompileStructuralTagArgs {
     spec: PathBuf,
     #[command(flatten)]
     vocab: VocabArgs,
-    /// Where to write the token automaton.
+    /// Where to write the token automaton (a token PDA when a piece is a `grammar`).
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
     /// Options of every `json_schema` in the tag, and the compile limits.
@@ -31,8 +33,11 @@ pub fn compile_structural_tag(args: CompileStructuralTagArgs) -> Result<ExitCode
     let tag = StructuralTag::from_json(&read_text(&args.spec, "spec")?)?;
     let v = Indexed::load(&args.vocab)?;
     let compiler = StructuralTagCompiler::new().configure(json_config(&args.json));
-    let compiled = compiler.compile_with_trie(&tag, &v.trie)?;
-    compiled.automaton.write_file(&args.output)?;
+    let compiled = compiler.compile_any_with_trie(&tag, &v.trie)?;
+    match &compiled.automaton {
+        AnyAutomaton::Fsa(fsa) => fsa.write_file(&args.output)?,
+        AnyAutomaton::Pda(pda) => pda.write_file(&args.output)?,
+    }
     if args.stats {
         v.print_stats(&compiled.stats);
         eprintln!("warnings: {}", compiled.warnings.len());

@@ -9,6 +9,7 @@
 //! An operand that is a token automaton puts its operation on tokens.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use fstc_core::any::AnyAutomaton;
 use fstc_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
@@ -16,6 +17,7 @@ use fstc_core::bytes::{Algebra, ByteDfa, Universe};
 use fstc_core::compiled::{CompileStats, Compiled, Warning};
 use fstc_core::ops::openfst::byte_dfa_from_openfst;
 use fstc_core::ops::{at_most_tokens_of_trie, text_tokens_of_trie, TokenAlgebra};
+use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 use fstc_json::{Config, JsonSchemaCompiler};
@@ -37,7 +39,10 @@ pub enum Level {
 
 /// Compiles expressions for a vocabulary. The JSON Schema options (and the byte-DFA state
 /// limit and token-edge limit, which bound every byte operation and every composition)
-/// come from fstc-json's [`Config`]; `state_limit` bounds each token operation.
+/// come from fstc-json's [`Config`]; so do the time and memory budgets, which bound the
+/// whole expression (every construction polls the deadline, every node's automaton counts
+/// against the memory) and leave each schema what is left of them; `state_limit` bounds
+/// each token operation.
 #[derive(Clone, Debug)]
 pub struct ExprCompiler {
     json: JsonSchemaCompiler,
@@ -102,20 +107,72 @@ impl ExprCompiler {
     }
 
     /// Compiles `expr` reusing a vocabulary trie built once. An expression that accepts
-    /// no token sequence is an error.
+    /// no token sequence is an error, and so is one with a grammar (a token PDA: see
+    /// [`ExprCompiler::compile_any_with_trie`]).
     pub fn compile_with_trie(
         &self,
         expr: &Expr,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, ExprError> {
+        let c = self.compile_any_with_trie(expr, trie)?;
+        match c.automaton {
+            AnyAutomaton::Fsa(automaton) => Ok(Compiled {
+                automaton,
+                stats: c.stats,
+                warnings: c.warnings,
+            }),
+            AnyAutomaton::Pda(_) => Err(at(expr, "").error(
+                "the expression is a token PDA (it has a grammar); compile it with compile_any",
+            )),
+        }
+    }
+
+    /// Compiles `expr` (building the vocabulary trie first) to a token FSA, or to a token
+    /// PDA when it has a grammar.
+    pub fn compile_any<V>(
+        &self,
+        expr: &Expr,
+        vocab: &V,
+    ) -> Result<Compiled<AnyAutomaton>, ExprError>
+    where
+        V: TokenVocabulary + ?Sized,
+    {
+        let mut stats = CompileStats::new();
+        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
+        let mut compiled = self.compile_any_with_trie(expr, &trie)?;
+        stats.extend(compiled.stats);
+        compiled.stats = stats;
+        Ok(compiled)
+    }
+
+    /// [`ExprCompiler::compile_any`] reusing a vocabulary trie built once. An expression
+    /// that accepts no token sequence is an error.
+    pub fn compile_any_with_trie(
+        &self,
+        expr: &Expr,
+        trie: &VocabTrie,
+    ) -> Result<Compiled<AnyAutomaton>, ExprError> {
         let mut run = Run::new(self, Some(trie));
         let value = run.eval(expr, "", false, 0)?;
         let root = at(expr, "");
-        let automaton = run.tokens(value, &root)?;
-        if automaton.num_accepting() == 0 {
+        let automaton = match value {
+            Value::Pda(p) => {
+                run.stats.set_count("nodes", p.num_nodes() as usize);
+                AnyAutomaton::Pda(p)
+            }
+            v => {
+                let a = run.tokens(v, &root)?;
+                run.stats.count_automaton(&a);
+                AnyAutomaton::Fsa(a)
+            }
+        };
+        let accepting = match &automaton {
+            AnyAutomaton::Fsa(a) => a.num_accepting(),
+            AnyAutomaton::Pda(p) => p.num_accepting(),
+        };
+        if accepting == 0 {
             return Err(root.error("the expression accepts no token sequence"));
         }
-        run.stats.count_automaton(&automaton);
         Ok(Compiled {
             automaton,
             stats: run.stats,
@@ -129,7 +186,7 @@ impl ExprCompiler {
         let mut run = Run::new(self, None);
         match run.eval(expr, "", true, 0)? {
             Value::Bytes(dfa) => Ok(dfa),
-            Value::Tokens(_) => unreachable!("token leaves need a vocabulary"),
+            Value::Tokens(_) | Value::Pda(_) => unreachable!("token leaves need a vocabulary"),
         }
     }
 
@@ -145,10 +202,12 @@ impl ExprCompiler {
     }
 }
 
-/// A node's value: a byte language, or a token language.
+/// A node's value: a byte language, a regular token language, or the token PDA of a
+/// grammar (intersected with token FSAs at most).
 enum Value {
     Bytes(ByteDfa),
     Tokens(TokenAutomaton),
+    Pda(TokenPda),
 }
 
 /// Where a node is, for errors: where it was read, else its pointer in the JSON form.
@@ -165,6 +224,64 @@ struct Run<'a> {
     bytes: Algebra,
     stats: CompileStats,
     warnings: Vec<Warning>,
+    budget: Budget,
+}
+
+/// The time and memory budgets of one compile (fstc-json's `Config`, as for a schema):
+/// the deadline reaches every subset construction, byte operation and token operation,
+/// and every node's automaton counts against the memory budget.
+struct Budget {
+    started: Instant,
+    time: Duration,
+    memory: usize,
+    used: usize,
+}
+
+impl Budget {
+    fn deadline(&self) -> Option<Instant> {
+        self.started.checked_add(self.time)
+    }
+
+    /// What is left of the time budget (zero once it has run out).
+    fn remaining(&self) -> Duration {
+        self.time.saturating_sub(self.started.elapsed())
+    }
+
+    fn check_time(&self, loc: &Loc) -> Result<(), ExprError> {
+        if self.started.elapsed() <= self.time {
+            return Ok(());
+        }
+        Err(loc.error(format!(
+            "the compile passed its time budget of {:?} here (time_budget, `--time-budget`)",
+            self.time
+        )))
+    }
+
+    /// Counts `bytes` of automata made at `loc` against the memory budget.
+    fn charge(&mut self, bytes: usize, loc: &Loc) -> Result<(), ExprError> {
+        self.used = self.used.saturating_add(bytes);
+        if self.used <= self.memory {
+            return Ok(());
+        }
+        Err(loc.error(format!(
+            "the compile passed its memory budget of {} bytes of automata here \
+             (memory_budget, `--memory-budget`)",
+            self.memory
+        )))
+    }
+}
+
+/// The bytes a value's automaton holds (a byte DFA by its table, as fstc-json counts it).
+fn value_bytes(v: &Value) -> usize {
+    match v {
+        Value::Bytes(dfa) => {
+            dfa.transitions().len() * 4
+                + dfa.num_states() * (1 + 4 * dfa.terminals().len())
+                + std::mem::size_of::<ByteDfa>()
+        }
+        Value::Tokens(a) => a.memory_bytes(),
+        Value::Pda(p) => p.memory_bytes(),
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -176,20 +293,52 @@ enum BoolOp {
 
 impl<'a> Run<'a> {
     fn new(compiler: &'a ExprCompiler, trie: Option<&'a VocabTrie>) -> Run<'a> {
+        let json = compiler.json.get_config();
+        let budget = Budget {
+            started: Instant::now(),
+            time: json.get_time_budget(),
+            memory: json.get_memory_budget(),
+            used: 0,
+        };
         let mut bytes = Algebra::new();
         bytes.state_limit(compiler.dfa_limit());
+        bytes.deadline(budget.deadline());
         Run {
             compiler,
             trie,
             bytes,
             stats: CompileStats::new(),
             warnings: Vec::new(),
+            budget,
         }
+    }
+
+    /// The token operations, with the state limit and the deadline.
+    fn algebra(&self) -> TokenAlgebra {
+        TokenAlgebra::new()
+            .state_limit(self.compiler.state_limit)
+            .deadline(self.budget.deadline())
+    }
+
+    /// The value of `e`, within the budgets.
+    fn eval(
+        &mut self,
+        e: &Expr,
+        pointer: &str,
+        need_bytes: bool,
+        depth: usize,
+    ) -> Result<Value, ExprError> {
+        let loc = at(e, pointer);
+        self.budget.check_time(&loc)?;
+        let value = self.eval_node(e, pointer, need_bytes, depth)?;
+        self.budget.check_time(&loc)?;
+        self.budget.charge(value_bytes(&value), &loc)?;
+        Ok(value)
     }
 
     /// The value of `e` (at `pointer` in the JSON form); `need_bytes` when the parent
     /// reads texts, so boolean operations stay on bytes.
-    fn eval(
+    fn eval_node(
         &mut self,
         e: &Expr,
         pointer: &str,
@@ -261,6 +410,10 @@ impl<'a> Run<'a> {
     ) -> Result<ByteDfa, ExprError> {
         match self.eval(e, pointer, true, depth + 1)? {
             Value::Bytes(dfa) => Ok(dfa),
+            Value::Pda(_) => Err(at(e, pointer).error(format!(
+                "`{parent}` joins texts, and this operand is a grammar (a token PDA): write the \
+                 {parent} inside the grammar instead"
+            ))),
             Value::Tokens(_) => Err(at(e, pointer).error(format!(
                 "`{parent}` joins texts, and this operand is a token-level constraint: a token \
                  may span the boundary, so `{parent}` takes byte languages only (regex, text, \
@@ -290,6 +443,9 @@ impl<'a> Run<'a> {
         need_bytes: bool,
         loc: &Loc,
     ) -> Result<Value, ExprError> {
+        if values.iter().any(|(v, _)| matches!(v, Value::Pda(_))) {
+            return self.with_grammar(op, values, loc);
+        }
         let all_bytes = values.iter().all(|(v, _)| matches!(v, Value::Bytes(_)));
         let on_bytes = self.trie.is_none() || need_bytes || self.compiler.level == Level::Bytes;
         if all_bytes && on_bytes {
@@ -297,7 +453,7 @@ impl<'a> Run<'a> {
                 .into_iter()
                 .map(|(v, _)| match v {
                     Value::Bytes(d) => d,
-                    Value::Tokens(_) => unreachable!("all bytes"),
+                    Value::Tokens(_) | Value::Pda(_) => unreachable!("all bytes"),
                 })
                 .collect();
             return self.rational(loc, |alg| {
@@ -316,7 +472,7 @@ impl<'a> Run<'a> {
         for (v, l) in values {
             automata.push(self.tokens(v, &l)?);
         }
-        let algebra = TokenAlgebra::new().state_limit(self.compiler.state_limit);
+        let algebra = self.algebra();
         let mut rest = automata.into_iter();
         let mut acc = rest.next().expect("two or more operands");
         for a in rest {
@@ -333,6 +489,12 @@ impl<'a> Run<'a> {
     }
 
     fn complement(&mut self, v: Value, need_bytes: bool, loc: &Loc) -> Result<Value, ExprError> {
+        if let Value::Pda(_) = v {
+            return Err(loc.error(
+                "`complement` of a grammar (a token PDA) is not a token PDA; intersect the \
+                 grammar with the complement of a regular constraint instead",
+            ));
+        }
         let on_bytes = self.trie.is_none() || need_bytes || self.compiler.level == Level::Bytes;
         match v {
             // Every byte string, so that the result equals the token-level complement.
@@ -342,8 +504,8 @@ impl<'a> Run<'a> {
             v => {
                 let a = self.tokens(v, loc)?;
                 let trie = self.trie.expect("token values need a trie");
-                let step = TokenAlgebra::new()
-                    .state_limit(self.compiler.state_limit)
+                let step = self
+                    .algebra()
                     .complement(&a, &text_tokens_of_trie(trie))
                     .map_err(|e| loc.error(e.to_string()))?;
                 self.stats.extend(step.stats);
@@ -358,6 +520,12 @@ impl<'a> Run<'a> {
         let dfa = match v {
             Value::Tokens(a) => return Ok(a),
             Value::Bytes(d) => d,
+            Value::Pda(_) => {
+                return Err(loc.error(
+                    "this operand is a grammar (a token PDA), which only `intersect` (with \
+                     regular operands) and the first operand of `difference` take",
+                ))
+            }
         };
         let Some(trie) = self.trie else {
             return Err(loc.error("a token automaton needs a vocabulary"));
@@ -375,6 +543,67 @@ impl<'a> Run<'a> {
             .map_err(|e| loc.error(e.to_string()))?;
         self.stats.extend(composed.stats);
         Ok(composed.automaton)
+    }
+}
+
+impl Run<'_> {
+    /// A boolean operation with a grammar operand: `intersect` with one grammar and
+    /// regular operands, or `difference(grammar, regular)` (the grammar intersected with
+    /// the regular operand's complement), as a token PDA without dead ends.
+    fn with_grammar(
+        &mut self,
+        op: BoolOp,
+        values: Vec<(Value, Loc)>,
+        loc: &Loc,
+    ) -> Result<Value, ExprError> {
+        let mut pda = None;
+        let mut regular = Vec::new();
+        for (i, (v, l)) in values.into_iter().enumerate() {
+            match (v, op) {
+                (Value::Pda(p), BoolOp::And) if pda.is_none() => pda = Some(p),
+                (Value::Pda(p), BoolOp::AndNot) if i == 0 => pda = Some(p),
+                (Value::Pda(_), BoolOp::Or) => {
+                    return Err(l.error(
+                        "`union` with a grammar (a token PDA) is refused: write the \
+                         alternatives inside the grammar",
+                    ))
+                }
+                (Value::Pda(_), _) => {
+                    return Err(l.error(
+                        "a second grammar operand (or a grammar subtracted): the intersection \
+                         of two context-free languages need not be context-free, so \
+                         `intersect` takes one grammar and `difference` one as its first operand",
+                    ))
+                }
+                (v, _) => regular.push((v, l)),
+            }
+        }
+        let pda = pda.expect("a grammar operand");
+        let fsa = match regular.len() {
+            0 => return Ok(Value::Pda(pda)),
+            1 => {
+                let (v, l) = regular.pop().expect("one");
+                self.tokens(v, &l)?
+            }
+            _ => match self.boolean(BoolOp::And, regular, false, loc)? {
+                Value::Tokens(a) => a,
+                v => self.tokens(v, loc)?,
+            },
+        };
+        let fsa = if matches!(op, BoolOp::AndNot) {
+            match self.complement(Value::Tokens(fsa), false, loc)? {
+                Value::Tokens(a) => a,
+                v => self.tokens(v, loc)?,
+            }
+        } else {
+            fsa
+        };
+        let step = self
+            .algebra()
+            .intersect_pda(&pda, &fsa)
+            .map_err(|e| loc.error(e.to_string()))?;
+        self.stats.extend(step.stats);
+        Ok(Value::Pda(step.automaton))
     }
 }
 
@@ -417,6 +646,7 @@ impl<'a> Run<'a> {
             Node::Regex(pattern) => self.stats.time("byte DFA", || {
                 RegexBuilder::new()
                     .state_limit(limit)
+                    .deadline(self.budget.deadline())
                     .build(pattern)
                     .map_err(|e| loc.error(e.to_string()))
             })?,
@@ -445,6 +675,19 @@ impl<'a> Run<'a> {
                     .map_err(|e| loc.error(format!("{}: {e}", path.display())))?
             }
             Node::Automaton(file) => return self.automaton(&self.compiler.path(file), loc),
+            Node::Grammar(text) => {
+                return self.grammar(text, fstc_pda::Syntax::Gbnf, loc, "the grammar")
+            }
+            Node::GrammarFile(file) => {
+                let path = self.compiler.path(file);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| loc.error(format!("cannot read {}: {e}", path.display())))?;
+                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+                let syntax =
+                    fstc_pda::Syntax::from_extension(ext).unwrap_or(fstc_pda::Syntax::Gbnf);
+                let what = format!("the grammar {}", path.display());
+                return self.grammar(&text, syntax, loc, &what);
+            }
             Node::MaxTokens(n) => {
                 let trie = self.need_trie(loc, "max_tokens")?;
                 let n = usize::try_from(*n).unwrap_or(usize::MAX);
@@ -464,9 +707,30 @@ impl<'a> Run<'a> {
         })
     }
 
+    fn grammar(
+        &mut self,
+        text: &str,
+        syntax: fstc_pda::Syntax,
+        loc: &Loc,
+        what: &str,
+    ) -> Result<Value, ExprError> {
+        let trie = self.need_trie(loc, "grammar")?;
+        let compiler =
+            fstc_pda::GrammarCompiler::new().configure(fstc_pda::Config::new().syntax(syntax));
+        let compiled = compiler
+            .compile_with_trie(text, trie)
+            .map_err(|e| loc.error(format!("{what}: {e}")))?;
+        self.stats.extend(compiled.stats);
+        Ok(Value::Pda(compiled.automaton))
+    }
+
     fn schema(&mut self, text: &str, loc: &Loc, what: &str) -> Result<ByteDfa, ExprError> {
         let limit = self.compiler.dfa_limit();
-        let json = &self.compiler.json;
+        // The schema's own budgets are what is left of the expression's.
+        let left = Config::new()
+            .time_budget(self.budget.remaining())
+            .memory_budget(self.budget.memory.saturating_sub(self.budget.used));
+        let json = &self.compiler.json.clone().configure(left);
         let regex = self
             .stats
             .time("schema translation", || json.to_regex(text))

@@ -74,6 +74,8 @@ pub(crate) enum Node {
     JsonSchema(String),
     Fst(String, Labels),
     Automaton(String),
+    Grammar(String),
+    GrammarFile(String),
     MaxTokens(u64),
     Intersect(Vec<Expr>),
     Union(Vec<Expr>),
@@ -95,6 +97,8 @@ pub(crate) const FUNCTIONS: &[(&str, &str)] = &[
         "fst(FILE) or fst(FILE, \"fstc\"|\"bytes\"|\"code-points\")",
     ),
     ("automaton", "automaton(FSTC_FILE)"),
+    ("grammar", "grammar(GRAMMAR_TEXT)"),
+    ("grammar_file", "grammar_file(GRAMMAR_FILE)"),
     ("max_tokens", "max_tokens(N)"),
     ("intersect", "intersect(E, E, ...)"),
     ("union", "union(E, E, ...)"),
@@ -144,6 +148,8 @@ pub(crate) fn build(name: &str, args: Vec<Arg>, loc: &Loc) -> Result<Node, ExprE
         "json" => Node::Json(shape.one_str(args)?),
         "json_schema" => Node::JsonSchema(shape.one_str(args)?),
         "automaton" => Node::Automaton(shape.one_str(args)?),
+        "grammar" => Node::Grammar(shape.one_str(args)?),
+        "grammar_file" => Node::GrammarFile(shape.one_str(args)?),
         "fst" => shape.fst(args)?,
         "max_tokens" => {
             let [n] = shape.fixed::<1>(args)?;
@@ -278,6 +284,8 @@ impl Node {
             Node::Json(s) => ("json", vec![S(s)]),
             Node::JsonSchema(s) => ("json_schema", vec![S(s)]),
             Node::Automaton(s) => ("automaton", vec![S(s)]),
+            Node::Grammar(s) => ("grammar", vec![S(s)]),
+            Node::GrammarFile(s) => ("grammar_file", vec![S(s)]),
             Node::Fst(s, Labels::Fstc) => ("fst", vec![S(s)]),
             Node::Fst(s, labels) => {
                 let l = if *labels == Labels::Bytes {
@@ -333,6 +341,18 @@ impl Expr {
     /// The JSON texts the schema `schema` (JSON text) admits.
     pub fn json_schema(schema: impl Into<String>) -> Expr {
         node(Node::JsonSchema(schema.into()))
+    }
+
+    /// The token PDA of a grammar (GBNF, Lark, EBNF or the paper's notation, as
+    /// `fstc compile grammar` reads it): token-level, so only `intersect` with token FSAs
+    /// (or a `difference` from it) takes it.
+    pub fn grammar(text: impl Into<String>) -> Expr {
+        node(Node::Grammar(text.into()))
+    }
+
+    /// [`Expr::grammar`] of a grammar file.
+    pub fn grammar_file(path: impl Into<String>) -> Expr {
+        node(Node::GrammarFile(path.into()))
     }
 
     /// The byte texts of an OpenFst acceptor file (binary or AT&T text).

@@ -29,6 +29,15 @@ impl<A> Compiled<A> {
             warnings: Vec::new(),
         }
     }
+
+    /// The same compile with its automaton turned into another form (e.g. an `AnyAutomaton`).
+    pub fn map<B>(self, f: impl FnOnce(A) -> B) -> Compiled<B> {
+        Compiled {
+            automaton: f(self.automaton),
+            stats: self.stats,
+            warnings: self.warnings,
+        }
+    }
 }
 
 /// What a compile measured: its phases in the order they ran, each with its duration, and

@@ -157,7 +157,8 @@ pub fn automaton_file(data: &[u8]) {
     walk(any.matcher(), &eos);
 }
 
-/// A structural tag spec (JSON text), lowered to its byte DFA and composed lazily.
+/// A structural tag spec (JSON text), lowered to its byte DFA and composed lazily; one with
+/// a `grammar` piece compiled to its token PDA instead.
 pub fn structural_tag(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -172,6 +173,13 @@ pub fn structural_tag(data: &[u8]) {
     let compiler = fstc_tags::StructuralTagCompiler::new().configure(config);
     let (vocab, trie) = vocabulary();
     let eos = fstc_core::TokenVocabulary::eos_ids(vocab).to_vec();
+    if tag.format.has_grammar() {
+        if let Ok(compiled) = compiler.compile_pda_with_trie(&tag, trie) {
+            let any = AnyAutomaton::Pda(compiled.automaton);
+            walk(any.matcher(), &eos);
+        }
+        return;
+    }
     if let Ok(compiled) = compiler.compile_lazy(&tag, trie.clone()) {
         walk(Box::new(compiled.automaton.start_matcher()), &eos);
     }
@@ -251,8 +259,17 @@ pub fn seeds(repo: &Path) -> std::io::Result<Vec<Seed>> {
         data.extend(std::fs::read(&path)?);
         push("grammar", name_of(&path), data);
     }
-    for path in files(&repo.join("tags/tests/specs")) {
-        push("structural_tag", name_of(&path), std::fs::read(&path)?);
+    let specs = ["tags/tests/specs", "tags/tests/specs/grammar"];
+    for path in specs.iter().flat_map(|d| files(&repo.join(d))) {
+        // A test case file holds the spec beside texts; the target reads the spec.
+        if path.is_file() {
+            let case: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+            push(
+                "structural_tag",
+                name_of(&path),
+                case["spec"].to_string().into_bytes(),
+            );
+        }
     }
     for (i, pattern) in PATTERNS.iter().enumerate() {
         let mut data = vec![i as u8 % 4];

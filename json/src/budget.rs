@@ -33,9 +33,10 @@ impl Budget {
         }
     }
 
-    /// Enters the sub-schema at `pointer`, if the time budget allows.
+    /// Enters the sub-schema at `pointer`, if the budgets allow.
     pub(crate) fn enter(&self, pointer: &str) -> Result<(), JsonSchemaError> {
         self.at.borrow_mut().push(pointer.to_string());
+        self.check_memory()?;
         self.check_time()
     }
 
@@ -71,17 +72,29 @@ impl Budget {
         let bytes = dfa.transitions().len() * 4
             + dfa.num_states() * (1 + 4 * dfa.terminals().len())
             + std::mem::size_of::<ByteDfa>();
+        self.hold(bytes);
+        self.check_memory()?;
+        self.check_time()
+    }
+
+    /// Counts `bytes` the compile keeps (the texts of machines and of remembered
+    /// translations) against the memory budget, checked when the next sub-schema is
+    /// entered or the next automaton is charged.
+    pub(crate) fn hold(&self, bytes: usize) {
         self.used.set(self.used.get().saturating_add(bytes));
+    }
+
+    fn check_memory(&self) -> Result<(), JsonSchemaError> {
         if self.used.get() > self.memory {
             return Err(self.exceeded(
                 &format!(
-                    "the compile passed its memory budget of {} bytes of automata",
+                    "the compile passed its memory budget of {} bytes of automata and texts",
                     self.memory
                 ),
                 "memory_budget, `--memory-budget`",
             ));
         }
-        self.check_time()
+        Ok(())
     }
 
     /// The error of a build that failed: the time budget's own when it stopped at the

@@ -135,6 +135,8 @@ impl Automata {
         let id = match self.machine_ids.get(&text) {
             Some(&id) => id,
             None => {
+                // Held twice: the machine's text and its key.
+                self.budget.hold(2 * text.len());
                 self.machine_ids.insert(text.clone(), next);
                 self.machines.push(text);
                 self.machine_pointers.push(pointer.to_string());

@@ -50,6 +50,8 @@ impl Translator<'_> {
     #[inline(never)]
     #[allow(clippy::boxed_local)] // boxed for the caller: `reference` recurses, its frame stays small
     pub(crate) fn remember(&mut self, mark: Box<Mark>, lang: &Lang) {
+        let text = lang.as_ref().map_or(0, String::len);
+        self.automata.budget.hold(text + mark.key.target.len());
         let replay = Replay {
             lang: lang.clone(),
             incomplete: self.incomplete[mark.incomplete..].to_vec(),

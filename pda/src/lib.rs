@@ -64,4 +64,5 @@ pub use compiler::GrammarCompiler;
 pub use config::Config;
 pub use error::{PdaError, PdaErrorKind};
 pub use grammar::{Grammar, Symbol};
+pub use rtn::regular_dfa;
 pub use syntax::Syntax;

@@ -265,6 +265,8 @@ def compile_expr(
     lenient: bool = False,
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> Tuple[AnyAutomaton, List[SchemaWarning]]: ...
 def intersect(
     a: AnyAutomaton, b: AnyAutomaton, *, state_limit: Optional[int] = None

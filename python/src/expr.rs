@@ -1,7 +1,6 @@
 //! `fstc.compile_expr`: an expression over constraints (text form, JSON form, or the JSON
 //! form as a `dict`) into one token automaton through `fstc-expr`.
 
-use fstc_core::any;
 use fstc_expr::{Expr, ExprCompiler, Level};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -13,7 +12,8 @@ use crate::ints::{optional_usize, Int};
 use crate::json::{json_text, schema_warnings, JsonOptions, SchemaWarning};
 use crate::vocab::Vocabulary;
 
-/// Compiles an expression over constraints into one token FSA for `vocab`; returns
+/// Compiles an expression over constraints into one token FSA for `vocab` (a token PDA
+/// when a `grammar` leaf is intersected with regular operands); returns
 /// `(automaton, warnings)`. `expr` is the text form (`'intersect(regex("[a-z]+"),
 /// json("schema.json"), max_tokens(200))'`), the JSON form as text, or the JSON form as
 /// a `dict` (`{"intersect": [{"regex": "[a-z]+"}, {"max_tokens": 200}]}`). `concat`,
@@ -23,6 +23,9 @@ use crate::vocab::Vocabulary;
 /// names (`json`, `fst`, `automaton`) are read from `base_dir`, else the working
 /// directory. The JSON options apply to every schema; `dfa_state_limit` bounds every byte
 /// automaton, `token_edge_limit` every composition, `state_limit` every token operation.
+/// `time_budget` (seconds, default 10) and `memory_budget` (bytes of automata, default
+/// 1 GiB) bound the whole compile as in `compile_json_schema`: past either it raises
+/// `FstcError` naming the call being built.
 /// Errors raise `FstcError` naming the column or JSON pointer of the call at fault. The
 /// GIL is released while compiling.
 #[pyfunction]
@@ -30,7 +33,8 @@ use crate::vocab::Vocabulary;
     expr, vocab, *, boolean_level = "bytes", state_limit = None, base_dir = None,
     whitespace = "flexible", max_whitespace = Int::new(8), indent = Int::new(2),
     escapes = "canonical", additional_properties = true, recursion_depth = None,
-    any_json_depth = None, lenient = false, dfa_state_limit = None, token_edge_limit = None
+    any_json_depth = None, lenient = false, dfa_state_limit = None, token_edge_limit = None,
+    time_budget = None, memory_budget = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn compile_expr(
@@ -50,6 +54,8 @@ pub fn compile_expr(
     lenient: bool,
     dfa_state_limit: Option<Int>,
     token_edge_limit: Option<Int>,
+    time_budget: Option<f64>,
+    memory_budget: Option<Int>,
 ) -> PyResult<(AnyAutomaton, Vec<SchemaWarning>)> {
     let level = match boolean_level {
         "bytes" => Level::Bytes,
@@ -70,8 +76,8 @@ pub fn compile_expr(
         any_json_depth,
         lenient,
         dfa_state_limit,
-        time_budget: None,
-        memory_budget: None,
+        time_budget,
+        memory_budget,
     }
     .config()?;
     if let Some(limit) = optional_usize(token_edge_limit, "token_edge_limit")? {
@@ -91,8 +97,8 @@ pub fn compile_expr(
     }
     .map_err(fstc_error)?;
     let compiled = py
-        .detach(|| compiler.compile_with_trie(&parsed, &vocab.trie()))
+        .detach(|| compiler.compile_any_with_trie(&parsed, &vocab.trie()))
         .map_err(fstc_error)?;
-    let automaton = AnyAutomaton::from_any(any::AnyAutomaton::Fsa(compiled.automaton));
+    let automaton = AnyAutomaton::from_any(compiled.automaton);
     Ok((automaton, schema_warnings(compiled.warnings)))
 }

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use fstc_core::any;
-use fstc_core::automaton::TokenAutomaton;
 use fstc_core::compiled::{Compiled, Warning};
 use fstc_core::lazy;
 use fstc_core::vocab::VocabTrie;
@@ -210,7 +209,10 @@ pub fn compile_json_schema(
         vocab,
         (lazy, token_edge_limit, config),
         |config, trie| compiler(config).compile_lazy(&text, trie),
-        |config, trie| compiler(config).compile_with_trie(&text, trie),
+        |config, trie| {
+            let compiled = compiler(config).compile_with_trie(&text, trie);
+            compiled.map(|c| c.map(any::AnyAutomaton::Fsa))
+        },
     )
 }
 
@@ -221,7 +223,7 @@ pub(crate) fn lazy_or_eager<E: std::fmt::Display + Send>(
     vocab: &Vocabulary,
     (lazy, token_edge_limit, mut config): (bool, Option<usize>, Config),
     compile_lazy: impl FnOnce(Config, Arc<VocabTrie>) -> Result<Compiled<lazy::LazyAutomaton>, E> + Send,
-    compile_eager: impl FnOnce(Config, &VocabTrie) -> Result<Compiled<TokenAutomaton>, E> + Send,
+    compile_eager: impl FnOnce(Config, &VocabTrie) -> Result<Compiled<any::AnyAutomaton>, E> + Send,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     if lazy {
         refuse_eager_options(&[(
@@ -245,7 +247,7 @@ pub(crate) fn lazy_or_eager<E: std::fmt::Display + Send>(
     let compiled = py
         .detach(|| compile_eager(config, &vocab.trie()))
         .map_err(fstc_error)?;
-    let automaton = AnyAutomaton::from_any(any::AnyAutomaton::Fsa(compiled.automaton));
+    let automaton = AnyAutomaton::from_any(compiled.automaton);
     Ok((
         EitherAutomaton::Any(automaton),
         schema_warnings(compiled.warnings),

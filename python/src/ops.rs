@@ -59,8 +59,11 @@ fn wrap(result: Result<Compiled<TokenAutomaton>, OpsError>) -> PyResult<AnyAutom
 }
 
 /// Token sequences both `a` and `b` accept (OpenFst's `fstintersect`). Both must be
-/// token FSAs compiled for the same vocabulary and EOS ids; on compiled constraints this
-/// is the automaton of the texts both admit. `state_limit` caps the product states
+/// compiled for the same vocabulary and EOS ids; on compiled constraints this is the
+/// automaton of the texts both admit. Token FSAs give a token FSA; one operand may be a
+/// token PDA (a compiled
+/// grammar): the result is then a token PDA without dead ends (every token it allows can
+/// still be finished). `state_limit` caps the product states
 /// (default 1,000,000). The GIL is released.
 #[pyfunction]
 #[pyo3(signature = (a, b, *, state_limit = None))]
@@ -70,7 +73,19 @@ pub fn intersect(
     b: &AnyAutomaton,
     state_limit: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
-    binary(py, a, b, state_limit, "intersect", TokenAlgebra::intersect)
+    let (pda, other) = match (&a.inner, &b.inner) {
+        (SharedAutomaton::Pda(p), _) => (Arc::clone(p), b),
+        (_, SharedAutomaton::Pda(p)) => (Arc::clone(p), a),
+        _ => return binary(py, a, b, state_limit, "intersect", TokenAlgebra::intersect),
+    };
+    let what = "intersect with a token PDA (a compiled grammar): the other operand";
+    let (fsa, alg) = (fsa(other, what)?, algebra(state_limit)?);
+    let compiled = py
+        .detach(|| alg.intersect_pda(&pda, &fsa))
+        .map_err(fstc_error)?;
+    Ok(AnyAutomaton::from_any(fstc_core::AnyAutomaton::Pda(
+        compiled.automaton,
+    )))
 }
 
 /// `operation` (named `name` in errors) on the token FSAs `a` and `b`, the GIL released.

@@ -12,7 +12,7 @@ use crate::lazy::EitherAutomaton;
 use crate::vocab::Vocabulary;
 
 /// Compiles a structural tag into one token automaton for `vocab`; returns `(automaton,
-/// warnings)`. `spec` is JSON text or a Python object (`dict`) in XGrammar's spelling
+/// warnings)`; the automaton is a token PDA (kind `"pda"`) when a piece is a recursive `grammar`. `spec` is JSON text or a Python object (`dict`) in XGrammar's spelling
 /// (`{"type": "structural_tag", "format": {...}}`), its legacy spelling (`{"structures":
 /// [...], "triggers": [...]}`, as vLLM and SGLang forward it) or a bare format object.
 /// Free text, triggers, tags, JSON Schemas and regexes become one automaton, so a token
@@ -66,6 +66,6 @@ pub fn compile_structural_tag(
         vocab,
         (lazy, token_edge_limit, config),
         |config, trie| compiler(config).compile_lazy(&tag, trie),
-        |config, trie| compiler(config).compile_with_trie(&tag, trie),
+        |config, trie| compiler(config).compile_any_with_trie(&tag, trie),
     )
 }

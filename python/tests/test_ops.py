@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -101,7 +102,9 @@ def test_bad_operands_are_refused_by_name(bytelevel, gpt2):
     a = fstc.compile_regex("[a-c]+", bytelevel)
     pda = fstc.compile_grammar('root ::= "a" root "b" | "c"', bytelevel)
     with pytest.raises(fstc.FstcError, match="token PDA"):
-        fstc.intersect(a, pda)
+        fstc.union(a, pda)
+    with pytest.raises(fstc.FstcError, match="token PDA"):
+        fstc.intersect(pda, pda)
     other = fstc.compile_regex("[a-c]+", gpt2)
     with pytest.raises(fstc.FstcError, match="different vocabularies"):
         fstc.union(a, other)
@@ -170,3 +173,56 @@ def test_token_operations_equal_the_expression_on_bytes(p, q):
             assert op(a, b).num_accepting == 0
             continue
         assert op(a, b).to_bytes() == on_bytes.to_bytes(), (name, p, q)
+
+
+BRACKETS = 'root ::= item*\nitem ::= "(" item* ")" | "[" item* "]"'
+
+JSONISH = (
+    "root ::= value\n"
+    'value ::= "[" (value ("," value)*)? "]" | "{" (pair ("," pair)*)? "}" | [0-9]+ | str\n'
+    'pair ::= str ":" value\nstr ::= "\\"" [a-z]* "\\""\n'
+)
+
+
+def balanced(text: bytes) -> bool:
+    stack = []
+    for c in text.decode():
+        if c in "([":
+            stack.append(")" if c == "(" else "]")
+        elif not stack or stack.pop() != c:
+            return False
+    return not stack
+
+
+def test_a_grammar_intersected_with_a_bound_is_a_pda_without_dead_ends(bytelevel):
+    pda = fstc.compile_grammar(BRACKETS, bytelevel)
+    bound, _ = fstc.compile_expr("max_tokens(4)", bytelevel)
+    both = fstc.intersect(pda, bound)
+    assert both.kind == "pda"
+    assert fstc.intersect(bound, pda).to_bytes() == both.to_bytes()
+    expr, _ = fstc.compile_expr({"intersect": [{"grammar": BRACKETS}, {"max_tokens": 4}]}, bytelevel)
+    assert expr.to_bytes() == both.to_bytes()
+    finished = 0
+    for tokens, complete in both.sample(300, seed=3, max_tokens=10):
+        # No dead ends: within the bound, every walk reaches EOS.
+        assert complete, tokens
+        assert len(tokens) <= 4 and balanced(bytelevel.detokenize(tokens)), tokens
+        finished += 1
+    assert finished == 300
+    for text, yes in [("([])", True), ("()[]", True), ("(((())))", False), ("(]", False)]:
+        assert accepts(both, bytelevel.tokenize(text)) == (yes and len(bytelevel.tokenize(text)) <= 4), text
+
+
+def test_compile_expr_grammar_errors_name_the_place(bytelevel):
+    with pytest.raises(fstc.FstcError, match="column 19: `concat` joins texts, and this operand is a grammar"):
+        fstc.compile_expr('concat(text("x"), grammar("root ::= [a-z]+"))', bytelevel)
+
+
+def test_compile_expr_budgets_raise_instead_of_hanging(bytelevel):
+    heavy = {"intersect": [{"grammar": JSONISH}, {"max_tokens": 400}]}
+    started = time.monotonic()
+    with pytest.raises(fstc.FstcError, match="time budget"):
+        fstc.compile_expr(heavy, bytelevel, time_budget=0.3)
+    assert time.monotonic() - started < 5
+    with pytest.raises(fstc.FstcError, match="memory budget of 1000 bytes"):
+        fstc.compile_expr('intersect(regex("[a-z]{1,30}"), regex("[a-m]*"))', bytelevel, memory_budget=1000)

@@ -136,10 +136,105 @@ def test_max_tokens_counts_the_tokens_of_the_text(gpt2):
         fstc.compile_structural_tag(spec, gpt2, lazy=True)
 
 
+def test_max_tokens_on_a_tag_body(gpt2):
+    # The limit on the tag instead of its free text: the same count.
+    for n in (2, 3):
+        spec = {"type": "sequence", "elements": [
+            {"type": "tag", "begin": "<think>", "end": "</think>", "max_tokens": n,
+             "content": {"type": "any_text"}},
+            {"type": "const_string", "value": "!"}]}
+        automaton, _ = fstc.compile_structural_tag(spec, gpt2)
+        for body in ["", "Hi", "Hello there", "Hello there, world"]:
+            tokens = gpt2.tokenize(f"<think>{body}</think>!")
+            spans, at = [], 0
+            for t in tokens:
+                spans.append((at, at + len(gpt2.token_bytes(t))))
+                at = spans[-1][1]
+            start, end = len("<think>"), len("<think>") + len(body.encode())
+            count = sum(1 for a, b in spans if a < end and b > start)
+            m = fstc.Matcher(automaton)
+            assert (m.accept_tokens(tokens) and m.is_accepting()) == (count <= n), (n, body)
+    with pytest.raises(fstc.FstcError, match=r"/elements/0/max_tokens: `max_tokens` counts tokens"):
+        fstc.compile_structural_tag(spec, gpt2, lazy=True)
+
+
+ARITH = """root ::= expr
+expr ::= term (("+" | "-") term)*
+term ::= "(" expr ")" | [0-9]+
+"""
+CALC = {"type": "triggered_tags", "triggers": ["<calc>"], "tags": [
+    {"begin": "<calc>", "end": "</calc>", "content": {"type": "grammar", "grammar": ARITH}}]}
+
+
+def arith(text: str) -> bool:
+    """The tests' own reader of ARITH: recursive descent."""
+    at = 0
+
+    def expr() -> bool:
+        nonlocal at
+        if not term():
+            return False
+        while at < len(text) and text[at] in "+-":
+            at += 1
+            if not term():
+                return False
+        return True
+
+    def term() -> bool:
+        nonlocal at
+        if at < len(text) and text[at] == "(":
+            at += 1
+            if not expr() or at >= len(text) or text[at] != ")":
+                return False
+            at += 1
+            return True
+        start = at
+        while at < len(text) and text[at].isdigit():
+            at += 1
+        return at > start
+
+    return expr() and at == len(text)
+
+
+def calc_member(text: str) -> bool:
+    """Free text without `<calc>`, and calls whose bodies ARITH derives."""
+    parts = re.split(r"<calc>", text)
+    for part in parts[1:]:
+        body, sep, _ = part.partition("</calc>")
+        if not sep or not arith(body):
+            return False
+    return True
+
+
+def test_a_grammar_piece_gives_a_token_pda(gpt2):
+    automaton, warnings = fstc.compile_structural_tag({"type": "structural_tag", "format": CALC}, gpt2)
+    assert automaton.kind == "pda" and warnings == []
+    texts = ["So <calc>(1+2)-((3))</calc> is 0.", "<calc>7</calc><calc>(((8)))</calc>", "no call",
+             "<calc>(1+2</calc>", "<calc>1)</calc>", "<calc>()</calc>", "a <calc>1+</calc>", "x <calc>1"]
+    rng = random.Random(5)
+    for _ in range(60):
+        depth = rng.randrange(5)
+        body = "(" * depth + str(rng.randrange(100)) + ")" * rng.choice([depth, depth, max(depth - 1, 0), depth + 1])
+        texts.append(f"Say {body} <calc>{body}+1</calc> done")
+    accepted = 0
+    for text in texts:
+        expected = calc_member(text)
+        m = fstc.Matcher(automaton)
+        ok = m.accept_tokens(gpt2.tokenize(text)) and m.is_accepting()
+        assert ok == expected, text
+        accepted += ok
+    assert 10 < accepted < len(texts) - 10
+    with pytest.raises(fstc.FstcError, match=r"/format/tags/0/content: a recursive `grammar` piece is context-free"):
+        fstc.compile_structural_tag({"type": "structural_tag", "format": CALC}, gpt2, lazy=True)
+
+
 def test_refusals_name_the_path(gpt2):
-    spec = {"type": "structural_tag", "format": {"type": "grammar", "grammar": "root ::= [a-z]+"}}
-    with pytest.raises(fstc.FstcError, match=r"/format: format `grammar` is refused"):
+    spec = {"type": "structural_tag", "format": {"type": "dispatch", "rules": []}}
+    with pytest.raises(fstc.FstcError, match=r"/format: format `dispatch` is refused"):
         fstc.compile_structural_tag(spec, gpt2)
+    bad_grammar = {"type": "grammar", "grammar": "root ::= (", "syntax": "gbnf"}
+    with pytest.raises(fstc.FstcError, match=r"/grammar: grammar \(gbnf\)"):
+        fstc.compile_structural_tag(bad_grammar, gpt2)
     bad_trigger = json.loads(json.dumps(CURRENT))
     bad_trigger["format"]["triggers"] = ["<call="]
     with pytest.raises(fstc.FstcError, match=r"/format/tags/0/begin"):

@@ -2,17 +2,21 @@
 
 use std::sync::Arc;
 
+use fstc_core::any::AnyAutomaton;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::bytes::{Algebra, ByteDfa, CallNetwork};
 use fstc_core::compiled::{CompileStats, Compiled, Warning};
 use fstc_core::lazy::LazyAutomaton;
+use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 use fstc_json::{Config, JsonSchemaCompiler};
+use fstc_pda::gbnf::Expr;
+use fstc_pda::{GrammarCompiler, Pda};
 use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler};
 
 use crate::error::TagsError;
-use crate::lower::Lowering;
+use crate::lower::{needs_stack, Lowering};
 use crate::parse::StructuralTag;
 use crate::tokens;
 
@@ -100,7 +104,78 @@ impl StructuralTagCompiler {
         Ok((dfa, warnings, Some(marked)))
     }
 
-    /// Compiles `tag` for `vocab`, building the vocabulary trie first (a phase of its own).
+    /// Compiles `tag` for `vocab`: the token FSA of [`compile`](Self::compile), or when a
+    /// piece is a recursive `grammar` (one whose language needs a stack), the token PDA of
+    /// [`compile_pda_with_trie`](Self::compile_pda_with_trie).
+    pub fn compile_any<V>(
+        &self,
+        tag: &StructuralTag,
+        vocab: &V,
+    ) -> Result<Compiled<AnyAutomaton>, TagsError>
+    where
+        V: TokenVocabulary + ?Sized,
+    {
+        let mut stats = CompileStats::new();
+        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
+        let mut compiled = self.compile_any_with_trie(tag, &trie)?;
+        stats.extend(compiled.stats);
+        compiled.stats = stats;
+        Ok(compiled)
+    }
+
+    /// [`compile_any`](Self::compile_any) reusing a vocabulary trie built once.
+    pub fn compile_any_with_trie(
+        &self,
+        tag: &StructuralTag,
+        trie: &VocabTrie,
+    ) -> Result<Compiled<AnyAutomaton>, TagsError> {
+        if needs_stack(&tag.format, self.get_config().get_dfa_state_limit()) {
+            let compiled = self.compile_pda_with_trie(tag, trie)?;
+            return Ok(compiled.map(AnyAutomaton::Pda));
+        }
+        Ok(self.compile_with_trie(tag, trie)?.map(AnyAutomaton::Fsa))
+    }
+
+    /// Compiles `tag` to one token PDA over the vocabulary of `trie`: the tree becomes the
+    /// start rule of one grammar (free text, literals, schemas and regexes as the same byte
+    /// DFAs the token FSA is made of) and each `grammar` piece's rules join it renamed, so
+    /// tokens cross every boundary as in the token FSA. For any structure; needed for one
+    /// with a recursive `grammar` piece. Token limits (`max_tokens`) are refused by path.
+    pub fn compile_pda_with_trie(
+        &self,
+        tag: &StructuralTag,
+        trie: &VocabTrie,
+    ) -> Result<Compiled<TokenPda>, TagsError> {
+        let mut stats = CompileStats::new();
+        let (rules, warnings) =
+            stats.time("rules", || Lowering::<Expr>::new(&self.json).rules(tag))?;
+        let fail = |e: &dyn std::fmt::Display| {
+            let short: String = e.to_string().chars().take(600).collect();
+            TagsError::at("", format!("the token PDA could not be built: {short}"))
+        };
+        let pda = stats
+            .time("byte PDA", || Pda::from_rules(&rules))
+            .map_err(|e| fail(&e))?;
+        let config =
+            fstc_pda::Config::new().token_edge_limit(self.get_config().get_token_edge_limit());
+        let composed = GrammarCompiler::new()
+            .configure(config)
+            .compose(&pda, trie)
+            .map_err(|e| fail(&e))?;
+        stats.extend(composed.stats);
+        let automaton = stats
+            .time("layout", || TokenPda::from_parts(composed.automaton))
+            .map_err(|e| fail(&e))?;
+        Ok(Compiled {
+            automaton,
+            stats,
+            warnings,
+        })
+    }
+
+    /// Compiles `tag` for `vocab` to a token FSA, building the vocabulary trie first (a
+    /// phase of its own). A structure with a recursive `grammar` piece has none: the error names the
+    /// piece ([`compile_any`](Self::compile_any) gives its token PDA).
     pub fn compile<V>(
         &self,
         tag: &StructuralTag,

@@ -1,6 +1,7 @@
 //! The structural-tag tree: what the JSON spellings are read into and what the Rust
 //! builder makes. Each node is a set of texts (its language); see docs/structural-tags.md.
 
+use fstc_pda::Syntax;
 use serde_json::Value;
 
 /// One format of a structural tag: a set of texts, built from smaller ones.
@@ -12,6 +13,14 @@ pub enum Format {
     JsonSchema(Value),
     /// A text the pattern (ECMAScript syntax, full match) matches.
     Regex(String),
+    /// A text the context-free grammar derives from its start rule: a byte DFA when no
+    /// rule is recursive, else the structure holding it compiles to a token PDA.
+    Grammar {
+        /// The grammar text.
+        text: String,
+        /// Its syntax (XGrammar's EBNF by default, as XGrammar reads this format).
+        syntax: Syntax,
+    },
     /// Free text: any UTF-8 text containing none of `excludes` (nor the end strings of the
     /// nearest enclosing tag), of at most `max_chars` code points, written by at most
     /// `max_tokens` tokens.
@@ -60,6 +69,8 @@ pub struct Tag {
     pub content: Box<Format>,
     /// The closing texts (one of them closes the tag); never empty.
     pub end: Vec<String>,
+    /// Most tokens that carry a byte of the content (counted as in `any_text`), if bounded.
+    pub max_tokens: Option<u32>,
 }
 
 /// Free text (without any trigger or exclude) and tags, each tag's `begin` starting with
@@ -108,6 +119,14 @@ impl Format {
     /// A text matching `pattern` (ECMAScript syntax).
     pub fn regex(pattern: impl Into<String>) -> Format {
         Format::Regex(pattern.into())
+    }
+
+    /// A text the grammar `text`, written in `syntax`, derives.
+    pub fn grammar(text: impl Into<String>, syntax: Syntax) -> Format {
+        Format::Grammar {
+            text: text.into(),
+            syntax,
+        }
     }
 
     /// Any text.
@@ -168,24 +187,48 @@ impl Format {
     }
 }
 
+/// A node of the tree as [`Format::any`] shows it: a format, or a tag of a list.
+pub(crate) enum Node<'f> {
+    Format(&'f Format),
+    Tag(&'f Tag),
+}
+
 impl Format {
     /// Whether some part limits tokens (then only a vocabulary decides the language).
     pub(crate) fn counts_tokens(&self) -> bool {
-        let tags = |tags: &[Tag]| tags.iter().any(|t| t.content.counts_tokens());
-        match self {
-            Format::AnyText { max_tokens, .. } => max_tokens.is_some(),
-            Format::ConstString(_) | Format::JsonSchema(_) | Format::Regex(_) => false,
-            Format::Sequence(elements) | Format::Or(elements) => {
-                elements.iter().any(Format::counts_tokens)
+        self.any(&|node| match node {
+            Node::Format(Format::AnyText { max_tokens, .. }) => max_tokens.is_some(),
+            Node::Tag(tag) => tag.max_tokens.is_some(),
+            Node::Format(_) => false,
+        })
+    }
+
+    /// Whether some part is a grammar (a recursive one makes the structure a token PDA).
+    pub fn has_grammar(&self) -> bool {
+        self.any(&|node| matches!(node, Node::Format(Format::Grammar { .. })))
+    }
+
+    /// Whether `test` holds for this format or a node inside it.
+    pub(crate) fn any(&self, test: &dyn Fn(Node<'_>) -> bool) -> bool {
+        let tags = |tags: &[Tag]| tags.iter().any(|t| t.any(test));
+        test(Node::Format(self))
+            || match self {
+                Format::Sequence(elements) | Format::Or(elements) => {
+                    elements.iter().any(|e| e.any(test))
+                }
+                Format::Optional(inner) | Format::Star(inner) | Format::Plus(inner) => {
+                    inner.any(test)
+                }
+                Format::Repeat { content, .. } => content.any(test),
+                Format::Tag(tag) => tag.any(test),
+                Format::TriggeredTags(t) => tags(&t.tags),
+                Format::TagsWithSeparator(t) => tags(&t.tags),
+                Format::ConstString(_)
+                | Format::JsonSchema(_)
+                | Format::Regex(_)
+                | Format::Grammar { .. }
+                | Format::AnyText { .. } => false,
             }
-            Format::Optional(inner) | Format::Star(inner) | Format::Plus(inner) => {
-                inner.counts_tokens()
-            }
-            Format::Repeat { content, .. } => content.counts_tokens(),
-            Format::Tag(tag) => tag.content.counts_tokens(),
-            Format::TriggeredTags(t) => tags(&t.tags),
-            Format::TagsWithSeparator(t) => tags(&t.tags),
-        }
     }
 }
 
@@ -196,7 +239,19 @@ impl Tag {
             begin: begin.into(),
             content: Box::new(content),
             end: vec![end.into()],
+            max_tokens: None,
         }
+    }
+
+    /// The tag with its content written by at most `n` tokens.
+    pub fn max_tokens(mut self, n: u32) -> Tag {
+        self.max_tokens = Some(n);
+        self
+    }
+
+    /// Whether `test` holds for the tag or a node inside it.
+    fn any(&self, test: &dyn Fn(Node<'_>) -> bool) -> bool {
+        test(Node::Tag(self)) || self.content.any(test)
     }
 }
 

@@ -7,9 +7,12 @@
 //! fstc-regex), composed with the vocabulary once, so a token that ends the free text and
 //! starts a tag is allowed exactly when the text it spells is in the language: eagerly as
 //! one DFA, lazily as a call network whose root calls each schema's own network.
-//! `max_tokens` is exact (eagerly) by composing the texts with a marker after each
-//! token (`tokens`). What fstc would not enforce exactly (token-level formats, `grammar`, XML
-//! argument styles) is refused by name with its path in the spec.
+//! A `grammar` piece without recursion is a byte DFA like a `regex`; a structure with a
+//! recursive one becomes one grammar instead (the tree
+//! its start rule, the pieces' rules renamed into it) composed into one token PDA by
+//! fstc-pda. `max_tokens` (on free text or a tag body) is exact (eagerly) by composing the
+//! texts with a marker after each token (`tokens`). What fstc would not enforce exactly
+//! (token-level formats, XML argument styles) is refused by name with its path in the spec.
 //! docs/structural-tags.md says what each format means.
 //!
 //! ```

@@ -3,6 +3,10 @@
 //! here — each JSON Schema by fstc-json, each `regex` in the ECMAScript dialect, each free
 //! text as UTF-8 minus the texts containing an excluded string. One DFA of the whole text
 //! then composes with the vocabulary, so a token may span free text, a trigger and a tag.
+//!
+//! The same walk lowers a structure with `grammar` pieces to grammar rules instead
+//! ([`Target`] is what a lowering builds): the tree is the start rule, the regular leaves
+//! are the same DFAs spliced in, and each piece's rules join it renamed (`PATH:name`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,11 +14,13 @@ use std::sync::Arc;
 use fstc_core::bytes::{Algebra, ByteDfa, NetworkBuilder, Universe};
 use fstc_core::compiled::Warning;
 use fstc_json::JsonSchemaCompiler;
+use fstc_pda::gbnf::{Expr, RuleDef, Rules};
+use fstc_pda::{Pda, Syntax};
 use fstc_regex::{Dialect, RegexBuilder};
 use serde_json::Value;
 
 use crate::error::{child, TagsError};
-use crate::format::{Format, Tag, TagsWithSeparator, TriggeredTags};
+use crate::format::{Format, Node, Tag, TagsWithSeparator, TriggeredTags};
 use crate::parse::{Spelling, StructuralTag};
 use crate::tokens;
 
@@ -27,9 +33,99 @@ pub(crate) struct Language {
     pub network: Option<NetworkBuilder>,
 }
 
+/// What a lowering builds: regex text over splices (the byte DFA and call network
+/// paths) or a grammar rule body (the token PDA path).
+pub(crate) trait Target: Clone + PartialEq + Sized {
+    /// Exactly `text`.
+    fn literal(text: &str) -> Self;
+    /// The parts one after another.
+    fn seq(parts: Vec<Self>) -> Self;
+    /// One of the parts.
+    fn alt(parts: Vec<Self>) -> Self;
+    /// `min` to `max` (`None`: unbounded) times.
+    fn repeat(self, min: u32, max: Option<u32>) -> Self;
+    /// The language of automaton `index` (which is `dfa`).
+    fn splice(index: usize, dfa: &Arc<ByteDfa>) -> Self;
+    /// The rule named `name`, where rules can be called.
+    fn rule(name: &str) -> Option<Self>;
+    /// A call of machine `root` of a call network, where machines can be called.
+    fn call(root: u32) -> Option<Self>;
+    /// The regex text, where this is one.
+    fn as_regex(&self) -> Option<&str>;
+}
+
+impl Target for String {
+    fn literal(text: &str) -> String {
+        literal(text)
+    }
+    fn seq(parts: Vec<String>) -> String {
+        format!("(?:{})", parts.concat())
+    }
+    fn alt(parts: Vec<String>) -> String {
+        format!("(?:{})", parts.join("|"))
+    }
+    fn repeat(self, min: u32, max: Option<u32>) -> String {
+        match (min, max) {
+            (0, Some(1)) => format!("(?:{self})?"),
+            (0, None) => format!("(?:{self})*"),
+            (1, None) => format!("(?:{self})+"),
+            (min, Some(max)) => format!("(?:{self}){{{min},{max}}}"),
+            (min, None) => format!("(?:{self}){{{min},}}"),
+        }
+    }
+    fn splice(index: usize, _: &Arc<ByteDfa>) -> String {
+        format!("(?P<AUTOMATON>{index})")
+    }
+    fn rule(_: &str) -> Option<String> {
+        None
+    }
+    fn call(root: u32) -> Option<String> {
+        Some(format!("(?P<CALL>{root})"))
+    }
+    fn as_regex(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl Target for Expr {
+    fn literal(text: &str) -> Expr {
+        Expr::Bytes(text.as_bytes().to_vec())
+    }
+    fn seq(parts: Vec<Expr>) -> Expr {
+        Expr::Seq(parts)
+    }
+    fn alt(parts: Vec<Expr>) -> Expr {
+        Expr::Alt(parts)
+    }
+    fn repeat(self, min: u32, max: Option<u32>) -> Expr {
+        Expr::Repeat {
+            expr: Box::new(self),
+            min,
+            max,
+            at: None,
+        }
+    }
+    fn splice(_: usize, dfa: &Arc<ByteDfa>) -> Expr {
+        Expr::Dfa(Arc::clone(dfa))
+    }
+    fn rule(name: &str) -> Option<Expr> {
+        Some(Expr::Ref(name.to_string(), None))
+    }
+    fn call(_: u32) -> Option<Expr> {
+        None
+    }
+    fn as_regex(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// The start rule of the rules a structure lowers to (no grammar names a rule so: the
+/// pieces' rules are `PATH:name`).
+const START: &str = "structural tag";
+
 /// Lowers a tree, building each distinct leaf automaton once (tools that share a schema
 /// share its DFA).
-pub(crate) struct Lowering<'c> {
+pub(crate) struct Lowering<'c, T = String> {
     json: &'c JsonSchemaCompiler,
     state_limit: usize,
     spelling: Spelling,
@@ -41,10 +137,16 @@ pub(crate) struct Lowering<'c> {
     network: Option<(NetworkBuilder, HashMap<String, u32>)>,
     /// Lowering to markings (`crate::tokens`): every leaf with token-end markers.
     marked: bool,
+    /// Inside the content of a tag limited to some tokens: that limit's path.
+    limited: Option<String>,
+    /// The grammar pieces' rules, renamed, and each distinct piece's start rule.
+    rules: Vec<RuleDef>,
+    pieces: HashMap<(String, Syntax), String>,
+    target: std::marker::PhantomData<T>,
 }
 
-impl<'c> Lowering<'c> {
-    pub fn new(json: &'c JsonSchemaCompiler) -> Lowering<'c> {
+impl<'c, T: Target> Lowering<'c, T> {
+    pub fn new(json: &'c JsonSchemaCompiler) -> Lowering<'c, T> {
         Lowering {
             json,
             state_limit: json.get_config().get_dfa_state_limit(),
@@ -54,61 +156,37 @@ impl<'c> Lowering<'c> {
             warnings: Vec::new(),
             network: None,
             marked: false,
+            limited: None,
+            rules: Vec::new(),
+            pieces: HashMap::new(),
+            target: std::marker::PhantomData,
         }
     }
 
-    /// Lowers to the markings of the language (`crate::tokens`), which decide
-    /// `max_tokens`: each leaf with markers, limited free text with counted ones, and
-    /// markers allowed after the whole.
-    pub fn with_markers(mut self) -> Lowering<'c> {
-        self.marked = true;
-        self
-    }
-
-    /// Lowers JSON Schemas to calls of their networks' roots instead of spliced DFAs.
-    pub fn with_calls(mut self) -> Lowering<'c> {
-        self.network = Some((NetworkBuilder::new(), HashMap::new()));
-        self
-    }
-
-    /// The regex and automata of `tag`.
-    pub fn language(mut self, tag: &StructuralTag) -> Result<Language, TagsError> {
+    /// Where paths of `tag`'s tree start.
+    fn root(&mut self, tag: &StructuralTag) -> &'static str {
         self.spelling = tag.spelling;
-        let root = match tag.spelling {
+        match tag.spelling {
             Spelling::Current => "/format",
             Spelling::Bare | Spelling::Legacy => "",
-        };
-        let mut regex = self.lower(&tag.format, root, &[])?;
-        if self.marked {
-            let algebra = self.algebra();
-            let after = self.splice_as_is("marks".into(), || Ok(tokens::marks(&algebra)))?;
-            regex = format!("(?:{regex}){after}");
         }
-        Ok(Language {
-            regex,
-            automata: self.automata,
-            warnings: self.warnings,
-            network: self.network.map(|(builder, _)| builder),
-        })
     }
 
-    /// `format` at `path` as a regex group; `ends` are the non-empty end strings of the
-    /// nearest enclosing tag, which its free text may not contain.
-    fn lower(&mut self, format: &Format, path: &str, ends: &[String]) -> Result<String, TagsError> {
+    /// `format` at `path`; `ends` are the non-empty end strings of the nearest enclosing
+    /// tag, which its free text may not contain.
+    fn lower(&mut self, format: &Format, path: &str, ends: &[String]) -> Result<T, TagsError> {
         let content = |s: &mut Self, f: &Format| s.lower(f, &child(path, "content"), ends);
         Ok(match format {
             Format::ConstString(text) => self.literal(text)?,
             Format::JsonSchema(schema) => self.schema(schema, path)?,
             Format::Regex(pattern) => self.regex(pattern, path)?,
+            Format::Grammar { text, syntax } => self.grammar(text, *syntax, path)?,
             Format::AnyText {
                 excludes,
                 max_chars,
                 max_tokens,
             } => self.free_text(excludes, ends, (*max_chars, *max_tokens), path)?,
-            Format::Sequence(elements) => {
-                let parts = self.elements(elements, path, ends)?;
-                format!("(?:{})", parts.concat())
-            }
+            Format::Sequence(elements) => T::seq(self.elements(elements, path, ends)?),
             Format::Or(elements) => {
                 if elements.is_empty() {
                     return Err(TagsError::at(
@@ -116,22 +194,16 @@ impl<'c> Lowering<'c> {
                         "`or` has no elements",
                     ));
                 }
-                format!("(?:{})", self.elements(elements, path, ends)?.join("|"))
+                T::alt(self.elements(elements, path, ends)?)
             }
-            Format::Optional(inner) => format!("(?:{})?", content(self, inner)?),
-            Format::Star(inner) => format!("(?:{})*", content(self, inner)?),
-            Format::Plus(inner) => format!("(?:{})+", content(self, inner)?),
+            Format::Optional(inner) => content(self, inner)?.repeat(0, Some(1)),
+            Format::Star(inner) => content(self, inner)?.repeat(0, None),
+            Format::Plus(inner) => content(self, inner)?.repeat(1, None),
             Format::Repeat {
                 min,
                 max,
                 content: inner,
-            } => {
-                let body = content(self, inner)?;
-                match max {
-                    Some(max) => format!("(?:{body}){{{min},{max}}}"),
-                    None => format!("(?:{body}){{{min},}}"),
-                }
-            }
+            } => content(self, inner)?.repeat(*min, *max),
             Format::Tag(tag) => self.tag(tag, path, "content")?,
             Format::TriggeredTags(triggered) => self.triggered(triggered, path, ends)?,
             Format::TagsWithSeparator(separated) => self.separated(separated, path, ends)?,
@@ -143,7 +215,7 @@ impl<'c> Lowering<'c> {
         elements: &[Format],
         path: &str,
         ends: &[String],
-    ) -> Result<Vec<String>, TagsError> {
+    ) -> Result<Vec<T>, TagsError> {
         let list = child(path, "elements");
         elements
             .iter()
@@ -153,9 +225,9 @@ impl<'c> Lowering<'c> {
     }
 
     /// `begin`, the content (whose free text may not contain the end strings), an end.
-    fn tag(&mut self, tag: &Tag, path: &str, content_field: &str) -> Result<String, TagsError> {
+    fn tag(&mut self, tag: &Tag, path: &str, content_field: &str) -> Result<T, TagsError> {
         let (opened, end) = self.tag_parts(tag, path, content_field)?;
-        Ok(format!("(?:{opened}{end})"))
+        Ok(T::seq(vec![opened, end]))
     }
 
     /// A tag as `begin` and the content, and the alternation of its end strings.
@@ -164,26 +236,70 @@ impl<'c> Lowering<'c> {
         tag: &Tag,
         path: &str,
         content_field: &str,
-    ) -> Result<(String, String), TagsError> {
+    ) -> Result<(T, T), TagsError> {
         if tag.end.is_empty() {
             return Err(TagsError::at(&child(path, "end"), "`end` is an empty list"));
         }
         let ends: Vec<String> = tag.end.iter().filter(|e| !e.is_empty()).cloned().collect();
-        let content = self.lower(&tag.content, &child(path, content_field), &ends)?;
+        let content = self.content(tag, (path, content_field), &ends)?;
         let end = tag
             .end
             .iter()
             .map(|e| self.literal(e))
-            .collect::<Result<Vec<_>, _>>()?
-            .join("|");
+            .collect::<Result<Vec<_>, _>>()?;
         Ok((
-            format!("{}{content}", self.literal(&tag.begin)?),
-            format!("(?:{end})"),
+            T::seq(vec![self.literal(&tag.begin)?, content]),
+            T::alt(end),
         ))
     }
 
+    /// The content of `tag` (at `tag_path`, field `field`); with `max_tokens`, and
+    /// lowering to markings, the markings of its texts written by at most that many tokens
+    /// (`crate::tokens`).
+    fn content(
+        &mut self,
+        tag: &Tag,
+        (tag_path, field): (&str, &str),
+        ends: &[String],
+    ) -> Result<T, TagsError> {
+        let path = child(tag_path, field);
+        let Some(n) = tag.max_tokens else {
+            return self.lower(&tag.content, &path, ends);
+        };
+        let at = child(tag_path, "max_tokens");
+        if let Some(outer) = &self.limited {
+            return Err(nested_limit(&at, outer));
+        }
+        if !self.marked {
+            return Err(refused_limit(&at));
+        }
+        // The content's own language, then its counted markings.
+        (self.marked, self.limited) = (false, Some(at.clone()));
+        let plain = self.lower(&tag.content, &path, ends);
+        (self.marked, self.limited) = (true, None);
+        let plain = plain?;
+        let regex = plain
+            .as_regex()
+            .expect("markings are lowered to regex text");
+        let key = format!("body\0{n}\0{regex}");
+        let (automata, limit, algebra) = (self.automata.clone(), self.state_limit, self.algebra());
+        self.splice_as_is(key, || {
+            let dfa = RegexBuilder::new()
+                .state_limit(limit)
+                .automata(automata)
+                .build(regex)
+                .map_err(|e| {
+                    TagsError::at(
+                        &path,
+                        format!("the content's automaton could not be built: {e}"),
+                    )
+                })?;
+            tokens::counted(&dfa, n, &algebra, limit).map_err(|e| TagsError::at(&at, e))
+        })
+    }
+
     /// The tags of a dispatching format as one alternation.
-    fn tag_choice(&mut self, tags: &[Tag], path: &str) -> Result<String, TagsError> {
+    fn tag_choice(&mut self, tags: &[Tag], path: &str) -> Result<T, TagsError> {
         // The legacy spelling's root tags are its `structures`, their content `schema`.
         let (list, content_field) = match (self.spelling, path) {
             (Spelling::Legacy, "") => ("/structures".to_string(), "schema"),
@@ -199,7 +315,7 @@ impl<'c> Lowering<'c> {
         }
         // Tags with the same ends share one copy of them, `(?:b1 c1|b2 c2)(?:e)`: the
         // same language, but the automaton does not spell the end once per tool.
-        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+        let mut groups: Vec<(T, Vec<T>)> = Vec::new();
         for (i, tag) in tags.iter().enumerate() {
             let (opened, end) = self.tag_parts(tag, &child(&list, i), content_field)?;
             match groups.iter_mut().find(|(e, _)| *e == end) {
@@ -207,11 +323,11 @@ impl<'c> Lowering<'c> {
                 None => groups.push((end, vec![opened])),
             }
         }
-        let alternatives: Vec<String> = groups
+        let alternatives: Vec<T> = groups
             .into_iter()
-            .map(|(end, openings)| format!("(?:{}){end}", openings.join("|")))
+            .map(|(end, openings)| T::seq(vec![T::alt(openings), end]))
             .collect();
-        Ok(format!("(?:{})", alternatives.join("|")))
+        Ok(T::alt(alternatives))
     }
 
     fn triggered(
@@ -219,15 +335,16 @@ impl<'c> Lowering<'c> {
         t: &TriggeredTags,
         path: &str,
         ends: &[String],
-    ) -> Result<String, TagsError> {
+    ) -> Result<T, TagsError> {
         check_triggers(t, path, self.spelling)?;
         let excluded: Vec<String> = t.triggers.iter().chain(&t.excludes).cloned().collect();
         let text = self.free_text(&excluded, ends, (None, None), path)?;
         let tags = self.tag_choice(&t.tags, path)?;
+        let more = || T::seq(vec![tags.clone(), text.clone()]).repeat(0, None);
         Ok(match (t.at_least_one, t.stop_after_first) {
-            (false, false) => format!("(?:{text}(?:{tags}{text})*)"),
-            (true, false) => format!("(?:{tags}{text}(?:{tags}{text})*)"),
-            (false, true) => format!("(?:{text}{tags}?)"),
+            (false, false) => T::seq(vec![text.clone(), more()]),
+            (true, false) => T::seq(vec![tags.clone(), text.clone(), more()]),
+            (false, true) => T::seq(vec![text.clone(), tags.clone().repeat(0, Some(1))]),
             (true, true) => tags,
         })
     }
@@ -239,15 +356,19 @@ impl<'c> Lowering<'c> {
         t: &TagsWithSeparator,
         path: &str,
         ends: &[String],
-    ) -> Result<String, TagsError> {
+    ) -> Result<T, TagsError> {
         let tags = self.tag_choice(&t.tags, path)?;
         let sep = self.literal(&t.separator)?;
         let single = t.stop_after_first || ends.contains(&t.separator);
+        let list = || {
+            let more = T::seq(vec![sep.clone(), tags.clone()]).repeat(0, None);
+            T::seq(vec![tags.clone(), more])
+        };
         Ok(match (t.at_least_one, single) {
             (true, true) => tags,
-            (false, true) => format!("(?:{tags})?"),
-            (true, false) => format!("(?:{tags}(?:{sep}{tags})*)"),
-            (false, false) => format!("(?:{tags}(?:{sep}{tags})*)?"),
+            (false, true) => tags.repeat(0, Some(1)),
+            (true, false) => list(),
+            (false, false) => list().repeat(0, Some(1)),
         })
     }
 
@@ -259,7 +380,7 @@ impl<'c> Lowering<'c> {
         ends: &[String],
         (max_chars, max_tokens): (Option<u32>, Option<u32>),
         path: &str,
-    ) -> Result<String, TagsError> {
+    ) -> Result<T, TagsError> {
         if let Some(i) = excludes.iter().position(String::is_empty) {
             return Err(TagsError::at(
                 &child(&child(path, "excludes"), i),
@@ -303,31 +424,28 @@ impl<'c> Lowering<'c> {
             }
             Ok(dfa)
         };
-        match (max_tokens, self.marked) {
-            (None, _) => self.splice(key, path, build),
-            (Some(_), false) => Err(TagsError::at(
-                &child(path, "max_tokens"),
-                "`max_tokens` counts tokens, which the text alone does not show: only the \
-                 eager compile for a vocabulary decides it (not the byte DFA, the call \
-                 network or the lazy compile)",
-            )),
-            (Some(n), true) => self.splice_as_is(format!("{key}\0tokens {n}"), || {
+        let at = child(path, "max_tokens");
+        match (max_tokens, self.marked, &self.limited) {
+            (None, _, _) => self.splice(key, path, build),
+            (Some(_), _, Some(outer)) => Err(nested_limit(&at, outer)),
+            (Some(_), false, None) => Err(refused_limit(&at)),
+            (Some(n), true, None) => self.splice_as_is(format!("{key}\0tokens {n}"), || {
                 let text = build()?;
-                tokens::counted(&text, n, &algebra, limit)
-                    .map_err(|e| TagsError::at(&child(path, "max_tokens"), e))
+                tokens::counted(&text, n, &algebra, limit).map_err(|e| TagsError::at(&at, e))
             }),
         }
     }
 
     /// A JSON Schema's DFA, from fstc-json with the compiler's options.
-    fn schema(&mut self, schema: &Value, path: &str) -> Result<String, TagsError> {
+    fn schema(&mut self, schema: &Value, path: &str) -> Result<T, TagsError> {
         let text = serde_json::to_string(schema).expect("a JSON value serializes");
         let at = match (self.spelling, path.starts_with("/structures/")) {
             (Spelling::Legacy, true) => path.to_string(),
             _ => child(path, "json_schema"),
         };
         if self.network.is_some() {
-            return self.schema_call(&text, &at);
+            let root = self.schema_call(&text, &at)?;
+            return Ok(T::call(root).expect("call networks are lowered to regex text"));
         }
         let json = self.json;
         let limit = self.state_limit;
@@ -351,8 +469,8 @@ impl<'c> Lowering<'c> {
         Ok(spliced)
     }
 
-    /// `(?P<CALL>N)` of the root of the call network of `schema` (JSON text at `at`).
-    fn schema_call(&mut self, schema: &str, at: &str) -> Result<String, TagsError> {
+    /// The root machine of the call network of `schema` (JSON text at `at`).
+    fn schema_call(&mut self, schema: &str, at: &str) -> Result<u32, TagsError> {
         let (builder, roots) = self.network.as_mut().expect("lowering with calls");
         let root = match roots.get(schema) {
             Some(&root) => root,
@@ -371,11 +489,11 @@ impl<'c> Lowering<'c> {
                 root
             }
         };
-        Ok(format!("(?P<CALL>{root})"))
+        Ok(root)
     }
 
     /// A `regex` leaf, read as ECMAScript (as XGrammar and JSON Schema patterns are).
-    fn regex(&mut self, pattern: &str, path: &str) -> Result<String, TagsError> {
+    fn regex(&mut self, pattern: &str, path: &str) -> Result<T, TagsError> {
         let limit = self.state_limit;
         self.splice(format!("regex\0{pattern}"), path, || {
             RegexBuilder::new()
@@ -386,14 +504,14 @@ impl<'c> Lowering<'c> {
         })
     }
 
-    /// `(?P<AUTOMATON>N)` for the DFA `build` makes (with markers when lowering to
-    /// markings; errors of that at `path`), built once per `key`.
+    /// The DFA `build` makes (with markers when lowering to markings; errors of that at
+    /// `path`), built once per `key`.
     fn splice(
         &mut self,
         key: String,
         path: &str,
         build: impl FnOnce() -> Result<ByteDfa, TagsError>,
-    ) -> Result<String, TagsError> {
+    ) -> Result<T, TagsError> {
         if !self.marked {
             return self.splice_as_is(key, build);
         }
@@ -403,12 +521,12 @@ impl<'c> Lowering<'c> {
         })
     }
 
-    /// `(?P<AUTOMATON>N)` for the DFA `build` makes, as it is, built once per `key`.
+    /// The DFA `build` makes, as it is, built once per `key`.
     fn splice_as_is(
         &mut self,
         key: String,
         build: impl FnOnce() -> Result<ByteDfa, TagsError>,
-    ) -> Result<String, TagsError> {
+    ) -> Result<T, TagsError> {
         let index = match self.built.get(&key) {
             Some(&i) => i,
             None => {
@@ -418,7 +536,7 @@ impl<'c> Lowering<'c> {
                 self.automata.len() - 1
             }
         };
-        Ok(format!("(?P<AUTOMATON>{index})"))
+        Ok(T::splice(index, &self.automata[index]))
     }
 
     /// The algebra with the state limit.
@@ -429,9 +547,9 @@ impl<'c> Lowering<'c> {
     }
 
     /// Exactly `text` (with markers when lowering to markings).
-    fn literal(&mut self, text: &str) -> Result<String, TagsError> {
+    fn literal(&mut self, text: &str) -> Result<T, TagsError> {
         if !self.marked {
-            return Ok(literal(text));
+            return Ok(T::literal(text));
         }
         let limit = self.state_limit;
         self.splice(format!("literal\0{text}"), "", || {
@@ -441,6 +559,148 @@ impl<'c> Lowering<'c> {
                 .map_err(|e| TagsError::at("", format!("a literal could not be built: {e}")))
         })
     }
+}
+
+impl<T: Target> Lowering<'_, T> {
+    /// A `grammar` piece at `path`: the DFA of its language when it needs no stack (as a
+    /// `regex` is), else a call of its start rule, its rules (each name `PATH:name`, so
+    /// pieces never share a name) added once per distinct piece.
+    fn grammar(&mut self, text: &str, syntax: Syntax, path: &str) -> Result<T, TagsError> {
+        let key = (text.to_string(), syntax);
+        if let Some(start) = self.pieces.get(&key) {
+            return Ok(T::rule(start).expect("rules can be called"));
+        }
+        let at = child(path, "grammar");
+        let rules = piece_rules(text, syntax, &at)?;
+        let limit = self.state_limit;
+        let regular = fstc_pda::regular_dfa(&rules, limit)
+            .map_err(|e| TagsError::at(&at, format!("grammar ({syntax}): {e}")))?;
+        if let Some(dfa) = regular {
+            return self.splice(format!("grammar\0{syntax}\0{text}"), path, || Ok(dfa));
+        }
+        if T::rule("").is_none() {
+            return Err(TagsError::at(
+                path,
+                "a recursive `grammar` piece is context-free: the structure compiles to a \
+                 token PDA (`compile_any`), not to a token FSA, a byte DFA, a call network \
+                 or a lazy automaton",
+            ));
+        }
+        let rename = |name: &str| format!("{path}:{name}");
+        self.rules.extend(rules.rules.iter().map(|r| RuleDef {
+            name: rename(&r.name),
+            at: r.at,
+            body: renamed(&r.body, &rename),
+        }));
+        let start = rename(&rules.start);
+        self.pieces.insert(key, start.clone());
+        Ok(T::rule(&start).expect("rules can be called"))
+    }
+}
+
+/// A piece's rules, checked on their own (unknown rules, left recursion that cannot be
+/// rewritten), so that their errors are named at the piece (`at`).
+fn piece_rules(text: &str, syntax: Syntax, at: &str) -> Result<Rules, TagsError> {
+    let fail = |e: fstc_pda::PdaError| TagsError::at(at, format!("grammar ({syntax}): {e}"));
+    let rules = syntax.parse(text).map_err(fail)?;
+    Pda::from_rules(&rules).map_err(fail)?;
+    Ok(rules)
+}
+
+/// Whether `format` holds a `grammar` piece whose language needs a stack (one that cannot
+/// be read, or is too large, counts as not: the token FSA's compile reports it).
+pub(crate) fn needs_stack(format: &Format, state_limit: usize) -> bool {
+    format.any(&|node| match node {
+        Node::Format(Format::Grammar { text, syntax }) => piece_rules(text, *syntax, "")
+            .is_ok_and(|rules| matches!(fstc_pda::regular_dfa(&rules, state_limit), Ok(None))),
+        _ => false,
+    })
+}
+
+impl<'c> Lowering<'c, String> {
+    /// Lowers to the markings of the language (`crate::tokens`), which decide
+    /// `max_tokens`: each leaf with markers, limited free text with counted ones, and
+    /// markers allowed after the whole.
+    pub fn with_markers(mut self) -> Lowering<'c> {
+        self.marked = true;
+        self
+    }
+
+    /// Lowers JSON Schemas to calls of their networks' roots instead of spliced DFAs.
+    pub fn with_calls(mut self) -> Lowering<'c> {
+        self.network = Some((NetworkBuilder::new(), HashMap::new()));
+        self
+    }
+
+    /// The regex and automata of `tag`.
+    pub fn language(mut self, tag: &StructuralTag) -> Result<Language, TagsError> {
+        let root = self.root(tag);
+        let mut regex = self.lower(&tag.format, root, &[])?;
+        if self.marked {
+            let algebra = self.algebra();
+            let after = self.splice_as_is("marks".into(), || Ok(tokens::marks(&algebra)))?;
+            regex = String::seq(vec![regex, after]);
+        }
+        Ok(Language {
+            regex,
+            automata: self.automata,
+            warnings: self.warnings,
+            network: self.network.map(|(builder, _)| builder),
+        })
+    }
+}
+
+impl<'c> Lowering<'c, Expr> {
+    /// The rules of `tag`: the tree is the start rule [`START`], with the pieces' rules.
+    pub fn rules(mut self, tag: &StructuralTag) -> Result<(Rules, Vec<Warning>), TagsError> {
+        let root = self.root(tag);
+        let body = self.lower(&tag.format, root, &[])?;
+        let mut rules = vec![RuleDef {
+            name: START.to_string(),
+            at: None,
+            body,
+        }];
+        rules.append(&mut self.rules);
+        let rules = Rules {
+            start: START.to_string(),
+            rules,
+        };
+        Ok((rules, self.warnings))
+    }
+}
+
+/// `e` with every rule reference renamed.
+fn renamed(e: &Expr, rename: &dyn Fn(&str) -> String) -> Expr {
+    match e {
+        Expr::Ref(name, at) => Expr::Ref(rename(name), *at),
+        Expr::Seq(items) => Expr::Seq(items.iter().map(|x| renamed(x, rename)).collect()),
+        Expr::Alt(items) => Expr::Alt(items.iter().map(|x| renamed(x, rename)).collect()),
+        Expr::Repeat { expr, min, max, at } => Expr::Repeat {
+            expr: Box::new(renamed(expr, rename)),
+            min: *min,
+            max: *max,
+            at: *at,
+        },
+        Expr::Bytes(_) | Expr::Class { .. } | Expr::Dfa(_) => e.clone(),
+    }
+}
+
+/// A token limit inside a tag body that has one.
+fn nested_limit(at: &str, outer: &str) -> TagsError {
+    TagsError::at(
+        at,
+        format!("a token limit inside a tag body limited by {outer} is not supported (keep one)"),
+    )
+}
+
+/// A token limit where only the eager compile of a regular structure decides it.
+fn refused_limit(at: &str) -> TagsError {
+    TagsError::at(
+        at,
+        "`max_tokens` counts tokens, which the text alone does not show: only the eager \
+         compile for a vocabulary decides it (not the byte DFA, the call network, the lazy \
+         compile, nor a structure with a `grammar` piece)",
+    )
 }
 
 /// Each tag's `begin` starts with exactly one trigger; no trigger is empty.

@@ -3,6 +3,7 @@
 //! "triggers": [...]}` that vLLM and SGLang forward, or a bare format object. Every field
 //! is checked; a field or format that fstc would not enforce exactly is refused by name.
 
+use fstc_pda::Syntax;
 use serde_json::{Map, Value};
 
 use crate::error::{child, TagsError};
@@ -10,11 +11,6 @@ use crate::format::{Format, Tag, TagsWithSeparator, TriggeredTags};
 
 /// Formats fstc knows but refuses, with the reason.
 const REFUSED_TYPES: &[(&str, &str)] = &[
-    (
-        "grammar",
-        "a grammar piece needs a token PDA, which structural tags do not build yet; \
-         write it as a `regex` if its language is regular",
-    ),
     (
         "dispatch",
         "not supported yet; spell it as `triggered_tags` whose triggers are the patterns",
@@ -45,8 +41,8 @@ const REFUSED_TYPES: &[(&str, &str)] = &[
     ),
 ];
 
-const FORMAT_TYPES: &str = "const_string, json_schema, regex, any_text, sequence, or, optional, \
-                            star, plus, repeat, tag, triggered_tags, tags_with_separator";
+const FORMAT_TYPES: &str = "const_string, json_schema, regex, grammar, any_text, sequence, or, \
+                            optional, star, plus, repeat, tag, triggered_tags, tags_with_separator";
 
 /// A structural tag: its format tree and how it was spelled, so that errors found while
 /// compiling point into the spec as written.
@@ -80,7 +76,8 @@ impl StructuralTag {
     /// Reads a structural tag from parsed JSON (either spelling, or a bare format).
     pub fn from_value(value: &Value) -> Result<StructuralTag, TagsError> {
         let top = object(value, "")?;
-        if top.contains_key("structures") || top.contains_key("triggers") {
+        let bare_triggered = top.get("type").and_then(Value::as_str) == Some("triggered_tags");
+        if top.contains_key("structures") || (top.contains_key("triggers") && !bare_triggered) {
             return Ok(StructuralTag {
                 format: legacy(top)?,
                 spelling: Spelling::Legacy,
@@ -135,6 +132,7 @@ fn legacy(top: &Map<String, Value>) -> Result<Format, TagsError> {
             begin,
             content: Box::new(Format::JsonSchema(schema.clone())),
             end: vec![end],
+            max_tokens: None,
         });
     }
     Ok(Format::TriggeredTags(TriggeredTags::new(triggers, tags)))
@@ -171,6 +169,7 @@ fn parse_format(value: &Value, path: &str) -> Result<Format, TagsError> {
             allow_keys(map, path, &["type", "pattern"])?;
             Format::Regex(string(field("pattern")?, &child(path, "pattern"))?)
         }
+        "grammar" => grammar(map, path)?,
         "any_text" => any_text(map, path)?,
         "sequence" | "or" => {
             allow_keys(map, path, &["type", "elements"])?;
@@ -248,6 +247,30 @@ fn json_schema(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError
     Ok(Format::JsonSchema(schema.clone()))
 }
 
+/// A grammar piece: its text, and `syntax` (an fstc extension; XGrammar's EBNF when left
+/// out, as XGrammar reads this format).
+fn grammar(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError> {
+    allow_keys(map, path, &["type", "grammar", "syntax"])?;
+    let text = string(required(map, path, "grammar")?, &child(path, "grammar"))?;
+    let syntax = match map.get("syntax") {
+        None | Some(Value::Null) => Syntax::Ebnf,
+        Some(v) => {
+            let at = child(path, "syntax");
+            let name = string(v, &at)?;
+            match name.parse::<Syntax>() {
+                Ok(syntax @ (Syntax::Ebnf | Syntax::Gbnf | Syntax::Lark)) => syntax,
+                _ => {
+                    return Err(TagsError::at(
+                        &at,
+                        format!("unknown grammar syntax {name:?} (known: ebnf, gbnf, lark)"),
+                    ))
+                }
+            }
+        }
+    };
+    Ok(Format::Grammar { text, syntax })
+}
+
 fn any_text(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError> {
     allow_keys(map, path, &["type", "excludes", "max_tokens", "max_chars"])?;
     let max_tokens = match map.get("max_tokens") {
@@ -292,7 +315,11 @@ fn repeat(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError> {
 /// A `tag` object (inside `triggered_tags` and `tags_with_separator` too, where `type`
 /// may be left out).
 fn tag(map: &Map<String, Value>, path: &str) -> Result<Tag, TagsError> {
-    allow_keys(map, path, &["type", "begin", "content", "end"])?;
+    allow_keys(
+        map,
+        path,
+        &["type", "begin", "content", "end", "max_tokens"],
+    )?;
     let begin_path = child(path, "begin");
     let begin = match required(map, path, "begin")? {
         Value::Object(_) => return Err(token_delimiter(&begin_path)),
@@ -305,10 +332,15 @@ fn tag(map: &Map<String, Value>, path: &str) -> Result<Tag, TagsError> {
         v => vec![string(v, &end_path)?],
     };
     let content = parse_format(required(map, path, "content")?, &child(path, "content"))?;
+    let max_tokens = match map.get("max_tokens") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(count(v, &child(path, "max_tokens"))?),
+    };
     Ok(Tag {
         begin,
         content: Box::new(content),
         end,
+        max_tokens,
     })
 }
 

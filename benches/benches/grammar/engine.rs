@@ -1,5 +1,6 @@
-//! fstc on a grammar: GBNF text → token PDA (the file `fstc compile grammar` writes), walked
-//! by a `PdaWalker` (a `GlrWalker` for a nondeterministic PDA) through the harness's
+//! fstc on a grammar: GBNF text, or a structural tag with a `grammar` piece → token PDA (the
+//! file `fstc compile grammar` or `fstc compile structural-tag` writes), walked by a
+//! `PdaWalker` (a `GlrWalker` for a nondeterministic PDA) through the harness's
 //! `Fstc<M: Matcher>`.
 
 use std::time::{Duration, Instant};
@@ -10,8 +11,11 @@ use fstc_core::pda_walker::PdaWalker;
 use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
 use fstc_pda::GrammarCompiler;
+use fstc_tags::{StructuralTag, StructuralTagCompiler};
 
 use fstc_benches::walk::Event;
+
+use crate::samples::Source;
 
 /// A compiled grammar and what the table says about it.
 pub struct Compiled {
@@ -25,14 +29,27 @@ pub struct Compiled {
     pub shape: String,
 }
 
-/// Compiles `gbnf` over the vocabulary trie built once per vocabulary (the peers' own
-/// per-vocabulary setup is not timed either) and lays it out as the file decoders load.
-pub fn compile(gbnf: &str, trie: &VocabTrie) -> Result<Compiled> {
+/// Compiles `text` (of `source`'s kind) over the vocabulary trie built once per vocabulary
+/// (the peers' own per-vocabulary setup is not timed either) and lays it out as the file
+/// decoders load. A structural tag's time includes reading its JSON.
+pub fn compile(source: Source, text: &str, trie: &VocabTrie) -> Result<Compiled> {
     let started = Instant::now();
-    let tpda = GrammarCompiler::new()
-        .compile_with_trie(gbnf, trie)
-        .map_err(|e| anyhow!("fstc cannot compile the grammar: {e}"))?
-        .automaton;
+    let tpda = match source {
+        Source::Gbnf(_) => {
+            GrammarCompiler::new()
+                .compile_with_trie(text, trie)
+                .map_err(|e| anyhow!("fstc cannot compile the grammar: {e}"))?
+                .automaton
+        }
+        Source::StructuralTag(_) => {
+            let tag = StructuralTag::from_json(text)
+                .map_err(|e| anyhow!("fstc cannot read the structural tag: {e}"))?;
+            StructuralTagCompiler::new()
+                .compile_pda_with_trie(&tag, trie)
+                .map_err(|e| anyhow!("fstc cannot compile the structural tag: {e}"))?
+                .automaton
+        }
+    };
     let time = started.elapsed();
     let pop_edges: usize = (0..tpda.num_nodes()).map(|n| tpda.pops(n).count()).sum();
     let shape = format!(

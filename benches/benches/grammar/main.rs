@@ -1,5 +1,6 @@
-//! Grammars: fstc's token PDAs (GBNF) against llguidance's Lark path, in one process, on
-//! the same token bytes and walks that nest at least 10 deep. Prints markdown tables.
+//! Grammars: fstc's token PDAs (GBNF, and a structural tag with a grammar piece) against
+//! llguidance's Lark path, in one process, on the same token bytes and walks that nest at
+//! least 10 deep. Prints markdown tables.
 //!
 //! Run: `cargo bench --manifest-path benches/Cargo.toml --bench grammar -- [--vocab NAME_OR_PATH ...] [--steps N] [--compile-runs N]`.
 //! See benches/README.md ("Grammars") for what is measured.
@@ -25,7 +26,7 @@ use fstc_core::pda_walker::PdaWalker;
 use fstc_core::vocab::VocabTrie;
 use llguidance::api::TopLevelGrammar;
 
-use crate::samples::{nesting_depth, GrammarCase, GRAMMAR_CASES};
+use crate::samples::{nesting_depth, GrammarCase, Source, GRAMMAR_CASES};
 
 /// fstc's goals on one grammar: mask p99 and max in µs, compile in ms, and (issue 22) how
 /// many times below llguidance's p99 fstc's must be.
@@ -78,8 +79,8 @@ fn real_main() -> Result<()> {
     }
     println!("# Grammars\n");
     println!(
-        "fstc: the GBNF file composed into a token PDA (`GrammarCompiler::compile_with_trie`), \
-         walked by a `PdaWalker` (a `GlrWalker` if nondeterministic) through `Matcher`; llguidance: the same language in its Lark syntax \
+        "fstc: the GBNF file composed into a token PDA (`GrammarCompiler::compile_with_trie`; the \
+         structural tag through `StructuralTagCompiler::compile_pda_with_trie`), walked by a `PdaWalker` (a `GlrWalker` if nondeterministic) through `Matcher`; llguidance: the same language in its Lark syntax \
          (`TopLevelGrammar::from_lark`). Walks nest at least 10 deep."
     );
     for name in &options.vocabs {
@@ -121,7 +122,8 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
     let mut summaries = Vec::new();
     for case in GRAMMAR_CASES {
         eprintln!("  {} / {}", vocab.name, case.name);
-        let gbnf = repo_file(case.gbnf)?;
+        let (Source::Gbnf(path) | Source::StructuralTag(path)) = case.fstc;
+        let gbnf = repo_file(path)?;
         let lark = std::fs::read_to_string(lark_dir().join(case.lark))
             .with_context(|| format!("cannot read {}", case.lark))?;
         let samples = vocab.tokenize_all(case.samples)?;
@@ -305,7 +307,7 @@ fn run_fstc(
     vocab: &LoadedVocab,
     options: &Options,
 ) -> Result<(Row, Vec<Verdict>, &'static Goals)> {
-    let compiled = engine::compile(gbnf, trie)?;
+    let compiled = engine::compile(case.fstc, gbnf, trie)?;
     let pda = &compiled.pda;
     let (mut result, verdicts, walk, goals) = if pda.is_deterministic() {
         let (result, verdicts) = walk_fstc(PdaWalker::new(pda), &compiled, events, vocab, case);
@@ -320,7 +322,7 @@ fn run_fstc(
         (result, verdicts, walk, &NONDETERMINISTIC)
     };
     result.compile = fastest(compiled.time, options.compile_runs, || {
-        engine::compile(gbnf, trie).map(|c| ((), c.time))
+        engine::compile(case.fstc, gbnf, trie).map(|c| ((), c.time))
     })?;
     let note = format!("{}; {walk}", compiled.shape);
     Ok((Row { result, note }, verdicts, goals))

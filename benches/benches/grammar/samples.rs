@@ -4,11 +4,20 @@
 //! Walk texts nest at least 10 deep (brackets, objects, parentheses, calls), so the walks
 //! exercise pushes and pops across token boundaries, not only the top level.
 
-/// One grammar, written twice: GBNF for fstc and Lark for llguidance.
+/// What fstc compiles, relative to the repository root.
+#[derive(Clone, Copy)]
+pub enum Source {
+    /// A GBNF file (the pda crate's test grammars), through `GrammarCompiler`.
+    Gbnf(&'static str),
+    /// A structural tag with a `grammar` piece, through `StructuralTagCompiler`.
+    StructuralTag(&'static str),
+}
+
+/// One grammar, written twice: for fstc and in Lark for llguidance.
 pub struct GrammarCase {
     pub name: &'static str,
-    /// The GBNF file, relative to the repository root (the pda crate's test grammar).
-    pub gbnf: &'static str,
+    /// What fstc compiles.
+    pub fstc: Source,
     /// The Lark file, relative to `benches/inputs/grammar/`.
     pub lark: &'static str,
     /// Texts the walks follow, in turn.
@@ -20,7 +29,7 @@ pub struct GrammarCase {
 pub const GRAMMAR_CASES: &[GrammarCase] = &[
     GrammarCase {
         name: "json",
-        gbnf: "pda/tests/grammars/json.gbnf",
+        fstc: Source::Gbnf("pda/tests/grammars/json.gbnf"),
         lark: "json.lark",
         samples: &[
             r#"[[[[[[[[[[[{"id": 1, "tags": ["a", "b"], "next": {"id": 2, "next": {"id": 3, "next": null}}}]]]]]]]]]]]"#,
@@ -54,7 +63,7 @@ pub const GRAMMAR_CASES: &[GrammarCase] = &[
     },
     GrammarCase {
         name: "arithmetic",
-        gbnf: "pda/tests/grammars/arith.gbnf",
+        fstc: Source::Gbnf("pda/tests/grammars/arith.gbnf"),
         lark: "arith.lark",
         samples: &[
             "((((((((((((1+2)*3)-4)/5)%6)+x)*y1)-f(2))/g(a, b))+7.25)*8)-9)",
@@ -84,7 +93,7 @@ pub const GRAMMAR_CASES: &[GrammarCase] = &[
     },
     GrammarCase {
         name: "ambiguous expr",
-        gbnf: "pda/tests/grammars/nondeterministic/ambiguous_expr.gbnf",
+        fstc: Source::Gbnf("pda/tests/grammars/nondeterministic/ambiguous_expr.gbnf"),
         lark: "ambiguous_expr.lark",
         samples: &[
             "((((((((((((1 + 2) * 3) - 4) / 5) + 6) * 7) - 8) / 9) + 10) * 11) - 12) / 13)",
@@ -111,7 +120,7 @@ pub const GRAMMAR_CASES: &[GrammarCase] = &[
     },
     GrammarCase {
         name: "indirect expr",
-        gbnf: "pda/tests/grammars/nondeterministic/indirect_expr.gbnf",
+        fstc: Source::Gbnf("pda/tests/grammars/nondeterministic/indirect_expr.gbnf"),
         lark: "indirect_expr.lark",
         samples: &[
             "((((((((((((1 + 2) * 3) - 4) / 5) + 6) * 7) - 8) / 9) + 10) * 11) - 12) / 13)",
@@ -138,7 +147,7 @@ pub const GRAMMAR_CASES: &[GrammarCase] = &[
     },
     GrammarCase {
         name: "sql",
-        gbnf: "pda/tests/grammars/nondeterministic/sql_optional.gbnf",
+        fstc: Source::Gbnf("pda/tests/grammars/nondeterministic/sql_optional.gbnf"),
         lark: "sql_optional.lark",
         samples: &[
             "SELECT a FROM t WHERE ((((((((((((x = 1)))))))))))) AND y != 'z' ORDER BY a DESC LIMIT 10;",
@@ -158,6 +167,34 @@ pub const GRAMMAR_CASES: &[GrammarCase] = &[
             "SELECT a FROM t;;",
             "SELECT a FROM t WHERE a <= (SELECT b FROM u)",
             "select a from t",
+        ],
+    },
+    GrammarCase {
+        name: "tags: <calc> calls",
+        fstc: Source::StructuralTag("benches/inputs/grammar/calc_tags.json"),
+        lark: "calc_tags.lark",
+        samples: &[
+            "Let me work it out. <calc>((((((((((1+2)*3)-4)/5)+6)*7)-8)/9)+10)*11)</calc> So the total is \
+             about 120, and <calc>(((((((((((12)))))))))))</calc> is just 12.",
+            "First the cost: <calc>3*(4+(5*(6-(7/(8+(9*(10-(11+(12*(13-14))))))))))</calc>\n\
+             then the tax <calc>20/100*(((((((((((50)))))))))))</calc>. Done <c> </calc>.",
+            "No call needed here; a < b and c > d, (x) [y] {z}.",
+            "<calc>1+2*3-4/5+6*7-8/9+10*(11-(12+(13*(14-(15/(16+(17*(18-(19+(20*21))))))))))</calc>",
+        ],
+        probes: &[
+            "<calc>1+2</calc>",
+            "So <calc>(1+2)*3</calc> is 9.",
+            "plain text",
+            "",
+            "<calc>(1+2</calc>",
+            "<calc>1+</calc>",
+            "<calc>1 + 2</calc>",
+            "a <calc>1</calc",
+            "<calc>()</calc>",
+            "<calc>(1))</calc>",
+            "x<calc>1</calc>y<calc>2</calc>z",
+            "<cal c>1</calc>",
+            "a <calc>",
         ],
     },
 ];

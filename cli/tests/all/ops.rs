@@ -193,6 +193,26 @@ fn wrong_operands_and_malformed_files_exit_2_with_the_reason() {
     let run = fstc(&["union", s(&a), s(&pda), "-o", s(&dir.join("y.fstc"))]);
     assert_eq!(run.status.code(), Some(2));
     assert!(stderr(&run).contains("is a token PDA"), "{}", stderr(&run));
+    let run = fstc(&["intersect", s(&pda), s(&pda), "-o", s(&dir.join("p.fstc"))]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr(&run).contains("are both token PDAs"),
+        "{}",
+        stderr(&run)
+    );
+    let run = fstc(&[
+        "intersect",
+        s(&pda),
+        s(&other),
+        "-o",
+        s(&dir.join("q.fstc")),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr(&run).contains("compiled for different vocabularies"),
+        "{}",
+        stderr(&run)
+    );
     let bad = dir.join("bad.att");
     std::fs::write(&bad, "0\t1\t98\t98\n1\t2\tb\tb\n").unwrap();
     let run = fstc(&[

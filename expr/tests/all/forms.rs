@@ -14,6 +14,8 @@ fn tree() -> impl Strategy<Value = Expr> {
         text.prop_map(Expr::json_file),
         text.prop_map(Expr::json_schema),
         text.prop_map(Expr::automaton),
+        text.prop_map(Expr::grammar),
+        text.prop_map(Expr::grammar_file),
         (text, 0..3u8).prop_map(|(p, l)| {
             let labels = [Labels::Fstc, Labels::Bytes, Labels::CodePoints][l as usize];
             Expr::fst(p, labels)
@@ -125,7 +127,7 @@ fn text_errors_name_the_column_and_what_was_expected() {
     assert_eq!(
         error_at(r#"intersect(regex("a"), reg("b"))"#),
         "column 23: unknown function `reg`; the functions are regex, text, json, json_schema, \
-         fst, automaton, max_tokens, intersect, union, difference, complement, concat, star, repeat"
+         fst, automaton, grammar, grammar_file, max_tokens, intersect, union, difference, complement, concat, star, repeat"
     );
     assert_eq!(
         error_at(r#"union(regex("a"))"#),

@@ -2,4 +2,5 @@
 
 mod differential;
 mod forms;
+mod grammar;
 mod tokens;

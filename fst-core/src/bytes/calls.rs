@@ -113,6 +113,11 @@ impl CallNetwork {
         &self.machines[m as usize]
     }
 
+    /// Machine `m`, shared.
+    pub(crate) fn machine_arc(&self, m: u32) -> &Arc<ByteDfa> {
+        &self.machines[m as usize]
+    }
+
     /// The machine that terminal `k` of machine `m` calls.
     pub fn callee(&self, m: u32, k: usize) -> u32 {
         self.callees[m as usize][k]

@@ -77,7 +77,7 @@ pub fn utf8_next(state: u8, b: u8) -> Option<u8> {
 /// Besides bytes, a DFA compiled from a pattern with wildcard extensions has terminal
 /// edges ([`ByteDfa::terminals`], [`ByteDfa::next_terminal`]), each reading one whole
 /// token of a set chosen when composing with a vocabulary.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ByteDfa {
     classes: [u8; 256],
     num_classes: usize,

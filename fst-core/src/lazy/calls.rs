@@ -16,10 +16,11 @@
 
 use std::sync::Arc;
 
-use crate::bytes::CallNetwork;
+use crate::bytes::{ByteDfa, CallNetwork};
 use crate::fast_hash::FastMap;
 use crate::vocab::VocabTrie;
 
+use super::shared;
 use super::state::{walk, walk_below, StateInfo, NO_STATE};
 
 /// No parent frame: the bottom of a stack.
@@ -55,6 +56,8 @@ pub(super) struct Expansion {
     generation: u32,
     /// Walks of the trie by one machine without calls, by (machine, state).
     leaf_walks: FastMap<(u32, u32), Arc<LeafWalk>>,
+    /// Each machine's hash for the process-wide walks ([`super::shared`]), once asked for.
+    machine_hashes: Vec<Option<u64>>,
 }
 
 /// What a machine that calls nothing reads of the vocabulary from one of its states,
@@ -62,10 +65,14 @@ pub(super) struct Expansion {
 /// trie nodes whose parent it may return at (it accepts there): below a return, the
 /// caller reads on, and only the nodes of a byte the caller takes need a look.
 #[derive(Debug)]
-struct LeafWalk {
+pub(super) struct LeafWalk {
     tokens: StateInfo,
     after_return: Vec<Vec<u32>>,
 }
+
+/// Most stacks of a flat state whose tokens are found stack by stack (past it, one walk
+/// of the trie for all of them).
+const MAX_SPLIT_STACKS: usize = 16;
 
 /// Most leaf walks an expansion keeps (each up to a bitset and a list of trie nodes);
 /// past it they are made again when needed.
@@ -91,6 +98,7 @@ impl Expansion {
             marks: Vec::new(),
             generation: 0,
             leaf_walks: FastMap::default(),
+            machine_hashes: Vec::new(),
         };
         let root = e.network.root();
         let root = e.frame(root, e.network.machine(root).start(), BOTTOM);
@@ -234,8 +242,25 @@ impl Expansion {
         if let Some(info) = &self.cache[state as usize] {
             return Arc::clone(info);
         }
+        let stacks = self.ready[state as usize].len();
         let info = match self.leaf_top(state) {
             Some(x) => self.leaf_tokens(x, trie, vocab_size),
+            // A token is read from a set of stacks iff one of them reads it: each stack's
+            // tokens are found alone (its own state, cached and shared by every set that
+            // has it; a string's through its machine's leaf walk) and united.
+            None if (2..=MAX_SPLIT_STACKS).contains(&stacks) => {
+                let mut united: Option<StateInfo> = None;
+                for i in 0..stacks {
+                    let x = self.ready[state as usize][i];
+                    let alone = self.intern(vec![x], false);
+                    let info = self.info(alone, trie, vocab_size);
+                    united = Some(match united {
+                        None => (*info).clone(),
+                        Some(u) => u.union(&info, vocab_size),
+                    });
+                }
+                united.expect("at least two stacks")
+            }
             None => {
                 let classes = *self.class_of_byte();
                 let mut tokens = Vec::new();
@@ -302,42 +327,67 @@ impl Expansion {
         leaf.tokens.with(tokens, vocab_size)
     }
 
-    /// Machine `m`'s own walk of the trie from its state `s` (made once).
+    /// Machine `m`'s own walk of the trie from its state `s` (made once per expansion,
+    /// and found in the process-wide walks when another schema made it).
     fn leaf_walk(&mut self, m: u32, s: u32, trie: &VocabTrie, vocab_size: u32) -> Arc<LeafWalk> {
         if let Some(w) = self.leaf_walks.get(&(m, s)) {
             return Arc::clone(w);
         }
+        let hash = self.machine_hash(m);
         let dfa = self.network.machine(m);
-        let mut at = vec![NO_STATE; trie.max_depth() + 1];
-        at[0] = s;
-        let mut tokens = Vec::new();
-        let mut after_return = vec![Vec::new(); 256];
-        let mut node = 1;
-        while node < trie.num_nodes() {
-            let depth = trie.node_depth(node);
-            let byte = trie.node_byte(node);
-            let from = at[depth - 1];
-            // The state at the trie's root accepting would have popped already: a
-            // leaf top never accepts there, so returns start one byte in.
-            if depth > 1 && dfa.is_accepting(from) {
-                after_return[byte as usize].push(node as u32);
+        let w = match shared::find(trie, dfa, hash, s) {
+            Some(w) => w,
+            None => {
+                let w = Arc::new(leaf_walk(dfa, s, trie, vocab_size));
+                shared::keep(trie, self.network.machine_arc(m), hash, s, &w);
+                w
             }
-            let Some(next) = dfa.next(from, byte) else {
-                node = trie.subtree_end(node);
-                continue;
-            };
-            at[depth] = next;
-            tokens.extend_from_slice(trie.node_tokens(node));
-            node += 1;
-        }
-        let w = Arc::new(LeafWalk {
-            tokens: StateInfo::from_tokens(tokens, vocab_size),
-            after_return,
-        });
+        };
         if self.leaf_walks.len() >= MAX_LEAF_WALKS {
             self.leaf_walks.clear();
         }
         self.leaf_walks.insert((m, s), Arc::clone(&w));
         w
+    }
+
+    fn machine_hash(&mut self, m: u32) -> u64 {
+        let m = m as usize;
+        if self.machine_hashes.len() <= m {
+            self.machine_hashes
+                .resize(self.network.num_machines(), None);
+        }
+        let network = &self.network;
+        *self.machine_hashes[m]
+            .get_or_insert_with(|| shared::machine_hash(network.machine(m as u32)))
+    }
+}
+
+/// Machine `dfa`'s own walk of the trie from its state `s`.
+fn leaf_walk(dfa: &ByteDfa, s: u32, trie: &VocabTrie, vocab_size: u32) -> LeafWalk {
+    let mut at = vec![NO_STATE; trie.max_depth() + 1];
+    at[0] = s;
+    let mut tokens = Vec::new();
+    let mut after_return = vec![Vec::new(); 256];
+    let mut node = 1;
+    while node < trie.num_nodes() {
+        let depth = trie.node_depth(node);
+        let byte = trie.node_byte(node);
+        let from = at[depth - 1];
+        // The state at the trie's root accepting would have popped already: a
+        // leaf top never accepts there, so returns start one byte in.
+        if depth > 1 && dfa.is_accepting(from) {
+            after_return[byte as usize].push(node as u32);
+        }
+        let Some(next) = dfa.next(from, byte) else {
+            node = trie.subtree_end(node);
+            continue;
+        };
+        at[depth] = next;
+        tokens.extend_from_slice(trie.node_tokens(node));
+        node += 1;
+    }
+    LeafWalk {
+        tokens: StateInfo::from_tokens(tokens, vocab_size),
+        after_return,
     }
 }

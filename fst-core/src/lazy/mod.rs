@@ -28,6 +28,7 @@
 
 mod calls;
 mod matcher;
+mod shared;
 mod state;
 
 pub use matcher::LazyMatcher;

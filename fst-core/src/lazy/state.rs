@@ -77,6 +77,19 @@ impl StateInfo {
         }
     }
 
+    /// These edges and `other`'s.
+    pub(super) fn union(&self, other: &StateInfo, vocab_size: u32) -> StateInfo {
+        match (self, other) {
+            (StateInfo::Dense { words: a, .. }, StateInfo::Dense { words: b, .. }) => {
+                let words: Box<[u32]> = a.iter().zip(b.iter()).map(|(x, y)| x | y).collect();
+                let count = words.iter().map(|w| w.count_ones()).sum();
+                StateInfo::Dense { words, count }
+            }
+            (dense @ StateInfo::Dense { .. }, StateInfo::Sparse(tokens))
+            | (StateInfo::Sparse(tokens), dense) => dense.with(tokens.to_vec(), vocab_size),
+        }
+    }
+
     /// The edges `tokens` (any order, each once), kept as the eager layout would.
     pub(super) fn from_tokens(mut tokens: Vec<u32>, vocab_size: u32) -> StateInfo {
         let words = (vocab_size as usize).div_ceil(32);

@@ -33,6 +33,21 @@ impl JointClasses {
         JointClasses::group(a.vocab_size(), &rows)
     }
 
+    /// The joint classes of a token PDA's class map (`class_of_token`, [`NO_CLASS`] for
+    /// none) and the token FSA `b`.
+    pub(crate) fn of_class_map<B: AsRef<[u32]>>(
+        class_of_token: &[u32],
+        b: &TokenAutomaton<B>,
+    ) -> JointClasses {
+        let pda_row = (class_of_token.iter().enumerate())
+            .filter(|&(_, &c)| c != NO_CLASS)
+            .map(|(t, &c)| (t as u32, c))
+            .collect();
+        let mut rows = vec![pda_row];
+        push_rows(b, &mut rows);
+        JointClasses::group(b.vocab_size(), &rows)
+    }
+
     /// The classes of one automaton with its terminal masks split off (what projection
     /// needs: every joint class moves by one edge).
     pub(crate) fn single<W: AsRef<[u32]>>(a: &TokenAutomaton<W>) -> JointClasses {

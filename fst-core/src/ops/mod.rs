@@ -18,16 +18,20 @@
 
 mod atoms;
 pub mod openfst;
+mod pda_live;
+mod pda_product;
 mod product;
 mod project;
 
 use std::fmt;
+use std::time::Instant;
 
 use crate::automaton::{AutomatonParts, Terminal, TokenAutomaton};
 use crate::bytes::{ByteDfa, ByteDfaError};
 use crate::compiled::{CompileStats, Compiled};
 use crate::minimize::minimal_dfa;
-use crate::parts::PartsError;
+use crate::parts::{PartsError, PdaParts};
+use crate::token_pda::TokenPda;
 use crate::vocab::{TokenVocabulary, VocabTrie};
 
 use atoms::{JointClasses, Operand};
@@ -55,6 +59,8 @@ pub enum OpsErrorKind {
     /// An OpenFst file does not read as a byte acceptor, or an automaton cannot be written
     /// as one.
     OpenFst,
+    /// The operation ran past [`TokenAlgebra::deadline`].
+    Deadline,
 }
 
 /// An operation that failed; `Display` names the operation and what to change.
@@ -179,6 +185,28 @@ pub fn at_most_tokens_of_trie(trie: &VocabTrie, n: usize) -> Result<TokenAutomat
 #[derive(Clone, Debug)]
 pub struct TokenAlgebra {
     state_limit: usize,
+    deadline: Option<Instant>,
+}
+
+/// The deadline of one operation, polled by its loops.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    name: &'static str,
+    deadline: Option<Instant>,
+}
+
+impl Clock {
+    /// An error once the deadline has passed.
+    pub(crate) fn check(&self) -> Result<(), OpsError> {
+        match self.deadline {
+            Some(d) if Instant::now() > d => Err(OpsError::new(
+                self.name,
+                OpsErrorKind::Deadline,
+                format!("the {} ran past its deadline (the time budget)", self.name),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Default for TokenAlgebra {
@@ -192,6 +220,7 @@ impl TokenAlgebra {
     pub fn new() -> TokenAlgebra {
         TokenAlgebra {
             state_limit: DEFAULT_STATE_LIMIT,
+            deadline: None,
         }
     }
 
@@ -199,6 +228,20 @@ impl TokenAlgebra {
     pub fn state_limit(mut self, limit: usize) -> TokenAlgebra {
         self.state_limit = limit.clamp(1, (u32::MAX / 2) as usize);
         self
+    }
+
+    /// Gives up past `deadline` (polled as states are made) with
+    /// [`OpsErrorKind::Deadline`]: a caller's time budget.
+    pub fn deadline(mut self, deadline: Option<Instant>) -> TokenAlgebra {
+        self.deadline = deadline;
+        self
+    }
+
+    fn clock(&self, name: &'static str) -> Clock {
+        Clock {
+            name,
+            deadline: self.deadline,
+        }
     }
 
     /// The state limit in force.
@@ -213,6 +256,41 @@ impl TokenAlgebra {
         b: &TokenAutomaton<B>,
     ) -> Result<Compiled<TokenAutomaton>, OpsError> {
         self.binary("intersection", a, b, Op::And)
+    }
+
+    /// Token sequences a token PDA and a token FSA both accept, as a token PDA (kept
+    /// nondeterministic if `pda` is). Without dead ends: every token a walker allows
+    /// leads to a configuration from which EOS can still be reached, so a decoder never
+    /// paints itself into a corner (an opened bracket with no tokens left to close it).
+    /// The state limit bounds the nodes of the product and of the result.
+    pub fn intersect_pda<P: AsRef<[u32]>, A: AsRef<[u32]>>(
+        &self,
+        pda: &TokenPda<P>,
+        fsa: &TokenAutomaton<A>,
+    ) -> Result<Compiled<TokenPda>, OpsError> {
+        let name = "intersection";
+        let pda = pda.to_parts();
+        same_vocabulary_of(name, vocab_of_parts(&pda), vocab_of(fsa))?;
+        let mut stats = CompileStats::new();
+        let joint = stats.time("joint classes", || {
+            JointClasses::of_class_map(&pda.class_of_token, fsa)
+        });
+        stats.set_count("joint classes", joint.len());
+        let product = stats.time("product", || {
+            let operand = Operand::new(fsa, &joint);
+            pda_product::product(&pda, &operand, &joint, self.state_limit, self.clock(name))
+        })?;
+        stats.set_count("product nodes", product.len());
+        let live = stats.time("dead ends", || {
+            pda_live::annotate(&product, &pda.push_seqs, self.state_limit, self.clock(name))
+        })?;
+        let parts = pda_parts(&pda, joint.class_of, joint.first.len() as u32, live);
+        let automaton = stats
+            .time("layout", || TokenPda::from_parts(parts))
+            .map_err(|e| parts_error(name, e))?;
+        stats.set_count("nodes", automaton.num_nodes() as usize);
+        stats.set_count("stack symbols", automaton.num_stack_symbols() as usize);
+        Ok(Compiled::new(automaton, stats))
     }
 
     /// Token sequences either accepts.
@@ -254,7 +332,14 @@ impl TokenAlgebra {
         same_vocabulary("equivalence", a, b)?;
         let joint = JointClasses::of(a, b);
         let (oa, ob) = (Operand::new(a, &joint), Operand::new(b, &joint));
-        let product = explore("equivalence", &oa, &ob, Op::Xor, self.state_limit)?;
+        let product = explore(
+            "equivalence",
+            &oa,
+            &ob,
+            Op::Xor,
+            self.state_limit,
+            self.clock("equivalence"),
+        )?;
         let parts = class_parts(a, &joint, product.accepting, product.edges);
         let xor =
             TokenAutomaton::from_class_parts(parts).map_err(|e| parts_error("equivalence", e))?;
@@ -299,7 +384,7 @@ impl TokenAlgebra {
         stats.set_count("joint classes", joint.len());
         let product = stats.time("product", || {
             let (oa, ob) = (Operand::new(a, &joint), Operand::new(b, &joint));
-            explore(name, &oa, &ob, op, self.state_limit)
+            explore(name, &oa, &ob, op, self.state_limit, self.clock(name))
         })?;
         stats.set_count("product states", product.accepting.len());
         let (accepting, edges) = stats.time("minimization", || {
@@ -363,35 +448,77 @@ fn universe<W: AsRef<[u32]>>(
     TokenAutomaton::from_parts(parts).map_err(|e| parts_error("complement", e))
 }
 
+/// The result of [`TokenAlgebra::intersect_pda`] as parts: the annotated product over
+/// the joint classes, or one node accepting nothing when nothing can finish.
+fn pda_parts(
+    pda: &PdaParts,
+    class_of_token: Vec<u32>,
+    num_classes: u32,
+    live: Option<pda_live::Annotated>,
+) -> PdaParts {
+    let live = live.unwrap_or(pda_live::Annotated {
+        accepting: vec![false],
+        edges: vec![Vec::new()],
+        pops: vec![Vec::new()],
+        push_seqs: vec![Vec::new()],
+        num_stack_symbols: 0,
+    });
+    PdaParts {
+        vocab_size: pda.vocab_size,
+        vocab_fingerprint: pda.vocab_fingerprint,
+        eos_ids: pda.eos_ids.clone(),
+        num_stack_symbols: live.num_stack_symbols,
+        start: 0,
+        accepting: live.accepting,
+        num_classes,
+        class_of_token,
+        edges: live.edges,
+        pops: live.pops,
+        push_seqs: live.push_seqs,
+        nondeterministic: pda.nondeterministic,
+    }
+}
+
+/// A vocabulary as the operations compare it: size, fingerprint, EOS ids.
+type VocabKey<'a> = (u32, u64, &'a [u32]);
+
+fn vocab_of<W: AsRef<[u32]>>(a: &TokenAutomaton<W>) -> VocabKey<'_> {
+    (a.vocab_size(), a.vocab_fingerprint(), a.eos_ids())
+}
+
+fn vocab_of_parts(p: &PdaParts) -> VocabKey<'_> {
+    (p.vocab_size, p.vocab_fingerprint, &p.eos_ids)
+}
+
 /// Refuses operands of different vocabularies or EOS ids.
 fn same_vocabulary<A: AsRef<[u32]>, B: AsRef<[u32]>>(
     name: &'static str,
     a: &TokenAutomaton<A>,
     b: &TokenAutomaton<B>,
 ) -> Result<(), OpsError> {
-    if a.vocab_fingerprint() != b.vocab_fingerprint() || a.vocab_size() != b.vocab_size() {
+    same_vocabulary_of(name, vocab_of(a), vocab_of(b))
+}
+
+fn same_vocabulary_of(name: &'static str, a: VocabKey, b: VocabKey) -> Result<(), OpsError> {
+    if a.1 != b.1 || a.0 != b.0 {
         return Err(OpsError::new(
             name,
             OpsErrorKind::Vocabulary,
             format!(
                 "the operands of the {name} were compiled for different vocabularies \
                  (size {}, fingerprint {:016x}; size {}, fingerprint {:016x})",
-                a.vocab_size(),
-                a.vocab_fingerprint(),
-                b.vocab_size(),
-                b.vocab_fingerprint()
+                a.0, a.1, b.0, b.1
             ),
         ));
     }
-    if a.eos_ids() != b.eos_ids() {
+    if a.2 != b.2 {
         return Err(OpsError::new(
             name,
             OpsErrorKind::Vocabulary,
             format!(
                 "the operands of the {name} have different EOS ids ({:?} and {:?}); \
                  compile them with the same --eos-ids",
-                a.eos_ids(),
-                b.eos_ids()
+                a.2, b.2
             ),
         ));
     }

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use super::atoms::{JointClasses, Operand, DEAD};
-use super::{OpsError, OpsErrorKind};
+use super::{Clock, OpsError, OpsErrorKind};
 use crate::automaton::{ClassParts, StateId, TokenAutomaton};
 use crate::fast_hash::FastMap;
 
@@ -56,6 +56,7 @@ pub(crate) fn explore<A: AsRef<[u32]>, B: AsRef<[u32]>>(
     b: &Operand<'_, B>,
     op: Op,
     state_limit: usize,
+    clock: Clock,
 ) -> Result<Product, OpsError> {
     let mut ids: FastMap<(StateId, StateId), StateId> = FastMap::default();
     let mut pairs = vec![(a.start(), b.start())];
@@ -67,6 +68,7 @@ pub(crate) fn explore<A: AsRef<[u32]>, B: AsRef<[u32]>>(
     let mut queue = VecDeque::from([0u32]);
     let mut candidates = Vec::new();
     while let Some(id) = queue.pop_front() {
+        clock.check()?;
         let (sa, sb) = pairs[id as usize];
         let accepts = op.accepts(a.is_accepting(sa), b.is_accepting(sb));
         candidates.clear();

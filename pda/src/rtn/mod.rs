@@ -17,6 +17,8 @@ mod witness;
 
 use std::collections::HashMap;
 
+use fstc_core::bytes::{Algebra, ByteDfa};
+
 use crate::byte_pda::Pda;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{fmt_rule_at, Expr, Pos, Rules};
@@ -226,6 +228,32 @@ impl Rtn {
     pub fn rule_name(&self, k: usize) -> String {
         fmt_rule_at(&self.names[k], self.at[k])
     }
+}
+
+/// The minimized byte DFA of the language of `rules` when it needs no stack: every rule
+/// the start rule reaches is inlined into it (none is recursive or too large to inline),
+/// so the start rule's DFA reads bytes only. `None` when a rule stays a call. At most
+/// `state_limit` states.
+pub fn regular_dfa(rules: &Rules, state_limit: usize) -> Result<Option<ByteDfa>, PdaError> {
+    let rtn = Rtn::new(rules)?;
+    let [start] = rtn.dfas.as_slice() else {
+        return Ok(None);
+    };
+    let mut edges = Vec::new();
+    for (s, list) in start.trans.iter().enumerate() {
+        for &(label, t) in list {
+            let Ok(b) = u8::try_from(label) else {
+                return Ok(None); // the start rule calls itself
+            };
+            edges.push((s as u32, b, b, t));
+        }
+    }
+    let mut algebra = Algebra::new();
+    algebra.state_limit(state_limit);
+    let dfa = algebra
+        .from_edges(&edges, &start.finals)
+        .map_err(|e| PdaError::new(PdaErrorKind::TooLarge, format!("{}: {e}", rtn.rule_name(0))))?;
+    Ok(Some(dfa))
 }
 
 impl Pda {

@@ -37,6 +37,11 @@ impl<'p> RefWalker<'p> {
         }
     }
 
+    /// The configurations `(node, stack)` now, sorted.
+    pub fn configs(&self) -> &[(u32, Vec<u32>)] {
+        &self.configs
+    }
+
     /// The deepest stack now.
     pub fn depth(&self) -> usize {
         self.configs.iter().map(|c| c.1.len()).max().unwrap_or(0)

@@ -1,12 +1,12 @@
 //! The compiled automata against the oracle: the byte DFA on generated and mutated texts,
 //! the token automaton on a vocabulary whose tokens straddle every boundary, and walks on
 //! real tokenizers (GPT-2 from testdata; Llama 3 and Qwen 3 when ../shared/vocabs is there).
+//! The same checks run on the token PDAs of structures with grammar pieces (`grammar.rs`).
 
 use std::collections::BTreeSet;
 
-use fstc_core::automaton::TokenAutomaton;
+use fstc_core::any::AnyAutomaton;
 use fstc_core::sample::SplitMix64;
-use fstc_core::walker::Walker;
 use fstc_core::{ByteVocabulary, TokenVocabulary};
 use fstc_detok::Vocabulary;
 use fstc_json::{Config, Whitespace};
@@ -26,11 +26,22 @@ pub struct Case {
     pub bad: Vec<String>,
 }
 
+/// The regular specs (`tests/specs/*.json`).
 pub fn cases() -> Vec<Case> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/specs");
+    cases_in("tests/specs")
+}
+
+/// The specs with grammar pieces (`tests/specs/grammar/*.json`).
+pub fn grammar_cases() -> Vec<Case> {
+    cases_in("tests/specs/grammar")
+}
+
+fn cases_in(dir: &str) -> Vec<Case> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     paths.sort();
     paths
@@ -188,22 +199,33 @@ pub fn split(
     out
 }
 
-fn accepts(automaton: &TokenAutomaton, tokens: &[u32]) -> bool {
-    let mut walker = Walker::new(automaton);
-    tokens.iter().all(|&t| walker.consume(t).is_ok()) && walker.is_accepting()
+pub fn accepts(automaton: &AnyAutomaton, tokens: &[u32]) -> bool {
+    let mut m = automaton.matcher();
+    tokens.iter().all(|&t| m.consume(t).is_ok()) && m.is_accepting()
 }
 
 #[test]
 fn tokens_across_boundaries_are_allowed_exactly_when_the_text_matches() {
     for case in cases() {
+        check_straddling(&case, 120);
+    }
+}
+
+/// Generated and mutated texts under random splits into tokens that cross boundaries:
+/// accepted exactly when the oracle takes the text.
+pub fn check_straddling(case: &Case, n: usize) {
+    {
         let mut rng = SplitMix64::new(3);
-        let vocab = straddling_vocabulary(&case, &mut rng);
+        let vocab = straddling_vocabulary(case, &mut rng);
         let ids: std::collections::HashMap<Vec<u8>, u32> = (0..vocab.len() as u32)
             .filter_map(|id| vocab.token_bytes(id).map(|b| (b.to_vec(), id)))
             .collect();
-        let automaton = compiler().compile(&parse(&case), &vocab).unwrap().automaton;
+        let automaton = compiler()
+            .compile_any(&parse(case), &vocab)
+            .unwrap()
+            .automaton;
         let mut crossing = 0;
-        for text in texts(&case, 5, 120) {
+        for text in texts(case, 5, n) {
             let expected = oracle::accepts(&case.spec, text.as_bytes());
             for _ in 0..3 {
                 let tokens = split(text.as_bytes(), &ids, &mut rng);
@@ -233,7 +255,7 @@ pub fn vocab_len(vocab: &ByteVocabulary, t: u32) -> usize {
 fn walks_are_members(
     case: &Case,
     vocab: &Vocabulary,
-    automaton: &TokenAutomaton,
+    automaton: &AnyAutomaton,
     seed: u64,
 ) -> usize {
     let segmenter = Segmenter::new(vocab);
@@ -251,41 +273,49 @@ fn walks_are_members(
         let Some(tokens) = segmenter.segment(member.as_bytes(), &mut rng) else {
             continue;
         };
-        let mut walker = Walker::new(automaton);
+        let mut walker = automaton.matcher();
         let keep = rng.index(tokens.len() + 1);
         let mut walked: Vec<u32> = tokens[..keep].to_vec();
+        // A token FSA's state, followed for the hint below.
+        let mut state = match automaton {
+            AnyAutomaton::Fsa(a) => Some((a, a.start())),
+            AnyAutomaton::Pda(_) => None,
+        };
+        let eos = automaton.eos_ids();
         for &t in &walked {
             walker.consume(t).unwrap();
+            state = state.map(|(a, s)| (a, a.next_state(s, t).unwrap()));
         }
         for _ in 0..80 {
             if walker.is_accepting() && rng.below(3) == 0 {
                 break;
             }
-            // Half the time a token of the state's smallest class (leaves free text and
-            // strings sooner), else any allowed token.
-            let classes: Vec<u32> = automaton.class_edges(walker.state()).map(|e| e.0).collect();
-            let t = if !classes.is_empty() && rng.below(2) == 0 {
-                let c = *classes
-                    .iter()
-                    .min_by_key(|&&c| automaton.class_size(c))
-                    .unwrap();
-                automaton
-                    .class_tokens(c)
-                    .nth(rng.index(automaton.class_size(c)))
-                    .unwrap()
-            } else {
-                walker.fill_mask(&mut mask).unwrap();
-                let allowed: Vec<u32> = (0..vocab.len() as u32)
-                    .filter(|&t| {
-                        mask[(t / 32) as usize] & (1 << (t % 32)) != 0 && !automaton.is_eos(t)
-                    })
-                    .collect();
-                if allowed.is_empty() {
-                    break;
+            // Half the time a token of an FSA state's smallest class (leaves free text
+            // and strings sooner), else any allowed token.
+            let hint = state.filter(|_| rng.below(2) == 0).and_then(|(a, s)| {
+                let c = a
+                    .class_edges(s)
+                    .map(|e| e.0)
+                    .min_by_key(|&c| a.class_size(c))?;
+                a.class_tokens(c).nth(rng.index(a.class_size(c)))
+            });
+            let t = match hint {
+                Some(t) => t,
+                None => {
+                    walker.fill_mask(&mut mask).unwrap();
+                    let allowed: Vec<u32> = (0..vocab.len() as u32)
+                        .filter(|&t| {
+                            mask[(t / 32) as usize] & (1 << (t % 32)) != 0 && !eos.contains(&t)
+                        })
+                        .collect();
+                    if allowed.is_empty() {
+                        break;
+                    }
+                    allowed[rng.index(allowed.len())]
                 }
-                allowed[rng.index(allowed.len())]
             };
             walker.consume(t).unwrap();
+            state = state.map(|(a, s)| (a, a.next_state(s, t).unwrap()));
             walked.push(t);
         }
         if walker.is_accepting() {
@@ -302,13 +332,17 @@ fn walks_are_members(
     finished
 }
 
-/// Known-good texts under the tokenizer's own tokenization and random ones, and walks.
-fn check_real_vocabulary(vocab: &Vocabulary, label: &str) {
+/// Known-good texts under the tokenizer's own tokenization and random ones, and walks;
+/// the number of finished walks.
+pub fn check_real_vocabulary(vocab: &Vocabulary, label: &str, cases: Vec<Case>) -> usize {
     let segmenter = Segmenter::new(vocab);
     let mut rng = SplitMix64::new(17);
     let mut finished = 0;
-    for case in cases() {
-        let automaton = compiler().compile(&parse(&case), vocab).unwrap().automaton;
+    for case in cases {
+        let automaton = compiler()
+            .compile_any(&parse(&case), vocab)
+            .unwrap()
+            .automaton;
         for text in &case.good {
             let own = vocab.tokenize(text).unwrap();
             assert!(
@@ -335,20 +369,22 @@ fn check_real_vocabulary(vocab: &Vocabulary, label: &str) {
         }
         finished += walks_are_members(&case, vocab, &automaton, 23);
     }
-    assert!(finished >= 60, "{label}: only {finished} walks finished");
+    finished
 }
 
 #[test]
 fn gpt2_known_texts_and_walks() {
     let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
-    check_real_vocabulary(&vocab, "gpt2");
+    let finished = check_real_vocabulary(&vocab, "gpt2", cases());
+    assert!(finished >= 60, "gpt2: only {finished} walks finished");
 }
 
 #[test]
 fn llama3_and_qwen3_known_texts_and_walks() {
     for name in ["llama3/tokenizer.json", "qwen3/tokenizer.json"] {
         if let Some(vocab) = shared_vocab(name) {
-            check_real_vocabulary(&vocab, name);
+            let finished = check_real_vocabulary(&vocab, name, cases());
+            assert!(finished >= 60, "{name}: only {finished} walks finished");
         }
     }
 }

@@ -2,9 +2,10 @@
 //! mutations. Which are members is for the oracle to say, not the generator.
 
 use fstc_core::sample::SplitMix64;
+use fstc_pda::gbnf::{Expr, Rules};
 use serde_json::{Map, Value};
 
-use crate::oracle::root_format;
+use crate::oracle::{grammar_rules, root_format};
 
 /// Pieces free text and mutations are made of: near-misses of every delimiter.
 const PIECES: &[&str] = &[
@@ -98,6 +99,7 @@ impl<'s> Generator<'s> {
                 out.push_str(&serde_json::to_string(&v).unwrap());
             }
             "regex" => out.push_str(["", "a", "AB-12", "x1", "2024-01-31"][rng.index(5)]),
+            "grammar" => out.push_str(&derive(&grammar_rules(f), rng)),
             "any_text" => self.free(rng, out),
             "sequence" => {
                 for e in f["elements"].as_array().unwrap() {
@@ -206,4 +208,97 @@ pub fn value(schema: &Value, rng: &mut SplitMix64, depth: u32) -> Value {
         }
         _ => Value::from(rng.below(10)),
     }
+}
+
+/// A random text the grammar derives: alternatives and repetitions at random, and past a
+/// depth the alternatives that finish soonest.
+pub fn derive(rules: &Rules, rng: &mut SplitMix64) -> String {
+    let heights = heights(rules);
+    let mut out = String::new();
+    let start = Expr::Ref(rules.start.clone(), None);
+    derive_expr(rules, &heights, &start, rng, &mut out, 0);
+    out
+}
+
+/// Per rule, the fewest nested rule references a derivation of it needs.
+fn heights(rules: &Rules) -> std::collections::HashMap<String, u32> {
+    let mut h: std::collections::HashMap<String, u32> = rules
+        .rules
+        .iter()
+        .map(|r| (r.name.clone(), u32::MAX))
+        .collect();
+    for _ in 0..=rules.rules.len() {
+        for r in &rules.rules {
+            let v = height(&r.body, &h);
+            h.insert(r.name.clone(), v);
+        }
+    }
+    h
+}
+
+fn height(e: &Expr, h: &std::collections::HashMap<String, u32>) -> u32 {
+    match e {
+        Expr::Ref(name, _) => h[name].saturating_add(1),
+        Expr::Seq(items) => items.iter().map(|x| height(x, h)).max().unwrap_or(0),
+        Expr::Alt(items) => items.iter().map(|x| height(x, h)).min().unwrap_or(u32::MAX),
+        Expr::Repeat { expr, min, .. } if *min > 0 => height(expr, h),
+        _ => 0,
+    }
+}
+
+fn derive_expr(
+    rules: &Rules,
+    h: &std::collections::HashMap<String, u32>,
+    e: &Expr,
+    rng: &mut SplitMix64,
+    out: &mut String,
+    depth: u32,
+) {
+    let deep = depth > 6;
+    match e {
+        Expr::Bytes(b) => out.push_str(std::str::from_utf8(b).unwrap()),
+        Expr::Class { ranges, negated } => out.push(class_char(ranges, *negated, rng)),
+        Expr::Ref(name, _) => {
+            let body = &rules.get(name).unwrap().body;
+            derive_expr(rules, h, body, rng, out, depth + 1);
+        }
+        Expr::Seq(items) => items
+            .iter()
+            .for_each(|x| derive_expr(rules, h, x, rng, out, depth)),
+        Expr::Alt(items) => {
+            let pick = if deep {
+                items.iter().min_by_key(|x| height(x, h)).unwrap()
+            } else {
+                &items[rng.index(items.len())]
+            };
+            derive_expr(rules, h, pick, rng, out, depth);
+        }
+        Expr::Repeat { expr, min, max, .. } => {
+            let extra = if deep { 0 } else { rng.below(3) as u32 };
+            let times = max.map_or(min + extra, |m| (min + extra).min(m));
+            for _ in 0..times {
+                derive_expr(rules, h, expr, rng, out, depth);
+            }
+        }
+        Expr::Dfa(_) => panic!("the generator reads no regex terminal"),
+    }
+}
+
+/// A character in the class (or, negated, outside it).
+fn class_char(ranges: &[(u32, u32)], negated: bool, rng: &mut SplitMix64) -> char {
+    let inside = |c: char| {
+        ranges
+            .iter()
+            .any(|&(lo, hi)| lo <= c as u32 && c as u32 <= hi)
+    };
+    if negated {
+        let candidates: Vec<char> = "a Z0_é\"\\-(<>".chars().filter(|&c| !inside(c)).collect();
+        return candidates[rng.index(candidates.len())];
+    }
+    let (lo, hi) = ranges[rng.index(ranges.len())];
+    let span = u64::from(hi - lo).min(200);
+    (lo..=lo + span as u32)
+        .filter_map(char::from_u32)
+        .nth(rng.index(span as usize + 1))
+        .unwrap_or_else(|| char::from_u32(lo).unwrap())
 }

@@ -1,8 +1,11 @@
 //! fstc-tags' integration tests, one binary.
 
 mod differential;
+#[path = "../../../pda/tests/all/earley.rs"]
+mod earley;
 mod errors;
 mod generate;
+mod grammar;
 mod lazy;
 mod oracle;
 mod tokens;

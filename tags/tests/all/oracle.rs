@@ -2,11 +2,14 @@
 //! sharing nothing with fstc-tags: it reads the spec JSON itself and computes, for a
 //! format and a start position, every position where a match of the format can end.
 //! JSON bodies are checked with serde_json (the output form: compact, canonical, members
-//! in schema order) and the `jsonschema` crate; regexes with the `regex` crate.
+//! in schema order) and the `jsonschema` crate; regexes with the `regex` crate; grammar
+//! bodies with fstc-pda's tests' Earley recognizer over the grammar as parsed.
 
 use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{json, Value};
+
+use crate::earley::Earley;
 
 type Ends = BTreeSet<usize>;
 
@@ -14,6 +17,7 @@ pub struct Oracle<'t> {
     text: &'t [u8],
     memo: HashMap<(usize, usize, Vec<String>), Ends>,
     validators: HashMap<String, jsonschema::Validator>,
+    grammars: HashMap<String, Earley>,
 }
 
 /// Whether `text` is in the language of the structural tag `spec` (either spelling).
@@ -23,6 +27,7 @@ pub fn accepts(spec: &Value, text: &[u8]) -> bool {
         text,
         memo: HashMap::new(),
         validators: HashMap::new(),
+        grammars: HashMap::new(),
     };
     oracle.ends(&root, 0, &[]).contains(&text.len())
 }
@@ -72,6 +77,7 @@ impl<'t> Oracle<'t> {
             "const_string" => self.literal(f["value"].as_str().unwrap(), i),
             "json_schema" => self.json(&f["json_schema"], i),
             "regex" => self.regex(f["pattern"].as_str().unwrap(), i),
+            "grammar" => self.grammar(f, i),
             "any_text" => {
                 let mut banned = strs(&f["excludes"]);
                 banned.extend(ends.iter().cloned());
@@ -275,6 +281,18 @@ impl<'t> Oracle<'t> {
             .collect()
     }
 
+    /// Ends of a text the grammar piece `f` derives, starting at `i`.
+    fn grammar(&mut self, f: &Value, i: usize) -> Ends {
+        let text = self.text;
+        let earley = self
+            .grammars
+            .entry(f.to_string())
+            .or_insert_with(|| Earley::new(&grammar_rules(f)));
+        (i..=text.len())
+            .filter(|&j| earley.accepts(&text[i..j]))
+            .collect()
+    }
+
     /// Ends of a JSON text in the output form (compact, canonical) that `schema` admits.
     fn json(&mut self, schema: &Value, i: usize) -> Ends {
         let rest = &self.text[i..];
@@ -312,6 +330,16 @@ impl<'t> Oracle<'t> {
             })
             .map(|len| i + len)
             .collect()
+    }
+}
+
+/// The rules of a grammar piece as parsed (its `syntax`, XGrammar's EBNF by default).
+pub fn grammar_rules(f: &Value) -> fstc_pda::gbnf::Rules {
+    let text = f["grammar"].as_str().unwrap();
+    match f["syntax"].as_str().unwrap_or("ebnf") {
+        "gbnf" => fstc_pda::gbnf::parse(text).unwrap(),
+        "ebnf" => fstc_pda::gbnf::parse_ebnf(text).unwrap(),
+        other => panic!("the oracle reads no `{other}` grammar"),
     }
 }
 

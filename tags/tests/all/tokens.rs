@@ -1,4 +1,4 @@
-//! `max_tokens` on free text, against a count made here from the tokens themselves: the
+//! `max_tokens` on free text and on tag bodies, against a count made here from the tokens themselves: the
 //! tokens that carry at least one byte of the segment. A text is admitted under a limit
 //! `n` exactly when that count is at most `n`, checked at `n - 1`, `n` and `n + 1` under
 //! the tokenizer's own and random tokenizations (tokens that cross into or out of the
@@ -28,6 +28,24 @@ fn think_then_answer(n: u32) -> Value {
         {"type": "json_schema", "json_schema": {"type": "object",
          "properties": {"answer": {"type": "integer"}}, "required": ["answer"],
          "additionalProperties": false}}]}})
+}
+
+/// The same with the limit on the `<think>` tag's body instead of its free text.
+fn think_body_then_answer(n: u32) -> Value {
+    let mut spec = think_then_answer(n);
+    let tag = &mut spec["format"]["elements"][0];
+    tag["content"] = json!({"type": "any_text"});
+    tag["max_tokens"] = json!(n);
+    spec
+}
+
+/// Free text in which a call's JSON body is written by at most `n` tokens.
+fn call_body(n: u32) -> Value {
+    json!({"type": "triggered_tags", "triggers": ["<f="], "tags": [
+        {"begin": "<f=add>", "end": "</f>", "max_tokens": n,
+         "content": {"type": "json_schema", "json_schema": {"type": "object",
+           "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+           "required": ["a", "b"], "additionalProperties": false}}}]})
 }
 
 /// Free text of at most `n` tokens at the top level, then `END` (the text may contain
@@ -103,31 +121,36 @@ fn limits_are_exact(vocab: &Vocabulary, label: &str) -> usize {
         "naïve café — 3×4=12, so <think> is fine here",
         "\nLet me check: END is allowed inside.\n",
     ];
+    let calls = [
+        "{\"a\":1,\"b\":2}",
+        "{\"a\":-17,\"b\":123456789}",
+        "{\"a\":0,\"b\":-3}",
+    ];
     let mut crossing = 0;
+    let mut cases: Vec<Case> = Vec::new();
     for body in bodies {
-        let cases: [Case; 2] = [
-            (
-                think_then_answer,
-                format!("<think>{body}</think>{{\"answer\":42}}"),
-                7..7 + body.len(),
-            ),
-            (text_then_end, format!("{body}END"), 0..body.len()),
-        ];
-        for (spec, text, range) in cases {
-            let mut tokenizations = vec![vocab.tokenize(&text).unwrap()];
-            for _ in 0..3 {
-                tokenizations.extend(segmenter.segment(text.as_bytes(), &mut rng));
-            }
-            for tokens in tokenizations {
-                let count = tokens_in(vocab, &tokens, range.clone());
-                crossing += usize::from(crosses(vocab, &tokens, range.clone()));
-                for n in count.saturating_sub(1)..=count + 1 {
-                    let automaton = compiled.get(&spec(n), &trie);
-                    let expected = count <= n;
-                    let what =
-                        format!("{label}: {text:?} as {tokens:?} ({count} tokens) under {n}");
-                    assert_eq!(accepts(&automaton, &tokens), expected, "{what}");
-                }
+        let think = format!("<think>{body}</think>{{\"answer\":42}}");
+        cases.push((think_then_answer, think.clone(), 7..7 + body.len()));
+        cases.push((think_body_then_answer, think, 7..7 + body.len()));
+        cases.push((text_then_end, format!("{body}END"), 0..body.len()));
+    }
+    for body in calls {
+        let text = format!("Sum:<f=add>{body}</f> ok");
+        cases.push((call_body, text, 11..11 + body.len()));
+    }
+    for (spec, text, range) in cases {
+        let mut tokenizations = vec![vocab.tokenize(&text).unwrap()];
+        for _ in 0..3 {
+            tokenizations.extend(segmenter.segment(text.as_bytes(), &mut rng));
+        }
+        for tokens in tokenizations {
+            let count = tokens_in(vocab, &tokens, range.clone());
+            crossing += usize::from(crosses(vocab, &tokens, range.clone()));
+            for n in count.saturating_sub(1)..=count + 1 {
+                let automaton = compiled.get(&spec(n), &trie);
+                let expected = count <= n;
+                let what = format!("{label}: {text:?} as {tokens:?} ({count} tokens) under {n}");
+                assert_eq!(accepts(&automaton, &tokens), expected, "{what}");
             }
         }
     }
@@ -211,5 +234,30 @@ fn a_token_limit_needs_the_eager_compile() {
     assert_eq!(e.path(), at, "{e}");
     assert!(e.message().contains("eager compile"), "{e}");
     assert_eq!(compiler().call_network(&tag).unwrap_err().path(), at);
-    assert_eq!(compiler().compile_lazy(&tag, trie).unwrap_err().path(), at);
+    assert_eq!(
+        compiler()
+            .compile_lazy(&tag, trie.clone())
+            .unwrap_err()
+            .path(),
+        at
+    );
+    // A limit on a tag body likewise.
+    let tag = StructuralTag::from_json(&think_body_then_answer(4).to_string()).unwrap();
+    let at = "/format/elements/0/max_tokens";
+    let e = compiler().compile_lazy(&tag, trie.clone()).unwrap_err();
+    assert_eq!(e.path(), at, "{e}");
+    assert!(e.message().contains("eager compile"), "{e}");
+    assert_eq!(compiler().byte_dfa(&tag).unwrap_err().path(), at);
+}
+
+/// A limit inside a limited tag body is refused at the inner limit, naming the outer.
+#[test]
+fn nested_token_limits_are_refused_by_path() {
+    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    let mut spec = think_then_answer(3);
+    spec["format"]["elements"][0]["max_tokens"] = json!(5);
+    let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
+    let e = compiler().compile(&tag, &vocab).unwrap_err();
+    assert_eq!(e.path(), "/format/elements/0/content/max_tokens", "{e}");
+    assert!(e.message().contains("/format/elements/0/max_tokens"), "{e}");
 }

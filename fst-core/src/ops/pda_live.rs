@@ -1,0 +1,379 @@
+//! Dead ends out of a token PDA: every edge a walker may take leads to a configuration
+//! from which the text can still finish.
+//!
+//! Whether `(m, stack)` can finish depends on the whole stack, but only through one set
+//! per stack: `Live(σ)`, the nodes `m` from which `(m, σ)` finishes. `Live([])` is the
+//! nodes that reach an accepting node by a *same-level* run (one that pops only what it
+//! pushed), and `Live(σ·s) = f_s(Live(σ))` with `f_s(X)` the nodes with a same-level run to
+//! a node whose pop of `s` lands in `X` (the stack languages are regular: pre* of the
+//! accepting configurations). So each stack symbol is annotated with the set of the stack
+//! under it, `(s, X)`, and each node with the set of its own stack, `(m, Live(σ))`; a node
+//! keeps the edges whose target is live over the stack they make, and the pops that land
+//! in a live node. The sets are subsets of the product's nodes, interned; the same-level
+//! runs are one bit matrix (`n²` bits), saturated once.
+
+use std::collections::VecDeque;
+
+use super::pda_product::PdaGraph;
+use super::{Clock, OpsError, OpsErrorKind};
+use crate::automaton::StateId;
+use crate::fast_hash::FastMap;
+use crate::parts::PdaEdge;
+
+/// Most bits of the same-level matrix (`n²` for `n` product nodes): 512 MiB.
+const MATRIX_BITS_LIMIT: u64 = 1 << 32;
+
+/// Most word operations of the same-level passes (about a minute), so a product whose
+/// same-level runs are too many fails instead of running on.
+const SATURATION_WORK_LIMIT: u64 = 1 << 36;
+
+/// Rows of bits, one row per node.
+struct Bits {
+    words: usize,
+    data: Vec<u64>,
+}
+
+impl Bits {
+    fn new(rows: usize, cols: usize) -> Bits {
+        let words = cols.div_ceil(64);
+        Bits {
+            words,
+            data: vec![0; rows * words],
+        }
+    }
+
+    fn row(&self, r: usize) -> &[u64] {
+        &self.data[r * self.words..(r + 1) * self.words]
+    }
+
+    /// Sets bit `c` of row `r`; whether it was clear.
+    fn insert(&mut self, r: usize, c: usize) -> bool {
+        let w = &mut self.data[r * self.words + c / 64];
+        let bit = 1u64 << (c % 64);
+        let fresh = *w & bit == 0;
+        *w |= bit;
+        fresh
+    }
+}
+
+fn contains(set: &[u64], i: usize) -> bool {
+    set[i / 64] & (1 << (i % 64)) != 0
+}
+
+fn meets(a: &[u64], b: &[u64]) -> bool {
+    a.iter().zip(b).any(|(x, y)| x & y != 0)
+}
+
+fn ones(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    set.iter().enumerate().flat_map(|(w, &bits)| {
+        let mut rest = bits;
+        std::iter::from_fn(move || {
+            let b = rest.trailing_zeros() as usize;
+            (rest != 0).then(|| {
+                rest &= rest - 1;
+                w * 64 + b
+            })
+        })
+    })
+}
+
+fn too_large(n: usize, what: &str) -> OpsError {
+    OpsError::new(
+        "intersection",
+        OpsErrorKind::TooManyStates { limit: n },
+        format!(
+            "the intersection of a token PDA and a token FSA has {n} product nodes, too many \
+             for the analysis that removes dead ends ({what}); intersect with a smaller \
+             automaton or bound the grammar"
+        ),
+    )
+}
+
+/// `same[m]`: the nodes a same-level run from `m` reaches (`m` included), the least
+/// sets with `same[m] ⊇ same[z]` for each same-level successor `z` of `m`: the target of
+/// an edge that pushes nothing, or, for an edge to `t` pushing `w`, a node where popping
+/// `w`'s symbols top first, each from a node of the same set of the node before, ends.
+/// Rows of bits, recomputed in reverse discovery order (tokens tend to lead to later
+/// nodes) until none changes: each pass is word operations over rows, so the work is
+/// about `passes × edges × n / 64`.
+fn same_level(g: &PdaGraph, seqs: &[Vec<u32>], clock: Clock) -> Result<Bits, OpsError> {
+    let n = g.len();
+    if (n as u64) * (n as u64) > MATRIX_BITS_LIMIT {
+        return Err(too_large(n, "its same-level matrix"));
+    }
+    let mut same = Bits::new(n, n);
+    for m in 0..n {
+        same.insert(m, m);
+    }
+    let words = same.words;
+    let (mut row, mut from, mut landed) = (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
+    let mut work = 0u64;
+    loop {
+        let mut changed = false;
+        for m in (0..n).rev() {
+            if m % 1024 == 0 {
+                clock.check()?;
+            }
+            row.copy_from_slice(same.row(m));
+            for &(_, t, p) in &g.edges[m] {
+                landed.fill(0);
+                landed[t as usize / 64] |= 1 << (t % 64);
+                for &symbol in seqs[p as usize].iter().rev() {
+                    union_of_rows(&same, &landed, &mut from);
+                    landed.fill(0);
+                    for y in ones(&from) {
+                        if let Some(z) = g.pop(y as StateId, symbol) {
+                            landed[z as usize / 64] |= 1 << (z % 64);
+                        }
+                    }
+                    work += (n + words) as u64;
+                }
+                union_of_rows(&same, &landed, &mut from);
+                row.iter_mut().zip(&from).for_each(|(r, f)| *r |= f);
+                work += words as u64;
+            }
+            if row != same.row(m) {
+                same.data[m * words..(m + 1) * words].copy_from_slice(&row);
+                changed = true;
+            }
+            if work > SATURATION_WORK_LIMIT {
+                return Err(too_large(
+                    n,
+                    "its same-level runs took more than 2^36 steps",
+                ));
+            }
+        }
+        if !changed {
+            return Ok(same);
+        }
+    }
+}
+
+/// `out` = the union of the rows of `same` whose index is in `set`.
+fn union_of_rows(same: &Bits, set: &[u64], out: &mut [u64]) {
+    out.fill(0);
+    for r in ones(set) {
+        out.iter_mut().zip(same.row(r)).for_each(|(o, w)| *o |= w);
+    }
+}
+
+/// The annotated PDA: per node its acceptance, edges and pops, and the push sequences of
+/// annotated symbols.
+pub(crate) struct Annotated {
+    pub(crate) accepting: Vec<bool>,
+    pub(crate) edges: Vec<Vec<PdaEdge>>,
+    pub(crate) pops: Vec<Vec<(u32, StateId)>>,
+    pub(crate) push_seqs: Vec<Vec<u32>>,
+    pub(crate) num_stack_symbols: u32,
+}
+
+/// The construction's state: interned sets, annotated nodes and symbols.
+struct Annotator<'a> {
+    g: &'a PdaGraph,
+    seqs: &'a [Vec<u32>],
+    same: Bits,
+    sets: Vec<Vec<u64>>,
+    set_ids: FastMap<Vec<u64>, u32>,
+    f_memo: FastMap<(u32, u32), u32>,
+    /// Annotated nodes `(product node, set of its stack)`.
+    nodes: Vec<(StateId, u32)>,
+    node_ids: FastMap<(StateId, u32), StateId>,
+    /// Annotated symbols `(symbol, set of the stack under it)`, with the set they make.
+    symbols: Vec<(u32, u32)>,
+    symbol_ids: FastMap<(u32, u32), u32>,
+    /// The annotated symbols whose stack set (with them on top) is the key.
+    by_top: FastMap<u32, Vec<u32>>,
+    /// The annotated nodes whose stack set is the key.
+    by_set: FastMap<u32, Vec<StateId>>,
+    /// `(node, symbol)` pairs whose pop edge is still to be added.
+    pending: Vec<(StateId, u32)>,
+    seq_ids: FastMap<Vec<u32>, u32>,
+    out: Annotated,
+    queue: VecDeque<StateId>,
+    state_limit: usize,
+    clock: Clock,
+}
+
+/// The product with its dead ends removed; `None` when the start cannot finish (the
+/// intersection is empty).
+pub(crate) fn annotate(
+    g: &PdaGraph,
+    seqs: &[Vec<u32>],
+    state_limit: usize,
+    clock: Clock,
+) -> Result<Option<Annotated>, OpsError> {
+    let same = same_level(g, seqs, clock)?;
+    let mut a = Annotator {
+        g,
+        seqs,
+        same,
+        sets: Vec::new(),
+        set_ids: FastMap::default(),
+        f_memo: FastMap::default(),
+        nodes: Vec::new(),
+        node_ids: FastMap::default(),
+        symbols: Vec::new(),
+        symbol_ids: FastMap::default(),
+        by_top: FastMap::default(),
+        by_set: FastMap::default(),
+        pending: Vec::new(),
+        seq_ids: FastMap::default(),
+        out: Annotated {
+            accepting: Vec::new(),
+            edges: Vec::new(),
+            pops: Vec::new(),
+            push_seqs: vec![Vec::new()],
+            num_stack_symbols: 0,
+        },
+        queue: VecDeque::new(),
+        state_limit,
+        clock,
+    };
+    a.seq_ids.insert(Vec::new(), 0);
+    let accepting: Vec<u64> = a.set_of(|m| g.accepting[m]);
+    let empty = a.set_of(|m| meets(a.same.row(m), &accepting));
+    if !contains(&empty, 0) {
+        return Ok(None);
+    }
+    let empty = a.intern(empty);
+    a.node((0, empty))?;
+    a.run()?;
+    a.out.num_stack_symbols = a.symbols.len() as u32;
+    Ok(Some(a.out))
+}
+
+impl Annotator<'_> {
+    fn set_of(&self, member: impl Fn(usize) -> bool) -> Vec<u64> {
+        let n = self.g.len();
+        let mut set = vec![0u64; n.div_ceil(64)];
+        for m in (0..n).filter(|&m| member(m)) {
+            set[m / 64] |= 1 << (m % 64);
+        }
+        set
+    }
+
+    fn intern(&mut self, set: Vec<u64>) -> u32 {
+        if let Some(&id) = self.set_ids.get(&set) {
+            return id;
+        }
+        let id = self.sets.len() as u32;
+        self.sets.push(set.clone());
+        self.set_ids.insert(set, id);
+        id
+    }
+
+    /// `f_s(X)`: the nodes with a same-level run to a node whose pop of `s` lands in `X`.
+    fn above(&mut self, s: u32, x: u32) -> u32 {
+        if let Some(&id) = self.f_memo.get(&(s, x)) {
+            return id;
+        }
+        let under = &self.sets[x as usize];
+        let popping = self
+            .set_of(|m| (self.g.pop(m as StateId, s)).is_some_and(|z| contains(under, z as usize)));
+        let set = self.set_of(|m| meets(self.same.row(m), &popping));
+        let id = self.intern(set);
+        self.f_memo.insert((s, x), id);
+        id
+    }
+
+    fn node(&mut self, key: (StateId, u32)) -> Result<StateId, OpsError> {
+        if let Some(&id) = self.node_ids.get(&key) {
+            return Ok(id);
+        }
+        if self.nodes.len() >= self.state_limit {
+            return Err(OpsError::new(
+                "intersection",
+                OpsErrorKind::TooManyStates {
+                    limit: self.state_limit,
+                },
+                format!(
+                    "the intersection of a token PDA and a token FSA, split by what can still \
+                     finish, has more than {} nodes; raise the state limit",
+                    self.state_limit
+                ),
+            ));
+        }
+        let id = self.nodes.len() as StateId;
+        self.nodes.push(key);
+        self.node_ids.insert(key, id);
+        self.out.accepting.push(self.g.accepting[key.0 as usize]);
+        self.out.edges.push(Vec::new());
+        self.out.pops.push(Vec::new());
+        self.queue.push_back(id);
+        let tops = self.by_top.get(&key.1).map_or(&[][..], |l| l.as_slice());
+        self.pending.extend(tops.iter().map(|&sym| (id, sym)));
+        self.by_set.entry(key.1).or_default().push(id);
+        Ok(id)
+    }
+
+    fn symbol(&mut self, s: u32, under: u32) -> u32 {
+        let next = self.symbols.len() as u32;
+        let id = *self.symbol_ids.entry((s, under)).or_insert(next);
+        if id == next {
+            self.symbols.push((s, under));
+            let top = self.above(s, under);
+            self.by_top.entry(top).or_default().push(id);
+            let nodes = self.by_set.get(&top).map_or(&[][..], |l| l.as_slice());
+            self.pending.extend(nodes.iter().map(|&n| (n, id)));
+        }
+        id
+    }
+
+    /// Explores nodes' edges and adds the pops of each node for each symbol that may be
+    /// on top of its stack (each pair once, when the later of the two is made), until
+    /// neither makes anything new.
+    fn run(&mut self) -> Result<(), OpsError> {
+        loop {
+            if let Some(id) = self.queue.pop_front() {
+                self.clock.check()?;
+                self.explore(id)?;
+            } else if let Some((id, sym)) = self.pending.pop() {
+                let (m, _) = self.nodes[id as usize];
+                let (s, under) = self.symbols[sym as usize];
+                let Some(z) = self.g.pop(m, s) else { continue };
+                if contains(&self.sets[under as usize], z as usize) {
+                    let target = self.node((z, under))?;
+                    self.out.pops[id as usize].push((sym, target));
+                }
+            } else {
+                break;
+            }
+        }
+        for list in &mut self.out.pops {
+            list.sort_unstable();
+        }
+        Ok(())
+    }
+
+    /// Node `id`'s edges whose target is live over the stack they make.
+    fn explore(&mut self, id: StateId) -> Result<(), OpsError> {
+        let (g, seqs) = (self.g, self.seqs);
+        let (m, x) = self.nodes[id as usize];
+        let mut edges = Vec::new();
+        for &(class, t, p) in &g.edges[m as usize] {
+            let mut set = x;
+            let mut pushed = Vec::with_capacity(seqs[p as usize].len());
+            for &s in &seqs[p as usize] {
+                pushed.push(self.symbol(s, set));
+                set = self.above(s, set);
+            }
+            if !contains(&self.sets[set as usize], t as usize) {
+                continue;
+            }
+            let next = self.out.push_seqs.len() as u32;
+            let push = *self.seq_ids.entry(pushed.clone()).or_insert(next);
+            if push == next {
+                self.out.push_seqs.push(pushed);
+            }
+            let target = self.node((t, set))?;
+            edges.push(PdaEdge {
+                class,
+                target,
+                push,
+            });
+        }
+        edges.sort_unstable();
+        self.out.edges[id as usize] = edges;
+        Ok(())
+    }
+}
