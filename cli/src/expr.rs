@@ -1,17 +1,15 @@
 //! `fstc compile expr`: an expression over constraints (`intersect(regex("..."),
 //! json("schema.json"), max_tokens(200))`, or its JSON form) compiled for a vocabulary.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use fstc_core::vocab::VocabTrie;
 use fstc_core::AnyAutomaton;
 use fstc_expr::{Expr, ExprCompiler, Level};
 
-use crate::{json_config, load_vocab, print_stats, JsonOptions, VocabArgs};
+use crate::{json_config, read_text, Indexed, JsonOptions, VocabArgs};
 
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["expr", "file"])))]
@@ -54,15 +52,10 @@ pub enum LevelArg {
 pub fn compile_expr(args: CompileExprArgs) -> Result<ExitCode> {
     let (text, base) = match (&args.expr, &args.file) {
         (Some(text), _) => (text.clone(), None),
-        (None, Some(path)) if path.as_os_str() == "-" => {
-            let text = std::io::read_to_string(std::io::stdin())
-                .context("cannot read the expression from stdin")?;
-            (text, None)
-        }
+        // Relative file names in a file are read beside it (from stdin: here).
         (None, Some(path)) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            (text, path.parent().map(|p| p.to_path_buf()))
+            let base = (path.as_os_str() != "-").then(|| path.parent().map(Path::to_path_buf));
+            (read_text(path, "expression")?, base.flatten())
         }
         (None, None) => unreachable!("clap requires EXPR or --file"),
     };
@@ -79,21 +72,16 @@ pub fn compile_expr(args: CompileExprArgs) -> Result<ExitCode> {
     if let Some(dir) = base {
         compiler = compiler.base_dir(dir);
     }
-    let started = Instant::now();
-    let vocab = load_vocab(&args.vocab)?;
-    let loaded = started.elapsed();
-    let trie_start = Instant::now();
-    let trie = VocabTrie::new(&vocab);
-    let indexed = trie_start.elapsed();
+    let v = Indexed::load(&args.vocab)?;
     let compiled = compiler
-        .compile_any_with_trie(&expr, &trie)
+        .compile_any_with_trie(&expr, &v.trie)
         .map_err(|e| with_excerpt(e, &text))?;
     match &compiled.automaton {
         AnyAutomaton::Fsa(a) => a.write_file(&args.output)?,
         AnyAutomaton::Pda(p) => p.write_file(&args.output)?,
     }
     if args.stats {
-        print_stats(&vocab, loaded, indexed, &compiled.stats);
+        v.print_stats(&compiled.stats);
     }
     for warning in &compiled.warnings {
         eprintln!("warning: {warning}");

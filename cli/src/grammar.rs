@@ -3,11 +3,9 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use fstc_core::vocab::VocabTrie;
 use fstc_pda::{Config, GrammarCompiler, Syntax};
 use std::path::Path;
 
@@ -86,9 +84,7 @@ pub fn compile_grammar(args: CompileGrammarArgs) -> Result<ExitCode> {
     };
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read grammar {}", args.file.display()))?;
-    let started = Instant::now();
-    let vocab = crate::load_vocab(&args.vocab)?;
-    let loaded = started.elapsed();
+    let v = crate::Indexed::load(&args.vocab)?;
     let mut config = Config::new();
     if let Some(n) = args.node_limit {
         config = config.node_limit(n);
@@ -105,16 +101,13 @@ pub fn compile_grammar(args: CompileGrammarArgs) -> Result<ExitCode> {
     if args.deterministic {
         config = config.require_deterministic(true);
     }
-    let trie_start = Instant::now();
-    let trie = VocabTrie::new(&vocab);
-    let indexed = trie_start.elapsed();
     let compiled = GrammarCompiler::new()
         .configure(config.syntax(syntax))
-        .compile_with_trie(&text, &trie)
+        .compile_with_trie(&text, &v.trie)
         .with_context(|| format!("{}", args.file.display()))?;
     compiled.automaton.write_file(&args.output)?;
     if args.stats {
-        crate::print_stats(&vocab, loaded, indexed, &compiled.stats);
+        v.print_stats(&compiled.stats);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -418,10 +418,8 @@ fn load_pair(file: &Path, vocab_args: &VocabArgs) -> Result<(AnyAutomaton, Vocab
 
 fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
     let progress = Progress::new();
-    let started = Instant::now();
-    progress.stage("loading vocabulary");
-    let vocab = load_vocab(&args.vocab)?;
-    let loaded = started.elapsed();
+    progress.stage("loading and indexing vocabulary");
+    let v = Indexed::load(&args.vocab)?;
     let mut config = fstc_regex::Config::new()
         .image_tokens(args.image_tokens.iter().copied())
         .dialect(match args.dialect {
@@ -435,32 +433,62 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
         config = config.token_edge_limit(limit);
     }
     let compiler = RegexCompiler::new().configure(config);
-    progress.stage("indexing vocabulary");
-    let trie_start = Instant::now();
-    let trie = VocabTrie::new(&vocab);
-    let indexed = trie_start.elapsed();
     progress.stage("compiling");
-    let compiled = compiler.compile_with_trie(&args.pattern, &trie)?;
+    let compiled = compiler.compile_with_trie(&args.pattern, &v.trie)?;
     progress.stage("writing");
     compiled.automaton.write_file(&args.output)?;
     progress.finish();
     if args.stats {
-        print_stats(&vocab, loaded, indexed, &compiled.stats);
+        v.print_stats(&compiled.stats);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The `--stats` lines of a compile: the vocabulary, then what the compiler measured.
-fn print_stats(vocab: &Vocabulary, loaded: Duration, indexed: Duration, stats: &CompileStats) {
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    eprintln!(
-        "vocabulary: {} ids loaded in {:.1} ms, indexed in {:.1} ms",
-        vocab.len(),
-        ms(loaded),
-        ms(indexed)
-    );
-    eprintln!("vocabulary: {}", vocab.summary());
-    eprintln!("{stats}");
+/// A compile's vocabulary, loaded and indexed, with the time each took (for `--stats`).
+struct Indexed {
+    vocab: Vocabulary,
+    trie: VocabTrie,
+    loaded: Duration,
+    indexed: Duration,
+}
+
+impl Indexed {
+    fn load(args: &VocabArgs) -> Result<Indexed> {
+        let started = Instant::now();
+        let vocab = load_vocab(args)?;
+        let loaded = started.elapsed();
+        let started = Instant::now();
+        let trie = VocabTrie::new(&vocab);
+        let indexed = started.elapsed();
+        Ok(Indexed {
+            vocab,
+            trie,
+            loaded,
+            indexed,
+        })
+    }
+
+    /// The `--stats` lines of a compile: the vocabulary, then what the compiler measured.
+    fn print_stats(&self, stats: &CompileStats) {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        eprintln!(
+            "vocabulary: {} ids loaded in {:.1} ms, indexed in {:.1} ms",
+            self.vocab.len(),
+            ms(self.loaded),
+            ms(self.indexed)
+        );
+        eprintln!("vocabulary: {}", self.vocab.summary());
+        eprintln!("{stats}");
+    }
+}
+
+/// The text of the file at `path`, or of stdin for `-`; `what` it is, for the error.
+fn read_text(path: &Path, what: &str) -> Result<String> {
+    if path.as_os_str() == "-" {
+        return std::io::read_to_string(std::io::stdin())
+            .with_context(|| format!("cannot read the {what} from stdin"));
+    }
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {what} {}", path.display()))
 }
 
 /// The JSON compiler's options from the command line.
@@ -503,30 +531,16 @@ fn json_config(json: &JsonOptions) -> fstc_json::Config {
 }
 
 fn compile_json_schema(args: CompileJsonSchemaArgs) -> Result<ExitCode> {
-    let started = Instant::now();
-    let vocab = load_vocab(&args.vocab)?;
-    let loaded = started.elapsed();
+    let v = Indexed::load(&args.vocab)?;
     let compiler = JsonSchemaCompiler::new().configure(json_config(&args.json));
-    let trie_start = Instant::now();
-    let trie = VocabTrie::new(&vocab);
-    let indexed = trie_start.elapsed();
     let compiled = match &args.schema {
-        _ if args.any_json => compiler.compile_any_json(&trie)?,
-        Some(path) => {
-            let text = if path.as_os_str() == "-" {
-                std::io::read_to_string(std::io::stdin())
-                    .context("cannot read the schema from stdin")?
-            } else {
-                std::fs::read_to_string(path)
-                    .with_context(|| format!("cannot read schema {}", path.display()))?
-            };
-            compiler.compile_with_trie(&text, &trie)?
-        }
+        _ if args.any_json => compiler.compile_any_json(&v.trie)?,
+        Some(path) => compiler.compile_with_trie(&read_text(path, "schema")?, &v.trie)?,
         None => bail!("give a schema file, `-` or --any-json"),
     };
     compiled.automaton.write_file(&args.output)?;
     if args.stats {
-        print_stats(&vocab, loaded, indexed, &compiled.stats);
+        v.print_stats(&compiled.stats);
         eprintln!("warnings: {}", compiled.warnings.len());
     }
     for warning in &compiled.warnings {

@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -12,7 +11,6 @@ use fstc_core::automaton::TokenAutomaton;
 use fstc_core::compiled::CompileStats;
 use fstc_core::ops::openfst::{byte_dfa_from_openfst, to_binary, to_openfst, to_text, Labels};
 use fstc_core::ops::{text_tokens, TokenAlgebra};
-use fstc_core::vocab::VocabTrie;
 use fstc_core::{AnyAutomaton, TokenVocabulary};
 use fstc_detok::Vocabulary;
 use fstc_regex::RegexCompiler;
@@ -434,9 +432,7 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
 }
 
 pub fn compile_fst(args: CompileFstArgs) -> Result<ExitCode> {
-    let started = Instant::now();
-    let vocab = load_vocab(&args.vocab)?;
-    let loaded = started.elapsed();
+    let v = crate::Indexed::load(&args.vocab)?;
     let data = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let labels = match args.labels {
@@ -454,17 +450,14 @@ pub fn compile_fst(args: CompileFstArgs) -> Result<ExitCode> {
     if let Some(limit) = args.token_edge_limit {
         config = config.token_edge_limit(limit);
     }
-    let trie_start = Instant::now();
-    let trie = VocabTrie::new(&vocab);
-    let indexed = trie_start.elapsed();
     let source = args.file.display().to_string();
     let compiled = RegexCompiler::new()
         .configure(config)
-        .compile_dfa_with_trie(&dfa, &source, &trie)?;
+        .compile_dfa_with_trie(&dfa, &source, &v.trie)?;
     stats.extend(compiled.stats);
     compiled.automaton.write_file(&args.output)?;
     if args.stats {
-        crate::print_stats(&vocab, loaded, indexed, &stats);
+        v.print_stats(&stats);
     }
     Ok(ExitCode::SUCCESS)
 }

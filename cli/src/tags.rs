@@ -4,15 +4,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use fstc_core::any::AnyAutomaton;
-use fstc_core::vocab::VocabTrie;
 use fstc_tags::{StructuralTag, StructuralTagCompiler};
 
-use crate::{json_config, load_vocab, print_stats, JsonOptions, VocabArgs};
+use crate::{json_config, read_text, Indexed, JsonOptions, VocabArgs};
 
 #[derive(Args)]
 pub struct CompileStructuralTagArgs {
@@ -32,27 +30,16 @@ pub struct CompileStructuralTagArgs {
 }
 
 pub fn compile_structural_tag(args: CompileStructuralTagArgs) -> Result<ExitCode> {
-    let text = if args.spec.as_os_str() == "-" {
-        std::io::read_to_string(std::io::stdin()).context("cannot read the spec from stdin")?
-    } else {
-        std::fs::read_to_string(&args.spec)
-            .with_context(|| format!("cannot read {}", args.spec.display()))?
-    };
-    let tag = StructuralTag::from_json(&text)?;
-    let started = Instant::now();
-    let vocab = load_vocab(&args.vocab)?;
-    let loaded = started.elapsed();
-    let trie_start = Instant::now();
-    let trie = VocabTrie::new(&vocab);
-    let indexed = trie_start.elapsed();
+    let tag = StructuralTag::from_json(&read_text(&args.spec, "spec")?)?;
+    let v = Indexed::load(&args.vocab)?;
     let compiler = StructuralTagCompiler::new().configure(json_config(&args.json));
-    let compiled = compiler.compile_any_with_trie(&tag, &trie)?;
+    let compiled = compiler.compile_any_with_trie(&tag, &v.trie)?;
     match &compiled.automaton {
         AnyAutomaton::Fsa(fsa) => fsa.write_file(&args.output)?,
         AnyAutomaton::Pda(pda) => pda.write_file(&args.output)?,
     }
     if args.stats {
-        print_stats(&vocab, loaded, indexed, &compiled.stats);
+        v.print_stats(&compiled.stats);
         eprintln!("warnings: {}", compiled.warnings.len());
     }
     for warning in &compiled.warnings {

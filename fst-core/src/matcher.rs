@@ -143,59 +143,129 @@ pub(crate) enum Step {
     Eos,
 }
 
+/// What every walker rolls back through: one record per consumed token (EOS included),
+/// from which the position before it is restored, and whether EOS ended the walk (EOS can
+/// only be the last token, so any rollback undoes it).
+#[derive(Clone, Debug)]
+pub(crate) struct History<U> {
+    records: Vec<U>,
+    pub(crate) finished: bool,
+}
+
+impl<U> Default for History<U> {
+    fn default() -> History<U> {
+        History {
+            records: Vec::new(),
+            finished: false,
+        }
+    }
+}
+
+impl<U> History<U> {
+    pub(crate) fn clear(&mut self) {
+        self.records.clear();
+        self.finished = false;
+    }
+
+    /// Number of tokens consumed, EOS included.
+    pub(crate) fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Records a consumed token; `eos` when it ended the walk.
+    pub(crate) fn push(&mut self, record: U, eos: bool) {
+        self.records.push(record);
+        self.finished |= eos;
+    }
+
+    /// The error of consuming `token` once EOS has ended the walk (`at`: where it ended,
+    /// for the message), else nothing.
+    pub(crate) fn check_open(
+        &self,
+        token: u32,
+        at: impl FnOnce() -> String,
+    ) -> Result<(), MatchError> {
+        if !self.finished {
+            return Ok(());
+        }
+        Err(MatchError::new(
+            MatchErrorKind::Finished,
+            format!(
+                "cannot consume token {token}: the walk already ended with EOS{}",
+                at()
+            ),
+        ))
+    }
+
+    /// Forgets the last `n` tokens and returns the record of the earliest of them, what
+    /// the walker restores (`None` for `n == 0`); past the start an error, changing nothing.
+    pub(crate) fn rollback(&mut self, n: usize) -> Result<Option<U>, MatchError> {
+        if n > self.records.len() {
+            return Err(rollback_too_far(n, self.records.len()));
+        }
+        if n == 0 {
+            return Ok(None);
+        }
+        self.records.truncate(self.records.len() - n + 1);
+        self.finished = false;
+        Ok(self.records.pop())
+    }
+}
+
+/// The error of a token PDA walker's token that would leave `depth` stack symbols, past
+/// `limit` (`at`: where, for the message).
+pub(crate) fn stack_limit_error(token: u32, at: &str, depth: usize, limit: usize) -> MatchError {
+    MatchError::new(
+        MatchErrorKind::StackLimit,
+        format!(
+            "token {token}{at} would leave {depth} symbols on the stack, past the walker's \
+             stack limit of {limit} (see with_stack_limit)"
+        ),
+    )
+}
+
 /// A finite-state matcher's position and the history it rolls back through, shared by
-/// the token FSA walker and the lazy matcher: the state, the state before each consumed
-/// token (EOS included), and whether EOS ended the walk.
+/// the token FSA walker and the lazy matcher: the state, and the state before each
+/// consumed token.
 #[derive(Clone, Debug)]
 pub(crate) struct Trail {
     /// The current state (after EOS, the accepting state EOS was consumed in).
     pub(crate) state: u32,
-    history: Vec<u32>,
-    /// Whether the last consumed token was EOS (it can only be the last).
-    pub(crate) finished: bool,
+    pub(crate) history: History<u32>,
 }
 
 impl Trail {
     pub(crate) fn new(start: u32) -> Trail {
         Trail {
             state: start,
-            history: Vec::new(),
-            finished: false,
+            history: History::default(),
         }
     }
 
     pub(crate) fn reset(&mut self, start: u32) {
         self.state = start;
         self.history.clear();
-        self.finished = false;
     }
 
-    pub(crate) fn num_consumed(&self) -> usize {
-        self.history.len()
+    /// Whether EOS ended the walk.
+    pub(crate) fn finished(&self) -> bool {
+        self.history.finished
     }
 
     /// Records a consumed token that led by `step`.
     pub(crate) fn take(&mut self, step: Step) {
-        self.history.push(self.state);
-        match step {
-            Step::To(next) => self.state = next,
-            Step::Eos => self.finished = true,
+        let eos = matches!(step, Step::Eos);
+        self.history.push(self.state, eos);
+        if let Step::To(next) = step {
+            self.state = next;
         }
     }
 
     /// Undoes the last `n` consumed tokens; fails, changing nothing, past the start.
     pub(crate) fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
-        if n > self.history.len() {
-            return Err(rollback_too_far(n, self.history.len()));
+        if let Some(state) = self.history.rollback(n)? {
+            self.state = state;
         }
-        if n == 0 {
-            return Ok(());
-        }
-        let keep = self.history.len() - n;
-        self.state = self.history[keep];
-        self.history.truncate(keep);
-        // EOS is always the last token consumed, so any rollback undoes it.
-        self.finished = false;
         Ok(())
     }
 
@@ -205,7 +275,7 @@ impl Trail {
         tokens: &[u32],
         step: impl Fn(u32, u32) -> Option<Step>,
     ) -> usize {
-        if self.finished {
+        if self.finished() {
             return 0;
         }
         let mut state = self.state;
@@ -219,6 +289,35 @@ impl Trail {
         tokens.len()
     }
 }
+
+/// The two holders of a walker `$of<A>` of a `$automaton<W>`, each with `new` at the start
+/// (by `$of::at_start`): `$borrowed` borrows the automaton (one loaded automaton serves any
+/// number of walkers), `$owned` shares it through an `Arc` (for holders that cannot carry a
+/// lifetime: language bindings, decoders keeping walkers in long-lived structs).
+macro_rules! walker_holders {
+    ($of:ident, $automaton:ident, $borrowed:ident, $owned:ident) => {
+        #[doc = concat!("A [`", stringify!($of), "`] borrowing its automaton.")]
+        pub type $borrowed<'a, W = Vec<u32>> = $of<&'a $automaton<W>>;
+
+        #[doc = concat!("A [`", stringify!($of), "`] sharing its automaton through an `Arc`.")]
+        pub type $owned<W = Vec<u32>> = $of<std::sync::Arc<$automaton<W>>>;
+
+        impl<'a, W: AsRef<[u32]>> $borrowed<'a, W> {
+            /// A walker at the start, nothing consumed.
+            pub fn new(automaton: &'a $automaton<W>) -> $borrowed<'a, W> {
+                $of::at_start(automaton)
+            }
+        }
+
+        impl<W: AsRef<[u32]>> $owned<W> {
+            /// A walker at the start of a shared automaton, nothing consumed.
+            pub fn new(automaton: std::sync::Arc<$automaton<W>>) -> $owned<W> {
+                $of::at_start(automaton)
+            }
+        }
+    };
+}
+pub(crate) use walker_holders;
 
 /// Implements [`Matcher`] for a walker `$walker<A>` over `A: Deref<Target = $automaton<W>>`
 /// by its inherent methods of the same names (which callers use without importing the

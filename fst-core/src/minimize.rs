@@ -16,8 +16,17 @@
 //! automata with the same language therefore give identical `AutomatonParts`, which is
 //! what the tests compare.
 
+use std::time::Instant;
+
 use crate::automaton::{AutomatonParts, StateId};
 use crate::parts::columns::Columns;
+
+/// A construction that stopped at its deadline (a compile's time budget).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PastDeadline;
+
+/// Splitters refined between two polls of the deadline.
+const SPLITTERS_PER_POLL: usize = 256;
 
 /// Per-state edge lists `(label, target)`.
 pub type EdgeLists = Vec<Vec<(u32, StateId)>>;
@@ -32,17 +41,30 @@ pub type EdgeLists = Vec<Vec<(u32, StateId)>>;
 /// `parts` must be deterministic (at most one edge per token in each state) with every
 /// target a valid state; `TokenAutomaton::from_parts` checks the same. Edge targets out
 /// of range panic.
-pub fn minimize(mut parts: AutomatonParts) -> AutomatonParts {
+pub fn minimize(parts: AutomatonParts) -> AutomatonParts {
+    without_deadline(minimize_until(parts, None))
+}
+
+/// [`minimize`], giving up past `deadline`.
+pub(crate) fn minimize_until(
+    mut parts: AutomatonParts,
+    deadline: Option<Instant>,
+) -> Result<AutomatonParts, PastDeadline> {
     let accepting = std::mem::take(&mut parts.accepting);
     let edges = std::mem::take(&mut parts.edges);
-    let (accepting, edges) = minimal_dfa(parts.start, accepting, edges);
+    let (accepting, edges) = minimal_dfa_until(parts.start, accepting, edges, deadline)?;
     // The vocabulary, EOS ids and terminals carry over.
-    AutomatonParts {
+    Ok(AutomatonParts {
         start: 0,
         accepting,
         edges,
         ..parts
-    }
+    })
+}
+
+/// The result of a construction given no deadline, which therefore cannot pass it.
+fn without_deadline<T>(result: Result<T, PastDeadline>) -> T {
+    result.unwrap_or_else(|PastDeadline| unreachable!("a construction without a deadline"))
 }
 
 /// The minimal DFA of the deterministic automaton (`start`, `accepting`, `edges`) as
@@ -52,21 +74,32 @@ pub fn minimize(mut parts: AutomatonParts) -> AutomatonParts {
 pub fn minimal_dfa(
     start: StateId,
     accepting: Vec<bool>,
-    mut edges: EdgeLists,
+    edges: EdgeLists,
 ) -> (Vec<bool>, EdgeLists) {
+    without_deadline(minimal_dfa_until(start, accepting, edges, None))
+}
+
+/// [`minimal_dfa`], giving up past `deadline`.
+fn minimal_dfa_until(
+    start: StateId,
+    accepting: Vec<bool>,
+    mut edges: EdgeLists,
+    deadline: Option<Instant>,
+) -> Result<(Vec<bool>, EdgeLists), PastDeadline> {
     for list in &mut edges {
         list.sort_unstable();
     }
     let (accepting, edges) = match useful_states(start, &accepting, &edges) {
         Some(useful) => restrict(&useful, start, accepting, edges),
-        None => return (vec![false], vec![Vec::new()]),
+        None => return Ok((vec![false], vec![Vec::new()])),
     };
     let key: Vec<u32> = accepting.iter().map(|&a| u32::from(a)).collect();
-    let quotient = merge_equivalent(0, &key, &edges);
+    let block = coarsest_partition(&key, &edges, deadline)?;
+    let quotient = canonical(0, &block, &edges);
     let accepting = (quotient.representative.iter())
         .map(|&s| accepting[s as usize])
         .collect();
-    (accepting, quotient.edges)
+    Ok((accepting, quotient.edges))
 }
 
 /// An automaton with its equivalent states merged (see [`merge_equivalent`]).
@@ -87,7 +120,7 @@ pub struct Quotient {
 /// `edges` must be deterministic (at most one edge per label in each state) with every
 /// target a valid state; out-of-range targets panic.
 pub fn merge_equivalent(start: StateId, key: &[u32], edges: &[Vec<(u32, StateId)>]) -> Quotient {
-    let block = coarsest_partition(key, edges);
+    let block = without_deadline(coarsest_partition(key, edges, None));
     canonical(start, &block, edges)
 }
 
@@ -283,11 +316,22 @@ impl Partition {
     /// Splits blocks until no splitter is left. A splitter's sources are bucketed by label
     /// class (a counting sort: no comparison sort) and each class splits the blocks it
     /// marks. `incoming(t)` gives the `(class, source)` pairs of the transitions into `t`.
-    fn refine<'a>(&mut self, incoming: impl Fn(u32) -> &'a [(u32, u32)], num_classes: usize) {
+    /// Polls `deadline` every few splitters.
+    fn refine<'a>(
+        &mut self,
+        incoming: impl Fn(u32) -> &'a [(u32, u32)],
+        num_classes: usize,
+        deadline: Option<Instant>,
+    ) -> Result<(), PastDeadline> {
         let mut sources: Vec<Vec<u32>> = vec![Vec::new(); num_classes];
         let mut classes: Vec<u32> = Vec::new();
         let mut touched: Vec<u32> = Vec::new();
+        let mut popped = 0usize;
         while let Some(a) = self.work.pop() {
+            popped += 1;
+            if popped % SPLITTERS_PER_POLL == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(PastDeadline);
+            }
             self.in_work[a as usize] = false;
             let ab = &self.blocks[a as usize];
             for &t in &self.elems[ab.start..ab.end] {
@@ -310,6 +354,7 @@ impl Partition {
                 }
             }
         }
+        Ok(())
     }
 
     /// Moves each state of `states` to the marked front of its block; `touched` gets the
@@ -371,7 +416,11 @@ impl Partition {
 /// The block of each state in the coarsest partition that refines `key` and is
 /// compatible with the (partial) transitions: Hopcroft's refinement in Valmari and
 /// Lehtinen's variant for partial transition functions, over one label per column.
-fn coarsest_partition(key: &[u32], edges: &[Vec<(u32, StateId)>]) -> Vec<u32> {
+fn coarsest_partition(
+    key: &[u32],
+    edges: &[Vec<(u32, StateId)>],
+    deadline: Option<Instant>,
+) -> Result<Vec<u32>, PastDeadline> {
     let n = key.len();
     let (tail, class, head, num_classes) = class_transitions(edges);
     let transitions = || (0..tail.len()).map(|t| (tail[t], head[t], class[t]));
@@ -381,8 +430,9 @@ fn coarsest_partition(key: &[u32], edges: &[Vec<(u32, StateId)>]) -> Vec<u32> {
     partition.refine(
         |t| &incoming[in_start[t as usize] as usize..in_start[t as usize + 1] as usize],
         num_classes,
-    );
-    partition.blk
+        deadline,
+    )?;
+    Ok(partition.blk)
 }
 
 /// The transitions to refine with, as `(tail, class, head, number of classes)`, grouped
@@ -575,6 +625,19 @@ mod tests {
         let q = merge_equivalent(1, &[0, 0, 9], &[vec![], vec![(4, 0)], vec![(4, 1)]]);
         assert_eq!(q.representative, [1, 0]);
         assert_eq!(q.edges, [vec![(4, 1)], vec![]]);
+    }
+
+    #[test]
+    fn a_deadline_stops_the_refinement() {
+        // a{2000}: every state differs from every other by its distance to the end, so
+        // the refinement takes one splitter per state.
+        let n = 2000u32;
+        let accepting: Vec<bool> = (0..=n).map(|s| s == n).collect();
+        let edges = (0..=n).map(|s| if s < n { vec![(0, s + 1)] } else { vec![] });
+        let input = parts(0, &accepting, edges.collect());
+        let past = Some(std::time::Instant::now());
+        assert_eq!(minimize_until(input.clone(), past), Err(PastDeadline));
+        assert_eq!(minimize_until(input.clone(), None), Ok(minimize(input)));
     }
 
     #[test]

@@ -15,9 +15,8 @@
 //! [`PdaParts`]: crate::parts::PdaParts
 
 use std::ops::Deref;
-use std::sync::Arc;
 
-use crate::matcher::{MatchError, MatchErrorKind};
+use crate::matcher::{stack_limit_error, History, MatchError};
 use crate::parts::StateId;
 use crate::pop_closure::NO_STATE;
 use crate::token_pda::TokenPda;
@@ -67,30 +66,11 @@ pub struct PdaWalkerOf<A> {
     /// Stack entries `(symbol, arena index of the entry below)`; entries of popped
     /// symbols stay until a rollback or reset truncates past them.
     arena: Vec<(u32, u32)>,
-    history: Vec<Undo>,
-    finished: bool,
+    history: History<Undo>,
     stack_limit: usize,
 }
 
-/// A PDA walker borrowing its automaton.
-pub type PdaWalker<'a, W = Vec<u32>> = PdaWalkerOf<&'a TokenPda<W>>;
-
-/// A PDA walker sharing its automaton through an `Arc`.
-pub type OwnedPdaWalker<W = Vec<u32>> = PdaWalkerOf<Arc<TokenPda<W>>>;
-
-impl<'a, W: AsRef<[u32]>> PdaWalker<'a, W> {
-    /// A walker at the start node with an empty stack.
-    pub fn new(pda: &'a TokenPda<W>) -> PdaWalker<'a, W> {
-        PdaWalkerOf::at_start(pda)
-    }
-}
-
-impl<W: AsRef<[u32]>> OwnedPdaWalker<W> {
-    /// A walker at the start of a shared PDA.
-    pub fn new(pda: Arc<TokenPda<W>>) -> OwnedPdaWalker<W> {
-        PdaWalkerOf::at_start(pda)
-    }
-}
+crate::matcher::walker_holders!(PdaWalkerOf, TokenPda, PdaWalker, OwnedPdaWalker);
 
 impl<W, A> PdaWalkerOf<A>
 where
@@ -107,8 +87,7 @@ where
                 depth: 0,
             },
             arena: Vec::new(),
-            history: Vec::new(),
-            finished: false,
+            history: History::default(),
             stack_limit: DEFAULT_STACK_LIMIT,
         }
     }
@@ -154,7 +133,6 @@ where
         };
         self.arena.clear();
         self.history.clear();
-        self.finished = false;
     }
 
     /// Number of tokens consumed since the start, EOS included.
@@ -164,20 +142,20 @@ where
 
     /// Whether EOS has been consumed.
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.history.finished
     }
 
     /// Whether EOS may be consumed here (or was): the pop chain empties the stack at an
     /// accepting node.
     pub fn is_accepting(&self) -> bool {
-        self.finished || self.eos_allowed(self.config, &|i| self.arena[i as usize])
+        self.history.finished || self.eos_allowed(self.config, &|i| self.arena[i as usize])
     }
 
     /// Whether EOS is the only choice: EOS is allowed and no node of the pop chain has a
     /// token edge (the mask is the OR of their edges) that the stack limit lets through.
     /// Walks the chain once, no mask.
     pub fn only_eos_allowed(&self) -> bool {
-        if self.finished || !self.is_accepting() {
+        if self.history.finished || !self.is_accepting() {
             return false;
         }
         let config = self.config;
@@ -259,7 +237,7 @@ where
     /// the limit), tokens that would push past it are cleared.
     pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
         let need = crate::matcher::mask_width(mask, self.pda.vocab_size())?;
-        if self.finished {
+        if self.history.finished {
             mask.fill(0);
             return Ok(());
         }
@@ -369,7 +347,7 @@ where
 
     /// Whether `token` may come next (within the stack limit, as the mask says).
     pub fn is_allowed(&self, token: u32) -> bool {
-        if self.finished {
+        if self.history.finished {
             return false;
         }
         match self.find(self.config, &|i| self.arena[i as usize], token) {
@@ -386,15 +364,9 @@ where
     /// allowed EOS. A refused token (not allowed, out of the vocabulary, or a push past
     /// the stack limit) is an error and changes nothing.
     pub fn consume(&mut self, token: u32) -> Result<(), MatchError> {
-        if self.finished {
-            return Err(MatchError::new(
-                MatchErrorKind::Finished,
-                format!(
-                    "cannot consume token {token}: the walk already ended with EOS at node {}",
-                    self.config.node
-                ),
-            ));
-        }
+        let node = self.config.node;
+        self.history
+            .check_open(token, || format!(" at node {node}"))?;
         let found = self.find(self.config, &|i| self.arena[i as usize], token);
         let undo = Undo {
             before: self.config,
@@ -403,8 +375,7 @@ where
         match found {
             None => Err(self.not_allowed(token)),
             Some(Found::Eos) => {
-                self.history.push(undo);
-                self.finished = true;
+                self.history.push(undo, true);
                 Ok(())
             }
             Some(Found::Edge {
@@ -423,7 +394,7 @@ where
                     self.arena.push((symbol, top));
                     top = self.arena.len() as u32 - 1;
                 }
-                self.history.push(undo);
+                self.history.push(undo, false);
                 self.config = Config {
                     node: target,
                     top,
@@ -435,26 +406,13 @@ where
     }
 
     fn too_deep(&self, token: u32, depth: usize) -> MatchError {
-        MatchError::new(
-            MatchErrorKind::StackLimit,
-            format!(
-                "token {token} at node {} would leave {depth} symbols on the stack, past the \
-                 walker's stack limit of {} (see with_stack_limit)",
-                self.config.node, self.stack_limit
-            ),
-        )
+        let at = format!(" at node {}", self.config.node);
+        stack_limit_error(token, &at, depth, self.stack_limit)
     }
 
     fn not_allowed(&self, token: u32) -> MatchError {
         let (node, depth) = (self.config.node, self.config.depth);
-        crate::matcher::refusal(
-            token,
-            self.pda.vocab_size(),
-            self.pda.is_eos(token),
-            &format!("at node {node} with {depth} stack symbols"),
-            "the input is not complete",
-            None,
-        )
+        (self.pda).refusal(token, &format!("at node {node} with {depth} stack symbols"))
     }
 
     /// Consumes all of `tokens` or, if one is refused, none of them; the error names the
@@ -466,7 +424,7 @@ where
     /// How many leading tokens of `tokens` would be accepted from here, without moving:
     /// pushes go to a lookahead overlay past the arena, which stays untouched.
     pub fn validate_tokens(&self, tokens: &[u32]) -> usize {
-        if self.finished {
+        if self.history.finished {
             return 0;
         }
         let mut look = Lookahead::new(&self.arena);
@@ -511,19 +469,10 @@ where
     /// Undoes the last `n` consumed tokens (EOS included) in O(n). Fails, changing
     /// nothing, if fewer than `n` were consumed.
     pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
-        if n > self.history.len() {
-            return Err(crate::matcher::rollback_too_far(n, self.history.len()));
+        if let Some(undo) = self.history.rollback(n)? {
+            self.config = undo.before;
+            self.arena.truncate(undo.arena_len as usize);
         }
-        if n == 0 {
-            return Ok(());
-        }
-        let keep = self.history.len() - n;
-        let undo = self.history[keep];
-        self.config = undo.before;
-        self.arena.truncate(undo.arena_len as usize);
-        self.history.truncate(keep);
-        // EOS is always the last token consumed, so any rollback undoes it.
-        self.finished = false;
         Ok(())
     }
 
@@ -532,7 +481,7 @@ where
     /// a forced cycle stays finite.
     pub fn forced_tokens(&self) -> Vec<u32> {
         let mut out = Vec::new();
-        if self.finished {
+        if self.history.finished {
             return out;
         }
         let mut look = Lookahead::new(&self.arena);

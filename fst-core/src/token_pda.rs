@@ -144,6 +144,20 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
         self.control.is_eos(token)
     }
 
+    /// A walker's error for refusing `token` `place` (where the walk is): both PDA walkers
+    /// say it alike.
+    pub(crate) fn refusal(&self, token: u32, place: &str) -> crate::matcher::MatchError {
+        let (vocab_size, eos) = (self.vocab_size(), self.is_eos(token));
+        crate::matcher::refusal(
+            token,
+            vocab_size,
+            eos,
+            place,
+            "the input is not complete",
+            None,
+        )
+    }
+
     /// The start node (with an empty stack).
     pub fn start(&self) -> StateId {
         self.control.start()

@@ -13,7 +13,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::automaton::{StateId, TokenAutomaton};
-use crate::matcher::{MatchError, MatchErrorKind, Step, Trail};
+use crate::matcher::{MatchError, Step, Trail};
 
 /// A position in a token automaton, with the history needed to roll back; `A` holds the
 /// automaton: a reference ([`Walker`]) or an `Arc` ([`OwnedWalker`]).
@@ -24,19 +24,9 @@ pub struct WalkerOf<A> {
     trail: Trail,
 }
 
-/// A walker borrowing its automaton: one loaded automaton serves any number of them.
-pub type Walker<'a, W = Vec<u32>> = WalkerOf<&'a TokenAutomaton<W>>;
-
-/// A walker sharing its automaton through an `Arc`, for holders that cannot carry a
-/// lifetime (language bindings, decoders keeping walkers in long-lived structs).
-pub type OwnedWalker<W = Vec<u32>> = WalkerOf<Arc<TokenAutomaton<W>>>;
+crate::matcher::walker_holders!(WalkerOf, TokenAutomaton, Walker, OwnedWalker);
 
 impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
-    /// A walker at the automaton's start state.
-    pub fn new(automaton: &'a TokenAutomaton<W>) -> Walker<'a, W> {
-        WalkerOf::at_start(automaton)
-    }
-
     /// The automaton being walked.
     pub fn automaton(&self) -> &'a TokenAutomaton<W> {
         self.automaton
@@ -44,11 +34,6 @@ impl<'a, W: AsRef<[u32]>> Walker<'a, W> {
 }
 
 impl<W: AsRef<[u32]>> OwnedWalker<W> {
-    /// A walker at the start state of a shared automaton.
-    pub fn new(automaton: Arc<TokenAutomaton<W>>) -> OwnedWalker<W> {
-        WalkerOf::at_start(automaton)
-    }
-
     /// The automaton being walked.
     pub fn automaton(&self) -> &Arc<TokenAutomaton<W>> {
         &self.automaton
@@ -77,7 +62,7 @@ where
 
     /// Number of tokens consumed since the start, EOS included.
     pub fn num_consumed(&self) -> usize {
-        self.trail.num_consumed()
+        self.trail.history.len()
     }
 
     /// Whether the current state accepts, i.e. EOS may be consumed (or was).
@@ -87,13 +72,13 @@ where
 
     /// Whether EOS has been consumed: nothing more is allowed.
     pub fn is_finished(&self) -> bool {
-        self.trail.finished
+        self.trail.finished()
     }
 
     /// Whether EOS is the only choice: the state accepts and has no token or terminal
     /// edges. A decoder can then stop without sampling.
     pub fn only_eos_allowed(&self) -> bool {
-        !self.trail.finished
+        !self.trail.finished()
             && self.is_accepting()
             && self
                 .automaton
@@ -113,7 +98,7 @@ where
     /// Fails, leaving `mask` untouched, if it has fewer than `vocab_size` bits.
     pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
         let need = crate::matcher::mask_width(mask, self.automaton.vocab_size())?;
-        if self.trail.finished {
+        if self.trail.finished() {
             mask.fill(0);
             return Ok(());
         }
@@ -162,7 +147,7 @@ where
 
     /// Whether `token` may come next.
     pub fn is_allowed(&self, token: u32) -> bool {
-        if self.trail.finished {
+        if self.trail.finished() {
             return false;
         }
         // A dense mask is checked against the edges on load: one bit test instead of a
@@ -181,15 +166,8 @@ where
     /// Consumes one token. EOS in an accepting state finishes the walk. A token that is
     /// not allowed is an error naming it and the state, and changes nothing.
     pub fn consume(&mut self, token: u32) -> Result<(), MatchError> {
-        if self.trail.finished {
-            return Err(MatchError::new(
-                MatchErrorKind::Finished,
-                format!(
-                    "cannot consume token {token}: the walk already ended with EOS in state {}",
-                    self.trail.state
-                ),
-            ));
-        }
+        let state = self.trail.state;
+        (self.trail.history).check_open(token, || format!(" in state {state}"))?;
         match step(&self.automaton, self.trail.state, token) {
             Some(to) => {
                 self.trail.take(to);
@@ -240,7 +218,7 @@ where
     /// sampling. Bounded by the number of states, so a forced cycle stays finite.
     pub fn forced_tokens(&self) -> Vec<u32> {
         let mut out = Vec::new();
-        if self.trail.finished {
+        if self.trail.finished() {
             return out;
         }
         let a: &TokenAutomaton<W> = &self.automaton;

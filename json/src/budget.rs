@@ -5,7 +5,8 @@ use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
 use fstc_core::bytes::{ByteDfa, ByteDfaError, ByteDfaErrorKind};
-use fstc_regex::{RegexError, RegexErrorKind};
+use fstc_core::compose::ComposeErrorKind;
+use fstc_regex::{BuildError, BuildErrorKind, RegexError, RegexErrorKind};
 
 use crate::error::{show_pointer, JsonSchemaError};
 
@@ -104,6 +105,39 @@ impl Budget {
         }
         let short: String = e.to_string().chars().take(300).collect();
         JsonSchemaError::other(format!("{what} could not be built: {short}"))
+    }
+
+    /// `config` bounded by what is left of the budgets: the deadline, and the memory
+    /// budget less the automata built so far as the composition's memory limit.
+    pub(crate) fn bound(&self, config: fstc_regex::Config) -> fstc_regex::Config {
+        let config = match self.deadline() {
+            Some(deadline) => config.deadline(deadline),
+            None => config,
+        };
+        config.memory_limit(self.memory.saturating_sub(self.used.get()))
+    }
+
+    /// The budget's error for a composition with the vocabulary that stopped at the
+    /// deadline or the memory limit of [`bound`](Self::bound) (`None` for other errors).
+    pub(crate) fn composition_failed(&self, e: &BuildError) -> Option<JsonSchemaError> {
+        let BuildErrorKind::Compose { error, .. } = e.kind() else {
+            return None;
+        };
+        let (budget, option) = match error.kind() {
+            ComposeErrorKind::Deadline => (
+                format!("time budget of {:?}", self.time),
+                "time_budget, `--time-budget`",
+            ),
+            ComposeErrorKind::MemoryLimit => (
+                format!("memory budget of {} bytes", self.memory),
+                "memory_budget, `--memory-budget`",
+            ),
+            _ => return None,
+        };
+        Some(JsonSchemaError::other(format!(
+            "the compile passed its {budget}: {error}; raise it ({option}) or simplify the \
+             schema"
+        )))
     }
 
     fn exceeded(&self, what: &str, option: &str) -> JsonSchemaError {

@@ -253,7 +253,7 @@ impl JsonSchemaCompiler {
     fn translate(
         &self,
         source: impl FnOnce() -> Result<(Value, NumberTexts), JsonSchemaError>,
-    ) -> Result<((SchemaRegex, ByteDfa), CompileStats), JsonSchemaError> {
+    ) -> Result<((SchemaRegex, ByteDfa, Budget), CompileStats), JsonSchemaError> {
         let mut stats = CompileStats::new();
         let (root, (schema, budget)) = stats.time("schema translation", || {
             let (root, numbers) = source()?;
@@ -262,7 +262,7 @@ impl JsonSchemaCompiler {
         })?;
         let dfa = stats.time("byte DFA", || self.schema_dfa(&schema, &root, &budget))?;
         stats.set_count("byte DFA states", dfa.num_states());
-        Ok(((schema, dfa), stats))
+        Ok(((schema, dfa, budget), stats))
     }
 
     /// The byte DFA of the regex of the schema `root`, within the state limit and the
@@ -289,10 +289,11 @@ impl JsonSchemaCompiler {
         })
     }
 
-    /// The translated schema composed with the vocabulary of `trie` and laid out.
+    /// The translated schema composed with the vocabulary of `trie` and laid out, within
+    /// what is left of the budgets.
     fn compile_regex(
         &self,
-        (schema, dfa): (SchemaRegex, ByteDfa),
+        (schema, dfa, budget): (SchemaRegex, ByteDfa, Budget),
         mut stats: CompileStats,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, JsonSchemaError> {
@@ -300,9 +301,13 @@ impl JsonSchemaCompiler {
             .dfa_state_limit(self.config.get_dfa_state_limit())
             .token_edge_limit(self.config.get_token_edge_limit());
         let composed = RegexCompiler::new()
-            .configure(config)
+            .configure(budget.bound(config))
             .compile_dfa_with_trie(&dfa, "the schema's regex", trie)
-            .map_err(|e| compile_error(&e))?;
+            .map_err(|e| {
+                budget
+                    .composition_failed(&e)
+                    .unwrap_or_else(|| compile_error(&e))
+            })?;
         stats.extend(composed.stats);
         Ok(Compiled {
             automaton: composed.automaton,

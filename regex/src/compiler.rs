@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Instant;
 
 use fstc_core::automaton::{Terminal, TokenAutomaton};
 use fstc_core::bytes::{ByteDfa, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
@@ -33,6 +34,8 @@ pub struct Config {
     token_edge_limit: Option<usize>,
     image_tokens: Option<Vec<u32>>,
     dialect: Option<Dialect>,
+    deadline: Option<Instant>,
+    memory_limit: Option<usize>,
 }
 
 impl Config {
@@ -72,6 +75,30 @@ impl Config {
         self
     }
 
+    /// Gives up past `deadline` (a server's per-request time budget): the byte DFA's
+    /// construction ends in [`crate::RegexErrorKind::Deadline`], the composition with the
+    /// vocabulary in `ComposeErrorKind::Deadline`, each error naming the phase. Default: none.
+    pub fn deadline(mut self, deadline: Instant) -> Config {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Most bytes the token automaton's tables may take while composed (default: no limit).
+    pub fn memory_limit(mut self, bytes: usize) -> Config {
+        self.memory_limit = Some(bytes);
+        self
+    }
+
+    /// The deadline in effect, if any.
+    pub fn get_deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// The composition's memory limit in effect (`usize::MAX`: none).
+    pub fn get_memory_limit(&self) -> usize {
+        self.memory_limit.unwrap_or(usize::MAX)
+    }
+
     /// The pattern dialect in effect.
     pub fn get_dialect(&self) -> Dialect {
         self.dialect.unwrap_or(Dialect::Regex)
@@ -99,6 +126,8 @@ impl Config {
             token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
             image_tokens: other.image_tokens.or(self.image_tokens),
             dialect: other.dialect.or(self.dialect),
+            deadline: other.deadline.or(self.deadline),
+            memory_limit: other.memory_limit.or(self.memory_limit),
         }
     }
 }
@@ -169,6 +198,8 @@ impl RegexCompiler {
     fn limits(&self) -> ComposeLimits {
         ComposeLimits {
             token_edge_limit: self.config.get_token_edge_limit(),
+            deadline: self.config.get_deadline(),
+            memory_limit: self.config.get_memory_limit(),
             ..ComposeLimits::default()
         }
     }
@@ -178,6 +209,7 @@ impl RegexCompiler {
         RegexBuilder::new()
             .state_limit(self.config.get_dfa_state_limit())
             .dialect(self.config.get_dialect())
+            .deadline(self.config.get_deadline())
             .build(pattern)
             .map_err(BuildError::regex)
     }

@@ -1,11 +1,17 @@
 //! The `fstc` binary end to end, one test binary: every command, its output and exit
 //! codes (`commands`), `compile grammar` (`grammar`), the shell sessions of the README
-//! and docs/ (`docs`), and ARCHITECTURE.md's crate table (`architecture`).
+//! and docs/ (`docs`), ARCHITECTURE.md's crate table (`architecture`), and the fuzz
+//! targets over their seeds and mutations (`fuzz_seeds`, the targets included from `fuzz/`).
 
 mod architecture;
 mod commands;
 mod common;
 mod docs;
 mod expr;
+mod fuzz_seeds;
+// The fuzz crate is outside the workspace (cargo-fuzz, nightly); its target functions are
+// plain stable Rust over the workspace's crates, compiled here as a module.
+#[path = "../../../fuzz/src/lib.rs"]
+mod fuzz_targets;
 mod grammar;
 mod ops;

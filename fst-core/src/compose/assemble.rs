@@ -1,12 +1,13 @@
 //! Assembly: the token automaton over groups, discovered breadth-first from the byte
 //! automaton's start at token boundaries, then trimmed.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
 
 use super::class_trie::DenseClasses;
-use super::error::{edge_limit_error, out_of_range, state_limit_error};
+use super::error::{deadline_error, edge_limit_error, memory_limit_error};
+use super::error::{out_of_range, state_limit_error};
 use super::error::{ComposeError, ComposeErrorKind};
-use super::grouping::{transition_table, GroupBy, Grouping, MAX_TABLE_ENTRIES};
+use super::grouping::{transition_table, GroupBy, Grouping, Stops, MAX_TABLE_ENTRIES};
 use super::groups::{EdgeLists, TokenGroups, NONE};
 use super::trim::trim;
 use crate::automaton::{AutomatonParts, StateId};
@@ -21,6 +22,13 @@ pub struct ComposeLimits {
     pub token_edge_limit: usize,
     /// Most token-level states the composition may create (counted before trimming).
     pub state_limit: usize,
+    /// When to give up (a compile's time budget), polled while the tokens are grouped, as
+    /// the token automaton's states are walked out and while it is minimized. `None`: never.
+    pub deadline: Option<Instant>,
+    /// Most bytes the token automaton's tables may take while built (the transition
+    /// table, the edge lists, the state index), checked as they grow; a compile's memory
+    /// budget. `usize::MAX` by default.
+    pub memory_limit: usize,
 }
 
 impl ComposeLimits {
@@ -35,6 +43,8 @@ impl Default for ComposeLimits {
         ComposeLimits {
             token_edge_limit: ComposeLimits::DEFAULT_TOKEN_EDGE_LIMIT,
             state_limit: ComposeLimits::DEFAULT_STATE_LIMIT,
+            deadline: None,
+            memory_limit: usize::MAX,
         }
     }
 }
@@ -53,8 +63,10 @@ where
     let identity: [u8; 256] = std::array::from_fn(|b| b as u8);
     let dense = DenseClasses::new(dfa.byte_classes().unwrap_or(&identity));
     let table = transition_table(dfa, &dense, MAX_TABLE_ENTRIES)?;
-    let grouping = Grouping::new(trie, dense, table.as_deref(), dfa.num_states(), group_by);
-    let (order, edges) = discover(dfa, &grouping, table.as_deref(), limits)?;
+    let stops = (limits.deadline, limits.memory_limit);
+    let table = table.as_deref();
+    let grouping = Grouping::new(trie, dense, table, dfa.num_states(), group_by, stops)?;
+    let (order, edges) = discover(dfa, &grouping, table, limits)?;
     let accepting: Vec<bool> = order.iter().map(|&s| dfa.is_accepting(s)).collect();
     let (accepting, edges) = trim(accepting, edges)?;
     Ok((
@@ -108,6 +120,7 @@ where
 
 /// The byte-DFA states reachable at token boundaries, breadth-first from the start
 /// (`order`, the token-level numbering), and each one's edges over groups then terminals.
+/// Checks the limits after each breadth-first level (and the walks poll them within one).
 fn discover<A>(
     dfa: &A,
     grouping: &Grouping,
@@ -121,23 +134,33 @@ where
     let num_groups = grouping.groups().len() as u32;
     let dfa_start = dfa.start();
     let num_terminals = dfa.num_terminals();
+    // Bytes of the tables: the transition table, `index`, then per state made its place
+    // in `order` and its edge list.
+    let mut bytes = 4 * (table.map_or(0, <[u32]>::len) + num_dfa_states);
+    if bytes > limits.memory_limit {
+        return Err(memory_limit_error(limits.memory_limit, bytes));
+    }
     // Token-level state of each DFA state, or NONE while undiscovered.
     let mut index = vec![NONE; num_dfa_states];
     let mut order: Vec<u32> = vec![dfa_start];
     index[dfa_start as usize] = 0;
     let mut edges: EdgeLists = Vec::new();
-    let edge_count = AtomicUsize::new(0);
-    let over_limit = AtomicBool::new(false);
+    let stops = Stops::new(limits.token_edge_limit, limits.deadline);
     let mut by_group = vec![NONE; num_groups as usize];
 
     let mut frontier_start = 0;
     while frontier_start < order.len() {
         let frontier: Vec<u32> = order[frontier_start..].to_vec();
         frontier_start = order.len();
-        let counter = (&edge_count, &over_limit, limits.token_edge_limit);
-        let (walked, items_per_state) = grouping.frontier_edges(dfa, table, &frontier, counter);
-        if over_limit.load(Ordering::Relaxed) {
+        let (walked, items_per_state) = grouping.frontier_edges(dfa, table, &frontier, &stops);
+        if stops.over_limit() {
             return Err(edge_limit_error(limits.token_edge_limit));
+        }
+        if stops.late() {
+            return Err(deadline_error(
+                "walking the vocabulary from each state",
+                order.len(),
+            ));
         }
         for (&dfa_state, per_state) in frontier.iter().zip(walked.chunks(items_per_state)) {
             let mut list = in_group_order(per_state, &mut by_group);
@@ -149,24 +172,36 @@ where
                 }
             }
             for edge in &mut list {
-                let target = edge.1;
-                if target as usize >= num_dfa_states {
-                    return Err(out_of_range("transition target", target, num_dfa_states));
-                }
-                let slot = &mut index[target as usize];
-                if *slot == NONE {
-                    if order.len() >= limits.state_limit {
-                        return Err(state_limit_error(limits.state_limit));
-                    }
-                    *slot = order.len() as u32;
-                    order.push(target);
-                }
-                edge.1 = *slot;
+                edge.1 = number(edge.1, &mut index, &mut order, limits.state_limit)?;
             }
+            bytes += 4 + std::mem::size_of::<Vec<(u32, StateId)>>() + 8 * list.len();
             edges.push(list);
+        }
+        if bytes > limits.memory_limit {
+            return Err(memory_limit_error(limits.memory_limit, bytes));
         }
     }
     Ok((order, edges))
+}
+
+/// The token-level state of DFA state `target`, numbered next in `order` when new.
+fn number(
+    target: u32,
+    index: &mut [u32],
+    order: &mut Vec<u32>,
+    state_limit: usize,
+) -> Result<StateId, ComposeError> {
+    let Some(slot) = index.get_mut(target as usize) else {
+        return Err(out_of_range("transition target", target, index.len()));
+    };
+    if *slot == NONE {
+        if order.len() >= state_limit {
+            return Err(state_limit_error(state_limit));
+        }
+        *slot = order.len() as u32;
+        order.push(target);
+    }
+    Ok(*slot)
 }
 
 /// One state's group edges, found in pieces, in group order, i.e. in order of first

@@ -18,6 +18,11 @@ pub enum ComposeErrorKind {
     InvalidInput,
     /// A rustfst algorithm failed on the reference path.
     Reference,
+    /// The composition passed `ComposeLimits::deadline` (a compile's time budget); the
+    /// message names the phase it was in.
+    Deadline,
+    /// The composition's tables would pass `ComposeLimits::memory_limit`.
+    MemoryLimit,
 }
 
 /// An error from composing a byte automaton with a vocabulary.
@@ -83,6 +88,29 @@ pub(super) fn edge_limit_error(limit: usize) -> ComposeError {
         format!(
             "the token automaton needs more than {limit} edges (the token edge limit); \
              raise the limit or constrain the pattern more tightly"
+        ),
+    )
+}
+
+/// The error of a composition past its deadline while in `phase`, with `states`
+/// token-level states made.
+pub(super) fn deadline_error(phase: &str, states: usize) -> ComposeError {
+    ComposeError::new(
+        ComposeErrorKind::Deadline,
+        format!(
+            "the composition with the vocabulary passed its deadline (time budget) while \
+             {phase} ({states} states of the token automaton so far)"
+        ),
+    )
+}
+
+/// The error of a composition whose tables would pass `limit` bytes (`needed` so far).
+pub(super) fn memory_limit_error(limit: usize, needed: usize) -> ComposeError {
+    ComposeError::new(
+        ComposeErrorKind::MemoryLimit,
+        format!(
+            "the composition with the vocabulary needs more than {limit} bytes (the memory \
+             limit) for the token automaton's tables ({needed} so far)"
         ),
     )
 }

@@ -13,8 +13,12 @@
 //! dozen); many states can give many, so the pass gives up past a budget and the caller
 //! uses the class trie instead.
 
+use std::time::Instant;
+
+use super::grouping::POLL_EVERY;
 use super::groups::{TokenGroups, NONE};
 use crate::fast_hash::FastMap;
+use crate::minimize::PastDeadline;
 use crate::vocab::level_trie::LevelTrie;
 
 /// A memo entry not yet computed (entries are rows `f * k`, far below it; row 0 is dead).
@@ -80,15 +84,14 @@ impl FunctionGroups {
     /// over dense classes is `table` (`num_states` rows of `k` entries, `NONE` for no
     /// transition); `class_of_symbol` maps the trie's symbols (bytes or folded classes)
     /// to dense classes. `None` when the distinct functions would hold more than
-    /// `max_entries` live `(state, target)` pairs.
+    /// `max_entries` live `(state, target)` pairs; an error past `deadline`.
     pub(super) fn new(
         trie: &LevelTrie,
         class_of_symbol: &[u8],
         table: &[u32],
-        k: usize,
-        num_states: usize,
-        max_entries: usize,
-    ) -> Option<FunctionGroups> {
+        (k, num_states, max_entries): (usize, usize, usize),
+        deadline: Option<Instant>,
+    ) -> Result<Option<FunctionGroups>, PastDeadline> {
         // Function 0 is dead (no live state), function 1 the identity (the root). A
         // node's value is its function's row in the memo (`f * k`), so a step is an add
         // and a load; the dead row maps every class to itself.
@@ -106,7 +109,16 @@ impl FunctionGroups {
         let entries = trie.len();
         let mut row_of_entry = vec![0u32; entries + 1];
         row_of_entry[0] = k as u32;
+        // Steps since the deadline was last polled: one per entry, one per pair computed.
+        let mut work = 0usize;
         for i in 1..entries {
+            work += 1;
+            if work >= POLL_EVERY {
+                work = 0;
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Err(PastDeadline);
+                }
+            }
             let f_row = row_of_entry[trie.parent[i] as usize] as usize;
             let c = class_of_symbol[trie.symbol[i] as usize] as usize;
             let mut g = memo[f_row + c];
@@ -116,12 +128,13 @@ impl FunctionGroups {
                     let t = table[s as usize * k + c];
                     (t != NONE).then_some((q, t))
                 }));
+                work += scratch.len();
                 g = if scratch.is_empty() {
                     0
                 } else {
                     let id = functions.intern(&scratch) as usize;
                     if functions.pairs.len() > max_entries {
-                        return None;
+                        return Ok(None);
                     }
                     if memo.len() < (id + 1) * k {
                         memo.resize((id + 1) * k, UNKNOWN);
@@ -178,14 +191,14 @@ impl FunctionGroups {
                 cursor[q as usize] += 1;
             }
         }
-        Some(FunctionGroups {
+        Ok(Some(FunctionGroups {
             edge_start,
             edges,
             groups: TokenGroups {
                 of_token: group_of_token,
                 size,
             },
-        })
+        }))
     }
 
     /// The `(group, target)` edges of DFA state `state`, in group order, and the number

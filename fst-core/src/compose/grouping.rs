@@ -2,14 +2,16 @@
 //! group edges: read off the transition functions, or walked over the class trie.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
 use super::class_trie::{ClassTrie, DenseClasses};
-use super::error::{out_of_range, ComposeError};
+use super::error::{deadline_error, out_of_range, ComposeError};
 use super::functions::FunctionGroups;
 use super::groups::{TokenGroups, NONE};
 use crate::bytes::ByteAutomaton;
+use crate::minimize::PastDeadline;
 use crate::vocab::level_trie::{first_unsplit_fold, LevelTrie};
 use crate::vocab::VocabTrie;
 
@@ -52,8 +54,60 @@ const PARALLEL_WALK_NODES: usize = 1 << 16;
 /// Largest (states x classes) transition table built for the walks (16 MB).
 pub(super) const MAX_TABLE_ENTRIES: usize = 1 << 22;
 
-/// Counters shared by the walks: token edges so far, whether the limit was passed, the limit.
-pub(super) type EdgeCounter<'a> = (&'a AtomicUsize, &'a AtomicBool, usize);
+/// What ends the walks early, shared by their threads: the token edges found against the
+/// token edge limit, and the deadline.
+pub(super) struct Stops {
+    edges: AtomicUsize,
+    edge_limit: usize,
+    deadline: Option<Instant>,
+    over_limit: AtomicBool,
+    late: AtomicBool,
+}
+
+impl Stops {
+    pub(super) fn new(edge_limit: usize, deadline: Option<Instant>) -> Stops {
+        Stops {
+            edges: AtomicUsize::new(0),
+            edge_limit,
+            deadline,
+            over_limit: AtomicBool::new(false),
+            late: AtomicBool::new(false),
+        }
+    }
+
+    /// Counts `found` more token edges, noting when they pass the limit.
+    fn count(&self, found: usize) {
+        let total = self.edges.fetch_add(found, Ordering::Relaxed) + found;
+        if total > self.edge_limit {
+            self.over_limit.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether to stop walking: past the edge limit already, or past the deadline now.
+    pub(super) fn stopped(&self) -> bool {
+        if self.over_limit() || self.late() {
+            return true;
+        }
+        let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+        if late {
+            self.late.store(true, Ordering::Relaxed);
+        }
+        late
+    }
+
+    pub(super) fn over_limit(&self) -> bool {
+        self.over_limit.load(Ordering::Relaxed)
+    }
+
+    /// Whether a walk saw the deadline pass.
+    pub(super) fn late(&self) -> bool {
+        self.late.load(Ordering::Relaxed)
+    }
+}
+
+/// Cheap steps between two polls of the deadline: states whose edges are read off their
+/// functions (a copy each), or trie entries and pairs while the functions are found.
+pub(super) const POLL_EVERY: usize = 4096;
 
 /// The automaton as a dense table over the classes of `dense` (`NONE` for no
 /// transition), when it has at most `max_entries` entries (the composition passes
@@ -116,14 +170,16 @@ where
 impl Grouping {
     /// Groups the tokens of `trie` for a DFA of `num_dfa_states` states with classes
     /// `dense` and transition `table`: small DFAs by transition function (no walks);
-    /// larger ones, or when the functions multiply, by class string.
+    /// larger ones, or when the functions multiply past their budget or `memory_limit`
+    /// bytes, by class string. An error past `deadline`.
     pub(super) fn new(
         trie: &VocabTrie,
         dense: DenseClasses,
         table: Option<&[u32]>,
         num_dfa_states: usize,
         group_by: GroupBy,
-    ) -> Grouping {
+        (deadline, memory_limit): (Option<Instant>, usize),
+    ) -> Result<Grouping, ComposeError> {
         let k = dense.representative.len();
         // (whether to try functions, their budget)
         let (try_functions, budget) = match group_by {
@@ -148,11 +204,15 @@ impl Grouping {
                     Some((i, classes)) => (&trie.folded_levels[*i], classes),
                     None => (&trie.levels, &dense.class_of_byte),
                 };
-                FunctionGroups::new(levels, class_of_symbol, table, k, num_dfa_states, budget)
+                // A live pair takes 8 bytes.
+                let budget = budget.min(memory_limit / 8);
+                let sizes = (k, num_dfa_states, budget);
+                FunctionGroups::new(levels, class_of_symbol, table, sizes, deadline)
+                    .map_err(|PastDeadline| deadline_error("grouping the tokens", 0))?
             }
             _ => None,
         };
-        match by_function {
+        Ok(match by_function {
             Some(functions) => Grouping::Functions(functions),
             None => {
                 // Classes no state has a transition on: tokens containing them never fit.
@@ -169,7 +229,7 @@ impl Grouping {
                 }
                 Grouping::Trie(ClassTrie::new(trie, dense, &dead))
             }
-        }
+        })
     }
 
     pub(super) fn groups(&self) -> &TokenGroups {
@@ -188,30 +248,28 @@ impl Grouping {
 
     /// The `(group, target)` edges of every state of `frontier`, as lists of which each
     /// state owns the returned count in a row, counted against the token edge limit.
+    /// Incomplete once `stops` says stop (the caller asks it first).
     pub(super) fn frontier_edges<A>(
         &self,
         dfa: &A,
         table: Option<&[u32]>,
         frontier: &[u32],
-        counter: EdgeCounter<'_>,
+        stops: &Stops,
     ) -> (Vec<Vec<(u32, u32)>>, usize)
     where
         A: ByteAutomaton + Sync + ?Sized,
     {
         let classes = match self {
             Grouping::Functions(functions) => {
-                let (edge_count, over_limit, limit) = counter;
-                let walked = frontier
-                    .iter()
-                    .map(|&s| {
-                        let (list, found) = functions.edges(s);
-                        let total = edge_count.fetch_add(found, Ordering::Relaxed) + found;
-                        if total > limit {
-                            over_limit.store(true, Ordering::Relaxed);
-                        }
-                        list
-                    })
-                    .collect();
+                let mut walked = Vec::with_capacity(frontier.len());
+                for (i, &s) in frontier.iter().enumerate() {
+                    if i % POLL_EVERY == 0 && stops.stopped() {
+                        break;
+                    }
+                    let (list, found) = functions.edges(s);
+                    stops.count(found);
+                    walked.push(list);
+                }
                 return (walked, 1);
             }
             Grouping::Trie(classes) => classes,
@@ -237,7 +295,7 @@ impl Grouping {
                     let t = table[s as usize * k + c as usize];
                     (t != NONE).then_some(t)
                 };
-                walk_items(classes, &step, &items, parallel, counter)
+                walk_items(classes, &step, &items, parallel, stops)
             }
             None => {
                 let num_dfa_states = dfa.num_states();
@@ -248,7 +306,7 @@ impl Grouping {
                         None
                     }
                 };
-                walk_items(classes, &step, &items, parallel, counter)
+                walk_items(classes, &step, &items, parallel, stops)
             }
         };
         (walked, chunks.len())
@@ -256,26 +314,26 @@ impl Grouping {
 }
 
 /// The group edges of every `(state, node range)` item, on threads when `parallel`.
-/// Stops early (returning empty lists) once the token edges pass the limit.
+/// Stops early (returning empty lists) once the token edges pass the limit or the
+/// deadline passes (polled before each item: a walk of a class-trie range).
 fn walk_items<F>(
     classes: &ClassTrie,
     step: &F,
     items: &[(u32, (u32, u32))],
     parallel: bool,
-    (edge_count, over_limit, limit): EdgeCounter<'_>,
+    stops: &Stops,
 ) -> Vec<Vec<(u32, u32)>>
 where
     F: Fn(u32, u32) -> Option<u32> + Sync,
 {
     let walk = |stack: &mut Vec<u32>, &(state, range): &(u32, (u32, u32))| {
         let mut out = Vec::new();
-        if over_limit.load(Ordering::Relaxed) {
+        if stops.stopped() {
             return out;
         }
         let found = classes.walk(step, state, range, stack, &mut out);
-        let total = edge_count.fetch_add(found, Ordering::Relaxed) + found;
-        if total > limit {
-            over_limit.store(true, Ordering::Relaxed);
+        stops.count(found);
+        if stops.over_limit() {
             out = Vec::new();
         }
         out

@@ -46,11 +46,14 @@ pub use error::{ComposeError, ComposeErrorKind};
 pub(crate) use class_trie::DenseClasses;
 pub(crate) use grouping::transition_table;
 
+use std::time::Instant;
+
 use crate::automaton::{AutomatonParts, ClassParts};
 use crate::bytes::ByteAutomaton;
-use crate::minimize::minimize;
+use crate::minimize::{minimize_until, PastDeadline};
 use crate::vocab::{TokenVocabulary, VocabTrie};
 use assemble::compose_groups;
+use error::deadline_error;
 use grouping::GroupBy;
 use groups::{merge_columns, TokenGroups};
 
@@ -128,14 +131,15 @@ where
     A: ByteAutomaton + Sync + ?Sized,
 {
     let (groups, grouped) = compose_groups(dfa, trie, limits, GroupBy::Auto)?;
-    Ok(minimal_from_groups(groups, grouped))
+    minimal_from_groups(groups, grouped, limits.deadline)
 }
 
-/// Merges the groups whose columns agree, then minimizes.
+/// Merges the groups whose columns agree, then minimizes (an error past `deadline`).
 fn minimal_from_groups(
     groups: TokenGroups,
     mut grouped: AutomatonParts,
-) -> (TokenGroups, AutomatonParts) {
+    deadline: Option<Instant>,
+) -> Result<(TokenGroups, AutomatonParts), ComposeError> {
     let groups = match merge_columns(&groups, &grouped.edges) {
         Some((merged, edges)) => {
             grouped.edges = edges;
@@ -143,7 +147,10 @@ fn minimal_from_groups(
         }
         None => groups,
     };
-    (groups, minimize(grouped))
+    let states = grouped.accepting.len();
+    let minimal = minimize_until(grouped, deadline)
+        .map_err(|PastDeadline| deadline_error("minimizing the token automaton", states))?;
+    Ok((groups, minimal))
 }
 
 /// The token automaton of `dfa` over the vocabulary of `trie`, trimmed but not minimized.

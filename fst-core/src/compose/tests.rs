@@ -108,7 +108,7 @@ fn grouping_by_function_equals_grouping_by_class_string() {
             let run = |group_by| {
                 let (groups, trimmed) = compose_groups(&dfa, &trie, &limits, group_by).unwrap();
                 let trimmed_edges = groups.expand(&trimmed.edges);
-                let (labels, minimal) = minimal_from_groups(groups, trimmed.clone());
+                let (labels, minimal) = minimal_from_groups(groups, trimmed.clone(), None).unwrap();
                 (
                     trimmed.accepting,
                     trimmed_edges,

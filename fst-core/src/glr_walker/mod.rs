@@ -32,10 +32,9 @@ mod gss;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 use std::ops::Deref;
-use std::sync::Arc;
 
 use crate::fast_hash::FastHasher;
-use crate::matcher::{MatchError, MatchErrorKind};
+use crate::matcher::{stack_limit_error, History, MatchError, MatchErrorKind};
 use crate::parts::StateId;
 use crate::pda_walker::DEFAULT_STACK_LIMIT;
 use crate::token_pda::TokenPda;
@@ -89,33 +88,14 @@ pub struct GlrWalkerOf<A> {
     /// The chains of `configs`, which masks and the next step read.
     here: Chains,
     gss: Gss,
-    history: Vec<Undo>,
-    finished: bool,
+    history: History<Undo>,
     stack_limit: usize,
     config_limit: usize,
     /// Chain points seen, kept between steps for its capacity.
     seen: FastSet<Config>,
 }
 
-/// A GLR walker borrowing its automaton.
-pub type GlrWalker<'a, W = Vec<u32>> = GlrWalkerOf<&'a TokenPda<W>>;
-
-/// A GLR walker sharing its automaton through an `Arc`.
-pub type OwnedGlrWalker<W = Vec<u32>> = GlrWalkerOf<Arc<TokenPda<W>>>;
-
-impl<'a, W: AsRef<[u32]>> GlrWalker<'a, W> {
-    /// A walker at the start node with an empty stack.
-    pub fn new(pda: &'a TokenPda<W>) -> GlrWalker<'a, W> {
-        GlrWalkerOf::at_start(pda)
-    }
-}
-
-impl<W: AsRef<[u32]>> OwnedGlrWalker<W> {
-    /// A walker at the start of a shared PDA.
-    pub fn new(pda: Arc<TokenPda<W>>) -> OwnedGlrWalker<W> {
-        GlrWalkerOf::at_start(pda)
-    }
-}
+crate::matcher::walker_holders!(GlrWalkerOf, TokenPda, GlrWalker, OwnedGlrWalker);
 
 impl<W, A> GlrWalkerOf<A>
 where
@@ -128,8 +108,7 @@ where
             configs: Vec::new(),
             here: Chains::default(),
             gss: Gss::default(),
-            history: Vec::new(),
-            finished: false,
+            history: History::default(),
             stack_limit: DEFAULT_STACK_LIMIT,
             config_limit: DEFAULT_CONFIG_LIMIT,
             seen: FastSet::default(),
@@ -177,7 +156,6 @@ where
         }];
         self.gss = Gss::default();
         self.history.clear();
-        self.finished = false;
         self.derive_here();
     }
 
@@ -188,7 +166,7 @@ where
 
     /// Whether EOS has been consumed.
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.history.finished
     }
 
     /// Recomputes `here` from `configs`, reusing its buffers.
@@ -270,13 +248,13 @@ where
     /// Whether EOS may be consumed here (or was): a chain empties the stack at an
     /// accepting node.
     pub fn is_accepting(&self) -> bool {
-        self.finished || self.here.eos
+        self.history.finished || self.here.eos
     }
 
     /// Whether EOS is the only choice: EOS is allowed and no chain point has a token
     /// edge within the stack limit.
     pub fn only_eos_allowed(&self) -> bool {
-        if self.finished || !self.here.eos {
+        if self.history.finished || !self.here.eos {
             return false;
         }
         let view = View::new(&self.gss);
@@ -293,7 +271,7 @@ where
     /// allocate.
     pub fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
         let need = crate::matcher::mask_width(mask, self.pda.vocab_size())?;
-        if self.finished {
+        if self.history.finished {
             mask.fill(0);
             return Ok(());
         }
@@ -345,7 +323,7 @@ where
 
     /// Whether `token` may come next (within the stack limit, as the mask says).
     pub fn is_allowed(&self, token: u32) -> bool {
-        if self.finished {
+        if self.history.finished {
             return false;
         }
         let view = View::new(&self.gss);
@@ -458,28 +436,20 @@ where
     /// Consumes one token along every way it may be read, or finishes on an allowed EOS.
     /// A refused token is an error and changes nothing.
     pub fn consume(&mut self, token: u32) -> Result<(), MatchError> {
-        if self.finished {
-            return Err(MatchError::new(
-                MatchErrorKind::Finished,
-                format!("cannot consume token {token}: the walk already ended with EOS"),
-            ));
-        }
+        self.history.check_open(token, String::new)?;
         let mut view = View::new(&self.gss);
         let next = self.step(&mut view, &self.here, token)?;
         let extra = view.into_extra();
         let lengths = self.gss.lengths();
         match next {
             Next::Eos => {
-                self.finished = true;
-                self.history.push(Undo {
-                    before: self.configs.clone(),
-                    lengths,
-                });
+                let before = self.configs.clone();
+                self.history.push(Undo { before, lengths }, true);
             }
             Next::To(configs) => {
                 self.gss.commit(extra);
                 let before = std::mem::replace(&mut self.configs, configs);
-                self.history.push(Undo { before, lengths });
+                self.history.push(Undo { before, lengths }, false);
                 self.derive_here();
             }
         }
@@ -487,25 +457,12 @@ where
     }
 
     fn too_deep(&self, token: u32, depth: usize) -> MatchError {
-        MatchError::new(
-            MatchErrorKind::StackLimit,
-            format!(
-                "token {token} would leave {depth} symbols on the stack, past the walker's \
-                 stack limit of {} (see with_stack_limit)",
-                self.stack_limit
-            ),
-        )
+        stack_limit_error(token, "", depth, self.stack_limit)
     }
 
     fn not_allowed(&self, token: u32) -> MatchError {
-        crate::matcher::refusal(
-            token,
-            self.pda.vocab_size(),
-            self.pda.is_eos(token),
-            &format!("in any of {} configurations", self.configs.len()),
-            "the input is not complete",
-            None,
-        )
+        let place = format!("in any of {} configurations", self.configs.len());
+        self.pda.refusal(token, &place)
     }
 
     /// Consumes all of `tokens` or, if one is refused, none of them; the error names the
@@ -516,7 +473,7 @@ where
 
     /// How many leading tokens of `tokens` would be accepted from here, without moving.
     pub fn validate_tokens(&self, tokens: &[u32]) -> usize {
-        if self.finished {
+        if self.history.finished {
             return 0;
         }
         let mut view = View::new(&self.gss);
@@ -535,21 +492,14 @@ where
     /// Undoes the last `n` consumed tokens (EOS included) in O(n). Fails, changing
     /// nothing, if fewer than `n` were consumed.
     pub fn rollback(&mut self, n: usize) -> Result<(), MatchError> {
-        if n > self.history.len() {
-            return Err(crate::matcher::rollback_too_far(n, self.history.len()));
-        }
-        if n == 0 {
-            return Ok(());
-        }
-        let keep = self.history.len() - n;
-        let undo = self.history.swap_remove(keep);
-        self.history.truncate(keep);
-        self.gss.truncate(undo.lengths);
-        let unfinished = !self.finished || n > 1;
-        self.finished = false;
-        if unfinished {
-            self.configs = undo.before;
-            self.derive_here();
+        // Undoing only EOS leaves the configurations (and their chains) as they are.
+        let only_eos = self.history.finished && n == 1;
+        if let Some(undo) = self.history.rollback(n)? {
+            self.gss.truncate(undo.lengths);
+            if !only_eos {
+                self.configs = undo.before;
+                self.derive_here();
+            }
         }
         Ok(())
     }
@@ -558,7 +508,7 @@ where
     /// one token is, that token. Bounded by the number of nodes plus the stack limit.
     pub fn forced_tokens(&self) -> Vec<u32> {
         let mut out = Vec::new();
-        if self.finished {
+        if self.history.finished {
             return out;
         }
         let mut view = View::new(&self.gss);

@@ -2,7 +2,7 @@
 //! tokens are computed on first use.
 
 use super::LazyAutomaton;
-use crate::matcher::{mask_width, MatchError, MatchErrorKind, Matcher, Step, Trail};
+use crate::matcher::{mask_width, MatchError, Matcher, Step, Trail};
 
 /// A position in a [`LazyAutomaton`] with the history needed to roll back. Cheap to
 /// clone (a fork shares the automaton and its cache), `Send + Sync`, so a
@@ -74,7 +74,7 @@ impl Matcher for LazyMatcher {
     /// accepts; zero words past the vocabulary.
     fn fill_mask(&self, mask: &mut [u32]) -> Result<(), MatchError> {
         let need = mask_width(mask, self.automaton.vocab_size())?;
-        if self.trail.finished {
+        if self.trail.finished() {
             mask.fill(0);
             return Ok(());
         }
@@ -90,7 +90,7 @@ impl Matcher for LazyMatcher {
     }
 
     fn is_allowed(&self, token: u32) -> bool {
-        if self.trail.finished || token >= self.automaton.vocab_size() {
+        if self.trail.finished() || token >= self.automaton.vocab_size() {
             return false;
         }
         self.automaton.info(self.trail.state).contains(token)
@@ -98,15 +98,8 @@ impl Matcher for LazyMatcher {
     }
 
     fn consume(&mut self, token: u32) -> Result<(), MatchError> {
-        if self.trail.finished {
-            return Err(MatchError::new(
-                MatchErrorKind::Finished,
-                format!(
-                    "cannot consume token {token}: the walk already ended with EOS in DFA state {}",
-                    self.trail.state
-                ),
-            ));
-        }
+        let state = self.trail.state;
+        (self.trail.history).check_open(token, || format!(" in DFA state {state}"))?;
         match self.step(self.trail.state, token) {
             Some(to) => {
                 self.trail.take(to);
@@ -132,7 +125,7 @@ impl Matcher for LazyMatcher {
     /// the eager walker, bounded by the number of states.
     fn forced_tokens(&self) -> Vec<u32> {
         let mut out = Vec::new();
-        if self.trail.finished {
+        if self.trail.finished() {
             return out;
         }
         let a = &self.automaton;
@@ -157,7 +150,7 @@ impl Matcher for LazyMatcher {
 
     /// Reads the state's cached edge count (composing the state if it is cold).
     fn only_eos_allowed(&self) -> bool {
-        !self.trail.finished
+        !self.trail.finished()
             && self.is_accepting()
             && self.automaton.info(self.trail.state).count() == 0
     }
@@ -167,10 +160,10 @@ impl Matcher for LazyMatcher {
     }
 
     fn is_finished(&self) -> bool {
-        self.trail.finished
+        self.trail.finished()
     }
 
     fn num_consumed(&self) -> usize {
-        self.trail.num_consumed()
+        self.trail.history.len()
     }
 }

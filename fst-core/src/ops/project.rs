@@ -110,6 +110,7 @@ where
     let limits = ComposeLimits {
         token_edge_limit: (2 * a.num_edges() as usize).max(ComposeLimits::DEFAULT_TOKEN_EDGE_LIMIT),
         state_limit: (2 * n).max(ComposeLimits::DEFAULT_STATE_LIMIT),
+        ..ComposeLimits::default()
     };
     let Ok(parts) = compose_classes_with_trie(&dfa, &trie, &limits) else {
         return Ok(None);

@@ -1,7 +1,9 @@
 //! Trimming, empty languages, limits and inconsistent inputs of the fast path.
 #![cfg(feature = "compile")]
 
-use crate::compose_support::TableDfa;
+use std::time::{Duration, Instant};
+
+use crate::compose_support::{Rng, TableDfa};
 use fstc_core::bytes::ByteAutomaton;
 use fstc_core::compose::{compose, compose_trimmed_with_trie, ComposeErrorKind, ComposeLimits};
 use fstc_core::reference::compose_reference;
@@ -172,4 +174,77 @@ fn a_trie_serves_many_patterns() {
     let dyn_dfa: &(dyn ByteAutomaton + Sync) = &dfa;
     let dyn_vocab: &dyn fstc_core::TokenVocabulary = &vocab;
     assert_eq!(compose(dyn_dfa, dyn_vocab, &limits).unwrap(), second);
+}
+
+/// `n` states over `a-z`, each byte leading somewhere else in a scrambled way, every
+/// third state accepting: no two tokens act alike, so every state walks the whole
+/// vocabulary (the slow path of the composition).
+fn scrambled(n: usize) -> TableDfa {
+    let accepting: Vec<u32> = (0..n as u32).step_by(3).collect();
+    let mut transitions = Vec::new();
+    for s in 0..n {
+        for b in b'a'..=b'z' {
+            transitions.push((s as u32, b, ((s * 7 + b as usize * 13 + 1) % n) as u32));
+        }
+    }
+    TableDfa::new(n, &accepting, &transitions)
+}
+
+/// 2,000 tokens of 1 to 6 letters.
+fn words() -> ByteVocabulary {
+    let mut rng = Rng::new(27);
+    let words: Vec<String> = (0..2000)
+        .map(|_| {
+            let len = 1 + rng.below(6);
+            (0..len)
+                .map(|_| (b'a' + rng.below(26) as u8) as char)
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    ByteVocabulary::from_strs(&refs)
+}
+
+#[test]
+fn a_deadline_stops_the_composition_with_an_error_naming_the_phase() {
+    let (dfa, vocab) = (scrambled(300), words());
+    let trie = VocabTrie::new(&vocab);
+    let whole = fstc_core::compose::compose_with_trie(&dfa, &trie, &ComposeLimits::default());
+    assert!(whole.is_ok(), "{:?}", whole.err());
+    // Already past, and one millisecond away from a composition of 600,000 token edges
+    // (65 ms in an idle test build): both stop inside, with the phase named.
+    for budget in [Duration::ZERO, Duration::from_millis(1)] {
+        let limits = ComposeLimits {
+            deadline: Some(Instant::now() + budget),
+            ..ComposeLimits::default()
+        };
+        let err = fstc_core::compose::compose_with_trie(&dfa, &trie, &limits).unwrap_err();
+        assert_eq!(err.kind(), ComposeErrorKind::Deadline, "{err}");
+        let message = err.to_string();
+        assert!(
+            message.contains("deadline (time budget) while"),
+            "{message}"
+        );
+    }
+    // A deadline far away changes nothing.
+    let limits = ComposeLimits {
+        deadline: Some(Instant::now() + Duration::from_secs(3600)),
+        ..ComposeLimits::default()
+    };
+    let late = fstc_core::compose::compose_with_trie(&dfa, &trie, &limits);
+    assert_eq!(late.ok(), whole.ok());
+}
+
+#[test]
+fn a_memory_limit_stops_the_composition_as_its_tables_grow() {
+    let (dfa, vocab) = (scrambled(300), words());
+    // 300 states of ~2,000 group edges each: megabytes of edge lists, well past 256 KiB
+    // once a few dozen states are walked (the transition table itself is 31 KiB).
+    let limits = ComposeLimits {
+        memory_limit: 256 << 10,
+        ..ComposeLimits::default()
+    };
+    let err = compose(&dfa, &vocab, &limits).unwrap_err();
+    assert_eq!(err.kind(), ComposeErrorKind::MemoryLimit, "{err}");
+    assert!(err.to_string().contains("262144 bytes"), "{err}");
 }

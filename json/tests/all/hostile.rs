@@ -318,3 +318,35 @@ fn lazy_compiles_take_schema_free_json_nested_deeper() {
         "{e}"
     );
 }
+
+/// The memory budget reaches into the composition with the vocabulary: a budget the size
+/// of the byte DFA of a 2,000-character string (28,003 states; the budget counts the
+/// sub-schemas' automata, not this flat one) is passed by the composition's tables (its
+/// transition table alone is about as large, then the state index and the edge lists), and
+/// the compile ends in the budget's error naming the composition; twice that compiles. It
+/// used to compile whatever the budget said once the sub-schemas fit.
+#[test]
+fn the_memory_budget_reaches_into_the_composition() {
+    let schema = r#"{"type": "string", "maxLength": 2000}"#;
+    let tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+    let vocab = ByteVocabulary::new(tokens, vec![]);
+    let dfa = JsonSchemaCompiler::new()
+        .to_regex(schema)
+        .unwrap()
+        .dfa(Config::DEFAULT_DFA_STATE_LIMIT)
+        .unwrap();
+    let dfa_bytes = dfa.transitions().len() * 4;
+    let compile = |bytes: usize| {
+        let config = Config::new().memory_budget(bytes);
+        JsonSchemaCompiler::new()
+            .configure(config)
+            .compile(schema, &vocab)
+    };
+    let message = compile(dfa_bytes).unwrap_err().to_string();
+    assert!(
+        message.contains(&format!("memory budget of {dfa_bytes} bytes"))
+            && message.contains("composition with the vocabulary"),
+        "{message}"
+    );
+    assert!(compile(2 * dfa_bytes).is_ok());
+}
