@@ -3,8 +3,8 @@
 //!
 //! The stages, one file each: the byte PDA as tables and one byte of a token's run with a
 //! symbolic stack (`steps`); the walk over fstc-core's `VocabTrie` from every state reached
-//! at a token boundary, which puts each token's edge on the node of its pop sequence
-//! (`walk`); token classes, tokens whose edges agree at every node, and the merging of
+//! at a token boundary and every state a token returns to below its own pushes, whose
+//! nodes are the sets of ways a token may go on after the symbols popped (`walk`); token classes, tokens whose edges agree at every node, and the merging of
 //! equivalent nodes, after which classes that became equal are merged again (`classes`,
 //! by fstc-core's grouping routine and minimizer).
 //!

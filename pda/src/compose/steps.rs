@@ -1,15 +1,15 @@
 //! The byte PDA as lookup tables, and one byte of a token's run over it with a symbolic
-//! stack: the inner loop of the composition walk.
+//! stack: the inner loop of the composition walk. A run tracks only the token's own
+//! pushes; a return below them ends the run and hands the walk the states it may return
+//! to, each continued as a run of its own (`walk`).
 //!
 //! Stack symbols here are the token PDA's: the byte PDA's return address `i` is symbol
 //! `i - 1`, and its initial symbol `[•]` is not a symbol at all (popping it ends the text,
 //! which only EOS may do).
 
-use fstc_core::dot::escape_bytes;
 use fstc_core::fast_hash::FastMap;
 
 use crate::byte_pda::{Pda, StackSym};
-use crate::error::{PdaError, PdaErrorKind};
 
 /// No byte edge.
 const DEAD: u32 = u32::MAX;
@@ -38,14 +38,13 @@ struct NondetSteps {
     returns_before: Vec<bool>,
 }
 
-/// One possible run of the byte PDA over the bytes of a token read so far.
+/// One possible run of the byte PDA over the bytes of a token read so far, since the
+/// token's start or its last return below its own pushes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Run {
     pub state: u32,
     /// Symbols the token pushed that are still on the stack (push order).
     pub own: Vec<u32>,
-    /// Symbols popped from below the token's own pushes (pop order).
-    pub pops: Vec<u32>,
 }
 
 /// The token PDA's symbol of a byte-PDA symbol; `None` for `[•]`.
@@ -119,94 +118,59 @@ impl<'p> Steps<'p> {
             .map(|i| r[i].1)
     }
 
-    /// Advances `run` over byte `b`; the surviving runs go to `out`. A run that must pop
-    /// below the token's own pushes branches over the symbols that can be there (the
-    /// returns of its state: the return addresses of its rule's callers); popping at the
-    /// same state twice for one byte would repeat forever, and is an error.
-    pub fn advance(&self, run: &Run, b: u8, out: &mut Vec<Run>) -> Result<(), PdaError> {
+    /// Advances `run` over byte `b`; the surviving runs go to `out`, and where a run must
+    /// return below the token's own pushes, each `(symbol, state)` it may pop to goes to
+    /// `below` (the returns of its state: the return addresses of its rule's callers), for
+    /// the caller to continue as a new run before `b`.
+    pub fn advance(&self, run: &Run, b: u8, out: &mut Vec<Run>, below: &mut Vec<(u32, u32)>) {
         if let Some(more) = &self.more {
-            return self.advance_every_way(more, run, b, out);
+            return self.advance_every_way(more, run, b, out, below);
         }
-        // The common case, a byte read directly, without the work list.
-        if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
-            self.read(run.clone(), b, out);
-            return Ok(());
-        }
-        let mut work: Vec<(Run, Vec<u32>)> = vec![(run.clone(), Vec::new())];
-        'runs: while let Some((mut run, mut seen)) = work.pop() {
-            loop {
-                if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
-                    self.read(run, b, out);
-                    continue 'runs;
-                }
-                if let Some(&top) = run.own.last() {
-                    let Some(next) = self.ret(run.state, top) else {
-                        continue 'runs;
-                    };
-                    run.own.pop();
-                    run.state = next;
-                    continue;
-                }
-                if seen.contains(&run.state) {
-                    return Err(self.unbounded(run.state, Some(b)));
-                }
-                seen.push(run.state);
-                for &(s, next) in &self.returns[run.state as usize] {
-                    let mut branch = run.clone();
-                    branch.pops.push(s);
-                    branch.state = next;
-                    work.push((branch, seen.clone()));
-                }
-                continue 'runs;
+        let mut run = run.clone();
+        loop {
+            if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
+                return self.read(run, b, out);
             }
+            let Some(&top) = run.own.last() else {
+                below.extend_from_slice(&self.returns[run.state as usize]);
+                return;
+            };
+            let Some(next) = self.ret(run.state, top) else {
+                return;
+            };
+            run.own.pop();
+            run.state = next;
         }
-        Ok(())
     }
 
     /// [`Steps::advance`] in a nondeterministic PDA: a run reads `b` by every byte edge and,
     /// where its rule may return before `b`, also returns (popping its own pushes, or
-    /// branching over the symbols below).
+    /// to `below`).
     fn advance_every_way(
         &self,
         more: &NondetSteps,
         run: &Run,
         b: u8,
         out: &mut Vec<Run>,
-    ) -> Result<(), PdaError> {
-        let at = run.state as usize * 256 + b as usize;
-        if !more.returns_before[at] {
-            // The common case: the byte is read here or nowhere, without the work list.
-            self.read_every_way(more, run, at, out);
-            return Ok(());
-        }
-        let mut work: Vec<(Run, Vec<u32>)> = vec![(run.clone(), Vec::new())];
-        while let Some((run, mut seen)) = work.pop() {
+        below: &mut Vec<(u32, u32)>,
+    ) {
+        let mut run = run.clone();
+        loop {
             let at = run.state as usize * 256 + b as usize;
             self.read_every_way(more, &run, at, out);
             if !more.returns_before[at] {
-                continue;
+                return;
             }
-            if let Some(&top) = run.own.last() {
-                if let Some(next) = self.ret(run.state, top) {
-                    let mut popped = run;
-                    popped.own.pop();
-                    popped.state = next;
-                    work.push((popped, seen));
-                }
-                continue;
-            }
-            if seen.contains(&run.state) {
-                return Err(self.unbounded(run.state, Some(b)));
-            }
-            seen.push(run.state);
-            for &(s, next) in &self.returns[run.state as usize] {
-                let mut branch = run.clone();
-                branch.pops.push(s);
-                branch.state = next;
-                work.push((branch, seen.clone()));
-            }
+            let Some(&top) = run.own.last() else {
+                below.extend_from_slice(&self.returns[run.state as usize]);
+                return;
+            };
+            let Some(next) = self.ret(run.state, top) else {
+                return;
+            };
+            run.own.pop();
+            run.state = next;
         }
-        Ok(())
     }
 
     /// Follows every byte edge of table entry `at` (`run.state` and the byte) from `run`.
@@ -243,44 +207,18 @@ impl<'p> Steps<'p> {
         out.push(run);
     }
 
-    /// The pop sequences (pop order) after which the text may end at `state`: the returns
-    /// that lead, without reading a byte, to a state that ends the start rule.
-    pub fn finishes(&self, state: u32) -> Result<Vec<Vec<u32>>, PdaError> {
-        let mut out = Vec::new();
-        let mut work: Vec<(u32, Vec<u32>, Vec<u32>)> = vec![(state, Vec::new(), Vec::new())];
-        while let Some((q, pops, mut seen)) = work.pop() {
-            if seen.contains(&q) {
-                return Err(self.unbounded(q, None));
-            }
-            seen.push(q);
-            if self.ends[q as usize] {
-                out.push(pops.clone());
-            }
-            for &(s, next) in &self.returns[q as usize] {
-                let mut pops = pops.clone();
-                pops.push(s);
-                work.push((next, pops, seen.clone()));
-            }
-        }
-        Ok(out)
+    /// The returns `(symbol, target)` of `state`, by symbol.
+    pub fn returns(&self, state: u32) -> &[(u32, u32)] {
+        &self.returns[state as usize]
+    }
+
+    /// Whether the text may end at `state` (it returns from the start rule).
+    pub fn ends(&self, state: u32) -> bool {
+        self.ends[state as usize]
     }
 
     /// The dotted rule of `state`, for messages.
     pub fn name(&self, state: u32) -> &str {
         self.pda.state_name(state)
-    }
-
-    fn unbounded(&self, state: u32, look: Option<u8>) -> PdaError {
-        let what = match look {
-            Some(b) => format!("byte `{}`", escape_bytes(&[b])),
-            None => "the end of the text".to_string(),
-        };
-        PdaError::new(
-            PdaErrorKind::UnboundedPops,
-            format!(
-                "at `{}`, {what} makes the PDA return through the same rules an unbounded number of times, so one token would pop unboundedly many stack symbols; this comes from a recursive call followed by a rest that can be empty: make the recursive call the last symbol of its rule or follow it by a literal",
-                self.name(state)
-            ),
-        )
     }
 }

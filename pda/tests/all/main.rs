@@ -15,3 +15,4 @@ mod lark_syntax;
 mod random_grammars;
 mod real_vocab;
 mod stack_limit;
+mod unbounded_returns;
