@@ -112,7 +112,9 @@ fn check_config_limit(
 }
 
 /// The edges with push sequences numbered by first use (0 stays empty), and only the
-/// sequences used; each node's edges sorted by class, target and push.
+/// sequences used; each node's edges sorted by class, target and push. Edges of one class
+/// and target (a nondeterministic PDA) are visited by their sequences, so the numbering
+/// does not depend on the order the composition met them in.
 fn renumber_pushes(
     edges: Vec<Vec<classes::Edge>>,
     seqs: &[Vec<u32>],
@@ -122,7 +124,10 @@ fn renumber_pushes(
     let mut used = vec![Vec::new()];
     let edges = edges
         .into_iter()
-        .map(|list| {
+        .map(|mut list| {
+            list.sort_by(|a, b| {
+                (a.0, a.1 .0, &seqs[a.1 .1 as usize]).cmp(&(b.0, b.1 .0, &seqs[b.1 .1 as usize]))
+            });
             list.into_iter()
                 .map(|(class, (target, push))| {
                     if new[push as usize] == u32::MAX {

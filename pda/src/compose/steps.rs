@@ -40,11 +40,62 @@ struct NondetSteps {
 
 /// One possible run of the byte PDA over the bytes of a token read so far, since the
 /// token's start or its last return below its own pushes.
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Run {
     pub state: u32,
-    /// Symbols the token pushed that are still on the stack (push order).
-    pub own: Vec<u32>,
+    /// The symbols the token pushed that are still on the stack: a node of [`Stacks`].
+    pub own: u32,
+}
+
+/// The stacks of a token's own pushes as a tree, each node a symbol on its parent's stack
+/// (node 0 the empty stack, the root), so that a run is two numbers: a byte read copies
+/// them instead of a vector, and equal stacks are one node.
+pub(super) struct Stacks {
+    /// Per node: its parent and top symbol (unused for the root).
+    nodes: Vec<(u32, u32)>,
+    children: FastMap<(u32, u32), u32>,
+}
+
+impl Stacks {
+    pub fn new() -> Stacks {
+        Stacks {
+            nodes: vec![(0, 0)],
+            children: FastMap::default(),
+        }
+    }
+
+    /// Number of nodes made so far.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn push(&mut self, at: u32, symbol: u32) -> u32 {
+        let next = self.nodes.len() as u32;
+        let node = *self.children.entry((at, symbol)).or_insert(next);
+        if node == next {
+            self.nodes.push((at, symbol));
+        }
+        node
+    }
+
+    fn top(&self, at: u32) -> Option<u32> {
+        (at != 0).then(|| self.nodes[at as usize].1)
+    }
+
+    fn pop(&self, at: u32) -> u32 {
+        self.nodes[at as usize].0
+    }
+
+    /// The symbols of the stack `at`, in push order.
+    pub fn symbols(&self, mut at: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        while at != 0 {
+            out.push(self.nodes[at as usize].1);
+            at = self.nodes[at as usize].0;
+        }
+        out.reverse();
+        out
+    }
 }
 
 /// The token PDA's symbol of a byte-PDA symbol; `None` for `[•]`.
@@ -122,86 +173,79 @@ impl<'p> Steps<'p> {
     /// return below the token's own pushes, each `(symbol, state)` it may pop to goes to
     /// `below` (the returns of its state: the return addresses of its rule's callers), for
     /// the caller to continue as a new run before `b`.
-    pub fn advance(&self, run: &Run, b: u8, out: &mut Vec<Run>, below: &mut Vec<(u32, u32)>) {
-        if let Some(more) = &self.more {
-            return self.advance_every_way(more, run, b, out, below);
-        }
-        let mut run = run.clone();
-        loop {
-            if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
-                return self.read(run, b, out);
-            }
-            let Some(&top) = run.own.last() else {
-                below.extend_from_slice(&self.returns[run.state as usize]);
-                return;
-            };
-            let Some(next) = self.ret(run.state, top) else {
-                return;
-            };
-            run.own.pop();
-            run.state = next;
-        }
-    }
-
-    /// [`Steps::advance`] in a nondeterministic PDA: a run reads `b` by every byte edge and,
-    /// where its rule may return before `b`, also returns (popping its own pushes, or
-    /// to `below`).
-    fn advance_every_way(
+    pub fn advance(
         &self,
-        more: &NondetSteps,
-        run: &Run,
+        stacks: &mut Stacks,
+        mut run: Run,
         b: u8,
-        out: &mut Vec<Run>,
-        below: &mut Vec<(u32, u32)>,
+        (out, below): (&mut Vec<Run>, &mut Vec<(u32, u32)>),
     ) {
-        let mut run = run.clone();
+        let more = self.more.as_ref();
         loop {
             let at = run.state as usize * 256 + b as usize;
-            self.read_every_way(more, &run, at, out);
-            if !more.returns_before[at] {
+            match more {
+                Some(more) => self.read_every_way(stacks, more, run, at, out),
+                None if self.byte[at].0 != DEAD => {
+                    return self.read_edge(stacks, run, self.byte[at], out)
+                }
+                None => {}
+            }
+            // A nondeterministic PDA also returns where its rule may return before `b`.
+            if more.is_some_and(|m| !m.returns_before[at]) {
                 return;
             }
-            let Some(&top) = run.own.last() else {
+            let Some(top) = stacks.top(run.own) else {
                 below.extend_from_slice(&self.returns[run.state as usize]);
                 return;
             };
             let Some(next) = self.ret(run.state, top) else {
                 return;
             };
-            run.own.pop();
+            run.own = stacks.pop(run.own);
             run.state = next;
         }
     }
 
     /// Follows every byte edge of table entry `at` (`run.state` and the byte) from `run`.
-    fn read_every_way(&self, more: &NondetSteps, run: &Run, at: usize, out: &mut Vec<Run>) {
+    fn read_every_way(
+        &self,
+        stacks: &mut Stacks,
+        more: &NondetSteps,
+        run: Run,
+        at: usize,
+        out: &mut Vec<Run>,
+    ) {
         if self.byte[at].0 != DEAD {
-            self.read_edge(run.clone(), self.byte[at], out);
+            self.read_edge(stacks, run, self.byte[at], out);
             for &edge in more.edges.get(&at).into_iter().flatten() {
-                self.read_edge(run.clone(), edge, out);
+                self.read_edge(stacks, run, edge, out);
             }
         }
     }
 
-    /// Reads `b` (which `run.state` has an edge for) and pushes the run to `out`, unless a
-    /// forced return finds no return for its top.
-    fn read(&self, run: Run, b: u8, out: &mut Vec<Run>) {
-        let edge = self.byte[run.state as usize * 256 + b as usize];
-        self.read_edge(run, edge, out)
-    }
-
-    /// Follows the byte edge `(target, push)` from `run.state`, as [`Steps::read`].
-    fn read_edge(&self, mut run: Run, (target, push): (u32, u32), out: &mut Vec<Run>) {
-        run.own.extend_from_slice(&self.pushes[push as usize]);
+    /// Follows the byte edge `(target, push)` from `run.state` and pushes the run to `out`,
+    /// unless a forced return finds no return for its top.
+    fn read_edge(
+        &self,
+        stacks: &mut Stacks,
+        mut run: Run,
+        (target, push): (u32, u32),
+        out: &mut Vec<Run>,
+    ) {
+        for &s in &self.pushes[push as usize] {
+            run.own = stacks.push(run.own, s);
+        }
         run.state = target;
         // Returns from a finished rule into the token's own pushes are forced: doing them
         // now makes edges push less and fewer states boundaries.
         while self.complete[run.state as usize] {
-            let Some(&top) = run.own.last() else { break };
+            let Some(top) = stacks.top(run.own) else {
+                break;
+            };
             let Some(next) = self.ret(run.state, top) else {
                 return;
             };
-            run.own.pop();
+            run.own = stacks.pop(run.own);
             run.state = next;
         }
         out.push(run);

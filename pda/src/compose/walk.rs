@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 use fstc_core::fast_hash::FastMap;
 use fstc_core::vocab::VocabTrie;
 
-use super::steps::{Run, Steps};
+use super::steps::{Run, Stacks, Steps};
 use crate::config::Config;
 use crate::error::{PdaError, PdaErrorKind};
 
@@ -62,6 +62,9 @@ struct Walk<'w, 'p> {
     config: &'w Config,
     /// Per depth, the runs of the current exploration.
     levels: Vec<Vec<Run>>,
+    stacks: Stacks,
+    /// Per node of `stacks`: its push sequence, once an edge pushes it.
+    push_of_stack: Vec<u32>,
     point_index: FastMap<(u32, u32), u32>,
     /// Per point: its `(trie node or END, byte state)` and, once explored, what it gives.
     point_keys: Vec<(u32, u32)>,
@@ -75,7 +78,6 @@ struct Walk<'w, 'p> {
     node_of_state: Vec<u32>,
     queue: VecDeque<u32>,
     push_seqs: Vec<Vec<u32>>,
-    push_index: FastMap<Vec<u32>, u32>,
     num_edges: usize,
 }
 
@@ -92,6 +94,8 @@ pub(super) fn walk(
         trie,
         config,
         levels: vec![Vec::new(); trie.max_depth() + 1],
+        stacks: Stacks::new(),
+        push_of_stack: Vec::new(),
         point_index: FastMap::default(),
         point_keys: Vec::new(),
         points: Vec::new(),
@@ -102,7 +106,6 @@ pub(super) fn walk(
         node_of_state: vec![NONE; num_states],
         queue: VecDeque::new(),
         push_seqs: vec![Vec::new()],
-        push_index: FastMap::default(),
         num_edges: 0,
     };
     w.boundary(start)?;
@@ -165,17 +168,19 @@ impl Walk<'_, '_> {
         Ok(node)
     }
 
-    fn push_seq(&mut self, own: &[u32]) -> u32 {
-        if own.is_empty() {
+    /// The push sequence of the stack `own` (of `stacks`), numbered by first use.
+    fn push_seq(&mut self, own: u32) -> u32 {
+        if own == 0 {
             return 0;
         }
-        if let Some(&i) = self.push_index.get(own) {
-            return i;
+        if self.push_of_stack.len() < self.stacks.len() {
+            self.push_of_stack.resize(self.stacks.len(), NONE);
         }
-        self.push_seqs.push(own.to_vec());
-        let i = self.push_seqs.len() as u32 - 1;
-        self.push_index.insert(own.to_vec(), i);
-        i
+        if self.push_of_stack[own as usize] == NONE {
+            self.push_seqs.push(self.stacks.symbols(own));
+            self.push_of_stack[own as usize] = self.push_seqs.len() as u32 - 1;
+        }
+        self.push_of_stack[own as usize]
     }
 
     /// A node's acceptance and pop edges, from its points (explored first).
@@ -223,10 +228,7 @@ impl Walk<'_, '_> {
         let mut levels = std::mem::take(&mut self.levels);
         let base = trie.node_depth(at).saturating_sub(1);
         levels[base].clear();
-        levels[base].push(Run {
-            state,
-            own: Vec::new(),
-        });
+        levels[base].push(Run { state, own: 0 });
         let mut point = Point::default();
         let mut below = Vec::new();
         let mut node = first;
@@ -235,9 +237,10 @@ impl Walk<'_, '_> {
             let (before, after) = levels.split_at_mut(d);
             let out = &mut after[0];
             out.clear();
-            for run in &before[d - 1] {
+            for &run in &before[d - 1] {
                 below.clear();
-                steps.advance(run, trie.node_byte(node), out, &mut below);
+                let byte = trie.node_byte(node);
+                steps.advance(&mut self.stacks, run, byte, (&mut *out, &mut below));
                 for &(s, next) in &below {
                     point.pops.push((s, self.point((node as u32, next))));
                 }
@@ -288,7 +291,7 @@ impl Walk<'_, '_> {
                     ));
                 }
                 let target = self.boundary(run.state)?;
-                let push = self.push_seq(&run.own);
+                let push = self.push_seq(run.own);
                 edges.push((token, (target, push)));
             }
         }
