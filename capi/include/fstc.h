@@ -6,9 +6,9 @@
  * token, roll back rejected draft tokens. Link libfstc_capi.a (with -lpthread -ldl -lm) or
  * libfstc_capi.so.
  *
- * No lazy automata: fstc-core's lazy matcher (Python's `lazy=True`) composes each state with
- * the vocabulary during decoding, so it needs the byte DFA and the vocabulary trie, which
- * only the compiler builds; this library is load-only. Compile with `fstc compile` and load.
+ * Lazy automata (Python's `lazy=True`) compose each state with the vocabulary while decoding,
+ * so they need the compiler: they come from fstc_compile_lazy (fstc_compile.h, feature
+ * `compile`) and are walked with the same functions as a loaded file.
  *
  * Every fallible function returns an fstc_status; on failure fstc_last_error() gives a
  * message naming what is wrong. Bad input (null pointers, a corrupt file, a token out of
@@ -57,6 +57,7 @@ typedef enum fstc_status {
 /* Automaton kinds (fstc_automaton_kind). */
 #define FSTC_KIND_FSA 0u /* a token FSA: regexes, JSON Schemas */
 #define FSTC_KIND_PDA 1u /* a token PDA: grammars (a matcher holds a stack) */
+#define FSTC_KIND_LAZY 2u /* a lazy token FSA (fstc_compile_lazy): no file form */
 
 typedef struct fstc_automaton fstc_automaton;
 typedef struct fstc_matcher fstc_matcher;
@@ -76,7 +77,7 @@ fstc_status fstc_automaton_vocab_size(const fstc_automaton *automaton, uint32_t 
 fstc_status fstc_automaton_eos_ids(const fstc_automaton *automaton, uint32_t *buf, size_t cap,
                                    size_t *len);
 
-/* *out = FSTC_KIND_FSA or FSTC_KIND_PDA. */
+/* *out = FSTC_KIND_FSA, FSTC_KIND_PDA or FSTC_KIND_LAZY. */
 fstc_status fstc_automaton_kind(const fstc_automaton *automaton, uint32_t *out);
 /* *out = the fingerprint of the vocabulary the automaton was compiled for (the ids and their
  * bytes, not the EOS ids): equal fingerprints, same tokenizer. */

@@ -287,23 +287,46 @@ struct llama_sampler *fstc_llama_sampler_init_automaton(const struct llama_vocab
     return init_checked(vocab, automaton, NULL);
 }
 
-struct llama_sampler *fstc_llama_sampler_init(const struct llama_vocab *vocab, uint32_t source,
-                                              const char *text, size_t len) {
-    fstc_vocabulary *fv = NULL;
+/* The constraint compiled over fv (lazily but for grammars) into a sampler for vocab. */
+static struct llama_sampler *compile_sampler(const struct llama_vocab *vocab,
+                                             const fstc_vocabulary *fv, uint32_t source,
+                                             const char *text, size_t len) {
     fstc_automaton *automaton = NULL;
     struct llama_sampler *smpl = NULL;
-    if (!vocab) {
-        set_error("vocab is a null pointer");
-    } else if (fstc_llama_vocabulary(vocab, &fv) != FSTC_OK) {
-        prefix_error("the model's vocabulary");
-    } else if (fstc_compile(fv, source, text, len, &automaton) != FSTC_OK) {
+    if ((source == FSTC_SOURCE_GRAMMAR ? fstc_compile : fstc_compile_lazy)(fv, source, text, len,
+                                                                          &automaton) != FSTC_OK) {
         set_error("%s", fstc_last_error());
     } else {
         smpl = init_checked(vocab, automaton, NULL);
     }
     fstc_automaton_free(automaton);
+    return smpl;
+}
+
+struct llama_sampler *fstc_llama_sampler_init(const struct llama_vocab *vocab, uint32_t source,
+                                              const char *text, size_t len) {
+    fstc_vocabulary *fv = NULL;
+    struct llama_sampler *smpl = NULL;
+    if (!vocab) {
+        set_error("vocab is a null pointer");
+    } else if (fstc_llama_vocabulary(vocab, &fv) != FSTC_OK) {
+        prefix_error("the model's vocabulary");
+    } else {
+        smpl = compile_sampler(vocab, fv, source, text, len);
+    }
     fstc_vocabulary_free(fv);
     return smpl;
+}
+
+struct llama_sampler *fstc_llama_sampler_init_vocabulary(const struct llama_vocab *vocab,
+                                                         const fstc_vocabulary *fv,
+                                                         uint32_t source, const char *text,
+                                                         size_t len) {
+    if (!vocab || !fv) {
+        set_error("vocab or fv is a null pointer");
+        return NULL;
+    }
+    return compile_sampler(vocab, fv, source, text, len);
 }
 
 /* The whole file at path, or NULL (with the error set). */

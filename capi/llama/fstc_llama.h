@@ -27,9 +27,23 @@ extern "C" {
 
 /* A sampler constraining generation to text (len bytes, UTF-8) read as source:
  * FSTC_SOURCE_REGEX, FSTC_SOURCE_JSON_SCHEMA or FSTC_SOURCE_GRAMMAR (GBNF), compiled over
- * the model's vocabulary. NULL on failure: fstc_llama_last_error() says why. */
+ * the model's vocabulary: regexes and JSON Schemas lazily (fstc_compile_lazy: each state's
+ * tokens composed when generation first reaches it, the choice for a constraint per request),
+ * grammars eagerly. For an eager regex or schema, compile with fstc_compile over
+ * fstc_llama_vocabulary and use fstc_llama_sampler_init_automaton. NULL on failure:
+ * fstc_llama_last_error() says why. */
 struct llama_sampler *fstc_llama_sampler_init(const struct llama_vocab *vocab, uint32_t source,
                                               const char *text, size_t len);
+
+/* As fstc_llama_sampler_init, over fv = fstc_llama_vocabulary(vocab) made once (the caller
+ * keeps it, and frees it after the samplers are made): reading the vocabulary from llama.cpp
+ * costs tens of milliseconds on 49k tokens, a lazy compile of a JSON Schema well under one, so a
+ * server compiling a constraint per request makes fv once. Checked as
+ * fstc_llama_sampler_init_automaton checks (vocabulary size and EOS ids). */
+struct llama_sampler *fstc_llama_sampler_init_vocabulary(const struct llama_vocab *vocab,
+                                                         const fstc_vocabulary *fv,
+                                                         uint32_t source, const char *text,
+                                                         size_t len);
 
 /* A sampler walking an automaton file written by `fstc compile ... --vocab MODEL.gguf`.
  * The file must be compiled for this vocabulary (same ids, same bytes per id, same EOS
@@ -37,8 +51,9 @@ struct llama_sampler *fstc_llama_sampler_init(const struct llama_vocab *vocab, u
 struct llama_sampler *fstc_llama_sampler_init_file(const struct llama_vocab *vocab,
                                                    const char *path);
 
-/* A sampler walking an automaton compiled over fstc_llama_vocabulary(vocab) (checked: vocabulary
- * size and EOS ids; the sampler shares the automaton, which the caller may free after). */
+/* A sampler walking an automaton compiled (eagerly or lazily) over fstc_llama_vocabulary(vocab)
+ * (checked: vocabulary size and EOS ids; the sampler shares the automaton, which the caller
+ * may free after). */
 struct llama_sampler *fstc_llama_sampler_init_automaton(const struct llama_vocab *vocab,
                                                         const fstc_automaton *automaton);
 

@@ -1,22 +1,27 @@
 //! Compiling from C (feature `compile`, header `fstc_compile.h`): a vocabulary from a
 //! tokenizer file or from the bytes of each id, and a regex, JSON Schema or grammar
-//! compiled from its text over it, eagerly, into the same `fstc_automaton` that
-//! `fstc_automaton_load` gives.
+//! compiled from its text over it, eagerly into the same `fstc_automaton` that
+//! `fstc_automaton_load` gives, or lazily (regexes and JSON Schemas: fstc-core's `lazy`
+//! module) into one whose states are composed as matchers reach them.
 //!
 //! A decoder such as llama.cpp knows its tokens' bytes but not their tokenizer file:
 //! `fstc_vocabulary_from_tokens` takes them as it has them. The vocabulary's trie (what
 //! every compile walks) is built once, when the vocabulary is made.
 
 use std::ffi::{c_char, CStr};
+use std::sync::Arc;
 
-use fstc_core::any::{AnyAutomaton, SharedAutomaton};
+use fstc_core::any::AnyAutomaton;
 use fstc_core::vocab::{ByteVocabulary, TokenVocabulary, VocabTrie};
 
-use crate::{copy_out, fail, get, guard, put, slice, Failure, FstcAutomaton, FstcStatus};
+use crate::{
+    copy_out, fail, get, give_automaton, guard, put, slice, Automaton, Failure, FstcAutomaton,
+    FstcStatus,
+};
 
-/// A vocabulary ready to compile against (opaque to C).
+/// A vocabulary ready to compile against (opaque to C); lazy automata share its trie.
 pub struct FstcVocabulary {
-    trie: VocabTrie,
+    trie: Arc<VocabTrie>,
 }
 
 /// What `fstc_compile` reads the text as (the header's `FSTC_SOURCE_*`).
@@ -34,7 +39,7 @@ fn vocabulary_error(message: impl Into<String>) -> Failure {
 /// `out` is valid for writing a pointer.
 unsafe fn give_vocabulary(vocab: &(impl TokenVocabulary + ?Sized), out: *mut *mut FstcVocabulary) {
     let boxed = Box::new(FstcVocabulary {
-        trie: VocabTrie::new(vocab),
+        trie: Arc::new(VocabTrie::new(vocab)),
     });
     // SAFETY: per this function's contract.
     unsafe { out.write(Box::into_raw(boxed)) };
@@ -220,9 +225,9 @@ pub unsafe extern "C" fn fstc_vocabulary_eos_ids(
 }
 
 /// Compiles `len` bytes of UTF-8 `text` as `source` (`FSTC_SOURCE_REGEX`,
-/// `FSTC_SOURCE_JSON_SCHEMA` or `FSTC_SOURCE_GRAMMAR`: GBNF) over `vocab`, eagerly, with the compilers' default options, as `fstc compile`
-/// does. A constraint that does not compile is `FSTC_ERR_COMPILE` with the compiler's
-/// message.
+/// `FSTC_SOURCE_JSON_SCHEMA` or `FSTC_SOURCE_GRAMMAR`: GBNF) over `vocab`, eagerly, with the
+/// compilers' default options, as `fstc compile` does. A constraint that does not compile
+/// is `FSTC_ERR_COMPILE` with the compiler's message.
 ///
 /// # Safety
 /// `vocab` null or live; `text` null (with `len` 0) or `len` readable bytes; `out` null or
@@ -234,6 +239,53 @@ pub unsafe extern "C" fn fstc_compile(
     text: *const c_char,
     len: usize,
     out: *mut *mut FstcAutomaton,
+) -> FstcStatus {
+    // SAFETY: forwarded contract.
+    unsafe {
+        compile_into(vocab, text, len, out, |trie, text| {
+            compile_text(trie, source, text).map(|a| Automaton::Shared(a.into()))
+        })
+    }
+}
+
+/// Compiles a regex or JSON Schema as `fstc_compile` does, but lazily: only the byte
+/// automaton is built here, and each state's tokens are composed the first time a matcher
+/// reaches it, then kept for every matcher of the automaton. A grammar has no lazy form
+/// (`FSTC_ERR_INVALID_ARGUMENT`: compile it with `fstc_compile`).
+///
+/// # Safety
+/// As `fstc_compile`.
+#[no_mangle]
+pub unsafe extern "C" fn fstc_compile_lazy(
+    vocab: *const FstcVocabulary,
+    source: u32,
+    text: *const c_char,
+    len: usize,
+    out: *mut *mut FstcAutomaton,
+) -> FstcStatus {
+    // SAFETY: forwarded contract.
+    unsafe {
+        compile_into(vocab, text, len, out, |trie, text| {
+            let automaton = compile_lazy_text(trie, source, text)?;
+            Ok(Automaton::Lazy {
+                automaton,
+                fingerprint: trie.fingerprint(),
+            })
+        })
+    }
+}
+
+/// Reads the arguments both compile functions share, runs `compile` on the vocabulary's
+/// trie and the text, and gives C the automaton.
+///
+/// # Safety
+/// As `fstc_compile`.
+unsafe fn compile_into(
+    vocab: *const FstcVocabulary,
+    text: *const c_char,
+    len: usize,
+    out: *mut *mut FstcAutomaton,
+    compile: impl FnOnce(&Arc<VocabTrie>, &str) -> Result<Automaton, Failure>,
 ) -> FstcStatus {
     guard(|| {
         // SAFETY: per this function's contract.
@@ -248,37 +300,64 @@ pub unsafe extern "C" fn fstc_compile(
                 format!("text: not UTF-8 ({e})"),
             )
         })?;
-        let automaton = compile_text(&v.trie, source, text)?;
-        let boxed = Box::new(FstcAutomaton {
-            inner: SharedAutomaton::from(automaton),
-        });
+        let automaton = compile(&v.trie, text)?;
         // SAFETY: checked non-null by `put` above.
-        unsafe { out.write(Box::into_raw(boxed)) };
+        unsafe { give_automaton(automaton, out) };
         Ok(())
     })
 }
 
+fn compile_error(e: &dyn std::fmt::Display) -> Failure {
+    fail(FstcStatus::Compile, e.to_string())
+}
+
+fn unknown_source(source: u32) -> Failure {
+    fail(
+        FstcStatus::InvalidArgument,
+        format!(
+            "source: {source} is not FSTC_SOURCE_REGEX (0), FSTC_SOURCE_JSON_SCHEMA (1) or \
+             FSTC_SOURCE_GRAMMAR (2)"
+        ),
+    )
+}
+
+fn compile_lazy_text(
+    trie: &Arc<VocabTrie>,
+    source: u32,
+    text: &str,
+) -> Result<fstc_core::lazy::LazyAutomaton, Failure> {
+    match source {
+        SOURCE_REGEX => fstc_regex::RegexCompiler::new()
+            .compile_lazy(text, Arc::clone(trie))
+            .map(|c| c.automaton)
+            .map_err(|e| compile_error(&e)),
+        SOURCE_JSON_SCHEMA => fstc_json::JsonSchemaCompiler::new()
+            .compile_lazy(text, Arc::clone(trie))
+            .map(|c| c.automaton)
+            .map_err(|e| compile_error(&e)),
+        SOURCE_GRAMMAR => Err(fail(
+            FstcStatus::InvalidArgument,
+            "source: a grammar (FSTC_SOURCE_GRAMMAR) has no lazy compile; compile it with \
+             fstc_compile",
+        )),
+        other => Err(unknown_source(other)),
+    }
+}
+
 fn compile_text(trie: &VocabTrie, source: u32, text: &str) -> Result<AnyAutomaton, Failure> {
-    let error = |e: &dyn std::fmt::Display| fail(FstcStatus::Compile, e.to_string());
     match source {
         SOURCE_REGEX => fstc_regex::RegexCompiler::new()
             .compile_with_trie(text, trie)
             .map(|c| AnyAutomaton::Fsa(c.automaton))
-            .map_err(|e| error(&e)),
+            .map_err(|e| compile_error(&e)),
         SOURCE_JSON_SCHEMA => fstc_json::JsonSchemaCompiler::new()
             .compile_with_trie(text, trie)
             .map(|c| AnyAutomaton::Fsa(c.automaton))
-            .map_err(|e| error(&e)),
+            .map_err(|e| compile_error(&e)),
         SOURCE_GRAMMAR => fstc_pda::GrammarCompiler::new()
             .compile_with_trie(text, trie)
             .map(|c| AnyAutomaton::Pda(c.automaton))
-            .map_err(|e| error(&e)),
-        other => Err(fail(
-            FstcStatus::InvalidArgument,
-            format!(
-                "source: {other} is not FSTC_SOURCE_REGEX (0), FSTC_SOURCE_JSON_SCHEMA (1) or \
-                 FSTC_SOURCE_GRAMMAR (2)"
-            ),
-        )),
+            .map_err(|e| compile_error(&e)),
+        other => Err(unknown_source(other)),
     }
 }

@@ -67,9 +67,86 @@ pub enum FstcStatus {
     Vocabulary = 14,
 }
 
-/// An automaton loaded by `fstc_automaton_load` (opaque to C): a token FSA or PDA.
+/// An automaton loaded by `fstc_automaton_load` or compiled (opaque to C): a token FSA or
+/// PDA, or with the `compile` feature a lazy automaton (`fstc_compile_lazy`).
 pub struct FstcAutomaton {
-    inner: SharedAutomaton,
+    inner: Automaton,
+}
+
+/// What an `fstc_automaton` holds.
+enum Automaton {
+    /// Composed up front: loaded from a file or compiled eagerly.
+    Shared(SharedAutomaton),
+    /// Composed state by state as matchers reach them; `fingerprint` is its vocabulary's.
+    #[cfg(feature = "compile")]
+    Lazy {
+        automaton: fstc_core::lazy::LazyAutomaton,
+        fingerprint: u64,
+    },
+}
+
+/// `fstc_automaton_kind`'s values (the header's `FSTC_KIND_*`).
+const KIND_FSA: u32 = 0;
+const KIND_PDA: u32 = 1;
+#[cfg(feature = "compile")]
+const KIND_LAZY: u32 = 2;
+
+impl Automaton {
+    fn vocab_size(&self) -> u32 {
+        match self {
+            Automaton::Shared(a) => a.vocab_size(),
+            #[cfg(feature = "compile")]
+            Automaton::Lazy { automaton, .. } => automaton.vocab_size(),
+        }
+    }
+
+    fn eos_ids(&self) -> &[u32] {
+        match self {
+            Automaton::Shared(a) => a.eos_ids(),
+            #[cfg(feature = "compile")]
+            Automaton::Lazy { automaton, .. } => automaton.eos_ids(),
+        }
+    }
+
+    fn vocab_fingerprint(&self) -> u64 {
+        match self {
+            Automaton::Shared(a) => a.vocab_fingerprint(),
+            #[cfg(feature = "compile")]
+            Automaton::Lazy { fingerprint, .. } => *fingerprint,
+        }
+    }
+
+    fn kind(&self) -> u32 {
+        match self {
+            Automaton::Shared(a) if a.kind() == AutomatonKind::TokenPda => KIND_PDA,
+            Automaton::Shared(_) => KIND_FSA,
+            #[cfg(feature = "compile")]
+            Automaton::Lazy { .. } => KIND_LAZY,
+        }
+    }
+
+    /// A matcher at the start; the limits apply to token PDAs only.
+    fn matcher(
+        &self,
+        stack_limit: Option<usize>,
+        config_limit: Option<usize>,
+    ) -> Box<dyn DynMatcher> {
+        match self {
+            Automaton::Shared(a) => a.matcher(stack_limit, config_limit),
+            #[cfg(feature = "compile")]
+            Automaton::Lazy { automaton, .. } => Box::new(automaton.start_matcher()),
+        }
+    }
+}
+
+/// Boxes an automaton for C.
+///
+/// # Safety
+/// `out` is valid for writing a pointer.
+unsafe fn give_automaton(inner: Automaton, out: *mut *mut FstcAutomaton) {
+    let boxed = Box::new(FstcAutomaton { inner });
+    // SAFETY: per this function's contract.
+    unsafe { out.write(Box::into_raw(boxed)) };
 }
 
 /// One sequence's position in an automaton (opaque to C); it shares the automaton.
@@ -253,11 +330,8 @@ pub unsafe extern "C" fn fstc_automaton_load(
         let data = unsafe { slice(bytes, len, "bytes") }?;
         let automaton = AnyAutomaton::from_bytes_copied(data)
             .map_err(|e| fail(FstcStatus::InvalidAutomaton, e.to_string()))?;
-        let boxed = Box::new(FstcAutomaton {
-            inner: SharedAutomaton::from(automaton),
-        });
         // SAFETY: checked non-null above.
-        unsafe { out.write(Box::into_raw(boxed)) };
+        unsafe { give_automaton(Automaton::Shared(automaton.into()), out) };
         Ok(())
     })
 }
@@ -310,7 +384,8 @@ pub unsafe extern "C" fn fstc_automaton_eos_ids(
     })
 }
 
-/// The kind of the automaton file: 0 a token FSA, 1 a token PDA (`FSTC_KIND_*`).
+/// The kind of the automaton: 0 a token FSA, 1 a token PDA, 2 a lazy automaton
+/// (`FSTC_KIND_*`).
 ///
 /// # Safety
 /// `automaton` is null or live; `out` is null or writable.
@@ -322,9 +397,8 @@ pub unsafe extern "C" fn fstc_automaton_kind(
     guard(|| {
         // SAFETY: per this function's contract.
         let a = unsafe { get(automaton, "automaton") }?;
-        let kind = u32::from(a.inner.kind() == AutomatonKind::TokenPda);
         // SAFETY: per this function's contract.
-        unsafe { put(out, kind, "out") }
+        unsafe { put(out, a.inner.kind(), "out") }
     })
 }
 

@@ -158,7 +158,7 @@ struct JsonOptions {
     /// sub-schema being built.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time_budget: Option<std::time::Duration>,
-    /// Most bytes of automata the compile may hold (default 1 GiB); past it, an error
+    /// Most bytes of automata and texts the compile may hold (default 1 GiB); past it, an error
     /// names the sub-schema being built.
     #[arg(long, value_name = "BYTES")]
     memory_budget: Option<usize>,

@@ -9,7 +9,8 @@
 //! is off (the Prepend normalizer is dropped, Metaspace gets `prepend_scheme: never`,
 //! ByteLevel gets `add_prefix_space: false`). For GPT-2's encoder.json a byte-level BPE is
 //! built from the vocabulary and vocab.bpe; tiktoken rank files use [`RankEncoder`]; GGUF
-//! files the byte-level BPE of [`crate::gguf_pre`].
+//! files the byte-level BPE of [`crate::gguf_pre`] or the SentencePiece of [`crate::gguf_spm`], after
+//! [`crate::gguf_user`] cut out their user-defined tokens.
 
 use serde_json::Value;
 use tokenizers::models::bpe::{Vocab, BPE};
@@ -18,13 +19,18 @@ use tokenizers::Tokenizer;
 
 use crate::byte_level;
 use crate::error::{Result, VocabError, VocabErrorKind};
-use crate::raw::Source;
+use crate::gguf_spm::SpmTokenizer;
+use crate::gguf_user::UserDefined;
+use crate::raw::{GgufModel, Source};
 use crate::tiktoken::RankEncoder;
 use fstc_core::TokenVocabulary;
 
 pub(crate) enum Engine {
     Hf(Box<Tokenizer>),
     Ranks(Box<RankEncoder>),
+    Spm(Box<SpmTokenizer>),
+    /// A GGUF file's user-defined tokens cut out of the text, the rest to the engine.
+    UserDefined(Box<(UserDefined, Engine)>),
 }
 
 fn build_error(origin: &str, msg: String) -> VocabError {
@@ -102,13 +108,23 @@ impl Engine {
             Source::Tiktoken { splitter } => {
                 Ok(Engine::Ranks(Box::new(RankEncoder::new(tokens, splitter))))
             }
-            Source::Gguf { pre, merges } => Ok(Engine::Hf(Box::new(crate::gguf_pre::tokenizer(
-                pre.as_deref(),
-                merges.as_deref(),
-                tokens,
-                !added_text.is_empty(),
-                origin,
-            )?))),
+            Source::Gguf { pre, model } => {
+                let inner = match model {
+                    GgufModel::Spm { texts, scores } => {
+                        Engine::Spm(Box::new(SpmTokenizer::new(texts, scores.as_deref())))
+                    }
+                    GgufModel::Bpe { merges } => Engine::Hf(Box::new(crate::gguf_pre::tokenizer(
+                        pre.as_deref(),
+                        merges.as_deref(),
+                        tokens,
+                        origin,
+                    )?)),
+                };
+                Ok(match added_text {
+                    [] => inner,
+                    ids => Engine::UserDefined(Box::new((UserDefined::new(tokens, ids), inner))),
+                })
+            }
         }
     }
 
@@ -124,6 +140,8 @@ impl Engine {
                 Ok(encoding.get_ids().to_vec())
             }
             Engine::Ranks(encoder) => encoder.encode(text, origin),
+            Engine::Spm(spm) => spm.encode(text, origin),
+            Engine::UserDefined(split) => split.0.encode(text, |t| split.1.encode(t, origin)),
         }
     }
 }

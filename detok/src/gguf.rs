@@ -32,7 +32,7 @@ use std::path::Path;
 use crate::byte_level;
 use crate::byte_token::byte_token;
 use crate::error::{io_error, malformed, unsupported, Result, VocabError, VocabErrorKind};
-use crate::raw::{Eos, Family, RawVocabulary, Source, MAX_TOKEN_ID};
+use crate::raw::{Eos, Family, GgufModel, RawVocabulary, Source, MAX_TOKEN_ID};
 
 /// The first four bytes of every GGUF file.
 pub(crate) const MAGIC: &[u8; 4] = b"GGUF";
@@ -135,6 +135,7 @@ const TOKENS_KEY: &str = "tokenizer.ggml.tokens";
 const TYPES_KEY: &str = "tokenizer.ggml.token_type";
 const PRE_KEY: &str = "tokenizer.ggml.pre";
 const MERGES_KEY: &str = "tokenizer.ggml.merges";
+const SCORES_KEY: &str = "tokenizer.ggml.scores";
 
 /// Whether the file at `path` starts with the GGUF magic (reads 4 bytes).
 pub(crate) fn has_magic(path: &Path) -> Result<bool> {
@@ -404,6 +405,8 @@ struct Meta {
     types: Option<(Vec<i64>, u64)>,
     /// BPE merges (`a b`), for tokenizing text.
     merges: Option<Vec<String>>,
+    /// SentencePiece scores, for tokenizing text.
+    scores: Option<(Vec<f32>, u64)>,
     /// EOS-like keys found: key, id, offset.
     eos: Vec<(&'static str, i64, u64)>,
 }
@@ -497,6 +500,12 @@ fn read_value<R: Read>(r: &mut Reader<'_, R>, key: &str, meta: &mut Meta) -> Res
             }
             meta.merges = Some(read_strings(r, &what)?);
         }
+        SCORES_KEY => {
+            if ty != ValueType::Array {
+                return Err(wrong(r, "an array of float32"));
+            }
+            meta.scores = Some((read_floats(r, &what)?, at));
+        }
         _ => match EOS_KEYS.iter().find(|&&k| k == key) {
             Some(&k) => {
                 if !ty.is_integer() {
@@ -555,6 +564,21 @@ fn read_integers<R: Read>(r: &mut Reader<'_, R>, what: &str) -> Result<Vec<i64>>
     Ok(out)
 }
 
+fn read_floats<R: Read>(r: &mut Reader<'_, R>, what: &str) -> Result<Vec<f32>> {
+    let at = r.offset;
+    let (elem, count) = r.array_header(what)?;
+    if elem != ValueType::F32 {
+        let msg = format!("expected an array of float32, found one of {}", elem.name());
+        return Err(r.error(at, what, msg));
+    }
+    too_many(r, count, what)?;
+    let mut out = Vec::with_capacity(count.min(1 << 16) as usize);
+    for _ in 0..count {
+        out.push(f32::from_le_bytes(r.array(what)?));
+    }
+    Ok(out)
+}
+
 /// What one id is, by its token type.
 enum Kind {
     Text(Vec<u8>),
@@ -601,14 +625,26 @@ fn build(meta: Meta, origin: &str) -> Result<RawVocabulary> {
         .tokens
         .ok_or_else(|| malformed(format!("{origin}: the GGUF metadata has no {TOKENS_KEY:?}")))?;
     if let Some((types, at)) = &meta.types {
-        if types.len() != tokens.len() {
-            return Err(malformed(format!(
-                "{origin}: GGUF value of key {TYPES_KEY:?} at byte {at}: {} types for {} tokens",
-                types.len(),
-                tokens.len()
-            )));
-        }
+        same_count((types.len(), "types"), tokens.len(), TYPES_KEY, *at, origin)?;
     }
+    if let Some((scores, at)) = &meta.scores {
+        same_count(
+            (scores.len(), "scores"),
+            tokens.len(),
+            SCORES_KEY,
+            *at,
+            origin,
+        )?;
+    }
+    let model = match family {
+        Family::SentencePiece => GgufModel::Spm {
+            texts: tokens.clone(),
+            scores: meta.scores.map(|(scores, _)| scores),
+        },
+        _ => GgufModel::Bpe {
+            merges: meta.merges,
+        },
+    };
     let eos = eog_ids(&meta.eos, &tokens, origin)?;
     let mut text = Vec::with_capacity(tokens.len());
     let mut specials = Vec::new();
@@ -640,10 +676,25 @@ fn build(meta: Meta, origin: &str) -> Result<RawVocabulary> {
         },
         source: Source::Gguf {
             pre: meta.pre,
-            // SentencePiece files keep scores, not merges: no BPE to rebuild.
-            merges: meta.merges.filter(|_| family == Family::ByteLevelBpe),
+            model,
         },
     })
+}
+
+/// Fails unless a per-token array (`key`'s, at byte `at`) has one element per token.
+fn same_count(
+    (n, what): (usize, &str),
+    tokens: usize,
+    key: &str,
+    at: u64,
+    origin: &str,
+) -> Result<()> {
+    if n == tokens {
+        return Ok(());
+    }
+    Err(malformed(format!(
+        "{origin}: GGUF value of key {key:?} at byte {at}: {n} {what} for {tokens} tokens"
+    )))
 }
 
 /// llama.cpp's end-of-generation ids (see the module documentation): the EOS keys' ids,

@@ -3,9 +3,8 @@
 //! patterns in code by the name in `tokenizer.ggml.pre`. The patterns of the names below are
 //! written here from llama.cpp's documented behaviour (the same splits as the models' own
 //! tokenizer.json pre-tokenizers), and checked against llama.cpp's tokenization in
-//! detok/tests/all/gguf.rs. Other names, SentencePiece GGUF files (which keep scores, not
-//! merges) and files with user-defined tokens (which llama.cpp cuts out of the text before
-//! splitting) stay a clear error.
+//! detok/tests/all/gguf.rs. Other names stay a clear error. SentencePiece files:
+//! [`crate::gguf_spm`]; user-defined tokens are cut out of the text first ([`crate::gguf_user`]).
 
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
 use tokenizers::models::bpe::{Vocab, BPE};
@@ -52,13 +51,11 @@ fn error(origin: &str, msg: String) -> VocabError {
     VocabError::new(VocabErrorKind::Tokenize, format!("{origin}: {msg}"))
 }
 
-/// The tokenizer of a GGUF file: `tokens` its token bytes, `merges` its BPE merges (`None`
-/// unless the file is byte-level BPE), `has_user_defined` whether it has user-defined tokens.
+/// The tokenizer of a byte-level GGUF file: `tokens` its token bytes, `merges` its BPE merges.
 pub(crate) fn tokenizer(
     pre: Option<&str>,
     merges: Option<&[String]>,
     tokens: &impl TokenVocabulary,
-    has_user_defined: bool,
     origin: &str,
 ) -> Result<Tokenizer> {
     let unsupported = |why: String| {
@@ -72,7 +69,9 @@ pub(crate) fn tokenizer(
     };
     let Some(merges) = merges else {
         return Err(unsupported(
-            "only byte-level BPE files (tokenizer.ggml.model \"gpt2\", with merges) are".into(),
+            "it is byte-level BPE (tokenizer.ggml.model \"gpt2\") without merges \
+             (tokenizer.ggml.merges)"
+                .into(),
         ));
     };
     let shown = pre.map_or("absent".to_string(), |p| format!("{p:?}"));
@@ -82,11 +81,6 @@ pub(crate) fn tokenizer(
              the file, and fstc has the ones named {KNOWN}"
         )));
     };
-    if has_user_defined {
-        return Err(unsupported(
-            "it has user-defined tokens, which llama.cpp cuts out of the text first".into(),
-        ));
-    }
     let mut map = Vocab::default();
     for id in 0..tokens.len() as u32 {
         if let Some(bytes) = tokens.token_bytes(id) {

@@ -35,6 +35,8 @@ mod engine;
 mod error;
 mod gguf;
 mod gguf_pre;
+mod gguf_spm;
+mod gguf_user;
 mod gpt2;
 mod hf;
 mod raw;

@@ -79,10 +79,22 @@ pub(crate) enum Source {
     /// tekken's ids are its ranks shifted by the number of specials, which keeps their order).
     Tiktoken { splitter: Split },
     /// A GGUF file: its pre-tokenizer's name (`tokenizer.ggml.pre`: llama.cpp code, not data,
-    /// rebuilt for the names [`crate::gguf_pre`] knows) and its BPE merges.
+    /// rebuilt for the names [`crate::gguf_pre`] knows) and its model's tables.
     Gguf {
         pre: Option<String>,
-        merges: Option<Vec<String>>,
+        model: GgufModel,
+    },
+}
+
+/// What a GGUF file's tokenizer model keeps to tokenize text.
+pub(crate) enum GgufModel {
+    /// Byte-level BPE (`gpt2`): the merges (`a b`), if the file has them.
+    Bpe { merges: Option<Vec<String>> },
+    /// SentencePiece (`llama`): every token's text as in the file, and the scores, if any
+    /// ([`crate::gguf_spm`]).
+    Spm {
+        texts: Vec<String>,
+        scores: Option<Vec<f32>>,
     },
 }
 

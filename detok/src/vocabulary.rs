@@ -155,7 +155,8 @@ impl Vocabulary {
     /// every special token named in [`WELL_KNOWN_EOS`] (llama.cpp ends generation on those
     /// too). [`Vocabulary::tokenize`] works for byte-level BPE files whose
     /// `tokenizer.ggml.pre` is one of llama.cpp's common names (`gpt-2`, `llama-bpe`,
-    /// `qwen2`, `smollm`, ...: module `gguf_pre`), and is an error naming the reason otherwise.
+    /// `qwen2`, `smollm`, ...: module `gguf_pre`) and for SentencePiece files (by their
+    /// scores, as llama.cpp: module `gguf_spm`), and is an error naming the reason otherwise.
     pub fn from_gguf(path: impl AsRef<Path>) -> Result<Vocabulary> {
         let path = path.as_ref();
         let file = File::open(path).map_err(|e| io_error(path, e))?;

@@ -32,9 +32,10 @@ impl Budget {
         }
     }
 
-    /// Enters the sub-schema at `pointer`, if the time budget allows.
+    /// Enters the sub-schema at `pointer`, if the budgets allow.
     pub(crate) fn enter(&self, pointer: &str) -> Result<(), JsonSchemaError> {
         self.at.borrow_mut().push(pointer.to_string());
+        self.check_memory()?;
         self.check_time()
     }
 
@@ -70,17 +71,29 @@ impl Budget {
         let bytes = dfa.transitions().len() * 4
             + dfa.num_states() * (1 + 4 * dfa.terminals().len())
             + std::mem::size_of::<ByteDfa>();
+        self.hold(bytes);
+        self.check_memory()?;
+        self.check_time()
+    }
+
+    /// Counts `bytes` the compile keeps (the texts of machines and of remembered
+    /// translations) against the memory budget, checked when the next sub-schema is
+    /// entered or the next automaton is charged.
+    pub(crate) fn hold(&self, bytes: usize) {
         self.used.set(self.used.get().saturating_add(bytes));
+    }
+
+    fn check_memory(&self) -> Result<(), JsonSchemaError> {
         if self.used.get() > self.memory {
             return Err(self.exceeded(
                 &format!(
-                    "the compile passed its memory budget of {} bytes of automata",
+                    "the compile passed its memory budget of {} bytes of automata and texts",
                     self.memory
                 ),
                 "memory_budget, `--memory-budget`",
             ));
         }
-        self.check_time()
+        Ok(())
     }
 
     /// The error of a build that failed: the time budget's own when it stopped at the
@@ -94,14 +107,19 @@ impl Budget {
     }
 
     fn exceeded(&self, what: &str, option: &str) -> JsonSchemaError {
-        let at = match self.at.borrow().last() {
-            Some(p) => show_pointer(p),
-            None => "the schema".to_string(),
+        let message = match self.at.borrow().last() {
+            Some(p) => format!(
+                "{what} while building the sub-schema at {}; raise it ({option}) or simplify \
+                 that sub-schema",
+                show_pointer(p)
+            ),
+            // Past the translation: the automaton of the whole schema.
+            None => format!(
+                "{what} while building the schema's automaton; raise it ({option}) or \
+                 simplify the schema"
+            ),
         };
-        JsonSchemaError::other(format!(
-            "{what} while building the sub-schema at {at}; raise it ({option}) or simplify \
-             that sub-schema"
-        ))
+        JsonSchemaError::other(message)
     }
 }
 

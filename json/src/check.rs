@@ -37,6 +37,11 @@ pub(crate) struct Automata {
     /// translated again at each, and would otherwise compile the same texts again.
     dfas: RefCell<HashMap<String, Arc<ByteDfa>>>,
     results: HashMap<(bool, Vec<String>), Lang>,
+    /// The spliced text of each string body built from a pattern, by the pattern and
+    /// its encoding: a sub-schema translated again (in each branch an object was
+    /// distributed into) would otherwise splice a new copy, and every text around it
+    /// would differ from the last and be compiled again.
+    bodies: HashMap<String, String>,
     /// The compile's time and memory budgets.
     pub(crate) budget: Budget,
 }
@@ -114,6 +119,7 @@ impl Automata {
             inlined: RefCell::new(Vec::new()),
             dfas: RefCell::new(HashMap::new()),
             results: HashMap::new(),
+            bodies: HashMap::new(),
             budget,
         }
     }
@@ -129,6 +135,8 @@ impl Automata {
         let id = match self.machine_ids.get(&text) {
             Some(&id) => id,
             None => {
+                // Held twice: the machine's text and its key.
+                self.budget.hold(2 * text.len());
                 self.machine_ids.insert(text.clone(), next);
                 self.machines.push(text);
                 self.machine_pointers.push(pointer.to_string());
@@ -208,6 +216,20 @@ impl Automata {
         };
         self.fixed.insert(regex.to_string(), text.clone());
         text
+    }
+
+    /// The text `build` splices for `key`, built once per compile.
+    pub(crate) fn body(
+        &mut self,
+        key: String,
+        build: impl FnOnce(&mut Automata) -> Result<String, String>,
+    ) -> Result<String, String> {
+        if let Some(text) = self.bodies.get(&key) {
+            return Ok(text.clone());
+        }
+        let text = build(self)?;
+        self.bodies.insert(key, text.clone());
+        Ok(text)
     }
 
     /// The state limit of each step.

@@ -194,7 +194,7 @@ impl Translator<'_> {
         if let (Some(x), Some(y)) = (constant(a), constant(b)) {
             return x != y;
         }
-        if let (Ok(x), Ok(y)) = (types(a, ""), types(b, "")) {
+        if let (Some(x), Some(y)) = (self.admitted_types(a, 0), self.admitted_types(b, 0)) {
             if !ALL_TYPES
                 .iter()
                 .any(|t| type_allows(&x, t) && type_allows(&y, t))
@@ -215,6 +215,25 @@ impl Translator<'_> {
             );
             both && matches!(values, (Some(x), Some(y)) if x != y)
         })
+    }
+
+    /// The instance types `map` admits: its `type`, else the types its `anyOf` or
+    /// `oneOf` branches admit together (`None` where that is not read off; `depth` bounds
+    /// the branches' nesting).
+    fn admitted_types(&self, map: &Map<String, Value>, depth: usize) -> Option<Vec<&'static str>> {
+        if map.contains_key("type") || depth > 8 {
+            return types(map, "").ok();
+        }
+        let branches = ["anyOf", "oneOf"].iter().find_map(|k| map.get(*k))?;
+        let mut all = Vec::new();
+        for branch in branches.as_array()? {
+            for t in self.admitted_types(self.target(branch)?, depth + 1)? {
+                if !all.contains(&t) {
+                    all.push(t);
+                }
+            }
+        }
+        Some(all)
     }
 
     /// The schema object `schema` is or names through `$ref`s (`None` for booleans,

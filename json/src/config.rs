@@ -154,9 +154,10 @@ impl Config {
         self
     }
 
-    /// Most bytes of automata a compile may hold (the DFAs of sub-schemas, of the algebra's
-    /// operands and results, of the machines), checked as each is built; past it, an error
-    /// names the sub-schema being built. Each single build is bounded by the state limit.
+    /// Most bytes of automata and texts a compile may hold (the DFAs of sub-schemas, of the
+    /// algebra's operands and results, of the machines; the machines' regex texts and the
+    /// translations kept for reuse), checked as each is built; past it, an error names the
+    /// sub-schema being built. Each single build is bounded by the state limit.
     pub fn memory_budget(mut self, bytes: usize) -> Config {
         self.memory_budget = Some(bytes);
         self

@@ -24,6 +24,11 @@ pub(crate) fn body(
     escapes: Escapes,
     automata: &mut Automata,
 ) -> Result<String, String> {
+    let key = format!("pattern {escapes:?} {pattern}");
+    automata.body(key, |automata| build_body(pattern, escapes, automata))
+}
+
+fn build_body(pattern: &str, escapes: Escapes, automata: &mut Automata) -> Result<String, String> {
     let search = format!("[\\s\\S]*(?:{pattern})[\\s\\S]*");
     let decoded = RegexBuilder::new()
         .dialect(Dialect::EcmaScript)
@@ -55,6 +60,11 @@ fn encode(decoded: &ByteDfa, escapes: Escapes, limit: usize) -> Result<ByteDfa, 
 /// decoded (each canonical escape read as the one byte it stands for, which is exact
 /// since the canonical encoding is one spelling per code point) and re-encoded.
 pub(crate) fn any_spelling(canonical: &str, automata: &mut Automata) -> Result<String, String> {
+    let key = format!("any spelling {canonical}");
+    automata.body(key, |automata| build_any_spelling(canonical, automata))
+}
+
+fn build_any_spelling(canonical: &str, automata: &mut Automata) -> Result<String, String> {
     let dfa = automata.dfa(canonical).map_err(|e| e.to_string())?;
     let mut edges = Vec::new();
     for s in 0..dfa.num_states() as u32 {

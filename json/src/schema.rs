@@ -16,6 +16,7 @@ use crate::config::{Config, Whitespace};
 use crate::decimal::NumberTexts;
 use crate::error::{child, JsonSchemaError};
 use crate::lang::{alternation, Lang};
+use crate::memo::Memo;
 use crate::strings;
 use crate::value::Located;
 use fstc_core::compiled::Warning;
@@ -107,18 +108,18 @@ const MAX_NESTING: usize = 1000;
 pub(crate) struct Translator<'a> {
     pub(crate) root: &'a Value,
     pub(crate) config: &'a Config,
-    warnings: Vec<Warning>,
+    pub(crate) warnings: Vec<Warning>,
     /// `$ref` targets being expanded, innermost last (for the recursion cut).
     pub(crate) active_refs: Vec<String>,
     /// Sub-schemas being translated, one inside the next (bounded by [`MAX_NESTING`]).
     nesting: usize,
     /// Targets where recursion was cut at [`Config::recursion_depth`].
     pub(crate) cuts: Vec<String>,
-    anchors: HashMap<String, String>,
+    pub(crate) anchors: HashMap<String, String>,
     /// The automata spliced into the regex text so far.
     pub(crate) automata: Automata,
     /// The member order of objects at one nesting level: (level, names).
-    hint: Option<(usize, Vec<String>)>,
+    pub(crate) hint: Option<(usize, Vec<String>)>,
     /// Schema-free values open containers down to at least this level.
     pub(crate) any_floor: usize,
     /// Deepest level of an explicit container translated (see `combine`).
@@ -132,6 +133,8 @@ pub(crate) struct Translator<'a> {
     pub(crate) canonical_numbers: bool,
     /// The texts of the document's numbers, for their exact values.
     pub(crate) numbers: &'a NumberTexts,
+    /// The translations of `$ref` targets so far.
+    pub(crate) memo: Memo,
 }
 
 impl<'a> Translator<'a> {
@@ -162,6 +165,7 @@ impl<'a> Translator<'a> {
             incomplete: Vec::new(),
             canonical_numbers: false,
             numbers,
+            memo: Memo::default(),
         })
     }
 
@@ -340,15 +344,7 @@ impl<'a> Translator<'a> {
 
     /// The JSON pointer a local `$ref` target names.
     pub(crate) fn resolve(&self, target: &str) -> Option<String> {
-        if target == "#" {
-            Some(String::new())
-        } else if let Some(p) = target.strip_prefix("#/") {
-            Some(format!("/{}", percent_decode(p)))
-        } else if let Some(name) = target.strip_prefix('#') {
-            self.anchors.get(name).cloned()
-        } else {
-            None
-        }
+        resolve_in(&self.anchors, target)
     }
 
     /// A local `$ref`: `#`, `#/json/pointer` or `#anchor`.
@@ -385,9 +381,17 @@ impl<'a> Translator<'a> {
             ));
             return Ok(None);
         }
+        let mark = match self.recall(&target_pointer, level) {
+            Ok(lang) => return Ok(lang),
+            Err(mark) => mark,
+        };
         self.active_refs.push(target_pointer.clone());
         let lang = self.schema(schema, &target_pointer, level);
         self.active_refs.pop();
+        match &lang {
+            Ok(l) => self.remember(mark, l),
+            Err(_) => self.forget(mark),
+        }
         lang
     }
 
@@ -681,10 +685,23 @@ pub(crate) fn is_trivial(value: &Value) -> bool {
 }
 
 /// Whether `k` is a keyword this translator knows (others are ignored, as the spec says).
-fn is_keyword(k: &str) -> bool {
+pub(crate) fn is_keyword(k: &str) -> bool {
     ASSERTIONS.contains(&k)
         || REFUSED.iter().any(|(r, _)| *r == k)
         || ["$ref", "allOf", "anyOf", "oneOf", "not", "if"].contains(&k)
+}
+
+/// The JSON pointer a local `$ref` target names, with the document's `$anchor`s.
+pub(crate) fn resolve_in(anchors: &HashMap<String, String>, target: &str) -> Option<String> {
+    if target == "#" {
+        Some(String::new())
+    } else if let Some(p) = target.strip_prefix("#/") {
+        Some(format!("/{}", percent_decode(p)))
+    } else if let Some(name) = target.strip_prefix('#') {
+        anchors.get(name).cloned()
+    } else {
+        None
+    }
 }
 
 /// The `$anchor`s of the schemas in `value` (not of data that looks like one, in an `enum`

@@ -4,7 +4,9 @@ llama-cpp-python's low-level API, on SmolLM2-135M-Instruct (the GGUF in the PyPI
 libfstc_capi.a built with `--features compile` are there (the README's test command has
 none of them; examples/llama_venv.sh sets them up).
 
-The sampler is driven by llama.cpp's own calls (`llama_sampler_apply` on the whole candidate
+Samplers made from a regex or JSON Schema compile it lazily (fstc_compile_lazy), grammars
+eagerly; the matcher they are compared with is the Python package's eager compile. The sampler
+is driven by llama.cpp's own calls (`llama_sampler_apply` on the whole candidate
 array, `llama_sampler_accept`, `_clone`, `_reset`, and `llama_sampler_sample` in a chain with
 llama.cpp's greedy sampler), and every mask it applies is compared with fstc's own matcher
 for the same constraint compiled by the Python package over `fstc.Vocabulary.from_file(GGUF)`.
@@ -153,3 +155,29 @@ def test_refused_token_and_bad_constraints(setup):
     fstc.compile_regex("a", other).save(str(path))
     with pytest.raises(ValueError, match="vocabulary of"):
         lib.sampler_from_file(model.vocab, path)
+
+
+def test_lazy_and_eager_samplers_mask_alike(setup):
+    """The sampler's default lazy compile of a JSON Schema, the same over a vocabulary read
+    once (fstc_llama_sampler_init_vocabulary) and the eager one through fstc_compile and
+    fstc_llama_sampler_init_automaton apply the same masks along a greedy generation, EOS
+    included."""
+    lib, model, vocab, _ = setup
+    question, schema = tasks.SCHEMA_TASKS[0][1], json.dumps(tasks.SCHEMA_TASKS[0][2])
+    tokens, eos, error = model.generate(
+        tasks.prompt_of(question), lib.sampler(model.vocab, example.SOURCE_JSON_SCHEMA, schema), 48, lib.error)
+    assert error is None and len(tokens) > 5, (tokens, error)
+    lazy = lib.sampler(model.vocab, example.SOURCE_JSON_SCHEMA, schema)
+    eager = lib.sampler_eager(model.vocab, example.SOURCE_JSON_SCHEMA, schema)
+    fv = lib.vocabulary(model.vocab)
+    shared = lib.sampler_over(model.vocab, fv, example.SOURCE_JSON_SCHEMA, schema)
+    lib.lib.fstc_vocabulary_free(fv)
+    n = len(vocab)
+    for step, token in enumerate(tokens + ([vocab.eos_ids[0]] if eos else [])):
+        allowed = allowed_by_sampler(eager, n)
+        assert allowed_by_sampler(lazy, n) == allowed == allowed_by_sampler(shared, n), step
+        for s in (lazy, eager, shared):
+            llama_cpp.llama_sampler_accept(s, token)
+    for s in (lazy, eager, shared):
+        assert lib.error(s) is None
+        llama_cpp.llama_sampler_free(s)

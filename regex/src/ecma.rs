@@ -460,11 +460,15 @@ pub(crate) fn escape(p: &str, i: usize, in_class: bool) -> Result<(String, usize
         }
         '/' => "/".to_string(),
         '-' if in_class => r"\-".to_string(),
+        // Annex B's identity escapes of other ASCII punctuation (`\:`, `\-`, `\#`): a
+        // syntax error under `u`, the character itself without it, in no engine anything
+        // else; real schemas write them.
+        c if c.is_ascii_punctuation() || c == ' ' => format!(r"\x{:02X}", c as u32),
         _ => {
             return Err(refuse(
                 "escape",
-                "not an ECMAScript escape (with the `u` flag, only syntax characters, `/` \
-                 and the escapes of ECMA-262 may follow `\\`)",
+                "not an ECMAScript escape (only punctuation and the escapes of ECMA-262 may \
+                 follow `\\`)",
             ))
         }
     };

@@ -260,6 +260,62 @@ fn c_program_exercises_every_function() {
     run_c_test(&file, &script, "script");
 }
 
+/// A JSON Schema with an object, a bounded array, an enum and a pattern.
+const SCHEMA: &str = r#"{"type": "object", "properties": {
+    "id": {"type": "integer", "minimum": 0, "maximum": 999},
+    "tags": {"type": "array", "items": {"enum": ["a", "bc"]}, "maxItems": 3},
+    "name": {"type": "string", "pattern": "^[a-z]{1,6}$"}},
+  "required": ["id"], "additionalProperties": false}"#;
+
+/// `fstc_compile_lazy` in C (the second form of test_fstc.c) answers every call of the
+/// script as fstc-core's eager walker of the same constraint does: a regex, and a JSON
+/// Schema (whose lazy compile is a call network, not one DFA).
+#[test]
+fn c_program_walks_lazy_automata_as_the_eager_walker() {
+    let vocab = fixture_vocab();
+    let tokenizer = testkit::vocabs::testdata_dir().join("bytelevel/tokenizer.json");
+    let schema = fstc_json::JsonSchemaCompiler::new()
+        .compile(SCHEMA, &vocab)
+        .unwrap()
+        .automaton;
+    let (regex, _) = fixture_automaton(PATTERN, "lazy_regex");
+    for (name, source, text, automaton) in [
+        ("lazy_regex", 0, PATTERN, &regex),
+        ("lazy_schema", 1, SCHEMA, &schema),
+    ] {
+        let (script, reached) = script(
+            Walker::new(automaton),
+            2,
+            Limits::default(),
+            automaton.eos_ids(),
+            12,
+            &[],
+        );
+        assert!(reached.moves > 0, "{name}: the walks move");
+        let text_path = work_dir().join(format!("{name}.txt.in"));
+        std::fs::write(&text_path, text).unwrap();
+        let script_path = work_dir().join(format!("{name}.txt"));
+        std::fs::write(&script_path, script).unwrap();
+        let _one_at_a_time = C_TEST.lock().unwrap_or_else(|e| e.into_inner());
+        let source = std::path::PathBuf::from(source.to_string());
+        // A thread of its own: test_fstc.c starts by checking that no call failed yet.
+        let code = std::thread::scope(|s| {
+            s.spawn(|| {
+                call_main(
+                    fstc_c_test_main,
+                    &[&tokenizer, &source, &text_path, &script_path],
+                )
+            })
+            .join()
+            .unwrap()
+        });
+        assert_eq!(
+            code, 0,
+            "{name}: test_fstc.c failed (its stderr says which check)"
+        );
+    }
+}
+
 /// Nested lists: brackets push, so the walks reach the stack limit of 3.
 const GRAMMAR: &str = r#"
 root  ::= "[" items? "]"

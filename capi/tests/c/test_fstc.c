@@ -2,8 +2,12 @@
  * The C test of fstc.h, run by capi/tests/c_abi.rs:
  *
  *     test_fstc AUTOMATON_FILE SCRIPT_FILE
+ *     test_fstc TOKENIZER SOURCE CONSTRAINT_FILE SCRIPT_FILE
  *
- * AUTOMATON_FILE is a token FSA or a token PDA. SCRIPT_FILE is written by the Rust test from
+ * AUTOMATON_FILE is a token FSA or a token PDA. In the second form the automaton is the
+ * constraint in CONSTRAINT_FILE (SOURCE: FSTC_SOURCE_* as a number) compiled by
+ * fstc_compile_lazy (fstc_compile.h) over the tokenizer file, and the script is the same
+ * eager walker's: a lazy automaton answers every call as the eager one does. SCRIPT_FILE is written by the Rust test from
  * fstc-core's own walker of that kind on random walks: a header (kind, stack limit,
  * configuration limit, vocabulary size, EOS ids), then each line is a call and the result the Rust walker gave (see
  * run_script). After the script,
@@ -11,7 +15,7 @@
  * narrow masks, out-of-range tokens, small buffers) and must return the documented status
  * with a message. Prints "N passed, 0 failed" and exits 0 when everything holds.
  */
-#include "fstc.h"
+#include "fstc_compile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,19 +310,40 @@ static void bad_input(const unsigned char *file, size_t len) {
     fstc_matcher_free(m);
 }
 
+/* The lazy automaton of the constraint in path (read as source) over the tokenizer file. */
+static fstc_automaton *compile_lazily(const char *tokenizer, const char *source, const char *path) {
+    size_t len = 0;
+    unsigned char *text = read_file(path, &len);
+    fstc_vocabulary *vocab = NULL;
+    fstc_automaton *a = NULL;
+    CHECK(fstc_vocabulary_load(tokenizer, &vocab) == FSTC_OK, "vocabulary %s", tokenizer);
+    CHECK(fstc_compile_lazy(vocab, (uint32_t)atoi(source), (const char *)text, len, &a) ==
+              FSTC_OK,
+          "lazy compile of %s", path);
+    fstc_vocabulary_free(vocab); /* the automaton keeps what it needs */
+    free(text);
+    return a;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s AUTOMATON_FILE SCRIPT_FILE\n", argv[0]);
+    if (argc != 3 && argc != 5) {
+        fprintf(stderr, "usage: %s AUTOMATON_FILE SCRIPT_FILE\n"
+                        "       %s TOKENIZER SOURCE CONSTRAINT_FILE SCRIPT_FILE\n",
+                argv[0], argv[0]);
         return 2;
     }
     passed = failed = 0; /* the Rust test may run this main more than once per process */
-    size_t len = 0;
-    unsigned char *file = read_file(argv[1], &len);
     CHECK(strcmp(fstc_last_error(), "") == 0, "no error yet");
-
+    size_t len = 0;
+    unsigned char *file = NULL;
     fstc_automaton *a = NULL;
-    CHECK(fstc_automaton_load(file, len, &a) == FSTC_OK && a != NULL, "load");
-    FILE *script = fopen(argv[2], "r");
+    if (argc == 3) {
+        file = read_file(argv[1], &len);
+        CHECK(fstc_automaton_load(file, len, &a) == FSTC_OK && a != NULL, "load");
+    } else {
+        a = compile_lazily(argv[1], argv[2], argv[3]);
+    }
+    FILE *script = fopen(argv[argc - 1], "r");
     if (!script || !a) {
         fprintf(stderr, "cannot start\n");
         return 2;
@@ -353,7 +378,7 @@ int main(int argc, char **argv) {
     fstc_matcher_free(m);
     fstc_automaton_free(a);
 
-    bad_input(file, len);
+    if (file) bad_input(file, len);
     free(file);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -174,6 +174,32 @@ static void walk_regex(void) {
     fstc_matcher_reset(oracle);
     if (direct) same_as(direct, oracle, "init_automaton");
 
+    /* A lazy automaton given directly (the sampler from text is lazy too, above). */
+    fstc_automaton *lazy = NULL;
+    CHECK(fstc_compile_lazy(fv, FSTC_SOURCE_REGEX, REGEX, strlen(REGEX), &lazy) == FSTC_OK, "%s",
+          fstc_last_error());
+    struct llama_sampler *from_lazy = fstc_llama_sampler_init_automaton(VOCAB, lazy);
+    fstc_automaton_free(lazy); /* the sampler keeps it */
+    CHECK(from_lazy != NULL, "%s", fstc_llama_last_error());
+    if (from_lazy) {
+        same_as(from_lazy, oracle, "lazy init_automaton");
+        from_lazy->iface->accept(from_lazy, 3);
+        fstc_matcher_consume(oracle, 3);
+        same_as(from_lazy, oracle, "lazy init_automaton after b");
+    }
+
+    /* From text over a vocabulary made once. */
+    struct llama_sampler *shared =
+        fstc_llama_sampler_init_vocabulary(VOCAB, fv, FSTC_SOURCE_REGEX, REGEX, strlen(REGEX));
+    CHECK(shared != NULL, "%s", fstc_llama_last_error());
+    fstc_matcher_reset(oracle);
+    if (shared) same_as(shared, oracle, "init_vocabulary");
+    CHECK(fstc_llama_sampler_init_vocabulary(VOCAB, NULL, FSTC_SOURCE_REGEX, "a", 1) == NULL &&
+              strstr(fstc_llama_last_error(), "null pointer"),
+          "no fstc vocabulary: %s", fstc_llama_last_error());
+
+    llama_sampler_free(shared);
+    llama_sampler_free(from_lazy);
     llama_sampler_free(direct);
     llama_sampler_free(broken);
     llama_sampler_free(fork);
@@ -252,6 +278,88 @@ static void refusals(const char *other_bytes, const char *other_size) {
           "a file for another size: %s", fstc_llama_last_error());
 }
 
+/* The masks of two matchers, equal; false (with a message) if not. */
+static bool same_masks(const fstc_matcher *a, const fstc_matcher *b, uint32_t n_vocab) {
+    size_t words = (n_vocab + 31) / 32;
+    uint32_t *x = calloc(words, sizeof *x), *y = calloc(words, sizeof *y);
+    bool same = x && y && fstc_matcher_fill_mask(a, x, words) == FSTC_OK &&
+                fstc_matcher_fill_mask(b, y, words) == FSTC_OK &&
+                memcmp(x, y, words * sizeof *x) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* fstc_compile_lazy on a tokenizer's vocabulary: a JSON Schema walked beside its eager
+ * automaton (kind, fingerprint, masks, a refused token); what it refuses. */
+static void lazy_compiles(const fstc_vocabulary *fv) {
+    static const char SCHEMA[] = "{\"type\": \"object\", \"properties\": {\"ok\": {\"type\": "
+                                 "\"boolean\"}}, \"required\": [\"ok\"], "
+                                 "\"additionalProperties\": false}";
+    fstc_automaton *lazy = NULL, *eager = NULL;
+    CHECK(fstc_compile_lazy(fv, FSTC_SOURCE_JSON_SCHEMA, SCHEMA, strlen(SCHEMA), &lazy) == FSTC_OK,
+          "%s", fstc_last_error());
+    CHECK(fstc_compile(fv, FSTC_SOURCE_JSON_SCHEMA, SCHEMA, strlen(SCHEMA), &eager) == FSTC_OK,
+          "%s", fstc_last_error());
+    if (!lazy || !eager) return;
+    uint32_t kind = 9, n_vocab = 0, n_eager = 1;
+    uint64_t f_lazy = 0, f_vocab = 1;
+    fstc_automaton_kind(lazy, &kind);
+    fstc_automaton_vocab_fingerprint(lazy, &f_lazy);
+    fstc_vocabulary_fingerprint(fv, &f_vocab);
+    fstc_automaton_vocab_size(lazy, &n_vocab);
+    fstc_automaton_vocab_size(eager, &n_eager);
+    CHECK(kind == FSTC_KIND_LAZY && f_lazy == f_vocab && n_vocab == n_eager,
+          "kind %u, fingerprints %d, sizes %u %u", kind, f_lazy == f_vocab, n_vocab, n_eager);
+    fstc_matcher *m = NULL, *o = NULL;
+    fstc_matcher_new(lazy, &m);
+    fstc_matcher_new(eager, &o);
+    /* Greedy: the lowest allowed token of the eager mask, to the end (whitespace is bounded). */
+    size_t words = (n_vocab + 31) / 32;
+    uint32_t *mask = calloc(words, sizeof *mask);
+    for (int step = 0; mask && step < 400; step++) {
+        CHECK(same_masks(m, o, n_vocab), "step %d: lazy and eager masks differ", step);
+        fstc_matcher_fill_mask(o, mask, words);
+        uint32_t t = 0;
+        while (t < n_vocab && !(mask[t / 32] >> (t % 32) & 1u)) t++;
+        if (t == n_vocab) break;
+        CHECK(fstc_matcher_consume(m, t) == FSTC_OK && fstc_matcher_consume(o, t) == FSTC_OK,
+              "step %d: token %u", step, t);
+        bool done = false;
+        fstc_matcher_is_finished(o, &done);
+        if (done) break;
+    }
+    free(mask);
+    bool done = false;
+    fstc_matcher_is_finished(m, &done);
+    CHECK(done, "the greedy walk reaches EOS on the lazy automaton");
+    fstc_matcher_free(m);
+    fstc_matcher_free(o);
+    fstc_automaton_free(lazy);
+    fstc_automaton_free(eager);
+
+    lazy = (fstc_automaton *)&failures;
+    CHECK(fstc_compile_lazy(fv, FSTC_SOURCE_GRAMMAR, "root ::= \"a\"", 14, &lazy) ==
+                  FSTC_ERR_INVALID_ARGUMENT &&
+              lazy == NULL && strstr(fstc_last_error(), "fstc_compile"),
+          "a grammar has no lazy compile: %s", fstc_last_error());
+    CHECK(fstc_compile_lazy(fv, FSTC_SOURCE_JSON_SCHEMA, "{\"type\": 3}", 11, &lazy) ==
+              FSTC_ERR_COMPILE,
+          "a bad schema");
+    CHECK(fstc_compile_lazy(fv, FSTC_SOURCE_REGEX, "(a", 2, &lazy) == FSTC_ERR_COMPILE,
+          "a bad regex");
+    CHECK(fstc_compile_lazy(fv, FSTC_SOURCE_REGEX, "\xff", 1, &lazy) == FSTC_ERR_INVALID_ARGUMENT &&
+              strstr(fstc_last_error(), "UTF-8"),
+          "text not UTF-8: %s", fstc_last_error());
+    CHECK(fstc_compile_lazy(fv, 9, "a", 1, &lazy) == FSTC_ERR_INVALID_ARGUMENT &&
+              strstr(fstc_last_error(), "FSTC_SOURCE_REGEX"),
+          "an unknown source: %s", fstc_last_error());
+    CHECK(fstc_compile_lazy(NULL, FSTC_SOURCE_REGEX, "a", 1, &lazy) == FSTC_ERR_NULL_ARGUMENT,
+          "no vocabulary");
+    CHECK(fstc_compile_lazy(fv, FSTC_SOURCE_REGEX, "a", 1, NULL) == FSTC_ERR_NULL_ARGUMENT,
+          "no out");
+}
+
 /* fstc_compile.h's functions on a tokenizer file and on bad input. */
 static void compile_api(const char *tokenizer) {
     fstc_vocabulary *fv = (fstc_vocabulary *)&failures;
@@ -273,6 +381,10 @@ static void compile_api(const char *tokenizer) {
     CHECK(fstc_compile(fv, FSTC_SOURCE_GRAMMAR, "root ::= (", 10, &automaton) == FSTC_ERR_COMPILE,
           "bad grammar");
     CHECK(fstc_compile(NULL, FSTC_SOURCE_REGEX, "a", 1, &automaton) == FSTC_ERR_NULL_ARGUMENT, "null");
+    lazy_compiles(fv);
+    CHECK(fstc_llama_sampler_init_vocabulary(VOCAB, fv, FSTC_SOURCE_REGEX, "(yes|no)", 8) == NULL &&
+              strstr(fstc_llama_last_error(), "vocabulary of"),
+          "a vocabulary of another size: %s", fstc_llama_last_error());
     fstc_vocabulary_free(fv);
     fstc_vocabulary_free(NULL);
 

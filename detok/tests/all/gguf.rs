@@ -364,18 +364,26 @@ fn eog_set_is_llama_cpps() {
 
 #[test]
 fn tokenize_refusals_are_clear_errors() {
-    // The gpt2 fixture has user-defined tokens, which llama.cpp cuts out of the text first.
-    let vocab = load("gguf/gpt2.gguf");
-    let msg = vocab.tokenize("hello").unwrap_err().to_string();
-    assert!(
-        msg.contains("not supported for this GGUF") && msg.contains("user-defined"),
-        "{msg}"
-    );
+    // The llama fixture has no "▁" + "h..." pieces: "hello" has no tokens, nor byte tokens.
     let msg = load("gguf/llama.gguf")
         .tokenize("hello")
         .unwrap_err()
         .to_string();
-    assert!(msg.contains("only byte-level BPE"), "{msg}");
+    assert!(msg.contains("\"h\"") && msg.contains("<0x68>"), "{msg}");
+    // Its user-defined tokens are cut out first; the rest is SentencePiece (whose "▁hello" no
+    // pair of pieces makes).
+    let ids = load("gguf/llama.gguf").tokenize(" <|user|> €").unwrap();
+    assert_eq!(ids, [8, 11, 8, 15]);
+    let data = gguf(
+        3,
+        vec![
+            ("tokenizer.ggml.model", V::Str("gpt2")),
+            ("tokenizer.ggml.tokens", strs(&["a"])),
+            ("tokenizer.ggml.pre", V::Str("gpt-2")),
+        ],
+    );
+    let msg = from_bytes(&data).unwrap().tokenize("a").unwrap_err();
+    assert!(msg.to_string().contains("without merges"), "{msg}");
     for (pre, needle) in [
         (Some("deepseek-coder"), "\"deepseek-coder\""),
         (None, "absent"),
@@ -395,17 +403,15 @@ fn leak(s: &str) -> &'static str {
     Box::leak(s.to_string().into_boxed_str())
 }
 
-/// A GGUF file of byte-level BPE `tokens` (id order; ids in `control` are control tokens)
+/// A GGUF file of byte-level BPE `tokens` (id order; `ty` gives each id's token type)
 /// and `merges`, pre-tokenizer `pre`.
 fn bpe_gguf(
     tokens: &[&'static str],
-    control: impl Fn(usize) -> bool,
+    ty: impl Fn(usize) -> i32,
     merges: &[&'static str],
     pre: Option<&'static str>,
 ) -> Vec<u8> {
-    let types: Vec<i32> = (0..tokens.len())
-        .map(|id| if control(id) { 3 } else { 1 })
-        .collect();
+    let types: Vec<i32> = (0..tokens.len()).map(ty).collect();
     let mut kvs = vec![
         ("tokenizer.ggml.model", V::Str("gpt2")),
         ("tokenizer.ggml.tokens", strs(tokens)),
@@ -419,8 +425,14 @@ fn bpe_gguf(
 }
 
 /// A tokenizer.json's BPE as a GGUF file: its vocabulary and merges, its added tokens (ids
-/// below `limit`) as control tokens.
-fn tokenizer_json_gguf(path: &std::path::Path, limit: usize, pre: Option<&'static str>) -> Vec<u8> {
+/// below `limit`) as control tokens, or, with `user_defined`, those that are text
+/// (`"special": false`) as user-defined tokens, as llama.cpp's converter writes them.
+fn tokenizer_json_gguf(
+    path: &std::path::Path,
+    limit: usize,
+    pre: Option<&'static str>,
+    user_defined: bool,
+) -> Vec<u8> {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let vocab = json["model"]["vocab"].as_object().unwrap();
@@ -428,10 +440,14 @@ fn tokenizer_json_gguf(path: &std::path::Path, limit: usize, pre: Option<&'stati
     for (text, id) in vocab {
         tokens[id.as_u64().unwrap() as usize] = leak(text);
     }
+    let mut text_ids = Vec::new();
     for added in json["added_tokens"].as_array().unwrap() {
         let id = added["id"].as_u64().unwrap() as usize;
         if id < tokens.len() {
             tokens[id] = leak(added["content"].as_str().unwrap());
+            if user_defined && added["special"] == false {
+                text_ids.push(id);
+            }
         }
     }
     let merges: Vec<&'static str> = json["model"]["merges"]
@@ -447,12 +463,17 @@ fn tokenizer_json_gguf(path: &std::path::Path, limit: usize, pre: Option<&'stati
             m => leak(m.as_str().unwrap()),
         })
         .collect();
-    bpe_gguf(&tokens, |id| id >= vocab.len(), &merges, pre)
+    let ty = |id| match id {
+        _ if text_ids.contains(&id) => 4,
+        _ if id >= vocab.len() => 3,
+        _ => 1,
+    };
+    bpe_gguf(&tokens, ty, &merges, pre)
 }
 
 /// The byte-level fixture (Llama 3's BPE cut to 2,000 ids, then three special tokens).
 fn bytelevel_gguf(pre: Option<&'static str>) -> Vec<u8> {
-    tokenizer_json_gguf(&testdata("bytelevel/tokenizer.json"), 2003, pre)
+    tokenizer_json_gguf(&testdata("bytelevel/tokenizer.json"), 2003, pre, false)
 }
 
 /// Texts for tokenizer comparisons: contractions in both cases, digit runs, punctuation
@@ -505,11 +526,127 @@ fn bpe_gguf_tokenizes_as_its_tokenizer_json() {
             continue;
         };
         let reference = Vocabulary::from_file(&path).unwrap();
-        let gguf = tokenizer_json_gguf(&path, reference.len(), Some(pre));
+        let gguf = tokenizer_json_gguf(&path, reference.len(), Some(pre), false);
         same_tokens(&gguf, &reference, TEXTS);
         same_tokens(&gguf, &reference, LINES);
     }
 }
+
+/// The byte-level fixture's added tokens that are text (newline runs, eight spaces, `<table>`)
+/// as user-defined tokens: cut out of the text before the BPE, as the tokenizer.json's added
+/// tokens are matched first (Qwen 3's whole vocabulary too, when the shared vocabularies are
+/// there: its `<think>`, `<tool_call>`, ...; llama.cpp itself in python/tests/test_gguf_llama.py).
+#[test]
+fn user_defined_tokens_are_cut_out_first() {
+    let path = testdata("bytelevel/tokenizer.json");
+    let reference = Vocabulary::from_file(&path).unwrap();
+    let data = tokenizer_json_gguf(&path, reference.len(), Some("llama-bpe"), true);
+    let vocab = from_bytes(&data).unwrap();
+    assert_eq!(bytes(&vocab), bytes(&reference));
+    let table = vocab.token_id("<table>").unwrap();
+    assert_eq!(vocab.tokenize("<table><table>").unwrap(), [table, table]);
+    same_tokens(&data, &reference, TEXTS);
+    same_tokens(&data, &reference, LINES);
+    same_tokens(
+        &data,
+        &reference,
+        &["\n\n\n\n\n x\n\n<table>        \n", "a<table>b<tab"],
+    );
+    if let Some(path) = testkit::vocabs::shared_vocab_path("qwen3/tokenizer.json") {
+        let reference = Vocabulary::from_file(&path).unwrap();
+        let data = tokenizer_json_gguf(&path, reference.len(), Some("qwen2"), true);
+        let texts = [
+            "<think>\nhmm</think> <tool_call>{\"a\": 1}</tool_call>\n",
+            "</think",
+        ];
+        same_tokens(&data, &reference, &texts);
+        same_tokens(&data, &reference, LINES);
+    }
+}
+
+/// Llama 2's tokenizer.json (SentencePiece BPE with byte fallback) as a SentencePiece GGUF
+/// file, as llama.cpp's converter writes one: the pieces, `<0xHH>` byte tokens, the added
+/// tokens as control tokens but id 0 (unknown), and scores: a piece's is minus the rank of
+/// the first merge making it (the tokenizer.json's merges list the SentencePiece model's
+/// pieces by falling score), a piece no merge makes (one character) scores minus its id.
+fn spm_gguf(path: &std::path::Path) -> Vec<u8> {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let vocab = json["model"]["vocab"].as_object().unwrap();
+    let mut tokens = vec![""; vocab.len()];
+    for (text, id) in vocab {
+        tokens[id.as_u64().unwrap() as usize] = leak(text);
+    }
+    let added: Vec<usize> = (json["added_tokens"].as_array().unwrap().iter())
+        .map(|t| t["id"].as_u64().unwrap() as usize)
+        .collect();
+    let types: Vec<i32> = (0..tokens.len())
+        .map(|id| match id {
+            0 => 2,
+            _ if added.contains(&id) => 3,
+            _ if tokens[id].len() == 6 && tokens[id].starts_with("<0x") => 6,
+            _ => 1,
+        })
+        .collect();
+    let mut rank = std::collections::HashMap::new();
+    for (r, merge) in json["model"]["merges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let merged = match merge {
+            serde_json::Value::Array(pair) => pair.iter().map(|p| p.as_str().unwrap()).collect(),
+            m => m.as_str().unwrap().replace(' ', ""),
+        };
+        rank.entry(merged).or_insert(r);
+    }
+    let scores = (0..tokens.len())
+        .map(|id| match (types[id], rank.get(tokens[id])) {
+            (1, Some(&r)) => V::F32(-(r as f32)),
+            (1, None) => V::F32(-(id as f32)),
+            _ => V::F32(0.0),
+        })
+        .collect();
+    gguf(
+        3,
+        vec![
+            ("tokenizer.ggml.model", V::Str("llama")),
+            ("tokenizer.ggml.tokens", strs(&tokens)),
+            ("tokenizer.ggml.scores", V::Arr(6, scores)),
+            ("tokenizer.ggml.token_type", i32s(&types)),
+            ("tokenizer.ggml.eos_token_id", V::U32(2)),
+        ],
+    )
+}
+
+/// A SentencePiece GGUF file tokenizes as its tokenizer.json does with the tokenizers crate
+/// (merges by rank, where llama.cpp's algorithm merges by score): Llama 2's, when the shared
+/// vocabularies are there; its bytes per id are the tokenizer.json's too.
+#[test]
+fn spm_gguf_tokenizes_as_its_tokenizer_json() {
+    let Some(path) = testkit::vocabs::shared_vocab_path("llama2/tokenizer.json") else {
+        println!("skipped: the shared vocabularies are absent");
+        return;
+    };
+    let reference = Vocabulary::from_file(&path).unwrap();
+    let data = spm_gguf(&path);
+    let vocab = from_bytes(&data).unwrap();
+    assert_eq!(bytes(&vocab), bytes(&reference));
+    same_tokens(&data, &reference, TEXTS);
+    same_tokens(&data, &reference, LINES);
+    same_tokens(&data, &reference, SPM_TEXTS);
+}
+
+/// Texts where SentencePiece merging order matters: long words, runs of one letter, spaces
+/// before punctuation, markup, code.
+const SPM_TEXTS: &[&str] = &[
+    "internationalization antidisestablishmentarianism pneumonoultramicroscopic",
+    "aaaaaaaaaaaaaaaa bbbbbbbb          zzzz",
+    " \u{2014} ,,, ;;; ... !!! ??? \u{201c}quoted\u{201d} \u{ab}guillemets\u{bb}",
+    "<s> </s> <unk> [INST] <<SYS>> <0x0A> </s>",
+    "fn main() { println!(\"{}\", x.iter().map(|y| y * 2).sum::<i64>()); }",
+];
 
 /// A GGUF file named `gpt-2` tokenizes as GPT-2's encoder.json and vocab.bpe do.
 #[test]
@@ -530,7 +667,12 @@ fn gpt2_gguf_tokenizes_as_its_encoder() {
         .collect();
     let last = tokens.len() - 1; // <|endoftext|>
     let reference = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
-    let gguf = bpe_gguf(&tokens, |id| id == last, &merges, Some("gpt-2"));
+    let gguf = bpe_gguf(
+        &tokens,
+        |id| if id == last { 3 } else { 1 },
+        &merges,
+        Some("gpt-2"),
+    );
     same_tokens(&gguf, &reference, TEXTS);
     same_tokens(&gguf, &reference, LINES);
 }
@@ -675,6 +817,19 @@ fn wrong_types_and_values_are_named() {
     expect_err(&data, VocabErrorKind::Malformed, &["array of integers"]);
     let data = with_tokens(vec![("tokenizer.ggml.token_type", i32s(&[1]))]);
     expect_err(&data, VocabErrorKind::Malformed, &["1 types for 2 tokens"]);
+    let data = with_tokens(vec![("tokenizer.ggml.scores", strs(&["a", "b"]))]);
+    expect_err(&data, VocabErrorKind::Malformed, &["array of float32"]);
+    let data = with_tokens(vec![("tokenizer.ggml.scores", i32s(&[1, 2]))]);
+    expect_err(
+        &data,
+        VocabErrorKind::Malformed,
+        &["\"tokenizer.ggml.scores\"", "found one of int32"],
+    );
+    let data = with_tokens(vec![(
+        "tokenizer.ggml.scores",
+        V::Arr(6, vec![V::F32(0.0)]),
+    )]);
+    expect_err(&data, VocabErrorKind::Malformed, &["1 scores for 2 tokens"]);
     let data = with_tokens(vec![("tokenizer.ggml.token_type", i32s(&[1, 9]))]);
     expect_err(
         &data,

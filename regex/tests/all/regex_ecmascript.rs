@@ -124,6 +124,10 @@ fn ecmascript_meanings_differ_from_the_regex_crate() {
             "{pattern} {text:?}"
         );
     }
+    // Annex B's identity escapes of punctuation are the character itself.
+    let escaped = ecma(r"^[^\/~\^\: \[\]\\]+(\/[^\:]+)*\-\@$").unwrap();
+    assert!(escaped.is_match(b"a/b-@"));
+    assert!(!escaped.is_match(b"a:b-@") && !escaped.is_match(b"a/b@"));
     let named = ecma(r"(?<year>\d{4})-(?<month>\d\d)").unwrap();
     assert!(named.is_match(b"2024-01"));
     assert!(ecma("[]").unwrap().is_empty());
@@ -177,10 +181,33 @@ fn refused_by_name(e: &fstc_regex::RegexError) -> bool {
     }
 }
 
+/// `pattern` with each escaped ASCII punctuation character written `\xHH`: the
+/// character itself, as fstc reads Annex B's identity escapes (`\:`), which `u` mode
+/// refuses; the spelling `regress` is asked about.
+fn identity_escapes_as_hex(pattern: &str) -> String {
+    let mut out = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some(p)) if p.is_ascii_punctuation() || p == ' ' => {
+                chars.next();
+                out.push_str(&format!("\\x{:02X}", p as u32));
+            }
+            ('\\', Some(p)) => {
+                chars.next();
+                out.push(c);
+                out.push(p);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// fstc accepts `pattern` in the ECMAScript dialect iff `regress` (`u` flag) does, but
-/// for what fstc refuses by name.
+/// for what fstc refuses by name (and identity escapes, see [`identity_escapes_as_hex`]).
 fn assert_same_verdict(pattern: &str) -> Option<ByteDfa> {
-    let theirs = regress::Regex::with_flags(pattern, "u");
+    let theirs = regress::Regex::with_flags(&identity_escapes_as_hex(pattern), "u");
     match ecma(pattern) {
         Ok(dfa) => {
             assert!(
@@ -220,9 +247,7 @@ fn ecmascript_u_mode_syntax_errors_are_refused_with_their_offset() {
         ("a{1", (1, 2)),
         ("x{,2}", (1, 2)),
         ("{2}", (0, 1)),
-        (r"\-", (0, 2)),
         (r"a\a", (1, 3)),
-        (r"\_", (0, 2)),
         ("(?<1a>x)", (0, 4)),
         ("(?<a.b>x)", (0, 5)),
         ("(?<a>x)(?<a>y)", (7, 12)),
@@ -269,7 +294,8 @@ fn ecmascript_u_mode_syntax_errors_are_refused_with_their_offset() {
             continue;
         }
         let dfa = ecma(pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"));
-        let oracle = regress::Regex::with_flags(&format!("^(?:{pattern})$"), "u").unwrap();
+        let hex = identity_escapes_as_hex(pattern);
+        let oracle = regress::Regex::with_flags(&format!("^(?:{hex})$"), "u").unwrap();
         assert_eq!(
             oracle.find(text).is_some(),
             ok,
@@ -326,7 +352,8 @@ fn mutated_patterns_never_panic() {
         {
             continue;
         }
-        let oracle = regress::Regex::with_flags(&format!("^(?:{pattern})$"), "u").unwrap();
+        let hex = identity_escapes_as_hex(&pattern);
+        let oracle = regress::Regex::with_flags(&format!("^(?:{hex})$"), "u").unwrap();
         for t in &texts {
             let s = std::str::from_utf8(t).unwrap();
             assert_eq!(
