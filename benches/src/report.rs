@@ -14,8 +14,11 @@ pub struct EngineResult {
     pub first_mask: Option<Duration>,
     /// p50, p99, max in µs of the first pass (right after compiling).
     pub cold: Option<(f64, f64, f64)>,
-    /// The same for the second pass over the same walk.
+    /// The same for the warm passes over the same walk (each step's fastest).
     pub warm: Option<(f64, f64, f64)>,
+    /// p50, p99, max in µs of consuming a token, along the warm passes (each step's
+    /// fastest), as `warm` for masks.
+    pub consume: Option<(f64, f64, f64)>,
     /// Errors of the first pass: (step, message).
     pub errors: Vec<(usize, String)>,
     /// Masks of the first pass, per step.

@@ -65,6 +65,8 @@ pub fn schedule(samples: &[Vec<u32>], steps: usize) -> Vec<Event> {
 pub struct Pass {
     /// Time of each mask, in walk order (failed steps left out).
     pub mask_times: Vec<Duration>,
+    /// Time of each token consumed, in walk order (refused tokens left out).
+    pub consume_times: Vec<Duration>,
     /// The mask of each step, `None` where the engine failed earlier in the same sample.
     pub masks: Vec<Option<Vec<u32>>>,
     /// Errors met (a token refused, a mask that failed), with the step they happened at.
@@ -77,6 +79,7 @@ pub fn run(engine: &mut dyn Constraint, events: &[Event], width: usize, keep_mas
     let mut mask = vec![0u32; width];
     let mut pass = Pass {
         mask_times: Vec::new(),
+        consume_times: Vec::new(),
         masks: Vec::new(),
         errors: Vec::new(),
     };
@@ -110,9 +113,15 @@ pub fn run(engine: &mut dyn Constraint, events: &[Event], width: usize, keep_mas
             }
             Event::Consume(t) => {
                 if !failed {
-                    if let Err(e) = engine.consume(t) {
-                        pass.errors.push((step.saturating_sub(1), e.to_string()));
-                        failed = true;
+                    let started = Instant::now();
+                    let result = engine.consume(t);
+                    let elapsed = started.elapsed();
+                    match result {
+                        Ok(()) => pass.consume_times.push(elapsed),
+                        Err(e) => {
+                            pass.errors.push((step.saturating_sub(1), e.to_string()));
+                            failed = true;
+                        }
                     }
                 }
             }
@@ -172,23 +181,23 @@ pub fn measure(
 ) -> EngineResult {
     let cold = run(engine, events, width, true);
     let mut fastest: Vec<Duration> = Vec::new();
+    let mut fastest_consume: Vec<Duration> = Vec::new();
     for _ in 0..WARM_PASSES {
         let pass = run(engine, events, width, false);
-        if pass.mask_times.len() != cold.mask_times.len() {
+        if pass.mask_times.len() != cold.mask_times.len()
+            || pass.consume_times.len() != cold.consume_times.len()
+        {
             // The engine failed differently on this pass: keep the cold numbers only.
             fastest.clear();
+            fastest_consume.clear();
             break;
         }
-        if fastest.is_empty() {
-            fastest = pass.mask_times;
-        } else {
-            for (f, t) in fastest.iter_mut().zip(pass.mask_times) {
-                *f = (*f).min(t);
-            }
-        }
+        keep_fastest(&mut fastest, pass.mask_times);
+        keep_fastest(&mut fastest_consume, pass.consume_times);
     }
     let warm = fastest;
     EngineResult {
+        consume: percentiles(&fastest_consume),
         name,
         compile,
         artifact,
@@ -198,5 +207,16 @@ pub fn measure(
         warm: percentiles(&warm),
         errors: cold.errors,
         masks: cold.masks,
+    }
+}
+
+/// Each step's fastest time so far: `fastest` (empty at first) and one more pass's times.
+fn keep_fastest(fastest: &mut Vec<Duration>, pass: Vec<Duration>) {
+    if fastest.is_empty() {
+        *fastest = pass;
+    } else {
+        for (f, t) in fastest.iter_mut().zip(pass) {
+            *f = (*f).min(t);
+        }
     }
 }

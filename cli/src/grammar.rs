@@ -31,7 +31,7 @@ pub struct CompileGrammarArgs {
     /// Most token edges before tokens are grouped into classes.
     #[arg(long, value_name = "N")]
     token_edge_limit: Option<usize>,
-    /// Most stack symbols one token may pop.
+    /// Most stack symbols one token may pop (a cycle of pop edges, returns through an unbounded nest of calls, counts once).
     #[arg(long, value_name = "N")]
     pop_limit: Option<usize>,
     /// Most live configurations one token may make from one in a nondeterministic token

@@ -23,7 +23,7 @@ impl Config {
     /// Default token edge limit: fifty million token edges before grouping (a few hundred
     /// megabytes at most).
     pub const DEFAULT_TOKEN_EDGE_LIMIT: usize = 50_000_000;
-    /// Default pop limit: 256 stack symbols per token.
+    /// Default pop limit: 256 stack symbols per token (see [`Config::pop_limit`]).
     pub const DEFAULT_POP_LIMIT: usize = 256;
 
     /// Every option at its default.
@@ -70,7 +70,9 @@ impl Config {
         self.require_deterministic.unwrap_or(false)
     }
 
-    /// Most stack symbols one token may pop.
+    /// Most stack symbols one token may pop, counted along the shortest pops into each
+    /// pop node (returns through an unbounded nest of calls, a cycle of pop edges, count
+    /// once).
     pub fn pop_limit(mut self, limit: usize) -> Config {
         self.pop_limit = Some(limit);
         self

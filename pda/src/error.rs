@@ -23,8 +23,6 @@ pub enum PdaErrorKind {
     /// and returning (the message lists every such conflict), and the compiler was asked
     /// for a deterministic token PDA (`Config::require_deterministic`).
     Conflict,
-    /// A single token would have to pop an unbounded number of stack symbols.
-    UnboundedPops,
     /// A rule would need more automaton states than the limit allows.
     TooLarge,
     /// The token PDA would exceed a limit of [`Config`](crate::Config) (the message names

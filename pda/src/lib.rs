@@ -28,7 +28,8 @@
 //!   push nothing, so right-recursive lists do not grow the stack.
 //! - **Token PDA.** A node's edges are the token classes that pop nothing there; tokens
 //!   that pop are edges of the pop nodes its pop edges lead to, per symbol on top of the
-//!   stack. EOS is allowed exactly when the text may end, there are no epsilon edges,
+//!   stack; a token that returns through an unbounded nest of calls (a dangling `else`)
+//!   follows a cycle of pop edges. EOS is allowed exactly when the text may end, there are no epsilon edges,
 //!   tokens behaving alike everywhere share a class, and equivalent nodes are merged.
 //!
 //! ```

@@ -18,13 +18,12 @@ use crate::vocab::Vocabulary;
 /// `"lark"`, `"ebnf"` (XGrammar's) or `"paper"` (`S → "ab" | "a" S "b"`), as the CLI's
 /// `--syntax`. The limits
 /// are `fstc compile grammar`'s: token PDA nodes before merging, token edges before
-/// grouping, stack symbols one token may pop. A grammar that one byte of lookahead does
+/// grouping, stack symbols one token may pop (a cycle of pop edges counted once). A grammar that one byte of lookahead does
 /// not decide compiles to a nondeterministic token PDA, whose matcher keeps a set of
 /// configurations; `config_limit` (default 1,024, `--config-limit`) refuses one where a
 /// single token already leads from one configuration to more (the matcher's own
 /// `config_limit` bounds them while decoding). A grammar that is malformed (line and column), left-recursive after a
-/// rule that may be empty, needs unboundedly many returns for one token, or too large
-/// raises `FstcError` with the compiler's message. The GIL is released while compiling.
+/// rule that may be empty, or too large raises `FstcError` with the compiler's message. The GIL is released while compiling.
 #[pyfunction]
 #[pyo3(signature = (text, vocab, *, syntax = "gbnf", node_limit = None, token_edge_limit = None, pop_limit = None, config_limit = None))]
 #[allow(clippy::too_many_arguments)]

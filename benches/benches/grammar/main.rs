@@ -106,6 +106,8 @@ struct Summary {
     goals: String,
     mismatches: Vec<Mismatch>,
     probes: Vec<String>,
+    /// Each engine's consume p50 / p99 / max.
+    consume: String,
 }
 
 fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
@@ -139,6 +141,7 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
         }
         let results: Vec<EngineResult> = rows.into_iter().map(|r| r.result).collect();
         summaries.push(Summary {
+            consume: consume_times(&results),
             name: case.name,
             samples: samples.len(),
             tokens: samples.iter().map(Vec::len).sum(),
@@ -160,6 +163,7 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
             "- `{}`: {} samples nesting up to {} deep, {} tokens, {} masks per walk. {}",
             s.name, s.samples, s.nesting, s.tokens, s.masks, s.goals
         );
+        println!("  - {}", s.consume);
         for m in &s.mismatches {
             print_mismatch(m);
         }
@@ -168,6 +172,23 @@ fn bench_vocab(vocab: &LoadedVocab, options: &Options) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Each engine's time to consume a token along the warm passes, as the masks' columns.
+fn consume_times(results: &[EngineResult]) -> String {
+    let cells: Vec<String> = results
+        .iter()
+        .map(|e| match e.consume {
+            Some((p50, p99, max)) => {
+                format!("{} {} / {} / {}", e.name, us(p50), us(p99), us(max))
+            }
+            None => format!("{} -", e.name),
+        })
+        .collect();
+    format!(
+        "consume a token p50 / p99 / max µs (each step's fastest of the warm passes): {}",
+        cells.join("; ")
+    )
 }
 
 /// Whether a figure meets its goal, said plainly.

@@ -3,8 +3,8 @@
 //!
 //! The stages, one file each: the byte PDA as tables and one byte of a token's run with a
 //! symbolic stack (`steps`); the walk over fstc-core's `VocabTrie` from every state reached
-//! at a token boundary, which puts each token's edge on the node of its pop sequence
-//! (`walk`); token classes, tokens whose edges agree at every node, and the merging of
+//! at a token boundary and every state a token returns to below its own pushes, whose
+//! nodes are the sets of ways a token may go on after the symbols popped (`walk`); token classes, tokens whose edges agree at every node, and the merging of
 //! equivalent nodes, after which classes that became equal are merged again (`classes`,
 //! by fstc-core's grouping routine and minimizer).
 //!
@@ -112,7 +112,9 @@ fn check_config_limit(
 }
 
 /// The edges with push sequences numbered by first use (0 stays empty), and only the
-/// sequences used; each node's edges sorted by class, target and push.
+/// sequences used; each node's edges sorted by class, target and push. Edges of one class
+/// and target (a nondeterministic PDA) are visited by their sequences, so the numbering
+/// does not depend on the order the composition met them in.
 fn renumber_pushes(
     edges: Vec<Vec<classes::Edge>>,
     seqs: &[Vec<u32>],
@@ -122,7 +124,10 @@ fn renumber_pushes(
     let mut used = vec![Vec::new()];
     let edges = edges
         .into_iter()
-        .map(|list| {
+        .map(|mut list| {
+            list.sort_by(|a, b| {
+                (a.0, a.1 .0, &seqs[a.1 .1 as usize]).cmp(&(b.0, b.1 .0, &seqs[b.1 .1 as usize]))
+            });
             list.into_iter()
                 .map(|(class, (target, push))| {
                     if new[push as usize] == u32::MAX {

@@ -1,15 +1,15 @@
 //! The byte PDA as lookup tables, and one byte of a token's run over it with a symbolic
-//! stack: the inner loop of the composition walk.
+//! stack: the inner loop of the composition walk. A run tracks only the token's own
+//! pushes; a return below them ends the run and hands the walk the states it may return
+//! to, each continued as a run of its own (`walk`).
 //!
 //! Stack symbols here are the token PDA's: the byte PDA's return address `i` is symbol
 //! `i - 1`, and its initial symbol `[•]` is not a symbol at all (popping it ends the text,
 //! which only EOS may do).
 
-use fstc_core::dot::escape_bytes;
 use fstc_core::fast_hash::FastMap;
 
 use crate::byte_pda::{Pda, StackSym};
-use crate::error::{PdaError, PdaErrorKind};
 
 /// No byte edge.
 const DEAD: u32 = u32::MAX;
@@ -38,14 +38,64 @@ struct NondetSteps {
     returns_before: Vec<bool>,
 }
 
-/// One possible run of the byte PDA over the bytes of a token read so far.
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+/// One possible run of the byte PDA over the bytes of a token read so far, since the
+/// token's start or its last return below its own pushes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Run {
     pub state: u32,
-    /// Symbols the token pushed that are still on the stack (push order).
-    pub own: Vec<u32>,
-    /// Symbols popped from below the token's own pushes (pop order).
-    pub pops: Vec<u32>,
+    /// The symbols the token pushed that are still on the stack: a node of [`Stacks`].
+    pub own: u32,
+}
+
+/// The stacks of a token's own pushes as a tree, each node a symbol on its parent's stack
+/// (node 0 the empty stack, the root), so that a run is two numbers: a byte read copies
+/// them instead of a vector, and equal stacks are one node.
+pub(super) struct Stacks {
+    /// Per node: its parent and top symbol (unused for the root).
+    nodes: Vec<(u32, u32)>,
+    children: FastMap<(u32, u32), u32>,
+}
+
+impl Stacks {
+    pub fn new() -> Stacks {
+        Stacks {
+            nodes: vec![(0, 0)],
+            children: FastMap::default(),
+        }
+    }
+
+    /// Number of nodes made so far.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn push(&mut self, at: u32, symbol: u32) -> u32 {
+        let next = self.nodes.len() as u32;
+        let node = *self.children.entry((at, symbol)).or_insert(next);
+        if node == next {
+            self.nodes.push((at, symbol));
+        }
+        node
+    }
+
+    fn top(&self, at: u32) -> Option<u32> {
+        (at != 0).then(|| self.nodes[at as usize].1)
+    }
+
+    fn pop(&self, at: u32) -> u32 {
+        self.nodes[at as usize].0
+    }
+
+    /// The symbols of the stack `at`, in push order.
+    pub fn symbols(&self, mut at: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        while at != 0 {
+            out.push(self.nodes[at as usize].1);
+            at = self.nodes[at as usize].0;
+        }
+        out.reverse();
+        out
+    }
 }
 
 /// The token PDA's symbol of a byte-PDA symbol; `None` for `[•]`.
@@ -119,168 +169,100 @@ impl<'p> Steps<'p> {
             .map(|i| r[i].1)
     }
 
-    /// Advances `run` over byte `b`; the surviving runs go to `out`. A run that must pop
-    /// below the token's own pushes branches over the symbols that can be there (the
-    /// returns of its state: the return addresses of its rule's callers); popping at the
-    /// same state twice for one byte would repeat forever, and is an error.
-    pub fn advance(&self, run: &Run, b: u8, out: &mut Vec<Run>) -> Result<(), PdaError> {
-        if let Some(more) = &self.more {
-            return self.advance_every_way(more, run, b, out);
-        }
-        // The common case, a byte read directly, without the work list.
-        if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
-            self.read(run.clone(), b, out);
-            return Ok(());
-        }
-        let mut work: Vec<(Run, Vec<u32>)> = vec![(run.clone(), Vec::new())];
-        'runs: while let Some((mut run, mut seen)) = work.pop() {
-            loop {
-                if self.byte[run.state as usize * 256 + b as usize].0 != DEAD {
-                    self.read(run, b, out);
-                    continue 'runs;
-                }
-                if let Some(&top) = run.own.last() {
-                    let Some(next) = self.ret(run.state, top) else {
-                        continue 'runs;
-                    };
-                    run.own.pop();
-                    run.state = next;
-                    continue;
-                }
-                if seen.contains(&run.state) {
-                    return Err(self.unbounded(run.state, Some(b)));
-                }
-                seen.push(run.state);
-                for &(s, next) in &self.returns[run.state as usize] {
-                    let mut branch = run.clone();
-                    branch.pops.push(s);
-                    branch.state = next;
-                    work.push((branch, seen.clone()));
-                }
-                continue 'runs;
-            }
-        }
-        Ok(())
-    }
-
-    /// [`Steps::advance`] in a nondeterministic PDA: a run reads `b` by every byte edge and,
-    /// where its rule may return before `b`, also returns (popping its own pushes, or
-    /// branching over the symbols below).
-    fn advance_every_way(
+    /// Advances `run` over byte `b`; the surviving runs go to `out`, and where a run must
+    /// return below the token's own pushes, each `(symbol, state)` it may pop to goes to
+    /// `below` (the returns of its state: the return addresses of its rule's callers), for
+    /// the caller to continue as a new run before `b`.
+    pub fn advance(
         &self,
-        more: &NondetSteps,
-        run: &Run,
+        stacks: &mut Stacks,
+        mut run: Run,
         b: u8,
-        out: &mut Vec<Run>,
-    ) -> Result<(), PdaError> {
-        let at = run.state as usize * 256 + b as usize;
-        if !more.returns_before[at] {
-            // The common case: the byte is read here or nowhere, without the work list.
-            self.read_every_way(more, run, at, out);
-            return Ok(());
-        }
-        let mut work: Vec<(Run, Vec<u32>)> = vec![(run.clone(), Vec::new())];
-        while let Some((run, mut seen)) = work.pop() {
+        (out, below): (&mut Vec<Run>, &mut Vec<(u32, u32)>),
+    ) {
+        let more = self.more.as_ref();
+        loop {
             let at = run.state as usize * 256 + b as usize;
-            self.read_every_way(more, &run, at, out);
-            if !more.returns_before[at] {
-                continue;
-            }
-            if let Some(&top) = run.own.last() {
-                if let Some(next) = self.ret(run.state, top) {
-                    let mut popped = run;
-                    popped.own.pop();
-                    popped.state = next;
-                    work.push((popped, seen));
+            match more {
+                Some(more) => self.read_every_way(stacks, more, run, at, out),
+                None if self.byte[at].0 != DEAD => {
+                    return self.read_edge(stacks, run, self.byte[at], out)
                 }
-                continue;
+                None => {}
             }
-            if seen.contains(&run.state) {
-                return Err(self.unbounded(run.state, Some(b)));
+            // A nondeterministic PDA also returns where its rule may return before `b`.
+            if more.is_some_and(|m| !m.returns_before[at]) {
+                return;
             }
-            seen.push(run.state);
-            for &(s, next) in &self.returns[run.state as usize] {
-                let mut branch = run.clone();
-                branch.pops.push(s);
-                branch.state = next;
-                work.push((branch, seen.clone()));
-            }
+            let Some(top) = stacks.top(run.own) else {
+                below.extend_from_slice(&self.returns[run.state as usize]);
+                return;
+            };
+            let Some(next) = self.ret(run.state, top) else {
+                return;
+            };
+            run.own = stacks.pop(run.own);
+            run.state = next;
         }
-        Ok(())
     }
 
     /// Follows every byte edge of table entry `at` (`run.state` and the byte) from `run`.
-    fn read_every_way(&self, more: &NondetSteps, run: &Run, at: usize, out: &mut Vec<Run>) {
+    fn read_every_way(
+        &self,
+        stacks: &mut Stacks,
+        more: &NondetSteps,
+        run: Run,
+        at: usize,
+        out: &mut Vec<Run>,
+    ) {
         if self.byte[at].0 != DEAD {
-            self.read_edge(run.clone(), self.byte[at], out);
+            self.read_edge(stacks, run, self.byte[at], out);
             for &edge in more.edges.get(&at).into_iter().flatten() {
-                self.read_edge(run.clone(), edge, out);
+                self.read_edge(stacks, run, edge, out);
             }
         }
     }
 
-    /// Reads `b` (which `run.state` has an edge for) and pushes the run to `out`, unless a
-    /// forced return finds no return for its top.
-    fn read(&self, run: Run, b: u8, out: &mut Vec<Run>) {
-        let edge = self.byte[run.state as usize * 256 + b as usize];
-        self.read_edge(run, edge, out)
-    }
-
-    /// Follows the byte edge `(target, push)` from `run.state`, as [`Steps::read`].
-    fn read_edge(&self, mut run: Run, (target, push): (u32, u32), out: &mut Vec<Run>) {
-        run.own.extend_from_slice(&self.pushes[push as usize]);
+    /// Follows the byte edge `(target, push)` from `run.state` and pushes the run to `out`,
+    /// unless a forced return finds no return for its top.
+    fn read_edge(
+        &self,
+        stacks: &mut Stacks,
+        mut run: Run,
+        (target, push): (u32, u32),
+        out: &mut Vec<Run>,
+    ) {
+        for &s in &self.pushes[push as usize] {
+            run.own = stacks.push(run.own, s);
+        }
         run.state = target;
         // Returns from a finished rule into the token's own pushes are forced: doing them
         // now makes edges push less and fewer states boundaries.
         while self.complete[run.state as usize] {
-            let Some(&top) = run.own.last() else { break };
+            let Some(top) = stacks.top(run.own) else {
+                break;
+            };
             let Some(next) = self.ret(run.state, top) else {
                 return;
             };
-            run.own.pop();
+            run.own = stacks.pop(run.own);
             run.state = next;
         }
         out.push(run);
     }
 
-    /// The pop sequences (pop order) after which the text may end at `state`: the returns
-    /// that lead, without reading a byte, to a state that ends the start rule.
-    pub fn finishes(&self, state: u32) -> Result<Vec<Vec<u32>>, PdaError> {
-        let mut out = Vec::new();
-        let mut work: Vec<(u32, Vec<u32>, Vec<u32>)> = vec![(state, Vec::new(), Vec::new())];
-        while let Some((q, pops, mut seen)) = work.pop() {
-            if seen.contains(&q) {
-                return Err(self.unbounded(q, None));
-            }
-            seen.push(q);
-            if self.ends[q as usize] {
-                out.push(pops.clone());
-            }
-            for &(s, next) in &self.returns[q as usize] {
-                let mut pops = pops.clone();
-                pops.push(s);
-                work.push((next, pops, seen.clone()));
-            }
-        }
-        Ok(out)
+    /// The returns `(symbol, target)` of `state`, by symbol.
+    pub fn returns(&self, state: u32) -> &[(u32, u32)] {
+        &self.returns[state as usize]
+    }
+
+    /// Whether the text may end at `state` (it returns from the start rule).
+    pub fn ends(&self, state: u32) -> bool {
+        self.ends[state as usize]
     }
 
     /// The dotted rule of `state`, for messages.
     pub fn name(&self, state: u32) -> &str {
         self.pda.state_name(state)
-    }
-
-    fn unbounded(&self, state: u32, look: Option<u8>) -> PdaError {
-        let what = match look {
-            Some(b) => format!("byte `{}`", escape_bytes(&[b])),
-            None => "the end of the text".to_string(),
-        };
-        PdaError::new(
-            PdaErrorKind::UnboundedPops,
-            format!(
-                "at `{}`, {what} makes the PDA return through the same rules an unbounded number of times, so one token would pop unboundedly many stack symbols; this comes from a recursive call followed by a rest that can be empty: make the recursive call the last symbol of its rule or follow it by a literal",
-                self.name(state)
-            ),
-        )
     }
 }

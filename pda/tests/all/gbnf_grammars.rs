@@ -201,6 +201,22 @@ const NONDETERMINISTIC: &[Case] = &[
         min_finished: 2,
     },
     Case {
+        file: "nondeterministic/dangling_else.gbnf",
+        good: &[
+            "if (a < 1) if (b == 2) x = 1; else y = 2;",
+            "while (i < 10) {\n  if (i == 5) j = j + 1; else k = 0;\n  i = i + 1;\n}",
+            "if (a == b) if (c != 0) while (d < 4) e = (e * 2) + 1; else f = 3; else g = 4;\nh = 5;",
+        ],
+        min_rejected_pct: 40,
+        min_finished: 0,
+    },
+    Case {
+        file: "nondeterministic/open_lists.gbnf",
+        good: &["[1,[2,[x]],3,[4,5.", "[[1]].", "[[[x],2]].", "7."],
+        min_rejected_pct: 40,
+        min_finished: 5,
+    },
+    Case {
         file: "nondeterministic/clike_keywords.gbnf",
         good: &[
             "int x = 1;\nif (x) { foo(x, 2); } else { return x; }\nelse_x = 3;\n",

@@ -17,3 +17,4 @@ mod random_grammars;
 mod real_vocab;
 mod regular;
 mod stack_limit;
+mod unbounded_returns;
