@@ -98,12 +98,7 @@ impl ExprCompiler {
     where
         V: TokenVocabulary + ?Sized,
     {
-        let mut stats = CompileStats::new();
-        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
-        let mut compiled = self.compile_with_trie(expr, &trie)?;
-        stats.extend(compiled.stats);
-        compiled.stats = stats;
-        Ok(compiled)
+        Compiled::over_vocab_trie(vocab, |trie| self.compile_with_trie(expr, trie))
     }
 
     /// Compiles `expr` reusing a vocabulary trie built once. An expression that accepts
@@ -137,12 +132,7 @@ impl ExprCompiler {
     where
         V: TokenVocabulary + ?Sized,
     {
-        let mut stats = CompileStats::new();
-        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
-        let mut compiled = self.compile_any_with_trie(expr, &trie)?;
-        stats.extend(compiled.stats);
-        compiled.stats = stats;
-        Ok(compiled)
+        Compiled::over_vocab_trie(vocab, |trie| self.compile_any_with_trie(expr, trie))
     }
 
     /// [`ExprCompiler::compile_any`] reusing a vocabulary trie built once. An expression

@@ -118,12 +118,7 @@ impl JsonSchemaCompiler {
     where
         V: TokenVocabulary + ?Sized,
     {
-        let mut stats = CompileStats::new();
-        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
-        let mut compiled = self.compile_with_trie(schema, &trie)?;
-        stats.extend(compiled.stats);
-        compiled.stats = stats;
-        Ok(compiled)
+        Compiled::over_vocab_trie(vocab, |trie| self.compile_with_trie(schema, trie))
     }
 
     /// Compiles `schema` reusing a vocabulary trie built once.

@@ -59,12 +59,7 @@ impl GrammarCompiler {
         grammar_text: &str,
         vocab: &V,
     ) -> Result<Compiled<TokenPda>, PdaError> {
-        let mut stats = CompileStats::new();
-        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
-        let mut compiled = self.compile_with_trie(grammar_text, &trie)?;
-        stats.extend(compiled.stats);
-        compiled.stats = stats;
-        Ok(compiled)
+        Compiled::over_vocab_trie(vocab, |trie| self.compile_with_trie(grammar_text, trie))
     }
 
     /// [`GrammarCompiler::compile`] over a prebuilt vocabulary trie: the byte PDA, the

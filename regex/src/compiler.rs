@@ -225,12 +225,7 @@ impl RegexCompiler {
     where
         V: TokenVocabulary + ?Sized,
     {
-        let mut stats = CompileStats::new();
-        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
-        let mut compiled = self.compile_with_trie(pattern, &trie)?;
-        stats.extend(compiled.stats);
-        compiled.stats = stats;
-        Ok(compiled)
+        Compiled::over_vocab_trie(vocab, |trie| self.compile_with_trie(pattern, trie))
     }
 
     /// Compiles `pattern` reusing a vocabulary trie built once: the byte DFA, the

@@ -115,12 +115,7 @@ impl StructuralTagCompiler {
     where
         V: TokenVocabulary + ?Sized,
     {
-        let mut stats = CompileStats::new();
-        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
-        let mut compiled = self.compile_any_with_trie(tag, &trie)?;
-        stats.extend(compiled.stats);
-        compiled.stats = stats;
-        Ok(compiled)
+        Compiled::over_vocab_trie(vocab, |trie| self.compile_any_with_trie(tag, trie))
     }
 
     /// [`compile_any`](Self::compile_any) reusing a vocabulary trie built once.
@@ -184,12 +179,7 @@ impl StructuralTagCompiler {
     where
         V: TokenVocabulary + ?Sized,
     {
-        let mut stats = CompileStats::new();
-        let trie = stats.time("vocabulary trie", || VocabTrie::new(vocab));
-        let mut compiled = self.compile_with_trie(tag, &trie)?;
-        stats.extend(compiled.stats);
-        compiled.stats = stats;
-        Ok(compiled)
+        Compiled::over_vocab_trie(vocab, |trie| self.compile_with_trie(tag, trie))
     }
 
     /// Compiles `tag` reusing a vocabulary trie built once.
