@@ -222,6 +222,11 @@ fn mutate(v: &mut Value, rng: &mut SplitMix64) {
         json!(["<f", ""]),
         json!({"type": "star", "content": {"type": "star", "content": {"type": "any_text"}}}),
     ];
+    mutate_with(v, rng, &replacements);
+}
+
+/// `v` with one random node replaced by one of `replacements`, or removed.
+pub(crate) fn mutate_with(v: &mut Value, rng: &mut SplitMix64, replacements: &[Value]) {
     let mut node = v;
     loop {
         let children = match node {

@@ -228,24 +228,7 @@ fn mutate(v: &mut Value, rng: &mut SplitMix64) {
         json!({"type": "grammar"}),
         json!(7),
     ];
-    let mut node = v;
-    loop {
-        let children = match node {
-            Value::Object(m) => m.len(),
-            Value::Array(a) => a.len(),
-            _ => 0,
-        };
-        if children == 0 || rng.below(3) == 0 {
-            break;
-        }
-        let k = rng.index(children);
-        node = match node {
-            Value::Object(m) => m.values_mut().nth(k).unwrap(),
-            Value::Array(a) => &mut a[k],
-            _ => unreachable!(),
-        };
-    }
-    *node = replacements[rng.index(replacements.len())].clone();
+    crate::errors::mutate_with(v, rng, &replacements);
 }
 
 proptest! {
