@@ -337,6 +337,9 @@ impl<'c, T: Target> Lowering<'c, T> {
         ends: &[String],
     ) -> Result<T, TagsError> {
         check_triggers(t, path, self.spelling)?;
+        // Checked here, where an index into `excludes` is the user's (the text below also
+        // excludes the triggers, listed first).
+        no_empty_excludes(&t.excludes, path)?;
         let excluded: Vec<String> = t.triggers.iter().chain(&t.excludes).cloned().collect();
         let text = self.free_text(&excluded, ends, (None, None), path)?;
         let tags = self.tag_choice(&t.tags, path)?;
@@ -381,12 +384,7 @@ impl<'c, T: Target> Lowering<'c, T> {
         (max_chars, max_tokens): (Option<u32>, Option<u32>),
         path: &str,
     ) -> Result<T, TagsError> {
-        if let Some(i) = excludes.iter().position(String::is_empty) {
-            return Err(TagsError::at(
-                &child(&child(path, "excludes"), i),
-                "an excluded string is empty (no text would be left)",
-            ));
-        }
+        no_empty_excludes(excludes, path)?;
         let mut banned: Vec<&String> = excludes.iter().chain(ends).collect();
         banned.sort();
         banned.dedup();
@@ -757,4 +755,16 @@ fn literal(text: &str) -> String {
 
 fn escape(text: &str) -> String {
     regex_syntax::escape(text)
+}
+
+/// An error at the first empty string of `excludes` (at `path`/excludes): no text would be
+/// left.
+fn no_empty_excludes(excludes: &[String], path: &str) -> Result<(), TagsError> {
+    match excludes.iter().position(String::is_empty) {
+        Some(i) => Err(TagsError::at(
+            &child(&child(path, "excludes"), i),
+            "an excluded string is empty (no text would be left)",
+        )),
+        None => Ok(()),
+    }
 }

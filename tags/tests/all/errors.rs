@@ -200,6 +200,9 @@ fn not_json_and_wrong_shapes_are_errors() {
         json!({"type": "structural_tag"}),
         json!({"format": {}}),
         json!({"type": "structural_tag", "structures": [], "triggers": ["<tool_call>"]}),
+        // The triggers are excluded from the text too, but an index names `excludes` alone.
+        json!({"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["@"],
+            "excludes": [""], "tags": [{"begin": "@x(", "content": {"type": "const_string", "value": "1"}, "end": ")"}]}}),
     ] {
         let e = error_of(&spec).unwrap();
         assert!(spec.pointer(e.path()).is_some(), "{e}");
