@@ -37,7 +37,7 @@ use crate::error::{child, JsonSchemaError};
 use crate::fold::reference_to;
 use crate::lang::{alternation, Lang};
 use crate::schema::{
-    canonical_texts, is_trivial, schema_array, type_allows, types, Translator, ALL_TYPES,
+    canonical_texts, is_trivial_map, schema_array, type_allows, types, Translator, ALL_TYPES,
     ASSERTIONS, DEPENDENCIES, FREE_ORDER, ONE_ORDER,
 };
 
@@ -215,10 +215,7 @@ impl Translator<'_> {
         level: usize,
     ) -> Result<Option<Lang>, JsonSchemaError> {
         let trivial = |b: &Value| {
-            matches!(b, Value::Bool(true))
-                || self
-                    .target(b)
-                    .is_some_and(|m| is_trivial(&Value::Object(m.clone())))
+            matches!(b, Value::Bool(true)) || self.target(b).is_some_and(is_trivial_map)
         };
         let admit_all: Vec<usize> = (0..branches.len())
             .filter(|&i| trivial(&branches[i]))

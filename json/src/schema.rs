@@ -687,11 +687,15 @@ pub(crate) fn schema_array<'v>(
 pub(crate) fn is_trivial(value: &Value) -> bool {
     match value {
         Value::Bool(b) => *b,
-        Value::Object(map) => map
-            .keys()
-            .all(|k| ANNOTATIONS.contains(&k.as_str()) || !is_keyword(k)),
+        Value::Object(map) => is_trivial_map(map),
         _ => false,
     }
+}
+
+/// Whether a schema object admits everything and constrains nothing (`{}`, annotations).
+pub(crate) fn is_trivial_map(map: &Map<String, Value>) -> bool {
+    map.keys()
+        .all(|k| ANNOTATIONS.contains(&k.as_str()) || !is_keyword(k))
 }
 
 /// Whether `k` is a keyword this translator knows (others are ignored, as the spec says).

@@ -79,6 +79,33 @@ impl Functions {
     }
 }
 
+/// Each state's edges: its pairs in every group's function, in group order (`edges`
+/// from `edge_start[q]` to `edge_start[q + 1]` are state `q`'s).
+fn edges_by_state(
+    functions: &Functions,
+    function_of_group: &[usize],
+    num_states: usize,
+) -> (Vec<u32>, Vec<(u32, u32)>) {
+    let mut edge_start = vec![0u32; num_states + 1];
+    for &f in function_of_group {
+        for &(q, _) in functions.get(f) {
+            edge_start[q as usize + 1] += 1;
+        }
+    }
+    for q in 0..num_states {
+        edge_start[q + 1] += edge_start[q];
+    }
+    let mut cursor = edge_start.clone();
+    let mut edges = vec![(0u32, 0u32); edge_start[num_states] as usize];
+    for (g, &f) in function_of_group.iter().enumerate() {
+        for &(q, t) in functions.get(f) {
+            edges[cursor[q as usize] as usize] = (g as u32, t);
+            cursor[q as usize] += 1;
+        }
+    }
+    (edge_start, edges)
+}
+
 impl FunctionGroups {
     /// Groups the tokens of `trie` by their function on the DFA whose transition table
     /// over dense classes is `table` (`num_states` rows of `k` entries, `NONE` for no
@@ -173,24 +200,7 @@ impl FunctionGroups {
             .map(|&e| group_of_entry[e as usize])
             .collect();
 
-        // Each state's edges: its pairs in every group's function, in group order.
-        let mut edge_start = vec![0u32; num_states + 1];
-        for &f in &function_of_group {
-            for &(q, _) in functions.get(f) {
-                edge_start[q as usize + 1] += 1;
-            }
-        }
-        for q in 0..num_states {
-            edge_start[q + 1] += edge_start[q];
-        }
-        let mut cursor = edge_start.clone();
-        let mut edges = vec![(0u32, 0u32); edge_start[num_states] as usize];
-        for (g, &f) in function_of_group.iter().enumerate() {
-            for &(q, t) in functions.get(f) {
-                edges[cursor[q as usize] as usize] = (g as u32, t);
-                cursor[q as usize] += 1;
-            }
-        }
+        let (edge_start, edges) = edges_by_state(&functions, &function_of_group, num_states);
         Ok(Some(FunctionGroups {
             edge_start,
             edges,
