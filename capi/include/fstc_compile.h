@@ -48,7 +48,8 @@ fstc_status fstc_vocabulary_eos_ids(const fstc_vocabulary *vocab, uint32_t *buf,
                                     size_t *len);
 
 /* Compiles len bytes of UTF-8 text read as source (FSTC_SOURCE_*) over vocab, with the
- * compilers' default options (as `fstc compile` does). */
+ * compilers' default options (as `fstc compile` does): a JSON Schema or a grammar past the
+ * default budgets (10 s, 1 GiB of automata and tables) is FSTC_ERR_COMPILE naming them. */
 fstc_status fstc_compile(const fstc_vocabulary *vocab, uint32_t source, const char *text,
                          size_t len, fstc_automaton **out);
 

@@ -9,7 +9,7 @@ use clap::Args;
 use fstc_pda::{Config, GrammarCompiler, Syntax};
 use std::path::Path;
 
-use crate::VocabArgs;
+use crate::{BudgetArgs, VocabArgs};
 
 #[derive(Args)]
 pub struct CompileGrammarArgs {
@@ -42,6 +42,8 @@ pub struct CompileGrammarArgs {
     /// them, instead of compiling a nondeterministic token PDA.
     #[arg(long)]
     deterministic: bool,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// Print the compile's phase timings and the token PDA's size to stderr.
     #[arg(long)]
     stats: bool,
@@ -100,6 +102,12 @@ pub fn compile_grammar(args: CompileGrammarArgs) -> Result<ExitCode> {
     }
     if args.deterministic {
         config = config.require_deterministic(true);
+    }
+    if let Some(budget) = args.budget.time_budget {
+        config = config.time_budget(budget);
+    }
+    if let Some(bytes) = args.budget.memory_budget {
+        config = config.memory_budget(bytes);
     }
     let compiled = GrammarCompiler::new()
         .configure(config.syntax(syntax))

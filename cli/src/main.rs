@@ -154,12 +154,20 @@ struct JsonOptions {
     /// Most token edges the token automaton may have before compiling fails.
     #[arg(long, value_name = "N")]
     token_edge_limit: Option<usize>,
-    /// Longest the compile may run, in seconds (default 10); past it, an error names the
-    /// sub-schema being built.
+    #[command(flatten)]
+    budget: BudgetArgs,
+}
+
+/// The time and memory budgets of one compile, shared by `compile json-schema`,
+/// `compile structural-tag` and `compile grammar`.
+#[derive(Args)]
+struct BudgetArgs {
+    /// Longest the compile may run, in seconds (default 10); past it, an error names what
+    /// was being built (the sub-schema, or the grammar rule with its line and column).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time_budget: Option<std::time::Duration>,
-    /// Most bytes of automata and texts the compile may hold (default 1 GiB); past it, an error
-    /// names the sub-schema being built.
+    /// Most bytes of automata, tables and texts the compile may hold (default 1 GiB); past
+    /// it, an error names what was being built.
     #[arg(long, value_name = "BYTES")]
     memory_budget: Option<usize>,
 }
@@ -521,10 +529,10 @@ fn json_config(json: &JsonOptions) -> fstc_json::Config {
     if let Some(limit) = json.token_edge_limit {
         config = config.token_edge_limit(limit);
     }
-    if let Some(budget) = json.time_budget {
+    if let Some(budget) = json.budget.time_budget {
         config = config.time_budget(budget);
     }
-    if let Some(bytes) = json.memory_budget {
+    if let Some(bytes) = json.budget.memory_budget {
         config = config.memory_budget(bytes);
     }
     config

@@ -705,8 +705,12 @@ impl<'a> Run<'a> {
         what: &str,
     ) -> Result<Value, ExprError> {
         let trie = self.need_trie(loc, "grammar")?;
-        let compiler =
-            fstc_pda::GrammarCompiler::new().configure(fstc_pda::Config::new().syntax(syntax));
+        // The grammar's own budgets are what is left of the expression's.
+        let config = fstc_pda::Config::new()
+            .syntax(syntax)
+            .time_budget(self.budget.remaining())
+            .memory_budget(self.budget.memory.saturating_sub(self.budget.used));
+        let compiler = fstc_pda::GrammarCompiler::new().configure(config);
         let compiled = compiler
             .compile_with_trie(text, trie)
             .map_err(|e| loc.error(format!("{what}: {e}")))?;

@@ -70,6 +70,10 @@ pub struct Pda {
     /// Per state: whether only epsilon edges leave it (its rule can only return).
     pub(crate) complete: Vec<bool>,
     pub(crate) state_names: Vec<String>,
+    /// Per state: its kept rule, an index of `rule_names` (the start rule for `accept`).
+    pub(crate) state_rules: Vec<u32>,
+    /// Per kept rule: its name and where it is defined (``rule `x` (line 2, column 1)``).
+    pub(crate) rule_names: Vec<String>,
     pub(crate) stack_names: Vec<String>,
     /// The conflicts one byte of lookahead does not decide; `None` when deterministic.
     pub(crate) conflicts: Option<String>,
@@ -130,6 +134,11 @@ impl Pda {
     /// The dotted rule a state stands for (`accept` for the accepting state).
     pub fn state_name(&self, state: u32) -> &str {
         &self.state_names[state as usize]
+    }
+
+    /// The rule `state` belongs to and where it is defined, for messages.
+    pub(crate) fn state_rule(&self, state: u32) -> &str {
+        &self.rule_names[self.state_rules[state as usize] as usize]
     }
 
     /// Number of stack symbols, the initial one included.

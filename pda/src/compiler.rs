@@ -7,6 +7,7 @@ use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 
+use crate::budget::Budget;
 use crate::byte_pda::Pda;
 use crate::compose::compose;
 use crate::config::Config;
@@ -63,18 +64,22 @@ impl GrammarCompiler {
     }
 
     /// [`GrammarCompiler::compile`] over a prebuilt vocabulary trie: the byte PDA, the
-    /// composition, the file layout, each a phase.
+    /// composition, the file layout, each a phase, all within the time and memory budgets.
     pub fn compile_with_trie(
         &self,
         grammar_text: &str,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenPda>, PdaError> {
+        let budget = Budget::new(&self.config);
         let mut stats = CompileStats::new();
         let pda = stats.time("byte PDA", || {
-            Pda::from_text(grammar_text, self.config.get_syntax())
+            Pda::from_text_within(grammar_text, self.config.get_syntax(), &budget)
         })?;
-        let composed = self.compose(&pda, trie)?;
+        let composed = self.compose_within(&pda, trie, &budget)?;
         stats.extend(composed.stats);
+        let place = || "laying out the token PDA".to_string();
+        budget.check_time(place)?;
+        budget.charge(layout_bytes(&composed.automaton), place)?;
         let pda = stats
             .time("layout", || TokenPda::from_parts(composed.automaton))
             .map_err(|e| PdaError::new(PdaErrorKind::Layout, format!("token PDA layout: {e}")))?;
@@ -83,16 +88,36 @@ impl GrammarCompiler {
     }
 
     /// Composes a byte PDA (e.g. from [`Pda::from_grammar`]) with the vocabulary of `trie`
-    /// into the token PDA's parts, with their sizes.
+    /// into the token PDA's parts, with their sizes, within the time and memory budgets
+    /// (counted from this call).
     pub fn compose(&self, pda: &Pda, trie: &VocabTrie) -> Result<Compiled<PdaParts>, PdaError> {
+        self.compose_within(pda, trie, &Budget::new(&self.config))
+    }
+
+    fn compose_within(
+        &self,
+        pda: &Pda,
+        trie: &VocabTrie,
+        budget: &Budget,
+    ) -> Result<Compiled<PdaParts>, PdaError> {
         if let (true, Some(report)) = (self.config.get_require_deterministic(), pda.conflicts()) {
             return Err(PdaError::new(PdaErrorKind::Conflict, report.to_string()));
         }
         let mut stats = CompileStats::new();
-        let parts = stats.time("composition", || compose(pda, trie, &self.config))?;
+        let parts = stats.time("composition", || compose(pda, trie, &self.config, budget))?;
         count_parts(&mut stats, &parts);
         Ok(Compiled::new(parts, stats))
     }
+}
+
+/// About what laying `parts` out takes: the canonical parts and the file's words (a class
+/// per token, each token in one class's mask words, a label and target per edge).
+fn layout_bytes(parts: &PdaParts) -> usize {
+    let edges: usize = parts.edges.iter().map(Vec::len).sum();
+    let pops: usize = parts.pops.iter().map(Vec::len).sum();
+    let pushes: usize = parts.push_seqs.iter().map(Vec::len).sum();
+    let words = 3 * parts.vocab_size as usize + 3 * edges + 2 * parts.accepting.len() + 2 * pops;
+    2 * 4 * (words + pushes)
 }
 
 /// The sizes of a token PDA's parts, as `--stats` prints them.

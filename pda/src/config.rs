@@ -1,6 +1,9 @@
 //! Options of the grammar compiler: the limits on the composition, each reported by name
 //! when exceeded (`node_limit`, `token_edge_limit`, `pop_limit`, `config_limit`, as in the CLI's
-//! `--node-limit` and Python's `node_limit=`), and the syntax grammar text is read in.
+//! `--node-limit` and Python's `node_limit=`), the time and memory budgets of the whole
+//! compile (as fstc-json's), and the syntax grammar text is read in.
+
+use std::time::Duration;
 
 use crate::syntax::Syntax;
 
@@ -15,6 +18,8 @@ pub struct Config {
     config_limit: Option<usize>,
     require_deterministic: Option<bool>,
     syntax: Option<Syntax>,
+    time_budget: Option<Duration>,
+    memory_budget: Option<usize>,
 }
 
 impl Config {
@@ -25,6 +30,10 @@ impl Config {
     pub const DEFAULT_TOKEN_EDGE_LIMIT: usize = 50_000_000;
     /// Default pop limit: 256 stack symbols per token (see [`Config::pop_limit`]).
     pub const DEFAULT_POP_LIMIT: usize = 256;
+    /// Default time budget of one compile (fstc-json's).
+    pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(10);
+    /// Default memory budget of one compile: 1 GiB of automata and tables (fstc-json's).
+    pub const DEFAULT_MEMORY_BUDGET: usize = 1 << 30;
 
     /// Every option at its default.
     pub fn new() -> Config {
@@ -106,6 +115,34 @@ impl Config {
         self.pop_limit.unwrap_or(Config::DEFAULT_POP_LIMIT)
     }
 
+    /// Longest a compile may run: polled while the rules' DFAs are built, the grammar is
+    /// analysed, the byte PDA is built, the vocabulary is walked and the token PDA is
+    /// grouped, merged and laid out; past it, [`PdaErrorKind::TimeBudget`](crate::PdaErrorKind::TimeBudget)
+    /// names the rule (and its line and column) or the phase. A server's per-request deadline.
+    pub fn time_budget(mut self, budget: Duration) -> Config {
+        self.time_budget = Some(budget);
+        self
+    }
+
+    /// Most bytes of automata and tables a compile may hold (the rules' DFAs, the byte PDA
+    /// and its lookup tables, the composition's edges, nodes and points, the layout),
+    /// counted before each is allocated where its size is known and as it grows otherwise;
+    /// past it, [`PdaErrorKind::MemoryBudget`](crate::PdaErrorKind::MemoryBudget).
+    pub fn memory_budget(mut self, bytes: usize) -> Config {
+        self.memory_budget = Some(bytes);
+        self
+    }
+
+    /// The time budget in effect.
+    pub fn get_time_budget(&self) -> Duration {
+        self.time_budget.unwrap_or(Config::DEFAULT_TIME_BUDGET)
+    }
+
+    /// The memory budget in effect.
+    pub fn get_memory_budget(&self) -> usize {
+        self.memory_budget.unwrap_or(Config::DEFAULT_MEMORY_BUDGET)
+    }
+
     /// `self` with the options set in `other` replacing its own.
     pub(crate) fn overwrite(self, other: Config) -> Config {
         Config {
@@ -115,6 +152,8 @@ impl Config {
             config_limit: other.config_limit.or(self.config_limit),
             require_deterministic: other.require_deterministic.or(self.require_deterministic),
             syntax: other.syntax.or(self.syntax),
+            time_budget: other.time_budget.or(self.time_budget),
+            memory_budget: other.memory_budget.or(self.memory_budget),
         }
     }
 }

@@ -28,6 +28,12 @@ pub enum PdaErrorKind {
     /// The token PDA would exceed a limit of [`Config`](crate::Config) (the message names
     /// it: `node_limit`, `token_edge_limit` or `pop_limit`).
     TokenPdaLimit,
+    /// The compile passed its time budget (`Config::time_budget`; the message names the
+    /// rule or phase it was in).
+    TimeBudget,
+    /// The compile would pass its memory budget (`Config::memory_budget`; the message names
+    /// the rule or phase it was in).
+    MemoryBudget,
     /// The token PDA cannot be laid out as a file (counts past a file's 32-bit fields, or
     /// parts that do not form a token PDA, which is a bug).
     Layout,

@@ -49,6 +49,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod budget;
 pub mod byte_pda;
 mod compiler;
 mod compose;

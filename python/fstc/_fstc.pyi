@@ -128,6 +128,8 @@ def compile_grammar(
     token_edge_limit: Optional[int] = None,
     pop_limit: Optional[int] = None,
     config_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> AnyAutomaton: ...
 
 class SchemaWarning:

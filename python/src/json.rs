@@ -14,7 +14,7 @@ use pyo3::types::PyString;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
-use crate::ints::{optional_usize, Int};
+use crate::ints::{optional_seconds, optional_usize, Int};
 use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
 use crate::vocab::Vocabulary;
 
@@ -131,10 +131,7 @@ impl JsonOptions<'_> {
         if let Some(limit) = optional_usize(self.dfa_state_limit, "dfa_state_limit")? {
             config = config.dfa_state_limit(limit);
         }
-        if let Some(seconds) = self.time_budget {
-            let budget = std::time::Duration::try_from_secs_f64(seconds).map_err(|e| {
-                pyo3::exceptions::PyValueError::new_err(format!("time_budget={seconds}: {e}"))
-            })?;
+        if let Some(budget) = optional_seconds(self.time_budget, "time_budget")? {
             config = config.time_budget(budget);
         }
         if let Some(bytes) = optional_usize(self.memory_budget, "memory_budget")? {

@@ -10,6 +10,9 @@ use fstc_core::fast_hash::FastMap;
 use fstc_core::minimize::merge_equivalent;
 use fstc_core::parts::columns::Columns;
 
+use crate::budget::Budget;
+use crate::error::PdaError;
+
 /// An edge `(label, (target, push))`.
 pub(super) type Edge = (u32, (u32, u32));
 
@@ -146,8 +149,10 @@ enum Move {
 /// equivalent nodes; numbered breadth-first from the start (edges in class order, then
 /// pops in symbol order), so equal automata give equal graphs. Several edges of one class
 /// and push (a nondeterministic PDA, edges sorted) are told apart by their rank, which
-/// merges only nodes that are equivalent, if not always all of them.
-pub(super) fn merge_nodes(g: &ClassGraph) -> ClassGraph {
+/// merges only nodes that are equivalent, if not always all of them. Within `budget`
+/// (polled per node as its moves are listed).
+pub(super) fn merge_nodes(g: &ClassGraph, budget: &Budget) -> Result<ClassGraph, PdaError> {
+    let place = || "merging equivalent nodes (after walking the vocabulary)".to_string();
     let moves_of = |n: usize| {
         let list = &g.edges[n];
         let edges = list
@@ -169,19 +174,22 @@ pub(super) fn merge_nodes(g: &ClassGraph) -> ClassGraph {
         edges.chain(pops)
     };
     // Labels numbered densely in move order.
-    let mut moves: Vec<Move> = (0..g.accepting.len())
-        .flat_map(|n| moves_of(n).map(|(m, _)| m))
-        .collect();
+    let mut moves: Vec<Move> = Vec::new();
+    for n in 0..g.accepting.len() {
+        budget.poll(g.edges[n].len(), || 0, place)?;
+        moves.extend(moves_of(n).map(|(m, _)| m));
+    }
     moves.sort_unstable();
     moves.dedup();
     let label = |m: Move| moves.partition_point(|&x| x < m) as u32;
     let edges: Vec<Vec<(u32, u32)>> = (0..g.accepting.len())
         .map(|n| {
+            budget.poll(g.edges[n].len(), || 0, place)?;
             let mut list: Vec<(u32, u32)> = moves_of(n).map(|(m, t)| (label(m), t)).collect();
             list.sort_unstable();
-            list
+            Ok(list)
         })
-        .collect();
+        .collect::<Result<_, PdaError>>()?;
     let key: Vec<u32> = g.accepting.iter().map(|&a| u32::from(a)).collect();
     let quotient = merge_equivalent(g.start, &key, &edges);
     let mut out = ClassGraph::default();
@@ -200,5 +208,5 @@ pub(super) fn merge_nodes(g: &ClassGraph) -> ClassGraph {
         out.edges.push(node_edges);
         out.pops.push(node_pops);
     }
-    out
+    Ok(out)
 }

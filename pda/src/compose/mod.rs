@@ -18,14 +18,21 @@ mod walk;
 
 use fstc_core::vocab::VocabTrie;
 
+use crate::budget::Budget;
 use crate::byte_pda::Pda;
 use crate::config::Config;
 use crate::error::{PdaError, PdaErrorKind};
 use classes::{group, group_sets, merge_nodes, ClassGraph};
 use fstc_core::parts::{PdaEdge, PdaParts, NO_CLASS};
 
-/// The token PDA of `pda` over the vocabulary of `trie` (see the module documentation).
-pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<PdaParts, PdaError> {
+/// The token PDA of `pda` over the vocabulary of `trie` (see the module documentation),
+/// within `budget`.
+pub(crate) fn compose(
+    pda: &Pda,
+    trie: &VocabTrie,
+    config: &Config,
+    budget: &Budget,
+) -> Result<PdaParts, PdaError> {
     let vocab_size = u32::try_from(trie.vocab_size()).map_err(|_| {
         PdaError::new(
             PdaErrorKind::TokenPdaLimit,
@@ -35,8 +42,12 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
             ),
         )
     })?;
+    let tables = steps::Steps::bytes(pda);
+    budget.charge(tables, || "laying out the byte PDA's lookup tables".to_string())?;
     let steps = steps::Steps::new(pda);
-    let graph = walk::walk(&steps, trie, pda.start(), pda.num_states(), config)?;
+    let graph = walk::walk(&steps, trie, pda.start(), pda.num_states(), (config, budget))?;
+    let place = |phase: &'static str| move || format!("{phase} (after walking the vocabulary)");
+    budget.charge(graph.bytes(), place("grouping the tokens into classes"))?;
     // A nondeterministic PDA's node may have several edges per token: grouped by their set.
     let grouping = if pda.is_deterministic() {
         group
@@ -44,6 +55,7 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
         group_sets
     };
     let (class_of_token, token_classes, edges) = grouping(trie.vocab_size(), &graph.edges);
+    budget.check_time(place("grouping the tokens into classes"))?;
     let mut pops = graph.pops;
     pops.iter_mut().for_each(|p| p.sort_unstable());
     let minimal = merge_nodes(&ClassGraph {
@@ -51,9 +63,10 @@ pub(crate) fn compose(pda: &Pda, trie: &VocabTrie, config: &Config) -> Result<Pd
         accepting: graph.accepting,
         edges,
         pops,
-    });
+    }, budget)?;
     // Classes whose edges only differed between nodes now merged.
     let (class_of_class, num_classes, edges) = grouping(token_classes as usize, &minimal.edges);
+    budget.check_time(place("grouping the classes of the merged nodes"))?;
     let class_of_token = class_of_token
         .iter()
         .map(|&c| class_of_class.get(c as usize).copied().unwrap_or(NO_CLASS))

@@ -104,6 +104,14 @@ fn symbol(s: StackSym) -> Option<u32> {
 }
 
 impl<'p> Steps<'p> {
+    /// The bytes [`Steps::new`] allocates for `pda`'s tables (its edges' pushes aside),
+    /// for the memory budget before they are.
+    pub fn bytes(pda: &Pda) -> usize {
+        let n = pda.num_states();
+        let per_state = 256 * (std::mem::size_of::<(u32, u32)>() + 1) + 2 * 24 + 2;
+        n.saturating_mul(per_state)
+    }
+
     pub fn new(pda: &'p Pda) -> Steps<'p> {
         let n = pda.num_states();
         let mut steps = Steps {
@@ -264,5 +272,10 @@ impl<'p> Steps<'p> {
     /// The dotted rule of `state`, for messages.
     pub fn name(&self, state: u32) -> &str {
         self.pda.state_name(state)
+    }
+
+    /// The dotted rule of `state` and its rule with where it is defined, for messages.
+    pub fn place(&self, state: u32) -> String {
+        format!("`{}` in {}", self.name(state), self.pda.state_rule(state))
     }
 }

@@ -24,6 +24,7 @@ use fstc_core::fast_hash::FastMap;
 use fstc_core::vocab::VocabTrie;
 
 use super::steps::{Run, Stacks, Steps};
+use crate::budget::Budget;
 use crate::config::Config;
 use crate::error::{PdaError, PdaErrorKind};
 
@@ -45,6 +46,17 @@ pub(super) struct Graph {
     pub push_seqs: Vec<Vec<u32>>,
 }
 
+impl Graph {
+    /// The bytes it holds, for the memory budget.
+    pub fn bytes(&self) -> usize {
+        let lists = self.edges.len() * 3 * std::mem::size_of::<Vec<u32>>();
+        let edges: usize = self.edges.iter().map(Vec::len).sum();
+        let pops: usize = self.pops.iter().map(Vec::len).sum();
+        let pushes: usize = self.push_seqs.iter().map(Vec::len).sum();
+        lists + edges * 12 + pops * 8 + pushes * 4
+    }
+}
+
 /// What a point gives: its tokens' edges, where its returns below lead, and (an end point)
 /// whether the text may end there.
 #[derive(Default)]
@@ -60,6 +72,7 @@ struct Walk<'w, 'p> {
     steps: &'w Steps<'p>,
     trie: &'w VocabTrie,
     config: &'w Config,
+    budget: &'w Budget,
     /// Per depth, the runs of the current exploration.
     levels: Vec<Vec<Run>>,
     stacks: Stacks,
@@ -79,6 +92,8 @@ struct Walk<'w, 'p> {
     queue: VecDeque<u32>,
     push_seqs: Vec<Vec<u32>>,
     num_edges: usize,
+    /// Points in the nodes' member lists and symbols in the push sequences, in total.
+    member_words: usize,
 }
 
 /// Walks the trie from every boundary state, starting with `start`; node 0 is `start`'s.
@@ -87,12 +102,13 @@ pub(super) fn walk(
     trie: &VocabTrie,
     start: u32,
     num_states: usize,
-    config: &Config,
+    (config, budget): (&Config, &Budget),
 ) -> Result<Graph, PdaError> {
     let mut w = Walk {
         steps,
         trie,
         config,
+        budget,
         levels: vec![Vec::new(); trie.max_depth() + 1],
         stacks: Stacks::new(),
         push_of_stack: Vec::new(),
@@ -107,6 +123,7 @@ pub(super) fn walk(
         queue: VecDeque::new(),
         push_seqs: vec![Vec::new()],
         num_edges: 0,
+        member_words: 0,
     };
     w.boundary(start)?;
     while let Some(node) = w.queue.pop_front() {
@@ -118,6 +135,20 @@ pub(super) fn walk(
 }
 
 impl Walk<'_, '_> {
+    /// The bytes the walk holds so far, for the memory budget (an estimate: its vectors'
+    /// and maps' entries).
+    fn bytes(&self) -> usize {
+        let points = self.point_keys.len() * (8 + 16 + std::mem::size_of::<Option<Point>>());
+        let nodes = self.accepting.len() * (1 + 3 * std::mem::size_of::<Vec<u32>>() + 8);
+        points + nodes + self.num_edges * 12 + self.member_words * 8 + self.stacks.len() * 24
+    }
+
+    /// Polls the budgets after `steps` steps of composing from byte state `state`.
+    fn poll(&self, steps: usize, state: u32) -> Result<(), PdaError> {
+        let place = || format!("composing {} with the vocabulary", self.steps.place(state));
+        self.budget.poll(steps, || self.bytes(), place)
+    }
+
     /// The point of `key`, numbered when new.
     fn point(&mut self, key: (u32, u32)) -> u32 {
         if let Some(&p) = self.point_index.get(&key) {
@@ -149,6 +180,7 @@ impl Walk<'_, '_> {
         let n = self.accepting.len() as u32;
         self.accepting.push(false);
         self.pops.push(Vec::new());
+        self.member_words += members.len();
         self.members.push(members.clone());
         self.node_index.insert(members, n);
         self.queue.push_back(n);
@@ -178,6 +210,7 @@ impl Walk<'_, '_> {
         }
         if self.push_of_stack[own as usize] == NONE {
             self.push_seqs.push(self.stacks.symbols(own));
+            self.member_words += self.push_seqs.last().map_or(0, Vec::len);
             self.push_of_stack[own as usize] = self.push_seqs.len() as u32 - 1;
         }
         self.push_of_stack[own as usize]
@@ -186,6 +219,7 @@ impl Walk<'_, '_> {
     /// A node's acceptance and pop edges, from its points (explored first).
     fn expand(&mut self, node: u32) -> Result<(), PdaError> {
         let members = self.members[node as usize].clone();
+        self.poll(members.len(), self.point_keys[members[0] as usize].1)?;
         let mut moves: Vec<(u32, u32)> = Vec::new();
         for &m in &members {
             if self.points[m as usize].is_none() {
@@ -234,6 +268,11 @@ impl Walk<'_, '_> {
         let mut node = first;
         while node < end {
             let d = trie.node_depth(node);
+            // One step per run advanced.
+            if let Err(e) = self.poll(levels[d - 1].len().max(1), state) {
+                self.levels = levels;
+                return Err(e);
+            }
             let (before, after) = levels.split_at_mut(d);
             let out = &mut after[0];
             out.clear();

@@ -13,6 +13,7 @@
 use super::dfa::CALL;
 use super::witness::Witness;
 use super::Rtn;
+use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::grammar::fmt_literal;
 
@@ -105,18 +106,34 @@ impl States {
         let k = self.offsets.partition_point(|&o| o <= x) - 1;
         (k, x - self.offsets[k])
     }
+
+    /// What the analysis of index `x` is doing, for a budget's message.
+    fn place(&self, rtn: &Rtn, x: usize) -> String {
+        analysing(rtn, self.at(x).0)
+    }
+}
+
+/// What the analysis of rule `k` is doing, for a budget's message.
+fn analysing(rtn: &Rtn, k: usize) -> String {
+    format!("analysing {}", rtn.rule_name(k))
 }
 
 /// Recomputes nodes until nothing changes, from a worklist: `eval(x)` recomputes node `x`
 /// and says whether it changed, and then the nodes in `readers[x]` are recomputed. Work is
 /// proportional to the edges times how often a value can grow, not to the number of
 /// passes a fixed order needs (one per state of a long literal or rule of a long chain).
-fn fixpoint(readers: &[Vec<u32>], mut eval: impl FnMut(usize) -> bool) {
+/// Within `budget`, `place(x)` naming node `x` for its message.
+fn fixpoint(
+    readers: &[Vec<u32>],
+    (budget, place): (&Budget, &dyn Fn(usize) -> String),
+    mut eval: impl FnMut(usize) -> bool,
+) -> Result<(), PdaError> {
     let n = readers.len();
     let mut queued = vec![true; n];
     let mut work: Vec<u32> = (0..n as u32).collect();
     while let Some(x) = work.pop() {
         queued[x as usize] = false;
+        budget.tick(|| place(x as usize))?;
         if eval(x as usize) {
             for &y in &readers[x as usize] {
                 if !std::mem::replace(&mut queued[y as usize], true) {
@@ -125,6 +142,7 @@ fn fixpoint(readers: &[Vec<u32>], mut eval: impl FnMut(usize) -> bool) {
             }
         }
     }
+    Ok(())
 }
 
 fn fmt_look(b: u8) -> String {
@@ -136,8 +154,8 @@ fn fmt_look(b: u8) -> String {
 }
 
 impl Analysis {
-    /// Runs every check on `rtn`.
-    pub fn new(rtn: &Rtn) -> Result<Analysis, PdaError> {
+    /// Runs every check on `rtn`, within `budget`.
+    pub fn new(rtn: &Rtn, budget: &Budget) -> Result<Analysis, PdaError> {
         let per_state = |v| {
             rtn.dfas
                 .iter()
@@ -153,18 +171,19 @@ impl Analysis {
                 .collect(),
             follow: vec![LookSet::default(); rtn.dfas.len()],
         };
-        check_productive(rtn)?;
-        a.compute_nullable(rtn);
+        check_productive(rtn, budget)?;
+        a.compute_nullable(rtn, budget)?;
         a.check_left_recursion(rtn)?;
-        a.compute_first(rtn);
-        a.compute_follow(rtn);
+        a.compute_first(rtn, budget)?;
+        a.compute_follow(rtn, budget)?;
         Ok(a)
     }
 
-    fn compute_nullable(&mut self, rtn: &Rtn) {
+    fn compute_nullable(&mut self, rtn: &Rtn, budget: &Budget) -> Result<(), PdaError> {
         let states = States::new(rtn);
         let nullable = &mut self.nullable;
-        fixpoint(&states.readers, |x| {
+        let place = |x| states.place(rtn, x);
+        fixpoint(&states.readers, (budget, &place), |x| {
             let (k, q) = states.at(x);
             let d = &rtn.dfas[k];
             let v = d.finals[q]
@@ -172,13 +191,14 @@ impl Analysis {
             let changed = v && !nullable[k][q];
             nullable[k][q] |= v;
             changed
-        });
+        })
     }
 
-    fn compute_first(&mut self, rtn: &Rtn) {
+    fn compute_first(&mut self, rtn: &Rtn, budget: &Budget) -> Result<(), PdaError> {
         let states = States::new(rtn);
         let (first, nullable) = (&mut self.first, &self.nullable);
-        fixpoint(&states.readers, |x| {
+        let place = |x| states.place(rtn, x);
+        fixpoint(&states.readers, (budget, &place), |x| {
             let (k, q) = states.at(x);
             let mut set = first[k][q];
             for &(l, r) in &rtn.dfas[k].trans[q] {
@@ -193,10 +213,10 @@ impl Analysis {
                 }
             }
             first[k][q].union(&set)
-        });
+        })
     }
 
-    fn compute_follow(&mut self, rtn: &Rtn) {
+    fn compute_follow(&mut self, rtn: &Rtn, budget: &Budget) -> Result<(), PdaError> {
         self.follow[0].end = true;
         // Per rule, where it is called: (caller, return state); a rule's follow set is read
         // by the rules it calls.
@@ -212,7 +232,8 @@ impl Analysis {
             }
         }
         let (follow, first, nullable) = (&mut self.follow, &self.first, &self.nullable);
-        fixpoint(&readers, |m| {
+        let place = |m| analysing(rtn, m);
+        fixpoint(&readers, (budget, &place), |m| {
             let mut set = follow[m];
             for &(k, r) in &sites[m] {
                 set.union(&first[k][r as usize]);
@@ -221,7 +242,7 @@ impl Analysis {
                 }
             }
             follow[m].union(&set)
-        });
+        })
     }
 
     /// The routes of byte `b` out of state `q` of rule `k` (at most one in a deterministic
@@ -309,10 +330,11 @@ impl Analysis {
 
     /// `None` when one byte of lookahead decides every move; otherwise a message listing
     /// every conflict (rule, an input that leads there, the bytes and their routes).
-    pub fn conflict_report(&self, rtn: &Rtn) -> Option<String> {
+    pub fn conflict_report(&self, rtn: &Rtn, budget: &Budget) -> Result<Option<String>, PdaError> {
         let mut found: Vec<(usize, usize, ByteGroups)> = Vec::new();
         for (k, d) in rtn.dfas.iter().enumerate() {
             for q in 0..d.len() {
+                budget.tick(|| analysing(rtn, k))?;
                 let mut groups: ByteGroups = Vec::new();
                 for b in 0..=255u8 {
                     let routes = self.routes(rtn, k, q, b);
@@ -332,10 +354,10 @@ impl Analysis {
             }
         }
         if found.is_empty() {
-            return None;
+            return Ok(None);
         }
         // Example inputs are only worth computing for a message.
-        let texts = Witness::with_inputs(rtn);
+        let texts = Witness::with_inputs(rtn, budget)?;
         let mut lines = Vec::new();
         for (k, q, groups) in found {
             for (what, bytes) in groups {
@@ -345,6 +367,7 @@ impl Analysis {
                 } else {
                     String::new()
                 };
+                budget.tick(|| analysing(rtn, k))?;
                 lines.push(format!(
                     "  {} at `{}`, after the input {}: {}{more} could {what}",
                     rtn.rule_name(k),
@@ -354,12 +377,12 @@ impl Analysis {
                 ));
             }
         }
-        Some(format!(
+        Ok(Some(format!(
             "the grammar is not deterministic with one byte of lookahead ({} conflict{}):\n{}",
             lines.len(),
             if lines.len() == 1 { "" } else { "s" },
             lines.join("\n")
-        ))
+        )))
     }
 
     /// Whether the PDA may return from state `q` of rule `k` when `b` comes next.
@@ -381,10 +404,11 @@ fn describe(rtn: &Rtn, k: usize, r: Route) -> String {
 }
 
 /// Every rule must be able to finish: a path to a final state whose calls can all finish.
-fn check_productive(rtn: &Rtn) -> Result<(), PdaError> {
+fn check_productive(rtn: &Rtn, budget: &Budget) -> Result<(), PdaError> {
     let mut done: Vec<Vec<bool>> = rtn.dfas.iter().map(|d| d.finals.clone()).collect();
     let states = States::new(rtn);
-    fixpoint(&states.readers, |x| {
+    let place = |x| states.place(rtn, x);
+    fixpoint(&states.readers, (budget, &place), |x| {
         let (k, q) = states.at(x);
         let v = rtn.dfas[k].trans[q]
             .iter()
@@ -392,7 +416,7 @@ fn check_productive(rtn: &Rtn) -> Result<(), PdaError> {
         let changed = v && !done[k][q];
         done[k][q] |= v;
         changed
-    });
+    })?;
     let stuck: Vec<String> = (0..rtn.dfas.len())
         .filter(|&k| !done[k][0])
         .map(|k| rtn.rule_name(k))

@@ -13,7 +13,9 @@ use super::analysis::{Analysis, Route};
 use super::dfa::CALL;
 use super::witness::Witness;
 use super::Rtn;
+use crate::budget::Budget;
 use crate::byte_pda::{Edge, Pda, StackSym};
+use crate::error::PdaError;
 
 /// Whether the call returning to state `r` of rule `k` is a tail call (pushes nothing).
 fn is_tail(rtn: &Rtn, k: usize, r: u32) -> bool {
@@ -64,16 +66,21 @@ fn descend(
     out
 }
 
-/// Builds the PDA of a checked RTN; `conflicts` is the analysis's report when one byte of
-/// lookahead does not decide every move.
-pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis, conflicts: Option<String>) -> Pda {
+/// Builds the PDA of a checked RTN within `budget`; `conflicts` is the analysis's report
+/// when one byte of lookahead does not decide every move.
+pub(crate) fn to_pda(
+    rtn: &Rtn,
+    a: &Analysis,
+    conflicts: Option<String>,
+    budget: &Budget,
+) -> Result<Pda, PdaError> {
     let witness = Witness::new(rtn);
     let StackSymbols {
         names: stack_names,
         sym_of,
         addr_of,
     } = stack_symbols(rtn, &witness);
-    let ret = return_addresses(rtn, &sym_of);
+    let ret = return_addresses(rtn, &sym_of, budget)?;
     let mut number: HashMap<(usize, u32), u32> = HashMap::from([((0, 0), 0)]);
     let mut order: Vec<(usize, u32)> = vec![(0, 0)];
     let mut raw: Vec<Vec<RawEdge>> = Vec::new();
@@ -91,11 +98,18 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis, conflicts: Option<String>) -> Pda 
                 out.push((None, x, target, pushes));
             }
         }
+        let place = || {
+            let state = witness.state_name(rtn, k, q as usize);
+            format!("building the byte PDA at `{state}` in {}", rtn.rule_name(k))
+        };
         for b in 0..=255u8 {
+            budget.tick(place)?;
             for (pushes, target) in descend(rtn, a, &sym_of, (k, q as usize, b)) {
                 out.push((Some(b), StackSym::INITIAL, Some(target), pushes));
             }
         }
+        let pushed: usize = out.iter().map(|e| e.3.len() * 4).sum();
+        budget.charge(out.len() * std::mem::size_of::<Edge>() + pushed, place)?;
         for t in out.iter().filter_map(|e| e.2) {
             if let std::collections::hash_map::Entry::Vacant(v) = number.entry(t) {
                 v.insert(order.len() as u32);
@@ -107,6 +121,7 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis, conflicts: Option<String>) -> Pda 
     let accept = order.len() as u32;
     let mut offsets = vec![0];
     let (mut edges, mut complete, mut state_names) = (Vec::new(), Vec::new(), Vec::new());
+    let mut state_rules = Vec::new();
     let mut return_bytes = Vec::new();
     for (s, list) in raw.into_iter().enumerate() {
         let (k, q) = order[s];
@@ -117,6 +132,7 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis, conflicts: Option<String>) -> Pda 
         return_bytes.push(look);
         complete.push(list.iter().all(|e| e.0.is_none()));
         state_names.push(witness.state_name(rtn, k, q as usize));
+        state_rules.push(k as u32);
         for (input, pop, target, pushes) in list {
             edges.push(Edge {
                 source: s as u32,
@@ -134,19 +150,22 @@ pub(crate) fn to_pda(rtn: &Rtn, a: &Analysis, conflicts: Option<String>) -> Pda 
     }
     complete.push(true);
     state_names.push("accept".to_string());
+    state_rules.push(0);
     return_bytes.push([0; 4]);
     offsets.push(edges.len());
-    Pda {
+    Ok(Pda {
         start: 0,
         accept,
         offsets,
         edges,
         complete,
         state_names,
+        state_rules,
+        rule_names: (0..rtn.dfas.len()).map(|k| rtn.rule_name(k)).collect(),
         stack_names,
         conflicts,
         return_bytes,
-    }
+    })
 }
 
 /// Stack symbols: the initial one, then each return state `(rule, state)` of a non-tail
@@ -182,11 +201,12 @@ fn stack_symbols(rtn: &Rtn, witness: &Witness) -> StackSymbols {
 }
 
 /// Per rule, the stack symbols that can be on top when it is called (tail calls pass on
-/// their caller's).
+/// their caller's), within `budget`.
 fn return_addresses(
     rtn: &Rtn,
     sym_of: &HashMap<(usize, u32), StackSym>,
-) -> Vec<BTreeSet<StackSym>> {
+    budget: &Budget,
+) -> Result<Vec<BTreeSet<StackSym>>, PdaError> {
     let mut ret: Vec<BTreeSet<StackSym>> = vec![BTreeSet::new(); rtn.dfas.len()];
     ret[0].insert(StackSym::INITIAL);
     let mut changed = true;
@@ -194,6 +214,7 @@ fn return_addresses(
         changed = false;
         for (k, d) in rtn.dfas.iter().enumerate() {
             for row in &d.trans {
+                budget.tick(|| format!("finding the return addresses of {}", rtn.rule_name(k)))?;
                 for &(l, r) in row.iter().filter(|(l, _)| *l >= CALL) {
                     let m = (l - CALL) as usize;
                     let add: Vec<StackSym> = match sym_of.get(&(k, r)) {
@@ -207,5 +228,5 @@ fn return_addresses(
             }
         }
     }
-    ret
+    Ok(ret)
 }

@@ -10,9 +10,10 @@ use std::collections::HashMap;
 use fstc_core::bytes::ByteDfa;
 use regex_syntax::utf8::Utf8Sequences;
 
-use fstc_core::bytes::{determinize, Nfa, State, DEAD};
+use fstc_core::bytes::{determinize_within, ByteDfaErrorKind, Limits, Nfa, State, DEAD};
 use fstc_core::minimize::minimal_dfa;
 
+use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{fmt_rule_at, Expr, RuleDef};
 
@@ -35,6 +36,12 @@ impl RuleDfa {
     pub fn len(&self) -> usize {
         self.finals.len()
     }
+
+    /// The bytes it holds, for the memory budget.
+    pub fn bytes(&self) -> usize {
+        let edges: usize = self.trans.iter().map(Vec::len).sum();
+        edges * 8 + self.len() * (std::mem::size_of::<Vec<(u32, u32)>>() + 1)
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -51,6 +58,7 @@ pub(crate) struct Ctx<'a> {
     /// Per definition: `Some(k)` when it is kept as RTN rule `k` (called), `None` when inlined.
     pub kept: &'a [Option<u32>],
     pub index: &'a HashMap<&'a str, usize>,
+    pub budget: &'a Budget,
 }
 
 /// The Thompson graph of a rule body under construction: per state, labelled edges.
@@ -71,8 +79,15 @@ impl Thompson<'_> {
                 ),
             ));
         }
+        // A body may inline and repeat rules up to the state bound: seconds of work.
+        let budget = self.ctx.budget;
+        budget.tick(|| format!("building the DFA of {}", self.name()))?;
         self.edges.push(Vec::new());
         Ok(self.edges.len() as u32 - 1)
+    }
+
+    fn name(&self) -> String {
+        fmt_rule_at(&self.rule.name, self.rule.at)
     }
 
     fn edge(&mut self, from: u32, label: NLabel, to: u32) {
@@ -248,14 +263,22 @@ pub(crate) fn build(ctx: &Ctx<'_>, rule: &RuleDef, body: &Expr) -> Result<RuleDf
     let start = thompson.state()?;
     let end = thompson.expr(body, start)?;
     let nfa = byte_nfa(&thompson.edges, start, end);
-    let raw = determinize(&nfa, MAX_STATES, usize::MAX).map_err(|_| {
-        PdaError::new(
-            PdaErrorKind::TooLarge,
-            format!(
-                "{} needs more than {MAX_STATES} DFA states",
-                fmt_rule_at(&rule.name, rule.at)
+    let budget = ctx.budget;
+    // A set entry is a u32 kept twice.
+    let limits = Limits::new(MAX_STATES, budget.memory_left() / 8).until(budget.deadline());
+    let raw = determinize_within(&nfa, limits).map_err(|e| {
+        let place = || format!("building the DFA of {}", thompson.name());
+        match e.kind() {
+            ByteDfaErrorKind::Deadline { .. } => budget.out_of_time(&place()),
+            _ if e.set_budget().is_some() => {
+                let held = format!("its subset construction's sets on {} bytes", budget.used());
+                budget.out_of_memory(&held, &place())
+            }
+            _ => PdaError::new(
+                PdaErrorKind::TooLarge,
+                format!("{} needs more than {MAX_STATES} DFA states", thompson.name()),
             ),
-        )
+        }
     })?;
     // Labels per byte, then `CALL + k` per call column.
     let w = raw.width();

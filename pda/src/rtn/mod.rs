@@ -19,6 +19,7 @@ use std::collections::HashMap;
 
 use fstc_core::bytes::{Algebra, ByteDfa};
 
+use crate::budget::Budget;
 use crate::byte_pda::Pda;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{fmt_rule_at, Expr, Pos, Rules};
@@ -155,8 +156,8 @@ fn choose_kept(start: usize, bodies: &[Expr], calls: &[Vec<usize>]) -> (Vec<usiz
 
 impl Rtn {
     /// Checks names, rewrites direct left recursion, decides which rules are kept and builds
-    /// their DFAs.
-    pub fn new(rules: &Rules) -> Result<Rtn, PdaError> {
+    /// their DFAs, within `budget`.
+    pub fn new(rules: &Rules, budget: &Budget) -> Result<Rtn, PdaError> {
         let defs = &rules.rules;
         let index: HashMap<&str, usize> = defs
             .iter()
@@ -212,11 +213,18 @@ impl Rtn {
             bodies: &bodies,
             kept: &kept,
             index: &index,
+            budget,
         };
         let dfas = order
             .iter()
-            .map(|&i| dfa::build(&ctx, &defs[i], &bodies[i]))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|&i| {
+                let rule = || fmt_rule_at(&defs[i].name, defs[i].at);
+                budget.check_time(|| format!("building the DFA of {}", rule()))?;
+                let dfa = dfa::build(&ctx, &defs[i], &bodies[i])?;
+                budget.charge(dfa.bytes(), || format!("building the DFA of {}", rule()))?;
+                Ok(dfa)
+            })
+            .collect::<Result<Vec<_>, PdaError>>()?;
         Ok(Rtn {
             names: order.iter().map(|&i| defs[i].name.clone()).collect(),
             at: order.iter().map(|&i| defs[i].at).collect(),
@@ -235,7 +243,7 @@ impl Rtn {
 /// so the start rule's DFA reads bytes only. `None` when a rule stays a call. At most
 /// `state_limit` states.
 pub fn regular_dfa(rules: &Rules, state_limit: usize) -> Result<Option<ByteDfa>, PdaError> {
-    let rtn = Rtn::new(rules)?;
+    let rtn = Rtn::new(rules, &Budget::unlimited())?;
     let [start] = rtn.dfas.as_slice() else {
         return Ok(None);
     };
@@ -273,14 +281,30 @@ impl Pda {
         Pda::from_rules(&syntax.parse(text)?)
     }
 
+    /// [`Pda::from_text`] within `budget`.
+    pub(crate) fn from_text_within(
+        text: &str,
+        syntax: crate::Syntax,
+        budget: &Budget,
+    ) -> Result<Pda, PdaError> {
+        let rules = syntax.parse(text)?;
+        budget.check_time(|| "reading the grammar".to_string())?;
+        Pda::from_rules_within(&rules, budget)
+    }
+
     /// Builds the PDA of `rules` (rules → RTN → checks → byte PDA), or says why they cannot
     /// give a deterministic one: an unknown rule, a rule that cannot finish, left recursion
     /// that is not direct, or the conflicts (all of them) where one byte of lookahead does
     /// not decide.
     pub fn from_rules(rules: &Rules) -> Result<Pda, PdaError> {
-        let rtn = Rtn::new(rules)?;
-        let analysis = analysis::Analysis::new(&rtn)?;
-        let conflicts = analysis.conflict_report(&rtn);
-        Ok(build::to_pda(&rtn, &analysis, conflicts))
+        Pda::from_rules_within(rules, &Budget::unlimited())
+    }
+
+    /// [`Pda::from_rules`] within `budget`.
+    fn from_rules_within(rules: &Rules, budget: &Budget) -> Result<Pda, PdaError> {
+        let rtn = Rtn::new(rules, budget)?;
+        let analysis = analysis::Analysis::new(&rtn, budget)?;
+        let conflicts = analysis.conflict_report(&rtn, budget)?;
+        build::to_pda(&rtn, &analysis, conflicts, budget)
     }
 }

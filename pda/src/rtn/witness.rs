@@ -6,6 +6,8 @@ use std::collections::VecDeque;
 
 use super::dfa::CALL;
 use super::Rtn;
+use crate::budget::Budget;
+use crate::error::PdaError;
 use crate::grammar::fmt_literal;
 
 /// Per state, the fewest labels that reach it (as a BFS tree: a path is walked back from
@@ -74,11 +76,11 @@ impl Witness {
         labels
     }
 
-    /// Also example inputs, for [`Witness::input`]. Needs every rule to be able to finish
-    /// (checked before).
-    pub fn with_inputs(rtn: &Rtn) -> Witness {
+    /// Also example inputs, for [`Witness::input`], within `budget`. Needs every rule to be
+    /// able to finish (checked before).
+    pub fn with_inputs(rtn: &Rtn, budget: &Budget) -> Result<Witness, PdaError> {
         let mut w = Witness::new(rtn);
-        w.short = shortest_texts(rtn);
+        w.short = shortest_texts(rtn, budget)?;
         w.reach[0] = Some(Vec::new());
         let mut changed = true;
         while changed {
@@ -88,6 +90,7 @@ impl Witness {
                     continue;
                 };
                 for q in 0..d.len() {
+                    budget.tick(|| example_inputs(rtn, k))?;
                     for &(l, _) in d.trans[q].iter().filter(|(l, _)| *l >= CALL) {
                         let text = [before.as_slice(), &w.expand(&w.path(k, q))].concat();
                         let m = (l - CALL) as usize;
@@ -99,7 +102,7 @@ impl Witness {
                 }
             }
         }
-        w
+        Ok(w)
     }
 
     fn expand(&self, labels: &[u32]) -> Vec<u8> {
@@ -150,8 +153,13 @@ impl Witness {
     }
 }
 
-/// A shortest complete text of every rule (every rule can finish).
-fn shortest_texts(rtn: &Rtn) -> Vec<Vec<u8>> {
+/// What finding example inputs for rule `k` is doing, for a budget's message.
+fn example_inputs(rtn: &Rtn, k: usize) -> String {
+    format!("finding example inputs for the conflicts of {}", rtn.rule_name(k))
+}
+
+/// A shortest complete text of every rule (every rule can finish), within `budget`.
+fn shortest_texts(rtn: &Rtn, budget: &Budget) -> Result<Vec<Vec<u8>>, PdaError> {
     let mut sfx: Vec<Vec<Option<Vec<u8>>>> = rtn
         .dfas
         .iter()
@@ -162,6 +170,7 @@ fn shortest_texts(rtn: &Rtn) -> Vec<Vec<u8>> {
         changed = false;
         for (k, d) in rtn.dfas.iter().enumerate() {
             for q in 0..d.len() {
+                budget.tick(|| example_inputs(rtn, k))?;
                 for &(l, t) in &d.trans[q] {
                     let Some(rest) = sfx[k][t as usize].clone() else {
                         continue;
@@ -182,7 +191,8 @@ fn shortest_texts(rtn: &Rtn) -> Vec<Vec<u8>> {
             }
         }
     }
-    sfx.into_iter()
+    Ok(sfx
+        .into_iter()
         .map(|s| s[0].clone().unwrap_or_default())
-        .collect()
+        .collect())
 }
