@@ -89,8 +89,8 @@ pub(crate) fn optional_usize(value: Option<Int>, name: &str) -> PyResult<Option<
     value.map(|v| v.usize(name)).transpose()
 }
 
-/// An optional number of seconds (a time budget) as a `Duration`; negative, not finite or
-/// too large raises `FstcError` (a `ValueError`) naming `name`.
+/// An optional number of seconds (a time budget) as a `Duration`; negative, NaN or too
+/// large raises `FstcError` (a `ValueError`) naming the argument, as integers do.
 pub(crate) fn optional_seconds(
     value: Option<f64>,
     name: &str,
@@ -98,7 +98,11 @@ pub(crate) fn optional_seconds(
     value
         .map(|seconds| {
             std::time::Duration::try_from_secs_f64(seconds)
-                .map_err(|e| FstcError::new_err(format!("{name}={seconds}: {e}")))
+                .map_err(|e| {
+                    FstcError::new_err(format!(
+                        "argument '{name}' must be a number of seconds from 0, got {seconds} ({e})"
+                    ))
+                })
         })
         .transpose()
 }

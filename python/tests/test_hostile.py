@@ -227,3 +227,24 @@ def test_hostile_schemas_are_a_result_or_an_fstc_error(bytelevel, schema, depth)
         )
     except fstc.FstcError:
         pass
+
+
+def ambiguous_grammar(n):
+    """``n`` alternatives that one byte of lookahead never decides: over a minute and
+    1.8 GB to compile unbudgeted at 5,000."""
+    alts = " | ".join(f"r{i}" for i in range(n))
+    rules = "".join(f'r{i} ::= "w{i}" root?\n' for i in range(n))
+    return f"root ::= {alts}\n{rules}"
+
+
+def test_grammar_compiles_stop_at_their_budgets(bytelevel):
+    text = ambiguous_grammar(4000)
+    with pytest.raises(fstc.FstcError, match=r"time budget of 300ms .*line \d+, column 1\).*time_budget"):
+        fstc.compile_grammar(text, bytelevel, time_budget=0.3)
+    with pytest.raises(fstc.FstcError, match=r"memory budget of 10000000 bytes .*column 1\).*memory_budget"):
+        fstc.compile_grammar(text, bytelevel, memory_budget=10_000_000)
+    for value in [-1.0, float("nan"), 1e300]:
+        with pytest.raises(fstc.FstcError, match="argument 'time_budget'"):
+            fstc.compile_grammar('root ::= "a"', bytelevel, time_budget=value)
+    raises_naming("memory_budget", fstc.compile_grammar, 'root ::= "a"', bytelevel, memory_budget=-1)
+    fstc.compile_grammar('root ::= "a"', bytelevel, time_budget=60, memory_budget=1 << 30)

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use crate::common::{fstc, repo, scratch, stderr, stdout};
+use crate::common::{fstc, gpt2, repo, scratch, stderr, stdout};
 
 use fstc_core::pda_walker::PdaWalker;
 use fstc_core::token_pda::TokenPda;
@@ -273,4 +273,42 @@ fn lark_and_ebnf_by_extension_or_option() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+}
+
+/// `--time-budget` and `--memory-budget` bound a grammar compile (issue 27): thousands of
+/// ambiguous alternatives (over a minute and 1.8 GB unbudgeted) end in exit 2 and an error
+/// naming the option and the rule being built, with its line and column.
+#[test]
+fn compile_grammar_stops_at_its_budgets() {
+    let dir = scratch("grammar-budget");
+    let n = 4000;
+    let alts: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
+    let mut text = format!("root ::= {}\n", alts.join(" | "));
+    for i in 0..n {
+        text.push_str(&format!("r{i} ::= \"w{i}\" root?\n"));
+    }
+    let file = dir.join("ambiguous.gbnf");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("x.fstc");
+    for (option, value, says) in [
+        ("--time-budget", "0.3", "(time_budget, `--time-budget`)"),
+        ("--memory-budget", "10000000", "(memory_budget, `--memory-budget`)"),
+    ] {
+        let run = fstc(&[
+            "compile",
+            "grammar",
+            file.to_str().unwrap(),
+            "--vocab",
+            gpt2().to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            option,
+            value,
+        ]);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{err}");
+        assert!(err.contains(", column 1)"), "{err}");
+        assert!(!out.exists());
+    }
 }

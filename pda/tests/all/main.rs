@@ -1,5 +1,6 @@
 //! The pda crate's integration tests, one binary (modules by subject).
 
+mod budget;
 mod common;
 mod constructs;
 mod differential;
