@@ -50,8 +50,10 @@ typedef enum fstc_status {
     FSTC_ERR_CONFIG_LIMIT = 12,    /* a nondeterministic token PDA's token would leave more
                                       live configurations than the matcher's limit */
     FSTC_ERR_COMPILE = 13,         /* fstc_compile.h: the constraint does not compile */
-    FSTC_ERR_VOCABULARY = 14       /* fstc_compile.h: the vocabulary cannot be read or is
+    FSTC_ERR_VOCABULARY = 14,      /* fstc_compile.h: the vocabulary cannot be read or is
                                       inconsistent */
+    FSTC_ERR_COMPOSE_LIMIT = 15    /* a lazy automaton's state, composed for this mask or
+                                      token, passed its work limit: nothing changed */
 } fstc_status;
 
 /* Automaton kinds (fstc_automaton_kind). */

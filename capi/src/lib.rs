@@ -65,6 +65,9 @@ pub enum FstcStatus {
     Compile = 13,
     /// The vocabulary cannot be read or is inconsistent: only with the `compile` feature.
     Vocabulary = 14,
+    /// A lazy automaton's state, composed for this mask or token, passed its work limit
+    /// (a resource limit: the call changed nothing).
+    ComposeLimit = 15,
 }
 
 /// An automaton loaded by `fstc_automaton_load` or compiled (opaque to C): a token FSA or
@@ -176,6 +179,7 @@ impl From<MatchError> for Failure {
             MatchErrorKind::RollbackTooFar => FstcStatus::RollbackTooFar,
             MatchErrorKind::StackLimit => FstcStatus::StackLimit,
             MatchErrorKind::ConfigLimit => FstcStatus::ConfigLimit,
+            MatchErrorKind::ComposeLimit => FstcStatus::ComposeLimit,
             _ => FstcStatus::InvalidArgument,
         };
         fail(status, e.to_string())

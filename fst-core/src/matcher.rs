@@ -30,6 +30,9 @@ pub enum MatchErrorKind {
     /// A nondeterministic token PDA's token would leave more live configurations than the
     /// walker's configuration limit (see `GlrWalkerOf::with_config_limit`).
     ConfigLimit,
+    /// A lazy automaton's state, composed for this mask or token, passed the state work
+    /// limit (`LazyAutomaton::set_state_work_limit`): a resource limit, not a refusal.
+    ComposeLimit,
 }
 
 /// A matcher operation that cannot be done; the matcher is left as it was.

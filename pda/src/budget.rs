@@ -120,10 +120,7 @@ impl Budget {
         if held <= self.memory {
             return Ok(());
         }
-        Err(self.out_of_memory(
-            &format!("{held} bytes of automata and tables"),
-            &place(),
-        ))
+        Err(self.out_of_memory(&format!("{held} bytes of automata and tables"), &place()))
     }
 
     /// The error of a compile past its memory budget while building `place`, where `held`

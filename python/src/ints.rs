@@ -97,12 +97,11 @@ pub(crate) fn optional_seconds(
 ) -> PyResult<Option<std::time::Duration>> {
     value
         .map(|seconds| {
-            std::time::Duration::try_from_secs_f64(seconds)
-                .map_err(|e| {
-                    FstcError::new_err(format!(
-                        "argument '{name}' must be a number of seconds from 0, got {seconds} ({e})"
-                    ))
-                })
+            std::time::Duration::try_from_secs_f64(seconds).map_err(|e| {
+                FstcError::new_err(format!(
+                    "argument '{name}' must be a number of seconds from 0, got {seconds} ({e})"
+                ))
+            })
         })
         .transpose()
 }

@@ -110,7 +110,8 @@ impl Matcher {
     /// comes, consumes none and returns False. EOS in an accepting state terminates the
     /// matcher; nothing is accepted after it. A token that would push a PDA's stack past
     /// its limit (masks leave it out), or would leave a nondeterministic PDA's walker more
-    /// live configurations than its limit, raises `FstcError` (consuming none), so a
+    /// live configurations than its limit, or needs a lazy automaton's state whose
+    /// composition passes its work limit, raises `FstcError` (consuming none), so a
     /// decoder can tell a limit from an ordinary refusal.
     fn accept_tokens(&self, py: Python<'_>, tokens: Vec<TokenId>) -> PyResult<bool> {
         let Some(ids) = tokens.iter().map(|t| t.0).collect::<Option<Vec<u32>>>() else {
@@ -121,7 +122,9 @@ impl Matcher {
             Err(e)
                 if matches!(
                     e.kind(),
-                    MatchErrorKind::StackLimit | MatchErrorKind::ConfigLimit
+                    MatchErrorKind::StackLimit
+                        | MatchErrorKind::ConfigLimit
+                        | MatchErrorKind::ComposeLimit
                 ) =>
             {
                 Err(fstc_error(e))

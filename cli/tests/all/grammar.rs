@@ -292,7 +292,11 @@ fn compile_grammar_stops_at_its_budgets() {
     let out = dir.join("x.fstc");
     for (option, value, says) in [
         ("--time-budget", "0.3", "(time_budget, `--time-budget`)"),
-        ("--memory-budget", "10000000", "(memory_budget, `--memory-budget`)"),
+        (
+            "--memory-budget",
+            "10000000",
+            "(memory_budget, `--memory-budget`)",
+        ),
     ] {
         let run = fstc(&[
             "compile",

@@ -20,6 +20,7 @@ use crate::bytes::{ByteDfa, CallNetwork};
 use crate::fast_hash::FastMap;
 use crate::vocab::VocabTrie;
 
+use super::bound::Work;
 use super::shared;
 use super::state::{walk, walk_below, StateInfo, NO_STATE};
 
@@ -58,6 +59,8 @@ pub(super) struct Expansion {
     leaf_walks: FastMap<(u32, u32), Arc<LeafWalk>>,
     /// Each machine's hash for the process-wide walks ([`super::shared`]), once asked for.
     machine_hashes: Vec<Option<u64>>,
+    /// The bound on the composition under way ([`super::bound`]).
+    pub(super) work: Work,
 }
 
 /// What a machine that calls nothing reads of the vocabulary from one of its states,
@@ -99,6 +102,7 @@ impl Expansion {
             generation: 0,
             leaf_walks: FastMap::default(),
             machine_hashes: Vec::new(),
+            work: Work::new(),
         };
         let root = e.network.root();
         let root = e.frame(root, e.network.machine(root).start(), BOTTOM);
@@ -136,7 +140,8 @@ impl Expansion {
         })
     }
 
-    /// The flat state of the stacks `seeds` after following every call and return.
+    /// The flat state of the stacks `seeds` after following every call and return;
+    /// `NO_STATE` (nothing interned) once the composition passes its work bound.
     fn close(&mut self, mut work: Vec<u32>) -> u32 {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
@@ -146,6 +151,9 @@ impl Expansion {
         let mut ready = Vec::new();
         let mut accepting = false;
         while let Some(x) = work.pop() {
+            if !self.work.charge(1) {
+                return NO_STATE;
+            }
             if self.marks.len() <= x as usize {
                 self.marks.resize(self.frames.len().max(x as usize + 1), 0);
             }
@@ -196,13 +204,17 @@ impl Expansion {
         id
     }
 
-    /// The flat state after a byte of class `class` from `state`, `NO_STATE` for none.
+    /// The flat state after a byte of class `class` from `state`, `NO_STATE` for none
+    /// (and, not kept, once the composition passes its work bound: the walk then ends).
     pub(super) fn step(&mut self, state: u32, class: usize) -> u32 {
         let k = self.representative.len();
         let i = state as usize * k + class;
         let known = self.rows[i];
         if known != UNKNOWN {
             return known;
+        }
+        if !self.work.charge(self.ready[state as usize].len()) {
+            return NO_STATE;
         }
         let byte = self.representative[class];
         let mut next = Vec::new();
@@ -218,12 +230,15 @@ impl Expansion {
         } else {
             self.close(next)
         };
-        self.rows[i] = target;
+        if !self.work.exhausted() {
+            self.rows[i] = target;
+        }
         target
     }
 
     /// The flat state after `bytes` from `state`, if it does not die on the way.
     pub(super) fn run(&mut self, mut state: u32, bytes: &[u8]) -> Option<u32> {
+        self.work.start();
         for &b in bytes {
             let class = self.class_of_byte()[b as usize] as usize;
             state = self.step(state, class);
@@ -234,11 +249,27 @@ impl Expansion {
         Some(state)
     }
 
+    /// The token edges of `state`, computed on the first call within the work bound (an
+    /// error past it, nothing of the state kept: see [`super::bound`]).
+    pub(super) fn info(
+        &mut self,
+        state: u32,
+        trie: &VocabTrie,
+        vocab_size: u32,
+    ) -> Result<Arc<StateInfo>, crate::matcher::MatchError> {
+        self.work.start();
+        let info = self.compose(state, trie, vocab_size);
+        match self.work.exhausted() {
+            false => Ok(info),
+            true => Err(self.work.error(state)),
+        }
+    }
+
     /// The token edges of `state`, computed on the first call: by a trie walk, or, when
     /// its one stack's top machine calls nothing, from that machine's own walk (shared by
     /// every state with the same top, e.g. every string of a schema) plus walks below the
-    /// trie nodes where it may return.
-    pub(super) fn info(&mut self, state: u32, trie: &VocabTrie, vocab_size: u32) -> Arc<StateInfo> {
+    /// trie nodes where it may return. Kept only if the work bound was not passed.
+    fn compose(&mut self, state: u32, trie: &VocabTrie, vocab_size: u32) -> Arc<StateInfo> {
         if let Some(info) = &self.cache[state as usize] {
             return Arc::clone(info);
         }
@@ -253,7 +284,7 @@ impl Expansion {
                 for i in 0..stacks {
                     let x = self.ready[state as usize][i];
                     let alone = self.intern(vec![x], false);
-                    let info = self.info(alone, trie, vocab_size);
+                    let info = self.compose(alone, trie, vocab_size);
                     united = Some(match united {
                         None => (*info).clone(),
                         Some(u) => u.union(&info, vocab_size),
@@ -275,7 +306,9 @@ impl Expansion {
             }
         };
         let info = Arc::new(info);
-        self.cache[state as usize] = Some(Arc::clone(&info));
+        if !self.work.exhausted() {
+            self.cache[state as usize] = Some(Arc::clone(&info));
+        }
         info
     }
 
@@ -298,6 +331,9 @@ impl Expansion {
         let mut tokens = Vec::new();
         if f.parent != BOTTOM {
             let returned = self.close(vec![f.parent]);
+            if returned == NO_STATE {
+                return leaf.tokens.clone(); // past the work bound: discarded
+            }
             let classes = *self.class_of_byte();
             for (byte, nodes) in leaf.after_return.iter().enumerate() {
                 if nodes.is_empty() {

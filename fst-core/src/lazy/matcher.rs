@@ -32,14 +32,17 @@ impl LazyMatcher {
         self.trail.state
     }
 
-    fn step(&self, state: u32, token: u32) -> Option<Step> {
+    /// Where `token` leads from `state`; an error when composing `state` passes the work
+    /// limit.
+    fn step(&self, state: u32, token: u32) -> Result<Option<Step>, MatchError> {
         if token >= self.automaton.vocab_size() {
-            return None;
+            return Ok(None);
         }
-        if let Some(next) = self.automaton.next_state(state, token) {
-            return Some(Step::To(next));
+        if let Some(next) = self.automaton.next_state(state, token)? {
+            return Ok(Some(Step::To(next)));
         }
-        (self.automaton.is_accepting(state) && self.automaton.is_eos(token)).then_some(Step::Eos)
+        let eos = self.automaton.is_accepting(state) && self.automaton.is_eos(token);
+        Ok(eos.then_some(Step::Eos))
     }
 
     fn not_allowed(&self, token: u32) -> MatchError {
@@ -56,7 +59,7 @@ impl LazyMatcher {
             a.is_eos(token),
             &format!("in DFA state {s}"),
             "the state does not accept",
-            Some(a.info(s).count() + eos),
+            a.info(s).ok().map(|i| i.count() + eos),
         )
     }
 }
@@ -78,8 +81,9 @@ impl Matcher for LazyMatcher {
             mask.fill(0);
             return Ok(());
         }
+        let info = self.automaton.info(self.trail.state)?;
         let (head, tail) = mask.split_at_mut(need);
-        self.automaton.info(self.trail.state).write(head);
+        info.write(head);
         tail.fill(0);
         if self.automaton.is_accepting(self.trail.state) {
             for &e in self.automaton.eos_ids() {
@@ -93,14 +97,15 @@ impl Matcher for LazyMatcher {
         if self.trail.finished() || token >= self.automaton.vocab_size() {
             return false;
         }
-        self.automaton.info(self.trail.state).contains(token)
+        let info = self.automaton.info(self.trail.state);
+        info.is_ok_and(|i| i.contains(token))
             || (self.automaton.is_accepting(self.trail.state) && self.automaton.is_eos(token))
     }
 
     fn consume(&mut self, token: u32) -> Result<(), MatchError> {
         let state = self.trail.state;
         (self.trail.history).check_open(token, || format!(" in DFA state {state}"))?;
-        match self.step(self.trail.state, token) {
+        match self.step(self.trail.state, token)? {
             Some(to) => {
                 self.trail.take(to);
                 Ok(())
@@ -118,7 +123,8 @@ impl Matcher for LazyMatcher {
     }
 
     fn validate_tokens(&self, tokens: &[u32]) -> usize {
-        self.trail.validate(tokens, |state, t| self.step(state, t))
+        self.trail
+            .validate(tokens, |state, t| self.step(state, t).ok().flatten())
     }
 
     /// While the state does not accept and has exactly one token edge, that token; as
@@ -134,10 +140,10 @@ impl Matcher for LazyMatcher {
             if a.is_accepting(state) {
                 break;
             }
-            let Some(token) = a.info(state).single() else {
+            let Some(token) = a.info(state).ok().and_then(|i| i.single()) else {
                 break;
             };
-            match a.next_state(state, token) {
+            match a.next_state(state, token).ok().flatten() {
                 Some(next) => {
                     out.push(token);
                     state = next;
@@ -152,7 +158,10 @@ impl Matcher for LazyMatcher {
     fn only_eos_allowed(&self) -> bool {
         !self.trail.finished()
             && self.is_accepting()
-            && self.automaton.info(self.trail.state).count() == 0
+            && self
+                .automaton
+                .info(self.trail.state)
+                .is_ok_and(|i| i.count() == 0)
     }
 
     fn is_accepting(&self) -> bool {

@@ -26,17 +26,20 @@
 //! token: the usual case, and then exact), else by exploring the token-level reachable
 //! states once at build time.
 
+mod bound;
 mod calls;
 mod matcher;
 mod shared;
 mod state;
 
+pub use bound::DEFAULT_STATE_WORK_LIMIT;
 pub use matcher::LazyMatcher;
 
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crate::bytes::{ByteAutomaton, CallNetwork};
 use crate::compose::{transition_table, ComposeError, ComposeErrorKind, DenseClasses};
+use crate::matcher::MatchError;
 use crate::minimize::{backward, coreachable, edge_sources};
 use crate::vocab::VocabTrie;
 use calls::Expansion;
@@ -161,6 +164,17 @@ impl LazyAutomaton {
         })
     }
 
+    /// Bounds the work of composing one state's tokens over a call network (stacks closed
+    /// and stepped; default [`DEFAULT_STATE_WORK_LIMIT`]): past it, the mask or token that
+    /// needed the state fails with `MatchErrorKind::ComposeLimit`, the matcher unchanged
+    /// (the work completed is kept: asking again goes on from there). A whole DFA's state costs one walk of the vocabulary trie at most, so this
+    /// bounds only automata made by [`LazyAutomaton::with_calls`].
+    pub fn set_state_work_limit(&self, steps: u64) {
+        if let Side::Calls(e) = &self.inner.side {
+            lock(e).work.set_limit(steps);
+        }
+    }
+
     /// A matcher at the start, sharing this automaton's cache.
     pub fn start_matcher(&self) -> LazyMatcher {
         LazyMatcher::new(self.clone())
@@ -211,27 +225,28 @@ impl LazyAutomaton {
         self.inner.eos_ids.binary_search(&token).is_ok()
     }
 
-    /// The tokens of `state`, computed now if no walk reached it before.
-    fn info(&self, state: u32) -> Arc<StateInfo> {
+    /// The tokens of `state`, computed now if no walk reached it before; an error when
+    /// that passes the state work limit ([`LazyAutomaton::set_state_work_limit`]).
+    fn info(&self, state: u32) -> Result<Arc<StateInfo>, MatchError> {
         match &self.inner.side {
-            Side::Table(t) => {
-                Arc::clone(t.cache[state as usize].get_or_init(|| Arc::new(t.compute(state))))
-            }
+            Side::Table(t) => Ok(Arc::clone(
+                t.cache[state as usize].get_or_init(|| Arc::new(t.compute(state))),
+            )),
             Side::Calls(e) => lock(e).info(state, &self.inner.trie, self.inner.vocab_size),
         }
     }
 
     /// Where `token` leads from `state`, if it is one of its token edges (EOS aside).
-    fn next_state(&self, state: u32, token: u32) -> Option<u32> {
-        if !self.info(state).contains(token) {
-            return None;
+    fn next_state(&self, state: u32, token: u32) -> Result<Option<u32>, MatchError> {
+        if !self.info(state)?.contains(token) {
+            return Ok(None);
         }
         let mut bytes = Vec::new();
         self.inner.trie.spell_token(token, &mut bytes);
-        match &self.inner.side {
+        Ok(match &self.inner.side {
             Side::Table(t) => t.run(state, &bytes),
             Side::Calls(e) => lock(e).run(state, &bytes),
-        }
+        })
     }
 }
 

@@ -43,9 +43,17 @@ pub(crate) fn compose(
         )
     })?;
     let tables = steps::Steps::bytes(pda);
-    budget.charge(tables, || "laying out the byte PDA's lookup tables".to_string())?;
+    budget.charge(tables, || {
+        "laying out the byte PDA's lookup tables".to_string()
+    })?;
     let steps = steps::Steps::new(pda);
-    let graph = walk::walk(&steps, trie, pda.start(), pda.num_states(), (config, budget))?;
+    let graph = walk::walk(
+        &steps,
+        trie,
+        pda.start(),
+        pda.num_states(),
+        (config, budget),
+    )?;
     let place = |phase: &'static str| move || format!("{phase} (after walking the vocabulary)");
     budget.charge(graph.bytes(), place("grouping the tokens into classes"))?;
     // A nondeterministic PDA's node may have several edges per token: grouped by their set.
@@ -58,12 +66,15 @@ pub(crate) fn compose(
     budget.check_time(place("grouping the tokens into classes"))?;
     let mut pops = graph.pops;
     pops.iter_mut().for_each(|p| p.sort_unstable());
-    let minimal = merge_nodes(&ClassGraph {
-        start: 0,
-        accepting: graph.accepting,
-        edges,
-        pops,
-    }, budget)?;
+    let minimal = merge_nodes(
+        &ClassGraph {
+            start: 0,
+            accepting: graph.accepting,
+            edges,
+            pops,
+        },
+        budget,
+    )?;
     // Classes whose edges only differed between nodes now merged.
     let (class_of_class, num_classes, edges) = grouping(token_classes as usize, &minimal.edges);
     budget.check_time(place("grouping the classes of the merged nodes"))?;

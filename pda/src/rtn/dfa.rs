@@ -265,18 +265,27 @@ pub(crate) fn build(ctx: &Ctx<'_>, rule: &RuleDef, body: &Expr) -> Result<RuleDf
     let nfa = byte_nfa(&thompson.edges, start, end);
     let budget = ctx.budget;
     // A set entry is a u32 kept twice.
-    let limits = Limits::new(MAX_STATES, budget.memory_left() / 8).until(budget.deadline());
+    let set_budget = budget.memory_left() / 8;
+    let limits = Limits::new(MAX_STATES, set_budget).until(budget.deadline());
     let raw = determinize_within(&nfa, limits).map_err(|e| {
         let place = || format!("building the DFA of {}", thompson.name());
         match e.kind() {
             ByteDfaErrorKind::Deadline { .. } => budget.out_of_time(&place()),
-            _ if e.set_budget().is_some() => {
-                let held = format!("its subset construction's sets on {} bytes", budget.used());
+            // The memory budget, not fstc-core's ceiling, stopped it.
+            _ if e.set_budget() == Some(set_budget) => {
+                let held = format!(
+                    "{} bytes of subset-construction state sets on {} bytes built",
+                    set_budget * 8,
+                    budget.used()
+                );
                 budget.out_of_memory(&held, &place())
             }
             _ => PdaError::new(
                 PdaErrorKind::TooLarge,
-                format!("{} needs more than {MAX_STATES} DFA states", thompson.name()),
+                format!(
+                    "{} needs more than {MAX_STATES} DFA states",
+                    thompson.name()
+                ),
             ),
         }
     })?;

@@ -155,7 +155,10 @@ impl Witness {
 
 /// What finding example inputs for rule `k` is doing, for a budget's message.
 fn example_inputs(rtn: &Rtn, k: usize) -> String {
-    format!("finding example inputs for the conflicts of {}", rtn.rule_name(k))
+    format!(
+        "finding example inputs for the conflicts of {}",
+        rtn.rule_name(k)
+    )
 }
 
 /// A shortest complete text of every rule (every rule can finish), within `budget`.

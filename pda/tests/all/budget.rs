@@ -36,7 +36,10 @@ fn letters() -> VocabTrie {
 /// and 1.8 GB in release before the budget).
 fn ambiguous_rules(n: usize) -> String {
     let alts: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
-    let mut text = format!("# {n} ambiguous alternatives\nroot ::= {}\n", alts.join(" | "));
+    let mut text = format!(
+        "# {n} ambiguous alternatives\nroot ::= {}\n",
+        alts.join(" | ")
+    );
     for i in 0..n {
         text.push_str(&format!("r{i} ::= \"w{i}\" root?\n"));
     }
@@ -65,9 +68,15 @@ fn a_long_repetition_stops_at_the_time_budget_naming_its_rule() {
     let (e, took) = compile(text, &letters(), Config::new().time_budget(budget));
     let message = e.to_string();
     assert_eq!(e.kind(), PdaErrorKind::TimeBudget, "{message}");
-    assert!(message.contains("rule `root` (line 2, column 1)"), "{message}");
+    assert!(
+        message.contains("rule `root` (line 2, column 1)"),
+        "{message}"
+    );
     assert!(message.contains("time budget of 200ms"), "{message}");
-    assert!(message.contains("(time_budget, `--time-budget`)"), "{message}");
+    assert!(
+        message.contains("(time_budget, `--time-budget`)"),
+        "{message}"
+    );
     // Unbudgeted it walks the vocabulary from 2,000 states for 36 million token edges
     // (5.7 s in the test profile); the budget stops it within a poll.
     assert!(took < Duration::from_secs(20), "{took:?}");
@@ -101,7 +110,10 @@ fn ambiguous_alternatives_stop_at_the_memory_budget_naming_a_rule() {
         message.contains("memory budget of 20971520 bytes"),
         "{message}"
     );
-    assert!(message.contains("(memory_budget, `--memory-budget`)"), "{message}");
+    assert!(
+        message.contains("(memory_budget, `--memory-budget`)"),
+        "{message}"
+    );
 }
 
 /// The DFA of a 30,000-character literal is charged before anything is built from it.
