@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use crate::bytes::CallNetwork;
+use crate::bytes::{ByteDfa, CallNetwork};
 use crate::fast_hash::FastMap;
 use crate::vocab::VocabTrie;
 
@@ -82,6 +82,10 @@ struct Reference {
 /// A walk beside a machine's reference walk gives up past this fraction of the trie's
 /// nodes (a walk of its own then costs little more than what was spent).
 const BESIDE_FRACTION: usize = 8;
+
+/// A walk beside another machine's gives up past this fraction of the trie's nodes
+/// (several such machines may be tried before a walk of its own).
+const CROSS_FRACTION: usize = 32;
 
 /// Walks beside a machine's reference that may give up before the machine stops trying
 /// (the states of a counted string never meet: each walk would give up).
@@ -377,18 +381,28 @@ impl Expansion {
         if let Some(r) = self.references.get_mut(&m) {
             if r.misses < MAX_REFERENCE_MISSES {
                 let limits = (vocab_size, trie.num_nodes() / BESIDE_FRACTION);
-                match leaf_walk_beside(dfa, (s, r.state), &r.walk, trie, &mut r.meets, limits) {
+                let pair = (dfa, dfa);
+                match leaf_walk_beside(pair, (s, r.state), &r.walk, trie, &mut r.meets, limits) {
                     Some(w) => return Arc::new(w),
                     None => r.misses += 1,
                 }
             }
             return Arc::new(leaf_walk(dfa, s, trie, vocab_size));
         }
-        let walk = Arc::new(leaf_walk(dfa, s, trie, vocab_size));
+        let walk = match beside_another_machine(dfa, s, trie, vocab_size) {
+            Some(w) => Arc::new(w),
+            None => {
+                let w = Arc::new(leaf_walk(dfa, s, trie, vocab_size));
+                if w.tokens().count() >= trie.num_text_tokens() / 4 {
+                    shared::keep_reference(trie, self.network.machine_arc(m), s, &w);
+                }
+                w
+            }
+        };
         let reference = Reference {
             state: s,
             walk: Arc::clone(&walk),
-            meets: Meets::new(),
+            meets: Meets::new(dfa, dfa, true),
             misses: 0,
         };
         self.references.insert(m, reference);
@@ -405,4 +419,22 @@ impl Expansion {
         *self.machine_hashes[m]
             .get_or_insert_with(|| shared::machine_hash(network.machine(m as u32)))
     }
+}
+
+/// The walk of `dfa` from `s` made beside one of the process's recent wide walks of other
+/// machines (a key machine's first state beside a string machine's), if one is alike
+/// enough.
+fn beside_another_machine(
+    dfa: &ByteDfa,
+    s: u32,
+    trie: &VocabTrie,
+    vocab_size: u32,
+) -> Option<LeafWalk> {
+    let limits = (vocab_size, trie.num_nodes() / CROSS_FRACTION);
+    shared::references(trie)
+        .into_iter()
+        .find_map(|(other, r, walk)| {
+            let mut meets = Meets::new(dfa, &other, false);
+            leaf_walk_beside((dfa, &other), (s, r), &walk, trie, &mut meets, limits)
+        })
 }
