@@ -28,6 +28,7 @@
 
 mod bound;
 mod calls;
+mod leaf;
 mod matcher;
 mod shared;
 mod state;
