@@ -109,17 +109,13 @@ impl ExprCompiler {
         expr: &Expr,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, ExprError> {
-        let c = self.compile_any_with_trie(expr, trie)?;
-        match c.automaton {
-            AnyAutomaton::Fsa(automaton) => Ok(Compiled {
-                automaton,
-                stats: c.stats,
-                warnings: c.warnings,
-            }),
-            AnyAutomaton::Pda(_) => Err(at(expr, "").error(
-                "the expression is a token PDA (it has a grammar); compile it with compile_any",
-            )),
-        }
+        self.compile_any_with_trie(expr, trie)?
+            .try_map(|automaton| match automaton {
+                AnyAutomaton::Fsa(automaton) => Ok(automaton),
+                AnyAutomaton::Pda(_) => Err(at(expr, "").error(
+                    "the expression is a token PDA (it has a grammar); compile it with compile_any",
+                )),
+            })
     }
 
     /// Compiles `expr` (building the vocabulary trie first) to a token FSA, or to a token

@@ -56,6 +56,16 @@ impl<A> Compiled<A> {
             warnings: self.warnings,
         }
     }
+
+    /// [`Compiled::map`] where the new form may not exist (a token FSA asked of an
+    /// `AnyAutomaton` that holds a PDA): `f`'s error then.
+    pub fn try_map<B, E>(self, f: impl FnOnce(A) -> Result<B, E>) -> Result<Compiled<B>, E> {
+        Ok(Compiled {
+            automaton: f(self.automaton)?,
+            stats: self.stats,
+            warnings: self.warnings,
+        })
+    }
 }
 
 /// What a compile measured: its phases in the order they ran, each with its duration, and
