@@ -6,6 +6,7 @@ use fstc_core::any::AnyAutomaton;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::bytes::{Algebra, ByteDfa, CallNetwork};
 use fstc_core::compiled::{CompileStats, Compiled, Warning};
+use fstc_core::compose::ComposeLimits;
 use fstc_core::lazy::LazyAutomaton;
 use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
@@ -13,10 +14,12 @@ use fstc_core::TokenVocabulary;
 use fstc_json::{Config, JsonSchemaCompiler};
 use fstc_pda::gbnf::Expr;
 use fstc_pda::{GrammarCompiler, Pda};
-use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler};
+use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler, RegexErrorKind};
 
+use crate::budget::Budget;
 use crate::error::TagsError;
 use crate::lower::{needs_stack, Lowering};
+use crate::pieces::{self, PieceDfas};
 use crate::parse::StructuralTag;
 use crate::tokens;
 
@@ -26,6 +29,8 @@ use crate::tokens;
 #[derive(Clone, Debug, Default)]
 pub struct StructuralTagCompiler {
     json: JsonSchemaCompiler,
+    /// Compose one DFA of the whole text even where pieces would do (`crate::pieces`).
+    whole: bool,
 }
 
 impl StructuralTagCompiler {
@@ -38,6 +43,16 @@ impl StructuralTagCompiler {
     pub fn configure(self, config: Config) -> StructuralTagCompiler {
         StructuralTagCompiler {
             json: self.json.configure(config),
+            ..self
+        }
+    }
+
+    /// Composes one byte DFA of the whole text with the vocabulary, as before the pieces:
+    /// the same automaton, at the cost of one DFA of everything (for comparisons).
+    pub fn whole_dfa(self) -> StructuralTagCompiler {
+        StructuralTagCompiler {
+            whole: true,
+            ..self
         }
     }
 
@@ -58,18 +73,39 @@ impl StructuralTagCompiler {
     /// The DFA of a lowered regex (which may call machines), refused when it accepts
     /// nothing, even through its calls (its trimmed DFA then has no accepting state).
     fn build(&self, regex: &str, automata: Vec<Arc<ByteDfa>>) -> Result<ByteDfa, TagsError> {
-        let dfa = RegexBuilder::new()
-            .state_limit(self.get_config().get_dfa_state_limit())
-            .automata(automata)
-            .build(regex)
-            .map_err(|e| {
-                let short: String = e.to_string().chars().take(300).collect();
-                TagsError::at("", format!("the automaton could not be built: {short}"))
-            })?;
+        let dfa = self.dfa(regex, automata)?;
         if !(0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
             return Err(TagsError::at("", "the structural tag admits no text"));
         }
         Ok(dfa)
+    }
+
+    /// The DFA of a lowered regex (which may call machines), whatever it accepts.
+    fn dfa(&self, regex: &str, automata: Vec<Arc<ByteDfa>>) -> Result<ByteDfa, TagsError> {
+        self.dfa_within(regex, automata, None)
+    }
+
+    /// [`dfa`](Self::dfa) within the budget's deadline.
+    fn dfa_within(
+        &self,
+        regex: &str,
+        automata: Vec<Arc<ByteDfa>>,
+        budget: Option<&Budget>,
+    ) -> Result<ByteDfa, TagsError> {
+        RegexBuilder::new()
+            .state_limit(self.get_config().get_dfa_state_limit())
+            .deadline(budget.and_then(Budget::deadline))
+            .automata(automata)
+            .build(regex)
+            .map_err(|e| match budget {
+                Some(b) if *e.kind() == RegexErrorKind::Deadline => {
+                    b.out_of_time("", "building the byte automaton")
+                }
+                _ => {
+                    let short: String = e.to_string().chars().take(300).collect();
+                    TagsError::at("", format!("the automaton could not be built: {short}"))
+                }
+            })
     }
 
     /// What is composed with the vocabulary of `trie`: the byte DFA, or for a tag that
@@ -79,9 +115,17 @@ impl StructuralTagCompiler {
         tag: &StructuralTag,
         trie: &VocabTrie,
         stats: &mut CompileStats,
+        budget: &Budget,
     ) -> Result<(ByteDfa, Vec<Warning>, Option<VocabTrie>), TagsError> {
         if !tag.format.counts_tokens() {
-            let (dfa, warnings) = stats.time("byte DFA", || self.byte_dfa(tag))?;
+            let (dfa, warnings) = stats.time("byte DFA", || {
+                let language = Lowering::new(&self.json).with_budget(*budget).language(tag)?;
+                let dfa = self.dfa_within(&language.regex, language.automata, Some(budget))?;
+                if !(0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
+                    return Err(TagsError::at("", "the structural tag admits no text"));
+                }
+                Ok((dfa, language.warnings))
+            })?;
             return Ok((dfa, warnings, None));
         }
         let (dfa, warnings) = stats.time("byte DFA of the markings", || {
@@ -188,15 +232,29 @@ impl StructuralTagCompiler {
         tag: &StructuralTag,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, TagsError> {
+        let budget = Budget::start(self.get_config());
+        if !self.whole && !tag.format.counts_tokens() {
+            if let Some(compiled) = self.compile_pieces(tag, trie, &budget)? {
+                return Ok(compiled);
+            }
+        }
         let mut stats = CompileStats::new();
-        let (dfa, warnings, marked) = self.to_compose(tag, trie, &mut stats)?;
-        let config = fstc_regex::Config::new()
+        let (dfa, warnings, marked) = self.to_compose(tag, trie, &mut stats, &budget)?;
+        budget.check_time("", "building the byte automaton")?;
+        let mut config = fstc_regex::Config::new()
             .dfa_state_limit(self.get_config().get_dfa_state_limit())
-            .token_edge_limit(self.get_config().get_token_edge_limit());
+            .token_edge_limit(self.get_config().get_token_edge_limit())
+            .memory_limit(budget.memory());
+        if let Some(deadline) = budget.deadline() {
+            config = config.deadline(deadline);
+        }
         let composed = RegexCompiler::new()
             .configure(config)
             .compile_dfa_with_trie(&dfa, "the structural tag", marked.as_ref().unwrap_or(trie))
-            .map_err(|e| compose_error(&e))?;
+            .map_err(|e| match e.kind() {
+                BuildErrorKind::Compose { error, .. } => budget.composition_failed(error),
+                _ => compose_error(&e),
+            })?;
         stats.extend(composed.stats);
         let mut automaton = composed.automaton;
         if marked.is_some() {
@@ -211,6 +269,57 @@ impl StructuralTagCompiler {
             stats,
             warnings,
         })
+    }
+
+    /// The token FSA of a `triggered_tags` structure composed in pieces (`crate::pieces`):
+    /// the dispatch and each distinct tool body on its own, joined at token level. `None`
+    /// for a structure the pieces do not fit (another root, an exit that is not certain).
+    fn compile_pieces(
+        &self,
+        tag: &StructuralTag,
+        trie: &VocabTrie,
+        budget: &Budget,
+    ) -> Result<Option<Compiled<TokenAutomaton>>, TagsError> {
+        let mut stats = CompileStats::new();
+        let lowered = stats.time("pieces", || {
+            Lowering::new(&self.json).with_budget(*budget).pieces(tag)
+        })?;
+        let Some(language) = lowered else {
+            return Ok(None);
+        };
+        let dfas = stats.time("byte DFAs", || {
+            let automata = &language.automata;
+            Ok::<_, TagsError>(PieceDfas {
+                dispatch: self.dfa_within(&language.dispatch, automata.clone(), Some(budget))?,
+                bodies: (language.bodies.iter())
+                    .map(|body| self.dfa_within(body, automata.clone(), Some(budget)))
+                    .collect::<Result<_, _>>()?,
+                body_of_hole: language.body_of_hole.clone(),
+            })
+        })?;
+        let limits = ComposeLimits {
+            token_edge_limit: self.get_config().get_token_edge_limit(),
+            deadline: budget.deadline(),
+            memory_limit: budget.memory(),
+            ..ComposeLimits::default()
+        };
+        let composed = stats.time("composition", || {
+            pieces::compose(dfas, trie, &limits, budget)
+        })?;
+        let Some((parts, sizes)) = composed else {
+            return Ok(None);
+        };
+        stats.set_count("pieces", sizes.pieces);
+        stats.set_count("byte DFA states", sizes.byte_states);
+        let automaton = stats
+            .time("layout", || TokenAutomaton::from_class_parts(parts))
+            .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+        stats.count_automaton(&automaton);
+        Ok(Some(Compiled {
+            automaton,
+            stats,
+            warnings: language.warnings,
+        }))
     }
 
     /// The call network of the texts `tag` admits: the root machine is the tree with

@@ -31,11 +31,13 @@
 //! # StructuralTagCompiler::new().compile(&tag, &vocab).unwrap();
 //! ```
 
+mod budget;
 mod compiler;
 mod error;
 mod format;
 mod lower;
 mod parse;
+mod pieces;
 mod tokens;
 
 pub use compiler::StructuralTagCompiler;
