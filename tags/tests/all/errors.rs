@@ -294,3 +294,41 @@ fn huge_counts_are_limit_errors() {
         assert!(spec.pointer(e.path()).is_some(), "{e}");
     }
 }
+
+/// Tools whose long strings make thousands of states, each with most of the vocabulary.
+fn exploding_tools() -> StructuralTag {
+    let tags: Vec<Value> = (0..8)
+        .map(|i| {
+            json!({"begin": format!("<f{i}>"), "end": "</f>", "content": {"type": "json_schema",
+                   "json_schema": {"type": "string", "maxLength": 600 + i}}})
+        })
+        .collect();
+    let spec = json!({"type": "triggered_tags", "triggers": ["<f"], "tags": tags});
+    StructuralTag::from_json(&spec.to_string()).unwrap()
+}
+
+#[test]
+fn the_eager_compile_ends_at_its_budgets_naming_the_option() {
+    use fstc_json::Config;
+    let vocab = fstc_detok::Vocabulary::from_file(testkit::vocabs::testdata("gpt2/encoder.json"))
+        .unwrap();
+    let tag = exploding_tools();
+    let quick = Config::new().time_budget(std::time::Duration::ZERO);
+    let small = Config::new().memory_budget(1 << 20);
+    for (name, compiler) in [
+        ("pieces", StructuralTagCompiler::new()),
+        ("one DFA", StructuralTagCompiler::new().whole_dfa()),
+    ] {
+        let e = compiler.clone().configure(quick.clone()).compile(&tag, &vocab).unwrap_err();
+        assert!(
+            e.message().contains("time budget") && e.message().contains("`--time-budget`"),
+            "{name}: {e}"
+        );
+        let e = compiler.configure(small.clone()).compile(&tag, &vocab).unwrap_err();
+        assert!(
+            e.message().contains("memory budget of 1048576 bytes")
+                && e.message().contains("`--memory-budget`"),
+            "{name}: {e}"
+        );
+    }
+}
