@@ -31,6 +31,8 @@ pub struct StructuralTagCompiler {
     json: JsonSchemaCompiler,
     /// Compose one DFA of the whole text even where pieces would do (`crate::pieces`).
     whole: bool,
+    /// Most table entries of a batch of pieces, if not the default.
+    batch_entries: Option<usize>,
 }
 
 impl StructuralTagCompiler {
@@ -43,6 +45,16 @@ impl StructuralTagCompiler {
     pub fn configure(self, config: Config) -> StructuralTagCompiler {
         StructuralTagCompiler {
             json: self.json.configure(config),
+            ..self
+        }
+    }
+
+    /// Composes the pieces of a tool-call structure in batches of at most `entries`
+    /// (state, byte class) pairs (default 2^21, what the composition keeps in a dense
+    /// table); at least one piece a batch. Tests set it low to join many batches.
+    pub fn batch_entries(self, entries: usize) -> StructuralTagCompiler {
+        StructuralTagCompiler {
+            batch_entries: Some(entries),
             ..self
         }
     }
@@ -297,19 +309,21 @@ impl StructuralTagCompiler {
                 body_of_hole: language.body_of_hole.clone(),
             })
         })?;
-        let limits = ComposeLimits {
-            token_edge_limit: self.get_config().get_token_edge_limit(),
-            deadline: budget.deadline(),
-            memory_limit: budget.memory(),
-            ..ComposeLimits::default()
+        let limits = pieces::Limits {
+            compose: ComposeLimits {
+                token_edge_limit: self.get_config().get_token_edge_limit(),
+                deadline: budget.deadline(),
+                memory_limit: budget.memory(),
+                ..ComposeLimits::default()
+            },
+            batch_entries: self.batch_entries.unwrap_or(pieces::BATCH_ENTRIES),
         };
-        let composed = stats.time("composition", || {
-            pieces::compose(dfas, trie, &limits, budget)
-        })?;
+        let composed = pieces::compose(dfas, trie, &limits, budget, &mut stats)?;
         let Some((parts, sizes)) = composed else {
             return Ok(None);
         };
         stats.set_count("pieces", sizes.pieces);
+        stats.set_count("batches", sizes.batches);
         stats.set_count("byte DFA states", sizes.byte_states);
         let automaton = stats
             .time("layout", || TokenAutomaton::from_class_parts(parts))

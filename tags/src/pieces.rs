@@ -21,6 +21,7 @@
 //! compiled as one DFA.
 
 use fstc_core::bytes::{Algebra, ByteAutomaton, ByteDfa};
+use fstc_core::compiled::CompileStats;
 use fstc_core::compose::{every_state_edges_with_trie, ComposeLimits, StateGroupEdges};
 use fstc_core::fast_hash::FastMap;
 use fstc_core::minimize::minimal_dfa;
@@ -124,38 +125,110 @@ fn only_edge(dfa: &ByteDfa, s: u32) -> Option<(u8, u32)> {
     edges.next().is_none().then_some(first)
 }
 
-/// A piece as the composition sees it: each exit reads any byte into one extra state
-/// (the *sink*, reading any byte too), so a token that crosses an exit is found with its
-/// group, and read again across the pieces.
-struct Cut<'a> {
-    piece: &'a Piece,
+/// Most `(state, byte class)` entries of one batch's transition table by default: half of
+/// what the composition keeps dense, so that a batch is always walked over a table.
+pub(crate) const BATCH_ENTRIES: usize = 1 << 21;
+
+/// Pieces composed together as one automaton of their disjoint states, each exit reading
+/// any byte into one extra state (the *sink*, reading any byte too), so that a token
+/// that crosses an exit is found with its group, to be read again across the pieces.
+/// Small pieces share one pass over the vocabulary; a batch stays within
+/// [`BATCH_ENTRIES`] (or the compiler's own bound), so the cost grows with the states and
+/// never faster.
+struct Batch<'a> {
+    joined: &'a Joined,
+    /// The pieces, and the batch state of each one's state 0.
+    members: Vec<(usize, u32)>,
+    /// The member of each batch state.
+    member_of: Vec<u32>,
+    /// The common refinement of the members' byte classes.
+    classes: [u8; 256],
 }
 
-impl Cut<'_> {
+impl<'a> Batch<'a> {
+    /// The pieces of `joined` in batches of at most `entries` table entries (or one piece),
+    /// in order.
+    fn all(joined: &'a Joined, entries: usize) -> Vec<Batch<'a>> {
+        let mut out: Vec<Batch<'a>> = Vec::new();
+        for (p, piece) in joined.pieces.iter().enumerate() {
+            let fits = out.last().and_then(|b| {
+                let (classes, count) = refine(&b.classes, piece.dfa.byte_classes());
+                let states = b.member_of.len() + piece.dfa.num_states() + 1;
+                (states * count <= entries).then_some(classes)
+            });
+            let batch = match (fits, out.last_mut()) {
+                (Some(classes), Some(b)) => {
+                    b.classes = classes;
+                    b
+                }
+                _ => {
+                    out.push(Batch {
+                        joined,
+                        members: Vec::new(),
+                        member_of: Vec::new(),
+                        classes: [0; 256],
+                    });
+                    let b = out.last_mut().expect("just pushed");
+                    b.classes = refine(&b.classes, piece.dfa.byte_classes()).0;
+                    b
+                }
+            };
+            let m = batch.members.len() as u32;
+            batch.members.push((p, batch.member_of.len() as u32));
+            batch.member_of.extend((0..piece.dfa.num_states()).map(|_| m));
+        }
+        out
+    }
+
     fn sink(&self) -> u32 {
-        self.piece.dfa.num_states() as u32
+        self.member_of.len() as u32
+    }
+
+    /// The piece and its state at batch state `s` (`None`: the sink).
+    fn at(&self, s: u32) -> Option<(usize, u32)> {
+        let &m = self.member_of.get(s as usize)?;
+        let (p, offset) = self.members[m as usize];
+        Some((p, s - offset))
     }
 }
 
-impl ByteAutomaton for Cut<'_> {
+/// The common refinement of two byte partitions, numbered by first byte, and its size.
+fn refine(a: &[u8; 256], b: &[u8; 256]) -> ([u8; 256], usize) {
+    let mut ids: FastMap<(u8, u8), u8> = FastMap::default();
+    let mut out = [0u8; 256];
+    for byte in 0..256 {
+        let next = ids.len() as u8;
+        out[byte] = *ids.entry((a[byte], b[byte])).or_insert(next);
+    }
+    (out, ids.len())
+}
+
+impl ByteAutomaton for Batch<'_> {
     fn num_states(&self) -> usize {
-        self.piece.dfa.num_states() + 1
+        self.member_of.len() + 1
     }
     fn start(&self) -> u32 {
-        self.piece.dfa.start()
+        0
     }
     fn is_accepting(&self, state: u32) -> bool {
         state == self.sink()
     }
     fn next(&self, state: u32, byte: u8) -> Option<u32> {
-        match self.piece.exit.get(state as usize) {
-            None | Some(Exit::Hole(_) | Exit::Done) => Some(self.sink()),
-            Some(Exit::No | Exit::Marker) => self.piece.dfa.next(state, byte),
+        let Some((p, s)) = self.at(state) else {
+            return Some(self.sink());
+        };
+        let piece = &self.joined.pieces[p];
+        match piece.exit[s as usize] {
+            Exit::Hole(_) | Exit::Done => Some(self.sink()),
+            Exit::No | Exit::Marker => {
+                let offset = state - s;
+                piece.dfa.next(s, byte).map(|t| t + offset)
+            }
         }
     }
     fn byte_classes(&self) -> Option<&[u8; 256]> {
-        // Exits and the sink read every byte alike: the DFA's classes still hold.
-        Some(self.piece.dfa.byte_classes())
+        // Exits and the sink read every byte alike: the members' classes still hold.
+        Some(&self.classes)
     }
 }
 
@@ -236,9 +309,16 @@ pub(crate) struct PieceDfas {
     pub body_of_hole: Vec<usize>,
 }
 
+/// The composition's limits, and the most table entries of a batch.
+pub(crate) struct Limits {
+    pub compose: ComposeLimits,
+    pub batch_entries: usize,
+}
+
 /// Sizes worth reporting.
 pub(crate) struct Sizes {
     pub pieces: usize,
+    pub batches: usize,
     pub byte_states: usize,
 }
 
@@ -247,8 +327,9 @@ pub(crate) struct Sizes {
 pub(crate) fn compose(
     dfas: PieceDfas,
     trie: &VocabTrie,
-    limits: &ComposeLimits,
+    limits: &Limits,
     budget: &Budget,
+    stats: &mut CompileStats,
 ) -> Result<Option<(ClassParts, Sizes)>, TagsError> {
     let Some(joined) = join(dfas) else {
         return Ok(None);
@@ -256,17 +337,24 @@ pub(crate) fn compose(
     let fail = |e: &dyn std::fmt::Display| {
         TagsError::at("", format!("the automaton could not be built: {e}"))
     };
-    let composed: Vec<StateGroupEdges> = (joined.pieces.iter())
-        .map(|piece| every_state_edges_with_trie(&Cut { piece }, trie, limits))
-        .collect::<Result<_, _>>()
-        .map_err(|e| budget.composition_failed(&e))?;
+    let batches = Batch::all(&joined, limits.batch_entries);
+    let composed: Vec<StateGroupEdges> = stats.time("composition of the pieces", || {
+        (batches.iter())
+            .map(|batch| every_state_edges_with_trie(batch, trie, &limits.compose))
+            .collect::<Result<_, _>>()
+            .map_err(|e| budget.composition_failed(&e))
+    })?;
     let joining = "joining the pieces of the structural tag";
     budget.check_time("", joining)?;
-    let spelled = Spelled::new(trie);
-    let crossing = crossing(&joined, &composed, &spelled);
+    let crossing = stats.time("crossing tokens", || {
+        crossing(&batches, &composed, &Spelled::new(trie))
+    });
     budget.check_time("", joining)?;
-    let (classes, num_classes) = joint_classes(&composed, &crossing, trie);
-    let edges = edges(&joined, &composed, &crossing, (&classes, num_classes), budget)?;
+    let (classes, num_classes) =
+        stats.time("joint classes", || joint_classes(&composed, &crossing, trie));
+    let edges = stats.time("join", || {
+        edges(&batches, &composed, &crossing, (&classes, num_classes), budget)
+    })?;
     budget.check_time("", joining)?;
     let dispatch = &joined.pieces[0];
     let accepting: Vec<bool> = (joined.pieces.iter())
@@ -276,12 +364,13 @@ pub(crate) fn compose(
     let start = joined
         .global((0, dispatch.dfa.start()))
         .ok_or_else(|| fail(&"the structural tag's start is a marker"))?;
-    let (accepting, edges) = minimal_dfa(start, accepting, edges);
+    let (accepting, edges) = stats.time("minimization", || minimal_dfa(start, accepting, edges));
     if !accepting.iter().any(|&a| a) {
         return Err(TagsError::at("", "the structural tag admits no text"));
     }
     let sizes = Sizes {
         pieces: joined.pieces.len(),
+        batches: batches.len(),
         byte_states: joined.pieces.iter().map(|p| p.dfa.num_states()).sum(),
     };
     let mut class_of_token = classes;
@@ -329,13 +418,13 @@ fn join(dfas: PieceDfas) -> Option<Joined> {
 /// The tokens that cross an exit, as `(global source, token, global target)`: each token
 /// of a group that reaches the sink, read again across the pieces.
 fn crossing(
-    joined: &Joined,
+    batches: &[Batch],
     composed: &[StateGroupEdges],
     spelled: &Spelled,
 ) -> Vec<(u32, u32, u32)> {
     let mut out = Vec::new();
-    for (p, (piece, edges)) in joined.pieces.iter().zip(composed).enumerate() {
-        let sink = piece.dfa.num_states() as u32;
+    for (batch, edges) in batches.iter().zip(composed) {
+        let (joined, sink) = (batch.joined, batch.sink());
         let mut wanted = vec![false; edges.num_groups as usize];
         for (g, _) in (edges.edges.iter().take(sink as usize).flatten()).filter(|e| e.1 == sink) {
             wanted[*g as usize] = true;
@@ -346,15 +435,18 @@ fn crossing(
                 tokens[g as usize].push(t as u32);
             }
         }
-        for s in 0..sink {
+        for state in 0..sink {
+            let Some((p, s)) = batch.at(state) else {
+                continue;
+            };
+            let piece = &joined.pieces[p];
             if piece.exit[s as usize] != Exit::No {
                 continue;
             }
-            let from = piece.base + s;
-            for &(g, _) in edges.edges[s as usize].iter().filter(|e| e.1 == sink) {
+            for &(g, _) in edges.edges[state as usize].iter().filter(|e| e.1 == sink) {
                 for &t in &tokens[g as usize] {
                     if let Some(to) = joined.run((p, s), spelled.of(t)) {
-                        out.push((from, t, to));
+                        out.push((piece.base + s, t, to));
                     }
                 }
             }
@@ -416,24 +508,26 @@ fn joint_classes(
     (joint, next)
 }
 
-/// Every global state's edges over the joint classes: each piece's group edges spread
+/// Every global state's edges over the joint classes: each batch's group edges spread
 /// over the classes of the group, targets resolved past exits, and the crossing tokens.
 fn edges(
-    joined: &Joined,
+    batches: &[Batch],
     composed: &[StateGroupEdges],
     crossing: &[(u32, u32, u32)],
     (classes, num_classes): (&[u32], u32),
     budget: &Budget,
 ) -> Result<Vec<Vec<(u32, u32)>>, TagsError> {
-    // The first token of each class, by which a class's group in a piece is known.
+    // The first token of each class, by which a class's group in a batch is known.
     let mut first = vec![u32::MAX; num_classes as usize];
     for (t, &c) in classes.iter().enumerate().rev() {
         first[c as usize] = t as u32;
     }
-    let total: usize = joined.pieces.iter().map(|p| p.dfa.num_states()).sum();
+    let total: usize = batches.iter().map(|b| b.sink() as usize).sum();
     let mut out: Vec<Vec<(u32, u32)>> = vec![Vec::new(); total];
     let mut bytes = 0usize;
-    for (p, (piece, edges)) in joined.pieces.iter().zip(composed).enumerate() {
+    let joining = "joining the pieces of the structural tag";
+    for (batch, edges) in batches.iter().zip(composed) {
+        let (joined, sink) = (batch.joined, batch.sink());
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); edges.num_groups as usize];
         // A class left empty by its crossing tokens taking classes of their own has none.
         for (c, &t) in first.iter().enumerate().filter(|(_, &t)| t != u32::MAX) {
@@ -442,21 +536,23 @@ fn edges(
                 members[g as usize].push(c as u32);
             }
         }
-        let sink = piece.dfa.num_states() as u32;
-        for s in 0..sink {
+        for state in 0..sink {
+            let Some((p, s)) = batch.at(state) else {
+                continue;
+            };
+            let piece = &joined.pieces[p];
             if piece.exit[s as usize] != Exit::No {
                 continue;
             }
             let list = &mut out[(piece.base + s) as usize];
-            for &(g, target) in edges.edges[s as usize].iter().filter(|e| e.1 != sink) {
-                let Some(to) = joined.global((p, target)) else {
+            for &(g, target) in edges.edges[state as usize].iter().filter(|e| e.1 != sink) {
+                let Some(to) = batch.at(target).and_then(|at| joined.global(at)) else {
                     continue;
                 };
                 list.extend(members[g as usize].iter().map(|&c| (c, to)));
             }
             bytes += 8 * list.len();
         }
-        let joining = "joining the pieces of the structural tag";
         if bytes > budget.memory() {
             return Err(budget.out_of_memory(joining));
         }

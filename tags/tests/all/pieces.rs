@@ -19,8 +19,14 @@ use crate::oracle;
 /// Compiles `tag` both ways for `vocab`; whether the pieces were taken. Asserts the files
 /// are identical.
 fn same_both_ways<V: TokenVocabulary + ?Sized>(tag: &StructuralTag, vocab: &V, label: &str) -> bool {
-    let pieces = compiler().compile(tag, vocab).unwrap();
     let whole = compiler().whole_dfa().compile(tag, vocab).unwrap();
+    // Each piece a batch of its own (2 entries: one state of one class), then the default.
+    let single = compiler().batch_entries(2).compile(tag, vocab).unwrap();
+    assert!(
+        single.automaton.to_bytes() == whole.automaton.to_bytes(),
+        "{label}: the automaton of one piece a batch differs from the one DFA's"
+    );
+    let pieces = compiler().compile(tag, vocab).unwrap();
     assert!(
         pieces.automaton.to_bytes() == whole.automaton.to_bytes(),
         "{label}: the pieces' automaton differs from the one DFA's ({} vs {} states)",
