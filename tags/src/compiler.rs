@@ -23,14 +23,42 @@ use crate::pieces::{self, PieceDfas};
 use crate::parse::StructuralTag;
 use crate::tokens;
 
+/// How the eager compile composes a tool-call structure (`triggered_tags` at the root):
+/// each way gives the same automaton, file for file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Composition {
+    /// In pieces when the one DFA would be large (the leaf automata pass
+    /// 2^15 states, near where one composition outgrows its dense table and slows down
+    /// many times), else one DFA of the whole text.
+    #[default]
+    Auto,
+    /// One byte DFA of the whole text, composed once.
+    Whole,
+    /// In pieces (the dispatch and each distinct tool body composed on its own, joined at
+    /// token level) wherever the cut is certain.
+    Pieces,
+}
+
+/// The leaf automata's states up to which [`Composition::Auto`] composes one DFA.
+const WHOLE_STATES: usize = 1 << 15;
+
+/// What the pieces' lowering led to.
+enum Pieced {
+    Compiled(Compiled<TokenAutomaton>),
+    /// The one DFA, from the same lowering (small enough), and the warnings.
+    Whole(ByteDfa, Vec<Warning>),
+    /// Pieces do not fit: compose one DFA.
+    No,
+}
+
 /// Compiles structural tags into token automata. Configured with the JSON Schema
 /// compiler's options (whitespace, escapes, limits), which apply to every `json_schema`
 /// and, for the limits, to the whole automaton.
 #[derive(Clone, Debug, Default)]
 pub struct StructuralTagCompiler {
     json: JsonSchemaCompiler,
-    /// Compose one DFA of the whole text even where pieces would do (`crate::pieces`).
-    whole: bool,
+    /// How a tool-call structure is composed.
+    composition: Composition,
     /// Most table entries of a batch of pieces, if not the default.
     batch_entries: Option<usize>,
 }
@@ -59,11 +87,11 @@ impl StructuralTagCompiler {
         }
     }
 
-    /// Composes one byte DFA of the whole text with the vocabulary, as before the pieces:
-    /// the same automaton, at the cost of one DFA of everything (for comparisons).
-    pub fn whole_dfa(self) -> StructuralTagCompiler {
+    /// How the eager compile composes a structure whose root is `triggered_tags`: the
+    /// automaton is the same either way, only the cost differs.
+    pub fn composition(self, composition: Composition) -> StructuralTagCompiler {
         StructuralTagCompiler {
-            whole: true,
+            composition,
             ..self
         }
     }
@@ -245,13 +273,17 @@ impl StructuralTagCompiler {
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, TagsError> {
         let budget = Budget::start(self.get_config());
-        if !self.whole && !tag.format.counts_tokens() {
-            if let Some(compiled) = self.compile_pieces(tag, trie, &budget)? {
-                return Ok(compiled);
-            }
-        }
         let mut stats = CompileStats::new();
-        let (dfa, warnings, marked) = self.to_compose(tag, trie, &mut stats, &budget)?;
+        let pieced = match self.composition {
+            Composition::Whole => Pieced::No,
+            _ if tag.format.counts_tokens() => Pieced::No,
+            _ => self.compile_pieces(tag, trie, &budget, &mut stats)?,
+        };
+        let (dfa, warnings, marked) = match pieced {
+            Pieced::Compiled(compiled) => return Ok(compiled),
+            Pieced::Whole(dfa, warnings) => (dfa, warnings, None),
+            Pieced::No => self.to_compose(tag, trie, &mut stats, &budget)?,
+        };
         budget.check_time("", "building the byte automaton")?;
         let mut config = fstc_regex::Config::new()
             .dfa_state_limit(self.get_config().get_dfa_state_limit())
@@ -291,14 +323,25 @@ impl StructuralTagCompiler {
         tag: &StructuralTag,
         trie: &VocabTrie,
         budget: &Budget,
-    ) -> Result<Option<Compiled<TokenAutomaton>>, TagsError> {
-        let mut stats = CompileStats::new();
+        stats: &mut CompileStats,
+    ) -> Result<Pieced, TagsError> {
         let lowered = stats.time("pieces", || {
             Lowering::new(&self.json).with_budget(*budget).pieces(tag)
         })?;
         let Some(language) = lowered else {
-            return Ok(None);
+            return Ok(Pieced::No);
         };
+        let leaves: usize = language.automata.iter().map(|a| a.num_states()).sum();
+        if self.composition == Composition::Auto && leaves <= WHOLE_STATES {
+            let dfa = stats.time("byte DFA", || {
+                let dfa = self.dfa_within(&language.whole, language.automata.clone(), Some(budget))?;
+                match (0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
+                    true => Ok(dfa),
+                    false => Err(TagsError::at("", "the structural tag admits no text")),
+                }
+            })?;
+            return Ok(Pieced::Whole(dfa, language.warnings));
+        }
         let dfas = stats.time("byte DFAs", || {
             let automata = &language.automata;
             Ok::<_, TagsError>(PieceDfas {
@@ -318,9 +361,8 @@ impl StructuralTagCompiler {
             },
             batch_entries: self.batch_entries.unwrap_or(pieces::BATCH_ENTRIES),
         };
-        let composed = pieces::compose(dfas, trie, &limits, budget, &mut stats)?;
-        let Some((parts, sizes)) = composed else {
-            return Ok(None);
+        let Some((parts, sizes)) = pieces::compose(dfas, trie, &limits, budget, stats)? else {
+            return Ok(Pieced::No);
         };
         stats.set_count("pieces", sizes.pieces);
         stats.set_count("batches", sizes.batches);
@@ -329,9 +371,9 @@ impl StructuralTagCompiler {
             .time("layout", || TokenAutomaton::from_class_parts(parts))
             .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
         stats.count_automaton(&automaton);
-        Ok(Some(Compiled {
+        Ok(Pieced::Compiled(Compiled {
             automaton,
-            stats,
+            stats: std::mem::take(stats),
             warnings: language.warnings,
         }))
     }

@@ -40,7 +40,7 @@ mod parse;
 mod pieces;
 mod tokens;
 
-pub use compiler::StructuralTagCompiler;
+pub use compiler::{Composition, StructuralTagCompiler};
 pub use error::TagsError;
 pub use format::{Format, Tag, TagsWithSeparator, TriggeredTags};
 pub use parse::StructuralTag;

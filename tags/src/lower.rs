@@ -668,6 +668,8 @@ impl<'c> Lowering<'c, String> {
 /// its hole) and, per distinct body, the contents and end strings of the tags that
 /// share a `begin`, followed by the exit marker. Regex texts over `automata`.
 pub(crate) struct PieceLanguages {
+    /// The whole text as one regex (over the same automata).
+    pub whole: String,
     pub dispatch: String,
     pub bodies: Vec<String>,
     /// The body of each hole (each distinct `begin`, in order of first use).
@@ -714,7 +716,9 @@ impl<'c> Lowering<'c, String> {
             (false, true) => String::seq(vec![text.clone(), tags.clone().repeat(0, Some(1))]),
             (true, true) => tags,
         };
+        let whole = self.lower(&tag.format, root, &[])?;
         Ok(Some(PieceLanguages {
+            whole,
             dispatch,
             bodies,
             body_of_hole,

@@ -25,6 +25,7 @@ use fstc_core::compiled::CompileStats;
 use fstc_core::compose::{every_state_edges_with_trie, ComposeLimits, StateGroupEdges};
 use fstc_core::fast_hash::FastMap;
 use fstc_core::minimize::minimal_dfa;
+use fstc_core::parts::columns::Columns;
 use fstc_core::parts::{ClassParts, NO_CLASS};
 use fstc_core::vocab::VocabTrie;
 
@@ -346,9 +347,7 @@ pub(crate) fn compose(
     })?;
     let joining = "joining the pieces of the structural tag";
     budget.check_time("", joining)?;
-    let crossing = stats.time("crossing tokens", || {
-        crossing(&batches, &composed, &Spelled::new(trie))
-    });
+    let crossing = stats.time("crossing tokens", || crossing(&batches, &composed, trie));
     budget.check_time("", joining)?;
     let (classes, num_classes) =
         stats.time("joint classes", || joint_classes(&composed, &crossing, trie));
@@ -364,6 +363,16 @@ pub(crate) fn compose(
     let start = joined
         .global((0, dispatch.dfa.start()))
         .ok_or_else(|| fail(&"the structural tag's start is a marker"))?;
+    // Classes with equal columns are one letter to the minimizer (as the composition's
+    // groups are); the layout numbers the classes canonically.
+    let (edges, classes, num_classes) = stats.time("merged classes", || {
+        let columns = Columns::group(num_classes as usize, &edges);
+        let edges: Vec<Vec<(u32, u32)>> = edges.iter().map(|l| columns.relabel(l)).collect();
+        let classes: Vec<u32> = (classes.iter())
+            .map(|&c| columns.class_of.get(c as usize).copied().unwrap_or(NO_CLASS))
+            .collect();
+        (edges, classes, columns.num_classes() as u32)
+    });
     let (accepting, edges) = stats.time("minimization", || minimal_dfa(start, accepting, edges));
     if !accepting.iter().any(|&a| a) {
         return Err(TagsError::at("", "the structural tag admits no text"));
@@ -415,14 +424,15 @@ fn join(dfas: PieceDfas) -> Option<Joined> {
     })
 }
 
-/// The tokens that cross an exit, as `(global source, token, global target)`: each token
-/// of a group that reaches the sink, read again across the pieces.
-fn crossing(
-    batches: &[Batch],
-    composed: &[StateGroupEdges],
-    spelled: &Spelled,
-) -> Vec<(u32, u32, u32)> {
+/// Past this many tokens to read again from one state, the vocabulary trie is walked from
+/// it instead (pruned where the text dies), which reads each shared prefix once.
+const RUN_TOKENS: usize = 4096;
+
+/// The tokens that cross an exit, as `(global source, token, global target)`: the tokens
+/// of the groups that reach the sink, read again across the pieces.
+fn crossing(batches: &[Batch], composed: &[StateGroupEdges], trie: &VocabTrie) -> Vec<(u32, u32, u32)> {
     let mut out = Vec::new();
+    let mut spelled: Option<Spelled> = None;
     for (batch, edges) in batches.iter().zip(composed) {
         let (joined, sink) = (batch.joined, batch.sink());
         let mut wanted = vec![false; edges.num_groups as usize];
@@ -440,19 +450,63 @@ fn crossing(
                 continue;
             };
             let piece = &joined.pieces[p];
-            if piece.exit[s as usize] != Exit::No {
+            let groups = edges.edges[state as usize].iter().filter(|e| e.1 == sink);
+            let count: usize = groups.clone().map(|&(g, _)| tokens[g as usize].len()).sum();
+            if piece.exit[s as usize] != Exit::No || count == 0 {
                 continue;
             }
-            for &(g, _) in edges.edges[state as usize].iter().filter(|e| e.1 == sink) {
+            let from = piece.base + s;
+            if count > RUN_TOKENS {
+                walk_crossing(joined, (p, s), trie, &mut |t, to| out.push((from, t, to)));
+                continue;
+            }
+            let spelled = spelled.get_or_insert_with(|| Spelled::new(trie));
+            for &(g, _) in groups {
                 for &t in &tokens[g as usize] {
                     if let Some(to) = joined.run((p, s), spelled.of(t)) {
-                        out.push((piece.base + s, t, to));
+                        out.push((from, t, to));
                     }
                 }
             }
         }
     }
     out
+}
+
+/// The tokens that cross an exit from `at`, found by one walk of the vocabulary trie
+/// across the pieces, pruned where the text dies: `found(token, global target)`.
+fn walk_crossing(
+    joined: &Joined,
+    at: (usize, u32),
+    trie: &VocabTrie,
+    found: &mut dyn FnMut(u32, u32),
+) {
+    // Per depth, the (piece, state) after the node's bytes and whether an exit was passed.
+    let mut path: Vec<(usize, u32, bool)> = vec![(at.0, at.1, false)];
+    let mut node = 1;
+    while node < trie.num_nodes() {
+        let depth = trie.node_depth(node);
+        path.truncate(depth);
+        let (p, s, crossed) = path[depth - 1];
+        let byte = trie.node_byte(node);
+        let stepped = joined.resolve((p, s)).and_then(|(q, r)| {
+            let next = (byte < MARK).then(|| joined.pieces[q].dfa.next(r, byte))??;
+            Some((q, next, crossed || q != p))
+        });
+        let Some(here) = stepped else {
+            node = trie.subtree_end(node);
+            continue;
+        };
+        if here.2 {
+            if let Some(to) = joined.global((here.0, here.1)) {
+                for &t in trie.node_tokens(node) {
+                    found(t, to);
+                }
+            }
+        }
+        path.push(here);
+        node += 1;
+    }
 }
 
 /// The common refinement of the pieces' token groups, with each crossing token a class

@@ -22,7 +22,7 @@ use fstc_benches::walk::{measure, schedule, Event};
 use fstc_core::vocab::VocabTrie;
 use fstc_core::walker::Walker;
 use fstc_json::{Config, Whitespace};
-use fstc_tags::{StructuralTag, StructuralTagCompiler};
+use fstc_tags::{Composition, StructuralTag, StructuralTagCompiler};
 use llguidance::api::TopLevelGrammar;
 use serde_json::{json, Value};
 
@@ -35,9 +35,14 @@ WHOLE_MAX       the most tools also compiled as one DFA, the previous way (defau
 
 /// Tool `i`'s function: a name and its argument schema, from eight kinds of real-world
 /// functions, each with a bound or a value of its own so that no two bodies are equal.
-fn tool(i: usize) -> (String, Value) {
+/// `bounded`: every free-form string has a `maxLength` of 200, as many real schemas have
+/// (each bounded string is hundreds of automaton states).
+fn tool(i: usize, bounded: bool) -> (String, Value) {
     let s = |extra: Value| {
         let mut v = json!({"type": "string"});
+        if bounded && extra.as_object().unwrap().is_empty() {
+            v["maxLength"] = json!(200);
+        }
         v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
         v
     };
@@ -60,10 +65,10 @@ const BEGIN: &str = "<tool_call>\n{\"name\": \"";
 const END: &str = "}\n</tool_call>";
 
 /// The structural tag of `n` tools.
-fn spec(n: usize) -> String {
+fn spec(n: usize, bounded: bool) -> String {
     let tags: Vec<Value> = (0..n)
         .map(|i| {
-            let (name, schema) = tool(i);
+            let (name, schema) = tool(i, bounded);
             json!({"begin": format!("{BEGIN}{name}\", \"arguments\": "),
                    "content": {"type": "json_schema", "json_schema": schema}, "end": END})
         })
@@ -76,14 +81,14 @@ fn spec(n: usize) -> String {
 /// The same language in llguidance's Lark syntax: the text before a call is one lazy
 /// lexeme ending at the first `<tool_call>`; the text after the last call has none.
 /// Arguments in the compact form fstc's compiler is configured for.
-fn lark(n: usize) -> String {
+fn lark(n: usize, bounded: bool) -> String {
     let mut out = String::from(
         "%llguidance {}\nstart: (pre call)* TAIL?\npre[lazy]: /(.|\\n)*<tool_call>/\n\
          TAIL: /(.|\\n)+/ & ~/(.|\\n)*<tool_call>(.|\\n)*/\ncall: ",
     );
     let alternatives: Vec<String> = (0..n)
         .map(|i| {
-            let (name, _) = tool(i);
+            let (name, _) = tool(i, bounded);
             let begin = format!("\n{{\"name\": \"{name}\", \"arguments\": ");
             format!("{} args_{i} {}", serde_json::to_string(&begin).unwrap(), serde_json::to_string(END).unwrap())
         })
@@ -91,7 +96,7 @@ fn lark(n: usize) -> String {
     out.push_str(&alternatives.join(" | "));
     out.push('\n');
     for i in 0..n {
-        let (_, mut schema) = tool(i);
+        let (_, mut schema) = tool(i, bounded);
         schema.as_object_mut().unwrap().insert(
             "x-guidance".into(),
             json!({"whitespace_flexible": false, "item_separator": ",", "key_separator": ":"}),
@@ -103,8 +108,8 @@ fn lark(n: usize) -> String {
 
 /// Walks through free text, a call of the first tool and of the last one, and text.
 fn samples(n: usize) -> Vec<String> {
-    let (first, _) = tool(0);
-    let (last, _) = tool(n - 1);
+    let (first, _) = tool(0, false);
+    let (last, _) = tool(n - 1, false);
     vec![
         format!("Let me check the weather first. <tool_call>\n{{\"name\": \"{first}\", \"arguments\": {{\"location\":\"Paris, France\",\"unit\":\"celsius\"}}}}\n</tool_call>\nI asked for it; the answer comes next."),
         format!("Sure.<tool_call>\n{{\"name\": \"{last}\", \"arguments\": {}}}\n</tool_call> Done, anything else?", example_arguments(n - 1)),
@@ -139,9 +144,10 @@ fn real_main() -> Result<()> {
     }
     println!("# Tool calls\n");
     println!(
-        "fstc: `StructuralTagCompiler::compile_with_trie` (compact JSON), eager in pieces (each \
-         tool body composed alone, joined at token level), eager as one DFA of the whole text \
-         (`whole_dfa()`, the previous way; up to {whole_max} tools), lazy (`compile_lazy`); \
+        "fstc: `StructuralTagCompiler::compile_with_trie` (compact JSON): as it chooses \
+         (`Composition::Auto`), in pieces (each tool body composed alone, joined at token \
+         level), as one DFA of the whole text (the previous way; up to {whole_max} tools); \
+         lazy (`compile_lazy`); \
          llguidance: the same language in Lark with a `%json` schema per tool. Compile + first \
          mask is what a request waits for."
     );
@@ -178,27 +184,35 @@ fn bench_vocab(vocab: &LoadedVocab, options: &fstc_benches::args::Options, tools
         StructuralTagCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
     let width = vocab.mask_words();
     let mut mismatches = Vec::new();
-    for &n in tools {
+    // Bounded strings make each tool ~10 times larger: one DFA of all of them only up to
+    // a quarter of `whole_max` tools.
+    let kinds = [(false, whole_max), (true, whole_max / 4)];
+    for (&n, (bounded, whole_max)) in kinds.iter().flat_map(|k| tools.iter().map(move |n| (n, *k))) {
         eprintln!("  {} / {n} tools", vocab.name);
-        let tag = StructuralTag::from_json(&spec(n)).map_err(|e| anyhow!("{e}"))?;
+        let tag = StructuralTag::from_json(&spec(n, bounded)).map_err(|e| anyhow!("{e}"))?;
         let texts = samples(n);
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         let events = schedule(&vocab.tokenize_all(&texts)?, options.steps);
-        let label = format!("{n}");
+        let label = format!("{n}{}", if bounded { " bounded" } else { "" });
         let mut results = Vec::new();
         let runs = options.compile_runs;
-        match eager(&compiler, &tag, &trie, (&events, width, runs), "fstc pieces") {
+        match eager(&compiler, &tag, &trie, (&events, width, runs), "fstc") {
+            Ok((result, note)) => print_walk_row(&label, &result, &note),
+            Err(e) => println!("| {label} | fstc | {e} |"),
+        }
+        let pieces = compiler.clone().composition(Composition::Pieces);
+        match eager(&pieces, &tag, &trie, (&events, width, runs), "fstc pieces") {
             Ok((pieces, note)) => {
                 print_walk_row(&label, &pieces, &note);
                 results.push(pieces);
             }
-            Err(e) => println!("| {n} | fstc pieces | {e} |"),
+            Err(e) => println!("| {label} | fstc pieces | {e} |"),
         }
         if n <= whole_max {
-            let whole = compiler.clone().whole_dfa();
+            let whole = compiler.clone().composition(Composition::Whole);
             match eager(&whole, &tag, &trie, (&events, width, runs), "fstc one DFA") {
                 Ok((result, note)) => print_walk_row(&label, &result, &note),
-                Err(e) => println!("| {n} | fstc one DFA | {e} |"),
+                Err(e) => println!("| {label} | fstc one DFA | {e} |"),
             }
         }
         let started = Instant::now();
@@ -209,7 +223,7 @@ fn bench_vocab(vocab: &LoadedVocab, options: &fstc_benches::args::Options, tools
         let mut matcher = Fstc(lazy.automaton.start_matcher());
         let result = measure("fstc lazy", &mut matcher, compile, None, &events, width);
         print_walk_row(&label, &result, "states made on first use");
-        let lark = lark(n);
+        let lark = lark(n, bounded);
         let (mut llg, compile) =
             Llguidance::compile_grammar(TopLevelGrammar::from_lark(lark), "the tools", &factory)?;
         let result = measure("llguidance", &mut llg, compile, None, &events, width);

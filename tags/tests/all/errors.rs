@@ -2,7 +2,7 @@
 //! into the spec, never a panic.
 
 use fstc_core::sample::SplitMix64;
-use fstc_tags::{Format, StructuralTag, StructuralTagCompiler, Tag, TriggeredTags};
+use fstc_tags::{Composition, Format, StructuralTag, StructuralTagCompiler, Tag, TriggeredTags};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -316,8 +316,8 @@ fn the_eager_compile_ends_at_its_budgets_naming_the_option() {
     let quick = Config::new().time_budget(std::time::Duration::ZERO);
     let small = Config::new().memory_budget(1 << 20);
     for (name, compiler) in [
-        ("pieces", StructuralTagCompiler::new()),
-        ("one DFA", StructuralTagCompiler::new().whole_dfa()),
+        ("pieces", StructuralTagCompiler::new().composition(Composition::Pieces)),
+        ("one DFA", StructuralTagCompiler::new().composition(Composition::Whole)),
     ] {
         let e = compiler.clone().configure(quick.clone()).compile(&tag, &vocab).unwrap_err();
         assert!(

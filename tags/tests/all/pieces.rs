@@ -7,7 +7,7 @@
 use fstc_core::sample::SplitMix64;
 use fstc_core::{ByteVocabulary, TokenVocabulary};
 use fstc_detok::Vocabulary;
-use fstc_tags::StructuralTag;
+use fstc_tags::{Composition, StructuralTag};
 use serde_json::{json, Value};
 use testkit::vocabs::{shared_vocab, testdata};
 
@@ -19,14 +19,17 @@ use crate::oracle;
 /// Compiles `tag` both ways for `vocab`; whether the pieces were taken. Asserts the files
 /// are identical.
 fn same_both_ways<V: TokenVocabulary + ?Sized>(tag: &StructuralTag, vocab: &V, label: &str) -> bool {
-    let whole = compiler().whole_dfa().compile(tag, vocab).unwrap();
+    let whole = compiler().composition(Composition::Whole).compile(tag, vocab).unwrap();
     // Each piece a batch of its own (2 entries: one state of one class), then the default.
-    let single = compiler().batch_entries(2).compile(tag, vocab).unwrap();
+    let pieces = || compiler().composition(Composition::Pieces);
+    let single = pieces().batch_entries(2).compile(tag, vocab).unwrap();
     assert!(
         single.automaton.to_bytes() == whole.automaton.to_bytes(),
         "{label}: the automaton of one piece a batch differs from the one DFA's"
     );
-    let pieces = compiler().compile(tag, vocab).unwrap();
+    let auto = compiler().compile(tag, vocab).unwrap();
+    assert!(auto.automaton.to_bytes() == whole.automaton.to_bytes(), "{label}: auto");
+    let pieces = pieces().compile(tag, vocab).unwrap();
     assert!(
         pieces.automaton.to_bytes() == whole.automaton.to_bytes(),
         "{label}: the pieces' automaton differs from the one DFA's ({} vs {} states)",
@@ -87,8 +90,11 @@ fn pieces_agree_with_the_oracle_on_tokens_through_whole_tags() {
         let ids: std::collections::HashMap<Vec<u8>, u32> = (0..vocab.len() as u32)
             .filter_map(|id| vocab.token_bytes(id).map(|b| (b.to_vec(), id)))
             .collect();
-        let compiled = compiler().compile_any(&tag, &vocab).unwrap();
+        let compiled = (compiler().composition(Composition::Pieces))
+            .compile(&tag, &vocab)
+            .unwrap();
         assert!(compiled.stats.count("pieces").is_some());
+        let compiled = compiled.map(fstc_core::any::AnyAutomaton::Fsa);
         let mut through = 0;
         for text in texts(&case, seed, 150) {
             let expected = oracle::accepts(&case.spec, text.as_bytes());
