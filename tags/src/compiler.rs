@@ -19,8 +19,8 @@ use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler, RegexE
 use crate::budget::Budget;
 use crate::error::TagsError;
 use crate::lower::{needs_stack, Lowering};
-use crate::pieces::{self, PieceDfas};
 use crate::parse::StructuralTag;
+use crate::pieces::{self, PieceDfas};
 use crate::tokens;
 
 /// How the eager compile composes a tool-call structure (`triggered_tags` at the root):
@@ -159,7 +159,9 @@ impl StructuralTagCompiler {
     ) -> Result<(ByteDfa, Vec<Warning>, Option<VocabTrie>), TagsError> {
         if !tag.format.counts_tokens() {
             let (dfa, warnings) = stats.time("byte DFA", || {
-                let language = Lowering::new(&self.json).with_budget(*budget).language(tag)?;
+                let language = Lowering::new(&self.json)
+                    .with_budget(*budget)
+                    .language(tag)?;
                 let dfa = self.dfa_within(&language.regex, language.automata, Some(budget))?;
                 if !(0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
                     return Err(TagsError::at("", "the structural tag admits no text"));
@@ -334,7 +336,8 @@ impl StructuralTagCompiler {
         let leaves: usize = language.automata.iter().map(|a| a.num_states()).sum();
         if self.composition == Composition::Auto && leaves <= WHOLE_STATES {
             let dfa = stats.time("byte DFA", || {
-                let dfa = self.dfa_within(&language.whole, language.automata.clone(), Some(budget))?;
+                let dfa =
+                    self.dfa_within(&language.whole, language.automata.clone(), Some(budget))?;
                 match (0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
                     true => Ok(dfa),
                     false => Err(TagsError::at("", "the structural tag admits no text")),
@@ -367,6 +370,7 @@ impl StructuralTagCompiler {
         stats.set_count("pieces", sizes.pieces);
         stats.set_count("batches", sizes.batches);
         stats.set_count("byte DFA states", sizes.byte_states);
+        budget.check_time("", "laying out the token automaton")?;
         let automaton = stats
             .time("layout", || TokenAutomaton::from_class_parts(parts))
             .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;

@@ -729,17 +729,17 @@ impl<'c> Lowering<'c, String> {
 
     /// The tags of a dispatch grouped by `begin`: each distinct `begin` with the
     /// alternatives that may follow it (a content and one of its end strings).
-    fn holes(
-        &mut self,
-        tags: &[Tag],
-        path: &str,
-    ) -> Result<Vec<(String, Vec<String>)>, TagsError> {
+    fn holes(&mut self, tags: &[Tag], path: &str) -> Result<Vec<(String, Vec<String>)>, TagsError> {
         let (list, content_field) = match (self.spelling, path) {
             (Spelling::Legacy, "") => ("/structures".to_string(), "schema"),
             _ => (child(path, "tags"), "content"),
         };
         if tags.is_empty() {
-            let name = if content_field == "schema" { "structures" } else { "tags" };
+            let name = if content_field == "schema" {
+                "structures"
+            } else {
+                "tags"
+            };
             return Err(TagsError::at(&list, format!("`{name}` is empty")));
         }
         let mut holes: Vec<(String, Vec<String>)> = Vec::new();

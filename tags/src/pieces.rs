@@ -24,7 +24,7 @@ use fstc_core::bytes::{Algebra, ByteAutomaton, ByteDfa};
 use fstc_core::compiled::CompileStats;
 use fstc_core::compose::{every_state_edges_with_trie, ComposeLimits, StateGroupEdges};
 use fstc_core::fast_hash::FastMap;
-use fstc_core::minimize::minimal_dfa;
+use fstc_core::minimize::minimal_dfa_before;
 use fstc_core::parts::columns::Columns;
 use fstc_core::parts::{ClassParts, NO_CLASS};
 use fstc_core::vocab::VocabTrie;
@@ -176,7 +176,9 @@ impl<'a> Batch<'a> {
             };
             let m = batch.members.len() as u32;
             batch.members.push((p, batch.member_of.len() as u32));
-            batch.member_of.extend((0..piece.dfa.num_states()).map(|_| m));
+            batch
+                .member_of
+                .extend((0..piece.dfa.num_states()).map(|_| m));
         }
         out
     }
@@ -349,10 +351,17 @@ pub(crate) fn compose(
     budget.check_time("", joining)?;
     let crossing = stats.time("crossing tokens", || crossing(&batches, &composed, trie));
     budget.check_time("", joining)?;
-    let (classes, num_classes) =
-        stats.time("joint classes", || joint_classes(&composed, &crossing, trie));
+    let (classes, num_classes) = stats.time("joint classes", || {
+        joint_classes(&composed, &crossing, trie)
+    });
     let edges = stats.time("join", || {
-        edges(&batches, &composed, &crossing, (&classes, num_classes), budget)
+        edges(
+            &batches,
+            &composed,
+            &crossing,
+            (&classes, num_classes),
+            budget,
+        )
     })?;
     budget.check_time("", joining)?;
     let dispatch = &joined.pieces[0];
@@ -369,11 +378,22 @@ pub(crate) fn compose(
         let columns = Columns::group(num_classes as usize, &edges);
         let edges: Vec<Vec<(u32, u32)>> = edges.iter().map(|l| columns.relabel(l)).collect();
         let classes: Vec<u32> = (classes.iter())
-            .map(|&c| columns.class_of.get(c as usize).copied().unwrap_or(NO_CLASS))
+            .map(|&c| {
+                columns
+                    .class_of
+                    .get(c as usize)
+                    .copied()
+                    .unwrap_or(NO_CLASS)
+            })
             .collect();
         (edges, classes, columns.num_classes() as u32)
     });
-    let (accepting, edges) = stats.time("minimization", || minimal_dfa(start, accepting, edges));
+    budget.check_time("", joining)?;
+    let minimal = stats.time("minimization", || {
+        minimal_dfa_before(start, accepting, edges, budget.deadline())
+    });
+    let (accepting, edges) =
+        minimal.ok_or_else(|| budget.out_of_time("", "minimizing the joined pieces"))?;
     if !accepting.iter().any(|&a| a) {
         return Err(TagsError::at("", "the structural tag admits no text"));
     }
@@ -430,7 +450,11 @@ const RUN_TOKENS: usize = 4096;
 
 /// The tokens that cross an exit, as `(global source, token, global target)`: the tokens
 /// of the groups that reach the sink, read again across the pieces.
-fn crossing(batches: &[Batch], composed: &[StateGroupEdges], trie: &VocabTrie) -> Vec<(u32, u32, u32)> {
+fn crossing(
+    batches: &[Batch],
+    composed: &[StateGroupEdges],
+    trie: &VocabTrie,
+) -> Vec<(u32, u32, u32)> {
     let mut out = Vec::new();
     let mut spelled: Option<Spelled> = None;
     for (batch, edges) in batches.iter().zip(composed) {

@@ -43,18 +43,52 @@ fn tool(i: usize, bounded: bool) -> (String, Value) {
         if bounded && extra.as_object().unwrap().is_empty() {
             v["maxLength"] = json!(200);
         }
-        v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         v
     };
     let (name, properties, required) = match i % 8 {
-        0 => ("get_weather", json!({"location": s(json!({})), "unit": {"enum": ["celsius", "fahrenheit", format!("kelvin_{i}")]}}), json!(["location"])),
-        1 => ("search_web", json!({"query": s(json!({})), "max_results": {"type": "integer", "minimum": 1, "maximum": 10 + i}, "safe_search": {"type": "boolean"}}), json!(["query"])),
-        2 => ("send_email", json!({"to": s(json!({})), "subject": s(json!({})), "body": s(json!({})), "cc": {"type": "array", "items": s(json!({})), "maxItems": 3 + i % 5}, "priority": {"enum": ["low", "normal", "high", format!("p{i}")]}}), json!(["to", "subject", "body"])),
-        3 => ("create_event", json!({"title": s(json!({})), "start": s(json!({"format": "date-time"})), "duration_minutes": {"type": "integer", "minimum": 5, "maximum": 480 + i}, "attendees": {"type": "array", "items": s(json!({}))}}), json!(["title", "start"])),
-        4 => ("convert_currency", json!({"amount": {"type": "number"}, "from": s(json!({"pattern": "^[A-Z]{3}$"})), "to": s(json!({"pattern": "^[A-Z]{3}$"})), "round_to": {"type": "integer", "minimum": 0, "maximum": i % 7 + 2}}), json!(["amount", "from", "to"])),
-        5 => ("get_stock_price", json!({"symbol": s(json!({"pattern": "^[A-Z]{1,5}$"})), "exchange": {"enum": ["NYSE", "NASDAQ", "LSE", format!("X{i}")]}}), json!(["symbol"])),
-        6 => ("translate", json!({"text": s(json!({})), "source_lang": s(json!({"minLength": 2, "maxLength": 5})), "target_lang": {"enum": ["en", "fr", "de", "es", "ja", format!("l{i}")]}}), json!(["text", "target_lang"])),
-        _ => ("set_reminder", json!({"message": s(json!({})), "date": s(json!({"format": "date"})), "repeat": {"enum": ["none", "daily", "weekly", format!("every_{i}_days")]}}), json!(["message", "date"])),
+        0 => (
+            "get_weather",
+            json!({"location": s(json!({})), "unit": {"enum": ["celsius", "fahrenheit", format!("kelvin_{i}")]}}),
+            json!(["location"]),
+        ),
+        1 => (
+            "search_web",
+            json!({"query": s(json!({})), "max_results": {"type": "integer", "minimum": 1, "maximum": 10 + i}, "safe_search": {"type": "boolean"}}),
+            json!(["query"]),
+        ),
+        2 => (
+            "send_email",
+            json!({"to": s(json!({})), "subject": s(json!({})), "body": s(json!({})), "cc": {"type": "array", "items": s(json!({})), "maxItems": 3 + i % 5}, "priority": {"enum": ["low", "normal", "high", format!("p{i}")]}}),
+            json!(["to", "subject", "body"]),
+        ),
+        3 => (
+            "create_event",
+            json!({"title": s(json!({})), "start": s(json!({"format": "date-time"})), "duration_minutes": {"type": "integer", "minimum": 5, "maximum": 480 + i}, "attendees": {"type": "array", "items": s(json!({}))}}),
+            json!(["title", "start"]),
+        ),
+        4 => (
+            "convert_currency",
+            json!({"amount": {"type": "number"}, "from": s(json!({"pattern": "^[A-Z]{3}$"})), "to": s(json!({"pattern": "^[A-Z]{3}$"})), "round_to": {"type": "integer", "minimum": 0, "maximum": i % 7 + 2}}),
+            json!(["amount", "from", "to"]),
+        ),
+        5 => (
+            "get_stock_price",
+            json!({"symbol": s(json!({"pattern": "^[A-Z]{1,5}$"})), "exchange": {"enum": ["NYSE", "NASDAQ", "LSE", format!("X{i}")]}}),
+            json!(["symbol"]),
+        ),
+        6 => (
+            "translate",
+            json!({"text": s(json!({})), "source_lang": s(json!({"minLength": 2, "maxLength": 5})), "target_lang": {"enum": ["en", "fr", "de", "es", "ja", format!("l{i}")]}}),
+            json!(["text", "target_lang"]),
+        ),
+        _ => (
+            "set_reminder",
+            json!({"message": s(json!({})), "date": s(json!({"format": "date"})), "repeat": {"enum": ["none", "daily", "weekly", format!("every_{i}_days")]}}),
+            json!(["message", "date"]),
+        ),
     };
     let schema = json!({"type": "object", "properties": properties, "required": required,
                         "additionalProperties": false});
@@ -90,7 +124,11 @@ fn lark(n: usize, bounded: bool) -> String {
         .map(|i| {
             let (name, _) = tool(i, bounded);
             let begin = format!("\n{{\"name\": \"{name}\", \"arguments\": ");
-            format!("{} args_{i} {}", serde_json::to_string(&begin).unwrap(), serde_json::to_string(END).unwrap())
+            format!(
+                "{} args_{i} {}",
+                serde_json::to_string(&begin).unwrap(),
+                serde_json::to_string(END).unwrap()
+            )
         })
         .collect();
     out.push_str(&alternatives.join(" | "));
@@ -138,7 +176,9 @@ fn main() {
 fn real_main() -> Result<()> {
     let mut options = fstc_benches::args::parse(USAGE, &[])?;
     let tools = list_env("TOOLS")?.unwrap_or(vec![1, 8, 32, 128]);
-    let whole_max = list_env("WHOLE_MAX")?.and_then(|v| v.first().copied()).unwrap_or(32);
+    let whole_max = list_env("WHOLE_MAX")?
+        .and_then(|v| v.first().copied())
+        .unwrap_or(32);
     if options.vocabs.is_empty() {
         options.vocabs = vec!["llama3".into()];
     }
@@ -169,7 +209,12 @@ fn list_env(name: &str) -> Result<Option<Vec<usize>>> {
         .ok_or_else(|| anyhow!("{name}={value:?}: expected numbers separated by commas"))
 }
 
-fn bench_vocab(vocab: &LoadedVocab, options: &fstc_benches::args::Options, tools: &[usize], whole_max: usize) -> Result<()> {
+fn bench_vocab(
+    vocab: &LoadedVocab,
+    options: &fstc_benches::args::Options,
+    tools: &[usize],
+    whole_max: usize,
+) -> Result<()> {
     let (factory, llg_setup) = peers::llguidance_factory(vocab)?;
     let (trie, fstc_setup) = fstc::vocab_trie(vocab);
     let trie = Arc::new(trie);
@@ -187,7 +232,10 @@ fn bench_vocab(vocab: &LoadedVocab, options: &fstc_benches::args::Options, tools
     // Bounded strings make each tool ~10 times larger: one DFA of all of them only up to
     // a quarter of `whole_max` tools.
     let kinds = [(false, whole_max), (true, whole_max / 4)];
-    for (&n, (bounded, whole_max)) in kinds.iter().flat_map(|k| tools.iter().map(move |n| (n, *k))) {
+    for (&n, (bounded, whole_max)) in kinds
+        .iter()
+        .flat_map(|k| tools.iter().map(move |n| (n, *k)))
+    {
         eprintln!("  {} / {n} tools", vocab.name);
         let tag = StructuralTag::from_json(&spec(n, bounded)).map_err(|e| anyhow!("{e}"))?;
         let texts = samples(n);
@@ -259,7 +307,14 @@ fn eager(
     let automaton = compiled.automaton;
     let note = format!("{}", compiled.stats).replace('\n', "; ");
     let mut walker = Fstc(Walker::new(&automaton));
-    let result = measure(name, &mut walker, best, Some(fstc::artifact_bytes(&automaton)), events, width);
+    let result = measure(
+        name,
+        &mut walker,
+        best,
+        Some(fstc::artifact_bytes(&automaton)),
+        events,
+        width,
+    );
     for _ in 1..runs {
         best = best.min(compile()?.1);
     }

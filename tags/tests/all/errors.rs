@@ -310,21 +310,34 @@ fn exploding_tools() -> StructuralTag {
 #[test]
 fn the_eager_compile_ends_at_its_budgets_naming_the_option() {
     use fstc_json::Config;
-    let vocab = fstc_detok::Vocabulary::from_file(testkit::vocabs::testdata("gpt2/encoder.json"))
-        .unwrap();
+    let vocab =
+        fstc_detok::Vocabulary::from_file(testkit::vocabs::testdata("gpt2/encoder.json")).unwrap();
     let tag = exploding_tools();
     let quick = Config::new().time_budget(std::time::Duration::ZERO);
     let small = Config::new().memory_budget(1 << 20);
     for (name, compiler) in [
-        ("pieces", StructuralTagCompiler::new().composition(Composition::Pieces)),
-        ("one DFA", StructuralTagCompiler::new().composition(Composition::Whole)),
+        (
+            "pieces",
+            StructuralTagCompiler::new().composition(Composition::Pieces),
+        ),
+        (
+            "one DFA",
+            StructuralTagCompiler::new().composition(Composition::Whole),
+        ),
     ] {
-        let e = compiler.clone().configure(quick.clone()).compile(&tag, &vocab).unwrap_err();
+        let e = compiler
+            .clone()
+            .configure(quick.clone())
+            .compile(&tag, &vocab)
+            .unwrap_err();
         assert!(
             e.message().contains("time budget") && e.message().contains("`--time-budget`"),
             "{name}: {e}"
         );
-        let e = compiler.configure(small.clone()).compile(&tag, &vocab).unwrap_err();
+        let e = compiler
+            .configure(small.clone())
+            .compile(&tag, &vocab)
+            .unwrap_err();
         assert!(
             e.message().contains("memory budget of 1048576 bytes")
                 && e.message().contains("`--memory-budget`"),

@@ -18,8 +18,15 @@ use crate::oracle;
 
 /// Compiles `tag` both ways for `vocab`; whether the pieces were taken. Asserts the files
 /// are identical.
-fn same_both_ways<V: TokenVocabulary + ?Sized>(tag: &StructuralTag, vocab: &V, label: &str) -> bool {
-    let whole = compiler().composition(Composition::Whole).compile(tag, vocab).unwrap();
+fn same_both_ways<V: TokenVocabulary + ?Sized>(
+    tag: &StructuralTag,
+    vocab: &V,
+    label: &str,
+) -> bool {
+    let whole = compiler()
+        .composition(Composition::Whole)
+        .compile(tag, vocab)
+        .unwrap();
     // Each piece a batch of its own (2 entries: one state of one class), then the default.
     let pieces = || compiler().composition(Composition::Pieces);
     let single = pieces().batch_entries(2).compile(tag, vocab).unwrap();
@@ -28,7 +35,10 @@ fn same_both_ways<V: TokenVocabulary + ?Sized>(tag: &StructuralTag, vocab: &V, l
         "{label}: the automaton of one piece a batch differs from the one DFA's"
     );
     let auto = compiler().compile(tag, vocab).unwrap();
-    assert!(auto.automaton.to_bytes() == whole.automaton.to_bytes(), "{label}: auto");
+    assert!(
+        auto.automaton.to_bytes() == whole.automaton.to_bytes(),
+        "{label}: auto"
+    );
     let pieces = pieces().compile(tag, vocab).unwrap();
     assert!(
         pieces.automaton.to_bytes() == whole.automaton.to_bytes(),
@@ -43,19 +53,27 @@ fn same_both_ways<V: TokenVocabulary + ?Sized>(tag: &StructuralTag, vocab: &V, l
 /// tags: two share a body, one `begin` has two contents, the ends differ.
 fn short_tags() -> Case {
     let spec = json!({"type": "structural_tag", "format": {"type": "triggered_tags",
-        "triggers": ["<", "["],
-        "tags": [
-            {"begin": "<a", "content": {"type": "json_schema", "json_schema": {"type": "integer"}}, "end": ">"},
-            {"begin": "<b", "content": {"type": "regex", "pattern": "[xy]*"}, "end": [">", "/>"]},
-            {"begin": "<c", "content": {"type": "json_schema", "json_schema": {"type": "integer"}}, "end": ">"},
-            {"begin": "[", "content": {"type": "json_schema", "json_schema": {"enum": ["p", "q"]}}, "end": "]"},
-            {"begin": "[", "content": {"type": "const_string", "value": "r"}, "end": "]"}
-        ]}});
+    "triggers": ["<", "["],
+    "tags": [
+        {"begin": "<a", "content": {"type": "json_schema", "json_schema": {"type": "integer"}}, "end": ">"},
+        {"begin": "<b", "content": {"type": "regex", "pattern": "[xy]*"}, "end": [">", "/>"]},
+        {"begin": "<c", "content": {"type": "json_schema", "json_schema": {"type": "integer"}}, "end": ">"},
+        {"begin": "[", "content": {"type": "json_schema", "json_schema": {"enum": ["p", "q"]}}, "end": "]"},
+        {"begin": "[", "content": {"type": "const_string", "value": "r"}, "end": "]"}
+    ]}});
     let good = [
-        "", "text", "<a1>", "x<a12><by/>y", "<c3>[\"p\"]z[r]", "<bxy><a0><c7>",
-        "no tags here, only text", "[\"q\"]",
+        "",
+        "text",
+        "<a1>",
+        "x<a12><by/>y",
+        "<c3>[\"p\"]z[r]",
+        "<bxy><a0><c7>",
+        "no tags here, only text",
+        "[\"q\"]",
     ];
-    let bad = ["<", "<d>", "<a>", "<a1", "[s]", "x<", "<bz>", "[\"p\"", "<a1>>"];
+    let bad = [
+        "<", "<d>", "<a>", "<a1", "[s]", "x<", "<bz>", "[\"p\"", "<a1>>",
+    ];
     Case {
         name: "short tags".into(),
         spec,
@@ -176,4 +194,46 @@ fn what_the_pieces_do_not_fit_is_one_dfa() {
         {"begin": "<a>", "content": {"type": "regex", "pattern": "x(>y)?"}, "end": ">"}]});
     let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
     assert!(!same_both_ways(&tag, &vocab, "open end"));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Mutated specs (of tests/specs and the short tags) compile in pieces to the one DFA's
+    /// automaton, or give an error whose path points into the spec; never a panic.
+    #[test]
+    fn mutated_specs_give_the_same_automaton_in_pieces(seed in proptest::prelude::any::<u64>(), which in 0usize..64) {
+        let mut all = cases();
+        all.push(short_tags());
+        // The specs whose root is `triggered_tags`, which the pieces are for.
+        let triggered: Vec<&Case> = all.iter().filter(|c| c.spec.to_string().contains("triggered_tags") || c.spec.get("structures").is_some()).collect();
+        let case = triggered[which % triggered.len()];
+        let mut spec = case.spec.clone();
+        let mut rng = SplitMix64::new(seed);
+        let replacements = [
+            json!("x"), json!("<a"), json!("</f>"), json!("}"), json!("a>"), json!(">"), json!(""),
+            json!([">", "/>"]), json!({"type": "any_text"}), json!({"type": "const_string", "value": "<a"}),
+            json!({"type": "regex", "pattern": "[<>]?x"}), json!({"type": "json_schema", "json_schema": {"type": "integer"}}),
+        ];
+        // Inside the tags (or the legacy structures), so that the root stays a dispatch.
+        for _ in 0..1 + rng.below(3) {
+            let tags = ["/format/tags", "/structures", "/tags"].iter().find_map(|p| spec.pointer(p).map(|_| *p));
+            match tags {
+                Some(p) => crate::errors::mutate_with(spec.pointer_mut(p).unwrap(), &mut rng, &replacements),
+                None => crate::errors::mutate_with(&mut spec, &mut rng, &replacements),
+            }
+        }
+        let Ok(tag) = StructuralTag::from_json(&spec.to_string()) else {
+            return Ok(());
+        };
+        let vocab = straddling_vocabulary(case, &mut rng);
+        let whole = compiler().composition(Composition::Whole).compile(&tag, &vocab);
+        let pieces = compiler().composition(Composition::Pieces).batch_entries(64).compile(&tag, &vocab);
+        match (&whole, &pieces) {
+            (Ok(w), Ok(p)) => proptest::prop_assert!(
+                w.automaton.to_bytes() == p.automaton.to_bytes(), "{}", spec),
+            (Ok(_), Err(e)) => proptest::prop_assert!(false, "only the one DFA compiles {}: {}", spec, e),
+            (Err(e), _) => proptest::prop_assert!(spec.pointer(e.path()).is_some(), "{} not in {}", e, spec),
+        }
+    }
 }
