@@ -9,13 +9,13 @@ mod samples;
 mod terminals;
 
 use anyhow::{bail, Result};
+use fstc_core::walker::Walker;
 use fstc_benches::args::Options;
 use fstc_benches::fstc::{self, Fstc};
 use fstc_benches::peers::{self, Llguidance, Outlines};
 use fstc_benches::report::cross_check;
 use fstc_benches::vocab::{self, LoadedVocab};
 use fstc_benches::walk::{fastest, measure, schedule, Event};
-use fstc_core::walker::Walker;
 
 use crate::report::{CaseResult, VocabResult};
 use crate::samples::CASES;

@@ -5,11 +5,11 @@
 //! in automaton size and mask time (Koo et al. section 2.5).
 
 use anyhow::Result;
+use fstc_core::walker::Walker;
 use fstc_benches::fstc::{self, Fstc};
 use fstc_benches::report::{ms, us, EngineResult};
 use fstc_benches::vocab::LoadedVocab;
 use fstc_benches::walk::{measure, schedule};
-use fstc_core::walker::Walker;
 
 /// One constraint in its two forms.
 pub struct TerminalCase {
