@@ -281,29 +281,6 @@ impl Joined {
     }
 }
 
-/// The bytes of every token, flat: token `t` is `bytes[at[t]..at[t + 1]]`.
-struct Spelled {
-    bytes: Vec<u8>,
-    at: Vec<usize>,
-}
-
-impl Spelled {
-    fn new(trie: &VocabTrie) -> Spelled {
-        let (mut bytes, mut at, mut one) = (Vec::new(), vec![0], Vec::new());
-        for t in 0..trie.vocab_size() as u32 {
-            if trie.spell_token(t, &mut one) {
-                bytes.extend_from_slice(&one);
-            }
-            at.push(bytes.len());
-        }
-        Spelled { bytes, at }
-    }
-
-    fn of(&self, t: u32) -> &[u8] {
-        &self.bytes[self.at[t as usize]..self.at[t as usize + 1]]
-    }
-}
-
 /// The byte DFAs of the pieces and where their exits lead, as built by the lowering
 /// (`crate::lower::PieceLanguages`): the dispatch, then the bodies.
 pub(crate) struct PieceDfas {
@@ -456,7 +433,7 @@ fn crossing(
     trie: &VocabTrie,
 ) -> Vec<(u32, u32, u32)> {
     let mut out = Vec::new();
-    let mut spelled: Option<Spelled> = None;
+    let mut bytes = Vec::new();
     for (batch, edges) in batches.iter().zip(composed) {
         let (joined, sink) = (batch.joined, batch.sink());
         let mut wanted = vec![false; edges.num_groups as usize];
@@ -484,10 +461,10 @@ fn crossing(
                 walk_crossing(joined, (p, s), trie, &mut |t, to| out.push((from, t, to)));
                 continue;
             }
-            let spelled = spelled.get_or_insert_with(|| Spelled::new(trie));
             for &(g, _) in groups {
                 for &t in &tokens[g as usize] {
-                    if let Some(to) = joined.run((p, s), spelled.of(t)) {
+                    trie.spell_token(t, &mut bytes);
+                    if let Some(to) = joined.run((p, s), &bytes) {
                         out.push((from, t, to));
                     }
                 }
