@@ -399,6 +399,13 @@ pub(crate) fn compose(
 
 /// The pieces with their exits, or `None` when one is not certain.
 fn join(dfas: PieceDfas) -> Option<Joined> {
+    // Terminal labels (wildcards read a whole token) are for the one DFA's composition.
+    if std::iter::once(&dfas.dispatch)
+        .chain(&dfas.bodies)
+        .any(|d| !d.terminals().is_empty())
+    {
+        return None;
+    }
     let (exit, after) = Piece::exits(&dfas.dispatch, true)?;
     let mut pieces = vec![Piece {
         base: 0,
