@@ -1,6 +1,7 @@
 //! The entry point: a structural tag in, one token automaton (eager or lazy) out.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use fstc_core::any::AnyAutomaton;
 use fstc_core::automaton::TokenAutomaton;
@@ -327,24 +328,22 @@ impl StructuralTagCompiler {
         budget: &Budget,
         stats: &mut CompileStats,
     ) -> Result<Pieced, TagsError> {
-        let lowered = stats.time("pieces", || {
-            Lowering::new(&self.json).with_budget(*budget).pieces(tag)
-        })?;
+        let started = Instant::now();
+        let lowered = Lowering::new(&self.json).with_budget(*budget).pieces(tag)?;
         let Some(language) = lowered else {
             return Ok(Pieced::No);
         };
         let leaves: usize = language.automata.iter().map(|a| a.num_states()).sum();
         if self.composition == Composition::Auto && leaves <= WHOLE_STATES {
-            let dfa = stats.time("byte DFA", || {
-                let dfa =
-                    self.dfa_within(&language.whole, language.automata.clone(), Some(budget))?;
-                match (0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
-                    true => Ok(dfa),
-                    false => Err(TagsError::at("", "the structural tag admits no text")),
-                }
-            })?;
+            // One phase, as when the whole text is lowered for one DFA.
+            let dfa = self.dfa_within(&language.whole, language.automata.clone(), Some(budget))?;
+            stats.record("byte DFA", started.elapsed());
+            if !(0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
+                return Err(TagsError::at("", "the structural tag admits no text"));
+            }
             return Ok(Pieced::Whole(dfa, language.warnings));
         }
+        stats.record("pieces", started.elapsed());
         let dfas = stats.time("byte DFAs", || {
             let automata = &language.automata;
             Ok::<_, TagsError>(PieceDfas {
