@@ -80,6 +80,11 @@ impl CompileStats {
         out
     }
 
+    /// Records the phase `name` as having taken `took` (for a phase timed in parts).
+    pub fn record(&mut self, name: &'static str, took: Duration) {
+        self.phases.push((name, took));
+    }
+
     /// Records the size `name` (replacing an earlier value of that name).
     pub fn set_count(&mut self, name: &'static str, value: usize) {
         match self.counts.iter_mut().find(|(n, _)| *n == name) {
