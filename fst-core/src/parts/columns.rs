@@ -28,12 +28,13 @@ impl Columns {
     /// By refinement, state by state: labels of one block that get the same payload in a
     /// state stay together, so a label costs one small-map lookup per edge and no column
     /// is laid out or hashed whole.
-    pub fn group<T: Copy + Eq + Hash>(num_labels: usize, edges: &[Vec<(u32, T)>]) -> Columns {
+    pub fn group<T: Copy + Eq + Hash, L: AsRef<[(u32, T)]>>(num_labels: usize, edges: &[L]) -> Columns {
         // Block 0: labels without an edge so far; every split makes a fresh block.
         let mut block = vec![0u32; num_labels];
         let mut blocks = 1u32;
         let mut split: FastMap<(u32, T), u32> = FastMap::default();
         for list in edges {
+            let list = list.as_ref();
             // Cleared maps keep their buckets: one big state must not make the rest pay.
             if split.capacity() > 4 * list.len().max(16) {
                 split = FastMap::default();
