@@ -28,7 +28,10 @@ impl Columns {
     /// By refinement, state by state: labels of one block that get the same payload in a
     /// state stay together, so a label costs one small-map lookup per edge and no column
     /// is laid out or hashed whole.
-    pub fn group<T: Copy + Eq + Hash, L: AsRef<[(u32, T)]>>(num_labels: usize, edges: &[L]) -> Columns {
+    pub fn group<T: Copy + Eq + Hash, L: AsRef<[(u32, T)]>>(
+        num_labels: usize,
+        edges: &[L],
+    ) -> Columns {
         // Block 0: labels without an edge so far; every split makes a fresh block.
         let mut block = vec![0u32; num_labels];
         let mut blocks = 1u32;
