@@ -317,7 +317,7 @@ def check_vocabulary(backend, gguf: Path | None) -> None:
 
 def run_task(model, vllm_side, sglang_side, task, max_tokens: int, eos: set, stats: dict):
     """The four runs of one task: {(engine, drafts): (text, tokens, seconds)}."""
-    name, kind, spec, question, valid = task
+    _, kind, spec, question, _ = task
     prompt = vllm_side.tokenizer.encode(tasks.prompt_of(question), add_special_tokens=False)
     assert prompt == sglang_side.tokenizer.encode(tasks.prompt_of(question), add_special_tokens=False)
     runs = {}
