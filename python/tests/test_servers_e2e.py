@@ -21,7 +21,7 @@ transformers = pytest.importorskip("transformers")
 from conftest import TESTDATA  # noqa: E402
 
 sys.path.insert(0, str(TESTDATA.parent / "examples"))
-import servers_e2e as e2e  # noqa: E402  (sets VLLM_TARGET_DEVICE=cpu before vLLM's config)
+import servers_e2e as e2e  # noqa: E402
 
 import torch  # noqa: E402
 
