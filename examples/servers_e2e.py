@@ -22,8 +22,10 @@ the plugin entry points a user installs (``pip install ./python[vllm]`` / ``[sgl
   chain-verify path: accept each draft, fill its row, roll back) and ``GrammarMask.apply``;
   then ``accept_token`` per kept token.
 
-Drafts come from prompt lookup (the longest earlier n-gram matching the end of the text,
-k tokens after it): they are often outside the constraint, so validation and rollback run.
+Drafts come from prompt lookup (the k tokens after the first earlier occurrence of the
+longest n-gram ending the text): vLLM's own ``NgramProposer`` for vLLM, a few lines here for
+SGLang (its n-gram drafter is a C++ extension). They are often outside the constraint, so
+validation and rollback run.
 Decoding is greedy, so each output must equal the output without drafts (speculative
 decoding changes nothing), and vLLM's output must equal SGLang's (same model, same masks).
 Every output is checked with an independent validator (``re.fullmatch``, ``jsonschema``,
@@ -103,11 +105,11 @@ class Model:
 
 
 def lookup_drafts(tokens: list, k: int, min_n: int = 2, max_n: int = 4) -> list:
-    """Prompt lookup: the k tokens after the latest earlier occurrence of the longest
-    n-gram (min_n..max_n) ending the text."""
+    """Prompt lookup: the k tokens after the first earlier occurrence of the longest
+    n-gram (min_n..max_n) ending the text (what vLLM's NgramProposer proposes)."""
     for n in range(min(max_n, len(tokens) - 1), min_n - 1, -1):
         tail = tokens[-n:]
-        for start in range(len(tokens) - n - 1, -1, -1):
+        for start in range(len(tokens) - n):
             if tokens[start : start + n] == tail:
                 return tokens[start + n : start + n + k]
     return []
@@ -146,7 +148,7 @@ class VllmSide:
         from vllm.v1.structured_output import StructuredOutputManager
 
         load_general_plugins()
-        spec = {"method": "ngram", "num_speculative_tokens": k, "prompt_lookup_max": 4}
+        spec = {"method": "ngram", "num_speculative_tokens": k, "prompt_lookup_min": 2, "prompt_lookup_max": 4}
         self.config = EngineArgs(
             model=str(folder),
             dtype="float32",
@@ -159,6 +161,23 @@ class VllmSide:
         self.tokenizer = self.manager.tokenizer
         self.k = k
         self.n = 0
+
+    def ngram_drafter(self):
+        """vLLM's own n-gram drafter for the speculative config, called as its model runner
+        calls it (one request: its tokens so far, the last one just sampled)."""
+        import numpy as np
+        from vllm.v1.spec_decode.ngram_proposer import NgramProposer
+
+        proposer = NgramProposer(self.config)
+        width = self.config.model_config.max_model_len
+
+        def drafts(tokens: list) -> list:
+            row = np.zeros((1, width), dtype=np.int32)
+            row[0, : len(tokens)] = tokens
+            count = np.array([len(tokens)], dtype=np.int32)
+            return proposer.propose(self.k, [[tokens[-1]]], count, row)[0]
+
+        return drafts
 
     def request(self, kind: str, spec, prompt: list, max_tokens: int):
         from vllm.sampling_params import SamplingParams, StructuredOutputsParams
@@ -315,20 +334,21 @@ def check_vocabulary(backend, gguf: Path | None) -> None:
         sys.exit(f"vocabulary mismatch, e.g. ids {diff[:5]}")
 
 
-def run_task(model, vllm_side, sglang_side, task, max_tokens: int, eos: set, stats: dict):
-    """The four runs of one task: {(engine, drafts): (text, tokens, seconds)}."""
+def run_task(model, vllm_side, sglang_side, task, max_tokens: int, eos: set, stats: dict, ngram):
+    """The four runs of one task: {(engine, drafts): (tokens, seconds)}, and the texts.
+    vLLM drafts with its n-gram drafter ``ngram``, SGLang with ``lookup_drafts``."""
     _, kind, spec, question, _ = task
     prompt = vllm_side.tokenizer.encode(tasks.prompt_of(question), add_special_tokens=False)
     assert prompt == sglang_side.tokenizer.encode(tasks.prompt_of(question), add_special_tokens=False)
     runs = {}
     for drafts in (False, True):
-        drafter = (lambda tokens: lookup_drafts(tokens, vllm_side.k)) if drafts else None
         t = time.perf_counter()
         req = vllm_side.request(kind, spec, prompt, max_tokens)
-        out = vllm_side.decode(model, req, eos, drafter, stats["vllm", drafts])
+        out = vllm_side.decode(model, req, eos, ngram if drafts else None, stats["vllm", drafts])
         runs["vllm", drafts] = (out, time.perf_counter() - t)
         t = time.perf_counter()
         grammar = sglang_side.grammar(kind, spec)
+        drafter = (lambda tokens: lookup_drafts(tokens, vllm_side.k)) if drafts else None
         out = sglang_side.decode(model, grammar, prompt, max_tokens, eos, drafter, stats["sglang", drafts])
         runs["sglang", drafts] = (out, time.perf_counter() - t)
     texts = {}
@@ -358,12 +378,13 @@ def main() -> int:
     eos = {vllm_side.tokenizer.eos_token_id}
     vocab_size = vllm_side.config.model_config.get_vocab_size()
     sglang_side = SglangSide(folder, vocab_size, eos)
+    ngram = vllm_side.ngram_drafter() if args.drafts else None
     print(f"model {folder}: vocabulary {vocab_size}, EOS {sorted(eos)}, drafts k={args.drafts}")
 
     stats = {(e, d): dict(apply_s=0.0, drafted=0, kept=0, refused=0) for e in ("vllm", "sglang") for d in (False, True)}
     failures, rows = [], []
     for task in task_list(args.only):
-        runs, texts = run_task(model, vllm_side, sglang_side, task, args.max_tokens, eos, stats)
+        runs, texts = run_task(model, vllm_side, sglang_side, task, args.max_tokens, eos, stats, ngram)
         if len(rows) == 0:
             check_vocabulary(vllm_side.manager.backend, args.gguf)
         name, valid = task[0], task[4]

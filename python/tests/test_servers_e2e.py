@@ -1,8 +1,9 @@
 """examples/servers_e2e.py's decoding loops, cheaply: a small random Llama (transformers, on the
 CPU) whose logits go through vLLM's structured-output manager and worker function and SGLang's
 grammar backend registry, sampling info and chain-verify mask, with fstc selected by name,
-with and without prompt-lookup drafts. Greedy decoding, so the four runs must give the same
-tokens; every text is checked by an independent validator. Skipped unless vLLM, SGLang and
+with and without drafts (the greedy answer's next tokens, some replaced by a token the
+constraint refuses). Greedy decoding, so the four runs must give the same tokens; every text
+is checked by an independent validator. Skipped unless vLLM, SGLang and
 transformers are installed (examples/servers_venv.sh); the README's test command has none.
 The real model's run is the script itself (benches/RESULTS.md)."""
 
@@ -116,9 +117,23 @@ def test_four_runs_agree_and_are_valid(sides, kind, spec, valid):
 
 def test_lookup_drafts_and_greedy_verify():
     assert e2e.lookup_drafts([1, 2, 3, 9, 1, 2], 3) == [3, 9, 1]
+    assert e2e.lookup_drafts([1, 2, 7, 1, 2, 8, 1, 2], 1) == [7]  # the first occurrence
     assert e2e.lookup_drafts([5, 6, 7], 2) == []
     rows = torch.zeros(3, 10)
     rows[0, 4] = rows[1, 5] = rows[2, 6] = 1.0
     assert e2e.greedy_verify(rows, [4, 5]) == [4, 5, 6]
     assert e2e.greedy_verify(rows, [4, 7]) == [4, 5]
     assert e2e.greedy_verify(rows, [3, 5]) == [4]
+
+
+def test_lookup_drafts_are_vllms_ngram_drafts(sides):
+    """The script's prompt lookup (SGLang's side) proposes what vLLM's NgramProposer (vLLM's
+    side) does, with the same n-gram lengths and k."""
+    import random
+
+    _, vllm_side, _ = sides
+    ngram = vllm_side.ngram_drafter()
+    rng = random.Random(5)
+    for _ in range(300):
+        tokens = [rng.randrange(4) for _ in range(rng.randrange(2, 30))]
+        assert ngram(tokens) == e2e.lookup_drafts(tokens, 3), tokens
