@@ -11,7 +11,7 @@ use crate::bytes::ByteDfa;
 use crate::fast_hash::FastHasher;
 use crate::vocab::VocabTrie;
 
-use super::calls::LeafWalk;
+use super::leaf::LeafWalk;
 
 /// Most walks kept; past it the table starts again (a walk is up to a token bitset and a
 /// list of trie nodes: for Llama 3 about 20 KB).
@@ -67,4 +67,42 @@ pub(super) fn keep(
     walks.1 += 1;
     let entry = walks.0.entry(key(trie, hash, state)).or_default();
     entry.push((Arc::clone(dfa), Arc::clone(walk)));
+}
+
+/// Most wide walks kept as references for other machines' walks.
+const MAX_REFERENCES: usize = 4;
+
+/// (vocabulary fingerprint, vocabulary size), machine, state, its walk.
+type References = Vec<((u64, usize), Arc<ByteDfa>, u32, Arc<LeafWalk>)>;
+
+fn references_table() -> &'static Mutex<References> {
+    static REFERENCES: OnceLock<Mutex<References>> = OnceLock::new();
+    REFERENCES.get_or_init(Mutex::default)
+}
+
+/// The wide walks kept over `trie`'s vocabulary, newest first: a new machine's first
+/// walk is tried beside them (`leaf::leaf_walk_beside`).
+pub(super) fn references(trie: &VocabTrie) -> Vec<(Arc<ByteDfa>, u32, Arc<LeafWalk>)> {
+    let vocab = (trie.fingerprint(), trie.vocab_size());
+    let table = references_table().lock().unwrap_or_else(|e| e.into_inner());
+    (table.iter().rev())
+        .filter(|(v, ..)| *v == vocab)
+        .map(|(_, dfa, s, w)| (Arc::clone(dfa), *s, Arc::clone(w)))
+        .collect()
+}
+
+/// Keeps `walk` of `dfa` from `state`, a walk that reads much of the vocabulary, as a
+/// reference for other machines.
+pub(super) fn keep_reference(
+    trie: &VocabTrie,
+    dfa: &Arc<ByteDfa>,
+    state: u32,
+    walk: &Arc<LeafWalk>,
+) {
+    let vocab = (trie.fingerprint(), trie.vocab_size());
+    let mut table = references_table().lock().unwrap_or_else(|e| e.into_inner());
+    if table.len() >= MAX_REFERENCES {
+        table.remove(0);
+    }
+    table.push((vocab, Arc::clone(dfa), state, Arc::clone(walk)));
 }
