@@ -14,6 +14,7 @@
 
 use std::collections::VecDeque;
 
+use super::pda_bound::memory_error;
 use super::pda_product::PdaGraph;
 use super::{Clock, OpsError, OpsErrorKind};
 use crate::automaton::StateId;
@@ -96,10 +97,19 @@ fn too_large(n: usize, what: &str) -> OpsError {
 /// Rows of bits, recomputed in reverse discovery order (tokens tend to lead to later
 /// nodes) until none changes: each pass is word operations over rows, so the work is
 /// about `passes × edges × n / 64`.
-fn same_level(g: &PdaGraph, seqs: &[Vec<u32>], clock: Clock) -> Result<Bits, OpsError> {
+fn same_level(
+    g: &PdaGraph,
+    seqs: &[Vec<u32>],
+    memory_limit: usize,
+    clock: Clock,
+) -> Result<Bits, OpsError> {
     let n = g.len();
-    if (n as u64) * (n as u64) > MATRIX_BITS_LIMIT {
+    let bits = (n as u64) * (n as u64);
+    if bits > MATRIX_BITS_LIMIT {
         return Err(too_large(n, "its same-level matrix"));
+    }
+    if bits / 8 > memory_limit as u64 {
+        return Err(memory_error(bits / 8, memory_limit, "its same-level matrix"));
     }
     let mut same = Bits::new(n, n);
     for m in 0..n {
@@ -199,10 +209,10 @@ struct Annotator<'a> {
 pub(crate) fn annotate(
     g: &PdaGraph,
     seqs: &[Vec<u32>],
-    state_limit: usize,
+    (state_limit, memory_limit): (usize, usize),
     clock: Clock,
 ) -> Result<Option<Annotated>, OpsError> {
-    let same = same_level(g, seqs, clock)?;
+    let same = same_level(g, seqs, memory_limit, clock)?;
     let mut a = Annotator {
         g,
         seqs,
