@@ -357,11 +357,13 @@ impl TokenAlgebra {
     }
 
     /// Lays out a product's parts and counts the result.
+    /// The layout itself does not poll the deadline; it starts only before it.
     fn lay_out(
         &self,
         parts: PdaParts,
         mut stats: CompileStats,
     ) -> Result<Compiled<TokenPda>, OpsError> {
+        self.clock("intersection").check()?;
         let automaton = stats
             .time("layout", || TokenPda::from_parts(parts))
             .map_err(|e| parts_error("intersection", e))?;
@@ -507,9 +509,8 @@ fn bound_of<A: AsRef<[u32]>>(fsa: &TokenAutomaton<A>, pda: &PdaParts) -> Option<
         let mut classes: Vec<u32> = edges.iter().map(|&(c, _)| c).collect();
         classes.sort_unstable();
         if checked.as_ref() != Some(&classes) {
-            let covered = |t: &u32| {
-                (fsa.token_class(*t)).is_some_and(|c| classes.binary_search(&c).is_ok())
-            };
+            let covered =
+                |t: &u32| (fsa.token_class(*t)).is_some_and(|c| classes.binary_search(&c).is_ok());
             if !read.iter().all(covered) {
                 return None;
             }

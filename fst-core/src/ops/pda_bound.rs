@@ -116,11 +116,21 @@ fn too_large(n: usize, what: String) -> OpsError {
 
 /// The same-level costs, by passes over the nodes in reverse order until none changes.
 /// `memory_limit` caps the matrix's bytes.
-fn costs(sh: &Shape, col_of: Vec<u32>, cols: usize, memory_limit: usize, clock: Clock) -> Result<Costs, OpsError> {
+fn costs(
+    sh: &Shape,
+    col_of: Vec<u32>,
+    cols: usize,
+    memory_limit: usize,
+    clock: Clock,
+) -> Result<Costs, OpsError> {
     let n = col_of.len();
     let bytes = (n as u64) * (cols as u64) * 2;
     if bytes > memory_limit as u64 {
-        return Err(memory_error(bytes, memory_limit, "its table of same-level costs"));
+        return Err(memory_error(
+            bytes,
+            memory_limit,
+            "its table of same-level costs",
+        ));
     }
     let mut c = Costs {
         cols,
@@ -155,9 +165,10 @@ fn costs(sh: &Shape, col_of: Vec<u32>, cols: usize, memory_limit: usize, clock: 
                 changed = true;
             }
             if work > WORK_LIMIT {
-                return Err(too_large(n, format!(
-                    "its same-level costs took more than 2^36 steps over {n} nodes"
-                )));
+                return Err(too_large(
+                    n,
+                    format!("its same-level costs took more than 2^36 steps over {n} nodes"),
+                ));
             }
         }
         if !changed {
@@ -168,7 +179,13 @@ fn costs(sh: &Shape, col_of: Vec<u32>, cols: usize, memory_limit: usize, clock: 
 
 /// Where same-level runs from `t` that then pop `seq` (top first) land, with their
 /// cheapest costs.
-fn after_pops(sh: &Shape, c: &Costs, t: StateId, seq: &[u32], work: &mut u64) -> Vec<(StateId, u16)> {
+fn after_pops(
+    sh: &Shape,
+    c: &Costs,
+    t: StateId,
+    seq: &[u32],
+    work: &mut u64,
+) -> Vec<(StateId, u16)> {
     let mut reach = vec![(t, 0u16)];
     for &s in seq.iter().rev() {
         let mut next: FastMap<StateId, u16> = FastMap::default();
@@ -380,7 +397,9 @@ impl Bounder<'_> {
                 let (m, _, e) = self.nodes[id as usize];
                 let (s, under) = self.symbols[sym as usize];
                 let Some(z) = self.sh.pop(m, s) else { continue };
-                let (_, delta) = self.push(s, under).expect("a symbol is made only over a live stack");
+                let (_, delta) = self
+                    .push(s, under)
+                    .expect("a symbol is made only over a live stack");
                 let e2 = e as u32 + delta as u32;
                 if e2 <= self.sh.bound as u32 && self.us[under as usize][z as usize] as u32 <= e2 {
                     let target = self.node((z, under, e2 as u16))?;

@@ -109,7 +109,11 @@ fn same_level(
         return Err(too_large(n, "its same-level matrix"));
     }
     if bits / 8 > memory_limit as u64 {
-        return Err(memory_error(bits / 8, memory_limit, "its same-level matrix"));
+        return Err(memory_error(
+            bits / 8,
+            memory_limit,
+            "its same-level matrix",
+        ));
     }
     let mut same = Bits::new(n, n);
     for m in 0..n {

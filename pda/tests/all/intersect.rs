@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::ops::{at_most_tokens, token_bound, TokenAlgebra};
-use fstc_core::token_pda::TokenPda;
 use fstc_core::sample::SplitMix64;
+use fstc_core::token_pda::TokenPda;
 use fstc_core::{ByteVocabulary, TokenVocabulary};
 use fstc_regex::RegexCompiler;
 
