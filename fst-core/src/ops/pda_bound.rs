@@ -74,15 +74,16 @@ impl Shape<'_> {
 }
 
 fn shape(p: &PdaParts, bound: u16) -> (Shape<'_>, Vec<u32>, usize) {
-    let n = p.accepting.len();
-    let mut col_of = vec![u32::MAX; n];
     let mut cols = 0;
-    for m in 0..n {
-        if p.accepting[m] || !p.pops[m].is_empty() {
-            col_of[m] = cols as u32;
+    let col_of: Vec<u32> = (p.accepting.iter().zip(&p.pops))
+        .map(|(&accepting, pops)| {
+            if !accepting && pops.is_empty() {
+                return u32::MAX;
+            }
             cols += 1;
-        }
-    }
+            cols as u32 - 1
+        })
+        .collect();
     let mut popping = vec![Vec::new(); p.num_stack_symbols as usize];
     for (m, list) in p.pops.iter().enumerate() {
         for &(s, z) in list {
