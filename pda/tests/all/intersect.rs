@@ -403,7 +403,7 @@ fn the_product_allows_exactly_the_tokens_after_which_both_operands_can_finish() 
 
 /// Every configuration reachable in both PDAs walked side by side allows the same tokens
 /// (EOS included): the two accept the same sequences and neither has a dead end the
-/// other lacks.
+/// other lacks. The number of configuration pairs seen.
 fn same_moves(a: &Compiled, b: &Compiled) -> usize {
     let mut seen = HashSet::new();
     let mut stack = vec![(RefWalker::new(&a.parts), RefWalker::new(&b.parts))];
@@ -461,4 +461,47 @@ fn a_token_bound_on_a_nesting_grammar_grows_linearly_and_keeps_the_language() {
         assert!(2 * b2 < 5 * b1, "{b1} -> {b2} nodes");
         assert!(g2 * b1 > g1 * b2, "{g1} -> {g2} against {b1} -> {b2}");
     }
+}
+
+#[test]
+fn random_grammars_bounded_equal_the_general_product_with_the_bound() {
+    let vocab = ByteVocabulary::from_strs(&["a", "b", "c", "ab", "bc", "ca", "abc", "aa", "cc"]);
+    let mut rng = SplitMix64::new(7);
+    let (mut compared, mut empty, mut nondeterministic) = (0, 0, 0);
+    for _ in 0..400 {
+        let g = crate::random_grammars::random_grammar(&mut rng);
+        let Ok(pda) = fstc_pda::Pda::from_grammar(&g) else {
+            continue;
+        };
+        let trie = fstc_core::vocab::VocabTrie::new(&vocab);
+        let Ok(parts) = fstc_pda::GrammarCompiler::new().compose(&pda, &trie) else {
+            continue;
+        };
+        let g_pda = crate::common::runtime(&parts.automaton);
+        for n in [0, 1, 3, 5] {
+            let bound = at_most_tokens(&vocab, n).unwrap();
+            let general = TokenAlgebra::new()
+                .recognize_bounds(false)
+                .intersect_pda(&g_pda, &bound)
+                .unwrap();
+            let bounded = TokenAlgebra::new().bound_pda(&g_pda, n).unwrap();
+            assert_eq!(
+                bounded.automaton.is_deterministic(),
+                g_pda.is_deterministic()
+            );
+            empty += usize::from(bounded.automaton.num_accepting() == 0);
+            nondeterministic += usize::from(!g_pda.is_deterministic());
+            same_moves(
+                &Compiled::new(general.automaton.to_parts()),
+                &Compiled::new(bounded.automaton.to_parts()),
+            );
+            compared += 1;
+        }
+    }
+    // The comparisons covered grammars with nothing within the bound and
+    // nondeterministic ones.
+    assert!(
+        compared > 400 && empty > 10 && nondeterministic > 10,
+        "{compared} {empty} {nondeterministic}"
+    );
 }
