@@ -575,7 +575,7 @@ impl Run<'_> {
                 (v, _) => regular.push((v, l)),
             }
         }
-        let mut pda = pda.expect("a grammar operand");
+        let pda = pda.expect("a grammar operand");
         // A token bound (`max_tokens`) is applied last, by the bounded construction,
         // which grows with the bound where a product with it grows with its square.
         let mut bounds = Vec::new();
@@ -589,18 +589,20 @@ impl Run<'_> {
                 n.is_none()
             });
         }
-        if !regular.is_empty() {
-            let fsa = self.regular_operand(op, regular, loc)?;
-            let step = (self.algebra().intersect_pda(&pda, &fsa)).map_err(|e| ops_error(loc, e))?;
-            self.stats.extend(step.stats);
-            pda = step.automaton;
-        }
-        if let Some(&n) = bounds.iter().min() {
-            let step = (self.algebra().bound_pda(&pda, n)).map_err(|e| ops_error(loc, e))?;
-            self.stats.extend(step.stats);
-            pda = step.automaton;
-        }
-        Ok(Value::Pda(pda))
+        let fsa = match regular.is_empty() {
+            true => None,
+            false => Some(self.regular_operand(op, regular, loc)?),
+        };
+        let algebra = self.algebra();
+        let step = match (fsa, bounds.iter().min()) {
+            (None, None) => return Ok(Value::Pda(pda)),
+            (None, Some(&n)) => algebra.bound_pda(&pda, n),
+            (Some(fsa), Some(&n)) => algebra.intersect_pda_bounded(&pda, &fsa, n),
+            (Some(fsa), None) => algebra.intersect_pda(&pda, &fsa),
+        };
+        let step = step.map_err(|e| ops_error(loc, e))?;
+        self.stats.extend(step.stats);
+        Ok(Value::Pda(step.automaton))
     }
 
     /// The token FSA a grammar is intersected with: the intersection of the regular

@@ -48,10 +48,11 @@ fn a_grammar_intersected_with_regular_operands_is_the_product_by_hand() {
             .unwrap()
             .automaton;
         let algebra = TokenAlgebra::new();
-        // `max_tokens` last, by the bounded construction (`bound_pda`, whose language
+        // `max_tokens` by the bounded construction (`intersect_pda_bounded`, whose language
         // fstc-pda's `intersect.rs` checks against the product with `at_most_tokens`).
-        let with_regex = algebra.intersect_pda(&grammar, &regex).unwrap().automaton;
-        let by_hand = algebra.bound_pda(&with_regex, 6).unwrap().automaton;
+        let by_hand = (algebra.intersect_pda_bounded(&grammar, &regex, 6))
+            .unwrap()
+            .automaton;
         let bound = at_most_tokens(&vocab, 6).unwrap();
         assert!(fstc_core::ops::token_bound(&bound, &grammar).is_some());
         let text =
@@ -225,11 +226,11 @@ fn the_working_tables_of_a_grammar_intersection_count_against_the_memory_budget(
         "{err}"
     );
     assert!(err.starts_with("column 1"), "{err}");
-    // The bounded construction's cost table, over that product (13,021 nodes): the
-    // matrix fits in 1 MB, the table does not.
+    // With a token bound too, the bounded construction's cost table over the same
+    // product (a row of costs per node) is what does not fit.
     let text =
         format!("intersect(grammar({JSONISH:?}), regex(\"(?s:.){{0,60}}\"), max_tokens(30))");
-    let (err, _) = under_budget(&text, fstc_json::Config::new().memory_budget(1 << 20));
+    let (err, _) = under_budget(&text, fstc_json::Config::new().memory_budget(100_000));
     assert!(
         err.contains("same-level costs") && err.contains("memory_budget"),
         "{err}"

@@ -299,7 +299,7 @@ impl TokenAlgebra {
         let pda = pda.to_parts();
         same_vocabulary_of(name, vocab_of_parts(&pda), vocab_of(fsa))?;
         if let Some(n) = self.bounds.then(|| bound_of(fsa, &pda)).flatten() {
-            return self.bounded(pda, n);
+            return self.bounded(pda, n, CompileStats::new());
         }
         let mut stats = CompileStats::new();
         let joint = stats.time("joint classes", || {
@@ -319,6 +319,53 @@ impl TokenAlgebra {
         self.lay_out(parts, stats)
     }
 
+    /// Token sequences a token PDA and a token FSA both accept, of at most `n` tokens, as
+    /// a token PDA without dead ends: [`TokenAlgebra::intersect_pda`] then
+    /// [`TokenAlgebra::bound_pda`], in one construction over the plain product (whose
+    /// dead ends the bounded construction removes), so the product is never split by
+    /// liveness first.
+    pub fn intersect_pda_bounded<P: AsRef<[u32]>, A: AsRef<[u32]>>(
+        &self,
+        pda: &TokenPda<P>,
+        fsa: &TokenAutomaton<A>,
+        n: usize,
+    ) -> Result<Compiled<TokenPda>, OpsError> {
+        let name = "intersection";
+        let pda = pda.to_parts();
+        same_vocabulary_of(name, vocab_of_parts(&pda), vocab_of(fsa))?;
+        let mut stats = CompileStats::new();
+        let joint = stats.time("joint classes", || {
+            JointClasses::of_class_map(&pda.class_of_token, fsa)
+        });
+        stats.set_count("joint classes", joint.len());
+        let product = stats.time("product", || {
+            let operand = Operand::new(fsa, &joint);
+            pda_product::product(&pda, &operand, &joint, self.state_limit, self.clock(name))
+        })?;
+        stats.set_count("product nodes", product.len());
+        let edges = (product.edges.into_iter())
+            .map(|list| {
+                (list.into_iter())
+                    .map(|(class, target, push)| crate::parts::PdaEdge {
+                        class,
+                        target,
+                        push,
+                    })
+                    .collect()
+            })
+            .collect();
+        let parts = PdaParts {
+            num_classes: joint.len() as u32,
+            class_of_token: joint.class_of,
+            start: 0,
+            accepting: product.accepting,
+            edges,
+            pops: product.pops,
+            ..pda
+        };
+        self.bounded(parts, n, stats)
+    }
+
     /// Token sequences of `pda` of at most `n` tokens, as a token PDA without dead ends
     /// (what [`TokenAlgebra::intersect_pda`] with [`at_most_tokens`] accepts), in about
     /// `n` × the PDA's nodes where the general product makes about `n²` × on a nesting
@@ -328,10 +375,15 @@ impl TokenAlgebra {
         pda: &TokenPda<P>,
         n: usize,
     ) -> Result<Compiled<TokenPda>, OpsError> {
-        self.bounded(pda.to_parts(), n)
+        self.bounded(pda.to_parts(), n, CompileStats::new())
     }
 
-    fn bounded(&self, pda: PdaParts, n: usize) -> Result<Compiled<TokenPda>, OpsError> {
+    fn bounded(
+        &self,
+        pda: PdaParts,
+        n: usize,
+        mut stats: CompileStats,
+    ) -> Result<Compiled<TokenPda>, OpsError> {
         let name = "intersection";
         if n > pda_bound::MAX_BOUND {
             return Err(OpsError::new(
@@ -346,7 +398,6 @@ impl TokenAlgebra {
                 ),
             ));
         }
-        let mut stats = CompileStats::new();
         stats.set_count("token bound", n);
         let live = stats.time("bounded product", || {
             let limits = (self.state_limit, self.memory_limit);

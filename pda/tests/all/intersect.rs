@@ -505,3 +505,29 @@ fn random_grammars_bounded_equal_the_general_product_with_the_bound() {
         "{compared} {empty} {nondeterministic}"
     );
 }
+
+#[test]
+fn a_grammar_and_a_regex_bounded_in_one_construction_equal_the_general_product() {
+    let vocab = vocab();
+    for case in CASES {
+        let Some(n) = case.bound else { continue };
+        let b = build(case, &vocab);
+        let regex = RegexCompiler::new()
+            .compile(case.regex, &vocab)
+            .unwrap()
+            .automaton;
+        let bounded = TokenAlgebra::new()
+            .intersect_pda_bounded(&b.grammar.rt, &regex, n)
+            .unwrap();
+        assert_eq!(bounded.stats.count("token bound"), Some(n));
+        let general = TokenAlgebra::new()
+            .recognize_bounds(false)
+            .intersect_pda(&b.grammar.rt, &b.fsa)
+            .unwrap();
+        let (general, bounded) = (
+            Compiled::new(general.automaton.to_parts()),
+            Compiled::new(bounded.automaton.to_parts()),
+        );
+        assert!(same_moves(&general, &bounded) > 20, "{}", case.regex);
+    }
+}
