@@ -16,10 +16,11 @@
 
 use std::sync::Arc;
 
-use crate::bytes::{ByteDfa, CallNetwork};
+use crate::bytes::CallNetwork;
 use crate::fast_hash::FastMap;
 use crate::vocab::VocabTrie;
 
+use super::leaf::{leaf_walk, leaf_walk_beside, LeafWalk, Meets};
 use super::shared;
 use super::state::{walk, walk_below, StateInfo, NO_STATE};
 
@@ -58,21 +59,33 @@ pub(super) struct Expansion {
     leaf_walks: FastMap<(u32, u32), Arc<LeafWalk>>,
     /// Each machine's hash for the process-wide walks ([`super::shared`]), once asked for.
     machine_hashes: Vec<Option<u64>>,
-}
-
-/// What a machine that calls nothing reads of the vocabulary from one of its states,
-/// whatever is below it on the stack: the tokens it reads whole, and, by their byte, the
-/// trie nodes whose parent it may return at (it accepts there): below a return, the
-/// caller reads on, and only the nodes of a byte the caller takes need a look.
-#[derive(Debug)]
-pub(super) struct LeafWalk {
-    tokens: StateInfo,
-    after_return: Vec<Vec<u32>>,
+    /// Per machine: a state with its walk, beside which other states' walks are made
+    /// ([`leaf_walk_beside`]).
+    references: FastMap<u32, Reference>,
 }
 
 /// Most stacks of a flat state whose tokens are found stack by stack (past it, one walk
 /// of the trie for all of them).
 const MAX_SPLIT_STACKS: usize = 16;
+
+/// A machine's state with its walk, beside which its other states' walks are made.
+#[derive(Debug)]
+struct Reference {
+    state: u32,
+    walk: Arc<LeafWalk>,
+    /// Which pairs of the machine's states are alike how deep, as found so far.
+    meets: Meets,
+    /// Walks beside it that gave up.
+    misses: u32,
+}
+
+/// A walk beside a machine's reference walk gives up past this fraction of the trie's
+/// nodes (a walk of its own then costs little more than what was spent).
+const BESIDE_FRACTION: usize = 8;
+
+/// Walks beside a machine's reference that may give up before the machine stops trying
+/// (the states of a counted string never meet: each walk would give up).
+const MAX_REFERENCE_MISSES: u32 = 2;
 
 /// Most leaf walks an expansion keeps (each up to a bitset and a list of trie nodes);
 /// past it they are made again when needed.
@@ -99,6 +112,7 @@ impl Expansion {
             generation: 0,
             leaf_walks: FastMap::default(),
             machine_hashes: Vec::new(),
+            references: FastMap::default(),
         };
         let root = e.network.root();
         let root = e.frame(root, e.network.machine(root).start(), BOTTOM);
@@ -299,7 +313,7 @@ impl Expansion {
         if f.parent != BOTTOM {
             let returned = self.close(vec![f.parent]);
             let classes = *self.class_of_byte();
-            for (byte, nodes) in leaf.after_return.iter().enumerate() {
+            for (byte, nodes) in leaf.after_return().iter().enumerate() {
                 if nodes.is_empty() {
                     continue;
                 }
@@ -322,9 +336,9 @@ impl Expansion {
             }
         }
         if tokens.is_empty() {
-            return leaf.tokens.clone();
+            return leaf.tokens().clone();
         }
-        leaf.tokens.with(tokens, vocab_size)
+        leaf.tokens().with(tokens, vocab_size)
     }
 
     /// Machine `m`'s own walk of the trie from its state `s` (made once per expansion,
@@ -338,7 +352,7 @@ impl Expansion {
         let w = match shared::find(trie, dfa, hash, s) {
             Some(w) => w,
             None => {
-                let w = Arc::new(leaf_walk(dfa, s, trie, vocab_size));
+                let w = self.new_leaf_walk(m, s, trie, vocab_size);
                 shared::keep(trie, self.network.machine_arc(m), hash, s, &w);
                 w
             }
@@ -350,6 +364,37 @@ impl Expansion {
         w
     }
 
+    /// Machine `m`'s walk from `s`, beside its reference walk when it has one that
+    /// has not given up too often, else of its own (then the machine's reference).
+    fn new_leaf_walk(
+        &mut self,
+        m: u32,
+        s: u32,
+        trie: &VocabTrie,
+        vocab_size: u32,
+    ) -> Arc<LeafWalk> {
+        let dfa = self.network.machine(m);
+        if let Some(r) = self.references.get_mut(&m) {
+            if r.misses < MAX_REFERENCE_MISSES {
+                let limits = (vocab_size, trie.num_nodes() / BESIDE_FRACTION);
+                match leaf_walk_beside(dfa, (s, r.state), &r.walk, trie, &mut r.meets, limits) {
+                    Some(w) => return Arc::new(w),
+                    None => r.misses += 1,
+                }
+            }
+            return Arc::new(leaf_walk(dfa, s, trie, vocab_size));
+        }
+        let walk = Arc::new(leaf_walk(dfa, s, trie, vocab_size));
+        let reference = Reference {
+            state: s,
+            walk: Arc::clone(&walk),
+            meets: Meets::new(),
+            misses: 0,
+        };
+        self.references.insert(m, reference);
+        walk
+    }
+
     fn machine_hash(&mut self, m: u32) -> u64 {
         let m = m as usize;
         if self.machine_hashes.len() <= m {
@@ -359,35 +404,5 @@ impl Expansion {
         let network = &self.network;
         *self.machine_hashes[m]
             .get_or_insert_with(|| shared::machine_hash(network.machine(m as u32)))
-    }
-}
-
-/// Machine `dfa`'s own walk of the trie from its state `s`.
-fn leaf_walk(dfa: &ByteDfa, s: u32, trie: &VocabTrie, vocab_size: u32) -> LeafWalk {
-    let mut at = vec![NO_STATE; trie.max_depth() + 1];
-    at[0] = s;
-    let mut tokens = Vec::new();
-    let mut after_return = vec![Vec::new(); 256];
-    let mut node = 1;
-    while node < trie.num_nodes() {
-        let depth = trie.node_depth(node);
-        let byte = trie.node_byte(node);
-        let from = at[depth - 1];
-        // The state at the trie's root accepting would have popped already: a
-        // leaf top never accepts there, so returns start one byte in.
-        if depth > 1 && dfa.is_accepting(from) {
-            after_return[byte as usize].push(node as u32);
-        }
-        let Some(next) = dfa.next(from, byte) else {
-            node = trie.subtree_end(node);
-            continue;
-        };
-        at[depth] = next;
-        tokens.extend_from_slice(trie.node_tokens(node));
-        node += 1;
-    }
-    LeafWalk {
-        tokens: StateInfo::from_tokens(tokens, vocab_size),
-        after_return,
     }
 }

@@ -27,6 +27,7 @@
 //! states once at build time.
 
 mod calls;
+mod leaf;
 mod matcher;
 mod shared;
 mod state;

@@ -11,7 +11,7 @@ use crate::bytes::ByteDfa;
 use crate::fast_hash::FastHasher;
 use crate::vocab::VocabTrie;
 
-use super::calls::LeafWalk;
+use super::leaf::LeafWalk;
 
 /// Most walks kept; past it the table starts again (a walk is up to a token bitset and a
 /// list of trie nodes: for Llama 3 about 20 KB).

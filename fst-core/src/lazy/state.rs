@@ -90,6 +90,24 @@ impl StateInfo {
         }
     }
 
+    /// The edges set in `words` (a mask of the vocabulary's width), kept as the eager
+    /// layout would.
+    pub(super) fn from_words(words: Box<[u32]>, vocab_size: u32) -> StateInfo {
+        let count: u32 = words.iter().map(|w| w.count_ones()).sum();
+        if count as usize >= words.len().max(64) {
+            return StateInfo::Dense { words, count };
+        }
+        let mut tokens = Vec::with_capacity(count as usize);
+        for (i, &w) in words.iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                tokens.push(i as u32 * 32 + w.trailing_zeros());
+                w &= w - 1;
+            }
+        }
+        StateInfo::from_tokens(tokens, vocab_size)
+    }
+
     /// The edges `tokens` (any order, each once), kept as the eager layout would.
     pub(super) fn from_tokens(mut tokens: Vec<u32>, vocab_size: u32) -> StateInfo {
         let words = (vocab_size as usize).div_ceil(32);

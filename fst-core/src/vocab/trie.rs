@@ -52,6 +52,8 @@ pub struct VocabTrie {
     pub(crate) depth: Vec<u32>,
     /// One past the last node of each node's subtree.
     pub(crate) end: Vec<u32>,
+    /// How much deeper than each node its subtree goes (at most 255).
+    pub(crate) height: Vec<u8>,
     /// `token_ids[token_start[i]..token_start[i + 1]]` are the tokens spelling node `i`.
     pub(crate) token_start: Vec<u32>,
     pub(crate) token_ids: Vec<u32>,
@@ -97,6 +99,7 @@ impl VocabTrie {
             byte: vec![0],
             depth: vec![0],
             end: vec![0],
+            height: Vec::new(),
             token_start: vec![0],
             token_ids: Vec::with_capacity(tokens.len()),
             levels: LevelTrie::default(),
@@ -137,6 +140,11 @@ impl VocabTrie {
             trie.end[node as usize] = trie.byte.len() as u32;
         }
         trie.token_start.push(trie.token_ids.len() as u32);
+        trie.height = vec![0u8; trie.byte.len()];
+        for node in (1..trie.byte.len()).rev() {
+            let p = parent[node] as usize;
+            trie.height[p] = trie.height[p].max(trie.height[node].saturating_add(1));
+        }
         trie.set_level_order(&parent, &node_of_token);
         trie
     }
@@ -243,6 +251,12 @@ impl VocabTrie {
     /// node and its descendants, so skipping a dead subtree is one jump.
     pub fn subtree_end(&self, node: usize) -> usize {
         self.end[node] as usize
+    }
+
+    /// How much deeper than `node` its deepest descendant is (0 for a leaf; saturates at
+    /// 255): a walk below `node` reads at most this many more bytes.
+    pub fn subtree_height(&self, node: usize) -> usize {
+        usize::from(self.height[node])
     }
 
     /// The token ids whose bytes spell exactly `node`, ascending (several ids may share
