@@ -240,6 +240,9 @@ struct Bounder<'a> {
     out: Annotated,
     queue: VecDeque<StateId>,
     state_limit: usize,
+    /// Bytes of the cost table and the interned `U`s, against `memory_limit`.
+    held: u64,
+    memory_limit: usize,
     clock: Clock,
 }
 
@@ -277,8 +280,11 @@ pub(crate) fn bound(
         },
         queue: VecDeque::new(),
         state_limit,
+        held: 0,
+        memory_limit,
         clock,
     };
+    b.held = b.costs.data.len() as u64 * 2;
     b.seq_ids.insert(Vec::new(), 0);
     let accepting: Vec<usize> = (0..p.accepting.len())
         .filter(|&y| p.accepting[y])
@@ -290,7 +296,7 @@ pub(crate) fn bound(
             accepting.iter().map(|&c| row[c]).min().unwrap_or(INF)
         })
         .collect();
-    let Some((u0, o0)) = b.normalize(finish) else {
+    let Some((u0, o0)) = b.normalize(finish)? else {
         return Ok(None);
     };
     let e0 = bound as u16 - o0.min(bound as u16);
@@ -305,10 +311,11 @@ pub(crate) fn bound(
 
 impl Bounder<'_> {
     /// `(U, o)` with `v = U + o`, `min U = 0`, interned; `None` when all of `v` is `INF`.
-    fn normalize(&mut self, mut v: Vec<u16>) -> Option<(u32, u16)> {
-        let o = *v.iter().min()?;
+    /// Each new `U` counts against the memory limit.
+    fn normalize(&mut self, mut v: Vec<u16>) -> Result<Option<(u32, u16)>, OpsError> {
+        let o = v.iter().copied().min().unwrap_or(INF);
         if o == INF {
-            return None;
+            return Ok(None);
         }
         for x in &mut v {
             if *x != INF {
@@ -318,15 +325,20 @@ impl Bounder<'_> {
         let next = self.us.len() as u32;
         let id = *self.u_ids.entry(v.clone()).or_insert(next);
         if id == next {
+            self.held += 4 * v.len() as u64;
+            if self.held > self.memory_limit as u64 {
+                let what = "its table of same-level costs and finishing costs of stacks";
+                return Err(memory_error(self.held, self.memory_limit, what));
+            }
             self.us.push(v);
         }
-        Some((id, o))
+        Ok(Some((id, o)))
     }
 
     /// `U` and `δ` of the stack `σ·s` where `σ` has `U = under`.
-    fn push(&mut self, s: u32, under: u32) -> Option<(u32, u16)> {
+    fn push(&mut self, s: u32, under: u32) -> Result<Option<(u32, u16)>, OpsError> {
         if let Some(&r) = self.push_memo.get(&(s, under)) {
-            return r;
+            return Ok(r);
         }
         let (sh, n) = (self.sh, self.sh.p.accepting.len());
         let popping = &sh.popping[s as usize];
@@ -340,9 +352,9 @@ impl Bounder<'_> {
                     .unwrap_or(INF)
             })
             .collect();
-        let r = self.normalize(v);
+        let r = self.normalize(v)?;
         self.push_memo.insert((s, under), r);
-        r
+        Ok(r)
     }
 
     fn node(&mut self, key: (StateId, u32, u16)) -> Result<StateId, OpsError> {
@@ -398,9 +410,8 @@ impl Bounder<'_> {
                 let (m, _, e) = self.nodes[id as usize];
                 let (s, under) = self.symbols[sym as usize];
                 let Some(z) = self.sh.pop(m, s) else { continue };
-                let (_, delta) = self
-                    .push(s, under)
-                    .expect("a symbol is made only over a live stack");
+                let (_, delta) =
+                    (self.push(s, under)?).expect("a symbol is made only over a live stack");
                 let e2 = e as u32 + delta as u32;
                 if e2 <= self.sh.bound as u32 && self.us[under as usize][z as usize] as u32 <= e2 {
                     let target = self.node((z, under, e2 as u16))?;
@@ -426,7 +437,7 @@ impl Bounder<'_> {
             let (mut cur, mut slack) = (u, e as i64 - 1);
             let mut stack = Vec::with_capacity(seq.len());
             for &s in seq {
-                let Some((top, delta)) = self.push(s, cur) else {
+                let Some((top, delta)) = self.push(s, cur)? else {
                     slack = -1;
                     break;
                 };
