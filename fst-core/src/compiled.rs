@@ -110,6 +110,14 @@ impl CompileStats {
         }
     }
 
+    /// Renames the sizes through `rename` (a step's sizes kept beside its result's,
+    /// e.g. a grammar's nodes beside those of its intersection).
+    pub fn rename_counts(&mut self, rename: impl Fn(&'static str) -> &'static str) {
+        for (name, _) in &mut self.counts {
+            *name = rename(name);
+        }
+    }
+
     /// The phases in the order they ran.
     pub fn phases(&self) -> &[(&'static str, Duration)] {
         &self.phases
