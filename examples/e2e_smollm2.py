@@ -354,13 +354,16 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--only", metavar="TEXT", help="run only the tasks whose name contains TEXT (e.g. grammar)")
     parser.add_argument("--lazy", action="store_true", help="compile the JSON Schema tasks with lazy=True")
+    parser.add_argument("--flash-attn", action="store_true",
+                        help="llama.cpp's flash attention (on by default in a low-level llama.cpp context, "
+                        "as in llama_sampler.py; off by default in llama-cpp-python's Llama)")
     args = parser.parse_args()
 
     from llama_cpp import Llama
 
     gguf = args.gguf or find_gguf()
     print(f"model: {gguf.name} ({gguf.stat().st_size / 1e6:.0f} MB)")
-    llm = Llama(model_path=str(gguf), n_ctx=512, n_threads=2, verbose=False, seed=0)
+    llm = Llama(model_path=str(gguf), n_ctx=512, n_threads=2, verbose=False, seed=0, flash_attn=args.flash_attn)
     t = time.perf_counter()
     vocab = fstc.Vocabulary.from_file(gguf)
     print(f"fstc.Vocabulary.from_file(gguf): {vocab!r} in {(time.perf_counter() - t) * 1e3:.0f} ms")

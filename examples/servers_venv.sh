@@ -9,6 +9,6 @@ venv=${1:?usage: examples/servers_venv.sh VENV}
 # SGLang pins other versions of some of vLLM's dependencies: its modules under test import
 # with vLLM's torch, so it goes in without its dependencies, plus the two they need.
 "$venv/bin/pip" install --no-deps sglang==0.5.23
-"$venv/bin/pip" install ipython gguf
+"$venv/bin/pip" install ipython gguf accelerate jsonschema  # the last two for examples/servers_e2e.py
 "$venv/bin/pip" install -e ./python pytest
-"$venv/bin/python" -m pytest python/tests/test_vllm.py python/tests/test_sglang.py -q -rs -p no:warnings
+"$venv/bin/python" -m pytest python/tests/test_vllm.py python/tests/test_sglang.py python/tests/test_servers_e2e.py -q -rs -p no:warnings

@@ -16,7 +16,9 @@ use fstc_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
 use fstc_core::bytes::{Algebra, ByteDfa, Universe};
 use fstc_core::compiled::{CompileStats, Compiled, Warning};
 use fstc_core::ops::openfst::byte_dfa_from_openfst;
-use fstc_core::ops::{at_most_tokens_of_trie, text_tokens_of_trie, TokenAlgebra};
+use fstc_core::ops::{
+    at_most_tokens_of_trie, text_tokens_of_trie, token_bound, OpsError, OpsErrorKind, TokenAlgebra,
+};
 use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
@@ -144,6 +146,9 @@ impl ExprCompiler {
         let automaton = match value {
             Value::Pda(p) => {
                 run.stats.set_count("nodes", p.num_nodes() as usize);
+                run.stats
+                    .set_count("stack symbols", p.num_stack_symbols() as usize);
+                run.stats.set_count("bytes", p.as_words().len() * 4);
                 AnyAutomaton::Pda(p)
             }
             v => {
@@ -299,11 +304,13 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The token operations, with the state limit and the deadline.
+    /// The token operations, with the state limit, the deadline and what is left of the
+    /// memory budget (for their working tables).
     fn algebra(&self) -> TokenAlgebra {
         TokenAlgebra::new()
             .state_limit(self.compiler.state_limit)
             .deadline(self.budget.deadline())
+            .memory_limit(self.budget.memory.saturating_sub(self.budget.used))
     }
 
     /// The value of `e`, within the budgets.
@@ -467,7 +474,7 @@ impl<'a> Run<'a> {
                 BoolOp::Or => algebra.union(&acc, &a),
                 BoolOp::AndNot => algebra.difference(&acc, &a),
             }
-            .map_err(|e| loc.error(e.to_string()))?;
+            .map_err(|e| ops_error(loc, e))?;
             self.stats.extend(step.stats);
             acc = step.automaton;
         }
@@ -493,7 +500,7 @@ impl<'a> Run<'a> {
                 let step = self
                     .algebra()
                     .complement(&a, &text_tokens_of_trie(trie))
-                    .map_err(|e| loc.error(e.to_string()))?;
+                    .map_err(|e| ops_error(loc, e))?;
                 self.stats.extend(step.stats);
                 Ok(Value::Tokens(step.automaton))
             }
@@ -565,8 +572,44 @@ impl Run<'_> {
             }
         }
         let pda = pda.expect("a grammar operand");
+        // A token bound (`max_tokens`) is applied last, by the bounded construction,
+        // which grows with the bound where a product with it grows with its square.
+        let mut bounds = Vec::new();
+        if matches!(op, BoolOp::And) {
+            regular.retain(|(v, _)| {
+                let n = match v {
+                    Value::Tokens(a) => token_bound(a, &pda),
+                    _ => None,
+                };
+                bounds.extend(n);
+                n.is_none()
+            });
+        }
+        let fsa = match regular.is_empty() {
+            true => None,
+            false => Some(self.regular_operand(op, regular, loc)?),
+        };
+        let algebra = self.algebra();
+        let step = match (fsa, bounds.iter().min()) {
+            (None, None) => return Ok(Value::Pda(pda)),
+            (None, Some(&n)) => algebra.bound_pda(&pda, n),
+            (Some(fsa), Some(&n)) => algebra.intersect_pda_bounded(&pda, &fsa, n),
+            (Some(fsa), None) => algebra.intersect_pda(&pda, &fsa),
+        };
+        let step = step.map_err(|e| ops_error(loc, e))?;
+        self.stats.extend(step.stats);
+        Ok(Value::Pda(step.automaton))
+    }
+
+    /// The token FSA a grammar is intersected with: the intersection of the regular
+    /// operands, complemented for `difference`.
+    fn regular_operand(
+        &mut self,
+        op: BoolOp,
+        mut regular: Vec<(Value, Loc)>,
+        loc: &Loc,
+    ) -> Result<TokenAutomaton, ExprError> {
         let fsa = match regular.len() {
-            0 => return Ok(Value::Pda(pda)),
             1 => {
                 let (v, l) = regular.pop().expect("one");
                 self.tokens(v, &l)?
@@ -576,20 +619,39 @@ impl Run<'_> {
                 v => self.tokens(v, loc)?,
             },
         };
-        let fsa = if matches!(op, BoolOp::AndNot) {
-            match self.complement(Value::Tokens(fsa), false, loc)? {
-                Value::Tokens(a) => a,
-                v => self.tokens(v, loc)?,
-            }
-        } else {
-            fsa
-        };
-        let step = self
-            .algebra()
-            .intersect_pda(&pda, &fsa)
-            .map_err(|e| loc.error(e.to_string()))?;
-        self.stats.extend(step.stats);
-        Ok(Value::Pda(step.automaton))
+        if !matches!(op, BoolOp::AndNot) {
+            return Ok(fsa);
+        }
+        match self.complement(Value::Tokens(fsa), false, loc)? {
+            Value::Tokens(a) => Ok(a),
+            v => self.tokens(v, loc),
+        }
+    }
+}
+
+/// A token operation's error at `loc`, naming the budget option it ran into.
+fn ops_error(loc: &Loc, e: OpsError) -> ExprError {
+    let option = match e.kind() {
+        OpsErrorKind::Deadline => " (time_budget, `--time-budget`)",
+        OpsErrorKind::Memory { .. } => " (memory_budget, `--memory-budget`)",
+        _ => "",
+    };
+    loc.error(format!("{e}{option}"))
+}
+
+/// The name of a grammar compile's size in an expression's `--stats`.
+fn grammar_count(name: &'static str) -> &'static str {
+    match name {
+        "nodes" => "grammar nodes",
+        "nodes reached by pops" => "grammar nodes reached by pops",
+        "accepting nodes" => "grammar accepting nodes",
+        "class edges" => "grammar class edges",
+        "pop edges" => "grammar pop edges",
+        "classes" => "grammar classes",
+        "stack symbols" => "grammar stack symbols",
+        "bytes" => "grammar bytes",
+        "nondeterministic" => "nondeterministic grammar",
+        other => other,
     }
 }
 
@@ -707,9 +769,11 @@ impl<'a> Run<'a> {
             .time_budget(self.budget.remaining())
             .memory_budget(self.budget.memory.saturating_sub(self.budget.used));
         let compiler = fstc_pda::GrammarCompiler::new().configure(config);
-        let compiled = compiler
+        let mut compiled = compiler
             .compile_with_trie(text, trie)
             .map_err(|e| loc.error(format!("{what}: {e}")))?;
+        // The grammar's own sizes beside the result's ("grammar nodes" and "nodes").
+        compiled.stats.rename_counts(grammar_count);
         self.stats.extend(compiled.stats);
         Ok(Value::Pda(compiled.automaton))
     }

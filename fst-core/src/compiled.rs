@@ -90,6 +90,11 @@ impl CompileStats {
         out
     }
 
+    /// Records the phase `name` as having taken `took` (for a phase timed in parts).
+    pub fn record(&mut self, name: &'static str, took: Duration) {
+        self.phases.push((name, took));
+    }
+
     /// Records the size `name` (replacing an earlier value of that name).
     pub fn set_count(&mut self, name: &'static str, value: usize) {
         match self.counts.iter_mut().find(|(n, _)| *n == name) {
@@ -112,6 +117,14 @@ impl CompileStats {
         self.phases.extend(later.phases);
         for (name, value) in later.counts {
             self.set_count(name, value);
+        }
+    }
+
+    /// Renames the sizes through `rename` (a step's sizes kept beside its result's,
+    /// e.g. a grammar's nodes beside those of its intersection).
+    pub fn rename_counts(&mut self, rename: impl Fn(&'static str) -> &'static str) {
+        for (name, _) in &mut self.counts {
+            *name = rename(name);
         }
     }
 

@@ -78,6 +78,7 @@ pub mod matcher;
 pub mod parts;
 pub mod pda_walker;
 mod pop_closure;
+mod push_dag;
 pub mod sample;
 pub mod token_pda;
 pub mod vocab;

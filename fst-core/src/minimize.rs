@@ -79,6 +79,16 @@ pub fn minimal_dfa(
     without_deadline(minimal_dfa_until(start, accepting, edges, None))
 }
 
+/// [`minimal_dfa`], giving up (`None`) once `deadline` passes: for a compile's time budget.
+pub fn minimal_dfa_before(
+    start: StateId,
+    accepting: Vec<bool>,
+    edges: EdgeLists,
+    deadline: Option<Instant>,
+) -> Option<(Vec<bool>, EdgeLists)> {
+    minimal_dfa_until(start, accepting, edges, deadline).ok()
+}
+
 /// [`minimal_dfa`], giving up past `deadline`.
 fn minimal_dfa_until(
     start: StateId,

@@ -12,9 +12,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::automaton::{layout_of_written, TokenAutomaton};
+use crate::fast_hash::FastMap;
 use crate::format::{self, FormatError, PdaLayout};
 use crate::parts::{self, PartsError, PdaEdge, PdaParts, StateId, NO_CLASS};
 use crate::pop_closure::{ClosureSource, PopClosure};
+use crate::push_dag::{PushDag, MIN_RESULTS};
 
 /// A deterministic token push-down automaton, ready to walk.
 ///
@@ -29,6 +31,9 @@ pub struct TokenPda<W: AsRef<[u32]> = Vec<u32>> {
     closure: Arc<PopClosure>,
     /// Derived on load: the longest push sequence, for the walker's stack-limit check.
     max_push: usize,
+    /// Derived on load (nondeterministic PDAs): per `(node, class)` with many results,
+    /// their pushes as a DAG for the GLR walker.
+    push_dags: Arc<FastMap<(StateId, u32), PushDag>>,
 }
 
 impl TokenPda<Vec<u32>> {
@@ -76,15 +81,16 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
         ))
     }
 
-    /// The PDA of a validated file, with the data the walker derives from it: the pop
-    /// closure (dense union masks bounded by eight times the file's words plus 4 MiB) and
-    /// the longest push sequence.
+    /// The PDA of a validated file, with the data the walkers derive from it: the pop
+    /// closure (dense union masks bounded by eight times the file's words plus 4 MiB), the
+    /// longest push sequence and the push DAGs.
     fn derive(control: TokenAutomaton<W>, layout: PdaLayout) -> TokenPda<W> {
         let mut pda = TokenPda {
             control,
             layout,
             closure: Arc::default(),
             max_push: 0,
+            push_dags: Arc::default(),
         };
         let words = (pda.vocab_size() as usize).div_ceil(32);
         let budget = 8 * pda.as_words().len() + (1 << 20);
@@ -93,7 +99,37 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
             .map(|i| pda.push_seq(i).len())
             .max()
             .unwrap_or(0);
+        pda.push_dags = Arc::new(pda.derive_push_dags());
         pda
+    }
+
+    /// The [`PushDag`] of each `(node, class)` with at least [`MIN_RESULTS`] results (and
+    /// not too many symbols, see [`PushDag::of`]).
+    fn derive_push_dags(&self) -> FastMap<(StateId, u32), PushDag> {
+        let mut dags = FastMap::default();
+        if self.is_deterministic() {
+            return dags;
+        }
+        for node in 0..self.num_nodes() {
+            for (e, class, _) in self.control.indexed_class_edges(node) {
+                if self.alternatives(e).len() / 2 + 1 < MIN_RESULTS {
+                    continue;
+                }
+                let results: Vec<(StateId, &[u32])> = (self.edge_results(node, class))
+                    .map(|(target, push)| (target, self.push_seq(push)))
+                    .collect();
+                if let Some(dag) = PushDag::of(&results) {
+                    dags.insert((node, class), dag);
+                }
+            }
+        }
+        dags
+    }
+
+    /// The push DAG of `node`'s results for `class`, where it has many.
+    #[inline]
+    pub(crate) fn push_dag(&self, node: StateId, class: u32) -> Option<&PushDag> {
+        self.push_dags.get(&(node, class))
     }
 
     /// The pop closure (see [`crate::pop_closure`]).
@@ -393,6 +429,7 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
             layout: self.layout,
             closure: self.closure,
             max_push: self.max_push,
+            push_dags: self.push_dags,
         }
     }
 

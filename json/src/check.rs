@@ -256,6 +256,17 @@ impl Automata {
             automata.push(self.dfa(&self.machines[id])?);
             Ok::<_, JsonSchemaError>(format!("{SPLICE_OPEN}{})", automata.len() - 1))
         })?;
+        // A text that is one call is the callee's automaton (not built again).
+        let whole = text
+            .strip_prefix(SPLICE_OPEN)
+            .and_then(|r| r.strip_suffix(')'));
+        if let Some(k) = whole.and_then(|k| k.parse::<usize>().ok()) {
+            let dfa = Arc::clone(&automata[k]);
+            self.dfas
+                .borrow_mut()
+                .insert(regex.to_string(), Arc::clone(&dfa));
+            return Ok(dfa);
+        }
         let dfa = RegexBuilder::new()
             .state_limit(self.limit)
             .deadline(self.budget.deadline())

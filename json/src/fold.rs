@@ -105,8 +105,10 @@ impl Translator<'_> {
         if !foldable {
             return None;
         }
+        // The map read at `pointer` (itself, or a copy a fold made of it: the properties
+        // of a folded object are copies of the maps at their pointers).
         let here = self.root.pointer(pointer).and_then(Value::as_object);
-        if !here.is_some_and(|h| std::ptr::eq(h, map)) && !is_joined(map) {
+        if !here.is_some_and(|h| std::ptr::eq(h, map) || h == map) && !is_joined(map) {
             return None;
         }
         let mut conjuncts = Vec::new();

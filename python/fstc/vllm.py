@@ -186,10 +186,13 @@ def validate_request(params: SamplingParams, model_config: Any, tokenizer: Any) 
 
 def _add_backend_choice() -> None:
     """``StructuredOutputsConfig.backend`` is a ``Literal`` of names checked by pydantic
-    (and shown by ``--help``): add ``"fstc"`` and rebuild the validator."""
+    (and shown by ``--help``): add ``"fstc"`` and rebuild the validator, then
+    ``VllmConfig``'s, which holds a copy of it (``EngineArgs`` hands it the config as a
+    dict when given one)."""
     from typing import Literal, get_args
 
     import pydantic.dataclasses
+    from vllm.config import VllmConfig
 
     names = get_args(so_config.StructuredOutputsBackend)
     if BACKEND in names:
@@ -200,6 +203,7 @@ def _add_backend_choice() -> None:
     cls.__annotations__["backend"] = extended
     cls.__dataclass_fields__["backend"].type = extended
     pydantic.dataclasses.rebuild_dataclass(cls, force=True)
+    pydantic.dataclasses.rebuild_dataclass(VllmConfig, force=True)
 
 
 def _patch_validation() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set
@@ -14,6 +15,11 @@ import fstc
 
 REPO = Path(__file__).resolve().parents[2]
 TESTDATA = REPO / "testdata"
+
+# Where vLLM is installed (test_vllm.py, test_servers_e2e.py): its platform is the CPU, set
+# before any test module imports vLLM, which fixes the platform once per process (its
+# config code refuses to build without one; there is no GPU where these tests run).
+os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
 
 #: A structural tag in the legacy spelling vLLM and SGLang forward: free text in which
 #: `<tool_call>` opens a call whose body is a JSON object with a city.

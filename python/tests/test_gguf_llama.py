@@ -92,11 +92,13 @@ def merged(merge) -> str:
 USER_DEFINED = ["<|user|>", "<|assistant|>", "[INST]", "<tool call>", "\u2581q\u2581z"]
 
 
-def spm_gguf(path: Path, space_prefix: bool, user_defined: list = ()) -> Path:
+def spm_gguf(path: Path, space_prefix: bool, user_defined: list = (), name: str = "") -> Path:
     """Llama 2's tokenizer.json as a SentencePiece file: `<0xHH>` byte tokens, the added
     tokens control (id 0 unknown), and each piece's score minus the rank of the first merge
     making it (the merges list the SentencePiece model's pieces by falling score; a piece no
-    merge makes, one character, scores minus its id)."""
+    merge makes, one character, scores minus its id). `user_defined` tokens are appended;
+    with a `name` (`general.name`), also Phi-3's control token `<|endoftext|>`, which
+    llama.cpp's Phi-3 adjustment looks up by text."""
     t = json.loads((SHARED / "llama2" / "tokenizer.json").read_text())
     vocab = t["model"]["vocab"]
     tokens = [None] * len(vocab)
@@ -113,13 +115,18 @@ def spm_gguf(path: Path, space_prefix: bool, user_defined: list = ()) -> Path:
                 else gguf.TokenType.NORMAL)
         types.append(kind)
         scores.append(-float(rank.get(tok, i)) if kind == gguf.TokenType.NORMAL else 0.0)
-    for tok in user_defined:
+    extra = [(tok, gguf.TokenType.USER_DEFINED) for tok in user_defined]
+    if name:
+        extra.append(("<|endoftext|>", gguf.TokenType.CONTROL))
+    for tok, kind in extra:
         assert tok not in vocab, tok  # llama.cpp refuses a file with two tokens of one text
         tokens.append(tok)
-        types.append(gguf.TokenType.USER_DEFINED)
+        types.append(kind)
         scores.append(0.0)
 
     def kvs(w):
+        if name:
+            w.add_name(name)
         w.add_token_scores(scores)
         w.add_bos_token_id(1)
         w.add_eos_token_id(2)
@@ -147,7 +154,7 @@ def gpt2_gguf(path: Path, pre: str) -> Path:
     return write(path, "gpt2", tokens, types, kvs)
 
 
-def bpe_gguf(path: Path, folder: str, pre: str) -> Path:
+def bpe_gguf(path: Path, folder: str, pre: str, name: str = "") -> Path:
     """A byte-level BPE tokenizer.json as a `gpt2` file named `pre`: its vocabulary and
     merges, its added tokens control, or user-defined where they are text (`"special":
     false`: Qwen's `<think>`, `<tool_call>`, ...), as llama.cpp's converter writes them."""
@@ -167,6 +174,8 @@ def bpe_gguf(path: Path, folder: str, pre: str) -> Path:
     eos = eos["content"] if isinstance(eos, dict) else eos
 
     def kvs(w):
+        if name:
+            w.add_name(name)
         w.add_tokenizer_pre(pre)
         w.add_token_merges(merges)
         w.add_eos_token_id(tokens.index(eos))
@@ -289,3 +298,59 @@ def test_spm_user_defined_tokens_are_cut_out_as_llama_cpp_does(tmp_path):
     assert llama.tokenize(" q z") == [user] and vocab.tokenize("\u2581q\u2581z") == [user]
     with pytest.raises(fstc.FstcError, match="cannot spell this text exactly"):
         vocab.tokenize(" q z")
+
+
+def user_token_texts(user: list, count: int, seed: int) -> list:
+    """Texts with user-defined tokens followed by whitespace, words and other tokens."""
+    rng = random.Random(seed)
+    pool = user + [" ", "  ", "\n", "\t", " \n ", "hi", "SYS", "x", "<", "|", "é", "1"]
+    return ["".join(rng.choice(pool) for _ in range(rng.randrange(1, 14))) for _ in range(count)]
+
+
+def round_trip(llama: Llama, vocab: fstc.Vocabulary, texts: list) -> int:
+    """For each text, fstc's tokens for what llama.cpp's tokens spell are llama.cpp's tokens.
+    Returns how many texts llama.cpp's tokens do not spell."""
+    changed = 0
+    for text in texts:
+        ids = llama.tokenize(text)
+        spelled = b"".join(llama.piece(i) for i in ids).decode()
+        changed += spelled != text
+        assert vocab.tokenize(spelled) == ids, (text, spelled)
+    return changed
+
+
+@pytest.mark.parametrize("name", ["Phi-3-mini-4k-instruct", "Llama 2"])
+@pytest.mark.parametrize("space_prefix", [True, False])
+def test_llama_cpp_text_adjustments_round_trip(tmp_path, name, space_prefix):
+    """llama.cpp's per-model text adjustments: in a file whose `general.name` contains
+    `phi-3`/`phi3` it drops the whitespace after each user-defined token (its RSTRIP flag,
+    set by name); with `add_space_prefix` it puts a space before the text and after each
+    user-defined token. Its tokens then spell another text than the one given; fstc's
+    tokens spell their text exactly, and for the text llama.cpp's tokens spell they are
+    llama.cpp's tokens."""
+    path = spm_gguf(tmp_path / "user.gguf", space_prefix, USER_DEFINED, name)
+    llama, vocab = Llama(path), fstc.Vocabulary.from_file(str(path))
+    same_vocabulary(llama, vocab)
+    phi = name.startswith("Phi")
+    expected = {
+        (True, True): "<|user|> SYS\nHI[INST] x",
+        (True, False): "<|user|>SYS\nHI[INST]x",
+        (False, True): "<|user|> \nSYS\nHI[INST]  x",
+        (False, False): "<|user|>\nSYS\nHI[INST] x",
+    }[phi, space_prefix]
+    ids = llama.tokenize("<|user|>\nSYS\nHI[INST] x")
+    assert b"".join(llama.piece(i) for i in ids).decode() == expected
+    texts = [t for t in user_token_texts(USER_DEFINED[:4], 300, seed=3) if "\u2581" not in t]
+    changed = round_trip(llama, vocab, texts + TEXTS[:10])
+    assert (changed > 0) == (phi or space_prefix)
+
+
+def test_llama_cpp_phi3_adjustment_byte_level(tmp_path):
+    """The same on a byte-level file named Phi-3 (Qwen 3's, whose `<think>`, `<tool_call>`
+    are user-defined): whitespace after them dropped by llama.cpp, no space prefix."""
+    path = bpe_gguf(tmp_path / "phi3.gguf", "qwen3", "qwen2", name="phi3-test")
+    llama, vocab = Llama(path), fstc.Vocabulary.from_file(str(path))
+    ids = llama.tokenize("<think> \nplan</think>\tok")
+    assert b"".join(llama.piece(i) for i in ids) == b"<think>plan</think>ok"
+    user = ["<think>", "</think>", "<tool_call>", "</tool_call>"]
+    assert round_trip(llama, vocab, user_token_texts(user, 200, seed=4) + QWEN_TEXTS) > 0

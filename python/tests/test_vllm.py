@@ -121,15 +121,11 @@ def test_entry_point_and_config_accept_fstc():
     register()  # idempotent
 
 
-def test_cli_selects_fstc(monkeypatch):
+def test_cli_selects_fstc():
     """vLLM's own argument parser. Building it reads the platform's device type, which a
-    CUDA build of vLLM cannot infer without a GPU: the test names the CPU."""
+    CUDA build of vLLM cannot infer without a GPU: conftest.py names the CPU."""
     from vllm.engine.arg_utils import AsyncEngineArgs, EngineArgs
-    from vllm.platforms import current_platform
     from vllm.utils.argparse_utils import FlexibleArgumentParser
-
-    if not current_platform.device_type:
-        monkeypatch.setattr(current_platform, "device_type", "cpu")
 
     parser = AsyncEngineArgs.add_cli_args(FlexibleArgumentParser())
     args = parser.parse_args(["--structured-outputs-config.backend", "fstc"])

@@ -190,4 +190,7 @@ fn eager_row(
     let dfa = eager.stats.count("byte DFA states").unwrap_or(0);
     let (p50, p99, max) = masks(&mut walker, tokens);
     println!("| {n} | eager | {first:.2?} | | | | {dfa} | {p50:.2?} | {p99:.2?} | {max:.2?} |");
+    if std::env::var("PHASES").is_ok() {
+        println!("{}", eager.stats);
+    }
 }

@@ -1,11 +1,13 @@
 //! The entry point: a structural tag in, one token automaton (eager or lazy) out.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use fstc_core::any::AnyAutomaton;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::bytes::{Algebra, ByteDfa, CallNetwork};
 use fstc_core::compiled::{CompileStats, Compiled, Warning};
+use fstc_core::compose::ComposeLimits;
 use fstc_core::lazy::LazyAutomaton;
 use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
@@ -13,12 +15,42 @@ use fstc_core::TokenVocabulary;
 use fstc_json::{Config, JsonSchemaCompiler};
 use fstc_pda::gbnf::Expr;
 use fstc_pda::{GrammarCompiler, Pda};
-use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler};
+use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler, RegexErrorKind};
 
+use crate::budget::Budget;
 use crate::error::TagsError;
 use crate::lower::{needs_stack, Lowering};
 use crate::parse::StructuralTag;
+use crate::pieces::{self, PieceDfas};
 use crate::tokens;
+
+/// How the eager compile composes a tool-call structure (`triggered_tags` at the root):
+/// each way gives the same automaton, file for file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Composition {
+    /// In pieces when the one DFA would be large (the leaf automata pass
+    /// 2^15 states, near where one composition outgrows its dense table and slows down
+    /// many times), else one DFA of the whole text.
+    #[default]
+    Auto,
+    /// One byte DFA of the whole text, composed once.
+    Whole,
+    /// In pieces (the dispatch and each distinct tool body composed on its own, joined at
+    /// token level) wherever the cut is certain.
+    Pieces,
+}
+
+/// The leaf automata's states up to which [`Composition::Auto`] composes one DFA.
+const WHOLE_STATES: usize = 1 << 15;
+
+/// What the pieces' lowering led to.
+enum Pieced {
+    Compiled(Compiled<TokenAutomaton>),
+    /// The one DFA, from the same lowering (small enough), and the warnings.
+    Whole(ByteDfa, Vec<Warning>),
+    /// Pieces do not fit: compose one DFA.
+    No,
+}
 
 /// Compiles structural tags into token automata. Configured with the JSON Schema
 /// compiler's options (whitespace, escapes, limits), which apply to every `json_schema`
@@ -26,6 +58,10 @@ use crate::tokens;
 #[derive(Clone, Debug, Default)]
 pub struct StructuralTagCompiler {
     json: JsonSchemaCompiler,
+    /// How a tool-call structure is composed.
+    composition: Composition,
+    /// Most table entries of a batch of pieces, if not the default.
+    batch_entries: Option<usize>,
 }
 
 impl StructuralTagCompiler {
@@ -38,6 +74,26 @@ impl StructuralTagCompiler {
     pub fn configure(self, config: Config) -> StructuralTagCompiler {
         StructuralTagCompiler {
             json: self.json.configure(config),
+            ..self
+        }
+    }
+
+    /// Composes the pieces of a tool-call structure in batches of at most `entries`
+    /// (state, byte class) pairs (default 2^21, what the composition keeps in a dense
+    /// table); at least one piece a batch. Tests set it low to join many batches.
+    pub fn batch_entries(self, entries: usize) -> StructuralTagCompiler {
+        StructuralTagCompiler {
+            batch_entries: Some(entries),
+            ..self
+        }
+    }
+
+    /// How the eager compile composes a structure whose root is `triggered_tags`: the
+    /// automaton is the same either way, only the cost differs.
+    pub fn composition(self, composition: Composition) -> StructuralTagCompiler {
+        StructuralTagCompiler {
+            composition,
+            ..self
         }
     }
 
@@ -58,18 +114,39 @@ impl StructuralTagCompiler {
     /// The DFA of a lowered regex (which may call machines), refused when it accepts
     /// nothing, even through its calls (its trimmed DFA then has no accepting state).
     fn build(&self, regex: &str, automata: Vec<Arc<ByteDfa>>) -> Result<ByteDfa, TagsError> {
-        let dfa = RegexBuilder::new()
-            .state_limit(self.get_config().get_dfa_state_limit())
-            .automata(automata)
-            .build(regex)
-            .map_err(|e| {
-                let short: String = e.to_string().chars().take(300).collect();
-                TagsError::at("", format!("the automaton could not be built: {short}"))
-            })?;
+        let dfa = self.dfa(regex, automata)?;
         if !(0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
             return Err(TagsError::at("", "the structural tag admits no text"));
         }
         Ok(dfa)
+    }
+
+    /// The DFA of a lowered regex (which may call machines), whatever it accepts.
+    fn dfa(&self, regex: &str, automata: Vec<Arc<ByteDfa>>) -> Result<ByteDfa, TagsError> {
+        self.dfa_within(regex, automata, None)
+    }
+
+    /// [`dfa`](Self::dfa) within the budget's deadline.
+    fn dfa_within(
+        &self,
+        regex: &str,
+        automata: Vec<Arc<ByteDfa>>,
+        budget: Option<&Budget>,
+    ) -> Result<ByteDfa, TagsError> {
+        RegexBuilder::new()
+            .state_limit(self.get_config().get_dfa_state_limit())
+            .deadline(budget.and_then(Budget::deadline))
+            .automata(automata)
+            .build(regex)
+            .map_err(|e| match budget {
+                Some(b) if *e.kind() == RegexErrorKind::Deadline => {
+                    b.out_of_time("", "building the byte automaton")
+                }
+                _ => {
+                    let short: String = e.to_string().chars().take(300).collect();
+                    TagsError::at("", format!("the automaton could not be built: {short}"))
+                }
+            })
     }
 
     /// What is composed with the vocabulary of `trie`: the byte DFA, or for a tag that
@@ -79,9 +156,19 @@ impl StructuralTagCompiler {
         tag: &StructuralTag,
         trie: &VocabTrie,
         stats: &mut CompileStats,
+        budget: &Budget,
     ) -> Result<(ByteDfa, Vec<Warning>, Option<VocabTrie>), TagsError> {
         if !tag.format.counts_tokens() {
-            let (dfa, warnings) = stats.time("byte DFA", || self.byte_dfa(tag))?;
+            let (dfa, warnings) = stats.time("byte DFA", || {
+                let language = Lowering::new(&self.json)
+                    .with_budget(*budget)
+                    .language(tag)?;
+                let dfa = self.dfa_within(&language.regex, language.automata, Some(budget))?;
+                if !(0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
+                    return Err(TagsError::at("", "the structural tag admits no text"));
+                }
+                Ok((dfa, language.warnings))
+            })?;
             return Ok((dfa, warnings, None));
         }
         let (dfa, warnings) = stats.time("byte DFA of the markings", || {
@@ -188,15 +275,33 @@ impl StructuralTagCompiler {
         tag: &StructuralTag,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, TagsError> {
+        let budget = Budget::start(self.get_config());
         let mut stats = CompileStats::new();
-        let (dfa, warnings, marked) = self.to_compose(tag, trie, &mut stats)?;
-        let config = fstc_regex::Config::new()
+        let pieced = match self.composition {
+            Composition::Whole => Pieced::No,
+            _ if tag.format.counts_tokens() => Pieced::No,
+            _ => self.compile_pieces(tag, trie, &budget, &mut stats)?,
+        };
+        let (dfa, warnings, marked) = match pieced {
+            Pieced::Compiled(compiled) => return Ok(compiled),
+            Pieced::Whole(dfa, warnings) => (dfa, warnings, None),
+            Pieced::No => self.to_compose(tag, trie, &mut stats, &budget)?,
+        };
+        budget.check_time("", "building the byte automaton")?;
+        let mut config = fstc_regex::Config::new()
             .dfa_state_limit(self.get_config().get_dfa_state_limit())
-            .token_edge_limit(self.get_config().get_token_edge_limit());
+            .token_edge_limit(self.get_config().get_token_edge_limit())
+            .memory_limit(budget.memory());
+        if let Some(deadline) = budget.deadline() {
+            config = config.deadline(deadline);
+        }
         let composed = RegexCompiler::new()
             .configure(config)
             .compile_dfa_with_trie(&dfa, "the structural tag", marked.as_ref().unwrap_or(trie))
-            .map_err(|e| compose_error(&e))?;
+            .map_err(|e| match e.kind() {
+                BuildErrorKind::Compose { error, .. } => budget.composition_failed(error),
+                _ => compose_error(&e),
+            })?;
         stats.extend(composed.stats);
         let mut automaton = composed.automaton;
         if marked.is_some() {
@@ -211,6 +316,69 @@ impl StructuralTagCompiler {
             stats,
             warnings,
         })
+    }
+
+    /// The token FSA of a `triggered_tags` structure composed in pieces (`crate::pieces`):
+    /// the dispatch and each distinct tool body on its own, joined at token level. `None`
+    /// for a structure the pieces do not fit (another root, an exit that is not certain).
+    fn compile_pieces(
+        &self,
+        tag: &StructuralTag,
+        trie: &VocabTrie,
+        budget: &Budget,
+        stats: &mut CompileStats,
+    ) -> Result<Pieced, TagsError> {
+        let started = Instant::now();
+        let lowered = Lowering::new(&self.json).with_budget(*budget).pieces(tag)?;
+        let Some(language) = lowered else {
+            return Ok(Pieced::No);
+        };
+        let leaves: usize = language.automata.iter().map(|a| a.num_states()).sum();
+        if self.composition == Composition::Auto && leaves <= WHOLE_STATES {
+            // One phase, as when the whole text is lowered for one DFA.
+            let dfa = self.dfa_within(&language.whole, language.automata.clone(), Some(budget))?;
+            stats.record("byte DFA", started.elapsed());
+            if !(0..dfa.num_states() as u32).any(|s| dfa.is_accepting(s)) {
+                return Err(TagsError::at("", "the structural tag admits no text"));
+            }
+            return Ok(Pieced::Whole(dfa, language.warnings));
+        }
+        stats.record("pieces", started.elapsed());
+        let dfas = stats.time("byte DFAs", || {
+            let automata = &language.automata;
+            Ok::<_, TagsError>(PieceDfas {
+                dispatch: self.dfa_within(&language.dispatch, automata.clone(), Some(budget))?,
+                bodies: (language.bodies.iter())
+                    .map(|body| self.dfa_within(body, automata.clone(), Some(budget)))
+                    .collect::<Result<_, _>>()?,
+                body_of_hole: language.body_of_hole.clone(),
+            })
+        })?;
+        let limits = pieces::Limits {
+            compose: ComposeLimits {
+                token_edge_limit: self.get_config().get_token_edge_limit(),
+                deadline: budget.deadline(),
+                memory_limit: budget.memory(),
+                ..ComposeLimits::default()
+            },
+            batch_entries: self.batch_entries.unwrap_or(pieces::BATCH_ENTRIES),
+        };
+        let Some((parts, sizes)) = pieces::compose(dfas, trie, &limits, budget, stats)? else {
+            return Ok(Pieced::No);
+        };
+        stats.set_count("pieces", sizes.pieces);
+        stats.set_count("batches", sizes.batches);
+        stats.set_count("byte DFA states", sizes.byte_states);
+        budget.check_time("", "laying out the token automaton")?;
+        let automaton = stats
+            .time("layout", || TokenAutomaton::from_class_parts(parts))
+            .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+        stats.count_automaton(&automaton);
+        Ok(Pieced::Compiled(Compiled {
+            automaton,
+            stats: std::mem::take(stats),
+            warnings: language.warnings,
+        }))
     }
 
     /// The call network of the texts `tag` admits: the root machine is the tree with

@@ -6,7 +6,10 @@
 //! triggers and excluded strings, each JSON Schema through fstc-json, each regex through
 //! fstc-regex), composed with the vocabulary once, so a token that ends the free text and
 //! starts a tag is allowed exactly when the text it spells is in the language: eagerly as
-//! one DFA, lazily as a call network whose root calls each schema's own network.
+//! one DFA, or for many large tools in pieces (each tool body composed on its own, joined
+//! exactly at token level: the same automaton, at the sum of the tools' cost;
+//! [`Composition`]), lazily as a call network whose root calls each schema's own network.
+//! The eager compile runs within the JSON options' time and memory budgets.
 //! A `grammar` piece without recursion is a byte DFA like a `regex`; a structure with a
 //! recursive one becomes one grammar instead (the tree
 //! its start rule, the pieces' rules renamed into it) composed into one token PDA by
@@ -31,14 +34,16 @@
 //! # StructuralTagCompiler::new().compile(&tag, &vocab).unwrap();
 //! ```
 
+mod budget;
 mod compiler;
 mod error;
 mod format;
 mod lower;
 mod parse;
+mod pieces;
 mod tokens;
 
-pub use compiler::StructuralTagCompiler;
+pub use compiler::{Composition, StructuralTagCompiler};
 pub use error::TagsError;
 pub use format::{Format, Tag, TagsWithSeparator, TriggeredTags};
 pub use parse::StructuralTag;

@@ -19,9 +19,11 @@ use fstc_pda::{Pda, Syntax};
 use fstc_regex::{Dialect, RegexBuilder};
 use serde_json::Value;
 
+use crate::budget::Budget;
 use crate::error::{child, TagsError};
 use crate::format::{Format, Node, Tag, TagsWithSeparator, TriggeredTags};
 use crate::parse::{Spelling, StructuralTag};
+use crate::pieces;
 use crate::tokens;
 
 /// The language of a structural tag, ready for [`RegexBuilder::automata`]; with calls,
@@ -142,6 +144,8 @@ pub(crate) struct Lowering<'c, T = String> {
     /// The grammar pieces' rules, renamed, and each distinct piece's start rule.
     rules: Vec<RuleDef>,
     pieces: HashMap<(String, Syntax), String>,
+    /// The compile's budgets, checked before each leaf automaton is built.
+    budget: Option<Budget>,
     target: std::marker::PhantomData<T>,
 }
 
@@ -159,6 +163,7 @@ impl<'c, T: Target> Lowering<'c, T> {
             limited: None,
             rules: Vec::new(),
             pieces: HashMap::new(),
+            budget: None,
             target: std::marker::PhantomData,
         }
     }
@@ -528,6 +533,9 @@ impl<'c, T: Target> Lowering<'c, T> {
         let index = match self.built.get(&key) {
             Some(&i) => i,
             None => {
+                if let Some(budget) = &self.budget {
+                    budget.check_time("", "building the parts of the structural tag")?;
+                }
                 let dfa = build()?;
                 self.automata.push(Arc::new(dfa));
                 self.built.insert(key, self.automata.len() - 1);
@@ -537,11 +545,18 @@ impl<'c, T: Target> Lowering<'c, T> {
         Ok(T::splice(index, &self.automata[index]))
     }
 
-    /// The algebra with the state limit.
+    /// The algebra with the state limit (and the budget's deadline).
     fn algebra(&self) -> Algebra {
         let mut a = Algebra::new();
         a.state_limit(self.state_limit);
+        a.deadline(self.budget.as_ref().and_then(Budget::deadline));
         a
+    }
+
+    /// Lowers within the compile's budgets.
+    pub fn with_budget(mut self, budget: Budget) -> Lowering<'c, T> {
+        self.budget = Some(budget);
+        self
     }
 
     /// Exactly `text` (with markers when lowering to markings).
@@ -645,6 +660,104 @@ impl<'c> Lowering<'c, String> {
             warnings: self.warnings,
             network: self.network.map(|(builder, _)| builder),
         })
+    }
+}
+
+/// A structure whose root is `triggered_tags`, lowered in pieces (`crate::pieces`): the
+/// dispatch (free text and the tags' `begin` strings, each followed by a marker naming
+/// its hole) and, per distinct body, the contents and end strings of the tags that
+/// share a `begin`, followed by the exit marker. Regex texts over `automata`.
+pub(crate) struct PieceLanguages {
+    /// The whole text as one regex (over the same automata).
+    pub whole: String,
+    pub dispatch: String,
+    pub bodies: Vec<String>,
+    /// The body of each hole (each distinct `begin`, in order of first use).
+    pub body_of_hole: Vec<usize>,
+    pub automata: Vec<Arc<ByteDfa>>,
+    pub warnings: Vec<Warning>,
+}
+
+impl<'c> Lowering<'c, String> {
+    /// The pieces of `tag` when its root is `triggered_tags` with at most
+    /// [`pieces::MAX_HOLES`] distinct `begin` strings; `None` otherwise. Errors as
+    /// [`language`](Self::language) gives them.
+    pub fn pieces(mut self, tag: &StructuralTag) -> Result<Option<PieceLanguages>, TagsError> {
+        let root = self.root(tag);
+        let Format::TriggeredTags(t) = &tag.format else {
+            return Ok(None);
+        };
+        check_triggers(t, root, self.spelling)?;
+        no_empty_excludes(&t.excludes, root)?;
+        let excluded: Vec<String> = t.triggers.iter().chain(&t.excludes).cloned().collect();
+        let text = self.free_text(&excluded, &[], (None, None), root)?;
+        let holes = self.holes(&t.tags, root)?;
+        if holes.len() > pieces::MAX_HOLES {
+            return Ok(None);
+        }
+        let exit = self.splice_as_is("exit".into(), || Ok(pieces::exit_marker()))?;
+        let (mut bodies, mut body_of_hole) = (Vec::<String>::new(), Vec::new());
+        let mut opened = Vec::new();
+        for (i, (begin, contents)) in holes.into_iter().enumerate() {
+            let body = String::seq(vec![String::alt(contents), exit.clone()]);
+            let k = bodies.iter().position(|b| *b == body).unwrap_or_else(|| {
+                bodies.push(body);
+                bodies.len() - 1
+            });
+            body_of_hole.push(k);
+            let marker = self.splice_as_is(format!("hole\0{i}"), || Ok(pieces::hole_marker(i)))?;
+            opened.push(String::seq(vec![String::literal(&begin), marker]));
+        }
+        let tags = String::alt(opened);
+        let more = || String::seq(vec![tags.clone(), text.clone()]).repeat(0, None);
+        let dispatch = match (t.at_least_one, t.stop_after_first) {
+            (false, false) => String::seq(vec![text.clone(), more()]),
+            (true, false) => String::seq(vec![tags.clone(), text.clone(), more()]),
+            (false, true) => String::seq(vec![text.clone(), tags.clone().repeat(0, Some(1))]),
+            (true, true) => tags,
+        };
+        let whole = self.lower(&tag.format, root, &[])?;
+        Ok(Some(PieceLanguages {
+            whole,
+            dispatch,
+            bodies,
+            body_of_hole,
+            automata: self.automata,
+            warnings: self.warnings,
+        }))
+    }
+
+    /// The tags of a dispatch grouped by `begin`: each distinct `begin` with the
+    /// alternatives that may follow it (a content and one of its end strings).
+    fn holes(&mut self, tags: &[Tag], path: &str) -> Result<Vec<(String, Vec<String>)>, TagsError> {
+        let (list, content_field) = match (self.spelling, path) {
+            (Spelling::Legacy, "") => ("/structures".to_string(), "schema"),
+            _ => (child(path, "tags"), "content"),
+        };
+        if tags.is_empty() {
+            let name = if content_field == "schema" {
+                "structures"
+            } else {
+                "tags"
+            };
+            return Err(TagsError::at(&list, format!("`{name}` is empty")));
+        }
+        let mut holes: Vec<(String, Vec<String>)> = Vec::new();
+        for (i, tag) in tags.iter().enumerate() {
+            let at = child(&list, i);
+            if tag.end.is_empty() {
+                return Err(TagsError::at(&child(&at, "end"), "`end` is an empty list"));
+            }
+            let ends: Vec<String> = tag.end.iter().filter(|e| !e.is_empty()).cloned().collect();
+            let content = self.content(tag, (&at, content_field), &ends)?;
+            let end = String::alt(tag.end.iter().map(|e| String::literal(e)).collect());
+            let body = String::seq(vec![content, end]);
+            match holes.iter_mut().find(|(b, _)| *b == tag.begin) {
+                Some((_, bodies)) => bodies.push(body),
+                None => holes.push((tag.begin.clone(), vec![body])),
+            }
+        }
+        Ok(holes)
     }
 }
 

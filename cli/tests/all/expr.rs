@@ -128,3 +128,52 @@ fn errors_exit_2_with_the_place() {
         );
     }
 }
+
+/// The number after which `name` is printed in a `sizes:` line.
+fn size(stats: &str, name: &str) -> usize {
+    let line = stats.lines().find(|l| l.starts_with("sizes: ")).unwrap();
+    let entry = (line["sizes: ".len()..].split(", "))
+        .find(|e| e.split_once(' ').is_some_and(|(_, n)| n == name))
+        .unwrap_or_else(|| panic!("no {name:?} in {line}"));
+    entry.split_once(' ').unwrap().0.parse().unwrap()
+}
+
+#[test]
+fn stats_of_a_grammar_expression_show_the_grammar_and_the_result() {
+    let dir = scratch("expr-grammar-stats");
+    let (g, x) = (dir.join("g.fstc"), dir.join("x.fstc"));
+    let grammar = r#"grammar("root ::= \"(\" root \")\" | \"x\"")"#;
+    let v = vocab();
+    let alone = run_ok(&[
+        "compile",
+        "expr",
+        grammar,
+        "--vocab",
+        &v,
+        "-o",
+        s(&g),
+        "--stats",
+    ]);
+    let expr = format!("intersect({grammar}, max_tokens(9))");
+    let stats = run_ok(&[
+        "compile",
+        "expr",
+        &expr,
+        "--vocab",
+        &v,
+        "-o",
+        s(&x),
+        "--stats",
+    ]);
+    // The grammar's own nodes, as compiled alone, beside the bounded result's.
+    assert_eq!(
+        size(&stats, "grammar nodes"),
+        size(&alone, "nodes"),
+        "{stats}"
+    );
+    assert_eq!(size(&stats, "token bound"), 9, "{stats}");
+    let nodes = size(&stats, "nodes");
+    let pda = fstc_core::token_pda::TokenPda::read_file(&x).unwrap();
+    assert_eq!(nodes, pda.num_nodes() as usize);
+    assert!(nodes > size(&alone, "nodes"), "{stats}");
+}

@@ -47,10 +47,14 @@ fn a_grammar_intersected_with_regular_operands_is_the_product_by_hand() {
             .compile(r"[0-9(]{1,3}.*", &vocab)
             .unwrap()
             .automaton;
-        let bound = at_most_tokens(&vocab, 6).unwrap();
         let algebra = TokenAlgebra::new();
-        let fsa = algebra.intersect(&regex, &bound).unwrap().automaton;
-        let by_hand = algebra.intersect_pda(&grammar, &fsa).unwrap().automaton;
+        // `max_tokens` by the bounded construction (`intersect_pda_bounded`, whose language
+        // fstc-pda's `intersect.rs` checks against the product with `at_most_tokens`).
+        let by_hand = (algebra.intersect_pda_bounded(&grammar, &regex, 6))
+            .unwrap()
+            .automaton;
+        let bound = at_most_tokens(&vocab, 6).unwrap();
+        assert!(fstc_core::ops::token_bound(&bound, &grammar).is_some());
         let text =
             format!("intersect(grammar({ARITH:?}), regex(\"[0-9(]{{1,3}}.*\"), max_tokens(6))");
         let e = Expr::parse(&text).unwrap();
@@ -182,13 +186,21 @@ fn under_budget(text: &str, config: fstc_json::Config) -> (String, std::time::Du
 #[test]
 fn budgets_end_a_compile_with_an_error_naming_them() {
     use std::time::Duration;
-    // A grammar under a long token bound: the dead-end analysis alone takes seconds (1.6 s in
-    // a release build), polling the deadline.
-    let heavy = format!("intersect(grammar({JSONISH:?}), max_tokens(400))");
+    // A grammar under a long bound on bytes (the general product and its dead-end
+    // analysis) and under a very long token bound (the bounded construction): seconds
+    // of work each, polling the deadline.
     let budget = Duration::from_millis(300);
-    let (err, took) = under_budget(&heavy, fstc_json::Config::new().time_budget(budget));
-    assert!(err.contains("time budget"), "{err}");
-    assert!(took < budget + Duration::from_secs(3), "took {took:?}");
+    for heavy in [
+        format!("intersect(grammar({JSONISH:?}), regex(\"(?s:.){{0,400}}\"))"),
+        format!("intersect(grammar({JSONISH:?}), max_tokens(20000))"),
+    ] {
+        let (err, took) = under_budget(&heavy, fstc_json::Config::new().time_budget(budget));
+        assert!(
+            err.contains("time budget") && err.contains("time_budget"),
+            "{err}"
+        );
+        assert!(took < budget + Duration::from_secs(3), "took {took:?}");
+    }
     let (err, _) = under_budget(
         r#"intersect(regex("[a-z]{1,30}"), regex("[a-m]*"))"#,
         fstc_json::Config::new().memory_budget(1000),
@@ -201,4 +213,26 @@ fn budgets_end_a_compile_with_an_error_naming_them() {
         fstc_json::Config::new().memory_budget(200),
     );
     assert!(err.contains("memory budget"), "{err}");
+}
+
+#[test]
+fn the_working_tables_of_a_grammar_intersection_count_against_the_memory_budget() {
+    // The product has 952 nodes: its operands fit in 100 kB, its dead-end analysis's bit
+    // matrix (n² bits, 113 kB) does not.
+    let text = format!("intersect(grammar({JSONISH:?}), regex(\"(?s:.){{0,60}}\"))");
+    let (err, _) = under_budget(&text, fstc_json::Config::new().memory_budget(100_000));
+    assert!(
+        err.contains("same-level matrix") && err.contains("memory_budget"),
+        "{err}"
+    );
+    assert!(err.starts_with("column 1"), "{err}");
+    // With a token bound too, the bounded construction's cost table over the same
+    // product (a row of costs per node) is what does not fit.
+    let text =
+        format!("intersect(grammar({JSONISH:?}), regex(\"(?s:.){{0,60}}\"), max_tokens(30))");
+    let (err, _) = under_budget(&text, fstc_json::Config::new().memory_budget(100_000));
+    assert!(
+        err.contains("same-level costs") && err.contains("memory_budget"),
+        "{err}"
+    );
 }

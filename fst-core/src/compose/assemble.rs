@@ -84,7 +84,11 @@ where
 }
 
 /// The vocabulary size as a token id bound, once the inputs are known to be consistent.
-fn check_inputs<A>(dfa: &A, trie: &VocabTrie, limits: &ComposeLimits) -> Result<u32, ComposeError>
+pub(super) fn check_inputs<A>(
+    dfa: &A,
+    trie: &VocabTrie,
+    limits: &ComposeLimits,
+) -> Result<u32, ComposeError>
 where
     A: ByteAutomaton + ?Sized,
 {
@@ -208,7 +212,10 @@ fn number(
 /// tokens: breadth-first discovery then follows token order. A group occurs at most
 /// once per state (it is one class-trie node), so a state reaching many groups is
 /// bucketed (through `by_group`, all `NONE` before and after), not sorted.
-fn in_group_order(per_state: &[Vec<(u32, u32)>], by_group: &mut [u32]) -> Vec<(u32, StateId)> {
+pub(super) fn in_group_order(
+    per_state: &[Vec<(u32, u32)>],
+    by_group: &mut [u32],
+) -> Vec<(u32, StateId)> {
     let found: usize = per_state.iter().map(Vec::len).sum();
     let mut list: Vec<(u32, StateId)> = Vec::with_capacity(found);
     if found.saturating_mul(8) >= by_group.len() {

@@ -35,6 +35,7 @@
 mod assemble;
 mod class_trie;
 mod error;
+mod every_state;
 mod functions;
 mod grouping;
 mod groups;
@@ -42,6 +43,7 @@ mod trim;
 
 pub use assemble::ComposeLimits;
 pub use error::{ComposeError, ComposeErrorKind};
+pub use every_state::{every_state_edges_with_trie, StateGroupEdges};
 // For the lazy matcher (`crate::lazy`), which walks the same tables on demand.
 pub(crate) use class_trie::DenseClasses;
 pub(crate) use grouping::transition_table;

@@ -188,3 +188,42 @@ fn own_dfa(
         .from_edges(&edges, &accepting)
         .unwrap()
 }
+
+#[test]
+fn every_state_edges_are_the_tokens_each_state_reads_whole() {
+    for seed in 1..3 {
+        let vocab = mixed_vocab(seed, 1500);
+        let trie = VocabTrie::new(&vocab);
+        for pattern in [r#""([^"\\]|\\.)*""#, r"[0-9]{2,4}-?", r"(é|中)+[a-z]*x"] {
+            let theirs = fstc_regex::byte_dfa(pattern, 10_000).unwrap();
+            let dfa = own_dfa(
+                theirs.num_states(),
+                |s, b| theirs.next(s, b),
+                |s| theirs.is_accepting(s),
+            );
+            let found =
+                super::every_state_edges_with_trie(&dfa, &trie, &ComposeLimits::default()).unwrap();
+            assert_eq!(found.edges.len(), dfa.num_states());
+            let edges: usize = found.edges.iter().map(Vec::len).sum();
+            assert!(edges > dfa.num_states(), "{pattern}: {edges} group edges");
+            for (s, list) in found.edges.iter().enumerate() {
+                // Each state's targets by token, from its group edges.
+                let mut by_token = vec![None; vocab.len()];
+                for &(g, target) in list {
+                    for (t, &of) in found.group_of_token.iter().enumerate() {
+                        if of == g {
+                            by_token[t] = Some(target);
+                        }
+                    }
+                }
+                for (t, &got) in by_token.iter().enumerate() {
+                    let bytes = vocab.token_bytes(t as u32).unwrap_or(&[]);
+                    let run = (!bytes.is_empty())
+                        .then_some(())
+                        .and_then(|()| bytes.iter().try_fold(s as u32, |q, &b| dfa.next(q, b)));
+                    assert_eq!(got, run, "{pattern}: state {s}, token {t} {bytes:?}");
+                }
+            }
+        }
+    }
+}

@@ -37,6 +37,7 @@ use crate::fast_hash::FastHasher;
 use crate::matcher::{stack_limit_error, History, MatchError, MatchErrorKind};
 use crate::parts::StateId;
 use crate::pda_walker::DEFAULT_STACK_LIMIT;
+use crate::push_dag::{PushDag, ROOT};
 use crate::token_pda::TokenPda;
 use gss::{Gss, View, BOTTOM};
 
@@ -349,17 +350,25 @@ where
             return Err(self.not_allowed(token));
         };
         let mut results: Vec<(StateId, u32, u32)> = Vec::new();
+        let (mut tops, mut out) = (Vec::new(), Vec::new());
         let mut too_deep = None;
         for &c in &here.points {
+            let depth = view.depth(c.top) as usize;
+            if let Some(dag) = self.pda.push_dag(c.node, class) {
+                if depth + dag.max_len <= self.stack_limit {
+                    lay_dag(view, dag, c.top, &mut tops, &mut out);
+                    continue;
+                }
+            }
             for (target, push) in self.pda.edge_results(c.node, class) {
                 if self.fits(view, c, push) {
                     results.push((target, push, c.top));
                 } else {
-                    too_deep = Some(view.depth(c.top) as usize + self.pda.push_seq(push).len());
+                    too_deep = Some(depth + self.pda.push_seq(push).len());
                 }
             }
         }
-        if results.is_empty() {
+        if results.is_empty() && tops.is_empty() && out.is_empty() {
             return Err(match too_deep {
                 Some(depth) => self.too_deep(token, depth),
                 None => self.not_allowed(token),
@@ -367,7 +376,7 @@ where
         }
         results.sort_unstable();
         results.dedup();
-        let next = self.merge(view, &results);
+        let next = self.merge(view, &results, tops, out);
         if next.len() > self.config_limit {
             return Err(MatchError::new(
                 MatchErrorKind::ConfigLimit,
@@ -383,13 +392,18 @@ where
         Ok(Next::To(next))
     }
 
-    /// The configurations of `results` (`(target, push, vertex below)`): pushes laid on
-    /// their vertex; results with the same target and top symbol share one top vertex
-    /// whose parents are all of theirs (a result that pushed nothing alone keeps its own).
-    fn merge(&self, view: &mut View<'_>, results: &[(StateId, u32, u32)]) -> Vec<Config> {
+    /// The configurations of `results` (`(target, push, vertex below)`) and of the tops
+    /// and configurations laid from DAGs: pushes laid on their vertex; results with the
+    /// same target and top symbol share one top vertex whose parents are all of theirs (a
+    /// result that pushed nothing alone keeps its own).
+    fn merge(
+        &self,
+        view: &mut View<'_>,
+        results: &[(StateId, u32, u32)],
         // (target, top symbol, its own vertex or the vertex below a new symbol).
-        let mut tops: Vec<(StateId, u32, Top)> = Vec::new();
-        let mut out = Vec::new();
+        mut tops: Vec<(StateId, u32, Top)>,
+        mut out: Vec<Config>,
+    ) -> Vec<Config> {
         let mut laid = Laid::default();
         for &(target, push, below) in results {
             let seq = self.pda.push_seq(push);
@@ -408,6 +422,7 @@ where
             tops.push((target, last, Top::On(at)));
         }
         tops.sort_unstable();
+        tops.dedup();
         let mut parents: Vec<u32> = Vec::new();
         for group in tops.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
             let (target, symbol) = (group[0].0, group[0].1);
@@ -546,6 +561,42 @@ where
             }
         }
         single.and_then(|class| self.pda.class_tokens(class).next())
+    }
+}
+
+/// Lays `dag` on the vertex `below`: its vertices through `view`, its tops into `tops` and
+/// its results that push nothing into `tops` or (on the bottom) `out`, as `merge` reads them.
+fn lay_dag(
+    view: &mut View<'_>,
+    dag: &PushDag,
+    below: u32,
+    tops: &mut Vec<(StateId, u32, Top)>,
+    out: &mut Vec<Config>,
+) {
+    let at = |v: u32, laid: &[u32]| if v == ROOT { below } else { laid[v as usize] };
+    let mut laid = Vec::with_capacity(dag.vertices.len());
+    let mut parents = Vec::new();
+    for (symbol, of) in &dag.vertices {
+        parents.clear();
+        parents.extend(of.iter().map(|&p| at(p, &laid)));
+        parents.sort_unstable();
+        parents.dedup();
+        laid.push(view.push(*symbol, &parents));
+    }
+    for (target, symbol, of) in &dag.tops {
+        tops.extend(
+            of.iter()
+                .map(|&p| (*target, *symbol, Top::On(at(p, &laid)))),
+        );
+    }
+    for &target in &dag.stays {
+        match below {
+            BOTTOM => out.push(Config {
+                node: target,
+                top: BOTTOM,
+            }),
+            _ => tops.push((target, view.vertex(below).symbol, Top::Own(below))),
+        }
     }
 }
 

@@ -78,7 +78,7 @@ struct Reference {
     walk: Arc<LeafWalk>,
     /// Which pairs of the machine's states are alike how deep, as found so far.
     meets: Meets,
-    /// Walks beside it that gave up.
+    /// Walks beside it (or beside the reference before it) that gave up in a row.
     misses: u32,
 }
 
@@ -90,8 +90,8 @@ const BESIDE_FRACTION: usize = 8;
 /// (several such machines may be tried before a walk of its own).
 const CROSS_FRACTION: usize = 32;
 
-/// Walks beside a machine's reference that may give up before the machine stops trying
-/// (the states of a counted string never meet: each walk would give up).
+/// Walks beside a machine's reference that may give up in a row before the machine stops
+/// trying (its states are too unlike for walks beside each other to pay).
 const MAX_REFERENCE_MISSES: u32 = 2;
 
 /// Most leaf walks an expansion keeps (each up to a bitset and a list of trie nodes);
@@ -415,15 +415,27 @@ impl Expansion {
     ) -> Arc<LeafWalk> {
         let dfa = self.network.machine(m);
         if let Some(r) = self.references.get_mut(&m) {
-            if r.misses < MAX_REFERENCE_MISSES {
-                let limits = (vocab_size, trie.num_nodes() / BESIDE_FRACTION);
-                let pair = (dfa, dfa);
-                match leaf_walk_beside(pair, (s, r.state), &r.walk, trie, &mut r.meets, limits) {
-                    Some(w) => return Arc::new(w),
-                    None => r.misses += 1,
-                }
+            if r.misses >= MAX_REFERENCE_MISSES {
+                return Arc::new(leaf_walk(dfa, s, trie, vocab_size));
             }
-            return Arc::new(leaf_walk(dfa, s, trie, vocab_size));
+            let limits = (vocab_size, trie.num_nodes() / BESIDE_FRACTION);
+            let pair = (dfa, dfa);
+            if let Some(w) =
+                leaf_walk_beside(pair, (s, r.state), &r.walk, trie, &mut r.meets, limits)
+            {
+                r.misses = 0;
+                return Arc::new(w);
+            }
+            // The states have drifted apart (a counted string far from its first
+            // position): the new walk becomes the reference.
+            let walk = Arc::new(leaf_walk(dfa, s, trie, vocab_size));
+            *r = Reference {
+                state: s,
+                walk: Arc::clone(&walk),
+                meets: Meets::new(dfa, dfa, true),
+                misses: r.misses + 1,
+            };
+            return walk;
         }
         let walk = match beside_another_machine(dfa, s, trie, vocab_size) {
             Some(w) => Arc::new(w),

@@ -148,18 +148,21 @@ pub(super) struct Meets {
     /// Per pair: the largest height shown alike and the smallest shown apart (alike
     /// within `h` implies alike within less).
     known: FastMap<(u32, u32), (u8, u8)>,
-    /// Pair steps left in this walk and in all, before every further question is
-    /// answered "apart" (sound: the walk then descends).
-    budget: (usize, usize),
+    /// Pair steps left in this walk, before every further question is answered "apart"
+    /// (sound: the walk then descends).
+    budget: usize,
     /// One byte of each class of the two machines' joint byte partition.
     bytes: Vec<u8>,
     /// Whether the two machines are one (then equal states are alike, pairs unordered).
     same: bool,
 }
 
-/// Pair steps a [`Meets`] may take per walk and in all: a step reads every joint byte
-/// class of both machines, so these bound the cost to about a tenth of a trie walk.
-const MEETS_BUDGET: (usize, usize) = (2048, 1 << 16);
+/// Pair steps a [`Meets`] may take per walk (a step reads every joint byte class of both
+/// machines, so this bounds its cost to about a tenth of a trie walk).
+const WALK_BUDGET: usize = 2048;
+
+/// Most pairs remembered; past it the memo starts again.
+const MAX_PAIRS: usize = 1 << 16;
 
 impl Meets {
     /// For states of `a` against states of `b`; `same` when they are one machine.
@@ -172,7 +175,7 @@ impl Meets {
         }
         Meets {
             known: FastMap::default(),
-            budget: MEETS_BUDGET,
+            budget: WALK_BUDGET,
             bytes,
             same,
         }
@@ -183,7 +186,10 @@ impl Meets {
     /// equal states of one machine are.
     /// Starts a new walk's share of the budget.
     fn start_walk(&mut self) {
-        self.budget.0 = MEETS_BUDGET.0.min(self.budget.1);
+        self.budget = WALK_BUDGET;
+        if self.known.len() > MAX_PAIRS {
+            self.known.clear();
+        }
     }
 
     pub(super) fn alike(&mut self, m: (&ByteDfa, &ByteDfa), (p, q): (u32, u32), h: usize) -> bool {
@@ -214,11 +220,10 @@ impl Meets {
         if h <= shown {
             return true;
         }
-        if h >= apart || self.budget.0 == 0 {
+        if h >= apart || self.budget == 0 {
             return false;
         }
-        self.budget.0 -= 1;
-        self.budget.1 -= 1;
+        self.budget -= 1;
         let mut alike = true;
         for i in 0..self.bytes.len() {
             let x = self.bytes[i];

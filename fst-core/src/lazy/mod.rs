@@ -12,8 +12,9 @@
 //! **When to prefer it**: one-off constraints (a JSON Schema per request), where compile
 //! plus the first mask matters more than the last microsecond of a cold mask. **What it
 //! costs**: each state's first mask is a trie walk (up to the vocabulary trie's size,
-//! ~0.1-2 ms on 128k-152k vocabularies, measured by the json bench's cold max); warm masks
-//! are a copy of a cached bitset like the eager walker's. There is no file, no
+//! ~0.1-2 ms on 128k-152k vocabularies, measured by the json bench's cold max; over a
+//! call network, most walks go beside an earlier one and cost tens of microseconds, see
+//! `leaf`); warm masks are a copy of a cached bitset like the eager walker's. There is no file, no
 //! minimization (states are byte-DFA states, so the cache can hold more states than the
 //! minimal automaton), and no terminal labels (such a DFA is refused: compile it eagerly).
 //!

@@ -18,6 +18,7 @@
 
 mod atoms;
 pub mod openfst;
+mod pda_bound;
 mod pda_live;
 mod pda_product;
 mod product;
@@ -61,6 +62,11 @@ pub enum OpsErrorKind {
     OpenFst,
     /// The operation ran past [`TokenAlgebra::deadline`].
     Deadline,
+    /// An analysis would hold more than [`TokenAlgebra::memory_limit`] bytes.
+    Memory {
+        /// The memory limit in force.
+        limit: usize,
+    },
 }
 
 /// An operation that failed; `Display` names the operation and what to change.
@@ -186,6 +192,8 @@ pub fn at_most_tokens_of_trie(trie: &VocabTrie, n: usize) -> Result<TokenAutomat
 pub struct TokenAlgebra {
     state_limit: usize,
     deadline: Option<Instant>,
+    memory_limit: usize,
+    bounds: bool,
 }
 
 /// The deadline of one operation, polled by its loops.
@@ -221,6 +229,8 @@ impl TokenAlgebra {
         TokenAlgebra {
             state_limit: DEFAULT_STATE_LIMIT,
             deadline: None,
+            memory_limit: usize::MAX,
+            bounds: true,
         }
     }
 
@@ -234,6 +244,23 @@ impl TokenAlgebra {
     /// [`OpsErrorKind::Deadline`]: a caller's time budget.
     pub fn deadline(mut self, deadline: Option<Instant>) -> TokenAlgebra {
         self.deadline = deadline;
+        self
+    }
+
+    /// Caps the bytes of the working tables of [`TokenAlgebra::intersect_pda`]'s analyses
+    /// (the dead-end analysis's bit matrix, the bounded construction's cost table) with
+    /// [`OpsErrorKind::Memory`]: a caller's memory budget. Unlimited by default (the
+    /// matrix has its own cap of 512 MiB).
+    pub fn memory_limit(mut self, bytes: usize) -> TokenAlgebra {
+        self.memory_limit = bytes;
+        self
+    }
+
+    /// Whether [`TokenAlgebra::intersect_pda`] recognizes an FSA that only bounds the
+    /// number of tokens ([`token_bound`]) and takes [`TokenAlgebra::bound_pda`]'s smaller
+    /// construction (the default); `false` keeps the general product, for comparisons.
+    pub fn recognize_bounds(mut self, on: bool) -> TokenAlgebra {
+        self.bounds = on;
         self
     }
 
@@ -271,6 +298,9 @@ impl TokenAlgebra {
         let name = "intersection";
         let pda = pda.to_parts();
         same_vocabulary_of(name, vocab_of_parts(&pda), vocab_of(fsa))?;
+        if let Some(n) = self.bounds.then(|| bound_of(fsa, &pda)).flatten() {
+            return self.bounded(pda, n, CompileStats::new());
+        }
         let mut stats = CompileStats::new();
         let joint = stats.time("joint classes", || {
             JointClasses::of_class_map(&pda.class_of_token, fsa)
@@ -282,12 +312,112 @@ impl TokenAlgebra {
         })?;
         stats.set_count("product nodes", product.len());
         let live = stats.time("dead ends", || {
-            pda_live::annotate(&product, &pda.push_seqs, self.state_limit, self.clock(name))
+            let limits = (self.state_limit, self.memory_limit);
+            pda_live::annotate(&product, &pda.push_seqs, limits, self.clock(name))
         })?;
         let parts = pda_parts(&pda, joint.class_of, joint.first.len() as u32, live);
+        self.lay_out(parts, stats)
+    }
+
+    /// Token sequences a token PDA and a token FSA both accept, of at most `n` tokens, as
+    /// a token PDA without dead ends: [`TokenAlgebra::intersect_pda`] then
+    /// [`TokenAlgebra::bound_pda`], in one construction over the plain product (whose
+    /// dead ends the bounded construction removes), so the product is never split by
+    /// liveness first.
+    pub fn intersect_pda_bounded<P: AsRef<[u32]>, A: AsRef<[u32]>>(
+        &self,
+        pda: &TokenPda<P>,
+        fsa: &TokenAutomaton<A>,
+        n: usize,
+    ) -> Result<Compiled<TokenPda>, OpsError> {
+        let name = "intersection";
+        let pda = pda.to_parts();
+        same_vocabulary_of(name, vocab_of_parts(&pda), vocab_of(fsa))?;
+        let mut stats = CompileStats::new();
+        let joint = stats.time("joint classes", || {
+            JointClasses::of_class_map(&pda.class_of_token, fsa)
+        });
+        stats.set_count("joint classes", joint.len());
+        let product = stats.time("product", || {
+            let operand = Operand::new(fsa, &joint);
+            pda_product::product(&pda, &operand, &joint, self.state_limit, self.clock(name))
+        })?;
+        stats.set_count("product nodes", product.len());
+        let edges = (product.edges.into_iter())
+            .map(|list| {
+                (list.into_iter())
+                    .map(|(class, target, push)| crate::parts::PdaEdge {
+                        class,
+                        target,
+                        push,
+                    })
+                    .collect()
+            })
+            .collect();
+        let parts = PdaParts {
+            num_classes: joint.len() as u32,
+            class_of_token: joint.class_of,
+            start: 0,
+            accepting: product.accepting,
+            edges,
+            pops: product.pops,
+            ..pda
+        };
+        self.bounded(parts, n, stats)
+    }
+
+    /// Token sequences of `pda` of at most `n` tokens, as a token PDA without dead ends
+    /// (what [`TokenAlgebra::intersect_pda`] with [`at_most_tokens`] accepts), in about
+    /// `n` × the PDA's nodes where the general product makes about `n²` × on a nesting
+    /// grammar: a node keeps the tokens left minus what its stack needs to close.
+    pub fn bound_pda<P: AsRef<[u32]>>(
+        &self,
+        pda: &TokenPda<P>,
+        n: usize,
+    ) -> Result<Compiled<TokenPda>, OpsError> {
+        self.bounded(pda.to_parts(), n, CompileStats::new())
+    }
+
+    fn bounded(
+        &self,
+        pda: PdaParts,
+        n: usize,
+        mut stats: CompileStats,
+    ) -> Result<Compiled<TokenPda>, OpsError> {
+        let name = "intersection";
+        if n > pda_bound::MAX_BOUND {
+            return Err(OpsError::new(
+                name,
+                OpsErrorKind::TooManyStates {
+                    limit: pda_bound::MAX_BOUND,
+                },
+                format!(
+                    "a bound of {n} tokens on a token PDA is past the most the bounded \
+                     construction takes ({})",
+                    pda_bound::MAX_BOUND
+                ),
+            ));
+        }
+        stats.set_count("token bound", n);
+        let live = stats.time("bounded product", || {
+            let limits = (self.state_limit, self.memory_limit);
+            pda_bound::bound(&pda, n, limits, self.clock(name))
+        })?;
+        let parts = pda_parts(&pda, pda.class_of_token.clone(), pda.num_classes, live);
+        self.lay_out(parts, stats)
+    }
+
+    /// Lays out a product's parts and counts the result.
+    /// The layout itself does not poll the deadline; it starts only before it.
+    fn lay_out(
+        &self,
+        parts: PdaParts,
+        mut stats: CompileStats,
+    ) -> Result<Compiled<TokenPda>, OpsError> {
+        self.clock("intersection").check()?;
         let automaton = stats
             .time("layout", || TokenPda::from_parts(parts))
-            .map_err(|e| parts_error(name, e))?;
+            .map_err(|e| parts_error("intersection", e))?;
         stats.set_count("nodes", automaton.num_nodes() as usize);
         stats.set_count("stack symbols", automaton.num_stack_symbols() as usize);
         Ok(Compiled::new(automaton, stats))
@@ -396,6 +526,48 @@ impl TokenAlgebra {
             .map_err(|e| parts_error(name, e))?;
         stats.count_automaton(&automaton);
         Ok(Compiled::new(automaton, stats))
+    }
+}
+
+/// `Some(n)` when `fsa` accepts exactly the sequences of at most `n` tokens over a set
+/// holding every token `pda` reads (as [`at_most_tokens`] makes it): then intersecting
+/// them is bounding `pda` by `n` tokens ([`TokenAlgebra::bound_pda`]).
+pub fn token_bound<A: AsRef<[u32]>, P: AsRef<[u32]>>(
+    fsa: &TokenAutomaton<A>,
+    pda: &TokenPda<P>,
+) -> Option<usize> {
+    bound_of(fsa, &pda.to_parts())
+}
+
+fn bound_of<A: AsRef<[u32]>>(fsa: &TokenAutomaton<A>, pda: &PdaParts) -> Option<usize> {
+    let read: Vec<u32> = (0..pda.class_of_token.len() as u32)
+        .filter(|&t| pda.class_of_token[t as usize] != crate::parts::NO_CLASS)
+        .collect();
+    let (mut s, mut steps) = (fsa.start(), 0usize);
+    let mut checked: Option<Vec<u32>> = None;
+    loop {
+        if !fsa.is_accepting(s) || fsa.terminal_edges(s).next().is_some() {
+            return None;
+        }
+        let edges: Vec<(u32, crate::automaton::StateId)> = fsa.class_edges(s).collect();
+        let Some(&(_, next)) = edges.first() else {
+            return (steps + 1 == fsa.num_states() as usize && steps <= pda_bound::MAX_BOUND)
+                .then_some(steps);
+        };
+        if edges.iter().any(|&(_, t)| t != next) || steps + 1 >= fsa.num_states() as usize {
+            return None;
+        }
+        let mut classes: Vec<u32> = edges.iter().map(|&(c, _)| c).collect();
+        classes.sort_unstable();
+        if checked.as_ref() != Some(&classes) {
+            let covered =
+                |t: &u32| (fsa.token_class(*t)).is_some_and(|c| classes.binary_search(&c).is_ok());
+            if !read.iter().all(covered) {
+                return None;
+            }
+            checked = Some(classes);
+        }
+        (s, steps) = (next, steps + 1);
     }
 }
 

@@ -14,6 +14,7 @@
 
 use std::collections::VecDeque;
 
+use super::pda_bound::memory_error;
 use super::pda_product::PdaGraph;
 use super::{Clock, OpsError, OpsErrorKind};
 use crate::automaton::StateId;
@@ -96,10 +97,23 @@ fn too_large(n: usize, what: &str) -> OpsError {
 /// Rows of bits, recomputed in reverse discovery order (tokens tend to lead to later
 /// nodes) until none changes: each pass is word operations over rows, so the work is
 /// about `passes × edges × n / 64`.
-fn same_level(g: &PdaGraph, seqs: &[Vec<u32>], clock: Clock) -> Result<Bits, OpsError> {
+fn same_level(
+    g: &PdaGraph,
+    seqs: &[Vec<u32>],
+    memory_limit: usize,
+    clock: Clock,
+) -> Result<Bits, OpsError> {
     let n = g.len();
-    if (n as u64) * (n as u64) > MATRIX_BITS_LIMIT {
+    let bits = (n as u64) * (n as u64);
+    if bits > MATRIX_BITS_LIMIT {
         return Err(too_large(n, "its same-level matrix"));
+    }
+    if bits / 8 > memory_limit as u64 {
+        return Err(memory_error(
+            bits / 8,
+            memory_limit,
+            "its same-level matrix",
+        ));
     }
     let mut same = Bits::new(n, n);
     for m in 0..n {
@@ -191,6 +205,9 @@ struct Annotator<'a> {
     out: Annotated,
     queue: VecDeque<StateId>,
     state_limit: usize,
+    /// Bytes of the matrix and the interned sets, against `memory_limit`.
+    held: u64,
+    memory_limit: usize,
     clock: Clock,
 }
 
@@ -199,10 +216,10 @@ struct Annotator<'a> {
 pub(crate) fn annotate(
     g: &PdaGraph,
     seqs: &[Vec<u32>],
-    state_limit: usize,
+    (state_limit, memory_limit): (usize, usize),
     clock: Clock,
 ) -> Result<Option<Annotated>, OpsError> {
-    let same = same_level(g, seqs, clock)?;
+    let same = same_level(g, seqs, memory_limit, clock)?;
     let mut a = Annotator {
         g,
         seqs,
@@ -227,15 +244,18 @@ pub(crate) fn annotate(
         },
         queue: VecDeque::new(),
         state_limit,
+        held: 0,
+        memory_limit,
         clock,
     };
+    a.held = a.same.data.len() as u64 * 8;
     a.seq_ids.insert(Vec::new(), 0);
     let accepting: Vec<u64> = a.set_of(|m| g.accepting[m]);
     let empty = a.set_of(|m| meets(a.same.row(m), &accepting));
     if !contains(&empty, 0) {
         return Ok(None);
     }
-    let empty = a.intern(empty);
+    let empty = a.intern(empty)?;
     a.node((0, empty))?;
     a.run()?;
     a.out.num_stack_symbols = a.symbols.len() as u32;
@@ -252,28 +272,34 @@ impl Annotator<'_> {
         set
     }
 
-    fn intern(&mut self, set: Vec<u64>) -> u32 {
+    /// The id of `set`; each new set counts against the memory limit.
+    fn intern(&mut self, set: Vec<u64>) -> Result<u32, OpsError> {
         if let Some(&id) = self.set_ids.get(&set) {
-            return id;
+            return Ok(id);
+        }
+        self.held += 16 * set.len() as u64;
+        if self.held > self.memory_limit as u64 {
+            let what = "its same-level matrix and sets of live nodes";
+            return Err(memory_error(self.held, self.memory_limit, what));
         }
         let id = self.sets.len() as u32;
         self.sets.push(set.clone());
         self.set_ids.insert(set, id);
-        id
+        Ok(id)
     }
 
     /// `f_s(X)`: the nodes with a same-level run to a node whose pop of `s` lands in `X`.
-    fn above(&mut self, s: u32, x: u32) -> u32 {
+    fn above(&mut self, s: u32, x: u32) -> Result<u32, OpsError> {
         if let Some(&id) = self.f_memo.get(&(s, x)) {
-            return id;
+            return Ok(id);
         }
         let under = &self.sets[x as usize];
         let popping = self
             .set_of(|m| (self.g.pop(m as StateId, s)).is_some_and(|z| contains(under, z as usize)));
         let set = self.set_of(|m| meets(self.same.row(m), &popping));
-        let id = self.intern(set);
+        let id = self.intern(set)?;
         self.f_memo.insert((s, x), id);
-        id
+        Ok(id)
     }
 
     fn node(&mut self, key: (StateId, u32)) -> Result<StateId, OpsError> {
@@ -306,17 +332,18 @@ impl Annotator<'_> {
         Ok(id)
     }
 
-    fn symbol(&mut self, s: u32, under: u32) -> u32 {
-        let next = self.symbols.len() as u32;
-        let id = *self.symbol_ids.entry((s, under)).or_insert(next);
-        if id == next {
-            self.symbols.push((s, under));
-            let top = self.above(s, under);
-            self.by_top.entry(top).or_default().push(id);
-            let nodes = self.by_set.get(&top).map_or(&[][..], |l| l.as_slice());
-            self.pending.extend(nodes.iter().map(|&n| (n, id)));
+    fn symbol(&mut self, s: u32, under: u32) -> Result<u32, OpsError> {
+        if let Some(&id) = self.symbol_ids.get(&(s, under)) {
+            return Ok(id);
         }
-        id
+        let top = self.above(s, under)?;
+        let id = self.symbols.len() as u32;
+        self.symbol_ids.insert((s, under), id);
+        self.symbols.push((s, under));
+        self.by_top.entry(top).or_default().push(id);
+        let nodes = self.by_set.get(&top).map_or(&[][..], |l| l.as_slice());
+        self.pending.extend(nodes.iter().map(|&n| (n, id)));
+        Ok(id)
     }
 
     /// Explores nodes' edges and adds the pops of each node for each symbol that may be
@@ -354,8 +381,8 @@ impl Annotator<'_> {
             let mut set = x;
             let mut pushed = Vec::with_capacity(seqs[p as usize].len());
             for &s in &seqs[p as usize] {
-                pushed.push(self.symbol(s, set));
-                set = self.above(s, set);
+                pushed.push(self.symbol(s, set)?);
+                set = self.above(s, set)?;
             }
             if !contains(&self.sets[set as usize], t as usize) {
                 continue;

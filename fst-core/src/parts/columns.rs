@@ -24,48 +24,53 @@ impl Columns {
     /// Groups the labels `0..num_labels` of `edges` (one list of `(label, payload)` per
     /// state, at most one edge per label and state) by column. Labels from `num_labels` up
     /// are left out.
-    pub fn group<T: Copy + Eq + Hash>(num_labels: usize, edges: &[Vec<(u32, T)>]) -> Columns {
-        // Columns laid out flat: label `l` has `column[start[l]..start[l + 1]]`, by state.
-        let mut start = vec![0u32; num_labels + 1];
-        let in_range = |&&(l, _): &&(u32, T)| (l as usize) < num_labels;
+    ///
+    /// By refinement, state by state: labels of one block that get the same payload in a
+    /// state stay together, so a label costs one small-map lookup per edge and no column
+    /// is laid out or hashed whole.
+    pub fn group<T: Copy + Eq + Hash, L: AsRef<[(u32, T)]>>(
+        num_labels: usize,
+        edges: &[L],
+    ) -> Columns {
+        // Block 0: labels without an edge so far; every split makes a fresh block.
+        let mut block = vec![0u32; num_labels];
+        let mut blocks = 1u32;
+        let mut split: FastMap<(u32, T), u32> = FastMap::default();
         for list in edges {
-            for &(l, _) in list.iter().filter(in_range) {
-                start[l as usize + 1] += 1;
+            let list = list.as_ref();
+            // Cleared maps keep their buckets: one big state must not make the rest pay.
+            if split.capacity() > 4 * list.len().max(16) {
+                split = FastMap::default();
+            }
+            split.clear();
+            for &(l, payload) in list {
+                let Some(b) = block.get_mut(l as usize) else {
+                    continue;
+                };
+                *b = *split.entry((*b, payload)).or_insert_with(|| {
+                    blocks += 1;
+                    blocks - 1
+                });
             }
         }
-        for l in 0..num_labels {
-            start[l + 1] += start[l];
-        }
-        let Some(&(_, any)) = edges.iter().flatten().find(in_range) else {
-            return Columns {
-                class_of: vec![NO_CLASS; num_labels],
-                first: Vec::new(),
-            };
-        };
-        let mut fill = start.clone();
-        let mut column = vec![(0u32, any); start[num_labels] as usize];
-        for (state, list) in edges.iter().enumerate() {
-            for &(l, payload) in list.iter().filter(in_range) {
-                column[fill[l as usize] as usize] = (state as u32, payload);
-                fill[l as usize] += 1;
-            }
-        }
-        let mut class_of = vec![NO_CLASS; num_labels];
+        // Classes numbered by smallest label.
+        let mut class_of_block = vec![NO_CLASS; blocks as usize];
         let mut first = Vec::new();
-        // Sized up front: growing would hash every column again.
-        let used = (0..num_labels).filter(|&l| start[l] < start[l + 1]).count();
-        let mut ids: FastMap<&[(u32, T)], u32> =
-            FastMap::with_capacity_and_hasher(used, Default::default());
-        for (l, class) in class_of.iter_mut().enumerate() {
-            let col = &column[start[l] as usize..start[l + 1] as usize];
-            if col.is_empty() {
-                continue;
-            }
-            *class = *ids.entry(col).or_insert_with(|| {
-                first.push(l as u32);
-                first.len() as u32 - 1
-            });
-        }
+        let class_of = block
+            .iter()
+            .enumerate()
+            .map(|(l, &b)| {
+                if b == 0 {
+                    return NO_CLASS;
+                }
+                let c = &mut class_of_block[b as usize];
+                if *c == NO_CLASS {
+                    *c = first.len() as u32;
+                    first.push(l as u32);
+                }
+                *c
+            })
+            .collect();
         Columns { class_of, first }
     }
 
@@ -122,6 +127,54 @@ mod tests {
         assert_eq!(columns.relabel(&edges[1]), [(0, 'c'), (1, 'd')]);
         let shuffled = [(3, 'd'), (1, 'd'), (0, 'c')];
         assert_eq!(columns.relabel(&shuffled), [(0, 'c'), (1, 'd')]);
+    }
+
+    /// The columns laid out whole, compared as vectors: the definition itself.
+    fn by_whole_columns(num_labels: usize, edges: &[Vec<(u32, u8)>]) -> Columns {
+        let mut columns = vec![Vec::new(); num_labels];
+        for (state, list) in edges.iter().enumerate() {
+            for &(l, payload) in list.iter().filter(|e| (e.0 as usize) < num_labels) {
+                columns[l as usize].push((state, payload));
+            }
+        }
+        let (mut class_of, mut first) = (Vec::new(), Vec::<u32>::new());
+        for (l, col) in columns.iter().enumerate() {
+            let found = first.iter().position(|&f| columns[f as usize] == *col);
+            class_of.push(match found {
+                _ if col.is_empty() => NO_CLASS,
+                Some(c) => c as u32,
+                None => {
+                    first.push(l as u32);
+                    first.len() as u32 - 1
+                }
+            });
+        }
+        Columns { class_of, first }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn refinement_groups_exactly_by_whole_columns(
+            num_labels in 0usize..24,
+            raw in proptest::collection::vec(
+                proptest::collection::btree_map(0u32..28, 0u8..3, 0..20),
+                0..10,
+            ),
+        ) {
+            // One edge per label and state, in a scrambled order (labels 24 up are left out).
+            let edges: Vec<Vec<(u32, u8)>> = raw
+                .iter()
+                .map(|m| {
+                    let mut list: Vec<(u32, u8)> = m.iter().map(|(&l, &p)| (l, p)).collect();
+                    list.sort_by_key(|&(l, p)| (l.wrapping_mul(7) % 11, p));
+                    list
+                })
+                .collect();
+            proptest::prop_assert_eq!(
+                Columns::group(num_labels, &edges),
+                by_whole_columns(num_labels, &edges)
+            );
+        }
     }
 
     #[test]

@@ -268,7 +268,7 @@ impl VocabTrie {
     /// Writes the bytes of `token` into `out` (cleared first) by climbing the level-order
     /// trie from its node; `false`, with `out` empty, for a token without text or past the
     /// vocabulary. What the lazy matcher drives its DFA with when a token is consumed.
-    pub(crate) fn spell_token(&self, token: u32, out: &mut Vec<u8>) -> bool {
+    pub fn spell_token(&self, token: u32, out: &mut Vec<u8>) -> bool {
         out.clear();
         let levels = &self.levels;
         let Some(&entry) = levels.of_token.get(token as usize) else {

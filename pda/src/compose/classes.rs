@@ -6,6 +6,8 @@
 //! dotted rules and pop nodes of different states often have the same future
 //! (`T -> "b" •` and `T -> S "b" •`), and pop graphs may come out cyclic.
 
+use std::borrow::Cow;
+
 use fstc_core::fast_hash::FastMap;
 use fstc_core::minimize::merge_equivalent;
 use fstc_core::parts::columns::Columns;
@@ -37,59 +39,48 @@ pub(super) fn group(num_labels: usize, edges: &[Vec<Edge>]) -> (Vec<u32>, u32, V
     (columns.class_of, num_classes, relabelled)
 }
 
+/// A result set of several `(target, push)` in [`group_sets`]' columns: `(SET, id)`. No
+/// node is numbered `u32::MAX`, so it differs from every single result.
+const SET: u32 = u32::MAX;
+
 /// [`group`] for a nondeterministic graph, where a node may have several edges per label:
 /// labels are grouped by the set of `(target, push)` results they have at each node, and
-/// the relabelled edges list every result, sorted.
+/// the relabelled edges list every result, sorted. A single result stands for itself and
+/// only sets of several are numbered, so a node whose labels have one edge each is grouped
+/// as it is.
 pub(super) fn group_sets(
     num_labels: usize,
     edges: &[Vec<Edge>],
 ) -> (Vec<u32>, u32, Vec<Vec<Edge>>) {
-    let mut ids: FastMap<Vec<(u32, u32)>, u32> = FastMap::default();
-    let mut sets: Vec<Vec<(u32, u32)>> = Vec::new();
-    let mut set: Vec<(u32, u32)> = Vec::new();
-    let mut grouped = Grouped::new(num_labels);
-    let by_set: Vec<Vec<Edge>> = edges
+    let mut sets = ResultSets::default();
+    let mut layout = Layout {
+        stamp: vec![0; num_labels],
+        now: 0,
+    };
+    let by_set: Vec<Cow<[Edge]>> = edges
         .iter()
-        .map(|list| {
+        .map(|list| match layout.of(list) {
+            (true, false) => Cow::Borrowed(list.as_slice()),
             // The walk records a token's edges together: sorting each run is enough then.
-            let sorted;
-            let list = if grouped.check(list) {
-                list
-            } else {
+            (true, true) => Cow::Owned(sets.number(list)),
+            (false, _) => {
                 let mut copy = list.clone();
                 copy.sort_unstable();
-                sorted = copy;
-                &sorted
-            };
-            let mut out = Vec::new();
-            for run in list.chunk_by(|a, b| a.0 == b.0) {
-                set.clear();
-                set.extend(run.iter().map(|e| e.1));
-                set.sort_unstable();
-                set.dedup();
-                let id = match ids.get(set.as_slice()) {
-                    Some(&id) => id,
-                    None => {
-                        let id = sets.len() as u32;
-                        ids.insert(set.clone(), id);
-                        sets.push(set.clone());
-                        id
-                    }
-                };
-                out.push((run[0].0, (id, 0)));
+                Cow::Owned(sets.number(&copy))
             }
-            out
         })
         .collect();
     let columns = Columns::group(num_labels, &by_set);
     let relabelled = by_set
         .iter()
         .map(|list| {
-            let mut out: Vec<Edge> = columns
-                .relabel(list)
-                .into_iter()
-                .flat_map(|(class, (id, _))| sets[id as usize].iter().map(move |&r| (class, r)))
-                .collect();
+            let mut out: Vec<Edge> = Vec::new();
+            for (class, result) in columns.relabel(list) {
+                match result {
+                    (SET, id) => out.extend(sets.sets[id as usize].iter().map(|&r| (class, r))),
+                    single => out.push((class, single)),
+                }
+            }
             out.sort_unstable();
             out.dedup();
             out
@@ -99,38 +90,63 @@ pub(super) fn group_sets(
     (columns.class_of, num_classes, relabelled)
 }
 
-/// Whether each label's edges in a list are adjacent, by a bit per label cleared after
-/// each check.
-struct Grouped {
-    seen: Vec<u64>,
+/// The sets of several results met so far, numbered.
+#[derive(Default)]
+struct ResultSets {
+    ids: FastMap<Vec<(u32, u32)>, u32>,
+    sets: Vec<Vec<(u32, u32)>>,
 }
 
-impl Grouped {
-    fn new(num_labels: usize) -> Grouped {
-        Grouped {
-            seen: vec![0; num_labels.div_ceil(64)],
-        }
-    }
-
-    fn check(&mut self, list: &[Edge]) -> bool {
-        let mut ok = true;
+impl ResultSets {
+    /// `list` (each label's edges adjacent) with one edge per label: its result, or
+    /// `(SET, id)` for several.
+    fn number(&mut self, list: &[Edge]) -> Vec<Edge> {
+        let mut out = Vec::with_capacity(list.len());
+        let mut set = Vec::new();
         for run in list.chunk_by(|a, b| a.0 == b.0) {
-            let l = run[0].0 as usize;
-            let bit = 1u64 << (l % 64);
-            match self.seen.get_mut(l / 64) {
-                Some(word) if *word & bit == 0 => *word |= bit,
-                _ => {
-                    ok = false;
-                    break;
+            set.clear();
+            set.extend(run.iter().map(|e| e.1));
+            set.sort_unstable();
+            set.dedup();
+            if let [single] = set[..] {
+                out.push((run[0].0, single));
+                continue;
+            }
+            let id = match self.ids.get(set.as_slice()) {
+                Some(&id) => id,
+                None => {
+                    let id = self.sets.len() as u32;
+                    self.ids.insert(set.clone(), id);
+                    self.sets.push(set.clone());
+                    id
                 }
+            };
+            out.push((run[0].0, (SET, id)));
+        }
+        out
+    }
+}
+
+/// How a node's edge list is laid out, by a stamp per label (the check that last met it).
+struct Layout {
+    stamp: Vec<u32>,
+    now: u32,
+}
+
+impl Layout {
+    /// Whether each label's edges are adjacent (every label in range), and then whether
+    /// some label has several.
+    fn of(&mut self, list: &[Edge]) -> (bool, bool) {
+        self.now += 1;
+        let mut several = false;
+        for run in list.chunk_by(|a, b| a.0 == b.0) {
+            several |= run.len() > 1;
+            match self.stamp.get_mut(run[0].0 as usize) {
+                Some(s) if *s != self.now => *s = self.now,
+                _ => return (false, several),
             }
         }
-        for e in list {
-            if let Some(word) = self.seen.get_mut(e.0 as usize / 64) {
-                *word = 0;
-            }
-        }
-        ok
+        (true, several)
     }
 }
 

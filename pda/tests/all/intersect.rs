@@ -6,8 +6,9 @@
 use std::collections::{HashMap, HashSet};
 
 use fstc_core::automaton::TokenAutomaton;
-use fstc_core::ops::{at_most_tokens, TokenAlgebra};
+use fstc_core::ops::{at_most_tokens, token_bound, TokenAlgebra};
 use fstc_core::sample::SplitMix64;
+use fstc_core::token_pda::TokenPda;
 use fstc_core::{ByteVocabulary, TokenVocabulary};
 use fstc_regex::RegexCompiler;
 
@@ -85,6 +86,22 @@ const CASES: &[Case] = &[
         regex: r"[^b]*",
         bound: Some(6),
     },
+    // A bound alone: `intersect_pda` takes the bounded construction (`bound_pda`).
+    Case {
+        grammar: ARITH,
+        regex: r"(?s:.)*",
+        bound: Some(7),
+    },
+    Case {
+        grammar: JSONISH,
+        regex: r"(?s:.)*",
+        bound: Some(6),
+    },
+    Case {
+        grammar: EITHER,
+        regex: r"(?s:.)*",
+        bound: Some(7),
+    },
 ];
 
 struct Built {
@@ -111,6 +128,11 @@ fn build(case: &Case, vocab: &ByteVocabulary) -> Built {
     let product = TokenAlgebra::new()
         .intersect_pda(&grammar.rt, &fsa)
         .unwrap();
+    let bounded = product.stats.count("token bound");
+    assert_eq!(token_bound(&fsa, &grammar.rt), bounded);
+    if case.regex == r"(?s:.)*" {
+        assert_eq!(bounded, case.bound, "the bound alone is recognized");
+    }
     assert_eq!(
         product.automaton.is_deterministic(),
         grammar.rt.is_deterministic()
@@ -376,5 +398,136 @@ fn the_product_allows_exactly_the_tokens_after_which_both_operands_can_finish() 
         // The plain product would allow these tokens: the check above is not vacuous.
         assert!(naive_dead_ends > 0, "{}: no dead end to remove", case.regex);
         assert!(visited > 20, "{}: {visited} configurations", case.regex);
+    }
+}
+
+/// Every configuration reachable in both PDAs walked side by side allows the same tokens
+/// (EOS included): the two accept the same sequences and neither has a dead end the
+/// other lacks. The number of configuration pairs seen.
+fn same_moves(a: &Compiled, b: &Compiled) -> usize {
+    let mut seen = HashSet::new();
+    let mut stack = vec![(RefWalker::new(&a.parts), RefWalker::new(&b.parts))];
+    while let Some((x, y)) = stack.pop() {
+        if !seen.insert((x.configs().to_vec(), y.configs().to_vec())) {
+            continue;
+        }
+        let allowed = x.allowed();
+        assert_eq!(allowed, y.allowed(), "after a common prefix");
+        for t in allowed.into_iter().filter(|&t| !x.is_eos(t)) {
+            let (mut x, mut y) = (x.clone(), y.clone());
+            assert!(x.step(t) && y.step(t));
+            stack.push((x, y));
+        }
+    }
+    seen.len()
+}
+
+fn nodes(p: &TokenPda) -> u32 {
+    p.num_nodes()
+}
+
+#[test]
+fn a_token_bound_on_a_nesting_grammar_grows_linearly_and_keeps_the_language() {
+    let vocab = vocab();
+    for (grammar, n) in [(BRACKETS, 12), (ARITH, 10), (JSONISH, 10), (EITHER, 12)] {
+        let g = token_pda(grammar, &vocab);
+        let mut sizes = Vec::new();
+        for k in [n, 2 * n] {
+            let bound = at_most_tokens(&vocab, k).unwrap();
+            let general = TokenAlgebra::new()
+                .recognize_bounds(false)
+                .intersect_pda(&g.rt, &bound)
+                .unwrap();
+            let bounded = TokenAlgebra::new().intersect_pda(&g.rt, &bound).unwrap();
+            let direct = TokenAlgebra::new().bound_pda(&g.rt, k).unwrap();
+            assert_eq!(bounded.stats.count("token bound"), Some(k));
+            assert_eq!(direct.automaton.to_bytes(), bounded.automaton.to_bytes());
+            let (before, after) = (nodes(&general.automaton), nodes(&bounded.automaton));
+            eprintln!("bound {k}: general product {before} nodes, bounded construction {after}");
+            assert!(after < before, "{before} nodes -> {after}");
+            sizes.push((before, after));
+            if k > n {
+                continue; // the side-by-side search grows with the bound: once suffices
+            }
+            let (general, bounded) = (
+                Compiled::new(general.automaton.to_parts()),
+                Compiled::new(bounded.automaton.to_parts()),
+            );
+            assert!(same_moves(&general, &bounded) > 100);
+        }
+        // Doubling the bound about doubles the bounded nodes; the general product's grow
+        // faster.
+        let ((g1, b1), (g2, b2)) = (sizes[0], sizes[1]);
+        assert!(2 * b2 < 5 * b1, "{b1} -> {b2} nodes");
+        assert!(g2 * b1 > g1 * b2, "{g1} -> {g2} against {b1} -> {b2}");
+    }
+}
+
+#[test]
+fn random_grammars_bounded_equal_the_general_product_with_the_bound() {
+    let vocab = ByteVocabulary::from_strs(&["a", "b", "c", "ab", "bc", "ca", "abc", "aa", "cc"]);
+    let mut rng = SplitMix64::new(7);
+    let (mut compared, mut empty, mut nondeterministic) = (0, 0, 0);
+    for _ in 0..400 {
+        let g = crate::random_grammars::random_grammar(&mut rng);
+        let Ok(pda) = fstc_pda::Pda::from_grammar(&g) else {
+            continue;
+        };
+        let trie = fstc_core::vocab::VocabTrie::new(&vocab);
+        let Ok(parts) = fstc_pda::GrammarCompiler::new().compose(&pda, &trie) else {
+            continue;
+        };
+        let g_pda = crate::common::runtime(&parts.automaton);
+        for n in [0, 1, 3, 5] {
+            let bound = at_most_tokens(&vocab, n).unwrap();
+            let general = TokenAlgebra::new()
+                .recognize_bounds(false)
+                .intersect_pda(&g_pda, &bound)
+                .unwrap();
+            let bounded = TokenAlgebra::new().bound_pda(&g_pda, n).unwrap();
+            assert_eq!(
+                bounded.automaton.is_deterministic(),
+                g_pda.is_deterministic()
+            );
+            empty += usize::from(bounded.automaton.num_accepting() == 0);
+            nondeterministic += usize::from(!g_pda.is_deterministic());
+            same_moves(
+                &Compiled::new(general.automaton.to_parts()),
+                &Compiled::new(bounded.automaton.to_parts()),
+            );
+            compared += 1;
+        }
+    }
+    // The comparisons covered grammars with nothing within the bound and
+    // nondeterministic ones.
+    assert!(
+        compared > 400 && empty > 10 && nondeterministic > 10,
+        "{compared} {empty} {nondeterministic}"
+    );
+}
+
+#[test]
+fn a_grammar_and_a_regex_bounded_in_one_construction_equal_the_general_product() {
+    let vocab = vocab();
+    for case in CASES {
+        let Some(n) = case.bound else { continue };
+        let b = build(case, &vocab);
+        let regex = RegexCompiler::new()
+            .compile(case.regex, &vocab)
+            .unwrap()
+            .automaton;
+        let bounded = TokenAlgebra::new()
+            .intersect_pda_bounded(&b.grammar.rt, &regex, n)
+            .unwrap();
+        assert_eq!(bounded.stats.count("token bound"), Some(n));
+        let general = TokenAlgebra::new()
+            .recognize_bounds(false)
+            .intersect_pda(&b.grammar.rt, &b.fsa)
+            .unwrap();
+        let (general, bounded) = (
+            Compiled::new(general.automaton.to_parts()),
+            Compiled::new(bounded.automaton.to_parts()),
+        );
+        assert!(same_moves(&general, &bounded) > 20, "{}", case.regex);
     }
 }

@@ -14,7 +14,7 @@ use fstc_core::vocab::VocabTrie;
 use fstc_core::{ByteVocabulary, TokenVocabulary};
 use fstc_pda::{Grammar, GrammarCompiler, Pda, PdaErrorKind, Symbol};
 
-fn random_grammar(rng: &mut SplitMix64) -> Grammar {
+pub(crate) fn random_grammar(rng: &mut SplitMix64) -> Grammar {
     let names = ["S", "A", "B", "C"];
     let n = 1 + rng.index(4);
     let mut g = Grammar::new("S");

@@ -2,7 +2,7 @@
 //! into the spec, never a panic.
 
 use fstc_core::sample::SplitMix64;
-use fstc_tags::{Format, StructuralTag, StructuralTagCompiler, Tag, TriggeredTags};
+use fstc_tags::{Composition, Format, StructuralTag, StructuralTagCompiler, Tag, TriggeredTags};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -292,5 +292,56 @@ fn huge_counts_are_limit_errors() {
     ] {
         let e = error_of(&spec).unwrap_or_else(|| panic!("accepted: {spec}"));
         assert!(spec.pointer(e.path()).is_some(), "{e}");
+    }
+}
+
+/// Tools whose long strings make thousands of states, each with most of the vocabulary.
+fn exploding_tools() -> StructuralTag {
+    let tags: Vec<Value> = (0..8)
+        .map(|i| {
+            json!({"begin": format!("<f{i}>"), "end": "</f>", "content": {"type": "json_schema",
+                   "json_schema": {"type": "string", "maxLength": 600 + i}}})
+        })
+        .collect();
+    let spec = json!({"type": "triggered_tags", "triggers": ["<f"], "tags": tags});
+    StructuralTag::from_json(&spec.to_string()).unwrap()
+}
+
+#[test]
+fn the_eager_compile_ends_at_its_budgets_naming_the_option() {
+    use fstc_json::Config;
+    let vocab =
+        fstc_detok::Vocabulary::from_file(testkit::vocabs::testdata("gpt2/encoder.json")).unwrap();
+    let tag = exploding_tools();
+    let quick = Config::new().time_budget(std::time::Duration::ZERO);
+    let small = Config::new().memory_budget(1 << 20);
+    for (name, compiler) in [
+        (
+            "pieces",
+            StructuralTagCompiler::new().composition(Composition::Pieces),
+        ),
+        (
+            "one DFA",
+            StructuralTagCompiler::new().composition(Composition::Whole),
+        ),
+    ] {
+        let e = compiler
+            .clone()
+            .configure(quick.clone())
+            .compile(&tag, &vocab)
+            .unwrap_err();
+        assert!(
+            e.message().contains("time budget") && e.message().contains("`--time-budget`"),
+            "{name}: {e}"
+        );
+        let e = compiler
+            .configure(small.clone())
+            .compile(&tag, &vocab)
+            .unwrap_err();
+        assert!(
+            e.message().contains("memory budget of 1048576 bytes")
+                && e.message().contains("`--memory-budget`"),
+            "{name}: {e}"
+        );
     }
 }

@@ -8,4 +8,5 @@ mod generate;
 mod grammar;
 mod lazy;
 mod oracle;
+mod pieces;
 mod tokens;
