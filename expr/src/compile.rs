@@ -763,11 +763,12 @@ impl<'a> Run<'a> {
         what: &str,
     ) -> Result<Value, ExprError> {
         let trie = self.need_trie(loc, "grammar")?;
-        // The grammar's own budgets are what is left of the expression's.
+        // The grammar's time budget is what is left of the expression's; its memory budget
+        // stays its own (it counts its transient tables too; the expression counts the
+        // token PDA it returns).
         let config = fstc_pda::Config::new()
             .syntax(syntax)
-            .time_budget(self.budget.remaining())
-            .memory_budget(self.budget.memory.saturating_sub(self.budget.used));
+            .time_budget(self.budget.remaining());
         let compiler = fstc_pda::GrammarCompiler::new().configure(config);
         let mut compiled = compiler
             .compile_with_trie(text, trie)
