@@ -82,6 +82,18 @@ struct Reference {
     misses: u32,
 }
 
+impl Reference {
+    /// `walk`, the walk of `dfa` from `state`, as the machine's reference.
+    fn new(dfa: &ByteDfa, state: u32, walk: Arc<LeafWalk>, misses: u32) -> Reference {
+        Reference {
+            state,
+            walk,
+            meets: Meets::new(dfa, dfa, true),
+            misses,
+        }
+    }
+}
+
 /// A walk beside a machine's reference walk gives up past this fraction of the trie's
 /// nodes (a walk of its own then costs little more than what was spent).
 const BESIDE_FRACTION: usize = 8;
@@ -429,12 +441,7 @@ impl Expansion {
             // The states have drifted apart (a counted string far from its first
             // position): the new walk becomes the reference.
             let walk = Arc::new(leaf_walk(dfa, s, trie, vocab_size));
-            *r = Reference {
-                state: s,
-                walk: Arc::clone(&walk),
-                meets: Meets::new(dfa, dfa, true),
-                misses: r.misses + 1,
-            };
+            *r = Reference::new(dfa, s, Arc::clone(&walk), r.misses + 1);
             return walk;
         }
         let walk = match beside_another_machine(dfa, s, trie, vocab_size) {
@@ -447,13 +454,8 @@ impl Expansion {
                 w
             }
         };
-        let reference = Reference {
-            state: s,
-            walk: Arc::clone(&walk),
-            meets: Meets::new(dfa, dfa, true),
-            misses: 0,
-        };
-        self.references.insert(m, reference);
+        self.references
+            .insert(m, Reference::new(dfa, s, Arc::clone(&walk), 0));
         walk
     }
 

@@ -302,15 +302,7 @@ impl TokenAlgebra {
             return self.bounded(pda, n, CompileStats::new());
         }
         let mut stats = CompileStats::new();
-        let joint = stats.time("joint classes", || {
-            JointClasses::of_class_map(&pda.class_of_token, fsa)
-        });
-        stats.set_count("joint classes", joint.len());
-        let product = stats.time("product", || {
-            let operand = Operand::new(fsa, &joint);
-            pda_product::product(&pda, &operand, &joint, self.state_limit, self.clock(name))
-        })?;
-        stats.set_count("product nodes", product.len());
+        let (joint, product) = self.pda_product(name, &pda, fsa, &mut stats)?;
         let live = stats.time("dead ends", || {
             let limits = (self.state_limit, self.memory_limit);
             pda_live::annotate(&product, &pda.push_seqs, limits, self.clock(name))
@@ -334,15 +326,7 @@ impl TokenAlgebra {
         let pda = pda.to_parts();
         same_vocabulary_of(name, vocab_of_parts(&pda), vocab_of(fsa))?;
         let mut stats = CompileStats::new();
-        let joint = stats.time("joint classes", || {
-            JointClasses::of_class_map(&pda.class_of_token, fsa)
-        });
-        stats.set_count("joint classes", joint.len());
-        let product = stats.time("product", || {
-            let operand = Operand::new(fsa, &joint);
-            pda_product::product(&pda, &operand, &joint, self.state_limit, self.clock(name))
-        })?;
-        stats.set_count("product nodes", product.len());
+        let (joint, product) = self.pda_product(name, &pda, fsa, &mut stats)?;
         let edges = (product.edges.into_iter())
             .map(|list| {
                 (list.into_iter())
@@ -364,6 +348,27 @@ impl TokenAlgebra {
             ..pda
         };
         self.bounded(parts, n, stats)
+    }
+
+    /// The joint token classes of `pda` and `fsa` and their product reachable from the
+    /// start, each a phase of `stats`: the first step of both PDA intersections.
+    fn pda_product<A: AsRef<[u32]>>(
+        &self,
+        name: &'static str,
+        pda: &PdaParts,
+        fsa: &TokenAutomaton<A>,
+        stats: &mut CompileStats,
+    ) -> Result<(JointClasses, pda_product::PdaGraph), OpsError> {
+        let joint = stats.time("joint classes", || {
+            JointClasses::of_class_map(&pda.class_of_token, fsa)
+        });
+        stats.set_count("joint classes", joint.len());
+        let product = stats.time("product", || {
+            let operand = Operand::new(fsa, &joint);
+            pda_product::product(pda, &operand, &joint, self.state_limit, self.clock(name))
+        })?;
+        stats.set_count("product nodes", product.len());
+        Ok((joint, product))
     }
 
     /// Token sequences of `pda` of at most `n` tokens, as a token PDA without dead ends
