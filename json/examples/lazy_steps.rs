@@ -13,6 +13,10 @@ use fstc_core::matcher::Matcher;
 use fstc_core::vocab::VocabTrie;
 use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
 
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::thread_cpu_ns;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let usage = "usage: VOCAB SCHEMA TEXT...";
@@ -51,18 +55,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
-}
-
-/// This thread's CPU time, so that a loaded machine's preemptions do not read as slow
-/// masks.
-fn thread_cpu_ns() -> Option<u64> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
 fn tail(bytes: &[u8], n: usize) -> String {

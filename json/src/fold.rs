@@ -257,7 +257,9 @@ impl Translator<'_> {
         }
         if let Some(target) = map.get("$ref") {
             let at = target.as_str().and_then(|t| self.resolve(t))?;
-            let seen = self.active_refs.contains(&at) || targets.contains(&at);
+            let seen = self.active_refs.contains(&at)
+                || self.folded_refs.contains(&at)
+                || targets.contains(&at);
             match self.root.pointer(&at) {
                 Some(Value::Object(m)) if !seen && depth < MAX_DEPTH && !self.pinned(m, &at) => {
                     targets.push(at.clone());

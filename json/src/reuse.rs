@@ -17,7 +17,8 @@ impl Translator<'_> {
                 .as_ref()
                 .map_or(true, |r| r.iter().any(|r| within(a, r)))
         };
-        let active = self.active_refs.iter().filter(reaches).cloned().collect();
+        let active = self.active_refs.iter().chain(&self.folded_refs);
+        let active = active.filter(reaches).cloned().collect();
         let hint = self.hint.clone().filter(|(l, _)| *l >= level);
         let key = Key {
             target: target.to_string(),

@@ -118,6 +118,10 @@ pub(crate) struct Translator<'a> {
     pub(crate) warnings: Vec<Warning>,
     /// `$ref` targets being expanded, innermost last (for the recursion cut).
     pub(crate) active_refs: Vec<String>,
+    /// `$ref` targets a fold took into the object being translated: active only for the
+    /// members that stand inside them (`crate::fold`), so a member from one target that
+    /// refers to another is not read as recursion.
+    pub(crate) folded_refs: Vec<String>,
     /// Sub-schemas being translated, one inside the next (bounded by [`MAX_NESTING`]).
     nesting: usize,
     /// Targets where recursion was cut at [`Config::recursion_depth`].
@@ -158,6 +162,7 @@ impl<'a> Translator<'a> {
             config,
             warnings: Vec::new(),
             active_refs: Vec::new(),
+            folded_refs: Vec::new(),
             nesting: 0,
             cuts: Vec::new(),
             anchors,
@@ -274,16 +279,16 @@ impl<'a> Translator<'a> {
         };
         // `allOf` and `$ref` folded in where exact (`crate::fold`), their targets active.
         let folded = self.fold(map, pointer);
-        let active = self.active_refs.len();
+        let active = self.folded_refs.len();
         let map = match &folded {
             Some(folded) => {
-                self.active_refs.extend(folded.targets.iter().cloned());
+                self.folded_refs.extend(folded.targets.iter().cloned());
                 &folded.map
             }
             None => map,
         };
         let lang = self.combined(map, pointer, level);
-        self.active_refs.truncate(active);
+        self.folded_refs.truncate(active);
         if let Some(outer) = outer {
             self.hint = outer;
         }
@@ -378,6 +383,7 @@ impl<'a> Translator<'a> {
         let active = self
             .active_refs
             .iter()
+            .chain(&self.folded_refs)
             .filter(|p| **p == target_pointer)
             .count();
         if active >= self.config.get_recursion_depth() {
@@ -388,18 +394,37 @@ impl<'a> Translator<'a> {
             ));
             return Ok(None);
         }
+        let folded = self.enter_folded(&target_pointer);
         let mark = match self.recall(&target_pointer, level) {
-            Ok(lang) => return Ok(lang),
+            Ok(lang) => {
+                self.folded_refs = folded;
+                return Ok(lang);
+            }
             Err(mark) => mark,
         };
         self.active_refs.push(target_pointer.clone());
         let lang = self.schema(schema, &target_pointer, level);
         self.active_refs.pop();
+        self.folded_refs = folded;
         match &lang {
             Ok(l) => self.remember(mark, l),
             Err(_) => self.forget(mark),
         }
         lang
+    }
+
+    /// Keeps active only the folded targets that `pointer` stands inside, and returns all
+    /// of them to be restored after: a folded object's members are `$ref`s to where they
+    /// stand, and one from target A that refers to target B is not inside B.
+    #[inline(never)]
+    fn enter_folded(&mut self, pointer: &str) -> Vec<String> {
+        let inside: Vec<String> = self
+            .folded_refs
+            .iter()
+            .filter(|t| crate::memo::within(pointer, t))
+            .cloned()
+            .collect();
+        std::mem::replace(&mut self.folded_refs, inside)
     }
 
     /// The assertions of one schema object, by instance type.
