@@ -315,7 +315,7 @@ impl Translator<'_> {
             if map.len() > 1 {
                 return Some(map);
             }
-            map = self.root.pointer(&self.resolve(r)?)?.as_object()?;
+            map = self.at(&self.resolve(r)?)?.as_object()?;
         }
         None
     }
