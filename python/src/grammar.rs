@@ -4,13 +4,13 @@
 //! `fstc compile grammar` does.
 
 use fstc_core::any;
-use fstc_pda::{Config, GrammarCompiler, Syntax};
-use pyo3::exceptions::PyValueError;
+use fstc_pda::{Config, GrammarCompiler};
 use pyo3::prelude::*;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
-use crate::ints::{optional_seconds, optional_usize, Int};
+use crate::ints::Int;
+use crate::options::Options;
 use crate::vocab::Vocabulary;
 
 /// Compiles a context-free grammar into a token PDA for `vocab` (an `AnyAutomaton` of
@@ -41,33 +41,16 @@ pub fn compile_grammar(
     time_budget: Option<f64>,
     memory_budget: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
-    let node_limit = optional_usize(node_limit, "node_limit")?;
-    let token_edge_limit = optional_usize(token_edge_limit, "token_edge_limit")?;
-    let pop_limit = optional_usize(pop_limit, "pop_limit")?;
-    let config_limit = optional_usize(config_limit, "config_limit")?;
-    let time_budget = optional_seconds(time_budget, "time_budget")?;
-    let memory_budget = optional_usize(memory_budget, "memory_budget")?;
-    let syntax: Syntax = syntax.parse().map_err(PyValueError::new_err)?;
-    let mut config = Config::new();
-    if let Some(n) = node_limit {
-        config = config.node_limit(n);
-    }
-    if let Some(n) = token_edge_limit {
-        config = config.token_edge_limit(n);
-    }
-    if let Some(n) = pop_limit {
-        config = config.pop_limit(n);
-    }
-    if let Some(n) = config_limit {
-        config = config.config_limit(n);
-    }
-    if let Some(budget) = time_budget {
-        config = config.time_budget(budget);
-    }
-    if let Some(bytes) = memory_budget {
-        config = config.memory_budget(bytes);
-    }
-    let compiler = GrammarCompiler::new().configure(config.syntax(syntax));
+    let config = Options::default()
+        .text("syntax", syntax)
+        .int("node_limit", node_limit.as_ref())?
+        .int("token_edge_limit", token_edge_limit.as_ref())?
+        .int("pop_limit", pop_limit.as_ref())?
+        .int("config_limit", config_limit.as_ref())?
+        .seconds("time_budget", time_budget)
+        .int("memory_budget", memory_budget.as_ref())?
+        .apply(|o| Config::new().with_options(o))?;
+    let compiler = GrammarCompiler::new().configure(config);
     let compiled = py
         .detach(|| compiler.compile_with_trie(text, &vocab.trie()))
         .map_err(fstc_error)?;
