@@ -128,6 +128,7 @@ def compile_grammar(
     token_edge_limit: Optional[int] = None,
     pop_limit: Optional[int] = None,
     config_limit: Optional[int] = None,
+    require_deterministic: bool = False,
     time_budget: Optional[float] = None,
     memory_budget: Optional[int] = None,
 ) -> AnyAutomaton: ...

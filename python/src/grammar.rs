@@ -22,12 +22,13 @@ use crate::vocab::Vocabulary;
 /// not decide compiles to a nondeterministic token PDA, whose matcher keeps a set of
 /// configurations; `config_limit` (default 1,024, `--config-limit`) refuses one where a
 /// single token already leads from one configuration to more (the matcher's own
-/// `config_limit` bounds them while decoding). `time_budget` (seconds, default 10) and
+/// `config_limit` bounds them while decoding); `require_deterministic=True`
+/// (`--require-deterministic`) refuses it instead, listing the conflicts. `time_budget` (seconds, default 10) and
 /// `memory_budget` (bytes of automata and tables, default 1 GiB) bound the whole compile,
 /// as `--time-budget` and `--memory-budget`. A grammar that is malformed (line and column), left-recursive after a
 /// rule that may be empty, too large or past a budget (naming the rule and where it is) raises `FstcError` with the compiler's message. The GIL is released while compiling.
 #[pyfunction]
-#[pyo3(signature = (text, vocab, *, syntax = "gbnf", node_limit = None, token_edge_limit = None, pop_limit = None, config_limit = None, time_budget = None, memory_budget = None))]
+#[pyo3(signature = (text, vocab, *, syntax = "gbnf", node_limit = None, token_edge_limit = None, pop_limit = None, config_limit = None, require_deterministic = false, time_budget = None, memory_budget = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn compile_grammar(
     py: Python<'_>,
@@ -38,6 +39,7 @@ pub fn compile_grammar(
     token_edge_limit: Option<Int>,
     pop_limit: Option<Int>,
     config_limit: Option<Int>,
+    require_deterministic: bool,
     time_budget: Option<f64>,
     memory_budget: Option<Int>,
 ) -> PyResult<AnyAutomaton> {
@@ -47,6 +49,7 @@ pub fn compile_grammar(
         .int("token_edge_limit", token_edge_limit.as_ref())?
         .int("pop_limit", pop_limit.as_ref())?
         .int("config_limit", config_limit.as_ref())?
+        .flag("require_deterministic", require_deterministic)
         .seconds("time_budget", time_budget)
         .int("memory_budget", memory_budget.as_ref())?
         .apply(|o| Config::new().with_options(o))?;
