@@ -83,6 +83,20 @@ impl OptionValue {
         }
     }
 
+    /// The value as one of the named `choices` (`"compact"` → `Whitespace::Compact`).
+    pub fn choice<T: Copy>(&self, name: &str, choices: &[(&str, T)]) -> Result<T, OptionError> {
+        let given = self.str(name)?;
+        if let Some(&(_, v)) = choices.iter().find(|(n, _)| *n == given) {
+            return Ok(v);
+        }
+        let quoted: Vec<String> = choices.iter().map(|(n, _)| format!("{n:?}")).collect();
+        let (last, rest) = quoted.split_last().expect("an option has choices");
+        Err(OptionError(format!(
+            "{name} must be {} or {last}, got {given:?}",
+            rest.join(", ")
+        )))
+    }
+
     /// The value as a count or size.
     pub fn usize(&self, name: &str) -> Result<usize, OptionError> {
         Ok(int_at_most(self.u64(name)?, name, usize::MAX as u64)? as usize)
@@ -167,4 +181,54 @@ pub fn check_lazy<'a>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_read_or_refused_by_name() {
+        let colors = [("red", 1), ("green", 2), ("blue", 3)];
+        let red = OptionValue::Str("red".into());
+        assert_eq!(red.choice("color", &colors), Ok(1));
+        let pink = OptionValue::Str("pink".into()).choice("color", &colors);
+        let message = "color must be \"red\", \"green\" or \"blue\", got \"pink\"";
+        assert_eq!(pink.unwrap_err().to_string(), message);
+        assert_eq!(
+            OptionValue::Int(3).str("color").unwrap_err().to_string(),
+            "argument 'color' must be a string, got an integer"
+        );
+        assert_eq!(OptionValue::Int(2).seconds("t"), Ok(Duration::from_secs(2)));
+        let negative = OptionValue::Float(-1.0).seconds("time_budget").unwrap_err();
+        assert!(negative
+            .to_string()
+            .starts_with("argument 'time_budget' must be a number of seconds from 0, got -1"));
+        let ids = OptionValue::Ints(vec![7, 1 << 40])
+            .u32s("image_tokens")
+            .unwrap_err();
+        assert!(
+            ids.to_string()
+                .contains("from 0 to 4294967295, got 1099511627776"),
+            "{ids}"
+        );
+    }
+
+    #[test]
+    fn an_option_of_the_other_mode_is_refused() {
+        assert!(check_lazy(false, ["token_edge_limit", "image_tokens"]).is_ok());
+        assert!(check_lazy(true, ["state_work_limit", "dfa_state_limit"]).is_ok());
+        let e = check_lazy(true, ["dfa_state_limit", "image_tokens"]).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("image_tokens cannot be used with lazy=True"),
+            "{e}"
+        );
+        let e = check_lazy(false, ["state_work_limit"]).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("state_work_limit needs lazy=True"),
+            "{e}"
+        );
+    }
 }

@@ -32,7 +32,7 @@ impl Config {
         for (name, value) in options {
             self = match *name {
                 "whitespace" => {
-                    style = Some(value.str(name)?);
+                    style = Some(value.choice(name, &STYLES)?);
                     self
                 }
                 "max_whitespace" => {
@@ -43,7 +43,7 @@ impl Config {
                     indent = value.usize(name)?;
                     self
                 }
-                "escapes" => self.escapes(escapes(value.str(name)?)?),
+                "escapes" => self.escapes(value.choice(name, &ESCAPES)?),
                 "additional_properties" => self.additional_properties(value.bool(name)?),
                 "recursion_depth" => self.recursion_depth(value.usize(name)?),
                 "any_json_depth" => self.any_json_depth(value.usize(name)?),
@@ -57,25 +57,90 @@ impl Config {
         }
         let style = match style {
             None => return Ok(self),
-            Some("flexible") => Whitespace::Flexible { max_whitespace },
-            Some("compact") => Whitespace::Compact,
-            Some("pretty") => Whitespace::Pretty { indent },
-            Some(other) => {
-                return Err(OptionError::new(format!(
-                    "whitespace must be \"flexible\", \"compact\" or \"pretty\", got {other:?}"
-                )))
-            }
+            Some(Style::Flexible) => Whitespace::Flexible { max_whitespace },
+            Some(Style::Compact) => Whitespace::Compact,
+            Some(Style::Pretty) => Whitespace::Pretty { indent },
         };
         Ok(self.whitespace(style))
     }
 }
 
-fn escapes(name: &str) -> Result<Escapes, OptionError> {
-    match name {
-        "canonical" => Ok(Escapes::Canonical),
-        "any" => Ok(Escapes::Any),
-        other => Err(OptionError::new(format!(
-            "escapes must be \"canonical\" or \"any\", got {other:?}"
-        ))),
+/// The whitespace styles by name, before their numbers are known.
+#[derive(Clone, Copy)]
+enum Style {
+    Flexible,
+    Compact,
+    Pretty,
+}
+
+const STYLES: [(&str, Style); 3] = [
+    ("flexible", Style::Flexible),
+    ("compact", Style::Compact),
+    ("pretty", Style::Pretty),
+];
+
+const ESCAPES: [(&str, Escapes); 2] = [("canonical", Escapes::Canonical), ("any", Escapes::Any)];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use OptionValue::{Bool, Int, Str};
+
+    #[test]
+    fn whitespace_takes_its_numbers_in_any_order() {
+        let pretty = [("indent", Int(4)), ("whitespace", Str("pretty".into()))];
+        let config = Config::new().with_options(&pretty).unwrap();
+        assert_eq!(config.get_whitespace(), Whitespace::Pretty { indent: 4 });
+        let flexible = [("max_whitespace", Int(3)), ("indent", Int(9))];
+        let config = Config::new().with_options(&flexible).unwrap();
+        assert_eq!(
+            config.get_whitespace(),
+            Config::DEFAULT_WHITESPACE,
+            "no style named"
+        );
+        let config = Config::new()
+            .with_options(&[
+                ("whitespace", Str("flexible".into())),
+                ("max_whitespace", Int(3)),
+            ])
+            .unwrap();
+        assert_eq!(
+            config.get_whitespace(),
+            Whitespace::Flexible { max_whitespace: 3 }
+        );
+    }
+
+    #[test]
+    fn every_name_sets_its_option_and_others_are_refused() {
+        let options = [
+            ("escapes", Str("any".into())),
+            ("additional_properties", Bool(false)),
+            ("recursion_depth", Int(5)),
+            ("any_json_depth", Int(1)),
+            ("lenient", Bool(true)),
+            ("dfa_state_limit", Int(77)),
+            ("token_edge_limit", Int(88)),
+            ("time_budget", OptionValue::Float(1.5)),
+            ("memory_budget", Int(99)),
+        ];
+        let c = Config::new().with_options(&options).unwrap();
+        assert_eq!(c.get_escapes(), Escapes::Any);
+        assert!(!c.get_additional_properties() && c.get_lenient());
+        assert_eq!((c.get_recursion_depth(), c.get_any_json_depth()), (5, 1));
+        assert_eq!(
+            (c.get_dfa_state_limit(), c.get_token_edge_limit()),
+            (77, 88)
+        );
+        assert_eq!(c.get_time_budget(), std::time::Duration::from_millis(1500));
+        assert_eq!(c.get_memory_budget(), 99);
+        let e = Config::new()
+            .with_options(&[("node_limit", Int(1))])
+            .unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "unknown option 'node_limit' for a JSON Schema; its options are whitespace, "
+            ),
+            "{e}"
+        );
     }
 }

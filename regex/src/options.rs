@@ -19,7 +19,7 @@ impl Config {
     pub fn with_options(mut self, options: &[(&str, OptionValue)]) -> Result<Config, OptionError> {
         for (name, value) in options {
             self = match *name {
-                "dialect" => self.dialect(dialect(value.str(name)?)?),
+                "dialect" => self.dialect(value.choice(name, &DIALECTS)?),
                 "dfa_state_limit" => self.dfa_state_limit(value.usize(name)?),
                 "token_edge_limit" => self.token_edge_limit(value.usize(name)?),
                 "image_tokens" => self.image_tokens(value.u32s(name)?),
@@ -30,12 +30,7 @@ impl Config {
     }
 }
 
-fn dialect(name: &str) -> Result<Dialect, OptionError> {
-    match name {
-        "regex" => Ok(Dialect::Regex),
-        "ecmascript" => Ok(Dialect::EcmaScript),
-        other => Err(OptionError::new(format!(
-            "dialect must be \"regex\" or \"ecmascript\", got {other:?}"
-        ))),
-    }
-}
+const DIALECTS: [(&str, Dialect); 2] = [
+    ("regex", Dialect::Regex),
+    ("ecmascript", Dialect::EcmaScript),
+];
