@@ -377,10 +377,14 @@ impl StructuralTagCompiler {
         stats.set_count("pieces", sizes.pieces);
         stats.set_count("batches", sizes.batches);
         stats.set_count("byte DFA states", sizes.byte_states);
-        budget.check_time("", "laying out the token automaton")?;
+        let laying_out = "laying out the token automaton";
+        budget.check_time("", laying_out)?;
         let automaton = stats
-            .time("layout", || TokenAutomaton::from_class_parts(parts))
-            .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+            .time("layout", || {
+                TokenAutomaton::from_class_parts_before(parts, budget.deadline())
+            })
+            .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?
+            .ok_or_else(|| budget.out_of_time("", laying_out))?;
         stats.count_automaton(&automaton);
         Ok(Pieced::Compiled(Compiled {
             automaton,
