@@ -448,6 +448,9 @@ fn coarsest_partition(
     Ok(partition.blk)
 }
 
+/// Transitions by class: `(tail, class, head, number of classes)`.
+type ClassTransitions = (Vec<u32>, Vec<u32>, Vec<u32>, usize);
+
 /// The transitions to refine with, as `(tail, class, head, number of classes)`, grouped
 /// by class.
 ///
@@ -460,7 +463,7 @@ fn coarsest_partition(
 fn class_transitions(
     edges: &[Vec<(u32, StateId)>],
     deadline: Option<Instant>,
-) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>, usize), PastDeadline> {
+) -> Result<ClassTransitions, PastDeadline> {
     let dense = dense_labels(edges);
     let edges = dense.as_deref().unwrap_or(edges);
     let num_labels = (edges.iter().flatten())

@@ -43,6 +43,10 @@ pub enum Composition {
 /// The leaf automata's states up to which [`Composition::Auto`] composes one DFA.
 const WHOLE_STATES: usize = 1 << 15;
 
+/// What is composed with a vocabulary: the byte DFA, the warnings, and for a tag that
+/// limits tokens the marked vocabulary.
+type ToCompose = (ByteDfa, Vec<Warning>, Option<Arc<VocabTrie>>);
+
 /// What the pieces' lowering led to.
 enum Pieced {
     Compiled(Compiled<TokenAutomaton>),
@@ -157,7 +161,7 @@ impl StructuralTagCompiler {
         trie: &VocabTrie,
         stats: &mut CompileStats,
         budget: &Budget,
-    ) -> Result<(ByteDfa, Vec<Warning>, Option<Arc<VocabTrie>>), TagsError> {
+    ) -> Result<ToCompose, TagsError> {
         if !tag.format.counts_tokens() {
             let (dfa, warnings) = stats.time("byte DFA", || {
                 let language = Lowering::new(&self.json)

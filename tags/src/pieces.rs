@@ -572,6 +572,9 @@ fn joint_classes(
     (joint, next)
 }
 
+/// Per-state edge lists `(class, target)`.
+type EdgeLists = Vec<Vec<(u32, u32)>>;
+
 /// Every global state's edges over the joint classes: each batch's group edges spread
 /// over the classes of the group, targets resolved past exits, and the crossing tokens.
 /// With the number of token edges they stand for: at most `edge_limit` (the token edge
@@ -583,7 +586,7 @@ fn edges(
     crossing: &[(u32, u32, u32)],
     (classes, num_classes): (&[u32], u32),
     (budget, edge_limit): (&Budget, usize),
-) -> Result<(Vec<Vec<(u32, u32)>>, usize), TagsError> {
+) -> Result<(EdgeLists, usize), TagsError> {
     // The first token of each class, by which a class's group in a batch is known.
     let mut first = vec![u32::MAX; num_classes as usize];
     for (t, &c) in classes.iter().enumerate().rev() {

@@ -146,7 +146,10 @@ pub(crate) fn markings(algebra: &Algebra) -> ByteDfa {
 }
 
 /// The marked vocabularies made last, by vocabulary (fingerprint and size).
-static MARKED: Mutex<Vec<((u64, usize), Arc<VocabTrie>)>> = Mutex::new(Vec::new());
+static MARKED: Mutex<Vec<Marked>> = Mutex::new(Vec::new());
+
+/// A marked vocabulary by its vocabulary's fingerprint and size.
+type Marked = ((u64, usize), Arc<VocabTrie>);
 
 /// How many marked vocabularies [`MARKED`] keeps.
 const MARKED_KEPT: usize = 2;
@@ -156,7 +159,7 @@ const MARKED_KEPT: usize = 2;
 /// should not pay each time.
 pub(crate) fn marked_trie_shared(trie: &VocabTrie) -> Arc<VocabTrie> {
     let key = (trie.fingerprint(), trie.vocab_size());
-    let kept = |m: &Vec<((u64, usize), Arc<VocabTrie>)>| {
+    let kept = |m: &Vec<Marked>| {
         m.iter()
             .find(|(k, _)| *k == key)
             .map(|(_, t)| Arc::clone(t))

@@ -250,8 +250,11 @@ fn a_token_limit_needs_a_vocabulary() {
     }
 }
 
+/// A spec by its limit.
+type Spec = fn(u32) -> Value;
+
 /// The specs with limits, by name.
-const SPECS: [(&str, fn(u32) -> Value); 4] = [
+const SPECS: [(&str, Spec); 4] = [
     ("think", think_then_answer),
     ("think body", think_body_then_answer),
     ("call body", call_body),
