@@ -785,9 +785,9 @@ fn nested_limit(at: &str, outer: &str) -> TagsError {
 fn refused_limit(at: &str) -> TagsError {
     TagsError::at(
         at,
-        "`max_tokens` counts tokens, which the text alone does not show: only the eager \
-         compile for a vocabulary decides it (not the byte DFA, the call network, the lazy \
-         compile, nor a structure with a `grammar` piece)",
+        "`max_tokens` counts tokens, which the text alone does not show: only a compile \
+         for a vocabulary (eager or lazy) decides it (not the byte DFA, the call network, \
+         nor a structure with a recursive `grammar` piece)",
     )
 }
 

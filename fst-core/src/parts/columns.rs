@@ -5,6 +5,7 @@
 //! grammar compiler (token classes of a PDA) all group through it.
 
 use std::hash::Hash;
+use std::time::Instant;
 
 use crate::fast_hash::FastMap;
 
@@ -32,11 +33,24 @@ impl Columns {
         num_labels: usize,
         edges: &[L],
     ) -> Columns {
+        Columns::group_before(num_labels, edges, None).expect("no deadline")
+    }
+
+    /// [`group`](Self::group) giving up (`None`) once `deadline` has passed, polled every
+    /// 1,024 states: a compile's time budget over millions of edges.
+    pub fn group_before<T: Copy + Eq + Hash, L: AsRef<[(u32, T)]>>(
+        num_labels: usize,
+        edges: &[L],
+        deadline: Option<Instant>,
+    ) -> Option<Columns> {
         // Block 0: labels without an edge so far; every split makes a fresh block.
         let mut block = vec![0u32; num_labels];
         let mut blocks = 1u32;
         let mut split: FastMap<(u32, T), u32> = FastMap::default();
-        for list in edges {
+        for (i, list) in edges.iter().enumerate() {
+            if i % 1024 == 1023 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return None;
+            }
             let list = list.as_ref();
             // Cleared maps keep their buckets: one big state must not make the rest pay.
             if split.capacity() > 4 * list.len().max(16) {
@@ -71,7 +85,7 @@ impl Columns {
                 *c
             })
             .collect();
-        Columns { class_of, first }
+        Some(Columns { class_of, first })
     }
 
     pub fn num_classes(&self) -> usize {
@@ -175,6 +189,19 @@ mod tests {
                 by_whole_columns(num_labels, &edges)
             );
         }
+    }
+
+    #[test]
+    fn grouping_gives_up_past_its_deadline() {
+        let edges: Vec<Vec<(u32, u32)>> = (0..3000).map(|s| vec![(s % 7, s)]).collect();
+        let past = Some(Instant::now());
+        assert_eq!(Columns::group_before(7, &edges, past), None);
+        // A few states are grouped before the first poll.
+        let few = &edges[..1000];
+        assert_eq!(
+            Columns::group_before(7, few, past),
+            Some(Columns::group(7, few))
+        );
     }
 
     #[test]
