@@ -9,7 +9,7 @@ use regex_syntax::ast::{self, Ast, FlagsItemKind, GroupKind};
 
 /// A refused or malformed pattern: the byte offset in the pattern (as written between the
 /// slashes, after `\/` became `/`) and the message.
-pub(super) type PatternError = (usize, String);
+pub(crate) type PatternError = (usize, String);
 
 /// Flags Lark accepts on a regex (`imslux`): `i`, `s` and `x` as in Python, `m` and `u`
 /// with no effect here (no `^`/`$`; Unicode is the default), `l` refused.
@@ -91,7 +91,7 @@ fn reserved(name: &str) -> bool {
 }
 
 /// Compiles a regex terminal with its flags (as [`flag_prefix`] writes them).
-pub(super) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError> {
+pub(crate) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError> {
     let full = format!("{prefix}{pattern}");
     let inner = |offset: usize| offset.saturating_sub(prefix.len()).min(pattern.len());
     let parsed = ast::parse::ParserBuilder::new()
