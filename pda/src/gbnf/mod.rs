@@ -47,7 +47,7 @@ pub fn parse(text: &str) -> Result<Rules, PdaError> {
 /// only arrow, escapes are C's (`\a \b \f \v \e \?`, `\x` with 1 to 8 hex digits, and in
 /// classes `\` before any of `^$.*+?()[]{}|/-`), `{m,-1}` is `{m,}`, the start rule is
 /// `root` and must exist, and a rule is defined once. `Regex("pattern")` is the texts the
-/// pattern matches in full (as a Lark regex terminal); `name[capture]` attributes are
+/// pattern matches in full (read as ECMAScript, refused where a Lark regex terminal is); `name[capture]` attributes are
 /// accepted and change nothing. XGrammar's lookahead assertions `(= ...)`, its token and
 /// tag macros (`TagDispatch(...)`, `Token(...)`, ...) and `name[max_tokens=5]` are refused
 /// by name.

@@ -367,8 +367,9 @@ impl<'a> Parser<'a> {
     }
 
     /// XGrammar's `Regex("pattern")` (`json_string=false` allowed): the texts the pattern
-    /// matches in full, compiled as Lark's regex terminals are; `^` and `$` at its ends
-    /// (which a full match implies) are dropped.
+    /// matches in full, read as ECMAScript (as XGrammar reads JSON Schema patterns) with
+    /// the refusals of Lark's regex terminals; `^` and `$` at its ends (which a full match
+    /// implies) are dropped.
     fn regex_macro(&mut self, at: usize) -> Res<Expr> {
         self.pos = at + "Regex(".len();
         if self.peek() != Some(b'"') {
@@ -416,7 +417,7 @@ impl<'a> Parser<'a> {
             Some(c) if !c.ends_with('\\') => c,
             _ => core,
         };
-        let dfa = crate::lark::regex::regex(core, "")
+        let dfa = crate::lark::regex::ecma_regex(core)
             .map_err(|(_, m)| self.err(lit, format!("in the pattern of `Regex(...)`: {m}")))?;
         Ok(Expr::Dfa(std::sync::Arc::new(dfa)))
     }

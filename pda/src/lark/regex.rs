@@ -116,6 +116,20 @@ pub(crate) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError
     Ok(dfa)
 }
 
+/// Compiles XGrammar's `Regex("...")` pattern, read as ECMAScript (as JSON Schema's
+/// `pattern`: `\d` is `[0-9]`), with the refusals of a regex terminal wherever
+/// regex-syntax reads the pattern too.
+pub(crate) fn ecma_regex(pattern: &str) -> Result<ByteDfa, PatternError> {
+    let parsed = ast::parse::ParserBuilder::new().build().parse(pattern);
+    if let Some((offset, why)) = parsed.ok().as_ref().and_then(refused) {
+        return Err((offset, why));
+    }
+    RegexBuilder::new()
+        .dialect(fstc_regex::Dialect::EcmaScript)
+        .build(pattern)
+        .map_err(|e| (e.span().map_or(0, |(s, _)| s), e.to_string()))
+}
+
 /// A literal matched without regard to case (`"select"i`), as fstc-regex folds case.
 pub(super) fn caseless(text: &str) -> Result<ByteDfa, String> {
     RegexBuilder::new()

@@ -30,6 +30,11 @@ fn ebnf_constructs_agree_with_the_recognizer_on_hand_written_gbnf() {
             b"abxy",
         ),
         (
+            "root ::= Regex(\"\\\\d+\")",
+            "root ::= [0-9]+",
+            b"12\xd9\xa3",
+        ),
+        (
             "root ::= Regex( \"^a(b|c)*$\" , json_string = false ) \"$\"",
             "root ::= \"a\" [bc]* \"$\"",
             b"abc$",
