@@ -599,10 +599,7 @@ fn lay_dag(
         laid.push(view.push(*symbol, parents));
     }
     for (target, symbol, of) in &dag.tops {
-        tops.extend(
-            of.iter()
-                .map(|&p| (*target, *symbol, Top::On(at(p, laid)))),
-        );
+        tops.extend(of.iter().map(|&p| (*target, *symbol, Top::On(at(p, laid)))));
     }
     for &target in &dag.stays {
         match below {
