@@ -9,7 +9,7 @@ use regex_syntax::ast::{self, Ast, FlagsItemKind, GroupKind};
 
 /// A refused or malformed pattern: the byte offset in the pattern (as written between the
 /// slashes, after `\/` became `/`) and the message.
-pub(super) type PatternError = (usize, String);
+pub(crate) type PatternError = (usize, String);
 
 /// Flags Lark accepts on a regex (`imslux`): `i`, `s` and `x` as in Python, `m` and `u`
 /// with no effect here (no `^`/`$`; Unicode is the default), `l` refused.
@@ -91,7 +91,7 @@ fn reserved(name: &str) -> bool {
 }
 
 /// Compiles a regex terminal with its flags (as [`flag_prefix`] writes them).
-pub(super) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError> {
+pub(crate) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError> {
     let full = format!("{prefix}{pattern}");
     let inner = |offset: usize| offset.saturating_sub(prefix.len()).min(pattern.len());
     let parsed = ast::parse::ParserBuilder::new()
@@ -114,6 +114,20 @@ pub(super) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError
         (offset, e.to_string())
     })?;
     Ok(dfa)
+}
+
+/// Compiles XGrammar's `Regex("...")` pattern, read as ECMAScript (as JSON Schema's
+/// `pattern`: `\d` is `[0-9]`), with the refusals of a regex terminal wherever
+/// regex-syntax reads the pattern too.
+pub(crate) fn ecma_regex(pattern: &str) -> Result<ByteDfa, PatternError> {
+    let parsed = ast::parse::ParserBuilder::new().build().parse(pattern);
+    if let Some((offset, why)) = parsed.ok().as_ref().and_then(refused) {
+        return Err((offset, why));
+    }
+    RegexBuilder::new()
+        .dialect(fstc_regex::Dialect::EcmaScript)
+        .build(pattern)
+        .map_err(|e| (e.span().map_or(0, |(s, _)| s), e.to_string()))
 }
 
 /// A literal matched without regard to case (`"select"i`), as fstc-regex folds case.
