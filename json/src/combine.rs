@@ -51,6 +51,11 @@ impl Translator<'_> {
         pointer: &str,
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
+        if map.contains_key("oneOf") {
+            if let Some(lang) = self.presence_one_of(map, pointer, level)? {
+                return Ok(lang);
+            }
+        }
         let saved = (self.deepest, self.any_reach);
         self.deepest = 0;
         self.any_reach = usize::MAX;

@@ -41,6 +41,7 @@ mod network;
 mod numbers;
 mod options;
 mod pattern;
+mod presence;
 mod reuse;
 mod scalars;
 mod schema;
