@@ -17,8 +17,8 @@ use std::time::Instant;
 
 use super::grouping::POLL_EVERY;
 use super::groups::{TokenGroups, NONE};
+use crate::deadline::PastDeadline;
 use crate::fast_hash::FastMap;
-use crate::minimize::PastDeadline;
 use crate::vocab::level_trie::LevelTrie;
 
 /// A memo entry not yet computed (entries are rows `f * k`, far below it; row 0 is dead).

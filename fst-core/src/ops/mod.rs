@@ -207,13 +207,18 @@ impl Clock {
     /// An error once the deadline has passed.
     pub(crate) fn check(&self) -> Result<(), OpsError> {
         match self.deadline {
-            Some(d) if Instant::now() > d => Err(OpsError::new(
-                self.name,
-                OpsErrorKind::Deadline,
-                format!("the {} ran past its deadline (the time budget)", self.name),
-            )),
+            Some(d) if Instant::now() > d => Err(self.past()),
             _ => Ok(()),
         }
+    }
+
+    /// The error of an operation past its deadline.
+    pub(crate) fn past(&self) -> OpsError {
+        OpsError::new(
+            self.name,
+            OpsErrorKind::Deadline,
+            format!("the {} ran past its deadline (the time budget)", self.name),
+        )
     }
 }
 
@@ -412,17 +417,20 @@ impl TokenAlgebra {
         self.lay_out(parts, stats)
     }
 
-    /// Lays out a product's parts and counts the result.
-    /// The layout itself does not poll the deadline; it starts only before it.
+    /// Lays out a product's parts (before the deadline) and counts the result.
     fn lay_out(
         &self,
         parts: PdaParts,
         mut stats: CompileStats,
     ) -> Result<Compiled<TokenPda>, OpsError> {
-        self.clock("intersection").check()?;
+        let clock = self.clock("intersection");
+        clock.check()?;
         let automaton = stats
-            .time("layout", || TokenPda::from_parts(parts))
-            .map_err(|e| parts_error("intersection", e))?;
+            .time("layout", || {
+                TokenPda::from_parts_before(parts, self.deadline)
+            })
+            .map_err(|e| parts_error("intersection", e))?
+            .ok_or_else(|| clock.past())?;
         stats.set_count("nodes", automaton.num_nodes() as usize);
         stats.set_count("stack symbols", automaton.num_stack_symbols() as usize);
         Ok(Compiled::new(automaton, stats))
