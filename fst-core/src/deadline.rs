@@ -18,8 +18,12 @@ pub(crate) struct Poll {
 }
 
 impl Poll {
+    /// A poller whose first [`Poll::step`] reads the clock.
     pub(crate) fn new(deadline: Option<Instant>) -> Poll {
-        Poll { deadline, steps: 0 }
+        Poll {
+            deadline,
+            steps: STEPS_PER_READ - 1,
+        }
     }
 
     /// [`PastDeadline`] once the deadline has passed (reads the clock).

@@ -125,7 +125,8 @@ fn same_level(
     loop {
         let mut changed = false;
         for m in (0..n).rev() {
-            if m % 1024 == 0 {
+            // A row costs a pass over rows of n bits per symbol pushed: poll often.
+            if m % 64 == 0 {
                 clock.check()?;
             }
             row.copy_from_slice(same.row(m));
@@ -293,6 +294,8 @@ impl Annotator<'_> {
         if let Some(&id) = self.f_memo.get(&(s, x)) {
             return Ok(id);
         }
+        // Two passes over the nodes and their rows of the matrix.
+        self.clock.check()?;
         let under = &self.sets[x as usize];
         let popping = self
             .set_of(|m| (self.g.pop(m as StateId, s)).is_some_and(|z| contains(under, z as usize)));
