@@ -158,16 +158,20 @@ struct JsonOptions {
     budget: BudgetArgs,
 }
 
-/// The time and memory budgets of one compile, shared by `compile json-schema`,
-/// `compile structural-tag` and `compile grammar`.
+/// The time and memory budgets of one compile or operation, shared by the compilers of
+/// JSON Schemas, structural tags, grammars and expressions and by the operations on
+/// automata files (`intersect`, `union`, `difference`, `complement`, `equivalent`,
+/// `shortest`).
 #[derive(Args)]
 struct BudgetArgs {
-    /// Longest the compile may run, in seconds (default 10); past it, an error names what
-    /// was being built (the sub-schema, or the grammar rule with its line and column).
+    /// Longest the compile (or operation) may run, in seconds (default 10); past it, an
+    /// error names what was being built (the sub-schema, the grammar rule with its line
+    /// and column, or the operation).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time_budget: Option<std::time::Duration>,
-    /// Most bytes of automata, tables and texts the compile may hold (default 1 GiB); past
-    /// it, an error names what was being built.
+    /// Most bytes of automata, tables and texts the compile may hold (default 1 GiB; for
+    /// an operation, its analyses' working tables); past it, an error names what was
+    /// being built.
     #[arg(long, value_name = "BYTES")]
     memory_budget: Option<usize>,
 }

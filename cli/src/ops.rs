@@ -4,18 +4,19 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::compiled::CompileStats;
 use fstc_core::ops::openfst::{byte_dfa_from_openfst, to_binary, to_openfst, to_text, Labels};
-use fstc_core::ops::{text_tokens, TokenAlgebra};
+use fstc_core::ops::{text_tokens, OpsError, OpsErrorKind, TokenAlgebra};
 use fstc_core::{AnyAutomaton, TokenVocabulary};
 use fstc_detok::Vocabulary;
 use fstc_regex::RegexCompiler;
 
-use crate::{load_vocab, OptionalVocabArgs, VocabArgs};
+use crate::{load_vocab, BudgetArgs, OptionalVocabArgs, VocabArgs};
 
 /// Default cap on the arcs of an exported OpenFst file (one per token edge).
 const DEFAULT_ARC_LIMIT: usize = 50_000_000;
@@ -39,17 +40,41 @@ pub struct OpsLimits {
     /// Most product states before the operation fails (default 1,000,000).
     #[arg(long, value_name = "N")]
     state_limit: Option<usize>,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// Print the operation's phase timings and the result's size to stderr.
     #[arg(long)]
     stats: bool,
 }
 
 impl OpsLimits {
+    /// The operations with these limits, the time budget starting now.
     fn algebra(&self) -> TokenAlgebra {
-        match self.state_limit {
-            Some(n) => TokenAlgebra::new().state_limit(n),
-            None => TokenAlgebra::new(),
-        }
+        budgeted(&self.budget, self.state_limit)
+    }
+}
+
+/// An operation's error, naming the option to raise when it is past a budget.
+fn with_option(e: OpsError) -> anyhow::Error {
+    let option = match e.kind() {
+        OpsErrorKind::Deadline => " (`--time-budget`)",
+        OpsErrorKind::Memory { .. } => " (`--memory-budget`)",
+        _ => "",
+    };
+    anyhow::anyhow!("{e}{option}")
+}
+
+/// The operations with a state limit and the budgets of the compilers (their defaults
+/// too), the time budget starting now.
+fn budgeted(budget: &BudgetArgs, state_limit: Option<usize>) -> TokenAlgebra {
+    let time = (budget.time_budget).unwrap_or(fstc_json::Config::DEFAULT_TIME_BUDGET);
+    let memory = (budget.memory_budget).unwrap_or(fstc_json::Config::DEFAULT_MEMORY_BUDGET);
+    let algebra = TokenAlgebra::new()
+        .deadline(Instant::now().checked_add(time))
+        .memory_limit(memory);
+    match state_limit {
+        Some(n) => algebra.state_limit(n),
+        None => algebra,
     }
 }
 
@@ -79,6 +104,8 @@ pub struct EquivalentArgs {
     /// Most product states before the comparison fails (default 1,000,000).
     #[arg(long, value_name = "N")]
     state_limit: Option<usize>,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// Print the comparison's time and the operands' sizes to stderr.
     #[arg(long)]
     stats: bool,
@@ -91,6 +118,8 @@ pub struct ShortestArgs {
     /// With --vocab, the sequence is also shown as text.
     #[command(flatten)]
     vocab: OptionalVocabArgs,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// Print the search's time and the automaton's size to stderr.
     #[arg(long)]
     stats: bool,
@@ -256,6 +285,7 @@ pub fn binary(command: &'static str, args: BinaryArgs) -> Result<ExitCode> {
         "union" => algebra.union(&a, &b),
         _ => algebra.difference(&a, &b),
     }
+    .map_err(with_option)
     .with_context(|| format!("{} and {}", args.a.display(), args.b.display()))?;
     write_result(&compiled, &args.output, args.limits.stats)
 }
@@ -264,13 +294,17 @@ pub fn binary(command: &'static str, args: BinaryArgs) -> Result<ExitCode> {
 /// order) a token PDA without dead ends.
 fn intersect(args: BinaryArgs) -> Result<ExitCode> {
     let operands = || format!("{} and {}", args.a.display(), args.b.display());
-    let algebra = args.limits.algebra();
-    let (pda, fsa) = match (
+    let (a, b) = (
         AnyAutomaton::read_file(&args.a)?,
         AnyAutomaton::read_file(&args.b)?,
-    ) {
+    );
+    let algebra = args.limits.algebra();
+    let (pda, fsa) = match (a, b) {
         (AnyAutomaton::Fsa(a), AnyAutomaton::Fsa(b)) => {
-            let compiled = algebra.intersect(&a, &b).with_context(operands)?;
+            let compiled = algebra
+                .intersect(&a, &b)
+                .map_err(with_option)
+                .with_context(operands)?;
             return write_result(&compiled, &args.output, args.limits.stats);
         }
         (AnyAutomaton::Pda(p), AnyAutomaton::Fsa(f))
@@ -283,7 +317,10 @@ fn intersect(args: BinaryArgs) -> Result<ExitCode> {
             args.b.display()
         ),
     };
-    let compiled = algebra.intersect_pda(&pda, &fsa).with_context(operands)?;
+    let compiled = algebra
+        .intersect_pda(&pda, &fsa)
+        .map_err(with_option)
+        .with_context(operands)?;
     compiled.automaton.write_file(&args.output)?;
     print_stats(args.limits.stats, &compiled.stats);
     if compiled.automaton.num_accepting() == 0 {
@@ -299,6 +336,7 @@ pub fn complement(args: ComplementArgs) -> Result<ExitCode> {
         .limits
         .algebra()
         .complement(&a, &text_tokens(&vocab))
+        .map_err(with_option)
         .with_context(|| format!("{}", args.a.display()))?;
     write_result(&compiled, &args.output, args.limits.stats)
 }
@@ -336,13 +374,11 @@ pub fn equivalent(args: EquivalentArgs) -> Result<ExitCode> {
         Some(v) => Some(vocab_for(&a, &args.a, &v)?),
         None => None,
     };
-    let algebra = match args.state_limit {
-        Some(n) => TokenAlgebra::new().state_limit(n),
-        None => TokenAlgebra::new(),
-    };
+    let algebra = budgeted(&args.budget, args.state_limit);
     let mut stats = CompileStats::new();
     let found = stats
         .time("equivalence", || algebra.equivalent(&a, &b))
+        .map_err(with_option)
         .with_context(|| format!("{} and {}", args.a.display(), args.b.display()))?;
     count_operand(&mut stats, ("states of A", "edges of A"), &a);
     count_operand(&mut stats, ("states of B", "edges of B"), &b);
@@ -372,7 +408,11 @@ pub fn shortest(args: ShortestArgs) -> Result<ExitCode> {
         None => None,
     };
     let mut stats = CompileStats::new();
-    let found = stats.time("shortest path", || TokenAlgebra::new().shortest(&a));
+    let algebra = budgeted(&args.budget, None);
+    let found = stats
+        .time("shortest path", || algebra.shortest(&a))
+        .map_err(with_option)
+        .with_context(|| format!("{}", args.a.display()))?;
     count_operand(&mut stats, ("states", "edges"), &a);
     print_stats(args.stats, &stats);
     match found {

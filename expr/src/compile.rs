@@ -22,10 +22,11 @@ use fstc_core::ops::{
 use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
-use fstc_json::{Config, JsonSchemaCompiler};
+use fstc_json::{Config, Escapes, JsonSchemaCompiler, Whitespace};
 use fstc_regex::{RegexBuilder, RegexCompiler};
 
 use crate::error::ExprError;
+use crate::keywords::{Options, Scalar};
 use crate::tree::{child_pointer, Expr, Loc, Node, MAX_DEPTH};
 
 /// Where the boolean operations on byte languages run.
@@ -708,13 +709,14 @@ impl<'a> Run<'a> {
                     .from_edges(&edges, &accepting)
                     .map_err(|e| loc.error(e.to_string()))?
             }
-            Node::Json(file) => {
+            Node::Json(file, options) => {
                 let path = self.compiler.path(file);
                 let text = std::fs::read_to_string(&path)
                     .map_err(|e| loc.error(format!("cannot read {}: {e}", path.display())))?;
-                self.schema(&text, loc, &format!("the schema {}", path.display()))?
+                let what = format!("the schema {}", path.display());
+                self.schema(&text, options, loc, &what)?
             }
-            Node::JsonSchema(text) => self.schema(text, loc, "the schema")?,
+            Node::JsonSchema(text, options) => self.schema(text, options, loc, "the schema")?,
             Node::Fst(file, labels) => {
                 let path = self.compiler.path(file);
                 let data = read(&path, loc)?;
@@ -779,10 +781,18 @@ impl<'a> Run<'a> {
         Ok(Value::Pda(compiled.automaton))
     }
 
-    fn schema(&mut self, text: &str, loc: &Loc, what: &str) -> Result<ByteDfa, ExprError> {
+    fn schema(
+        &mut self,
+        text: &str,
+        options: &Options,
+        loc: &Loc,
+        what: &str,
+    ) -> Result<ByteDfa, ExprError> {
         let limit = self.compiler.dfa_limit();
-        // The schema's own budgets are what is left of the expression's.
-        let left = Config::new()
+        // The call's options over the compiler's; the schema's own budgets are what is
+        // left of the expression's.
+        let given = self.compiler.json.get_config();
+        let left = schema_options(options, given.get_whitespace())
             .time_budget(self.budget.remaining())
             .memory_budget(self.budget.memory.saturating_sub(self.budget.used));
         let json = &self.compiler.json.clone().configure(left);
@@ -821,6 +831,70 @@ impl<'a> Run<'a> {
         }
         Ok(Value::Tokens(a))
     }
+}
+
+/// The schema options of one `json` or `json_schema` call as a [`Config`] to put over
+/// the compiler's, whose whitespace is `whitespace`: `indent` alone is the pretty style
+/// with that indent, `max_whitespace` alone the flexible one, and a style without its
+/// number keeps the compiler's number for it (else the command line's default).
+fn schema_options(options: &Options, whitespace: Whitespace) -> Config {
+    let int = |k: &str| {
+        options.iter().find_map(|(o, v)| match v {
+            Scalar::Int(n) if *o == k => Some(usize::try_from(*n).unwrap_or(usize::MAX)),
+            _ => None,
+        })
+    };
+    let text = |k: &str| {
+        options.iter().find_map(|(o, v)| match v {
+            Scalar::Str(s) if *o == k => Some(s.as_str()),
+            _ => None,
+        })
+    };
+    let flag = |k: &str| {
+        options.iter().find_map(|(o, v)| match v {
+            Scalar::Bool(b) if *o == k => Some(*b),
+            _ => None,
+        })
+    };
+    let (indent, max) = match whitespace {
+        Whitespace::Pretty { indent } => (indent, 8),
+        Whitespace::Flexible { max_whitespace } => (2, max_whitespace),
+        _ => (2, 8),
+    };
+    let style = match (text("whitespace"), int("indent"), int("max_whitespace")) {
+        (Some("compact"), _, _) => Some(Whitespace::Compact),
+        (Some("pretty"), i, _) | (None, i @ Some(_), _) => Some(Whitespace::Pretty {
+            indent: i.unwrap_or(indent),
+        }),
+        (Some(_), _, m) | (None, None, m @ Some(_)) => Some(Whitespace::Flexible {
+            max_whitespace: m.unwrap_or(max),
+        }),
+        (None, None, None) => None,
+    };
+    let mut config = Config::new();
+    if let Some(style) = style {
+        config = config.whitespace(style);
+    }
+    if let Some(e) = text("escapes") {
+        config = config.escapes(if e == "any" {
+            Escapes::Any
+        } else {
+            Escapes::Canonical
+        });
+    }
+    if let Some(b) = flag("additional_properties") {
+        config = config.additional_properties(b);
+    }
+    if let Some(b) = flag("lenient") {
+        config = config.lenient(b);
+    }
+    if let Some(n) = int("recursion_depth") {
+        config = config.recursion_depth(n);
+    }
+    if let Some(n) = int("any_json_depth") {
+        config = config.any_json_depth(n);
+    }
+    config
 }
 
 fn read(path: &Path, loc: &Loc) -> Result<Vec<u8>, ExprError> {

@@ -33,6 +33,7 @@
 mod compile;
 mod error;
 mod json_form;
+mod keywords;
 mod read;
 mod text;
 mod tree;
@@ -40,4 +41,5 @@ mod tree;
 pub use compile::{ExprCompiler, Level};
 pub use error::ExprError;
 pub use fstc_core::ops::openfst::Labels;
+pub use keywords::Scalar;
 pub use tree::{Expr, MAX_DEPTH, MAX_REPEAT};

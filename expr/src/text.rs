@@ -1,8 +1,10 @@
-//! The text form: `name(arg, ...)` calls whose arguments are calls, strings (JSON
-//! strings `"..."`, or raw `r"..."` / `r#"..."#` for patterns full of backslashes) and
-//! non-negative integers. Every error names the line and column it was found at.
+//! The text form: `name(arg, ..., key=value, ...)` calls whose arguments are calls,
+//! strings (JSON strings `"..."`, or raw `r"..."` / `r#"..."#` for patterns full of
+//! backslashes), non-negative integers and `true` / `false`, keyword arguments after the
+//! others. Every error names the line and column it was found at.
 
 use crate::error::ExprError;
+use crate::keywords::CallArgs;
 use crate::tree::{build, Arg, Expr, Loc, MAX_DEPTH};
 
 pub(crate) fn parse(text: &str) -> Result<Expr, ExprError> {
@@ -96,15 +98,27 @@ impl Parser<'_> {
     }
 
     /// The arguments after `(`, through the closing `)`.
-    fn arguments(&mut self, name: &str, depth: usize) -> Result<Vec<Arg>, ExprError> {
-        let mut args = Vec::new();
+    fn arguments(&mut self, name: &str, depth: usize) -> Result<CallArgs, ExprError> {
+        let mut args = CallArgs::default();
         loop {
             self.skip_space();
             if self.peek() == Some(b')') {
                 self.pos += 1;
                 return Ok(args);
             }
-            args.push(self.argument(depth)?);
+            let start = self.pos;
+            if let Some(key) = self.keyword() {
+                self.skip_space();
+                let value = self.argument(depth)?;
+                args.named.push((key, self.loc(start), value));
+            } else if !args.named.is_empty() {
+                return Err(self.error(
+                    start,
+                    format!("a positional argument after keyword arguments of `{name}`"),
+                ));
+            } else {
+                args.positional.push(self.argument(depth)?);
+            }
             self.skip_space();
             match self.peek() {
                 Some(b',') => self.pos += 1,
@@ -125,8 +139,48 @@ impl Parser<'_> {
         }
     }
 
+    /// `key =` (moved past), or `None` (not moved) when no keyword is here.
+    fn keyword(&mut self) -> Option<String> {
+        let start = self.pos;
+        let name_len = self.text.as_bytes()[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        let name = &self.text[start..start + name_len];
+        if name.is_empty() || name.as_bytes()[0].is_ascii_digit() {
+            return None;
+        }
+        self.pos += name_len;
+        self.skip_space();
+        if self.peek() == Some(b'=') {
+            self.pos += 1;
+            return Some(name.to_string());
+        }
+        self.pos = start;
+        None
+    }
+
+    /// `true` or `false` not followed by more of a name or by `(`.
+    fn boolean(&self) -> Option<(bool, usize)> {
+        let rest = &self.text.as_bytes()[self.pos..];
+        let (value, len) = match rest {
+            [b't', b'r', b'u', b'e', ..] => (true, 4),
+            [b'f', b'a', b'l', b's', b'e', ..] => (false, 5),
+            _ => return None,
+        };
+        let after = &self.text[self.pos + len..];
+        let next = after.trim_start().as_bytes().first();
+        let more = after.as_bytes().first();
+        let ends = !more.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+        (ends && next != Some(&b'(')).then_some((value, len))
+    }
+
     fn argument(&mut self, depth: usize) -> Result<Arg, ExprError> {
         let start = self.pos;
+        if let Some((value, len)) = self.boolean() {
+            self.pos += len;
+            return Ok(Arg::Bool(value, self.loc(start)));
+        }
         let rest = &self.text.as_bytes()[start..];
         match rest.first() {
             Some(b'"') => Ok(Arg::Str(self.string()?, self.loc(start))),

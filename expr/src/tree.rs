@@ -8,6 +8,7 @@ use fstc_core::ops::openfst::Labels;
 use serde_json::Value;
 
 use crate::error::ExprError;
+use crate::keywords::{resolve, CallArgs, Options, Scalar};
 
 /// Deepest nesting of calls a reader or the compiler takes (deeper trees are refused,
 /// not overflowed).
@@ -70,8 +71,8 @@ impl Loc {
 pub(crate) enum Node {
     Regex(String),
     Text(String),
-    Json(String),
-    JsonSchema(String),
+    Json(String, Options),
+    JsonSchema(String, Options),
     Fst(String, Labels),
     Automaton(String),
     Grammar(String),
@@ -86,41 +87,54 @@ pub(crate) enum Node {
     Repeat(Box<Expr>, u64, u64),
 }
 
-/// The functions and how each is called, for error messages.
-pub(crate) const FUNCTIONS: &[(&str, &str)] = &[
-    ("regex", "regex(PATTERN)"),
-    ("text", "text(LITERAL)"),
-    ("json", "json(SCHEMA_FILE)"),
-    ("json_schema", "json_schema(SCHEMA_TEXT)"),
+/// The functions: how each is called (for error messages) and the names of its
+/// parameters (keywords may name them; none is a function's name, so that the JSON form
+/// tells keywords from the call); `json` and `json_schema` also take the schema options.
+pub(crate) const FUNCTIONS: &[(&str, &str, &[&str])] = &[
+    ("regex", "regex(PATTERN)", &["pattern"]),
+    ("text", "text(LITERAL)", &["literal"]),
+    ("json", "json(SCHEMA_FILE, OPTION=VALUE, ...)", &["file"]),
+    (
+        "json_schema",
+        "json_schema(SCHEMA_TEXT, OPTION=VALUE, ...)",
+        &["schema"],
+    ),
     (
         "fst",
         "fst(FILE) or fst(FILE, \"fstc\"|\"bytes\"|\"code-points\")",
+        &["file", "labels"],
     ),
-    ("automaton", "automaton(FSTC_FILE)"),
-    ("grammar", "grammar(GRAMMAR_TEXT)"),
-    ("grammar_file", "grammar_file(GRAMMAR_FILE)"),
-    ("max_tokens", "max_tokens(N)"),
-    ("intersect", "intersect(E, E, ...)"),
-    ("union", "union(E, E, ...)"),
-    ("difference", "difference(E, E)"),
-    ("complement", "complement(E)"),
-    ("concat", "concat(E, E, ...)"),
-    ("star", "star(E)"),
-    ("repeat", "repeat(E, MIN, MAX)"),
+    ("automaton", "automaton(FSTC_FILE)", &["file"]),
+    ("grammar", "grammar(GRAMMAR_TEXT)", &["source"]),
+    ("grammar_file", "grammar_file(GRAMMAR_FILE)", &["file"]),
+    ("max_tokens", "max_tokens(N)", &["n"]),
+    ("intersect", "intersect(E, E, ...)", &[]),
+    ("union", "union(E, E, ...)", &[]),
+    ("difference", "difference(E, E)", &["a", "b"]),
+    ("complement", "complement(E)", &["expr"]),
+    ("concat", "concat(E, E, ...)", &[]),
+    ("star", "star(E)", &["expr"]),
+    ("repeat", "repeat(E, MIN, MAX)", &["expr", "min", "max"]),
 ];
+
+/// Whether `name` is a function.
+pub(crate) fn is_function(name: &str) -> bool {
+    FUNCTIONS.iter().any(|(n, _, _)| *n == name)
+}
 
 /// An argument as a reader found it.
 pub(crate) enum Arg {
     Expr(Expr),
     Str(String, Loc),
     Int(u64, Loc),
+    Bool(bool, Loc),
 }
 
 impl Arg {
     fn loc(&self) -> Option<&Loc> {
         match self {
             Arg::Expr(e) => e.loc.as_ref(),
-            Arg::Str(_, l) | Arg::Int(_, l) => Some(l),
+            Arg::Str(_, l) | Arg::Int(_, l) | Arg::Bool(_, l) => Some(l),
         }
     }
 }
@@ -130,23 +144,36 @@ pub(crate) enum ArgRef<'a> {
     Expr(&'a Expr),
     Str(&'a str),
     Int(u64),
+    Bool(bool),
+}
+
+impl<'a> From<&'a Scalar> for ArgRef<'a> {
+    fn from(v: &'a Scalar) -> ArgRef<'a> {
+        match v {
+            Scalar::Str(s) => ArgRef::Str(s),
+            Scalar::Int(n) => ArgRef::Int(*n),
+            Scalar::Bool(b) => ArgRef::Bool(*b),
+        }
+    }
 }
 
 /// The node the call `name(args)` at `loc` makes, or what is wrong with it.
-pub(crate) fn build(name: &str, args: Vec<Arg>, loc: &Loc) -> Result<Node, ExprError> {
-    let Some(&(_, usage)) = FUNCTIONS.iter().find(|(n, _)| *n == name) else {
-        let names: Vec<&str> = FUNCTIONS.iter().map(|(n, _)| *n).collect();
+pub(crate) fn build(name: &str, args: CallArgs, loc: &Loc) -> Result<Node, ExprError> {
+    let Some(&(_, usage, params)) = FUNCTIONS.iter().find(|(n, _, _)| *n == name) else {
+        let names: Vec<&str> = FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
         return Err(loc.error(format!(
             "unknown function `{name}`; the functions are {}",
             names.join(", ")
         )));
     };
+    let schema = matches!(name, "json" | "json_schema");
+    let (args, options) = resolve(name, usage, params, schema, args, loc)?;
     let shape = Shape { usage, loc };
     Ok(match name {
         "regex" => Node::Regex(shape.one_str(args)?),
         "text" => Node::Text(shape.one_str(args)?),
-        "json" => Node::Json(shape.one_str(args)?),
-        "json_schema" => Node::JsonSchema(shape.one_str(args)?),
+        "json" => Node::Json(shape.one_str(args)?, options),
+        "json_schema" => Node::JsonSchema(shape.one_str(args)?, options),
         "automaton" => Node::Automaton(shape.one_str(args)?),
         "grammar" => Node::Grammar(shape.one_str(args)?),
         "grammar_file" => Node::GrammarFile(shape.one_str(args)?),
@@ -275,14 +302,24 @@ impl Shape<'_> {
 }
 
 impl Node {
+    /// The keyword arguments, as both spellings write them after the others.
+    pub(crate) fn keywords(&self) -> Vec<(&'static str, ArgRef<'_>)> {
+        match self {
+            Node::Json(_, o) | Node::JsonSchema(_, o) => {
+                o.iter().map(|(k, v)| (*k, ArgRef::from(v))).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// The function name and the arguments, as both spellings write them.
     pub(crate) fn spell(&self) -> (&'static str, Vec<ArgRef<'_>>) {
         use ArgRef::{Expr as E, Int as I, Str as S};
         match self {
             Node::Regex(s) => ("regex", vec![S(s)]),
             Node::Text(s) => ("text", vec![S(s)]),
-            Node::Json(s) => ("json", vec![S(s)]),
-            Node::JsonSchema(s) => ("json_schema", vec![S(s)]),
+            Node::Json(s, _) => ("json", vec![S(s)]),
+            Node::JsonSchema(s, _) => ("json_schema", vec![S(s)]),
             Node::Automaton(s) => ("automaton", vec![S(s)]),
             Node::Grammar(s) => ("grammar", vec![S(s)]),
             Node::GrammarFile(s) => ("grammar_file", vec![S(s)]),
@@ -335,12 +372,12 @@ impl Expr {
 
     /// The JSON texts the schema in the file at `path` admits.
     pub fn json_file(path: impl Into<String>) -> Expr {
-        node(Node::Json(path.into()))
+        node(Node::Json(path.into(), Options::new()))
     }
 
     /// The JSON texts the schema `schema` (JSON text) admits.
     pub fn json_schema(schema: impl Into<String>) -> Expr {
-        node(Node::JsonSchema(schema.into()))
+        node(Node::JsonSchema(schema.into(), Options::new()))
     }
 
     /// The token PDA of a grammar (GBNF, Lark, EBNF or the paper's notation, as
@@ -413,14 +450,7 @@ impl Expr {
 
     fn to_value(&self) -> Value {
         let (name, args) = self.node.spell();
-        let mut values: Vec<Value> = args
-            .into_iter()
-            .map(|a| match a {
-                ArgRef::Expr(e) => e.to_value(),
-                ArgRef::Str(s) => Value::String(s.to_string()),
-                ArgRef::Int(n) => Value::from(n),
-            })
-            .collect();
+        let mut values: Vec<Value> = args.into_iter().map(json_value).collect();
         let value = if values.len() == 1 {
             values.pop().unwrap_or(Value::Null)
         } else {
@@ -428,7 +458,62 @@ impl Expr {
         };
         let mut object = serde_json::Map::new();
         object.insert(name.to_string(), value);
+        for (key, v) in self.node.keywords() {
+            object.insert(key.to_string(), json_value(v));
+        }
         Value::Object(object)
+    }
+
+    /// The expression with schema option `name` (one of `compile json-schema`'s, spelled
+    /// as in the text form: `whitespace`, `indent`, `escapes`, ...) set to `value`, for
+    /// this `json` or `json_schema` call only; an error for another call, an unknown
+    /// option or a wrong value.
+    pub fn option(self, name: &str, value: impl Into<Scalar>) -> Result<Expr, ExprError> {
+        let loc = self.loc.clone().unwrap_or(Loc::Pointer(String::new()));
+        let arg = match value.into() {
+            Scalar::Str(s) => Arg::Str(s, loc.clone()),
+            Scalar::Int(n) => Arg::Int(n, loc.clone()),
+            Scalar::Bool(b) => Arg::Bool(b, loc.clone()),
+        };
+        let (call, path, mut named) = match self.node {
+            Node::Json(path, o) => ("json", path, o),
+            Node::JsonSchema(text, o) => ("json_schema", text, o),
+            other => {
+                let (function, _) = other.spell();
+                return Err(loc.error(format!("`{function}` takes no schema options")));
+            }
+        };
+        named.retain(|(k, _)| *k != name);
+        let mut args = CallArgs {
+            positional: vec![Arg::Str(path, loc.clone())],
+            named: named
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), loc.clone(), scalar_arg(v, &loc)))
+                .collect(),
+        };
+        args.named.push((name.to_string(), loc.clone(), arg));
+        let node = build(call, args, &loc)?;
+        Ok(Expr {
+            node,
+            loc: self.loc,
+        })
+    }
+}
+
+fn scalar_arg(v: Scalar, loc: &Loc) -> Arg {
+    match v {
+        Scalar::Str(s) => Arg::Str(s, loc.clone()),
+        Scalar::Int(n) => Arg::Int(n, loc.clone()),
+        Scalar::Bool(b) => Arg::Bool(b, loc.clone()),
+    }
+}
+
+fn json_value(a: ArgRef<'_>) -> Value {
+    match a {
+        ArgRef::Expr(e) => e.to_value(),
+        ArgRef::Str(s) => Value::String(s.to_string()),
+        ArgRef::Int(n) => Value::from(n),
+        ArgRef::Bool(b) => Value::Bool(b),
     }
 }
 
@@ -437,14 +522,24 @@ impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (name, args) = self.node.spell();
         write!(f, "{name}(")?;
-        for (i, a) in args.iter().enumerate() {
+        let keywords = self.node.keywords().into_iter().map(|(k, v)| (Some(k), v));
+        for (i, (key, a)) in args
+            .into_iter()
+            .map(|a| (None, a))
+            .chain(keywords)
+            .enumerate()
+        {
             if i > 0 {
                 f.write_str(", ")?;
+            }
+            if let Some(key) = key {
+                write!(f, "{key}=")?;
             }
             match a {
                 ArgRef::Expr(e) => write!(f, "{e}")?,
                 ArgRef::Str(s) => write!(f, "{}", Value::String(s.to_string()))?,
                 ArgRef::Int(n) => write!(f, "{n}")?,
+                ArgRef::Bool(b) => write!(f, "{b}")?,
             }
         }
         f.write_str(")")

@@ -19,6 +19,7 @@ use std::fmt;
 use std::path::Path;
 use std::time::Instant;
 
+use crate::deadline::{without_deadline, PastDeadline, Poll};
 use crate::format::{self, FormatError, Layout};
 use crate::parts::{self, PartsError, PartsErrorKind};
 
@@ -520,12 +521,22 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
     /// token), or `None` if no such state is reachable: `shortest_path_where(|s|
     /// a.is_accepting(s))` is a shortest accepted sequence.
     pub fn shortest_path_where(&self, goal: impl Fn(StateId) -> bool) -> Option<Vec<u32>> {
+        without_deadline(self.shortest_path_until(goal, Poll::new(None)))
+    }
+
+    /// [`TokenAutomaton::shortest_path_where`], giving up past `poll`'s deadline.
+    pub(crate) fn shortest_path_until(
+        &self,
+        goal: impl Fn(StateId) -> bool,
+        mut poll: Poll,
+    ) -> Result<Option<Vec<u32>>, PastDeadline> {
         let n = self.num_states() as usize;
         let mut parent: Vec<Option<(StateId, u32)>> = vec![None; n];
         let mut seen = vec![false; n];
         let mut queue = std::collections::VecDeque::from([self.start()]);
         seen[self.start() as usize] = true;
         while let Some(state) = queue.pop_front() {
+            poll.step()?;
             if goal(state) {
                 let mut path = Vec::new();
                 let mut at = state;
@@ -534,7 +545,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
                     at = from;
                 }
                 path.reverse();
-                return Some(path);
+                return Ok(Some(path));
             }
             // A class edge is walked with its smallest token, a terminal edge with the
             // first token of its mask that it takes.
@@ -555,7 +566,7 @@ impl<W: AsRef<[u32]>> TokenAutomaton<W> {
                 }
             }
         }
-        None
+        Ok(None)
     }
 
     /// The state reached from `state` by `token`, or `None` if `token` is not allowed

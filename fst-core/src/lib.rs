@@ -70,6 +70,7 @@
 
 pub mod any;
 pub mod automaton;
+mod deadline;
 pub mod dot;
 pub mod fast_hash;
 pub mod format;

@@ -21,9 +21,7 @@ use std::time::Instant;
 use crate::automaton::{AutomatonParts, StateId};
 use crate::parts::columns::Columns;
 
-/// A construction that stopped at its deadline (a compile's time budget).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct PastDeadline;
+use crate::deadline::{without_deadline, PastDeadline};
 
 /// Splitters refined between two polls of the deadline.
 const SPLITTERS_PER_POLL: usize = 256;
@@ -60,11 +58,6 @@ pub(crate) fn minimize_until(
         edges,
         ..parts
     })
-}
-
-/// The result of a construction given no deadline, which therefore cannot pass it.
-fn without_deadline<T>(result: Result<T, PastDeadline>) -> T {
-    result.unwrap_or_else(|PastDeadline| unreachable!("a construction without a deadline"))
 }
 
 /// The minimal DFA of the deterministic automaton (`start`, `accepting`, `edges`) as

@@ -15,8 +15,8 @@
 //! file's size); a chain leaving it is ORed node by node, so the masks are the same
 //! either way.
 
-use std::collections::HashMap;
-
+use crate::deadline::{PastDeadline, Poll};
+use crate::fast_hash::FastMap;
 use crate::parts::StateId;
 
 /// No state: the chain left the closure's bounds.
@@ -69,8 +69,14 @@ pub(crate) trait ClosureSource {
 
 impl PopClosure {
     /// The closure of `pda`, whose masks are `words` wide; `budget` bounds the words of
-    /// dense union masks (and, divided by a mask, the number of states).
-    pub(crate) fn new(pda: &impl ClosureSource, words: usize, budget: usize) -> PopClosure {
+    /// dense union masks (and, divided by a mask, the number of states). Gives up past
+    /// `deadline` (a compile laying out the PDA it made).
+    pub(crate) fn new(
+        pda: &impl ClosureSource,
+        words: usize,
+        budget: usize,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<PopClosure, PastDeadline> {
         let n = pda.num_nodes();
         let mut c = PopClosure {
             start: Vec::with_capacity(n as usize),
@@ -78,9 +84,11 @@ impl PopClosure {
             ..PopClosure::default()
         };
         let max_states = 8 * n as usize + 1024;
-        let mut ids: HashMap<(StateId, Vec<StateId>), u32> = HashMap::new();
+        let mut poll = Poll::new(deadline);
+        let mut ids: FastMap<Vec<StateId>, u32> = FastMap::default();
         let mut sets: Vec<Vec<StateId>> = Vec::new();
         for node in 0..n {
+            poll.step()?;
             let s = c.state(&mut ids, &mut sets, (node, 0), vec![node], max_states);
             c.start.push(s);
         }
@@ -88,6 +96,7 @@ impl PopClosure {
         // filled for each in order.
         let mut done = 0;
         while done < c.node.len() {
+            poll.step()?;
             let (node, set, depth) = (c.node[done], sets[done].clone(), c.depth[done]);
             c.next_start.push(c.next.len() as u32);
             if depth < DEPTH {
@@ -103,24 +112,33 @@ impl PopClosure {
             done += 1;
         }
         c.next_start.push(c.next.len() as u32);
-        let mut masks: HashMap<Vec<u32>, u32> = HashMap::new();
+        // States of one set (chain heads ending at different nodes) share its mask.
+        let mut masks: FastMap<Vec<u32>, u32> = FastMap::default();
+        let mut of_set: FastMap<&[StateId], StateMask> = FastMap::default();
         for set in &sets {
-            let m = c.state_mask(pda, set, &mut masks, budget);
+            poll.step()?;
+            let m = match of_set.get(set.as_slice()) {
+                Some(&m) => m,
+                None => c.state_mask(pda, set, &mut masks, budget),
+            };
+            of_set.insert(set, m);
             c.mask.push(m);
         }
-        c
+        Ok(c)
     }
 
-    /// The state `(node, set)`, made when new and within `max_states`.
+    /// The state `(node, set)`, made when new and within `max_states`. `ids` is keyed by
+    /// the set with the node after it.
     fn state(
         &mut self,
-        ids: &mut HashMap<(StateId, Vec<StateId>), u32>,
+        ids: &mut FastMap<Vec<StateId>, u32>,
         sets: &mut Vec<Vec<StateId>>,
         (node, depth): (StateId, u32),
-        set: Vec<StateId>,
+        mut set: Vec<StateId>,
         max_states: usize,
     ) -> u32 {
-        if let Some(&s) = ids.get(&(node, set.clone())) {
+        set.push(node);
+        if let Some(&s) = ids.get(set.as_slice()) {
             return s;
         }
         if self.node.len() >= max_states {
@@ -129,8 +147,8 @@ impl PopClosure {
         let s = self.node.len() as u32;
         self.node.push(node);
         self.depth.push(depth);
-        sets.push(set.clone());
-        ids.insert((node, set), s);
+        sets.push(set[..set.len() - 1].to_vec());
+        ids.insert(set, s);
         s
     }
 
@@ -140,7 +158,7 @@ impl PopClosure {
         &mut self,
         pda: &impl ClosureSource,
         set: &[StateId],
-        masks: &mut HashMap<Vec<u32>, u32>,
+        masks: &mut FastMap<Vec<u32>, u32>,
         budget: usize,
     ) -> StateMask {
         let words = self.words;
@@ -238,4 +256,51 @@ fn copy_into(mask: &mut [u32], src: &[u32]) {
     let n = src.len().min(mask.len());
     mask[..n].copy_from_slice(&src[..n]);
     mask[n..].fill(0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chain of `n` nodes, each popping symbol 0 to the next, each holding one token.
+    struct Chain(u32);
+
+    impl ClosureSource for Chain {
+        fn num_nodes(&self) -> u32 {
+            self.0
+        }
+        fn pop_list(&self, node: StateId) -> Vec<(u32, StateId)> {
+            if node + 1 < self.0 {
+                vec![(0, node + 1)]
+            } else {
+                Vec::new()
+            }
+        }
+        fn dense(&self, _: StateId) -> Option<&[u32]> {
+            None
+        }
+        fn sparse_pairs(&self, _: StateId) -> usize {
+            1
+        }
+        fn or_mask(&self, node: StateId, mask: &mut [u32]) {
+            mask[0] |= 1 << (node % 32);
+        }
+    }
+
+    #[test]
+    fn the_closure_gives_up_past_its_deadline() {
+        let chain = Chain(5000);
+        let past = Some(std::time::Instant::now());
+        assert_eq!(
+            PopClosure::new(&chain, 1, 1 << 20, past).err(),
+            Some(PastDeadline)
+        );
+        let closure = PopClosure::new(&chain, 1, 1 << 20, None).unwrap();
+        // Every node starts a chain head; heads of up to DEPTH pops follow it.
+        assert_eq!(closure.size().0, 5000 * (DEPTH as usize + 1) - 6);
+        let mut mask = [0u32];
+        let s = closure.next(closure.start(7), 0);
+        assert!(closure.write_mask(&chain, s, &mut mask));
+        assert_eq!(mask[0], 1 << 7 | 1 << 8);
+    }
 }

@@ -10,8 +10,10 @@
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::automaton::{layout_of_written, TokenAutomaton};
+use crate::deadline::{without_deadline, PastDeadline, Poll};
 use crate::format::{self, FormatError, PdaLayout};
 use crate::parts::{self, PartsError, PdaEdge, PdaParts, StateId, NO_CLASS};
 use crate::pop_closure::{ClosureSource, PopClosure};
@@ -52,13 +54,31 @@ impl TokenPda<Vec<u32>> {
     /// merged, unused ones dropped, numbered by smallest token); nodes, pop edges and
     /// push sequences are kept as given.
     pub fn from_parts(parts: PdaParts) -> Result<TokenPda, PartsError> {
-        let (canonical, stack) = parts::canonical_pda(parts)?;
+        let pda = TokenPda::from_parts_before(parts, None)?;
+        Ok(pda.unwrap_or_else(|| unreachable!("a layout without a deadline")))
+    }
+
+    /// [`TokenPda::from_parts`], giving up (`Ok(None)`) once `deadline` passes: the layout
+    /// of a large PDA (its classes, its file, its pop closure) takes as long as building
+    /// it, and a compile's time budget covers both.
+    pub fn from_parts_before(
+        parts: PdaParts,
+        deadline: Option<Instant>,
+    ) -> Result<Option<TokenPda>, PartsError> {
+        let poll = Poll::new(deadline);
+        let Ok((canonical, stack)) = parts::canonical_pda(parts, poll)? else {
+            return Ok(None);
+        };
+        if poll.check().is_err() {
+            return Ok(None);
+        }
         let words = format::write_token_pda(canonical, &stack)?;
+        if poll.check().is_err() {
+            return Ok(None);
+        }
         let (fsa, layout) = layout_of_written(&words, format::validate_pda)?;
-        Ok(TokenPda::derive(
-            TokenAutomaton::from_validated(words, fsa),
-            layout,
-        ))
+        let control = TokenAutomaton::from_validated(words, fsa);
+        Ok(TokenPda::derive(control, layout, deadline).ok())
     }
 
     /// Validates `bytes` as a token PDA file and copies them into owned words; works at
@@ -85,16 +105,18 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
     /// Validates `words` as a token PDA file (checksum included) and wraps them.
     pub fn from_words(words: W) -> Result<TokenPda<W>, FormatError> {
         let (fsa, layout) = format::validate_pda(words.as_ref(), format::Checks::All)?;
-        Ok(TokenPda::derive(
-            TokenAutomaton::from_validated(words, fsa),
-            layout,
-        ))
+        let control = TokenAutomaton::from_validated(words, fsa);
+        Ok(without_deadline(TokenPda::derive(control, layout, None)))
     }
 
     /// The PDA of a validated file, with the data the walkers derive from it: the pop
     /// closure (dense union masks bounded by eight times the file's words plus 4 MiB), the
-    /// longest push sequence and the push DAGs.
-    fn derive(control: TokenAutomaton<W>, layout: PdaLayout) -> TokenPda<W> {
+    /// longest push sequence and the push DAGs; until `deadline`.
+    fn derive(
+        control: TokenAutomaton<W>,
+        layout: PdaLayout,
+        deadline: Option<Instant>,
+    ) -> Result<TokenPda<W>, PastDeadline> {
         let mut pda = TokenPda {
             control,
             layout,
@@ -104,24 +126,25 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
         };
         let words = (pda.vocab_size() as usize).div_ceil(32);
         let budget = 8 * pda.as_words().len() + (1 << 20);
-        pda.closure = Arc::new(PopClosure::new(&pda, words, budget));
+        pda.closure = Arc::new(PopClosure::new(&pda, words, budget, deadline)?);
         pda.max_push = (0..pda.num_push_seqs())
             .map(|i| pda.push_seq(i).len())
             .max()
             .unwrap_or(0);
-        pda.push_dags = Arc::new(pda.derive_push_dags());
-        pda
+        pda.push_dags = Arc::new(pda.derive_push_dags(Poll::new(deadline))?);
+        Ok(pda)
     }
 
     /// The [`PushDag`] of each class edge with at least [`MIN_RESULTS`] results (and not
-    /// too many symbols, see [`PushDag::of`]).
-    fn derive_push_dags(&self) -> PushDags {
+    /// too many symbols, see [`PushDag::of`]); until the poll's deadline.
+    fn derive_push_dags(&self, mut poll: Poll) -> Result<PushDags, PastDeadline> {
         let mut dags = PushDags::default();
         if self.is_deterministic() {
-            return dags;
+            return Ok(dags);
         }
         for node in 0..self.num_nodes() {
             for (e, class, _) in self.control.indexed_class_edges(node) {
+                poll.step()?;
                 if self.alternatives(e).len() / 2 + 1 < MIN_RESULTS {
                     continue;
                 }
@@ -137,7 +160,7 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
                 }
             }
         }
-        dags
+        Ok(dags)
     }
 
     /// `node`'s edge for `class`: its index and target (the first result's).

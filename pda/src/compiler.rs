@@ -81,8 +81,11 @@ impl GrammarCompiler {
         budget.check_time(place)?;
         budget.charge(layout_bytes(&composed.automaton), place)?;
         let pda = stats
-            .time("layout", || TokenPda::from_parts(composed.automaton))
-            .map_err(|e| PdaError::new(PdaErrorKind::Layout, format!("token PDA layout: {e}")))?;
+            .time("layout", || {
+                TokenPda::from_parts_before(composed.automaton, budget.deadline())
+            })
+            .map_err(|e| PdaError::new(PdaErrorKind::Layout, format!("token PDA layout: {e}")))?
+            .ok_or_else(|| budget.out_of_time(&place()))?;
         stats.set_count("bytes", pda.as_words().len() * 4);
         Ok(Compiled::new(pda, stats))
     }

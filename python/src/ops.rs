@@ -177,7 +177,7 @@ pub fn equivalent(
 #[pyfunction]
 pub fn shortest(a: &AnyAutomaton) -> PyResult<Option<Vec<u32>>> {
     let a = fsa(a, "shortest")?;
-    Ok(TokenAlgebra::new().shortest(&a))
+    TokenAlgebra::new().shortest(&a).map_err(fstc_error)
 }
 
 /// The minimal byte automaton of the texts `a` accepts, each token read as its bytes in

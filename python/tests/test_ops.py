@@ -143,6 +143,27 @@ def test_compile_expr_token_bounds(bytelevel):
     assert by_hand.to_bytes() == bounded.to_bytes()
 
 
+def test_compile_expr_keywords_set_parameters_and_schema_options(bytelevel, tmp_path):
+    bound, _ = fstc.compile_expr('intersect(regex("[a-c]{2,12}"), max_tokens(n=3))', bytelevel)
+    positional, _ = fstc.compile_expr('intersect(regex("[a-c]{2,12}"), max_tokens(3))', bytelevel)
+    assert bound.to_bytes() == positional.to_bytes()
+    (tmp_path / "o.json").write_text('{"type": "object", "properties": {"a": {"type": "integer"}}}')
+    # The call's keyword is the function's option for that schema alone.
+    for expr in ('json("o.json", whitespace="compact")',
+                 {"json": "o.json", "whitespace": "compact"}):
+        by_keyword, _ = fstc.compile_expr(expr, bytelevel, base_dir=tmp_path)
+        by_option, _ = fstc.compile_expr(
+            'json("o.json")', bytelevel, base_dir=tmp_path, whitespace="compact"
+        )
+        assert by_keyword.to_bytes() == by_option.to_bytes(), expr
+    for t, yes in [('{"a":1}', True), ('{"a": 1}', False)]:
+        assert accepts(by_keyword, bytelevel.tokenize(t)) == yes, t
+    with pytest.raises(fstc.FstcError, match="column 16: unknown keyword `indnt` of `json`"):
+        fstc.compile_expr('json("o.json", indnt=2)', bytelevel, base_dir=tmp_path)
+    with pytest.raises(fstc.FstcError, match="at /indnt: unknown keyword `indnt`"):
+        fstc.compile_expr({"json": "o.json", "indnt": 2}, bytelevel, base_dir=tmp_path)
+
+
 def test_compile_expr_errors_name_the_place(bytelevel):
     with pytest.raises(fstc.FstcError, match=r"expression at column 18: expected `,` or `\)`"):
         fstc.compile_expr('union(regex("a") text("b"))', bytelevel)

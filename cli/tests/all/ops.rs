@@ -310,3 +310,59 @@ fn every_operation_prints_a_stats_line() {
         );
     }
 }
+
+#[test]
+fn operations_stop_at_their_budgets_naming_the_option() {
+    let dir = scratch("ops-budgets");
+    let a = compile(&dir, "a.fstc", "[a-c]+");
+    let b = compile(&dir, "b.fstc", "[a-c]*");
+    let long = compile(&dir, "long.fstc", "(?s:.){0,30}");
+    let pda = dir.join("pda.fstc");
+    let grammar = repo("pda/tests/grammars/json.gbnf");
+    let v = vocab();
+    let run = fstc(&[
+        "compile",
+        "grammar",
+        s(&grammar),
+        "--vocab",
+        &v,
+        "-o",
+        s(&pda),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let out = dir.join("out.fstc");
+    let runs: [Vec<&str>; 7] = [
+        vec!["intersect", s(&a), s(&b), "-o", s(&out)],
+        vec!["union", s(&a), s(&b), "-o", s(&out)],
+        vec!["difference", s(&a), s(&b), "-o", s(&out)],
+        vec!["complement", s(&a), "--vocab", &v, "-o", s(&out)],
+        vec!["equivalent", s(&a), s(&b)],
+        vec!["shortest", s(&a)],
+        vec!["intersect", s(&pda), s(&long), "-o", s(&out)],
+    ];
+    for args in &runs {
+        // A budget of no time at all: each operation polls it before its first step.
+        let run = fstc(&[&args[..], &["--time-budget", "0"]].concat());
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("past its deadline (the time budget) (`--time-budget`)"),
+            "{args:?}: {err}"
+        );
+        assert!(!out.exists(), "{args:?} wrote its output");
+        // The same operation within a budget runs to its end.
+        let run = fstc(&[&args[..], &["--time-budget", "600"]].concat());
+        assert!(run.status.code() != Some(2), "{args:?}: {}", stderr(&run));
+        let _ = std::fs::remove_file(&out);
+    }
+    // The dead-end analysis of a grammar and a length bound holds a bit per pair of
+    // product nodes: 1,751 nodes, 383 kB.
+    let run = fstc(&[&runs[6][..], &["--memory-budget", "100000"]].concat());
+    let err = stderr(&run);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("for its same-level matrix, past its memory limit of 100000 bytes")
+            && err.contains("(`--memory-budget`)"),
+        "{err}"
+    );
+}

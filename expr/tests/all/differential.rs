@@ -132,3 +132,37 @@ fn the_issue_examples_mean_what_they_say() {
     assert!(dfa.is_match(b"food and barn"));
     assert!(!dfa.is_match(b"no foo here"));
 }
+
+#[test]
+fn schema_options_given_as_keywords_hold_for_their_call_only() {
+    let schema = r#"{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": false}"#;
+    let pretty_text = "{\n    \"a\": 1\n}";
+    let e = Expr::parse(&format!(
+        "union(json_schema({schema:?}, indent=4), concat(text(\"!\"), json_schema({schema:?}, whitespace=\"compact\")))"
+    ))
+    .unwrap();
+    // The compiler's own style (flexible) applies to neither call.
+    let dfa = ExprCompiler::new().byte_dfa(&e).unwrap();
+    for (t, yes) in [
+        (pretty_text, true),
+        ("{\"a\": 1}", false),
+        ("!{\"a\":1}", true),
+        ("!{\"a\": 1}", false),
+        ("!{\n    \"a\": 1\n}", false),
+    ] {
+        assert_eq!(dfa.is_match(t.as_bytes()), yes, "{t:?}");
+    }
+    // A keyword is the compiler's option for that one schema: same DFA.
+    let compact = fstc_json::Config::new().whitespace(fstc_json::Whitespace::Compact);
+    let by_config = ExprCompiler::new()
+        .configure(compact)
+        .byte_dfa(&Expr::json_schema(schema))
+        .unwrap();
+    let by_keyword = Expr::json_schema(schema).option("whitespace", "compact");
+    let by_keyword = ExprCompiler::new().byte_dfa(&by_keyword.unwrap()).unwrap();
+    assert_eq!(by_keyword, by_config);
+    // Past a schema option's bound: the error is the schema's, at the call.
+    let e = Expr::parse(&format!("json_schema({schema:?}, indent=100)")).unwrap();
+    let err = ExprCompiler::new().byte_dfa(&e).unwrap_err();
+    assert!(err.message().contains("indent"), "{err}");
+}

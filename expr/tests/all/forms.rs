@@ -2,8 +2,32 @@
 //! name the node at fault by column or JSON pointer; malformed and mutated expressions
 //! are refused with a position, never a panic.
 
-use fstc_expr::{Expr, Labels};
+use fstc_expr::{Expr, Labels, Scalar};
 use proptest::prelude::*;
+
+/// A schema call with random options (each valid alone; some pairs are refused).
+fn with_options(e: Expr, options: Vec<(u8, u64)>) -> Expr {
+    let mut e = e;
+    for (which, n) in options {
+        let (name, value): (&str, Scalar) = match which {
+            0 => (
+                "whitespace",
+                ["compact", "flexible", "pretty"][n as usize % 3].into(),
+            ),
+            1 => ("indent", n.into()),
+            2 => ("max_whitespace", n.into()),
+            3 => ("escapes", ["canonical", "any"][n as usize % 2].into()),
+            4 => ("additional_properties", (n % 2 == 0).into()),
+            5 => ("recursion_depth", n.into()),
+            6 => ("any_json_depth", n.into()),
+            _ => ("lenient", (n % 2 == 1).into()),
+        };
+        if let Ok(next) = e.clone().option(name, value) {
+            e = next;
+        }
+    }
+    e
+}
 
 /// A random tree over every function (strings with quotes, backslashes and non-ASCII).
 fn tree() -> impl Strategy<Value = Expr> {
@@ -11,8 +35,10 @@ fn tree() -> impl Strategy<Value = Expr> {
     let leaf = prop_oneof![
         text.prop_map(Expr::regex),
         text.prop_map(Expr::text),
-        text.prop_map(Expr::json_file),
-        text.prop_map(Expr::json_schema),
+        (text, prop::collection::vec((0..8u8, 0..12u64), 0..3))
+            .prop_map(|(p, o)| with_options(Expr::json_file(p), o)),
+        (text, prop::collection::vec((0..8u8, 0..12u64), 0..3))
+            .prop_map(|(p, o)| with_options(Expr::json_schema(p), o)),
         text.prop_map(Expr::automaton),
         text.prop_map(Expr::grammar),
         text.prop_map(Expr::grammar_file),
@@ -59,7 +85,7 @@ proptest! {
             match what {
                 0 => { text.remove(i); }
                 1 => text.truncate(i),
-                2 => text.insert(i, [',', '(', ')', '"', '\\', 'r', '#', '-'][i % 8]),
+                2 => text.insert(i, [',', '(', ')', '"', '\\', 'r', '#', '-', '='][i % 9]),
                 3 => text.insert(i, '9'),
                 4 => {
                     let last = text.len() - 1;
@@ -197,4 +223,144 @@ fn json_errors_name_the_pointer() {
     // A schema may be written as the JSON value it is.
     let e = Expr::from_json(r#"{"json_schema": {"type": "integer"}}"#).unwrap();
     assert_eq!(e, Expr::json_schema(r#"{"type":"integer"}"#));
+}
+
+#[test]
+fn keywords_name_parameters_and_schema_options() {
+    let same = |text: &str, e: Expr| assert_eq!(Expr::parse(text).unwrap(), e, "{text}");
+    same("max_tokens(n=200)", Expr::max_tokens(200));
+    same(
+        r#"repeat(regex("a"), min = 1, max=3)"#,
+        Expr::repeat(Expr::regex("a"), 1, 3),
+    );
+    same(
+        r#"repeat(max=3, expr=regex("a"), min=1)"#,
+        Expr::repeat(Expr::regex("a"), 1, 3),
+    );
+    same(
+        r#"fst("a.fst", labels="bytes")"#,
+        Expr::fst("a.fst", Labels::Bytes),
+    );
+    same(r#"fst(file="a.fst")"#, Expr::fst("a.fst", Labels::Fstc));
+    let pretty = Expr::json_file("s.json")
+        .option("indent", 4u64)
+        .unwrap()
+        .option("whitespace", "pretty")
+        .unwrap()
+        .option("lenient", true)
+        .unwrap();
+    // Options are spelled in one order whatever order they were given in.
+    same(
+        r#"json("s.json", lenient=true, whitespace="pretty", indent=4)"#,
+        pretty.clone(),
+    );
+    assert_eq!(
+        pretty.to_string(),
+        r#"json("s.json", whitespace="pretty", indent=4, lenient=true)"#
+    );
+    assert_eq!(
+        pretty.to_json(),
+        r#"{"json":"s.json","whitespace":"pretty","indent":4,"lenient":true}"#
+    );
+    assert_eq!(Expr::from_json(&pretty.to_json()).unwrap(), pretty);
+    let schema = Expr::from_json(r#"{"json_schema": {"type": "string"}, "escapes": "any"}"#);
+    assert_eq!(
+        schema.unwrap(),
+        Expr::json_schema(r#"{"type":"string"}"#)
+            .option("escapes", "any")
+            .unwrap()
+    );
+    // A call that takes no options says so.
+    let err = Expr::regex("a").option("indent", 2u64).unwrap_err();
+    assert_eq!(err.message(), "`regex` takes no schema options");
+}
+
+#[test]
+fn keyword_errors_name_the_keyword_and_where_it_is() {
+    let err = Expr::parse(r#"json("s.json", whitspace="pretty")"#).unwrap_err();
+    assert_eq!(err.offset(), Some(15));
+    assert_eq!(
+        format!("{}: {}", err.at(), err.message()),
+        "column 16: unknown keyword `whitspace` of `json`; its keywords are file, whitespace, \
+         max_whitespace, indent, escapes, additional_properties, recursion_depth, \
+         any_json_depth, lenient"
+    );
+    assert_eq!(
+        error_at(r#"intersect(regex("a"), regex("b"), limit=3)"#),
+        "column 35: unknown keyword `limit`: `intersect` takes no keywords"
+    );
+    assert_eq!(
+        error_at("max_tokens(\n  m=3)"),
+        "line 2, column 3: unknown keyword `m` of `max_tokens`; its keywords are n"
+    );
+    assert_eq!(
+        error_at("max_tokens(5, n=6)"),
+        "column 15: `n` is given twice in max_tokens(N)"
+    );
+    assert_eq!(
+        error_at(r#"json("s", indent=2, indent=3)"#),
+        "column 21: `indent` is given twice in json(SCHEMA_FILE, OPTION=VALUE, ...)"
+    );
+    assert_eq!(
+        error_at(r#"repeat(regex("a"), max=3)"#),
+        "column 1: `min` is missing in repeat(E, MIN, MAX)"
+    );
+    assert_eq!(
+        error_at(r#"repeat(expr=regex("a"), 1, 3)"#),
+        "column 25: a positional argument after keyword arguments of `repeat`"
+    );
+    assert_eq!(
+        error_at(r#"json("s", whitespace="tight")"#),
+        "column 11: `whitespace` takes \"compact\", \"flexible\", \"pretty\""
+    );
+    assert_eq!(
+        error_at(r#"json("s", lenient="yes")"#),
+        "column 11: `lenient` takes true or false"
+    );
+    assert_eq!(
+        error_at(r#"json("s", whitespace="compact", indent=2)"#),
+        "column 33: `indent` is for whitespace=\"pretty\" only (it sets that style when \
+         whitespace is not given)"
+    );
+    assert_eq!(
+        error_at("max_tokens(n=true)"),
+        "column 14: expected a non-negative integer in max_tokens(N)"
+    );
+    // `true` and `false` are values, not calls; a call of that name is still unknown.
+    assert!(error_at("true(1)").starts_with("column 1: unknown function `true`"));
+    let err = Expr::from_json(r#"{"json": "s.json", "whitspace": "pretty"}"#).unwrap_err();
+    assert_eq!(err.at(), "/whitspace");
+    assert!(err
+        .message()
+        .starts_with("unknown keyword `whitspace` of `json`"));
+}
+
+proptest! {
+    /// Keywords of any name and value in any call: read, or refused naming the place
+    /// (the keyword's, for an unknown one).
+    #[test]
+    fn random_keywords_are_read_or_refused_at_their_place(
+        e in tree(),
+        key in "[a-z_]{1,16}",
+        value in prop_oneof![Just("true".to_string()), "[0-9]{1,3}", "\"[a-z]{0,8}\""],
+        at in any::<prop::sample::Index>(),
+    ) {
+        let text = e.to_string();
+        // Before one of the closing parentheses.
+        let closes: Vec<usize> = text.match_indices(')').map(|(i, _)| i).collect();
+        let i = closes[at.index(closes.len())];
+        let sep = if text[..i].ends_with('(') { "" } else { ", " };
+        let edited = format!("{}{sep}{key}={value}{}", &text[..i], &text[i..]);
+        match Expr::parse(&edited) {
+            Ok(read) => prop_assert_eq!(Expr::parse(&read.to_string()).unwrap(), read),
+            Err(err) => {
+                let offset = err.offset().expect("a text-form error has an offset");
+                prop_assert!(edited.is_char_boundary(offset), "{err} in {edited}");
+                if err.message().starts_with("unknown keyword") {
+                    prop_assert_eq!(offset, i + sep.len(), "{} in {}", err, edited);
+                    prop_assert!(err.message().contains(&format!("`{key}`")), "{err}");
+                }
+            }
+        }
+    }
 }

@@ -16,13 +16,13 @@
 use std::time::Instant;
 
 use super::groups::{TokenGroups, NONE};
+use crate::deadline::PastDeadline;
+use crate::fast_hash::FastMap;
+use crate::vocab::level_trie::LevelTrie;
 
 /// Cheap steps between two polls of the deadline: states whose edges are read off their
 /// functions (a copy each), or trie entries and pairs while the functions are found.
 pub(super) const POLL_EVERY: usize = 4096;
-use crate::fast_hash::FastMap;
-use crate::minimize::PastDeadline;
-use crate::vocab::level_trie::LevelTrie;
 
 /// A memo entry not yet computed (entries are rows `f * k`, far below it; row 0 is dead).
 const UNKNOWN: u32 = NONE - 1;

@@ -11,7 +11,7 @@ use super::error::{deadline_error, out_of_range, ComposeError};
 use super::functions::{FunctionGroups, POLL_EVERY};
 use super::groups::{TokenGroups, NONE};
 use crate::bytes::ByteAutomaton;
-use crate::minimize::PastDeadline;
+use crate::deadline::PastDeadline;
 use crate::vocab::level_trie::{first_unsplit_fold, LevelTrie};
 use crate::vocab::VocabTrie;
 

@@ -52,7 +52,8 @@ use std::time::Instant;
 
 use crate::automaton::{AutomatonParts, ClassParts};
 use crate::bytes::ByteAutomaton;
-use crate::minimize::{minimize_until, PastDeadline};
+use crate::deadline::PastDeadline;
+use crate::minimize::minimize_until;
 use crate::vocab::{TokenVocabulary, VocabTrie};
 use assemble::compose_groups;
 use error::deadline_error;

@@ -31,7 +31,8 @@ use std::time::Instant;
 use crate::automaton::{AutomatonParts, Terminal, TokenAutomaton};
 use crate::bytes::{ByteDfa, ByteDfaError};
 use crate::compiled::{CompileStats, Compiled};
-use crate::minimize::minimal_dfa;
+use crate::deadline::{PastDeadline, Poll};
+use crate::minimize::minimal_dfa_before;
 use crate::parts::{PartsError, PdaParts};
 use crate::token_pda::TokenPda;
 use crate::vocab::{TokenVocabulary, VocabTrie};
@@ -208,13 +209,18 @@ impl Clock {
     /// An error once the deadline has passed.
     pub(crate) fn check(&self) -> Result<(), OpsError> {
         match self.deadline {
-            Some(d) if Instant::now() > d => Err(OpsError::new(
-                self.name,
-                OpsErrorKind::Deadline,
-                format!("the {} ran past its deadline (the time budget)", self.name),
-            )),
+            Some(d) if Instant::now() > d => Err(self.past()),
             _ => Ok(()),
         }
+    }
+
+    /// The error of an operation past its deadline.
+    pub(crate) fn past(&self) -> OpsError {
+        OpsError::new(
+            self.name,
+            OpsErrorKind::Deadline,
+            format!("the {} ran past its deadline (the time budget)", self.name),
+        )
     }
 }
 
@@ -413,17 +419,20 @@ impl TokenAlgebra {
         self.lay_out(parts, stats)
     }
 
-    /// Lays out a product's parts and counts the result.
-    /// The layout itself does not poll the deadline; it starts only before it.
+    /// Lays out a product's parts (before the deadline) and counts the result.
     fn lay_out(
         &self,
         parts: PdaParts,
         mut stats: CompileStats,
     ) -> Result<Compiled<TokenPda>, OpsError> {
-        self.clock("intersection").check()?;
+        let clock = self.clock("intersection");
+        clock.check()?;
         let automaton = stats
-            .time("layout", || TokenPda::from_parts(parts))
-            .map_err(|e| parts_error("intersection", e))?;
+            .time("layout", || {
+                TokenPda::from_parts_before(parts, self.deadline)
+            })
+            .map_err(|e| parts_error("intersection", e))?
+            .ok_or_else(|| clock.past())?;
         stats.set_count("nodes", automaton.num_nodes() as usize);
         stats.set_count("stack symbols", automaton.num_stack_symbols() as usize);
         Ok(Compiled::new(automaton, stats))
@@ -477,9 +486,12 @@ impl TokenAlgebra {
             self.clock("equivalence"),
         )?;
         let parts = class_parts(a, &joint, product.accepting, product.edges);
+        let clock = self.clock("equivalence");
+        clock.check()?;
         let xor =
             TokenAutomaton::from_class_parts(parts).map_err(|e| parts_error("equivalence", e))?;
-        let Some(tokens) = xor.shortest_path_where(|s| xor.is_accepting(s)) else {
+        let found = xor.shortest_path_until(|s| xor.is_accepting(s), Poll::new(self.deadline));
+        let Some(tokens) = found.map_err(|PastDeadline| clock.past())? else {
             return Ok(None);
         };
         let accepted_by_first = accepts(a, &tokens);
@@ -490,9 +502,13 @@ impl TokenAlgebra {
     }
 
     /// A shortest token sequence `a` accepts (the least in token-id order among the
-    /// shortest), or `None` when it accepts none.
-    pub fn shortest<W: AsRef<[u32]>>(&self, a: &TokenAutomaton<W>) -> Option<Vec<u32>> {
-        a.shortest_path_where(|s| a.is_accepting(s))
+    /// shortest), or `None` when it accepts none; fails only past the deadline.
+    pub fn shortest<W: AsRef<[u32]>>(
+        &self,
+        a: &TokenAutomaton<W>,
+    ) -> Result<Option<Vec<u32>>, OpsError> {
+        (a.shortest_path_until(|s| a.is_accepting(s), Poll::new(self.deadline)))
+            .map_err(|PastDeadline| self.clock("shortest path").past())
     }
 
     /// The minimal byte DFA of the texts of the token sequences `a` accepts, each token
@@ -523,10 +539,14 @@ impl TokenAlgebra {
             explore(name, &oa, &ob, op, self.state_limit, self.clock(name))
         })?;
         stats.set_count("product states", product.accepting.len());
-        let (accepting, edges) = stats.time("minimization", || {
-            minimal_dfa(0, product.accepting, product.edges)
-        });
+        let clock = self.clock(name);
+        let (accepting, edges) = stats
+            .time("minimization", || {
+                minimal_dfa_before(0, product.accepting, product.edges, self.deadline)
+            })
+            .ok_or_else(|| clock.past())?;
         let parts = class_parts(a, &joint, accepting, edges);
+        clock.check()?;
         let automaton = stats
             .time("layout", || TokenAutomaton::from_class_parts(parts))
             .map_err(|e| parts_error(name, e))?;

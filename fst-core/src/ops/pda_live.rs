@@ -122,7 +122,8 @@ fn same_level(
     loop {
         let mut changed = false;
         for m in (0..n).rev() {
-            if m % 1024 == 0 {
+            // A row costs a pass over rows of n bits per symbol pushed: poll often.
+            if m % 64 == 0 {
                 clock.check()?;
             }
             row.copy_from_slice(same.row(m));
@@ -179,6 +180,8 @@ struct Annotator<'a> {
     /// Bytes of the matrix and the interned sets, against `memory_limit`.
     held: u64,
     memory_limit: usize,
+    /// Polled in each new live-set computation (two passes over the matrix).
+    clock: Clock,
 }
 
 /// The product with its dead ends removed; `None` when the start cannot finish (the
@@ -199,6 +202,7 @@ pub(crate) fn annotate(
         set_ids: FastMap::default(),
         f_memo: FastMap::default(),
         memory_limit,
+        clock,
     };
     let accepting: Vec<u64> = a.set_of(|m| g.accepting[m]);
     let empty = a.set_of(|m| meets(a.same.row(m), &accepting));
@@ -242,6 +246,8 @@ impl Annotator<'_> {
         if let Some(&id) = self.f_memo.get(&(s, x)) {
             return Ok(id);
         }
+        // Two passes over the nodes and their rows of the matrix.
+        self.clock.check()?;
         let under = &self.sets[x as usize];
         let popping = self
             .set_of(|m| (self.g.pop(m as StateId, s)).is_some_and(|z| contains(under, z as usize)));

@@ -9,6 +9,8 @@
 //! nodes and never against the stack's contents beyond it. The `pda` crate builds these
 //! parts from a grammar; `TokenPda` lays them out.
 
+use crate::deadline::{PastDeadline, Poll};
+
 use super::{
     check_class_map, check_state_count, check_token_classes, layout_classes, parts_error,
     CanonicalParts, PartsError, PartsErrorKind, StateId, NO_CLASS,
@@ -323,9 +325,16 @@ pub(crate) struct PdaStack {
 
 /// Checks PDA parts and brings their classes to canonical form (classes with the same
 /// `(node, target, push)` edges everywhere merged, unused ones dropped, numbered by
-/// smallest token); nodes, pop edges and push sequences stay as given.
-pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack), PartsError> {
+/// smallest token); nodes, pop edges and push sequences stay as given. Polls `poll`
+/// between its passes and as it goes through the nodes.
+pub(crate) fn canonical_pda(
+    parts: PdaParts,
+    mut poll: Poll,
+) -> Result<Result<(CanonicalParts, PdaStack), PastDeadline>, PartsError> {
     parts.check()?;
+    if poll.check().is_err() {
+        return Ok(Err(PastDeadline));
+    }
     let PdaParts {
         vocab_size,
         vocab_fingerprint,
@@ -345,10 +354,16 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
         .collect();
     let classes =
         layout_classes(given_classes, &class_of_token, &columns, None)?.expect("no deadline");
+    if poll.check().is_err() {
+        return Ok(Err(PastDeadline));
+    }
     let mut class_edges = Vec::with_capacity(edges.len());
     let mut edge_pushes = Vec::with_capacity(edges.len());
     let mut alternatives = Vec::with_capacity(edges.len());
     for list in &columns {
+        if poll.step().is_err() {
+            return Ok(Err(PastDeadline));
+        }
         let mut out: Vec<(u32, (StateId, u32))> = (list.iter())
             .filter_map(|&(c, to)| {
                 let c = classes.final_of_class[c as usize];
@@ -396,7 +411,7 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
         pops,
         push_seqs,
     };
-    Ok((canonical, stack))
+    Ok(Ok((canonical, stack)))
 }
 
 #[cfg(test)]

@@ -412,6 +412,23 @@ fn parts_round_trip_through_the_file() {
 }
 
 #[test]
+fn a_layout_past_its_deadline_gives_up_and_one_before_it_is_the_layout() {
+    use std::time::{Duration, Instant};
+    let parts = brackets_parts(300);
+    // A deadline already passed when the layout starts: no PDA, and no error.
+    let past = Some(Instant::now());
+    assert_eq!(TokenPda::from_parts_before(parts.clone(), past), Ok(None));
+    let later = Instant::now().checked_add(Duration::from_secs(3600));
+    let pda = TokenPda::from_parts_before(parts.clone(), later).unwrap();
+    assert_eq!(pda, Some(TokenPda::from_parts(parts).unwrap()));
+    // Parts that are not a PDA are an error whatever the deadline.
+    let mut bad = brackets_parts(0);
+    bad.start = 9;
+    let err = TokenPda::from_parts_before(bad, past).unwrap_err();
+    assert!(err.to_string().contains("start state 9"), "{err}");
+}
+
+#[test]
 fn equal_classes_are_merged_and_unused_ones_dropped() {
     // Split the "x" class (tokens 6..11) in two with equal edges and add an unused class:
     // the file is the one of the canonical parts.

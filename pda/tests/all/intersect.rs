@@ -464,6 +464,24 @@ fn a_token_bound_on_a_nesting_grammar_grows_linearly_and_keeps_the_language() {
 }
 
 #[test]
+fn a_bounded_grammar_past_its_deadline_is_the_deadline_error() {
+    use fstc_core::ops::OpsErrorKind;
+    use std::time::Instant;
+    let vocab = vocab();
+    let g = token_pda(JSONISH, &vocab);
+    // Each step (bounded product, layout) polls the deadline; past it, one error.
+    for n in [3, 400] {
+        let past = TokenAlgebra::new().deadline(Some(Instant::now()));
+        let err = past.bound_pda(&g.rt, n).unwrap_err();
+        assert!(matches!(err.kind(), OpsErrorKind::Deadline), "{err}");
+        assert!(err.to_string().contains("past its deadline"), "{err}");
+        let bound = at_most_tokens(&vocab, n).unwrap();
+        let err = past.intersect_pda(&g.rt, &bound).unwrap_err();
+        assert!(matches!(err.kind(), OpsErrorKind::Deadline), "{err}");
+    }
+}
+
+#[test]
 fn random_grammars_bounded_equal_the_general_product_with_the_bound() {
     let vocab = ByteVocabulary::from_strs(&["a", "b", "c", "ab", "bc", "ca", "abc", "aa", "cc"]);
     let mut rng = SplitMix64::new(7);
