@@ -381,14 +381,7 @@ impl Translator<'_> {
     /// Every value of the types `schema`'s own `type`, `enum` or `const` allows (all
     /// types when it says none): a language containing every value `schema` admits.
     fn type_cover(&mut self, schema: &Value, level: usize) -> Result<String, JsonSchemaError> {
-        let name = |v: &Value| match v {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-        };
+        let name = crate::schema::json_type;
         let mut types: Vec<Value> = match schema {
             Value::Object(map) => match (map.get("type"), map.get("enum"), map.get("const")) {
                 (_, _, Some(c)) => vec![json!(name(c))],

@@ -811,7 +811,7 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// The JSON Schema type of `value` (`number` for every number).
-fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
