@@ -26,8 +26,8 @@ use fstc_json::{Config, Escapes, JsonSchemaCompiler, Whitespace};
 use fstc_regex::{RegexBuilder, RegexCompiler};
 
 use crate::error::ExprError;
-use crate::keywords::{Options, Scalar};
 use crate::tree::{child_pointer, Expr, Loc, Node, MAX_DEPTH};
+use crate::tree::{Options, Scalar};
 
 /// Where the boolean operations on byte languages run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -7,8 +7,9 @@
 use serde_json::Value;
 
 use crate::error::ExprError;
+use crate::keywords::build;
 use crate::keywords::CallArgs;
-use crate::tree::{build, is_function, Arg, Expr, Loc, MAX_DEPTH};
+use crate::tree::{is_function, Arg, Expr, Loc, MAX_DEPTH};
 
 pub(crate) fn parse(text: &str) -> Result<Expr, ExprError> {
     let value: Value = serde_json::from_str(text).map_err(|e| {

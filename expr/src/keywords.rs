@@ -2,9 +2,11 @@
 //! `json("s.json", whitespace="pretty")`. A keyword names a parameter of the call (then
 //! it fills that place, as in Python) or, for `json` and `json_schema`, one of the
 //! schema options of `compile json-schema`, which then hold for that schema only.
+//! [`build`] makes a call's node from what a reader found (both readers go through it,
+//! so both check the same things), and [`Expr::option`] sets one keyword from Rust.
 
 use crate::error::ExprError;
-use crate::tree::{Arg, Loc};
+use crate::tree::{Arg, Expr, Loc, Node, Options, Scalar, Shape, FUNCTIONS};
 
 /// The schema options a `json` or `json_schema` call takes, in their spelling order.
 pub(crate) const SCHEMA_OPTIONS: &[(&str, Kind)] = &[
@@ -28,38 +30,6 @@ pub(crate) enum Kind {
     Int,
     Bool,
 }
-
-/// A keyword argument's value: a string, a non-negative integer or a boolean.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Scalar {
-    /// A string (`"pretty"`).
-    Str(String),
-    /// A non-negative integer.
-    Int(u64),
-    /// `true` or `false`.
-    Bool(bool),
-}
-
-impl From<&str> for Scalar {
-    fn from(s: &str) -> Scalar {
-        Scalar::Str(s.to_string())
-    }
-}
-
-impl From<u64> for Scalar {
-    fn from(n: u64) -> Scalar {
-        Scalar::Int(n)
-    }
-}
-
-impl From<bool> for Scalar {
-    fn from(b: bool) -> Scalar {
-        Scalar::Bool(b)
-    }
-}
-
-/// The schema options of one call, in [`SCHEMA_OPTIONS`] order, each at most once.
-pub(crate) type Options = Vec<(&'static str, Scalar)>;
 
 /// A call's arguments as a reader found them: positional ones, then keywords (with where
 /// each keyword's name is).
@@ -166,4 +136,105 @@ fn check_whitespace(given: &[(&'static str, Loc, Scalar)]) -> Result<(), ExprErr
         }
     }
     Ok(())
+}
+
+/// The node the call `name(args)` at `loc` makes, or what is wrong with it.
+pub(crate) fn build(name: &str, args: CallArgs, loc: &Loc) -> Result<Node, ExprError> {
+    let Some(&(_, usage, params)) = FUNCTIONS.iter().find(|(n, _, _)| *n == name) else {
+        let names: Vec<&str> = FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
+        return Err(loc.error(format!(
+            "unknown function `{name}`; the functions are {}",
+            names.join(", ")
+        )));
+    };
+    let schema = matches!(name, "json" | "json_schema");
+    let (args, options) = resolve(name, usage, params, schema, args, loc)?;
+    let shape = Shape { usage, loc };
+    Ok(match name {
+        "regex" => Node::Regex(shape.one_str(args)?),
+        "text" => Node::Text(shape.one_str(args)?),
+        "json" => Node::Json(shape.one_str(args)?, options),
+        "json_schema" => Node::JsonSchema(shape.one_str(args)?, options),
+        "automaton" => Node::Automaton(shape.one_str(args)?),
+        "grammar" => Node::Grammar(shape.one_str(args)?),
+        "grammar_file" => Node::GrammarFile(shape.one_str(args)?),
+        "fst" => shape.fst(args)?,
+        "max_tokens" => {
+            let [n] = shape.fixed::<1>(args)?;
+            Node::MaxTokens(shape.int(n)?)
+        }
+        "difference" => {
+            let [a, b] = shape.fixed::<2>(args)?;
+            Node::Difference(Box::new(shape.expr(a)?), Box::new(shape.expr(b)?))
+        }
+        "complement" | "star" => {
+            let [a] = shape.fixed::<1>(args)?;
+            let a = Box::new(shape.expr(a)?);
+            if name == "star" {
+                Node::Star(a)
+            } else {
+                Node::Complement(a)
+            }
+        }
+        "repeat" => shape.repeat(args)?,
+        _ => {
+            if args.len() < 2 {
+                return Err(shape.arity(args.len()));
+            }
+            let items = args
+                .into_iter()
+                .map(|a| shape.expr(a))
+                .collect::<Result<Vec<_>, _>>()?;
+            match name {
+                "intersect" => Node::Intersect(items),
+                "union" => Node::Union(items),
+                _ => Node::Concat(items),
+            }
+        }
+    })
+}
+
+impl Expr {
+    /// The expression with schema option `name` (one of `compile json-schema`'s, spelled
+    /// as in the text form: `whitespace`, `indent`, `escapes`, ...) set to `value`, for
+    /// this `json` or `json_schema` call only; an error for another call, an unknown
+    /// option or a wrong value.
+    pub fn option(self, name: &str, value: impl Into<Scalar>) -> Result<Expr, ExprError> {
+        let loc = self.loc.clone().unwrap_or(Loc::Pointer(String::new()));
+        let arg = match value.into() {
+            Scalar::Str(s) => Arg::Str(s, loc.clone()),
+            Scalar::Int(n) => Arg::Int(n, loc.clone()),
+            Scalar::Bool(b) => Arg::Bool(b, loc.clone()),
+        };
+        let (call, path, mut named) = match self.node {
+            Node::Json(path, o) => ("json", path, o),
+            Node::JsonSchema(text, o) => ("json_schema", text, o),
+            other => {
+                let (function, _) = other.spell();
+                return Err(loc.error(format!("`{function}` takes no schema options")));
+            }
+        };
+        named.retain(|(k, _)| *k != name);
+        let mut args = CallArgs {
+            positional: vec![Arg::Str(path, loc.clone())],
+            named: named
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), loc.clone(), scalar_arg(v, &loc)))
+                .collect(),
+        };
+        args.named.push((name.to_string(), loc.clone(), arg));
+        let node = build(call, args, &loc)?;
+        Ok(Expr {
+            node,
+            loc: self.loc,
+        })
+    }
+}
+
+fn scalar_arg(v: Scalar, loc: &Loc) -> Arg {
+    match v {
+        Scalar::Str(s) => Arg::Str(s, loc.clone()),
+        Scalar::Int(n) => Arg::Int(n, loc.clone()),
+        Scalar::Bool(b) => Arg::Bool(b, loc.clone()),
+    }
 }

@@ -41,5 +41,5 @@ mod tree;
 pub use compile::{ExprCompiler, Level};
 pub use error::ExprError;
 pub use fstc_core::ops::openfst::Labels;
-pub use keywords::Scalar;
+pub use tree::Scalar;
 pub use tree::{Expr, MAX_DEPTH, MAX_REPEAT};

@@ -4,8 +4,9 @@
 //! others. Every error names the line and column it was found at.
 
 use crate::error::ExprError;
+use crate::keywords::build;
 use crate::keywords::CallArgs;
-use crate::tree::{build, Arg, Expr, Loc, MAX_DEPTH};
+use crate::tree::{Arg, Expr, Loc, MAX_DEPTH};
 
 pub(crate) fn parse(text: &str) -> Result<Expr, ExprError> {
     let mut p = Parser { text, pos: 0 };

@@ -1,6 +1,6 @@
 //! The expression tree: its builder, the one table of functions (names, arguments,
 //! checks), and its two spellings, text ([`fmt::Display`]) and JSON ([`Expr::to_json`]).
-//! Both readers hand each call to [`build`], so both check the same things.
+//! Both readers hand each call to [`crate::keywords::build`], so both check the same things.
 
 use std::fmt;
 
@@ -8,7 +8,6 @@ use fstc_core::ops::openfst::Labels;
 use serde_json::Value;
 
 use crate::error::ExprError;
-use crate::keywords::{resolve, CallArgs, Options, Scalar};
 
 /// Deepest nesting of calls a reader or the compiler takes (deeper trees are refused,
 /// not overflowed).
@@ -16,6 +15,38 @@ pub const MAX_DEPTH: usize = 100;
 
 /// Largest count of `repeat` (each repetition is a concatenation).
 pub const MAX_REPEAT: u64 = 1000;
+
+/// A keyword argument's value: a string, a non-negative integer or a boolean.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    /// A string (`"pretty"`).
+    Str(String),
+    /// A non-negative integer.
+    Int(u64),
+    /// `true` or `false`.
+    Bool(bool),
+}
+
+impl From<&str> for Scalar {
+    fn from(s: &str) -> Scalar {
+        Scalar::Str(s.to_string())
+    }
+}
+
+impl From<u64> for Scalar {
+    fn from(n: u64) -> Scalar {
+        Scalar::Int(n)
+    }
+}
+
+impl From<bool> for Scalar {
+    fn from(b: bool) -> Scalar {
+        Scalar::Bool(b)
+    }
+}
+
+/// The schema options of one call, in [`SCHEMA_OPTIONS`] order, each at most once.
+pub(crate) type Options = Vec<(&'static str, Scalar)>;
 
 /// An expression over constraints. Leaves are byte languages (`regex`, `text`, `json`,
 /// `json_schema`, `fst`) or token languages (`max_tokens`, `automaton`); inner nodes are
@@ -157,86 +188,30 @@ impl<'a> From<&'a Scalar> for ArgRef<'a> {
     }
 }
 
-/// The node the call `name(args)` at `loc` makes, or what is wrong with it.
-pub(crate) fn build(name: &str, args: CallArgs, loc: &Loc) -> Result<Node, ExprError> {
-    let Some(&(_, usage, params)) = FUNCTIONS.iter().find(|(n, _, _)| *n == name) else {
-        let names: Vec<&str> = FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
-        return Err(loc.error(format!(
-            "unknown function `{name}`; the functions are {}",
-            names.join(", ")
-        )));
-    };
-    let schema = matches!(name, "json" | "json_schema");
-    let (args, options) = resolve(name, usage, params, schema, args, loc)?;
-    let shape = Shape { usage, loc };
-    Ok(match name {
-        "regex" => Node::Regex(shape.one_str(args)?),
-        "text" => Node::Text(shape.one_str(args)?),
-        "json" => Node::Json(shape.one_str(args)?, options),
-        "json_schema" => Node::JsonSchema(shape.one_str(args)?, options),
-        "automaton" => Node::Automaton(shape.one_str(args)?),
-        "grammar" => Node::Grammar(shape.one_str(args)?),
-        "grammar_file" => Node::GrammarFile(shape.one_str(args)?),
-        "fst" => shape.fst(args)?,
-        "max_tokens" => {
-            let [n] = shape.fixed::<1>(args)?;
-            Node::MaxTokens(shape.int(n)?)
-        }
-        "difference" => {
-            let [a, b] = shape.fixed::<2>(args)?;
-            Node::Difference(Box::new(shape.expr(a)?), Box::new(shape.expr(b)?))
-        }
-        "complement" | "star" => {
-            let [a] = shape.fixed::<1>(args)?;
-            let a = Box::new(shape.expr(a)?);
-            if name == "star" {
-                Node::Star(a)
-            } else {
-                Node::Complement(a)
-            }
-        }
-        "repeat" => shape.repeat(args)?,
-        _ => {
-            if args.len() < 2 {
-                return Err(shape.arity(args.len()));
-            }
-            let items = args
-                .into_iter()
-                .map(|a| shape.expr(a))
-                .collect::<Result<Vec<_>, _>>()?;
-            match name {
-                "intersect" => Node::Intersect(items),
-                "union" => Node::Union(items),
-                _ => Node::Concat(items),
-            }
-        }
-    })
-}
-
 /// The checks of a call's arguments against its usage.
-struct Shape<'a> {
-    usage: &'a str,
-    loc: &'a Loc,
+pub(crate) struct Shape<'a> {
+    pub(crate) usage: &'a str,
+    pub(crate) loc: &'a Loc,
 }
 
 impl Shape<'_> {
-    fn arity(&self, got: usize) -> ExprError {
+    pub(crate) fn arity(&self, got: usize) -> ExprError {
         self.loc.error(format!(
             "{} arguments where the call is {}",
             got, self.usage
         ))
     }
 
-    fn fixed<const N: usize>(&self, args: Vec<Arg>) -> Result<[Arg; N], ExprError> {
+    pub(crate) fn fixed<const N: usize>(&self, args: Vec<Arg>) -> Result<[Arg; N], ExprError> {
         let got = args.len();
         args.try_into().map_err(|_| self.arity(got))
     }
 
-    fn at<'b>(&'b self, arg: &'b Arg) -> &'b Loc {
+    pub(crate) fn at<'b>(&'b self, arg: &'b Arg) -> &'b Loc {
         arg.loc().unwrap_or(self.loc)
     }
 
-    fn expr(&self, arg: Arg) -> Result<Expr, ExprError> {
+    pub(crate) fn expr(&self, arg: Arg) -> Result<Expr, ExprError> {
         match arg {
             Arg::Expr(e) => Ok(e),
             other => Err(self.at(&other).error(format!(
@@ -246,7 +221,7 @@ impl Shape<'_> {
         }
     }
 
-    fn string(&self, arg: Arg) -> Result<String, ExprError> {
+    pub(crate) fn string(&self, arg: Arg) -> Result<String, ExprError> {
         match arg {
             Arg::Str(s, _) => Ok(s),
             other => Err(self
@@ -255,7 +230,7 @@ impl Shape<'_> {
         }
     }
 
-    fn int(&self, arg: Arg) -> Result<u64, ExprError> {
+    pub(crate) fn int(&self, arg: Arg) -> Result<u64, ExprError> {
         match arg {
             Arg::Int(n, _) => Ok(n),
             other => Err(self
@@ -264,12 +239,12 @@ impl Shape<'_> {
         }
     }
 
-    fn one_str(&self, args: Vec<Arg>) -> Result<String, ExprError> {
+    pub(crate) fn one_str(&self, args: Vec<Arg>) -> Result<String, ExprError> {
         let [a] = self.fixed::<1>(args)?;
         self.string(a)
     }
 
-    fn fst(&self, mut args: Vec<Arg>) -> Result<Node, ExprError> {
+    pub(crate) fn fst(&self, mut args: Vec<Arg>) -> Result<Node, ExprError> {
         if args.len() == 1 {
             args.push(Arg::Str("fstc".to_string(), self.loc.clone()));
         }
@@ -288,7 +263,7 @@ impl Shape<'_> {
         Ok(Node::Fst(self.string(path)?, labels))
     }
 
-    fn repeat(&self, args: Vec<Arg>) -> Result<Node, ExprError> {
+    pub(crate) fn repeat(&self, args: Vec<Arg>) -> Result<Node, ExprError> {
         let [a, min, max] = self.fixed::<3>(args)?;
         let max_at = self.at(&max).clone();
         let (a, min, max) = (self.expr(a)?, self.int(min)?, self.int(max)?);
@@ -462,49 +437,6 @@ impl Expr {
             object.insert(key.to_string(), json_value(v));
         }
         Value::Object(object)
-    }
-
-    /// The expression with schema option `name` (one of `compile json-schema`'s, spelled
-    /// as in the text form: `whitespace`, `indent`, `escapes`, ...) set to `value`, for
-    /// this `json` or `json_schema` call only; an error for another call, an unknown
-    /// option or a wrong value.
-    pub fn option(self, name: &str, value: impl Into<Scalar>) -> Result<Expr, ExprError> {
-        let loc = self.loc.clone().unwrap_or(Loc::Pointer(String::new()));
-        let arg = match value.into() {
-            Scalar::Str(s) => Arg::Str(s, loc.clone()),
-            Scalar::Int(n) => Arg::Int(n, loc.clone()),
-            Scalar::Bool(b) => Arg::Bool(b, loc.clone()),
-        };
-        let (call, path, mut named) = match self.node {
-            Node::Json(path, o) => ("json", path, o),
-            Node::JsonSchema(text, o) => ("json_schema", text, o),
-            other => {
-                let (function, _) = other.spell();
-                return Err(loc.error(format!("`{function}` takes no schema options")));
-            }
-        };
-        named.retain(|(k, _)| *k != name);
-        let mut args = CallArgs {
-            positional: vec![Arg::Str(path, loc.clone())],
-            named: named
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), loc.clone(), scalar_arg(v, &loc)))
-                .collect(),
-        };
-        args.named.push((name.to_string(), loc.clone(), arg));
-        let node = build(call, args, &loc)?;
-        Ok(Expr {
-            node,
-            loc: self.loc,
-        })
-    }
-}
-
-fn scalar_arg(v: Scalar, loc: &Loc) -> Arg {
-    match v {
-        Scalar::Str(s) => Arg::Str(s, loc.clone()),
-        Scalar::Int(n) => Arg::Int(n, loc.clone()),
-        Scalar::Bool(b) => Arg::Bool(b, loc.clone()),
     }
 }
 

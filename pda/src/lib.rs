@@ -61,6 +61,7 @@ pub mod lark;
 mod options;
 mod rtn;
 mod syntax;
+mod terminal_regex;
 
 pub use byte_pda::{Edge, Pda, StackSym, MAX_STACK_DEPTH};
 pub use compiler::GrammarCompiler;

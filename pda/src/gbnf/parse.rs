@@ -417,7 +417,7 @@ impl<'a> Parser<'a> {
             Some(c) if !c.ends_with('\\') => c,
             _ => core,
         };
-        let dfa = crate::lark::regex::ecma_regex(core)
+        let dfa = crate::terminal_regex::ecma_regex(core)
             .map_err(|(_, m)| self.err(lit, format!("in the pattern of `Regex(...)`: {m}")))?;
         Ok(Expr::Dfa(std::sync::Arc::new(dfa)))
     }

@@ -47,7 +47,6 @@
 //! touch (`NAME NAME` without a separator), `abc` is two names here and one for Lark.
 
 mod common;
-pub(crate) mod regex;
 mod template;
 
 use std::sync::Arc;
@@ -637,7 +636,7 @@ impl Parser<'_> {
                 .is_some_and(|&c| is_name_byte(c))
         {
             self.pos += 1;
-            let dfa = regex::caseless(&text).map_err(|m| self.err(at, m))?;
+            let dfa = crate::terminal_regex::caseless(&text).map_err(|m| self.err(at, m))?;
             return Ok(Expr::Dfa(Arc::new(dfa)));
         }
         Ok(Expr::Bytes(text.into_bytes()))
@@ -744,8 +743,9 @@ impl Parser<'_> {
                 "unterminated regex: the line ends before the closing `/` (a regex spans lines only with the `x` flag)",
             ));
         }
-        let prefix = regex::flag_prefix(&flags).map_err(|(i, m)| self.err(flags_at + i, m))?;
-        let dfa = regex::regex(&pattern, &prefix)
+        let prefix = crate::terminal_regex::flag_prefix(&flags)
+            .map_err(|(i, m)| self.err(flags_at + i, m))?;
+        let dfa = crate::terminal_regex::regex(&pattern, &prefix)
             .map_err(|(i, m)| self.err(offsets[i.min(offsets.len() - 1)], m))?;
         Ok(Expr::Dfa(Arc::new(dfa)))
     }
@@ -862,7 +862,7 @@ impl Parser<'_> {
                 )),
             };
         }
-        let dfa = regex::regex(pattern, "").map_err(|(_, m)| self.err(at, m))?;
+        let dfa = crate::terminal_regex::regex(pattern, "").map_err(|(_, m)| self.err(at, m))?;
         self.defs.push(Def {
             name: alias.to_string(),
             at: self.lines.pos(at),

@@ -1,4 +1,5 @@
-//! Regex terminals (`/.../flags`) and case-insensitive literals (`"..."i`) as byte DFAs,
+//! Regex terminals of Lark (`/.../flags`) and XGrammar's EBNF (`Regex("...")`), and Lark's
+//! case-insensitive literals (`"..."i`), as byte DFAs,
 //! compiled by fstc-regex. A terminal is a set of texts matched in full, so constructs
 //! whose meaning depends on a lexer (assertions at the terminal's edges, lazy
 //! quantifiers choosing the shortest match, look-around) are refused by name.
@@ -13,7 +14,7 @@ pub(crate) type PatternError = (usize, String);
 
 /// Flags Lark accepts on a regex (`imslux`): `i`, `s` and `x` as in Python, `m` and `u`
 /// with no effect here (no `^`/`$`; Unicode is the default), `l` refused.
-pub(super) fn flag_prefix(flags: &str) -> Result<String, (usize, String)> {
+pub(crate) fn flag_prefix(flags: &str) -> Result<String, (usize, String)> {
     let mut prefix = String::new();
     for (i, f) in flags.char_indices() {
         match f {
@@ -131,7 +132,7 @@ pub(crate) fn ecma_regex(pattern: &str) -> Result<ByteDfa, PatternError> {
 }
 
 /// A literal matched without regard to case (`"select"i`), as fstc-regex folds case.
-pub(super) fn caseless(text: &str) -> Result<ByteDfa, String> {
+pub(crate) fn caseless(text: &str) -> Result<ByteDfa, String> {
     RegexBuilder::new()
         .case_insensitive(true)
         .build(&regex_syntax::escape(text))
