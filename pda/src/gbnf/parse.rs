@@ -1,11 +1,14 @@
 //! The GBNF reader (llama.cpp's grammar format, written from its documentation) that also
 //! reads the paper's arrow notation. See [`crate::gbnf`] for the syntax.
 
-use super::ast::{Expr, Lines, Pos, RuleDef, Rules};
+use std::collections::HashMap;
+
+use super::ast::{
+    deeper, fmt_rule_at, item_bytes, Expr, Lines, Pos, Reading, RuleDef, Rules, MAX_NESTING,
+};
+use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
 
-/// Deeper group nesting is refused, so that parsing cannot overflow the call stack.
-const MAX_NESTING: usize = 200;
 /// Largest bound allowed in `{m,n}`.
 pub const MAX_REPEAT: u32 = 1000;
 
@@ -35,20 +38,40 @@ pub(super) struct Parser<'a> {
     lines: Lines<'a>,
     pos: usize,
     depth: usize,
+    /// Groups and repetition operators on the deepest path of the item last read.
+    height: usize,
     dialect: Dialect,
+    reading: Reading<'a>,
+    /// The rule being read (offsets of its name), for the budgets' messages.
+    rule: (usize, usize),
 }
 
 type Res<T> = Result<T, PdaError>;
 
 impl<'a> Parser<'a> {
-    pub(super) fn new(text: &'a str, dialect: Dialect) -> Parser<'a> {
+    pub(super) fn new(text: &'a str, dialect: Dialect, budget: &'a Budget) -> Parser<'a> {
         Parser {
             text,
             lines: Lines::new(text),
             pos: 0,
             depth: 0,
+            height: 0,
             dialect,
+            reading: Reading::new(budget),
+            rule: (0, 0),
         }
+    }
+
+    /// Counts one parsed item holding `heap` bytes besides its node, and polls the budgets
+    /// (what the item costs to read is linear in those bytes).
+    fn count(&mut self, heap: usize) -> Res<()> {
+        let (start, len) = (self.rule.0, self.rule.1);
+        let (text, lines) = (self.text, &self.lines);
+        let place = || {
+            let name = &text[start..start + len];
+            format!("reading {}", fmt_rule_at(name, Some(lines.pos(start))))
+        };
+        self.reading.count(heap, lines.bytes(), place)
     }
 
     fn bytes(&self) -> &'a [u8] {
@@ -139,8 +162,10 @@ impl<'a> Parser<'a> {
         arrow
     }
 
-    pub(super) fn rules(mut self) -> Res<Rules> {
+    /// The rules, and about the bytes they hold.
+    pub(super) fn rules(mut self) -> Res<(Rules, usize)> {
         let mut rules: Vec<RuleDef> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
         while self.peek().is_some() {
             let start = self.pos;
             let len = self.name_len(start);
@@ -154,6 +179,8 @@ impl<'a> Parser<'a> {
                 ));
             }
             let name = self.text[start..start + len].to_string();
+            let at = self.at(start);
+            self.rule = (start, len);
             self.pos += len;
             if self.dialect == Dialect::Ebnf && self.bytes().get(self.pos) == Some(&b'[') {
                 return Err(self.err(
@@ -176,7 +203,8 @@ impl<'a> Parser<'a> {
             if self.peek() == Some(b';') {
                 self.pos += 1;
             }
-            match rules.iter_mut().find(|r| r.name == name) {
+            self.count(name.len())?;
+            match index.get(&name).map(|&i| &mut rules[i]) {
                 Some(r) if self.dialect == Dialect::Ebnf => {
                     return Err(self.err(
                         start,
@@ -190,11 +218,14 @@ impl<'a> Parser<'a> {
                     Expr::Alt(alts) => alts.push(body),
                     other => *other = Expr::Alt(vec![other.clone(), body]),
                 },
-                None => rules.push(RuleDef {
-                    name,
-                    at: Some(self.at(start)),
-                    body,
-                }),
+                None => {
+                    index.insert(name.clone(), rules.len());
+                    rules.push(RuleDef {
+                        name,
+                        at: Some(at),
+                        body,
+                    })
+                }
             }
         }
         let Some(first) = rules.first() else {
@@ -214,15 +245,18 @@ impl<'a> Parser<'a> {
             }
             false => first.name.clone(),
         };
-        Ok(Rules { start, rules })
+        Ok((Rules { start, rules }, self.reading.held))
     }
 
     fn alternatives(&mut self) -> Res<Expr> {
         let mut alts = vec![self.sequence()?];
+        let mut height = self.height;
         while self.peek() == Some(b'|') {
             self.pos += 1;
             alts.push(self.sequence()?);
+            height = height.max(self.height);
         }
+        self.height = height;
         Ok(match alts.len() {
             1 => alts.pop().unwrap_or(Expr::Seq(Vec::new())),
             _ => Expr::Alt(alts),
@@ -231,6 +265,7 @@ impl<'a> Parser<'a> {
 
     fn sequence(&mut self) -> Res<Expr> {
         let mut items = Vec::new();
+        let mut height = 0;
         loop {
             match self.peek() {
                 None | Some(b'|' | b')' | b';') => break,
@@ -239,7 +274,10 @@ impl<'a> Parser<'a> {
             }
             let atom = self.atom()?;
             items.push(self.postfix(atom)?);
+            height = height.max(self.height);
+            self.count(item_bytes(&items[items.len() - 1]))?;
         }
+        self.height = height;
         Ok(match items.len() {
             1 => items.pop().unwrap_or(Expr::Seq(Vec::new())),
             _ => Expr::Seq(items),
@@ -248,6 +286,7 @@ impl<'a> Parser<'a> {
 
     fn atom(&mut self) -> Res<Expr> {
         let at = self.pos;
+        self.height = 0;
         match self.bytes()[at] {
             b'"' => self.literal(),
             b'[' => self.class(),
@@ -272,6 +311,7 @@ impl<'a> Parser<'a> {
                 self.depth += 1;
                 let inner = self.alternatives()?;
                 self.depth -= 1;
+                self.deeper(at)?;
                 if self.peek() != Some(b')') {
                     return Err(self.err(
                         self.pos,
@@ -316,6 +356,11 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// One more group or repetition operator (at `at`) around the item last read.
+    fn deeper(&mut self, at: usize) -> Res<()> {
+        deeper(&mut self.height).map_err(|m| self.err(at, m))
+    }
+
     fn postfix(&mut self, mut expr: Expr) -> Res<Expr> {
         loop {
             // Operators must follow their operand directly or after spaces on the same line.
@@ -341,6 +386,7 @@ impl<'a> Parser<'a> {
             if self.bytes()[at] != b'{' {
                 self.pos += 1;
             }
+            self.deeper(at)?;
             expr = Expr::Repeat {
                 expr: Box::new(expr),
                 min,
@@ -354,9 +400,9 @@ impl<'a> Parser<'a> {
     fn braces(&mut self) -> Res<(u32, Option<u32>)> {
         let open = self.pos;
         let close = self.text[open..]
-            .find('}')
+            .find(['}', '\n'])
             .map(|i| open + i)
-            .filter(|&c| !self.text[open..c].contains('\n'))
+            .filter(|&c| self.text.as_bytes()[c] == b'}')
             .ok_or_else(|| self.err(open, "unclosed `{`: expected `{m}`, `{m,}` or `{m,n}`"))?;
         let inner: String = self.text[open + 1..close]
             .chars()

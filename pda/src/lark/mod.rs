@@ -45,29 +45,44 @@
 mod common;
 mod regex;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
-use crate::gbnf::{hex_scalar, Expr, Lines, Pos, RuleDef, Rules, MAX_REPEAT};
+use crate::gbnf::{
+    deeper, fmt_rule_at, hex_scalar, item_bytes, Expr, Lines, Pos, Reading, RuleDef, Rules,
+    MAX_NESTING, MAX_REPEAT,
+};
+use regex::PatternError;
 
 /// The rule holding the `%ignore` texts (`IGN*`); not a name Lark can spell.
 const IGNORE: &str = "%ignore";
 /// The start rule when there is `%ignore`: `IGN* start`.
 const START: &str = "%start";
-/// Deeper nesting of `( )` and `[ ]` is refused, so that parsing cannot overflow the stack.
-const MAX_NESTING: usize = 200;
 
 /// Reads a Lark grammar (see the module documentation).
 pub fn parse(text: &str) -> Result<Rules, PdaError> {
+    parse_within(text, &Budget::unlimited()).map(|(rules, _)| rules)
+}
+
+/// [`parse`] within `budget`, polled as items are read and regex terminals built; the
+/// rules and about the bytes they hold.
+pub(crate) fn parse_within(text: &str, budget: &Budget) -> Result<(Rules, usize), PdaError> {
+    crate::gbnf::check_lines(text, budget)?;
     let mut p = Parser {
         text,
         lines: Lines::new(text),
         pos: 0,
         depth: 0,
+        height: 0,
         def: None,
+        def_at: 0,
         terminal: false,
         defs: Vec::new(),
+        index: HashMap::new(),
         ignores: Vec::new(),
+        reading: Reading::new(budget),
     };
     while p.skip_blank_lines() {
         match p.text[p.pos..].starts_with('%') {
@@ -76,7 +91,8 @@ pub fn parse(text: &str) -> Result<Rules, PdaError> {
         }
         p.end_of_line()?;
     }
-    p.finish()
+    let held = p.reading.held;
+    Ok((p.finish()?, held))
 }
 
 struct Def {
@@ -93,12 +109,19 @@ struct Parser<'a> {
     pos: usize,
     /// Open `( )` and `[ ]`: newlines are spaces inside them.
     depth: usize,
+    /// Groups and repetition operators on the deepest path of the item last read.
+    height: usize,
     /// The definition being read, for messages.
     def: Option<String>,
+    /// Where the definition or directive being read starts, for the budgets' messages.
+    def_at: usize,
     /// Whether a terminal body (or `%ignore`) is being read: no ignored texts inside.
     terminal: bool,
     defs: Vec<Def>,
+    /// The index in `defs` of each name.
+    index: HashMap<String, usize>,
     ignores: Vec<Expr>,
+    reading: Reading<'a>,
 }
 
 type Res<T> = Result<T, PdaError>;
@@ -114,6 +137,37 @@ fn is_terminal_name(name: &str) -> bool {
 }
 
 impl Parser<'_> {
+    /// What is being read, for the budgets' messages.
+    fn place(&self) -> String {
+        reading_place(&self.lines, self.def.as_deref(), self.def_at)
+    }
+
+    /// Counts one parsed item holding `heap` bytes besides its node, and polls the budgets.
+    fn count(&mut self, heap: usize) -> Res<()> {
+        let (lines, def, at) = (&self.lines, self.def.as_deref(), self.def_at);
+        (self.reading).count(heap, lines.bytes(), || reading_place(lines, def, at))
+    }
+
+    /// A regex terminal's DFA (`build` given the deadline), counted against the budgets;
+    /// a refused pattern is an error at the grammar offset `at` of its pattern offset.
+    fn terminal_dfa(
+        &mut self,
+        build: impl FnOnce(
+            Option<std::time::Instant>,
+        ) -> Result<fstc_core::bytes::ByteDfa, PatternError>,
+        at: impl FnOnce(usize) -> usize,
+    ) -> Res<Expr> {
+        let budget = self.reading.budget();
+        let dfa = match build(budget.deadline()) {
+            Ok(dfa) => dfa,
+            Err(PatternError::Deadline) => return Err(budget.out_of_time(&self.place())),
+            Err(PatternError::At(i, m)) => return Err(self.err(at(i), m)),
+        };
+        self.count(regex::dfa_bytes(&dfa))?;
+        budget.check_memory(self.reading.held, || self.place())?;
+        Ok(Expr::Dfa(Arc::new(dfa)))
+    }
+
     fn err(&self, offset: usize, what: impl AsRef<str>) -> PdaError {
         let within = match &self.def {
             Some(name) if is_terminal_name(name) => format!(", in terminal `{name}`"),
@@ -236,6 +290,7 @@ impl Parser<'_> {
             self.pos += 1;
         }
         let start = self.pos;
+        self.def_at = start;
         let name = self.name().to_string();
         if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
             return Err(self.err(
@@ -268,16 +323,21 @@ impl Parser<'_> {
         }
         self.pos += 1;
         self.terminal = is_terminal_name(&name);
+        let at = self.lines.pos(start);
         let body = self.alternatives()?;
-        if let Some(first) = self.defs.iter().find(|d| d.name == name) {
+        if let Some(&first) = self.index.get(&name) {
             return Err(self.err(
                 start,
-                format!("`{name}` is defined twice (first at {})", first.at),
+                format!(
+                    "`{name}` is defined twice (first at {})",
+                    self.defs[first].at
+                ),
             ));
         }
-        self.defs.push(Def {
+        self.count(name.len())?;
+        self.push_def(Def {
             name,
-            at: self.lines.pos(start),
+            at,
             terminal: self.terminal,
             body,
         });
@@ -285,8 +345,14 @@ impl Parser<'_> {
         Ok(())
     }
 
+    fn push_def(&mut self, def: Def) {
+        self.index.insert(def.name.clone(), self.defs.len());
+        self.defs.push(def);
+    }
+
     fn alternatives(&mut self) -> Res<Expr> {
         let mut alts = vec![self.sequence()?];
+        let mut height = self.height;
         loop {
             self.skip_inline();
             if self.byte() == Some(b'\n') && self.depth == 0 && !self.continues() {
@@ -297,7 +363,9 @@ impl Parser<'_> {
             }
             self.pos += 1;
             alts.push(self.sequence()?);
+            height = height.max(self.height);
         }
+        self.height = height;
         Ok(match alts.len() {
             1 => alts.pop().unwrap_or(Expr::Seq(Vec::new())),
             _ => Expr::Alt(alts),
@@ -306,6 +374,7 @@ impl Parser<'_> {
 
     fn sequence(&mut self) -> Res<Expr> {
         let mut items = Vec::new();
+        let mut height = 0;
         loop {
             self.skip_inline();
             match self.byte() {
@@ -322,7 +391,10 @@ impl Parser<'_> {
             }
             let atom = self.atom()?;
             items.push(self.postfix(atom)?);
+            height = height.max(self.height);
+            self.count(item_bytes(&items[items.len() - 1]))?;
         }
+        self.height = height;
         Ok(match items.len() {
             1 => items.pop().unwrap_or(Expr::Seq(Vec::new())),
             _ => Expr::Seq(items),
@@ -365,6 +437,7 @@ impl Parser<'_> {
                 }
             };
             self.pos += 1;
+            deeper(&mut self.height).map_err(|m| self.err(at, m))?;
             expr = Expr::Repeat {
                 expr: Box::new(expr),
                 min,
@@ -376,15 +449,18 @@ impl Parser<'_> {
 
     fn atom(&mut self) -> Res<Expr> {
         let at = self.pos;
+        self.height = 0;
         match self.byte() {
             Some(open @ (b'(' | b'[')) => {
                 if self.depth >= MAX_NESTING {
                     return Err(self.err(at, format!("groups nested more than {MAX_NESTING} deep")));
                 }
+                let open_at = self.lines.pos(at);
                 self.pos += 1;
                 self.depth += 1;
                 let inner = self.alternatives()?;
                 self.depth -= 1;
+                deeper(&mut self.height).map_err(|m| self.err(at, m))?;
                 self.skip_inline();
                 let close = if open == b'(' { b')' } else { b']' };
                 if self.byte() != Some(close) {
@@ -394,7 +470,7 @@ impl Parser<'_> {
                             "expected `{}` closing the `{}` at {}, found {}",
                             close as char,
                             open as char,
-                            self.lines.pos(at),
+                            open_at,
                             self.found(self.pos)
                         ),
                     ));
@@ -406,7 +482,7 @@ impl Parser<'_> {
                         expr: Box::new(inner),
                         min: 0,
                         max: Some(1),
-                        at: Some(self.lines.pos(at)),
+                        at: Some(open_at),
                     },
                 })
             }
@@ -489,8 +565,7 @@ impl Parser<'_> {
                 .is_some_and(|&c| is_name_byte(c))
         {
             self.pos += 1;
-            let dfa = regex::caseless(&text).map_err(|m| self.err(at, m))?;
-            return Ok(Expr::Dfa(Arc::new(dfa)));
+            return self.terminal_dfa(|deadline| regex::caseless(&text, deadline), |_| at);
         }
         Ok(Expr::Bytes(text.into_bytes()))
     }
@@ -591,13 +666,15 @@ impl Parser<'_> {
         let flags_at = self.pos;
         let flags = self.name().to_string();
         let prefix = regex::flag_prefix(&flags).map_err(|(i, m)| self.err(flags_at + i, m))?;
-        let dfa = regex::regex(&pattern, &prefix)
-            .map_err(|(i, m)| self.err(offsets[i.min(offsets.len() - 1)], m))?;
-        Ok(Expr::Dfa(Arc::new(dfa)))
+        self.terminal_dfa(
+            |deadline| regex::regex(&pattern, &prefix, deadline),
+            |i| offsets[i.min(offsets.len() - 1)],
+        )
     }
 
     fn directive(&mut self) -> Res<()> {
         let at = self.pos;
+        self.def_at = at;
         self.pos += 1;
         let word = self.name().to_string();
         self.skip_inline();
@@ -683,7 +760,7 @@ impl Parser<'_> {
         if !is_terminal_name(alias) {
             return Err(self.err(at, format!("`{alias}` is not a terminal name (upper-case)")));
         }
-        if let Some(d) = self.defs.iter().find(|d| d.name == alias) {
+        if let Some(d) = self.index.get(alias).map(|&i| &self.defs[i]) {
             return match d.terminal && matches!(d.body, Expr::Dfa(_)) {
                 true => Ok(()),
                 false => Err(self.err(
@@ -692,12 +769,12 @@ impl Parser<'_> {
                 )),
             };
         }
-        let dfa = regex::regex(pattern, "").map_err(|(_, m)| self.err(at, m))?;
-        self.defs.push(Def {
+        let body = self.terminal_dfa(|deadline| regex::regex(pattern, "", deadline), |_| at)?;
+        self.push_def(Def {
             name: alias.to_string(),
             at: self.lines.pos(at),
             terminal: true,
-            body: Expr::Dfa(Arc::new(dfa)),
+            body,
         });
         Ok(())
     }
@@ -759,6 +836,14 @@ impl Parser<'_> {
     }
 }
 
+/// `reading rule `x` (line 2, column 1)`, or the directive at `at` when `def` is `None`.
+fn reading_place(lines: &Lines, def: Option<&str>, at: usize) -> String {
+    match def {
+        Some(name) => format!("reading {}", fmt_rule_at(name, Some(lines.pos(at)))),
+        None => format!("reading the directive at {}", lines.pos(at)),
+    }
+}
+
 /// Removes the marks of ignored texts (when there is no `%ignore`).
 fn unmark(e: Expr) -> Expr {
     match e {
@@ -780,45 +865,49 @@ fn unmark(e: Expr) -> Expr {
     }
 }
 
-/// Terminals are regular: one that uses itself (through others) is refused.
+/// Terminals are regular: one that uses itself (through others) is refused, the first
+/// such in the order written, with a terminal of its cycle that uses it. Linear in the
+/// definitions.
 fn check_terminal_cycles(defs: &[Def]) -> Res<()> {
     fn refs(e: &Expr, out: &mut Vec<String>) {
-        match e {
-            Expr::Ref(n, _) => out.push(n.clone()),
-            Expr::Seq(v) | Expr::Alt(v) => v.iter().for_each(|x| refs(x, out)),
-            Expr::Repeat { expr, .. } => refs(expr, out),
-            _ => {}
+        let mut work = vec![e];
+        while let Some(e) = work.pop() {
+            match e {
+                Expr::Ref(n, _) => out.push(n.clone()),
+                Expr::Seq(v) | Expr::Alt(v) => work.extend(v),
+                Expr::Repeat { expr, .. } => work.push(expr),
+                _ => {}
+            }
         }
     }
     let terminals: Vec<&Def> = defs.iter().filter(|d| d.terminal).collect();
-    let uses: Vec<Vec<String>> = terminals
+    let index: HashMap<&str, usize> = (terminals.iter().enumerate())
+        .map(|(i, d)| (d.name.as_str(), i))
+        .collect();
+    let uses: Vec<Vec<usize>> = terminals
         .iter()
         .map(|d| {
             let mut out = Vec::new();
             refs(&d.body, &mut out);
-            out
+            out.iter()
+                .filter_map(|n| index.get(n.as_str()).copied())
+                .collect()
         })
         .collect();
-    for (i, d) in terminals.iter().enumerate() {
-        // Depth-first from `d`, looking for `d` again.
-        let mut seen = vec![false; terminals.len()];
-        let mut work: Vec<usize> = vec![i];
-        while let Some(k) = work.pop() {
-            for name in &uses[k] {
-                let Some(j) = terminals.iter().position(|t| &t.name == name) else {
-                    continue;
-                };
-                if j == i {
-                    return Err(PdaError::new(
-                        PdaErrorKind::Syntax,
-                        format!("terminal `{}` ({}) uses itself (through `{}`): terminals must be regular; make it a rule (lower-case name)", d.name, d.at, terminals[k].name),
-                    ));
-                }
-                if !std::mem::replace(&mut seen[j], true) {
-                    work.push(j);
-                }
-            }
+    let (comp, _) = crate::rtn::components(&uses);
+    // Per terminal, a terminal of its component that uses it (the first found).
+    let mut used_by: Vec<Option<usize>> = vec![None; terminals.len()];
+    for (k, list) in uses.iter().enumerate() {
+        for &j in list.iter().filter(|&&j| comp[j] == comp[k]) {
+            used_by[j].get_or_insert(k);
         }
+    }
+    if let Some((i, k)) = (used_by.iter().enumerate()).find_map(|(i, k)| Some((i, (*k)?))) {
+        let (d, through) = (terminals[i], &terminals[k].name);
+        return Err(PdaError::new(
+            PdaErrorKind::Syntax,
+            format!("terminal `{}` ({}) uses itself (through `{through}`): terminals must be regular; make it a rule (lower-case name)", d.name, d.at),
+        ));
     }
     Ok(())
 }

@@ -3,13 +3,33 @@
 //! whose meaning depends on a lexer (assertions at the terminal's edges, lazy
 //! quantifiers choosing the shortest match, look-around) are refused by name.
 
+use std::time::Instant;
+
 use fstc_core::bytes::ByteDfa;
-use fstc_regex::RegexBuilder;
+use fstc_regex::{RegexBuilder, RegexError, RegexErrorKind};
 use regex_syntax::ast::{self, Ast, FlagsItemKind, GroupKind};
 
-/// A refused or malformed pattern: the byte offset in the pattern (as written between the
-/// slashes, after `\/` became `/`) and the message.
-pub(super) type PatternError = (usize, String);
+/// Why a pattern gives no DFA.
+#[derive(Debug)]
+pub(super) enum PatternError {
+    /// Refused or malformed: the byte offset in the pattern (as written between the
+    /// slashes, after `\/` became `/`) and the message.
+    At(usize, String),
+    /// Its construction passed the compile's deadline.
+    Deadline,
+}
+
+/// The construction's deadline as [`PatternError::Deadline`], any other error at the
+/// offset `at` gives.
+fn built(
+    result: Result<ByteDfa, RegexError>,
+    at: impl FnOnce(&RegexError) -> usize,
+) -> Result<ByteDfa, PatternError> {
+    result.map_err(|e| match e.kind() {
+        RegexErrorKind::Deadline => PatternError::Deadline,
+        _ => PatternError::At(at(&e), e.to_string()),
+    })
+}
 
 /// Flags Lark accepts on a regex (`imslux`): `i`, `s` and `x` as in Python, `m` and `u`
 /// with no effect here (no `^`/`$`; Unicode is the default), `l` refused.
@@ -90,8 +110,13 @@ fn reserved(name: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// Compiles a regex terminal with its flags (as [`flag_prefix`] writes them).
-pub(super) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError> {
+/// Compiles a regex terminal with its flags (as [`flag_prefix`] writes them), giving up
+/// past `deadline`.
+pub(super) fn regex(
+    pattern: &str,
+    prefix: &str,
+    deadline: Option<Instant>,
+) -> Result<ByteDfa, PatternError> {
     let full = format!("{prefix}{pattern}");
     let inner = |offset: usize| offset.saturating_sub(prefix.len()).min(pattern.len());
     let parsed = ast::parse::ParserBuilder::new()
@@ -104,22 +129,26 @@ pub(super) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError
                 }
                 kind => format!("bad regex: {kind}"),
             };
-            (inner(e.span().start.offset), what)
+            PatternError::At(inner(e.span().start.offset), what)
         })?;
     if let Some((offset, why)) = refused(&parsed) {
-        return Err((inner(offset), why));
+        return Err(PatternError::At(inner(offset), why));
     }
-    let dfa = RegexBuilder::new().build(&full).map_err(|e| {
-        let offset = e.span().map_or(0, |(s, _)| inner(s));
-        (offset, e.to_string())
-    })?;
-    Ok(dfa)
+    let dfa = RegexBuilder::new().deadline(deadline).build(&full);
+    built(dfa, |e| e.span().map_or(0, |(s, _)| inner(s)))
 }
 
-/// A literal matched without regard to case (`"select"i`), as fstc-regex folds case.
-pub(super) fn caseless(text: &str) -> Result<ByteDfa, String> {
-    RegexBuilder::new()
+/// A literal matched without regard to case (`"select"i`), as fstc-regex folds case,
+/// giving up past `deadline` (errors are at offset 0).
+pub(super) fn caseless(text: &str, deadline: Option<Instant>) -> Result<ByteDfa, PatternError> {
+    let dfa = RegexBuilder::new()
         .case_insensitive(true)
-        .build(&regex_syntax::escape(text))
-        .map_err(|e| e.to_string())
+        .deadline(deadline)
+        .build(&regex_syntax::escape(text));
+    built(dfa, |_| 0)
+}
+
+/// About the bytes `dfa` holds: its transition table and acceptance.
+pub(super) fn dfa_bytes(dfa: &ByteDfa) -> usize {
+    dfa.num_states() * (4 * dfa.num_classes() + 1) + 256
 }
