@@ -4,6 +4,7 @@
 //! groups), minimization (one label per column), the file layout (token classes) and the
 //! grammar compiler (token classes of a PDA) all group through it.
 
+use std::convert::Infallible;
 use std::hash::Hash;
 
 use crate::fast_hash::FastMap;
@@ -32,12 +33,26 @@ impl Columns {
         num_labels: usize,
         edges: &[L],
     ) -> Columns {
+        match Columns::group_polled(num_labels, edges, |_| Ok::<(), Infallible>(())) {
+            Ok(columns) => columns,
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`Columns::group`], calling `poll` with the number of edges of each state before
+    /// grouping them: the first error (a caller's time budget) stops the grouping.
+    pub fn group_polled<T: Copy + Eq + Hash, L: AsRef<[(u32, T)]>, E>(
+        num_labels: usize,
+        edges: &[L],
+        mut poll: impl FnMut(usize) -> Result<(), E>,
+    ) -> Result<Columns, E> {
         // Block 0: labels without an edge so far; every split makes a fresh block.
         let mut block = vec![0u32; num_labels];
         let mut blocks = 1u32;
         let mut split: FastMap<(u32, T), u32> = FastMap::default();
         for list in edges {
             let list = list.as_ref();
+            poll(list.len())?;
             // Cleared maps keep their buckets: one big state must not make the rest pay.
             if split.capacity() > 4 * list.len().max(16) {
                 split = FastMap::default();
@@ -71,7 +86,7 @@ impl Columns {
                 *c
             })
             .collect();
-        Columns { class_of, first }
+        Ok(Columns { class_of, first })
     }
 
     pub fn num_classes(&self) -> usize {
