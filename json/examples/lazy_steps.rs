@@ -2,7 +2,8 @@
 //! request's cold masks go (each step's first mask is a cold state's composition).
 //!
 //! Run: `cargo run --release -p fstc-json --example lazy_steps -- VOCAB SCHEMA TEXT...`
-//! (a TEXT starting with `@` is read from that file, one text per line).
+//! (a TEXT starting with `@` is read from that file, one text per line). Each step prints
+//! its wall time and its thread's CPU time (what counts on a loaded machine).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,6 +12,10 @@ use std::time::Instant;
 use fstc_core::matcher::Matcher;
 use fstc_core::vocab::VocabTrie;
 use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
+
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::thread_cpu_ns;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -36,10 +41,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut mask = vec![0u32; matcher.mask_words()];
         let mut done = Vec::new();
         for (i, &token) in tokens.iter().enumerate() {
-            let t = Instant::now();
+            let (t, cpu) = (Instant::now(), thread_cpu_ns());
             matcher.fill_mask(&mut mask)?;
             let us = t.elapsed().as_secs_f64() * 1e6;
-            println!("{us:10.1} us  {:?}", tail(&done, 40));
+            let cpu_us = thread_cpu_ns().zip(cpu).map(|(b, a)| (b - a) as f64 / 1e3);
+            let cpu_us = cpu_us.map_or("-".to_string(), |c| format!("{c:.0}"));
+            println!("{us:10.1} us {cpu_us:>8} cpu  {:?}", tail(&done, 40));
             if let Err(e) = matcher.consume(token) {
                 println!("rejected at token {i}: {e}");
                 break;

@@ -315,7 +315,7 @@ impl Translator<'_> {
             if map.len() > 1 {
                 return Some(map);
             }
-            map = self.root.pointer(&self.resolve(r)?)?.as_object()?;
+            map = self.at(&self.resolve(r)?)?.as_object()?;
         }
         None
     }
@@ -444,6 +444,28 @@ impl Translator<'_> {
         pointer: &str,
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
+        self.at_complement_floor(level, |t| t.negation_here(negated, at, pointer, level))
+    }
+
+    /// Runs `f`, which complements an operand within the universe, with schema-free values
+    /// reaching at least as deep as the universe's do (its arrays' items and objects'
+    /// members are one level down): an operand cut shallower would leave the values just
+    /// past its cut in the complement (`not: true` would admit `[[[]]]`).
+    fn at_complement_floor<T>(&mut self, level: usize, f: impl FnOnce(&mut Self) -> T) -> T {
+        let deep = (level + self.config.get_any_json_depth()).max(self.any_floor);
+        let floor = std::mem::replace(&mut self.any_floor, deep);
+        let out = f(self);
+        self.any_floor = floor;
+        out
+    }
+
+    fn negation_here(
+        &mut self,
+        negated: &Value,
+        at: &str,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
         let mark = self.incomplete.len();
         let lang = self.schema(negated, at, level)?;
         if let Some(why) = self.incomplete_since(mark, level) {
@@ -462,6 +484,18 @@ impl Translator<'_> {
 
     /// `if`/`then`/`else`: `(if ∩ then) ∪ (¬if ∩ else)`, absent branches admitting all.
     fn conditional(
+        &mut self,
+        map: &Map<String, Value>,
+        condition: &Value,
+        pointer: &str,
+        level: usize,
+    ) -> Result<Lang, JsonSchemaError> {
+        self.at_complement_floor(level, |t| {
+            t.conditional_here(map, condition, pointer, level)
+        })
+    }
+
+    fn conditional_here(
         &mut self,
         map: &Map<String, Value>,
         condition: &Value,

@@ -43,5 +43,12 @@ pub(crate) fn show_pointer(pointer: &str) -> String {
 
 /// `pointer` extended by one reference token, escaped per RFC 6901.
 pub(crate) fn child(pointer: &str, token: &str) -> String {
-    format!("{pointer}/{}", token.replace('~', "~0").replace('/', "~1"))
+    let mut out = String::with_capacity(pointer.len() + 1 + token.len());
+    out.push_str(pointer);
+    out.push('/');
+    match token.contains(['~', '/']) {
+        false => out.push_str(token),
+        true => out.push_str(&token.replace('~', "~0").replace('/', "~1")),
+    }
+    out
 }

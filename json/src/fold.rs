@@ -107,7 +107,7 @@ impl Translator<'_> {
         }
         // The map read at `pointer` (itself, or a copy a fold made of it: the properties
         // of a folded object are copies of the maps at their pointers).
-        let here = self.root.pointer(pointer).and_then(Value::as_object);
+        let here = self.at(pointer).and_then(Value::as_object);
         if !here.is_some_and(|h| std::ptr::eq(h, map) || h == map) && !is_joined(map) {
             return None;
         }
@@ -145,7 +145,7 @@ impl Translator<'_> {
             let Some(at) = located_pointer(branch) else {
                 return;
             };
-            let Some(Value::Object(m)) = self.root.pointer(&at) else {
+            let Some(Value::Object(m)) = self.at(&at) else {
                 return;
             };
             let listed = match (m.get("enum"), m.get("const")) {
@@ -202,7 +202,7 @@ impl Translator<'_> {
                 continue;
             }
             let at = located_pointer(branch)?;
-            let Some(Value::Object(m)) = self.root.pointer(&at) else {
+            let Some(Value::Object(m)) = self.at(&at) else {
                 return None;
             };
             let (mut conjuncts, mut residual, mut seen) =
@@ -257,8 +257,10 @@ impl Translator<'_> {
         }
         if let Some(target) = map.get("$ref") {
             let at = target.as_str().and_then(|t| self.resolve(t))?;
-            let seen = self.active_refs.contains(&at) || targets.contains(&at);
-            match self.root.pointer(&at) {
+            let seen = self.active_refs.contains(&at)
+                || self.folded_refs.contains(&at)
+                || targets.contains(&at);
+            match self.at(&at) {
                 Some(Value::Object(m)) if !seen && depth < MAX_DEPTH && !self.pinned(m, &at) => {
                     targets.push(at.clone());
                     self.expand(m, &at, depth + 1, conjuncts, residual, targets)?;

@@ -9,6 +9,9 @@
 //! where recursion is cut and which `$ref`s fold in). Those are the key. What the
 //! translation adds to the translator (reasons it is incomplete, recursion cuts, warnings,
 //! how deep its containers go and its schema-free values reach) is kept and replayed.
+//! Where the translation cannot depend on the level (no indentation, and the floor of
+//! schema-free values above it), the level leaves the key and the replay's levels are
+//! kept relative to it: Azure Pipelines' steps were translated once at each of 7 levels.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -41,18 +44,25 @@ pub(crate) struct Key {
     pub(crate) active: Vec<String>,
 }
 
+/// What a translation added to the translator; its levels are counted from the base of
+/// its mark (0, or the level it was made at when it does not depend on it).
 pub(crate) struct Replay {
     pub(crate) lang: Lang,
     pub(crate) incomplete: Vec<(Option<usize>, String)>,
     pub(crate) cuts: Vec<String>,
     pub(crate) warnings: Vec<Warning>,
-    pub(crate) deepest: usize,
-    pub(crate) any_reach: usize,
+    pub(crate) deepest: Option<usize>,
+    pub(crate) any_reach: Option<usize>,
 }
+
+/// `Key::level` of a translation remembered relative to the level it was made at.
+pub(crate) const RELATIVE: usize = usize::MAX;
 
 /// Where a translation started: its key and what the translator held before.
 pub(crate) struct Mark {
     pub(crate) key: Key,
+    /// The level the replay's levels count from (see [`RELATIVE`]).
+    pub(crate) base: usize,
     pub(crate) incomplete: usize,
     pub(crate) cuts: usize,
     pub(crate) warnings: usize,

@@ -1,8 +1,9 @@
 //! The translator's side of [`crate::memo`]: a `$ref` target's translation looked up
 //! before it is made, remembered after, and what it added to the translator replayed.
 
+use crate::config::Whitespace;
 use crate::lang::Lang;
-use crate::memo::{within, Key, Mark, Replay};
+use crate::memo::{within, Key, Mark, Replay, RELATIVE};
 use crate::schema::{resolve_in, Translator};
 
 impl Translator<'_> {
@@ -17,26 +18,31 @@ impl Translator<'_> {
                 .as_ref()
                 .map_or(true, |r| r.iter().any(|r| within(a, r)))
         };
-        let active = self.active_refs.iter().filter(reaches).cloned().collect();
+        let active = self.active_refs.iter().chain(&self.folded_refs);
+        let active = active.filter(reaches).cloned().collect();
+        let base = self.relative_base(level);
         let hint = self.hint.clone().filter(|(l, _)| *l >= level);
         let key = Key {
             target: target.to_string(),
-            level,
-            any_floor: self.any_floor,
+            level: if base > 0 { RELATIVE } else { level },
+            any_floor: if base > 0 { 0 } else { self.any_floor },
             canonical_numbers: self.canonical_numbers,
-            hint,
+            hint: hint.map(|(l, names)| (l - base, names)),
             active,
         };
         if let Some(done) = self.memo.done.get(&key) {
-            self.incomplete.extend(done.incomplete.iter().cloned());
+            let up = |l: usize| l + base;
+            let incomplete = done.incomplete.iter().map(|(l, w)| (l.map(up), w.clone()));
+            self.incomplete.extend(incomplete);
             self.cuts.extend(done.cuts.iter().cloned());
             self.warnings.extend(done.warnings.iter().cloned());
-            self.deepest = self.deepest.max(done.deepest);
-            self.any_reach = self.any_reach.min(done.any_reach);
+            self.deepest = self.deepest.max(done.deepest.map_or(0, up));
+            self.any_reach = self.any_reach.min(done.any_reach.map_or(usize::MAX, up));
             return Ok(done.lang.clone());
         }
         let mark = Mark {
             key,
+            base,
             incomplete: self.incomplete.len(),
             cuts: self.cuts.len(),
             warnings: self.warnings.len(),
@@ -46,23 +52,60 @@ impl Translator<'_> {
         Err(Box::new(mark))
     }
 
+    /// The level a translation at `level` is remembered relative to, or 0 (absolute): a
+    /// translation does not depend on its level when nothing is indented and schema-free
+    /// values keep their own depth from there down (the floor is above it), so the same
+    /// definition under every job of every stage is translated once.
+    fn relative_base(&self, level: usize) -> usize {
+        let indented = matches!(self.config.get_whitespace(), Whitespace::Pretty { .. });
+        match !indented && self.any_floor < level {
+            true => level,
+            false => 0,
+        }
+    }
+
     /// Remembers the translation begun at `mark`, and restores what it replaced.
     #[inline(never)]
     #[allow(clippy::boxed_local)] // boxed for the caller: `reference` recurses, its frame stays small
     pub(crate) fn remember(&mut self, mark: Box<Mark>, lang: &Lang) {
         let text = lang.as_ref().map_or(0, String::len);
         self.automata.budget.hold(text + mark.key.target.len());
-        let replay = Replay {
-            lang: lang.clone(),
-            incomplete: self.incomplete[mark.incomplete..].to_vec(),
-            cuts: self.cuts[mark.cuts..].to_vec(),
-            warnings: self.warnings[mark.warnings..].to_vec(),
-            deepest: self.deepest,
-            any_reach: self.any_reach,
-        };
+        let replay = self.replay_since(&mark, lang);
         self.deepest = self.deepest.max(mark.deepest);
         self.any_reach = self.any_reach.min(mark.any_reach);
-        self.memo.done.insert(mark.key, replay);
+        if let Some(replay) = replay {
+            self.memo.done.insert(mark.key, replay);
+        }
+    }
+
+    /// What the translation begun at `mark` added, its levels counted from the mark's
+    /// base; `None` (not remembered) if one is above the base, which none is expected to be.
+    fn replay_since(&self, mark: &Mark, lang: &Lang) -> Option<Replay> {
+        let down = |l: usize| l.checked_sub(mark.base);
+        let mut incomplete = Vec::new();
+        for (l, why) in &self.incomplete[mark.incomplete..] {
+            let l = match l {
+                Some(l) => Some(down(*l)?),
+                None => None,
+            };
+            incomplete.push((l, why.clone()));
+        }
+        let deepest = match self.deepest {
+            0 => None,
+            d => Some(down(d)?),
+        };
+        let any_reach = match self.any_reach {
+            usize::MAX => None,
+            r => Some(down(r)?),
+        };
+        Some(Replay {
+            lang: lang.clone(),
+            incomplete,
+            cuts: self.cuts[mark.cuts..].to_vec(),
+            warnings: self.warnings[mark.warnings..].to_vec(),
+            deepest,
+            any_reach,
+        })
     }
 
     /// Restores what the translation begun at `mark` replaced, when it failed.

@@ -41,9 +41,15 @@ impl Translator<'_> {
                         let why = format!("format `{name}` is enforced as a subset of its grammar");
                         self.incomplete.push((None, why));
                     }
-                    if self.config.get_escapes() == Escapes::Canonical {
-                        for r in &regexes {
-                            parts.push(format!("\"{}\"", self.automata.fixed(r)));
+                    let canonical = self.config.get_escapes() == Escapes::Canonical;
+                    if let Some(body) = canonical.then(|| self.automata.fixed_all(&regexes)) {
+                        match body {
+                            Some(body) => parts.push(format!("\"{body}\"")),
+                            None => parts.extend(
+                                regexes
+                                    .iter()
+                                    .map(|r| format!("\"{}\"", self.automata.fixed(r))),
+                            ),
                         }
                     } else if let Some(canonical) = self.automata.intersect(&regexes)? {
                         // Re-spelled once, after the pieces are intersected: each piece

@@ -6,6 +6,7 @@
 //! intersection or complement of languages are refused by name until the byte-DFA
 //! algebra is used here.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -118,6 +119,13 @@ pub(crate) struct Translator<'a> {
     pub(crate) warnings: Vec<Warning>,
     /// `$ref` targets being expanded, innermost last (for the recursion cut).
     pub(crate) active_refs: Vec<String>,
+    /// `$ref` targets a fold took into the object being translated: active only for the
+    /// members that stand inside them (`crate::fold`), so a member from one target that
+    /// refers to another is not read as recursion.
+    pub(crate) folded_refs: Vec<String>,
+    /// The sub-schemas at the JSON pointers looked up so far: a fold looks up every
+    /// object it meets, and resolving a pointer token by token allocates per token.
+    pointers: RefCell<HashMap<String, Option<&'a Value>>>,
     /// Sub-schemas being translated, one inside the next (bounded by [`MAX_NESTING`]).
     nesting: usize,
     /// Targets where recursion was cut at [`Config::recursion_depth`].
@@ -158,6 +166,8 @@ impl<'a> Translator<'a> {
             config,
             warnings: Vec::new(),
             active_refs: Vec::new(),
+            folded_refs: Vec::new(),
+            pointers: RefCell::new(HashMap::new()),
             nesting: 0,
             cuts: Vec::new(),
             anchors,
@@ -274,16 +284,16 @@ impl<'a> Translator<'a> {
         };
         // `allOf` and `$ref` folded in where exact (`crate::fold`), their targets active.
         let folded = self.fold(map, pointer);
-        let active = self.active_refs.len();
+        let active = self.folded_refs.len();
         let map = match &folded {
             Some(folded) => {
-                self.active_refs.extend(folded.targets.iter().cloned());
+                self.folded_refs.extend(folded.targets.iter().cloned());
                 &folded.map
             }
             None => map,
         };
         let lang = self.combined(map, pointer, level);
-        self.active_refs.truncate(active);
+        self.folded_refs.truncate(active);
         if let Some(outer) = outer {
             self.hint = outer;
         }
@@ -340,13 +350,25 @@ impl<'a> Translator<'a> {
             }
         }
         if let Some(target) = map.get("$ref").and_then(Value::as_str) {
-            subs.extend(self.resolve(target).and_then(|p| self.root.pointer(&p)));
+            subs.extend(self.resolve(target).and_then(|p| self.at(&p)));
         }
         for sub in subs {
             if let Value::Object(m) = sub {
                 self.collect_names(m, out, depth + 1);
             }
         }
+    }
+
+    /// The sub-schema at `pointer` in the document (remembered).
+    pub(crate) fn at(&self, pointer: &str) -> Option<&'a Value> {
+        if let Some(found) = self.pointers.borrow().get(pointer) {
+            return *found;
+        }
+        let found = self.root.pointer(pointer);
+        self.pointers
+            .borrow_mut()
+            .insert(pointer.to_string(), found);
+        found
     }
 
     /// The JSON pointer a local `$ref` target names.
@@ -368,7 +390,7 @@ impl<'a> Translator<'a> {
             let why = format!("`{target}` is not a local reference (`#`, `#/pointer` or a `$anchor` of this document)");
             return Err(JsonSchemaError::at(pointer, "$ref", why));
         };
-        let Some(schema) = self.root.pointer(&target_pointer) else {
+        let Some(schema) = self.at(&target_pointer) else {
             return Err(JsonSchemaError::at(
                 pointer,
                 "$ref",
@@ -378,6 +400,7 @@ impl<'a> Translator<'a> {
         let active = self
             .active_refs
             .iter()
+            .chain(&self.folded_refs)
             .filter(|p| **p == target_pointer)
             .count();
         if active >= self.config.get_recursion_depth() {
@@ -388,18 +411,37 @@ impl<'a> Translator<'a> {
             ));
             return Ok(None);
         }
+        let folded = self.enter_folded(&target_pointer);
         let mark = match self.recall(&target_pointer, level) {
-            Ok(lang) => return Ok(lang),
+            Ok(lang) => {
+                self.folded_refs = folded;
+                return Ok(lang);
+            }
             Err(mark) => mark,
         };
         self.active_refs.push(target_pointer.clone());
         let lang = self.schema(schema, &target_pointer, level);
         self.active_refs.pop();
+        self.folded_refs = folded;
         match &lang {
             Ok(l) => self.remember(mark, l),
             Err(_) => self.forget(mark),
         }
         lang
+    }
+
+    /// Keeps active only the folded targets that `pointer` stands inside, and returns all
+    /// of them to be restored after: a folded object's members are `$ref`s to where they
+    /// stand, and one from target A that refers to target B is not inside B.
+    #[inline(never)]
+    fn enter_folded(&mut self, pointer: &str) -> Vec<String> {
+        let inside: Vec<String> = self
+            .folded_refs
+            .iter()
+            .filter(|t| crate::memo::within(pointer, t))
+            .cloned()
+            .collect();
+        std::mem::replace(&mut self.folded_refs, inside)
     }
 
     /// The assertions of one schema object, by instance type.
@@ -461,6 +503,19 @@ impl<'a> Translator<'a> {
         let mut rest = map.clone();
         rest.remove("enum");
         rest.remove("const");
+        let filtered = ASSERTIONS.iter().any(|k| rest.contains_key(*k));
+        if filtered && !rest.contains_key("type") {
+            // Only the listed values' types are filtered: the other types' languages (every
+            // array, object, ... up to the depth) would only be built to go unused.
+            let mut listed_types: Vec<Value> = Vec::new();
+            for v in &values {
+                let t = Value::from(json_type(v.value));
+                if !listed_types.contains(&t) {
+                    listed_types.push(t);
+                }
+            }
+            rest.insert("type".into(), Value::Array(listed_types));
+        }
         let texts: Vec<String> = values
             .iter()
             .map(|v| crate::value::to_text(*v, self.numbers, self.config.get_whitespace(), level))
@@ -474,7 +529,7 @@ impl<'a> Translator<'a> {
                 ),
             ));
         }
-        let texts = if ASSERTIONS.iter().any(|k| rest.contains_key(*k)) {
+        let texts = if filtered {
             match self.assertions(&rest, pointer, level)? {
                 None => Vec::new(),
                 Some(regex) => self.automata.filter_matching(&regex, texts)?,
@@ -753,6 +808,18 @@ fn percent_decode(s: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The JSON Schema type of `value` (`number` for every number).
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 #[cfg(test)]

@@ -198,6 +198,34 @@ fn additional_items_is_ignored_beside_a_schema_items() {
     );
 }
 
+/// A complement is taken within values as deep as the universe's: an operand that admits
+/// everything leaves nothing, however deep (found by the mutation proptest: `not: true`
+/// admitted `[[[]]]`, the values just past the operand's depth cut).
+#[test]
+fn complements_of_everything_are_empty_at_every_depth() {
+    for schema in [
+        json!({"not": true}),
+        json!({"not": {}}),
+        json!({"type": ["array", "null"], "not": true, "items": {"not": {"type": "string"}}}),
+        json!({"if": {"type": "array"}, "then": false, "else": {"type": "array"}}),
+    ] {
+        let out = JsonSchemaCompiler::new().value_to_regex(&schema);
+        assert!(out.is_err(), "{schema} admits a text");
+    }
+    for schema in [
+        json!({"if": true, "then": {"type": "array"}, "else": false}),
+        json!({"type": "array", "not": {"not": true}}),
+    ] {
+        let dfa = JsonSchemaCompiler::new()
+            .value_to_regex(&schema)
+            .unwrap()
+            .dfa(100_000);
+        let dfa = dfa.unwrap();
+        assert!(dfa.is_match(b"[]"), "{schema}");
+        differential(&schema);
+    }
+}
+
 /// Whether `schema` (JSON text, read at the decimal values it writes) admits `text`.
 fn admits(schema: &str, text: &str) -> bool {
     JsonSchemaCompiler::new()
