@@ -64,6 +64,26 @@ fstc_status fstc_compile(const fstc_vocabulary *vocab, uint32_t source, const ch
 fstc_status fstc_compile_lazy(const fstc_vocabulary *vocab, uint32_t source, const char *text,
                               size_t len, fstc_automaton **out);
 
+/* As fstc_compile, or with "lazy": true as fstc_compile_lazy, with options: options_len bytes
+ * of a JSON object (NULL with 0 for none) whose names and values are Python's keyword
+ * arguments of the same compile (docs/python.md) and the CLI's options with '_' for '-':
+ *   regex:       lazy, dialect ("regex", "ecmascript"), dfa_state_limit, token_edge_limit,
+ *                image_tokens (a list of ids);
+ *   JSON Schema: lazy, whitespace ("flexible", "compact", "pretty"), max_whitespace, indent,
+ *                escapes ("canonical", "any"), additional_properties, recursion_depth,
+ *                any_json_depth, lenient, dfa_state_limit, token_edge_limit, time_budget
+ *                (seconds), memory_budget (bytes), state_work_limit;
+ *   grammar:     syntax ("gbnf", "lark", "ebnf", "paper"), node_limit, token_edge_limit,
+ *                pop_limit, config_limit, require_deterministic, time_budget, memory_budget.
+ * token_edge_limit and image_tokens are an eager compile's, state_work_limit a lazy one's (the
+ * work of composing one state, default 2^23 steps; past it the mask or token call that needed
+ * the state is FSTC_ERR_COMPOSE_LIMIT). An unknown name, a value of the wrong kind or out of
+ * range, an option of the other mode, or text that is not a JSON object is
+ * FSTC_ERR_INVALID_ARGUMENT naming it. */
+fstc_status fstc_compile_with_options(const fstc_vocabulary *vocab, uint32_t source,
+                                      const char *text, size_t len, const char *options,
+                                      size_t options_len, fstc_automaton **out);
+
 #ifdef __cplusplus
 }
 #endif

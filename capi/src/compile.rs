@@ -12,6 +12,7 @@ use std::ffi::{c_char, CStr};
 use std::sync::Arc;
 
 use fstc_core::any::AnyAutomaton;
+use fstc_core::options::{check_lazy, OptionError, OptionValue};
 use fstc_core::vocab::{ByteVocabulary, TokenVocabulary, VocabTrie};
 
 use crate::{
@@ -243,7 +244,7 @@ pub unsafe extern "C" fn fstc_compile(
     // SAFETY: forwarded contract.
     unsafe {
         compile_into(vocab, text, len, out, |trie, text| {
-            compile_text(trie, source, text).map(|a| Automaton::Shared(a.into()))
+            compile_source(trie, source, text, &Options::default())
         })
     }
 }
@@ -263,14 +264,42 @@ pub unsafe extern "C" fn fstc_compile_lazy(
     len: usize,
     out: *mut *mut FstcAutomaton,
 ) -> FstcStatus {
+    let options = Options {
+        lazy: true,
+        ..Options::default()
+    };
     // SAFETY: forwarded contract.
     unsafe {
         compile_into(vocab, text, len, out, |trie, text| {
-            let automaton = compile_lazy_text(trie, source, text)?;
-            Ok(Automaton::Lazy {
-                automaton,
-                fingerprint: trie.fingerprint(),
-            })
+            compile_source(trie, source, text, &options)
+        })
+    }
+}
+
+/// Compiles as `fstc_compile`, or with `"lazy": true` as `fstc_compile_lazy`, with the
+/// options in `options` (`options_len` bytes of a JSON object; null with 0 for none): the
+/// names and values of Python's keyword arguments of the same compile, read by the same
+/// `Config::with_options`. An option the source does not take, a value it cannot take, or
+/// text that is not a JSON object is `FSTC_ERR_INVALID_ARGUMENT` naming it.
+///
+/// # Safety
+/// As `fstc_compile`; `options` null (with `options_len` 0) or `options_len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn fstc_compile_with_options(
+    vocab: *const FstcVocabulary,
+    source: u32,
+    text: *const c_char,
+    len: usize,
+    options: *const c_char,
+    options_len: usize,
+    out: *mut *mut FstcAutomaton,
+) -> FstcStatus {
+    // SAFETY: per this function's contract; an error is reported by `compile_into`.
+    let options = unsafe { slice(options.cast::<u8>(), options_len, "options") };
+    // SAFETY: forwarded contract.
+    unsafe {
+        compile_into(vocab, text, len, out, |trie, text| {
+            compile_source(trie, source, text, &Options::read(options?)?)
         })
     }
 }
@@ -321,17 +350,118 @@ fn unknown_source(source: u32) -> Failure {
     )
 }
 
+/// The options of one compile: `lazy`, the lazy automaton's `state_work_limit`, and the
+/// front end's by name.
+#[derive(Default)]
+struct Options {
+    lazy: bool,
+    state_work_limit: Option<u64>,
+    named: Vec<(String, OptionValue)>,
+}
+
+impl Options {
+    /// The options of a JSON object; empty text is none.
+    fn read(json: &[u8]) -> Result<Options, Failure> {
+        let mut options = Options::default();
+        if json.is_empty() {
+            return Ok(options);
+        }
+        let object: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(json)
+            .map_err(|e| invalid_option(format!("not a JSON object ({e})")))?;
+        for (name, value) in object {
+            let value = option_value(&name, value)?;
+            match name.as_str() {
+                "lazy" => options.lazy = value.bool("lazy").map_err(invalid_option)?,
+                _ => options.named.push((name, value)),
+            }
+        }
+        let names = options.named.iter().map(|(name, _)| name.as_str());
+        check_lazy(options.lazy, names).map_err(invalid_option)?;
+        if let Some(i) = (options.named.iter()).position(|(name, _)| name == "state_work_limit") {
+            let (name, value) = options.named.remove(i);
+            options.state_work_limit = Some(value.u64(&name).map_err(invalid_option)?);
+        }
+        Ok(options)
+    }
+
+    /// A front end's `Config` with these options set.
+    fn config<C>(
+        &self,
+        with_options: impl FnOnce(&[(&str, OptionValue)]) -> Result<C, OptionError>,
+    ) -> Result<C, Failure> {
+        let named: Vec<(&str, OptionValue)> = (self.named.iter())
+            .map(|(name, value)| (name.as_str(), value.clone()))
+            .collect();
+        with_options(&named).map_err(invalid_option)
+    }
+}
+
+fn invalid_option(e: impl std::fmt::Display) -> Failure {
+    fail(FstcStatus::InvalidArgument, format!("options: {e}"))
+}
+
+/// A JSON value as an option's value: a boolean, a non-negative integer, a number, a string
+/// or a list of non-negative integers.
+fn option_value(name: &str, value: serde_json::Value) -> Result<OptionValue, Failure> {
+    use serde_json::Value;
+    let unreadable = || invalid_option(format!("argument '{name}' cannot be {value}"));
+    Ok(match &value {
+        Value::Bool(b) => OptionValue::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_f64()) {
+            (Some(v), _) => OptionValue::Int(v),
+            (None, Some(v)) if !n.is_i64() => OptionValue::Float(v),
+            _ => {
+                return Err(invalid_option(format!(
+                    "argument '{name}' must be from 0, got {n}"
+                )))
+            }
+        },
+        Value::String(s) => OptionValue::Str(s.clone()),
+        Value::Array(items) => OptionValue::Ints(
+            (items.iter())
+                .map(|v| v.as_u64().ok_or_else(unreadable))
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::Null | Value::Object(_) => return Err(unreadable()),
+    })
+}
+
+/// `text` compiled as `source` with `options`, eagerly or lazily.
+fn compile_source(
+    trie: &Arc<VocabTrie>,
+    source: u32,
+    text: &str,
+    options: &Options,
+) -> Result<Automaton, Failure> {
+    if !options.lazy {
+        return Ok(Automaton::Shared(
+            compile_text(trie, source, text, options)?.into(),
+        ));
+    }
+    let automaton = compile_lazy_text(trie, source, text, options)?;
+    if let Some(steps) = options.state_work_limit {
+        automaton.set_state_work_limit(steps);
+    }
+    Ok(Automaton::Lazy {
+        automaton,
+        fingerprint: trie.fingerprint(),
+    })
+}
+
 fn compile_lazy_text(
     trie: &Arc<VocabTrie>,
     source: u32,
     text: &str,
+    options: &Options,
 ) -> Result<fstc_core::lazy::LazyAutomaton, Failure> {
     match source {
         SOURCE_REGEX => fstc_regex::RegexCompiler::new()
+            .configure(options.config(|o| fstc_regex::Config::new().with_options(o))?)
             .compile_lazy(text, Arc::clone(trie))
             .map(|c| c.automaton)
             .map_err(|e| compile_error(&e)),
         SOURCE_JSON_SCHEMA => fstc_json::JsonSchemaCompiler::new()
+            .configure(options.config(|o| fstc_json::Config::new().with_options(o))?)
             .compile_lazy(text, Arc::clone(trie))
             .map(|c| c.automaton)
             .map_err(|e| compile_error(&e)),
@@ -344,17 +474,25 @@ fn compile_lazy_text(
     }
 }
 
-fn compile_text(trie: &VocabTrie, source: u32, text: &str) -> Result<AnyAutomaton, Failure> {
+fn compile_text(
+    trie: &VocabTrie,
+    source: u32,
+    text: &str,
+    options: &Options,
+) -> Result<AnyAutomaton, Failure> {
     match source {
         SOURCE_REGEX => fstc_regex::RegexCompiler::new()
+            .configure(options.config(|o| fstc_regex::Config::new().with_options(o))?)
             .compile_with_trie(text, trie)
             .map(|c| AnyAutomaton::Fsa(c.automaton))
             .map_err(|e| compile_error(&e)),
         SOURCE_JSON_SCHEMA => fstc_json::JsonSchemaCompiler::new()
+            .configure(options.config(|o| fstc_json::Config::new().with_options(o))?)
             .compile_with_trie(text, trie)
             .map(|c| AnyAutomaton::Fsa(c.automaton))
             .map_err(|e| compile_error(&e)),
         SOURCE_GRAMMAR => fstc_pda::GrammarCompiler::new()
+            .configure(options.config(|o| fstc_pda::Config::new().with_options(o))?)
             .compile_with_trie(text, trie)
             .map(|c| AnyAutomaton::Pda(c.automaton))
             .map_err(|e| compile_error(&e)),

@@ -40,8 +40,8 @@ pub struct CompileGrammarArgs {
     config_limit: Option<usize>,
     /// Refuse a grammar whose conflicts one byte of lookahead does not decide, listing
     /// them, instead of compiling a nondeterministic token PDA.
-    #[arg(long)]
-    deterministic: bool,
+    #[arg(long, alias = "deterministic")]
+    require_deterministic: bool,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Print the compile's phase timings and the token PDA's size to stderr.
@@ -100,7 +100,7 @@ pub fn compile_grammar(args: CompileGrammarArgs) -> Result<ExitCode> {
     if let Some(n) = args.config_limit {
         config = config.config_limit(n);
     }
-    if args.deterministic {
+    if args.require_deterministic {
         config = config.require_deterministic(true);
     }
     if let Some(budget) = args.budget.time_budget {

@@ -17,6 +17,7 @@
 
 use std::fmt;
 use std::path::Path;
+use std::time::Instant;
 
 use crate::format::{self, FormatError, Layout};
 use crate::parts::{self, PartsError, PartsErrorKind};
@@ -59,6 +60,24 @@ impl TokenAutomaton<Vec<u32>> {
         let words = format::write_token_fsa(parts::canonical(parts)?)?;
         let layout = layout_of_written(&words, format::validate)?;
         Ok(TokenAutomaton { words, layout })
+    }
+
+    /// [`from_class_parts`](Self::from_class_parts), giving up (`Ok(None)`) once
+    /// `deadline` has passed, polled while the classes are grouped and before the file is
+    /// written: a compile's time budget over a large automaton.
+    pub fn from_class_parts_before(
+        parts: ClassParts,
+        deadline: Option<Instant>,
+    ) -> Result<Option<TokenAutomaton>, PartsError> {
+        let Some(canonical) = parts::canonical_before(parts, deadline)? else {
+            return Ok(None);
+        };
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(None);
+        }
+        let words = format::write_token_fsa(canonical)?;
+        let layout = layout_of_written(&words, format::validate)?;
+        Ok(Some(TokenAutomaton { words, layout }))
     }
 
     /// Validates `bytes` as an automaton file and copies them into owned words; works at

@@ -99,6 +99,8 @@ pub mod minimize;
 #[cfg(feature = "compile")]
 pub mod ops;
 #[cfg(feature = "compile")]
+pub mod options;
+#[cfg(feature = "compile")]
 pub mod reference;
 
 pub use any::AnyAutomaton;

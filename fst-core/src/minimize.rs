@@ -103,6 +103,9 @@ fn minimal_dfa_until(
         Some(useful) => restrict(&useful, start, accepting, edges),
         None => return Ok((vec![false], vec![Vec::new()])),
     };
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(PastDeadline);
+    }
     let key: Vec<u32> = accepting.iter().map(|&a| u32::from(a)).collect();
     let block = coarsest_partition(&key, &edges, deadline)?;
     let quotient = canonical(0, &block, &edges);
@@ -444,7 +447,7 @@ fn coarsest_partition(
     deadline: Option<Instant>,
 ) -> Result<Vec<u32>, PastDeadline> {
     let n = key.len();
-    let (tail, class, head, num_classes) = class_transitions(edges);
+    let (tail, class, head, num_classes) = class_transitions(edges, deadline)?;
     let transitions = || (0..tail.len()).map(|t| (tail[t], head[t], class[t]));
     let (in_start, sources, classes) = edge_sources(n, transitions);
     let incoming: Vec<(u32, u32)> = classes.into_iter().zip(sources).collect();
@@ -457,6 +460,9 @@ fn coarsest_partition(
     Ok(partition.blk)
 }
 
+/// Transitions by class: `(tail, class, head, number of classes)`.
+type ClassTransitions = (Vec<u32>, Vec<u32>, Vec<u32>, usize);
+
 /// The transitions to refine with, as `(tail, class, head, number of classes)`, grouped
 /// by class.
 ///
@@ -466,14 +472,17 @@ fn coarsest_partition(
 /// digit token acts alike in `[0-9]+`, every lowercase token of one length in
 /// `[a-z]{1,30}`. This shrinks the refinement from all edges to a handful on typical
 /// patterns.
-fn class_transitions(edges: &[Vec<(u32, StateId)>]) -> (Vec<u32>, Vec<u32>, Vec<u32>, usize) {
+fn class_transitions(
+    edges: &[Vec<(u32, StateId)>],
+    deadline: Option<Instant>,
+) -> Result<ClassTransitions, PastDeadline> {
     let dense = dense_labels(edges);
     let edges = dense.as_deref().unwrap_or(edges);
     let num_labels = (edges.iter().flatten())
         .map(|&(l, _)| l as usize + 1)
         .max()
         .unwrap_or(0);
-    let columns = Columns::group(num_labels, edges);
+    let columns = Columns::group_before(num_labels, edges, deadline).ok_or(PastDeadline)?;
     // The edges of each class's smallest label, counted then placed by class.
     let num_classes = columns.num_classes();
     let mut start = vec![0u32; num_classes + 1];
@@ -494,7 +503,7 @@ fn class_transitions(edges: &[Vec<(u32, StateId)>]) -> (Vec<u32>, Vec<u32>, Vec<
             start[c as usize] += 1;
         }
     }
-    (tail, class, head, num_classes)
+    Ok((tail, class, head, num_classes))
 }
 
 /// The edges of `list` whose label is its class's smallest, as `(class, target)`.

@@ -9,6 +9,7 @@
 
 use std::fmt;
 use std::hash::Hash;
+use std::time::Instant;
 
 use crate::vocab::MAX_VOCAB_SIZE;
 use columns::Columns;
@@ -346,6 +347,15 @@ fn check_edge_lists(
 /// Checks class parts and brings them to canonical form: classes merged when their edges
 /// agree everywhere, unused ones dropped, numbered by smallest token.
 pub(crate) fn canonical(parts: ClassParts) -> Result<CanonicalParts, PartsError> {
+    Ok(canonical_before(parts, None)?.expect("no deadline"))
+}
+
+/// [`canonical`], giving up (`None`) once `deadline` has passed: polled after the edge
+/// lists are sorted and inside the grouping of classes.
+pub(crate) fn canonical_before(
+    parts: ClassParts,
+    deadline: Option<Instant>,
+) -> Result<Option<CanonicalParts>, PartsError> {
     let ClassParts {
         vocab_size,
         vocab_fingerprint,
@@ -376,12 +386,17 @@ pub(crate) fn canonical(parts: ClassParts) -> Result<CanonicalParts, PartsError>
             )
         })
     })?;
-    let classes = layout_classes(given_classes, &class_of_token, &edges)?;
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return Ok(None);
+    }
+    let Some(classes) = layout_classes(given_classes, &class_of_token, &edges, deadline)? else {
+        return Ok(None);
+    };
     let num_classes = classes.sizes.len() as u32;
     for list in &mut edges {
         relabel_edges(list, given_classes, num_classes, &classes.final_of_class);
     }
-    Ok(CanonicalParts {
+    Ok(Some(CanonicalParts {
         vocab_size,
         vocab_fingerprint,
         eos_ids,
@@ -395,7 +410,7 @@ pub(crate) fn canonical(parts: ClassParts) -> Result<CanonicalParts, PartsError>
         uniform: classes.uniform,
         edges,
         terminals,
-    })
+    }))
 }
 
 /// Canonical classes of checked edges, for [`CanonicalParts`].
@@ -414,10 +429,13 @@ fn layout_classes<T: Hash + Eq + Copy>(
     given_classes: u32,
     class_of_token: &[u32],
     edges: &[Vec<(u32, T)>],
-) -> Result<ClassLayout, PartsError> {
+    deadline: Option<Instant>,
+) -> Result<Option<ClassLayout>, PartsError> {
     // Merging works on classes; the passes over the token ids (check, mask words, class
     // map) take a word of one class in one step.
-    let columns = Columns::group(given_classes as usize, edges);
+    let Some(columns) = Columns::group_before(given_classes as usize, edges, deadline) else {
+        return Ok(None);
+    };
     let num_groups = columns.num_classes();
     let group_of = columns.class_of;
     check_token_classes(given_classes, class_of_token)?;
@@ -428,13 +446,13 @@ fn layout_classes<T: Hash + Eq + Copy>(
         .iter()
         .map(|&g| renumber(&classes.final_of_group, g))
         .collect();
-    Ok(ClassLayout {
+    Ok(Some(ClassLayout {
         word_offsets: classes.word_offsets,
         words: classes.words,
         sizes: classes.sizes,
         final_of_class,
         uniform,
-    })
+    }))
 }
 
 /// Checks the class map's size and that no EOS id is in a class.

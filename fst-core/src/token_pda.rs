@@ -12,7 +12,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::automaton::{layout_of_written, TokenAutomaton};
-use crate::fast_hash::FastMap;
 use crate::format::{self, FormatError, PdaLayout};
 use crate::parts::{self, PartsError, PdaEdge, PdaParts, StateId, NO_CLASS};
 use crate::pop_closure::{ClosureSource, PopClosure};
@@ -31,9 +30,20 @@ pub struct TokenPda<W: AsRef<[u32]> = Vec<u32>> {
     closure: Arc<PopClosure>,
     /// Derived on load: the longest push sequence, for the walker's stack-limit check.
     max_push: usize,
-    /// Derived on load (nondeterministic PDAs): per `(node, class)` with many results,
-    /// their pushes as a DAG for the GLR walker.
-    push_dags: Arc<FastMap<(StateId, u32), PushDag>>,
+    /// Derived on load (nondeterministic PDAs): per class edge with many results, their
+    /// pushes as a DAG for the GLR walker.
+    push_dags: Arc<PushDags>,
+}
+
+/// No push DAG for a class edge.
+const NO_DAG: u32 = u32::MAX;
+
+/// The push DAGs of a nondeterministic PDA, found by class edge index.
+#[derive(Clone, Debug, Default)]
+struct PushDags {
+    /// Per class edge (up to the last one with a DAG): its DAG's index, or [`NO_DAG`].
+    of_edge: Vec<u32>,
+    dags: Vec<PushDag>,
 }
 
 impl TokenPda<Vec<u32>> {
@@ -103,10 +113,10 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
         pda
     }
 
-    /// The [`PushDag`] of each `(node, class)` with at least [`MIN_RESULTS`] results (and
-    /// not too many symbols, see [`PushDag::of`]).
-    fn derive_push_dags(&self) -> FastMap<(StateId, u32), PushDag> {
-        let mut dags = FastMap::default();
+    /// The [`PushDag`] of each class edge with at least [`MIN_RESULTS`] results (and not
+    /// too many symbols, see [`PushDag::of`]).
+    fn derive_push_dags(&self) -> PushDags {
+        let mut dags = PushDags::default();
         if self.is_deterministic() {
             return dags;
         }
@@ -119,17 +129,40 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
                     .map(|(target, push)| (target, self.push_seq(push)))
                     .collect();
                 if let Some(dag) = PushDag::of(&results) {
-                    dags.insert((node, class), dag);
+                    if dags.of_edge.len() <= e {
+                        dags.of_edge.resize(e + 1, NO_DAG);
+                    }
+                    dags.of_edge[e] = dags.dags.len() as u32;
+                    dags.dags.push(dag);
                 }
             }
         }
         dags
     }
 
-    /// The push DAG of `node`'s results for `class`, where it has many.
+    /// `node`'s edge for `class`: its index and target (the first result's).
     #[inline]
-    pub(crate) fn push_dag(&self, node: StateId, class: u32) -> Option<&PushDag> {
-        self.push_dags.get(&(node, class))
+    pub(crate) fn class_edge(&self, node: StateId, class: u32) -> Option<(usize, StateId)> {
+        self.control.class_edge(node, class)
+    }
+
+    /// The push DAG of class edge `e`'s results, where it has many.
+    #[inline]
+    pub(crate) fn edge_dag(&self, e: usize) -> Option<&PushDag> {
+        let i = *self.push_dags.of_edge.get(e)?;
+        self.push_dags.dags.get(i as usize)
+    }
+
+    /// The results `(target, push sequence index)` of class edge `e` whose target is
+    /// `target`: its own, then its alternatives.
+    #[inline]
+    pub(crate) fn results_of_edge(
+        &self,
+        e: usize,
+        target: StateId,
+    ) -> impl Iterator<Item = (StateId, u32)> + '_ {
+        std::iter::once((target, self.edge_push(e)))
+            .chain(self.alternatives(e).chunks_exact(2).map(|p| (p[0], p[1])))
     }
 
     /// The pop closure (see [`crate::pop_closure`]).
@@ -329,11 +362,9 @@ impl<W: AsRef<[u32]>> TokenPda<W> {
         class: u32,
     ) -> impl Iterator<Item = (StateId, u32)> + '_ {
         let found = self.control.class_edge(node, class);
-        let first = found.map(|(e, target)| (target, self.edge_push(e)));
-        let alts = found.map_or(&[][..], |(e, _)| self.alternatives(e));
-        first
+        found
             .into_iter()
-            .chain(alts.chunks_exact(2).map(|p| (p[0], p[1])))
+            .flat_map(|(e, target)| self.results_of_edge(e, target))
     }
 
     /// `node`'s pop edges as flattened `(symbol, target)` pairs, symbols increasing.

@@ -58,6 +58,7 @@ pub mod error;
 pub mod gbnf;
 pub mod grammar;
 pub mod lark;
+mod options;
 mod rtn;
 mod syntax;
 
@@ -66,5 +67,6 @@ pub use compiler::GrammarCompiler;
 pub use config::Config;
 pub use error::{PdaError, PdaErrorKind};
 pub use grammar::{Grammar, Symbol};
+pub use options::OPTION_NAMES;
 pub use rtn::regular_dfa;
 pub use syntax::Syntax;

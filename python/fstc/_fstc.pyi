@@ -128,6 +128,7 @@ def compile_grammar(
     token_edge_limit: Optional[int] = None,
     pop_limit: Optional[int] = None,
     config_limit: Optional[int] = None,
+    require_deterministic: bool = False,
     time_budget: Optional[float] = None,
     memory_budget: Optional[int] = None,
 ) -> AnyAutomaton: ...
@@ -178,6 +179,7 @@ def compile_json_schema(
     dfa_state_limit: Optional[int] = None,
     time_budget: Optional[float] = None,
     memory_budget: Optional[int] = None,
+    state_work_limit: Optional[int] = None,
 ) -> Tuple[LazyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_json_schema(
@@ -197,6 +199,7 @@ def compile_json_schema(
     token_edge_limit: Optional[int] = None,
     time_budget: Optional[float] = None,
     memory_budget: Optional[int] = None,
+    state_work_limit: Optional[int] = None,
 ) -> Tuple[Automaton, List[SchemaWarning]]: ...
 
 @overload
@@ -231,6 +234,7 @@ def compile_structural_tag(
     any_json_depth: Optional[int] = None,
     lenient: bool = False,
     dfa_state_limit: Optional[int] = None,
+    state_work_limit: Optional[int] = None,
 ) -> Tuple[LazyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_structural_tag(
@@ -248,6 +252,7 @@ def compile_structural_tag(
     lenient: bool = False,
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
+    state_work_limit: Optional[int] = None,
 ) -> Tuple[Automaton, List[SchemaWarning]]: ...
 
 def compile_expr(

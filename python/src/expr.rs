@@ -66,7 +66,7 @@ pub fn compile_expr(
             )))
         }
     };
-    let mut config = JsonOptions {
+    let options = JsonOptions {
         whitespace,
         max_whitespace,
         indent,
@@ -79,10 +79,9 @@ pub fn compile_expr(
         time_budget,
         memory_budget,
     }
-    .config()?;
-    if let Some(limit) = optional_usize(token_edge_limit, "token_edge_limit")? {
-        config = config.token_edge_limit(limit);
-    }
+    .options()?
+    .int("token_edge_limit", token_edge_limit.as_ref())?;
+    let config = options.apply(|o| fstc_json::Config::new().with_options(o))?;
     let mut compiler = ExprCompiler::new().configure(config).boolean_level(level);
     if let Some(n) = optional_usize(state_limit, "state_limit")? {
         compiler = compiler.state_limit(n);

@@ -88,20 +88,3 @@ fn as_int<'py>(ob: Borrowed<'_, 'py, PyAny>) -> PyResult<Bound<'py, PyInt>> {
 pub(crate) fn optional_usize(value: Option<Int>, name: &str) -> PyResult<Option<usize>> {
     value.map(|v| v.usize(name)).transpose()
 }
-
-/// An optional number of seconds (a time budget) as a `Duration`; negative, NaN or too
-/// large raises `FstcError` (a `ValueError`) naming the argument, as integers do.
-pub(crate) fn optional_seconds(
-    value: Option<f64>,
-    name: &str,
-) -> PyResult<Option<std::time::Duration>> {
-    value
-        .map(|seconds| {
-            std::time::Duration::try_from_secs_f64(seconds).map_err(|e| {
-                FstcError::new_err(format!(
-                    "argument '{name}' must be a number of seconds from 0, got {seconds} ({e})"
-                ))
-            })
-        })
-        .transpose()
-}

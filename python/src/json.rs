@@ -7,15 +7,16 @@ use fstc_core::any;
 use fstc_core::compiled::{Compiled, Warning};
 use fstc_core::lazy;
 use fstc_core::vocab::VocabTrie;
-use fstc_json::{Config, Escapes, JsonSchemaCompiler, Whitespace};
+use fstc_json::{Config, JsonSchemaCompiler};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
-use crate::ints::{optional_seconds, optional_usize, Int};
-use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
+use crate::ints::Int;
+use crate::lazy::{EitherAutomaton, LazyAutomaton};
+use crate::options::Options;
 use crate::vocab::Vocabulary;
 
 /// A schema keyword the automaton does not enforce (only under `lenient=True`).
@@ -71,29 +72,6 @@ pub(crate) fn json_text(schema: &Bound<'_, PyAny>, what: &str) -> PyResult<Strin
         })
 }
 
-/// The whitespace style named by `whitespace`.
-fn whitespace(name: &str, max_whitespace: usize, indent: usize) -> PyResult<Whitespace> {
-    match name {
-        "flexible" => Ok(Whitespace::Flexible { max_whitespace }),
-        "compact" => Ok(Whitespace::Compact),
-        "pretty" => Ok(Whitespace::Pretty { indent }),
-        other => Err(PyValueError::new_err(format!(
-            "whitespace must be \"flexible\", \"compact\" or \"pretty\", got {other:?}"
-        ))),
-    }
-}
-
-/// The string escapes named by `escapes`.
-fn escapes(name: &str) -> PyResult<Escapes> {
-    match name {
-        "canonical" => Ok(Escapes::Canonical),
-        "any" => Ok(Escapes::Any),
-        other => Err(PyValueError::new_err(format!(
-            "escapes must be \"canonical\" or \"any\", got {other:?}"
-        ))),
-    }
-}
-
 /// The output-form options of `compile_json_schema`, shared by `compile_structural_tag`.
 pub(crate) struct JsonOptions<'a> {
     pub whitespace: &'a str,
@@ -110,34 +88,21 @@ pub(crate) struct JsonOptions<'a> {
 }
 
 impl JsonOptions<'_> {
-    /// The JSON compiler's options (the token edge limit, eager only, is set by the caller);
-    /// an integer out of range raises `FstcError` naming its argument.
-    pub(crate) fn config(self) -> PyResult<Config> {
-        let mut config = Config::new()
-            .whitespace(whitespace(
-                self.whitespace,
-                self.max_whitespace.usize("max_whitespace")?,
-                self.indent.usize("indent")?,
-            )?)
-            .escapes(escapes(self.escapes)?)
-            .additional_properties(self.additional_properties)
-            .lenient(self.lenient);
-        if let Some(depth) = optional_usize(self.recursion_depth, "recursion_depth")? {
-            config = config.recursion_depth(depth);
-        }
-        if let Some(depth) = optional_usize(self.any_json_depth, "any_json_depth")? {
-            config = config.any_json_depth(depth);
-        }
-        if let Some(limit) = optional_usize(self.dfa_state_limit, "dfa_state_limit")? {
-            config = config.dfa_state_limit(limit);
-        }
-        if let Some(budget) = optional_seconds(self.time_budget, "time_budget")? {
-            config = config.time_budget(budget);
-        }
-        if let Some(bytes) = optional_usize(self.memory_budget, "memory_budget")? {
-            config = config.memory_budget(bytes);
-        }
-        Ok(config)
+    /// The JSON compiler's options by name (the caller adds the eager or lazy ones); an
+    /// integer out of range raises `FstcError` naming its argument.
+    pub(crate) fn options(self) -> PyResult<Options> {
+        Options::default()
+            .text("whitespace", self.whitespace)
+            .int("max_whitespace", Some(&self.max_whitespace))?
+            .int("indent", Some(&self.indent))?
+            .text("escapes", self.escapes)
+            .flag("additional_properties", self.additional_properties)
+            .flag("lenient", self.lenient)
+            .int("recursion_depth", self.recursion_depth.as_ref())?
+            .int("any_json_depth", self.any_json_depth.as_ref())?
+            .int("dfa_state_limit", self.dfa_state_limit.as_ref())?
+            .seconds("time_budget", self.time_budget)
+            .int("memory_budget", self.memory_budget.as_ref())
     }
 }
 
@@ -154,7 +119,9 @@ impl JsonOptions<'_> {
 /// `FstcError` naming it and its JSON pointer, unless `lenient`, which leaves it out with
 /// a `SchemaWarning`. With `lazy=True` the automaton is a `LazyAutomaton` (only the byte
 /// DFA is built now; each state's tokens when a matcher first reaches it): the choice for
-/// a schema used once. `time_budget` (seconds, default 10) and `memory_budget` (bytes of
+/// a schema used once; `state_work_limit` (lazy only, default 2^23) bounds the work of
+/// composing one state, past which the mask or token call that needed it raises
+/// `FstcError`. `time_budget` (seconds, default 10) and `memory_budget` (bytes of
 /// automata, default 1 GiB) bound the compile: past either it raises `FstcError` naming the
 /// sub-schema being built, so a compile in a thread ends by its deadline. The GIL is
 /// released while compiling.
@@ -163,7 +130,7 @@ impl JsonOptions<'_> {
     schema, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = Int::new(8), indent = Int::new(2),
     escapes = "canonical", additional_properties = true, recursion_depth = None, any_json_depth = None,
     lenient = false, dfa_state_limit = None, token_edge_limit = None, time_budget = None,
-    memory_budget = None
+    memory_budget = None, state_work_limit = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn compile_json_schema(
@@ -183,10 +150,10 @@ pub fn compile_json_schema(
     token_edge_limit: Option<Int>,
     time_budget: Option<f64>,
     memory_budget: Option<Int>,
+    state_work_limit: Option<Int>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
-    let token_edge_limit = optional_usize(token_edge_limit, "token_edge_limit")?;
     let text = json_text(schema, "the schema")?;
-    let config = JsonOptions {
+    let options = JsonOptions {
         whitespace,
         max_whitespace,
         indent,
@@ -199,12 +166,14 @@ pub fn compile_json_schema(
         time_budget,
         memory_budget,
     }
-    .config()?;
+    .options()?
+    .int("token_edge_limit", token_edge_limit.as_ref())?
+    .int("state_work_limit", state_work_limit.as_ref())?;
     let compiler = |config| JsonSchemaCompiler::new().configure(config);
     lazy_or_eager(
         py,
         vocab,
-        (lazy, token_edge_limit, config),
+        (lazy, options),
         |config, trie| compiler(config).compile_lazy(&text, trie),
         |config, trie| {
             let compiled = compiler(config).compile_with_trie(&text, trie);
@@ -213,21 +182,19 @@ pub fn compile_json_schema(
     )
 }
 
-/// The compile both JSON front ends share: lazily over the vocabulary's shared trie, or
-/// eagerly with the token edge limit (refused with `lazy`), the GIL released.
+/// The compile both JSON front ends share: lazily over the vocabulary's shared trie (its
+/// state work limit set), or eagerly, the options a mode would ignore refused, the GIL
+/// released.
 pub(crate) fn lazy_or_eager<E: std::fmt::Display + Send>(
     py: Python<'_>,
     vocab: &Vocabulary,
-    (lazy, token_edge_limit, mut config): (bool, Option<usize>, Config),
+    (lazy, options): (bool, Options),
     compile_lazy: impl FnOnce(Config, Arc<VocabTrie>) -> Result<Compiled<lazy::LazyAutomaton>, E> + Send,
     compile_eager: impl FnOnce(Config, &VocabTrie) -> Result<Compiled<any::AnyAutomaton>, E> + Send,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
+    let (options, state_work_limit) = options.split_lazy(lazy)?;
+    let config = options.apply(|o| Config::new().with_options(o))?;
     if lazy {
-        refuse_eager_options(&[(
-            "token_edge_limit",
-            token_edge_limit.is_some(),
-            "bounds the token edges composed up front",
-        )])?;
         let (compiled, fingerprint) = py
             .detach(|| {
                 let trie = vocab.trie();
@@ -235,11 +202,11 @@ pub(crate) fn lazy_or_eager<E: std::fmt::Display + Send>(
                 compile_lazy(config, trie).map(|c| (c, fingerprint))
             })
             .map_err(fstc_error)?;
+        if let Some(steps) = state_work_limit {
+            compiled.automaton.set_state_work_limit(steps);
+        }
         let automaton = EitherAutomaton::Lazy(LazyAutomaton::new(compiled.automaton, fingerprint));
         return Ok((automaton, schema_warnings(compiled.warnings)));
-    }
-    if let Some(limit) = token_edge_limit {
-        config = config.token_edge_limit(limit);
     }
     let compiled = py
         .detach(|| compile_eager(config, &vocab.trie()))

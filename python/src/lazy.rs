@@ -4,7 +4,7 @@
 use fstc_core::lazy;
 use fstc_core::matcher::DynMatcher;
 use fstc_core::sample::{random_matcher_walk, SplitMix64};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 use crate::automaton::AnyAutomaton;
@@ -153,17 +153,5 @@ impl EitherAutomaton {
             EitherAutomaton::Any(a) => a.start_matcher(stack_limit, config_limit),
             EitherAutomaton::Lazy(a) => a.start_matcher(),
         }
-    }
-}
-
-/// A `ValueError` naming the first of `options` (name, given, what it does) that was
-/// given: each works only in an eager compile, so with `lazy=True` it would be ignored.
-pub(crate) fn refuse_eager_options(options: &[(&str, bool, &str)]) -> PyResult<()> {
-    match options.iter().find(|(_, given, _)| *given) {
-        Some((name, _, what)) => Err(PyValueError::new_err(format!(
-            "{name} cannot be used with lazy=True: it {what}, which only an eager compile \
-             has (compile with lazy=False)"
-        ))),
-        None => Ok(()),
     }
 }

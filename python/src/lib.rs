@@ -23,6 +23,7 @@ mod json;
 mod lazy;
 mod matcher;
 mod ops;
+mod options;
 mod regex;
 mod tags;
 mod vocab;

@@ -1,26 +1,15 @@
 //! `compile_regex`: a regex into an `AnyAutomaton` (or, lazily, a `LazyAutomaton`).
 
 use fstc_core::any;
-use fstc_regex::{Config, Dialect, RegexCompiler};
-use pyo3::exceptions::PyValueError;
+use fstc_regex::{Config, RegexCompiler};
 use pyo3::prelude::*;
 
 use crate::automaton::AnyAutomaton;
 use crate::errors::fstc_error;
-use crate::ints::{optional_usize, Int};
-use crate::lazy::{refuse_eager_options, EitherAutomaton, LazyAutomaton};
+use crate::ints::Int;
+use crate::lazy::{EitherAutomaton, LazyAutomaton};
+use crate::options::Options;
 use crate::vocab::Vocabulary;
-
-/// The pattern dialect named by `dialect`.
-fn dialect(name: &str) -> PyResult<Dialect> {
-    match name {
-        "regex" => Ok(Dialect::Regex),
-        "ecmascript" => Ok(Dialect::EcmaScript),
-        other => Err(PyValueError::new_err(format!(
-            "dialect must be \"regex\" or \"ecmascript\", got {other:?}"
-        ))),
-    }
-}
 
 /// Compiles a regular expression (full-match semantics, the `regex` crate's syntax plus
 /// fstc's extensions, or with `dialect="ecmascript"` ECMA-262 with the `u` flag, as JSON
@@ -43,33 +32,15 @@ pub fn compile_regex(
     token_edge_limit: Option<Int>,
     image_tokens: Option<Vec<Int>>,
 ) -> PyResult<EitherAutomaton> {
-    let dfa_state_limit = optional_usize(dfa_state_limit, "dfa_state_limit")?;
-    let token_edge_limit = optional_usize(token_edge_limit, "token_edge_limit")?;
-    let image_tokens = image_tokens
-        .map(|ids| {
-            ids.iter()
-                .map(|i| i.u32("image_tokens"))
-                .collect::<PyResult<Vec<u32>>>()
-        })
-        .transpose()?;
-    let mut config = Config::new().dialect(self::dialect(dialect)?);
-    if let Some(limit) = dfa_state_limit {
-        config = config.dfa_state_limit(limit);
-    }
+    let options = Options::default()
+        .text("dialect", dialect)
+        .int("dfa_state_limit", dfa_state_limit.as_ref())?
+        .int("token_edge_limit", token_edge_limit.as_ref())?
+        .ids("image_tokens", image_tokens.as_deref())?;
+    let (options, _) = options.split_lazy(lazy)?;
+    let compiler =
+        RegexCompiler::new().configure(options.apply(|o| Config::new().with_options(o))?);
     if lazy {
-        refuse_eager_options(&[
-            (
-                "token_edge_limit",
-                token_edge_limit.is_some(),
-                "bounds the token edges composed up front",
-            ),
-            (
-                "image_tokens",
-                image_tokens.is_some(),
-                "feeds the IMAGE terminal label",
-            ),
-        ])?;
-        let compiler = RegexCompiler::new().configure(config);
         let (compiled, fingerprint) = py
             .detach(|| {
                 let trie = vocab.trie();
@@ -84,13 +55,6 @@ pub fn compile_regex(
             fingerprint,
         )));
     }
-    if let Some(limit) = token_edge_limit {
-        config = config.token_edge_limit(limit);
-    }
-    if let Some(ids) = image_tokens {
-        config = config.image_tokens(ids);
-    }
-    let compiler = RegexCompiler::new().configure(config);
     let compiled = py
         .detach(|| compiler.compile_with_trie(pattern, &vocab.trie()))
         .map_err(fstc_error)?;

@@ -2,7 +2,7 @@
 //! spelling) into one token automaton through `fstc-tags`, with the JSON options of
 //! `compile_json_schema` for its schemas.
 
-use crate::ints::{optional_usize, Int};
+use crate::ints::Int;
 use fstc_tags::{StructuralTag, StructuralTagCompiler};
 use pyo3::prelude::*;
 
@@ -18,13 +18,15 @@ use crate::vocab::Vocabulary;
 /// Free text, triggers, tags, JSON Schemas and regexes become one automaton, so a token
 /// may cross from free text into a tag. The JSON options apply to every `json_schema`
 /// in the tag (see `compile_json_schema`); what fstc would not enforce exactly raises
-/// `FstcError` naming it and its path in the spec. `lazy=True` gives a `LazyAutomaton`.
+/// `FstcError` naming it and its path in the spec. `lazy=True` gives a `LazyAutomaton`,
+/// `state_work_limit` bounding the work of composing one of its states as in
+/// `compile_json_schema`.
 /// The GIL is released while compiling.
 #[pyfunction]
 #[pyo3(signature = (
     spec, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = Int::new(8), indent = Int::new(2),
     escapes = "canonical", additional_properties = true, recursion_depth = None, any_json_depth = None,
-    lenient = false, dfa_state_limit = None, token_edge_limit = None
+    lenient = false, dfa_state_limit = None, token_edge_limit = None, state_work_limit = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn compile_structural_tag(
@@ -42,11 +44,11 @@ pub fn compile_structural_tag(
     lenient: bool,
     dfa_state_limit: Option<Int>,
     token_edge_limit: Option<Int>,
+    state_work_limit: Option<Int>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
-    let token_edge_limit = optional_usize(token_edge_limit, "token_edge_limit")?;
     let text = json_text(spec, "the structural tag")?;
     let tag = StructuralTag::from_json(&text).map_err(fstc_error)?;
-    let config = JsonOptions {
+    let options = JsonOptions {
         whitespace,
         max_whitespace,
         indent,
@@ -59,12 +61,14 @@ pub fn compile_structural_tag(
         time_budget: None,
         memory_budget: None,
     }
-    .config()?;
+    .options()?
+    .int("token_edge_limit", token_edge_limit.as_ref())?
+    .int("state_work_limit", state_work_limit.as_ref())?;
     let compiler = |config| StructuralTagCompiler::new().configure(config);
     lazy_or_eager(
         py,
         vocab,
-        (lazy, token_edge_limit, config),
+        (lazy, options),
         |config, trie| compiler(config).compile_lazy(&tag, trie),
         |config, trie| compiler(config).compile_any_with_trie(&tag, trie),
     )

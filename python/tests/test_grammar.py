@@ -214,6 +214,9 @@ def test_config_limit_bounds_a_nondeterministic_matcher_and_its_compile(byteleve
     with pytest.raises(fstc.FstcError, match="config_limit"):
         fstc.compile_grammar(AMBIGUOUS, bytelevel, config_limit=1)
     assert fstc.compile_grammar(AMBIGUOUS, bytelevel, config_limit=2).kind == "pda"
+    # Or refused outright, the conflict listed (`--require-deterministic`).
+    with pytest.raises(fstc.FstcError, match="not deterministic"):
+        fstc.compile_grammar(AMBIGUOUS, bytelevel, require_deterministic=True)
 
 
 def test_forks_move_independently_and_share_history(bytelevel):

@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 
 import numpy as np
 import pytest
-from conftest import TESTDATA, LanguageOracle, finite_language
+from conftest import TESTDATA, TOOL_TAG, LanguageOracle, finite_language
 
 import fstc
 
@@ -292,3 +292,48 @@ def test_a_language_empty_at_the_token_level_is_refused(figure4):
     for lazy in (False, True):
         with pytest.raises(fstc.FstcError, match="the vocabulary cannot spell any matching text"):
             fstc.compile_regex("od", figure4, lazy=lazy)
+
+
+#: Arrays nested in four ways at once: a lazy state's stacks multiply with the depth.
+AMBIGUOUS_NESTING = {
+    "anyOf": [
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "array", "items": {"$ref": "#"}, "maxItems": 5},
+        {"type": "array", "items": {"$ref": "#"}, "minItems": 1},
+        {"type": "integer"},
+    ]
+}
+
+
+def test_state_work_limit_bounds_a_lazy_states_composition(bytelevel):
+    """`state_work_limit` (the Rust `LazyAutomaton::set_state_work_limit`, C's option of
+    the same name): a cold state past it raises `FstcError` from the call that needed it,
+    consuming nothing; without it the same walk composes every state."""
+    open_bracket = next(t for t in range(len(bytelevel)) if bytelevel.token_bytes(t) == b"[")
+
+    def walk(**options):
+        automaton, _ = fstc.compile_json_schema(
+            AMBIGUOUS_NESTING, bytelevel, lazy=True, recursion_depth=8, **options
+        )
+        m = fstc.Matcher(automaton)
+        for depth in range(8):
+            try:
+                assert open_bracket in m.allowed_tokens()
+            except fstc.FstcError as e:
+                assert m.num_accepted == depth
+                return str(e)
+            assert m.accept_token(open_bracket)
+        return None
+
+    message = walk(state_work_limit=2_000)
+    assert message is not None and "more than 2000 steps" in message, message
+    assert walk() is None
+    assert walk(state_work_limit=2**64 - 1) is None
+    with pytest.raises(ValueError, match="state_work_limit needs lazy=True"):
+        fstc.compile_json_schema({"type": "integer"}, bytelevel, state_work_limit=10)
+    with pytest.raises(ValueError, match="state_work_limit needs lazy=True"):
+        fstc.compile_structural_tag(TOOL_TAG, bytelevel, state_work_limit=10)
+    with pytest.raises(fstc.FstcError, match="argument 'state_work_limit'"):
+        fstc.compile_json_schema({"type": "integer"}, bytelevel, lazy=True, state_work_limit=-1)
+    with pytest.raises(TypeError):
+        fstc.compile_regex("a", bytelevel, lazy=True, state_work_limit=10)

@@ -28,10 +28,12 @@ mod fragments;
 mod graph;
 mod look;
 mod nfa;
+mod options;
 
 pub use compiler::{BuildError, BuildErrorKind, Config, RegexCompiler};
 pub use extensions::{ExtensionInfo, EXTENSIONS};
 pub use fragments::{QUOTED_TEXT_REGEX, UNQUOTED_TEXT_REGEX};
+pub use options::OPTION_NAMES;
 
 use std::fmt;
 

@@ -43,6 +43,10 @@ pub enum Composition {
 /// The leaf automata's states up to which [`Composition::Auto`] composes one DFA.
 const WHOLE_STATES: usize = 1 << 15;
 
+/// What is composed with a vocabulary: the byte DFA, the warnings, and for a tag that
+/// limits tokens the marked vocabulary.
+type ToCompose = (ByteDfa, Vec<Warning>, Option<Arc<VocabTrie>>);
+
 /// What the pieces' lowering led to.
 enum Pieced {
     Compiled(Compiled<TokenAutomaton>),
@@ -157,7 +161,7 @@ impl StructuralTagCompiler {
         trie: &VocabTrie,
         stats: &mut CompileStats,
         budget: &Budget,
-    ) -> Result<(ByteDfa, Vec<Warning>, Option<VocabTrie>), TagsError> {
+    ) -> Result<ToCompose, TagsError> {
         if !tag.format.counts_tokens() {
             let (dfa, warnings) = stats.time("byte DFA", || {
                 let language = Lowering::new(&self.json)
@@ -171,24 +175,28 @@ impl StructuralTagCompiler {
             })?;
             return Ok((dfa, warnings, None));
         }
-        let (dfa, warnings) = stats.time("byte DFA of the markings", || {
-            let language = Lowering::new(&self.json).with_markers().language(tag)?;
-            let dfa = self.build(&language.regex, language.automata)?;
-            let mut algebra = Algebra::new();
-            algebra.state_limit(self.get_config().get_dfa_state_limit());
-            let dfa = algebra
-                .intersect(&dfa, &tokens::markings(&algebra))
-                .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
-            if dfa.is_empty() {
-                return Err(TagsError::at(
-                    "",
-                    "the structural tag admits no text within its token limits",
-                ));
-            }
-            Ok((dfa, language.warnings))
-        })?;
-        let marked = stats.time("marked vocabulary", || tokens::marked_trie(trie));
+        let (dfa, warnings) = stats.time("byte DFA of the markings", || self.markings(tag))?;
+        let marked = stats.time("marked vocabulary", || tokens::marked_trie_shared(trie));
         Ok((dfa, warnings, Some(marked)))
+    }
+
+    /// The byte DFA of the markings of `tag` (`crate::tokens`): its texts with a marker
+    /// after each token, within its token limits.
+    fn markings(&self, tag: &StructuralTag) -> Result<(ByteDfa, Vec<Warning>), TagsError> {
+        let language = Lowering::new(&self.json).with_markers().language(tag)?;
+        let dfa = self.build(&language.regex, language.automata)?;
+        let mut algebra = Algebra::new();
+        algebra.state_limit(self.get_config().get_dfa_state_limit());
+        let dfa = algebra
+            .intersect(&dfa, &tokens::markings(&algebra))
+            .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+        if dfa.is_empty() {
+            return Err(TagsError::at(
+                "",
+                "the structural tag admits no text within its token limits",
+            ));
+        }
+        Ok((dfa, language.warnings))
     }
 
     /// Compiles `tag` for `vocab`: the token FSA of [`compile`](Self::compile), or when a
@@ -297,7 +305,11 @@ impl StructuralTagCompiler {
         }
         let composed = RegexCompiler::new()
             .configure(config)
-            .compile_dfa_with_trie(&dfa, "the structural tag", marked.as_ref().unwrap_or(trie))
+            .compile_dfa_with_trie(
+                &dfa,
+                "the structural tag",
+                marked.as_deref().unwrap_or(trie),
+            )
             .map_err(|e| match e.kind() {
                 BuildErrorKind::Compose { error, .. } => budget.composition_failed(error),
                 _ => compose_error(&e),
@@ -369,10 +381,14 @@ impl StructuralTagCompiler {
         stats.set_count("pieces", sizes.pieces);
         stats.set_count("batches", sizes.batches);
         stats.set_count("byte DFA states", sizes.byte_states);
-        budget.check_time("", "laying out the token automaton")?;
+        let laying_out = "laying out the token automaton";
+        budget.check_time("", laying_out)?;
         let automaton = stats
-            .time("layout", || TokenAutomaton::from_class_parts(parts))
-            .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+            .time("layout", || {
+                TokenAutomaton::from_class_parts_before(parts, budget.deadline())
+            })
+            .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?
+            .ok_or_else(|| budget.out_of_time("", laying_out))?;
         stats.count_automaton(&automaton);
         Ok(Pieced::Compiled(Compiled {
             automaton,
@@ -410,13 +426,17 @@ impl StructuralTagCompiler {
     /// tokens composed when a walk first reaches it): for one-off requests. The call
     /// network ([`call_network`](Self::call_network)) is walked; on a vocabulary without
     /// every byte as a token of its own, the one byte DFA of [`byte_dfa`](Self::byte_dfa).
-    /// A tag that limits tokens is refused, naming the limit: its markings (`crate::tokens`)
-    /// need a token-level liveness search that costs more than the eager compile.
+    /// A tag that limits tokens is composed from the DFA of its markings (`crate::tokens`)
+    /// with the marked vocabulary; where a state's short tokens do not show it can still
+    /// end within its limits, the lazy automaton searches its tokens when a walk needs it.
     pub fn compile_lazy(
         &self,
         tag: &StructuralTag,
         trie: Arc<VocabTrie>,
     ) -> Result<Compiled<LazyAutomaton>, TagsError> {
+        if tag.format.counts_tokens() {
+            return self.compile_lazy_counted(tag, &trie);
+        }
         let network = self.call_network(tag)?;
         let mut stats = network.stats;
         let lazy = stats.time("lazy automaton", || {
@@ -436,6 +456,30 @@ impl StructuralTagCompiler {
         stats.extend(lazy.stats);
         Ok(Compiled {
             automaton: lazy.automaton,
+            stats,
+            warnings,
+        })
+    }
+}
+
+impl StructuralTagCompiler {
+    /// The lazy compile of a tag that limits tokens: the DFA of its markings (the
+    /// segments' products with token counters, `crate::tokens`) composed on demand with
+    /// the marked vocabulary, whose token ids are the vocabulary's.
+    fn compile_lazy_counted(
+        &self,
+        tag: &StructuralTag,
+        trie: &VocabTrie,
+    ) -> Result<Compiled<LazyAutomaton>, TagsError> {
+        let mut stats = CompileStats::new();
+        let (dfa, warnings) = stats.time("byte DFA of the markings", || self.markings(tag))?;
+        stats.set_count("byte DFA states", dfa.num_states());
+        let marked = stats.time("marked vocabulary", || tokens::marked_trie_shared(trie));
+        let automaton = stats
+            .time("lazy automaton", || LazyAutomaton::new(&dfa, marked))
+            .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+        Ok(Compiled {
+            automaton,
             stats,
             warnings,
         })

@@ -13,8 +13,8 @@
 //! A `grammar` piece without recursion is a byte DFA like a `regex`; a structure with a
 //! recursive one becomes one grammar instead (the tree
 //! its start rule, the pieces' rules renamed into it) composed into one token PDA by
-//! fstc-pda. `max_tokens` (on free text or a tag body) is exact (eagerly) by composing the
-//! texts with a marker after each token (`tokens`). What fstc would not enforce exactly
+//! fstc-pda. `max_tokens` (on free text or a tag body) is exact, eagerly and lazily, by
+//! composing the texts with a marker after each token (`tokens`). What fstc would not enforce exactly
 //! (token-level formats, XML argument styles) is refused by name with its path in the spec.
 //! docs/structural-tags.md says what each format means.
 //!

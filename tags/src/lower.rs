@@ -305,19 +305,7 @@ impl<'c, T: Target> Lowering<'c, T> {
 
     /// The tags of a dispatching format as one alternation.
     fn tag_choice(&mut self, tags: &[Tag], path: &str) -> Result<T, TagsError> {
-        // The legacy spelling's root tags are its `structures`, their content `schema`.
-        let (list, content_field) = match (self.spelling, path) {
-            (Spelling::Legacy, "") => ("/structures".to_string(), "schema"),
-            _ => (child(path, "tags"), "content"),
-        };
-        if tags.is_empty() {
-            let name = if content_field == "schema" {
-                "structures"
-            } else {
-                "tags"
-            };
-            return Err(TagsError::at(&list, format!("`{name}` is empty")));
-        }
+        let (list, content_field) = tag_list(self.spelling, path, tags)?;
         // Tags with the same ends share one copy of them, `(?:b1 c1|b2 c2)(?:e)`: the
         // same language, but the automaton does not spell the end once per tool.
         let mut groups: Vec<(T, Vec<T>)> = Vec::new();
@@ -730,18 +718,7 @@ impl<'c> Lowering<'c, String> {
     /// The tags of a dispatch grouped by `begin`: each distinct `begin` with the
     /// alternatives that may follow it (a content and one of its end strings).
     fn holes(&mut self, tags: &[Tag], path: &str) -> Result<Vec<(String, Vec<String>)>, TagsError> {
-        let (list, content_field) = match (self.spelling, path) {
-            (Spelling::Legacy, "") => ("/structures".to_string(), "schema"),
-            _ => (child(path, "tags"), "content"),
-        };
-        if tags.is_empty() {
-            let name = if content_field == "schema" {
-                "structures"
-            } else {
-                "tags"
-            };
-            return Err(TagsError::at(&list, format!("`{name}` is empty")));
-        }
+        let (list, content_field) = tag_list(self.spelling, path, tags)?;
         let mut holes: Vec<(String, Vec<String>)> = Vec::new();
         for (i, tag) in tags.iter().enumerate() {
             let at = child(&list, i);
@@ -808,10 +785,37 @@ fn nested_limit(at: &str, outer: &str) -> TagsError {
 fn refused_limit(at: &str) -> TagsError {
     TagsError::at(
         at,
-        "`max_tokens` counts tokens, which the text alone does not show: only the eager \
-         compile for a vocabulary decides it (not the byte DFA, the call network, the lazy \
-         compile, nor a structure with a `grammar` piece)",
+        "`max_tokens` counts tokens, which the text alone does not show: only a compile \
+         for a vocabulary (eager or lazy) decides it (not the byte DFA, the call network, \
+         nor a structure with a recursive `grammar` piece)",
     )
+}
+
+/// Where a format's tags stand and what their content is called: the legacy spelling's
+/// root tags are its `structures`, their content `schema`.
+fn tags_at(spelling: Spelling, path: &str) -> (String, &'static str) {
+    match (spelling, path) {
+        (Spelling::Legacy, "") => ("/structures".to_string(), "schema"),
+        _ => (child(path, "tags"), "content"),
+    }
+}
+
+/// [`tags_at`], and an error there when the list is empty.
+fn tag_list(
+    spelling: Spelling,
+    path: &str,
+    tags: &[Tag],
+) -> Result<(String, &'static str), TagsError> {
+    let (list, content_field) = tags_at(spelling, path);
+    if tags.is_empty() {
+        let name = if content_field == "schema" {
+            "structures"
+        } else {
+            "tags"
+        };
+        return Err(TagsError::at(&list, format!("`{name}` is empty")));
+    }
+    Ok((list, content_field))
 }
 
 /// Each tag's `begin` starts with exactly one trigger; no trigger is empty.
@@ -826,10 +830,7 @@ fn check_triggers(t: &TriggeredTags, path: &str, spelling: Spelling) -> Result<(
             "a trigger is the empty string (no free text would be left)",
         ));
     }
-    let list = match (spelling, path) {
-        (Spelling::Legacy, "") => "/structures".to_string(),
-        _ => child(path, "tags"),
-    };
+    let (list, _) = tags_at(spelling, path);
     for (i, tag) in t.tags.iter().enumerate() {
         let opening: Vec<String> = t
             .triggers

@@ -331,15 +331,16 @@ pub(crate) fn compose(
     let (classes, num_classes) = stats.time("joint classes", || {
         joint_classes(&composed, &crossing, trie)
     });
-    let edges = stats.time("join", || {
+    let (edges, token_edges) = stats.time("join", || {
         edges(
             &batches,
             &composed,
             &crossing,
             (&classes, num_classes),
-            budget,
+            (budget, limits.compose.token_edge_limit),
         )
     })?;
+    stats.set_count("joined token edges", token_edges);
     budget.check_time("", joining)?;
     let dispatch = &joined.pieces[0];
     let accepting: Vec<bool> = (joined.pieces.iter())
@@ -352,7 +353,8 @@ pub(crate) fn compose(
     // Classes with equal columns are one letter to the minimizer (as the composition's
     // groups are); the layout numbers the classes canonically.
     let (edges, classes, num_classes) = stats.time("merged classes", || {
-        let columns = Columns::group(num_classes as usize, &edges);
+        let columns = Columns::group_before(num_classes as usize, &edges, budget.deadline())
+            .ok_or_else(|| budget.out_of_time("", "merging the joined pieces' classes"))?;
         let edges: Vec<Vec<(u32, u32)>> = edges.iter().map(|l| columns.relabel(l)).collect();
         let classes: Vec<u32> = (classes.iter())
             .map(|&c| {
@@ -363,8 +365,8 @@ pub(crate) fn compose(
                     .unwrap_or(NO_CLASS)
             })
             .collect();
-        (edges, classes, columns.num_classes() as u32)
-    });
+        Ok::<_, TagsError>((edges, classes, columns.num_classes() as u32))
+    })?;
     budget.check_time("", joining)?;
     let minimal = stats.time("minimization", || {
         minimal_dfa_before(start, accepting, edges, budget.deadline())
@@ -570,24 +572,34 @@ fn joint_classes(
     (joint, next)
 }
 
+/// Per-state edge lists `(class, target)`.
+type EdgeLists = Vec<Vec<(u32, u32)>>;
+
 /// Every global state's edges over the joint classes: each batch's group edges spread
 /// over the classes of the group, targets resolved past exits, and the crossing tokens.
+/// With the number of token edges they stand for: at most `edge_limit` (the token edge
+/// limit, as one composition's), within the budget's memory and deadline (polled every
+/// 4,096 states).
 fn edges(
     batches: &[Batch],
     composed: &[StateGroupEdges],
     crossing: &[(u32, u32, u32)],
     (classes, num_classes): (&[u32], u32),
-    budget: &Budget,
-) -> Result<Vec<Vec<(u32, u32)>>, TagsError> {
+    (budget, edge_limit): (&Budget, usize),
+) -> Result<(EdgeLists, usize), TagsError> {
     // The first token of each class, by which a class's group in a batch is known.
     let mut first = vec![u32::MAX; num_classes as usize];
     for (t, &c) in classes.iter().enumerate().rev() {
         first[c as usize] = t as u32;
     }
+    let mut size = vec![0usize; num_classes as usize];
+    for &c in classes.iter().filter(|&&c| c != NO_CLASS) {
+        size[c as usize] += 1;
+    }
     let total: usize = batches.iter().map(|b| b.sink() as usize).sum();
     let mut out: Vec<Vec<(u32, u32)>> = vec![Vec::new(); total];
-    let mut bytes = 0usize;
-    let joining = "joining the pieces of the structural tag";
+    // Class edges made (their memory) and the token edges they stand for (the limit's).
+    let (mut made, mut tokens) = (0usize, 0usize);
     for (batch, edges) in batches.iter().zip(composed) {
         let (joined, sink) = (batch.joined, batch.sink());
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); edges.num_groups as usize];
@@ -598,7 +610,13 @@ fn edges(
                 members[g as usize].push(c as u32);
             }
         }
+        let group_tokens: Vec<usize> = (members.iter())
+            .map(|m| m.iter().map(|&c| size[c as usize]).sum())
+            .collect();
         for state in 0..sink {
+            if state % 4096 == 4095 {
+                check_join((made, tokens), edge_limit, budget)?;
+            }
             let Some((p, s)) = batch.at(state) else {
                 continue;
             };
@@ -612,16 +630,40 @@ fn edges(
                     continue;
                 };
                 list.extend(members[g as usize].iter().map(|&c| (c, to)));
+                tokens += group_tokens[g as usize];
             }
-            bytes += 8 * list.len();
+            made += list.len();
         }
-        if bytes > budget.memory() {
-            return Err(budget.out_of_memory(joining));
-        }
-        budget.check_time("", joining)?;
+        check_join((made, tokens), edge_limit, budget)?;
     }
     for &(from, t, to) in crossing {
         out[from as usize].push((classes[t as usize], to));
     }
-    Ok(out)
+    let crossed = crossing.len();
+    check_join((made + crossed, tokens + crossed), edge_limit, budget)?;
+    Ok((out, tokens + crossed))
+}
+
+/// The join so far (`made` class edges standing for `tokens` token edges) within the
+/// token edge limit and the budgets.
+fn check_join(
+    (made, tokens): (usize, usize),
+    edge_limit: usize,
+    budget: &Budget,
+) -> Result<(), TagsError> {
+    let joining = "joining the pieces of the structural tag";
+    if tokens > edge_limit {
+        return Err(TagsError::at(
+            "",
+            format!(
+                "joining the pieces of the structural tag needs more than {edge_limit} token \
+                 edges (the token edge limit, `token_edge_limit`); raise it or simplify the \
+                 structural tag"
+            ),
+        ));
+    }
+    if 8 * made > budget.memory() {
+        return Err(budget.out_of_memory(joining));
+    }
+    budget.check_time("", joining)
 }

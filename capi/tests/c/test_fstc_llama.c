@@ -360,6 +360,141 @@ static void lazy_compiles(const fstc_vocabulary *fv) {
           "no out");
 }
 
+/* fstc_compile_with_options over a vocabulary of every printable ASCII byte, tab, newline and
+ * return (id = byte - 0x20 for printable bytes) and EOS: the options change the automaton as
+ * their names say; state_work_limit bounds a lazy state's composition (FSTC_ERR_COMPOSE_LIMIT,
+ * nothing consumed); what the options object may not hold is FSTC_ERR_INVALID_ARGUMENT naming it. */
+static uint32_t ascii_id(char c) { return (uint32_t)(c - 0x20); }
+
+static bool allows(const fstc_automaton *a, const char *prefix, char c) {
+    fstc_matcher *m = NULL;
+    bool ok = false;
+    if (fstc_matcher_new(a, &m) != FSTC_OK) return false;
+    for (const char *p = prefix; *p; p++) fstc_matcher_consume(m, ascii_id(*p));
+    fstc_matcher_is_allowed(m, ascii_id(c), &ok);
+    fstc_matcher_free(m);
+    return ok;
+}
+
+static fstc_status compile_with(const fstc_vocabulary *fv, uint32_t source, const char *text,
+                                const char *options, fstc_automaton **out) {
+    return fstc_compile_with_options(fv, source, text, strlen(text), options,
+                                     options ? strlen(options) : 0, out);
+}
+
+static void compile_options(void) {
+    uint8_t bytes[98];
+    const uint8_t *tokens[99];
+    size_t lens[99];
+    uint32_t n = 0;
+    for (int b = 0x20; b < 0x7f; b++) bytes[n++] = (uint8_t)b;
+    bytes[n++] = '\t';
+    bytes[n++] = '\n';
+    bytes[n++] = '\r';
+    for (uint32_t i = 0; i < n; i++) tokens[i] = &bytes[i], lens[i] = 1;
+    tokens[n] = NULL;
+    lens[n] = 0;
+    uint32_t eos = n;
+    fstc_vocabulary *fv = NULL;
+    CHECK(fstc_vocabulary_from_tokens(tokens, lens, n + 1, &eos, 1, &fv) == FSTC_OK, "%s",
+          fstc_last_error());
+    if (!fv) return;
+
+    static const char ARRAY[] = "{\"type\": \"array\", \"items\": {\"type\": \"integer\"}}";
+    fstc_automaton *flexible = NULL, *compact = NULL, *lazy = NULL;
+    CHECK(compile_with(fv, FSTC_SOURCE_JSON_SCHEMA, ARRAY, NULL, &flexible) == FSTC_OK, "%s",
+          fstc_last_error());
+    CHECK(compile_with(fv, FSTC_SOURCE_JSON_SCHEMA, ARRAY, "{\"whitespace\": \"compact\"}",
+                       &compact) == FSTC_OK,
+          "%s", fstc_last_error());
+    CHECK(flexible && compact && allows(flexible, "[", ' ') && !allows(compact, "[", ' ') &&
+              allows(compact, "[", '1'),
+          "whitespace: compact leaves out the space after [");
+    fstc_automaton_free(flexible);
+    fstc_automaton_free(compact);
+
+    /* Arrays nested in four ways at once: a lazy state's stacks multiply with the depth. */
+    static const char NESTING[] =
+        "{\"anyOf\": [{\"type\": \"array\", \"items\": {\"$ref\": \"#\"}}, {\"type\": \"array\", "
+        "\"items\": {\"$ref\": \"#\"}, \"maxItems\": 5}, {\"type\": \"array\", \"items\": "
+        "{\"$ref\": \"#\"}, \"minItems\": 1}, {\"type\": \"integer\"}]}";
+    for (int bounded = 1; bounded >= 0; bounded--) {
+        const char *options = bounded ? "{\"lazy\": true, \"recursion_depth\": 8, "
+                                        "\"state_work_limit\": 2000}"
+                                      : "{\"lazy\": true, \"recursion_depth\": 8}";
+        CHECK(compile_with(fv, FSTC_SOURCE_JSON_SCHEMA, NESTING, options, &lazy) == FSTC_OK, "%s",
+              fstc_last_error());
+        uint32_t kind = 0;
+        fstc_automaton_kind(lazy, &kind);
+        CHECK(kind == FSTC_KIND_LAZY, "\"lazy\": true gives a lazy automaton (kind %u)", kind);
+        fstc_matcher *m = NULL;
+        fstc_matcher_new(lazy, &m);
+        uint32_t mask[4];
+        fstc_status status = FSTC_OK;
+        size_t depth = 0, consumed = 0;
+        for (; m && depth < 8; depth++) {
+            status = fstc_matcher_fill_mask(m, mask, 4);
+            if (status != FSTC_OK) break;
+            fstc_matcher_consume(m, ascii_id('['));
+        }
+        fstc_matcher_num_consumed(m, &consumed);
+        if (bounded)
+            CHECK(status == FSTC_ERR_COMPOSE_LIMIT && consumed == depth &&
+                      strstr(fstc_last_error(), "more than 2000 steps"),
+                  "state_work_limit 2000: status %d at depth %zu: %s", (int)status, depth,
+                  fstc_last_error());
+        else
+            CHECK(status == FSTC_OK && consumed == 8, "the default limit: status %d at depth %zu",
+                  (int)status, depth);
+        fstc_matcher_free(m);
+        fstc_automaton_free(lazy);
+        lazy = NULL;
+    }
+
+    fstc_automaton *a = NULL;
+    CHECK(compile_with(fv, FSTC_SOURCE_REGEX, "\\d+", "{\"dialect\": \"ecmascript\"}", &a) ==
+              FSTC_OK && allows(a, "", '7'),
+          "dialect: %s", fstc_last_error());
+    fstc_automaton_free(a);
+    CHECK(compile_with(fv, FSTC_SOURCE_GRAMMAR, "S \xe2\x86\x92 \"ab\"", "{\"syntax\": \"paper\"}",
+                       &a) == FSTC_OK && allows(a, "a", 'b'),
+          "syntax: %s", fstc_last_error());
+    fstc_automaton_free(a);
+    CHECK(compile_with(fv, FSTC_SOURCE_REGEX, "[0-9]{1,50}", "{\"dfa_state_limit\": 3}", &a) ==
+              FSTC_ERR_COMPILE && a == NULL,
+          "dfa_state_limit: %s", fstc_last_error());
+    static const struct {
+        uint32_t source;
+        const char *options, *words;
+    } REFUSED[] = {
+        {FSTC_SOURCE_REGEX, "{\"nope\": 1}", "unknown option 'nope' for a regex"},
+        {FSTC_SOURCE_JSON_SCHEMA, "{\"syntax\": \"gbnf\"}", "unknown option 'syntax'"},
+        {FSTC_SOURCE_REGEX, "[1]", "not a JSON object"},
+        {FSTC_SOURCE_REGEX, "{\"lazy\": true, \"token_edge_limit\": 5}",
+         "token_edge_limit cannot be used with lazy=True"},
+        {FSTC_SOURCE_JSON_SCHEMA, "{\"state_work_limit\": 5}", "state_work_limit needs lazy=True"},
+        {FSTC_SOURCE_JSON_SCHEMA, "{\"whitespace\": 3}", "argument 'whitespace' must be a string"},
+        {FSTC_SOURCE_JSON_SCHEMA, "{\"indent\": -1}", "argument 'indent' must be from 0"},
+        {FSTC_SOURCE_JSON_SCHEMA, "{\"time_budget\": \"soon\"}", "argument 'time_budget'"},
+        {FSTC_SOURCE_GRAMMAR, "{\"lazy\": true}", "fstc_compile"},
+        {FSTC_SOURCE_GRAMMAR, "{\"syntax\": \"yacc\"}", "yacc"},
+    };
+    for (size_t i = 0; i < sizeof REFUSED / sizeof REFUSED[0]; i++) {
+        a = (fstc_automaton *)&failures;
+        const char *text = REFUSED[i].source == FSTC_SOURCE_REGEX ? "a"
+                           : REFUSED[i].source == FSTC_SOURCE_GRAMMAR ? "root ::= \"a\""
+                                                                      : "{}";
+        CHECK(compile_with(fv, REFUSED[i].source, text, REFUSED[i].options, &a) ==
+                      FSTC_ERR_INVALID_ARGUMENT &&
+                  a == NULL && strstr(fstc_last_error(), REFUSED[i].words),
+              "%s: %s", REFUSED[i].options, fstc_last_error());
+    }
+    CHECK(fstc_compile_with_options(fv, FSTC_SOURCE_REGEX, "a", 1, NULL, 3, &a) ==
+              FSTC_ERR_NULL_ARGUMENT,
+          "options NULL with a length");
+    fstc_vocabulary_free(fv);
+}
+
 /* fstc_compile.h's functions on a tokenizer file and on bad input. */
 static void compile_api(const char *tokenizer) {
     fstc_vocabulary *fv = (fstc_vocabulary *)&failures;
@@ -382,6 +517,7 @@ static void compile_api(const char *tokenizer) {
           "bad grammar");
     CHECK(fstc_compile(NULL, FSTC_SOURCE_REGEX, "a", 1, &automaton) == FSTC_ERR_NULL_ARGUMENT, "null");
     lazy_compiles(fv);
+    compile_options();
     CHECK(fstc_llama_sampler_init_vocabulary(VOCAB, fv, FSTC_SOURCE_REGEX, "(yes|no)", 8) == NULL &&
               strstr(fstc_llama_last_error(), "vocabulary of"),
           "a vocabulary of another size: %s", fstc_llama_last_error());

@@ -1,6 +1,7 @@
 //! The `fstc` binary end to end, one test binary: every command, its output and exit
 //! codes (`commands`), `compile grammar` (`grammar`), the shell sessions of the README
-//! and docs/ (`docs`), ARCHITECTURE.md's crate table (`architecture`), and the fuzz
+//! and docs/ (`docs`), ARCHITECTURE.md's crate table (`architecture`), the compile options' names
+//! (`option_names`), and the fuzz
 //! targets over their seeds and mutations (`fuzz_seeds`, the targets included from `fuzz/`).
 
 mod architecture;
@@ -15,3 +16,4 @@ mod fuzz_seeds;
 mod fuzz_targets;
 mod grammar;
 mod ops;
+mod option_names;

@@ -20,9 +20,10 @@ use std::time::Instant;
 
 use crate::fast_hash::FastMap;
 
-use super::dfa::{determinize_within, TableDfa, MAX_SET_ENTRIES};
+use super::dfa::determinize_within;
 use super::nfa::{Nfa, State};
 use super::subsets::{Limits, Subsets};
+use super::subsets::{TableDfa, MAX_SET_ENTRIES};
 use super::{ByteDfa, ByteDfaError, ByteDfaErrorKind, DEAD, DEFAULT_DFA_STATE_LIMIT};
 
 /// The set of texts a complement is taken in.

@@ -89,7 +89,7 @@ impl ByteDfaError {
                 "the byte DFA grows too large: before reaching the state limit ({limit}) its \
                  table of {states} states by {columns} byte classes passes the ceiling of \
                  {} transitions that fstc builds",
-                super::dfa::MAX_TABLE_ENTRIES
+                super::subsets::MAX_TABLE_ENTRIES
             ),
             set_budget: Some(CEILING),
             operation: None,

@@ -22,11 +22,11 @@ pub use automaton::ByteAutomaton;
 pub use calls::{CallNetwork, CallNetworkError, NetworkBuilder};
 pub use dfa::{
     classes_from_boundaries, determinize, determinize_within, merge_classes, minimize,
-    nfa_boundaries, TableDfa, MAX_SET_ENTRIES, MAX_TABLE_ENTRIES,
+    nfa_boundaries,
 };
 pub use error::{ByteDfaError, ByteDfaErrorKind};
 pub use nfa::{Nfa, State};
-pub use subsets::{Limits, StateKey, Subsets};
+pub use subsets::{Limits, StateKey, Subsets, TableDfa, MAX_SET_ENTRIES, MAX_TABLE_ENTRIES};
 pub use terminal::TerminalKind;
 
 use rustfst::fst_impls::VectorFst;

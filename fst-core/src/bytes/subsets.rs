@@ -10,8 +10,34 @@ use std::time::Instant;
 
 use crate::fast_hash::FastMap;
 
-use super::dfa::{TableDfa, MAX_SET_ENTRIES, MAX_TABLE_ENTRIES};
 use super::{ByteDfaError, DEAD};
+
+/// Most transitions (states × columns) a subset construction's table holds, whatever
+/// the state limit: 128 MiB, over the 100,000 default-limit states of 256 byte classes.
+pub const MAX_TABLE_ENTRIES: usize = 1 << 25;
+/// Most NFA-state entries its state sets hold in total, whatever the budget given:
+/// 256 MiB (each is stored twice).
+pub const MAX_SET_ENTRIES: usize = 1 << 25;
+
+/// A DFA straight out of the subset construction (or out of minimization): start state 0,
+/// row-major `table[state * width() + column]`, `DEAD` for no transition. Columns are the
+/// byte classes, then one per terminal (the NFA's terminals, in order): to the subset
+/// construction and minimization a terminal is just another alphabet symbol.
+#[derive(Debug)]
+pub struct TableDfa {
+    pub classes: [u8; 256],
+    pub num_classes: usize,
+    pub num_terminals: usize,
+    pub table: Vec<u32>,
+    pub accepting: Vec<bool>,
+}
+
+impl TableDfa {
+    /// Columns per row: byte classes plus terminals.
+    pub fn width(&self) -> usize {
+        self.num_classes + self.num_terminals
+    }
+}
 
 /// What one subset construction may spend.
 #[derive(Clone, Copy, Debug)]

@@ -15,8 +15,11 @@
 
 use std::time::Instant;
 
-use super::grouping::POLL_EVERY;
 use super::groups::{TokenGroups, NONE};
+
+/// Cheap steps between two polls of the deadline: states whose edges are read off their
+/// functions (a copy each), or trie entries and pairs while the functions are found.
+pub(super) const POLL_EVERY: usize = 4096;
 use crate::fast_hash::FastMap;
 use crate::minimize::PastDeadline;
 use crate::vocab::level_trie::LevelTrie;

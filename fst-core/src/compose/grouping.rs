@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::class_trie::{ClassTrie, DenseClasses};
 use super::error::{deadline_error, out_of_range, ComposeError};
-use super::functions::FunctionGroups;
+use super::functions::{FunctionGroups, POLL_EVERY};
 use super::groups::{TokenGroups, NONE};
 use crate::bytes::ByteAutomaton;
 use crate::minimize::PastDeadline;
@@ -104,10 +104,6 @@ impl Stops {
         self.late.load(Ordering::Relaxed)
     }
 }
-
-/// Cheap steps between two polls of the deadline: states whose edges are read off their
-/// functions (a copy each), or trie entries and pairs while the functions are found.
-pub(super) const POLL_EVERY: usize = 4096;
 
 /// The automaton as a dense table over the classes of `dense` (`NONE` for no
 /// transition), when it has at most `max_entries` entries (the composition passes

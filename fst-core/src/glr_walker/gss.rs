@@ -5,96 +5,166 @@
 //! push the same symbol on the same stacks share one vertex, and a pop chain visits each
 //! stack once: without this, a step's equal pushes made equal vertices whose chains were
 //! walked once per copy, and copies of copies multiplied the chain points of deep stacks.
+//!
+//! Vertices are found by a 64-bit hash of symbol and parents: the index holds the newest
+//! vertex of each hash and each vertex links to the next older one of its hash, so a
+//! look-up builds no key, a new vertex allocates nothing but arena slots, and a truncation
+//! (which drops the newest vertices first) unlinks each from the head of its hash.
 
-use crate::fast_hash::FastMap;
+use std::hash::Hasher;
+
+use crate::fast_hash::{FastHasher, FastMap};
 
 /// The bottom of the stack, as a vertex index.
 pub(super) const BOTTOM: u32 = u32::MAX;
 
-/// A stack vertex: its symbol, the depth of its shallowest stack and its parents (a range
-/// of the parent arena).
+/// No older vertex of the same hash.
+const NONE: u32 = u32::MAX;
+
+/// A stack vertex: its symbol, the depth of its shallowest stack, its parents (a range of
+/// the parent arena) and the next older vertex of its hash.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Vertex {
     pub symbol: u32,
     pub depth: u32,
     parents: (u32, u32),
+    older: u32,
 }
 
-/// Vertices and their parent lists, only appended, with each vertex's index: by
-/// `(symbol, parent)` for one parent (pushes, the common case, without a key to build),
-/// by `[symbol, parents...]` for several.
+/// Vertices and their parent lists, only appended, with the newest vertex of each hash.
+/// An overlay's vertices and parents are numbered after its base's (`first`).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Gss {
+    first: (u32, u32),
     vertices: Vec<Vertex>,
     parents: Vec<u32>,
-    one: FastMap<(u32, u32), u32>,
-    many: FastMap<Box<[u32]>, u32>,
+    newest: FastMap<u64, u32>,
+}
+
+/// The hash identifying vertex `symbol` over `parents`.
+fn key(symbol: u32, parents: &[u32]) -> u64 {
+    let mut h = FastHasher::default();
+    h.write_u32(symbol);
+    for &p in parents {
+        h.write_u32(p);
+    }
+    h.finish()
 }
 
 impl Gss {
+    /// An empty overlay numbered after `base`.
+    fn over(base: &Gss) -> Gss {
+        Gss {
+            first: (
+                base.first.0 + base.vertices.len() as u32,
+                base.first.1 + base.parents.len() as u32,
+            ),
+            ..Gss::default()
+        }
+    }
+
     /// The lengths of the vertex and parent arenas, which [`Gss::truncate`] restores.
     pub fn lengths(&self) -> (usize, usize) {
         (self.vertices.len(), self.parents.len())
     }
 
-    /// Drops the vertices and parents past `lengths` (a rollback).
+    /// Drops every vertex, keeping the arenas' and the index's capacity.
+    pub fn clear(&mut self) {
+        self.vertices.clear();
+        self.parents.clear();
+        self.newest.clear();
+    }
+
+    /// Drops the vertices and parents past `lengths` (a rollback or a refused step).
     pub fn truncate(&mut self, (vertices, parents): (usize, usize)) {
-        if vertices < self.vertices.len() {
-            for v in vertices..self.vertices.len() {
-                let x = self.vertices[v];
-                let (start, len) = (x.parents.0 as usize, x.parents.1 as usize);
-                match &self.parents[start..start + len] {
-                    &[p] => self.one.remove(&(x.symbol, p)),
-                    parents => {
-                        let key: Vec<u32> = std::iter::once(x.symbol)
-                            .chain(parents.iter().copied())
-                            .collect();
-                        self.many.remove(key.as_slice())
-                    }
-                };
-            }
+        while self.vertices.len() > vertices {
+            let Some(x) = self.vertices.pop() else { break };
+            let k = key(x.symbol, self.parents_of(&x));
+            match x.older {
+                NONE => self.newest.remove(&k),
+                older => self.newest.insert(k, older),
+            };
         }
-        self.vertices.truncate(vertices);
         self.parents.truncate(parents);
     }
 
-    /// Appends the vertices a [`View`] made over this stack.
-    pub fn commit(&mut self, extra: Gss) {
-        self.vertices.extend(extra.vertices);
-        self.parents.extend(extra.parents);
-        self.one.extend(extra.one);
-        self.many.extend(extra.many);
+    fn get(&self, v: u32) -> Option<&Vertex> {
+        self.vertices.get(v.wrapping_sub(self.first.0) as usize)
+    }
+
+    fn parents_of(&self, x: &Vertex) -> &[u32] {
+        let start = (x.parents.0 - self.first.1) as usize;
+        &self.parents[start..start + x.parents.1 as usize]
+    }
+
+    /// The vertex `symbol` over `parents` (of hash `k`) stored here, if any.
+    fn find(&self, k: u64, symbol: u32, parents: &[u32]) -> Option<u32> {
+        let mut v = *self.newest.get(&k)?;
+        while let Some(x) = self.get(v) {
+            if x.symbol == symbol && self.parents_of(x) == parents {
+                return Some(v);
+            }
+            v = x.older;
+        }
+        None
+    }
+
+    fn add(&mut self, k: u64, symbol: u32, depth: u32, parents: &[u32]) -> u32 {
+        let v = self.first.0 + self.vertices.len() as u32;
+        let start = self.first.1 + self.parents.len() as u32;
+        self.parents.extend_from_slice(parents);
+        let older = self.newest.insert(k, v).unwrap_or(NONE);
+        self.vertices.push(Vertex {
+            symbol,
+            depth,
+            parents: (start, parents.len() as u32),
+            older,
+        });
+        v
     }
 }
 
-/// A [`Gss`] seen through an overlay: vertices made by a step go past the stack's own,
-/// which stay untouched until the step is committed.
+/// A [`Gss`] that a step reads and adds to: the walker's own (a consumed token's step adds
+/// to it directly, truncated if the token is refused), or an overlay over one left
+/// untouched (validating and forcing look ahead without moving).
 pub(super) struct View<'a> {
-    base: &'a Gss,
-    extra: Gss,
-    key: Vec<u32>,
+    base: Option<&'a Gss>,
+    own: Gss,
 }
 
 impl<'a> View<'a> {
+    /// An overlay over `base`.
     pub fn new(base: &'a Gss) -> View<'a> {
         View {
-            base,
-            extra: Gss::default(),
-            key: Vec::new(),
+            base: Some(base),
+            own: Gss::over(base),
         }
     }
 
-    /// The vertices made through this view, for [`Gss::commit`].
-    pub fn into_extra(self) -> Gss {
-        self.extra
+    /// `gss` itself, added to directly.
+    pub fn owning(gss: Gss) -> View<'static> {
+        View {
+            base: None,
+            own: gss,
+        }
+    }
+
+    /// The stack added to ([`View::owning`]) or the overlay's vertices.
+    pub fn into_gss(self) -> Gss {
+        self.own
+    }
+
+    /// The store holding `v` (a vertex, not the bottom) and its vertex.
+    fn at(&self, v: u32) -> (&Gss, &Vertex) {
+        let store = match self.base {
+            Some(base) if v < self.own.first.0 => base,
+            _ => &self.own,
+        };
+        (store, &store.vertices[(v - store.first.0) as usize])
     }
 
     pub fn vertex(&self, v: u32) -> Vertex {
-        let v = v as usize;
-        match self.base.vertices.get(v) {
-            Some(&x) => x,
-            None => self.extra.vertices[v - self.base.vertices.len()],
-        }
+        *self.at(v).1
     }
 
     /// The depth of the shallowest stack with top `v` (0 for the bottom).
@@ -102,53 +172,24 @@ impl<'a> View<'a> {
         if v == BOTTOM {
             0
         } else {
-            self.vertex(v).depth
+            self.at(v).1.depth
         }
     }
 
     pub fn parents(&self, v: u32) -> &[u32] {
-        let (start, len) = self.vertex(v).parents;
-        let (start, len) = (start as usize, len as usize);
-        let base = self.base.parents.len();
-        if start < base {
-            &self.base.parents[start..start + len]
-        } else {
-            &self.extra.parents[start - base..start - base + len]
-        }
+        let (store, x) = self.at(v);
+        store.parents_of(x)
     }
 
     /// The vertex `symbol` over `parents` (sorted, distinct, not empty): the existing one,
     /// or a new one.
     pub fn push(&mut self, symbol: u32, parents: &[u32]) -> u32 {
-        let found = match parents {
-            &[p] => {
-                let key = (symbol, p);
-                self.base.one.get(&key).or_else(|| self.extra.one.get(&key))
-            }
-            _ => {
-                self.key.clear();
-                self.key.push(symbol);
-                self.key.extend_from_slice(parents);
-                let key = self.key.as_slice();
-                self.base.many.get(key).or_else(|| self.extra.many.get(key))
-            }
-        };
-        if let Some(&v) = found {
+        let k = key(symbol, parents);
+        let found = self.base.and_then(|b| b.find(k, symbol, parents));
+        if let Some(v) = found.or_else(|| self.own.find(k, symbol, parents)) {
             return v;
         }
         let depth = 1 + parents.iter().map(|&p| self.depth(p)).min().unwrap_or(0);
-        let start = (self.base.parents.len() + self.extra.parents.len()) as u32;
-        self.extra.parents.extend_from_slice(parents);
-        self.extra.vertices.push(Vertex {
-            symbol,
-            depth,
-            parents: (start, parents.len() as u32),
-        });
-        let v = (self.base.vertices.len() + self.extra.vertices.len() - 1) as u32;
-        match parents {
-            &[p] => self.extra.one.insert((symbol, p), v),
-            _ => self.extra.many.insert(self.key.as_slice().into(), v),
-        };
-        v
+        self.own.add(k, symbol, depth, parents)
     }
 }

@@ -28,23 +28,20 @@
 //! the stack or allocating.
 
 mod gss;
+mod seen;
 
-use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
 use std::ops::Deref;
 
-use crate::fast_hash::FastHasher;
 use crate::matcher::{stack_limit_error, History, MatchError, MatchErrorKind};
 use crate::parts::StateId;
 use crate::pda_walker::DEFAULT_STACK_LIMIT;
 use crate::push_dag::{PushDag, ROOT};
 use crate::token_pda::TokenPda;
 use gss::{Gss, View, BOTTOM};
+use seen::Seen;
 
 /// Default most live configurations of a [`GlrWalker`].
 pub const DEFAULT_CONFIG_LIMIT: usize = 1024;
-
-type FastSet<T> = HashSet<T, BuildHasherDefault<FastHasher>>;
 
 /// A configuration: a node and the top vertex of its stacks ([`BOTTOM`]: empty).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -59,7 +56,7 @@ struct Config {
 #[derive(Clone, Debug, Default)]
 struct Chains {
     points: Vec<Config>,
-    /// Dense-masked nodes first, so a mask starts with a copy.
+    /// Each node once, a dense-masked one first if any, so a mask starts with a copy.
     nodes: Vec<StateId>,
     near: Vec<Config>,
     eos: bool,
@@ -70,6 +67,18 @@ struct Chains {
 struct Undo {
     before: Vec<Config>,
     lengths: (usize, usize),
+}
+
+/// Buffers a step fills and empties, kept between steps for their capacity.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    /// `(target, push, vertex below)` of the results laid one by one.
+    results: Vec<(StateId, u32, u32)>,
+    /// Tops before merging, as `merge` reads them.
+    tops: Vec<(StateId, u32, Top)>,
+    parents: Vec<u32>,
+    /// The vertices of a DAG being laid.
+    laid: Vec<u32>,
 }
 
 /// Where a token leads from a set of configurations.
@@ -92,8 +101,9 @@ pub struct GlrWalkerOf<A> {
     history: History<Undo>,
     stack_limit: usize,
     config_limit: usize,
-    /// Chain points seen, kept between steps for its capacity.
-    seen: FastSet<Config>,
+    /// Chain points and nodes found, kept between steps for its capacity.
+    seen: Seen,
+    scratch: Scratch,
 }
 
 crate::matcher::walker_holders!(GlrWalkerOf, TokenPda, GlrWalker, OwnedGlrWalker);
@@ -112,7 +122,8 @@ where
             history: History::default(),
             stack_limit: DEFAULT_STACK_LIMIT,
             config_limit: DEFAULT_CONFIG_LIMIT,
-            seen: FastSet::default(),
+            seen: Seen::default(),
+            scratch: Scratch::default(),
         };
         w.reset();
         w
@@ -155,7 +166,7 @@ where
             node: self.pda.start(),
             top: BOTTOM,
         }];
-        self.gss = Gss::default();
+        self.gss.clear();
         self.history.clear();
         self.derive_here();
     }
@@ -180,48 +191,37 @@ where
     }
 
     /// The chains of `configs` into `out` (see [`Chains`]), `seen` a scratch set.
-    fn chains(
-        &self,
-        view: &View<'_>,
-        configs: &[Config],
-        seen: &mut FastSet<Config>,
-        out: &mut Chains,
-    ) {
+    fn chains(&self, view: &View<'_>, configs: &[Config], seen: &mut Seen, out: &mut Chains) {
         self.points(view, configs, seen, &mut out.points);
         out.nodes.clear();
         out.near.clear();
         out.eos = false;
         let max_push = self.pda.max_push();
         for &c in &out.points {
-            if view.depth(c.top) as usize + max_push <= self.stack_limit {
-                out.nodes.push(c.node);
-            } else {
+            if view.depth(c.top) as usize + max_push > self.stack_limit {
                 out.near.push(c);
+            } else if seen.first_node(c.node) {
+                out.nodes.push(c.node);
             }
             out.eos |= c.top == BOTTOM && self.pda.is_accepting(c.node);
         }
-        out.nodes.sort_unstable();
-        out.nodes.dedup();
-        out.nodes
-            .sort_by_key(|&n| self.pda.dense_node_mask(n).is_none());
+        let dense = out
+            .nodes
+            .iter()
+            .position(|&n| self.pda.dense_node_mask(n).is_some());
+        if let Some(i) = dense {
+            out.nodes.swap(0, i);
+        }
     }
 
     /// Every chain point `(node, vertex)` of `configs` into `out`: each configuration,
     /// then, while the node has a pop edge for the vertex's symbol, its target at each
     /// parent. Each point once, in the order found.
-    fn points(
-        &self,
-        view: &View<'_>,
-        configs: &[Config],
-        seen: &mut FastSet<Config>,
-        out: &mut Vec<Config>,
-    ) {
-        seen.clear();
+    fn points(&self, view: &View<'_>, configs: &[Config], seen: &mut Seen, out: &mut Vec<Config>) {
+        seen.start();
         out.clear();
         for &c in configs {
-            if seen.insert(c) {
-                out.push(c);
-            }
+            seen.insert(out, c);
         }
         // `out` is its own work list: each point's successors are appended after it.
         let mut i = 0;
@@ -232,10 +232,7 @@ where
             }
             if let Some(next) = self.pda.pop_target(c.node, view.vertex(c.top).symbol) {
                 for &p in view.parents(c.top) {
-                    let point = Config { node: next, top: p };
-                    if seen.insert(point) {
-                        out.push(point);
-                    }
+                    seen.insert(out, Config { node: next, top: p });
                 }
             }
         }
@@ -342,25 +339,41 @@ where
     /// going to `view`: every edge of its class at every chain point within the stack
     /// limit, the results merged by node and top symbol. Refused (not allowed, the stack
     /// limit, the configuration limit) with the error `consume` reports.
-    fn step(&self, view: &mut View<'_>, here: &Chains, token: u32) -> Result<Next, MatchError> {
+    fn step(
+        &self,
+        view: &mut View<'_>,
+        here: &Chains,
+        token: u32,
+        scratch: &mut Scratch,
+    ) -> Result<Next, MatchError> {
         let Some(class) = self.pda.token_class(token) else {
             if self.pda.is_eos(token) && here.eos {
                 return Ok(Next::Eos);
             }
             return Err(self.not_allowed(token));
         };
-        let mut results: Vec<(StateId, u32, u32)> = Vec::new();
-        let (mut tops, mut out) = (Vec::new(), Vec::new());
+        let Scratch {
+            results,
+            tops,
+            parents,
+            laid,
+        } = scratch;
+        results.clear();
+        tops.clear();
+        let mut out = Vec::new();
         let mut too_deep = None;
         for &c in &here.points {
+            let Some((e, first)) = self.pda.class_edge(c.node, class) else {
+                continue;
+            };
             let depth = view.depth(c.top) as usize;
-            if let Some(dag) = self.pda.push_dag(c.node, class) {
+            if let Some(dag) = self.pda.edge_dag(e) {
                 if depth + dag.max_len <= self.stack_limit {
-                    lay_dag(view, dag, c.top, &mut tops, &mut out);
+                    lay_dag(view, dag, c.top, (laid, parents), tops, &mut out);
                     continue;
                 }
             }
-            for (target, push) in self.pda.edge_results(c.node, class) {
+            for (target, push) in self.pda.results_of_edge(e, first) {
                 if self.fits(view, c, push) {
                     results.push((target, push, c.top));
                 } else {
@@ -376,7 +389,7 @@ where
         }
         results.sort_unstable();
         results.dedup();
-        let next = self.merge(view, &results, tops, out);
+        let next = self.merge(view, results, tops, parents, out);
         if next.len() > self.config_limit {
             return Err(MatchError::new(
                 MatchErrorKind::ConfigLimit,
@@ -401,7 +414,8 @@ where
         view: &mut View<'_>,
         results: &[(StateId, u32, u32)],
         // (target, top symbol, its own vertex or the vertex below a new symbol).
-        mut tops: Vec<(StateId, u32, Top)>,
+        tops: &mut Vec<(StateId, u32, Top)>,
+        parents: &mut Vec<u32>,
         mut out: Vec<Config>,
     ) -> Vec<Config> {
         let mut laid = Laid::default();
@@ -423,7 +437,6 @@ where
         }
         tops.sort_unstable();
         tops.dedup();
-        let mut parents: Vec<u32> = Vec::new();
         for group in tops.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
             let (target, symbol) = (group[0].0, group[0].1);
             let top = match group {
@@ -438,7 +451,7 @@ where
                     }
                     parents.sort_unstable();
                     parents.dedup();
-                    view.push(symbol, &parents)
+                    view.push(symbol, parents)
                 }
             };
             out.push(Config { node: target, top });
@@ -452,17 +465,19 @@ where
     /// A refused token is an error and changes nothing.
     pub fn consume(&mut self, token: u32) -> Result<(), MatchError> {
         self.history.check_open(token, String::new)?;
-        let mut view = View::new(&self.gss);
-        let next = self.step(&mut view, &self.here, token)?;
-        let extra = view.into_extra();
         let lengths = self.gss.lengths();
+        let mut view = View::owning(std::mem::take(&mut self.gss));
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let next = self.step(&mut view, &self.here, token, &mut scratch);
+        self.scratch = scratch;
+        self.gss = view.into_gss();
+        let next = next.inspect_err(|_| self.gss.truncate(lengths))?;
         match next {
             Next::Eos => {
                 let before = self.configs.clone();
                 self.history.push(Undo { before, lengths }, true);
             }
             Next::To(configs) => {
-                self.gss.commit(extra);
                 let before = std::mem::replace(&mut self.configs, configs);
                 self.history.push(Undo { before, lengths }, false);
                 self.derive_here();
@@ -493,9 +508,9 @@ where
         }
         let mut view = View::new(&self.gss);
         let mut here = self.here.clone();
-        let mut seen = FastSet::default();
+        let (mut seen, mut scratch) = (Seen::default(), Scratch::default());
         for (i, &t) in tokens.iter().enumerate() {
-            match self.step(&mut view, &here, t) {
+            match self.step(&mut view, &here, t, &mut scratch) {
                 Ok(Next::To(next)) => self.chains(&view, &next, &mut seen, &mut here),
                 Ok(Next::Eos) => return i + 1,
                 Err(_) => return i,
@@ -528,13 +543,13 @@ where
         }
         let mut view = View::new(&self.gss);
         let mut here = self.here.clone();
-        let mut seen = FastSet::default();
+        let (mut seen, mut scratch) = (Seen::default(), Scratch::default());
         let bound = self.pda.num_nodes() as usize + self.stack_limit;
         for _ in 0..bound {
             let Some(token) = self.single_allowed_token(&view, &here) else {
                 break;
             };
-            match self.step(&mut view, &here, token) {
+            match self.step(&mut view, &here, token, &mut scratch) {
                 Ok(Next::To(next)) => self.chains(&view, &next, &mut seen, &mut here),
                 _ => break,
             }
@@ -570,24 +585,21 @@ fn lay_dag(
     view: &mut View<'_>,
     dag: &PushDag,
     below: u32,
+    (laid, parents): (&mut Vec<u32>, &mut Vec<u32>),
     tops: &mut Vec<(StateId, u32, Top)>,
     out: &mut Vec<Config>,
 ) {
     let at = |v: u32, laid: &[u32]| if v == ROOT { below } else { laid[v as usize] };
-    let mut laid = Vec::with_capacity(dag.vertices.len());
-    let mut parents = Vec::new();
+    laid.clear();
     for (symbol, of) in &dag.vertices {
         parents.clear();
-        parents.extend(of.iter().map(|&p| at(p, &laid)));
+        parents.extend(of.iter().map(|&p| at(p, laid)));
         parents.sort_unstable();
         parents.dedup();
-        laid.push(view.push(*symbol, &parents));
+        laid.push(view.push(*symbol, parents));
     }
     for (target, symbol, of) in &dag.tops {
-        tops.extend(
-            of.iter()
-                .map(|&p| (*target, *symbol, Top::On(at(p, &laid)))),
-        );
+        tops.extend(of.iter().map(|&p| (*target, *symbol, Top::On(at(p, laid)))));
     }
     for &target in &dag.stays {
         match below {

@@ -60,7 +60,7 @@ impl Work {
                 "composing the tokens of lazy DFA state {state} took more than {} steps (the \
                  lazy automaton's state work limit): the constraint's calls nest ambiguously \
                  there; compile it eagerly, with a smaller recursion depth, or raise the limit \
-                 (LazyAutomaton::set_state_work_limit)",
+                 (the state_work_limit option; LazyAutomaton::set_state_work_limit in Rust)",
                 self.limit
             ),
         )

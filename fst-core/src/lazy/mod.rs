@@ -24,12 +24,12 @@
 //! only into a DFA state from which some token sequence reaches acceptance. That
 //! *token-level* liveness is what the eager composition's trimming keeps. It is computed
 //! here from the byte DFA when the two byte-level bounds agree (every byte a single-byte
-//! token: the usual case, and then exact), else by exploring the token-level reachable
-//! states once at build time.
+//! token: the usual case, and then exact), else state by state as walks need it (`live`).
 
 mod bound;
 mod calls;
 mod leaf;
+mod live;
 mod matcher;
 mod shared;
 mod state;
@@ -42,9 +42,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use crate::bytes::{ByteAutomaton, CallNetwork};
 use crate::compose::{transition_table, ComposeError, ComposeErrorKind, DenseClasses};
 use crate::matcher::MatchError;
-use crate::minimize::{backward, coreachable, edge_sources};
 use crate::vocab::VocabTrie;
 use calls::Expansion;
+use live::Liveness;
 use state::{walk, StateInfo, NO_STATE};
 
 /// A byte DFA over a vocabulary, composed on demand; see the module docs. Cloning shares
@@ -81,8 +81,8 @@ struct Table {
     table: Vec<u32>,
     start: u32,
     accepting: Vec<bool>,
-    /// DFA states from which a token sequence reaches acceptance.
-    live: Vec<bool>,
+    /// Which DFA states a token sequence leads from to acceptance (`live`).
+    live: Liveness,
     vocab_size: u32,
     /// Each DFA state's tokens, computed on first use.
     cache: Vec<OnceLock<Arc<StateInfo>>>,
@@ -108,13 +108,19 @@ impl LazyAutomaton {
             table,
             start: dfa.start(),
             accepting: (0..n as u32).map(|s| dfa.is_accepting(s)).collect(),
-            live: Vec::new(),
+            live: Liveness::default(),
             vocab_size,
             cache: (0..n).map(|_| OnceLock::new()).collect(),
             trie: Arc::clone(&trie),
         };
-        side.live = side.token_liveness();
-        if !side.live[side.start as usize] {
+        side.live = Liveness::new(&side);
+        let live = side.live.is_live(side.start, &side).map_err(|e| {
+            ComposeError::new(
+                ComposeErrorKind::InvalidInput,
+                format!("the start state: {e}"),
+            )
+        })?;
+        if !live {
             return Err(ComposeError::empty_language());
         }
         Ok(LazyAutomaton {
@@ -170,10 +176,12 @@ impl LazyAutomaton {
     /// and stepped; default [`DEFAULT_STATE_WORK_LIMIT`]): past it, the mask or token that
     /// needed the state fails with `MatchErrorKind::ComposeLimit`, the matcher unchanged
     /// (the work completed is kept: asking again goes on from there). A whole DFA's state costs one walk of the vocabulary trie at most, so this
-    /// bounds only automata made by [`LazyAutomaton::with_calls`].
+    /// bounds there only the search that decides whether a state can still reach
+    /// acceptance, where a vocabulary's short tokens do not settle it (`live`).
     pub fn set_state_work_limit(&self, steps: u64) {
-        if let Side::Calls(e) = &self.inner.side {
-            lock(e).work.set_limit(steps);
+        match &self.inner.side {
+            Side::Calls(e) => lock(e).work.set_limit(steps),
+            Side::Table(t) => t.live.set_limit(steps),
         }
     }
 
@@ -231,9 +239,14 @@ impl LazyAutomaton {
     /// that passes the state work limit ([`LazyAutomaton::set_state_work_limit`]).
     fn info(&self, state: u32) -> Result<Arc<StateInfo>, MatchError> {
         match &self.inner.side {
-            Side::Table(t) => Ok(Arc::clone(
-                t.cache[state as usize].get_or_init(|| Arc::new(t.compute(state))),
-            )),
+            Side::Table(t) => {
+                let slot = &t.cache[state as usize];
+                if let Some(info) = slot.get() {
+                    return Ok(Arc::clone(info));
+                }
+                let info = Arc::new(t.compute(state)?);
+                Ok(Arc::clone(slot.get_or_init(|| info)))
+            }
             Side::Calls(e) => lock(e).info(state, &self.inner.trie, self.inner.vocab_size),
         }
     }
@@ -324,89 +337,37 @@ impl Table {
         Some(state)
     }
 
-    /// The DFA states from which some token sequence reaches acceptance. Between two
-    /// byte-level bounds: backward reachability over the class edges whose class holds a
-    /// single-byte token (each such byte path is a token path: a lower bound) and over
-    /// all class edges (every token path is a byte path: an upper bound). When they
-    /// agree that is the answer; else the token-level graph is explored from the start.
-    /// Both bounds read one reverse index of the table (no per-state edge lists).
-    fn token_liveness(&self) -> Vec<bool> {
+    /// Calls `visit(target)` for every token node the DFA reads from `from`, counting
+    /// the trie nodes stepped in `steps`.
+    fn walk_counting(&self, from: u32, steps: &mut u64, mut visit: impl FnMut(u32)) {
         let k = self.num_classes;
-        let mut single = vec![false; k];
-        for b in single_byte_tokens(&self.trie) {
-            single[self.class_of_byte[b as usize] as usize] = true;
-        }
-        // The table's edges by target, each tagged with whether its class holds a
-        // single-byte token.
-        let single = &single;
-        let edges = || {
-            self.table.chunks_exact(k).enumerate().flat_map(|(s, row)| {
-                let live = row.iter().enumerate().filter(|&(_, &t)| t != NO_STATE);
-                live.map(move |(c, &t)| (s as u32, t, single[c]))
-            })
+        let step = |s: u32, c: usize| {
+            *steps += 1;
+            self.table[s as usize * k + c]
         };
-        let (in_start, sources, by_single) = edge_sources(self.accepting.len(), edges);
-        let seeds = || self.accepting.clone();
-        let upper = backward(seeds(), &in_start, &sources, |_| true);
-        let lower = backward(seeds(), &in_start, &sources, |i| by_single[i]);
-        if lower == upper {
-            return upper;
-        }
-        self.explored_liveness()
-    }
-
-    /// Token-level liveness by exploring every state reachable at token boundaries from
-    /// the start (one trie walk each, as the eager composition does), then backward
-    /// reachability over the token-level edges.
-    fn explored_liveness(&self) -> Vec<bool> {
-        let n = self.accepting.len();
-        let mut edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-        let mut seen = vec![false; n];
-        let mut queue = vec![self.start];
-        seen[self.start as usize] = true;
-        let mut targets = vec![false; n];
-        while let Some(s) = queue.pop() {
-            self.walk(s, |t| targets[t as usize] = true);
-            for (t, hit) in targets.iter_mut().enumerate() {
-                if std::mem::take(hit) {
-                    edges[s as usize].push((0, t as u32));
-                    if !std::mem::replace(&mut seen[t], true) {
-                        queue.push(t as u32);
-                    }
-                }
-            }
-        }
-        coreachable(self.accepting.clone(), &edges, |_| true)
-    }
-
-    /// Calls `visit(target)` for every token node the DFA reads from `from`.
-    fn walk(&self, from: u32, mut visit: impl FnMut(u32)) {
-        let k = self.num_classes;
-        walk(
-            &self.trie,
-            &self.class_of_byte,
-            from,
-            |s, c| self.table[s as usize * k + c],
-            |t, _| visit(t),
-        );
+        walk(&self.trie, &self.class_of_byte, from, step, |t, _| visit(t));
     }
 
     /// The token edges of `state`: every token whose bytes drive the DFA from `state`
-    /// into a live state.
-    fn compute(&self, state: u32) -> StateInfo {
+    /// into a live state; an error when deciding a target's liveness passes the work limit.
+    fn compute(&self, state: u32) -> Result<StateInfo, MatchError> {
         let mut tokens = Vec::new();
+        let mut failed = None;
         let k = self.num_classes;
         walk(
             &self.trie,
             &self.class_of_byte,
             state,
             |s, c| self.table[s as usize * k + c],
-            |t, ids| {
-                if self.live[t as usize] {
-                    tokens.extend_from_slice(ids);
-                }
+            |t, ids| match failed.is_none().then(|| self.live.is_live(t, self)) {
+                Some(Ok(true)) => tokens.extend_from_slice(ids),
+                Some(Err(e)) => failed = Some(e),
+                _ => {}
             },
         );
-        StateInfo::from_tokens(tokens, self.vocab_size)
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(StateInfo::from_tokens(tokens, self.vocab_size)),
+        }
     }
 }

@@ -19,6 +19,7 @@
 mod atoms;
 pub mod openfst;
 mod pda_bound;
+mod pda_explore;
 mod pda_live;
 mod pda_product;
 mod product;
@@ -631,9 +632,9 @@ fn pda_parts(
     pda: &PdaParts,
     class_of_token: Vec<u32>,
     num_classes: u32,
-    live: Option<pda_live::Annotated>,
+    live: Option<pda_explore::Annotated>,
 ) -> PdaParts {
-    let live = live.unwrap_or(pda_live::Annotated {
+    let live = live.unwrap_or(pda_explore::Annotated {
         accepting: vec![false],
         edges: vec![Vec::new()],
         pops: vec![Vec::new()],

@@ -13,13 +13,11 @@
 //! deeper) share a `U`, so nodes with equal slack merge. Costs past `N` are all one
 //! (`INF`): a configuration needing them cannot finish anyway.
 
-use std::collections::VecDeque;
-
-use super::pda_live::Annotated;
+use super::pda_explore::{memory_error, Annotated, Construction, Explorer};
 use super::{Clock, OpsError, OpsErrorKind};
 use crate::automaton::StateId;
 use crate::fast_hash::FastMap;
-use crate::parts::{PdaEdge, PdaParts};
+use crate::parts::PdaParts;
 
 /// A cost past the bound.
 const INF: u16 = u16::MAX;
@@ -207,18 +205,7 @@ fn after_pops(
     reach
 }
 
-pub(crate) fn memory_error(bytes: u64, limit: usize, what: &str) -> OpsError {
-    OpsError::new(
-        "intersection",
-        OpsErrorKind::Memory { limit },
-        format!(
-            "the intersection of a token PDA and a token FSA needs {bytes} bytes for {what}, \
-             past its memory limit of {limit} bytes"
-        ),
-    )
-}
-
-/// The bounded PDA's construction state.
+/// The bounded PDA's construction state: the cost table and the interned `U`s.
 struct Bounder<'a> {
     sh: &'a Shape<'a>,
     costs: Costs,
@@ -227,23 +214,9 @@ struct Bounder<'a> {
     u_ids: FastMap<Vec<u16>, u32>,
     /// `(s, U under)` → `(U with s on top, δ)`, `None` when nothing finishes over it.
     push_memo: FastMap<(u32, u32), Option<(u32, u16)>>,
-    /// Nodes `(PDA node, U of its stack, slack)`.
-    nodes: Vec<(StateId, u32, u16)>,
-    node_ids: FastMap<(StateId, u32, u16), StateId>,
-    /// Symbols `(s, U under)`.
-    symbols: Vec<(u32, u32)>,
-    symbol_ids: FastMap<(u32, u32), u32>,
-    by_top: FastMap<u32, Vec<u32>>,
-    by_u: FastMap<u32, Vec<StateId>>,
-    pending: Vec<(StateId, u32)>,
-    seq_ids: FastMap<Vec<u32>, u32>,
-    out: Annotated,
-    queue: VecDeque<StateId>,
-    state_limit: usize,
     /// Bytes of the cost table and the interned `U`s, against `memory_limit`.
     held: u64,
     memory_limit: usize,
-    clock: Clock,
 }
 
 /// `p` restricted to sequences of at most `bound` tokens, without dead ends; `None` when
@@ -259,33 +232,13 @@ pub(crate) fn bound(
     let costs = costs(&sh, col_of, cols, memory_limit, clock)?;
     let mut b = Bounder {
         sh: &sh,
+        held: costs.data.len() as u64 * 2,
         costs,
         us: Vec::new(),
         u_ids: FastMap::default(),
         push_memo: FastMap::default(),
-        nodes: Vec::new(),
-        node_ids: FastMap::default(),
-        symbols: Vec::new(),
-        symbol_ids: FastMap::default(),
-        by_top: FastMap::default(),
-        by_u: FastMap::default(),
-        pending: Vec::new(),
-        seq_ids: FastMap::default(),
-        out: Annotated {
-            accepting: Vec::new(),
-            edges: Vec::new(),
-            pops: Vec::new(),
-            push_seqs: vec![Vec::new()],
-            num_stack_symbols: 0,
-        },
-        queue: VecDeque::new(),
-        state_limit,
-        held: 0,
         memory_limit,
-        clock,
     };
-    b.held = b.costs.data.len() as u64 * 2;
-    b.seq_ids.insert(Vec::new(), 0);
     let accepting: Vec<usize> = (0..p.accepting.len())
         .filter(|&y| p.accepting[y])
         .map(|y| b.costs.col_of[y] as usize)
@@ -303,10 +256,9 @@ pub(crate) fn bound(
     if o0 as usize > bound || b.us[u0 as usize][p.start as usize] > e0 {
         return Ok(None);
     }
-    b.node((p.start, u0, e0))?;
-    b.run()?;
-    b.out.num_stack_symbols = b.symbols.len() as u32;
-    Ok(Some(b.out))
+    let what = "a token PDA bounded by a number of tokens";
+    let x = Explorer::new(&p.accepting, what, state_limit, clock);
+    x.run(&mut b, (p.start, u0, e0)).map(Some)
 }
 
 impl Bounder<'_> {
@@ -356,82 +308,19 @@ impl Bounder<'_> {
         self.push_memo.insert((s, under), r);
         Ok(r)
     }
+}
 
-    fn node(&mut self, key: (StateId, u32, u16)) -> Result<StateId, OpsError> {
-        if let Some(&id) = self.node_ids.get(&key) {
-            return Ok(id);
-        }
-        if self.nodes.len() >= self.state_limit {
-            return Err(OpsError::new(
-                "intersection",
-                OpsErrorKind::TooManyStates {
-                    limit: self.state_limit,
-                },
-                format!(
-                    "a token PDA bounded by a number of tokens has more than {} nodes; raise \
-                     the state limit",
-                    self.state_limit
-                ),
-            ));
-        }
-        let id = self.nodes.len() as StateId;
-        self.nodes.push(key);
-        self.node_ids.insert(key, id);
-        self.out.accepting.push(self.sh.p.accepting[key.0 as usize]);
-        self.out.edges.push(Vec::new());
-        self.out.pops.push(Vec::new());
-        self.queue.push_back(id);
-        let tops = self.by_top.get(&key.1).map_or(&[][..], |l| l.as_slice());
-        self.pending.extend(tops.iter().map(|&sym| (id, sym)));
-        self.by_u.entry(key.1).or_default().push(id);
-        Ok(id)
-    }
+/// A node `(PDA node, U of its stack, slack)` keeps the edges whose target can finish
+/// within the slack left, and the pops whose landing node can.
+impl Construction for Bounder<'_> {
+    type Node = (StateId, u32, u16);
 
-    fn symbol(&mut self, s: u32, under: u32, top: u32) -> u32 {
-        let next = self.symbols.len() as u32;
-        let id = *self.symbol_ids.entry((s, under)).or_insert(next);
-        if id == next {
-            self.symbols.push((s, under));
-            self.by_top.entry(top).or_default().push(id);
-            let nodes = self.by_u.get(&top).map_or(&[][..], |l| l.as_slice());
-            self.pending.extend(nodes.iter().map(|&n| (n, id)));
-        }
-        id
-    }
-
-    /// Explores nodes, and adds each node's pop of each symbol that may be on top of its
-    /// stack (each pair once, when the later of the two is made).
-    fn run(&mut self) -> Result<(), OpsError> {
-        loop {
-            if let Some(id) = self.queue.pop_front() {
-                self.clock.check()?;
-                self.explore(id)?;
-            } else if let Some((id, sym)) = self.pending.pop() {
-                let (m, _, e) = self.nodes[id as usize];
-                let (s, under) = self.symbols[sym as usize];
-                let Some(z) = self.sh.pop(m, s) else { continue };
-                let (_, delta) =
-                    (self.push(s, under)?).expect("a symbol is made only over a live stack");
-                let e2 = e as u32 + delta as u32;
-                if e2 <= self.sh.bound as u32 && self.us[under as usize][z as usize] as u32 <= e2 {
-                    let target = self.node((z, under, e2 as u16))?;
-                    self.out.pops[id as usize].push((sym, target));
-                }
-            } else {
-                break;
-            }
-        }
-        for list in &mut self.out.pops {
-            list.sort_unstable();
-        }
-        Ok(())
-    }
-
-    /// Node `id`'s edges whose target can finish within the slack left.
-    fn explore(&mut self, id: StateId) -> Result<(), OpsError> {
+    fn explore(
+        &mut self,
+        x: &mut Explorer<'_, Self::Node>,
+        (m, u, e): Self::Node,
+    ) -> Result<(), OpsError> {
         let p = self.sh.p;
-        let (m, u, e) = self.nodes[id as usize];
-        let mut edges = Vec::new();
         for edge in &p.edges[m as usize] {
             let seq = &p.push_seqs[edge.push as usize];
             let (mut cur, mut slack) = (u, e as i64 - 1);
@@ -448,23 +337,25 @@ impl Bounder<'_> {
             if slack < 0 || self.us[cur as usize][edge.target as usize] as i64 > slack {
                 continue;
             }
-            let pushed: Vec<u32> = (stack.into_iter())
-                .map(|(s, under, top)| self.symbol(s, under, top))
+            let pushed = (stack.into_iter())
+                .map(|(s, under, top)| x.symbol(s, under, top))
                 .collect();
-            let next = self.out.push_seqs.len() as u32;
-            let push = *self.seq_ids.entry(pushed.clone()).or_insert(next);
-            if push == next {
-                self.out.push_seqs.push(pushed);
-            }
-            let target = self.node((edge.target, cur, slack as u16))?;
-            edges.push(PdaEdge {
-                class: edge.class,
-                target,
-                push,
-            });
+            x.edge(edge.class, pushed, (edge.target, cur, slack as u16))?;
         }
-        edges.sort_unstable();
-        self.out.edges[id as usize] = edges;
         Ok(())
+    }
+
+    fn pop(
+        &mut self,
+        (m, _, e): Self::Node,
+        (s, under): (u32, u32),
+    ) -> Result<Option<Self::Node>, OpsError> {
+        let Some(z) = self.sh.pop(m, s) else {
+            return Ok(None);
+        };
+        let (_, delta) = (self.push(s, under)?).expect("a symbol is made only over a live stack");
+        let e2 = e as u32 + delta as u32;
+        let kept = e2 <= self.sh.bound as u32 && self.us[under as usize][z as usize] as u32 <= e2;
+        Ok(kept.then_some((z, under, e2 as u16)))
     }
 }

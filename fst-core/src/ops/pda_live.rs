@@ -12,14 +12,11 @@
 //! in a live node. The sets are subsets of the product's nodes, interned; the same-level
 //! runs are one bit matrix (`n²` bits), saturated once.
 
-use std::collections::VecDeque;
-
-use super::pda_bound::memory_error;
+use super::pda_explore::{memory_error, Annotated, Construction, Explorer};
 use super::pda_product::PdaGraph;
 use super::{Clock, OpsError, OpsErrorKind};
 use crate::automaton::StateId;
 use crate::fast_hash::FastMap;
-use crate::parts::PdaEdge;
 
 /// Most bits of the same-level matrix (`n²` for `n` product nodes): 512 MiB.
 const MATRIX_BITS_LIMIT: u64 = 1 << 32;
@@ -171,17 +168,7 @@ fn union_of_rows(same: &Bits, set: &[u64], out: &mut [u64]) {
     }
 }
 
-/// The annotated PDA: per node its acceptance, edges and pops, and the push sequences of
-/// annotated symbols.
-pub(crate) struct Annotated {
-    pub(crate) accepting: Vec<bool>,
-    pub(crate) edges: Vec<Vec<PdaEdge>>,
-    pub(crate) pops: Vec<Vec<(u32, StateId)>>,
-    pub(crate) push_seqs: Vec<Vec<u32>>,
-    pub(crate) num_stack_symbols: u32,
-}
-
-/// The construction's state: interned sets, annotated nodes and symbols.
+/// The construction's own state: the same-level matrix and the interned sets.
 struct Annotator<'a> {
     g: &'a PdaGraph,
     seqs: &'a [Vec<u32>],
@@ -189,26 +176,9 @@ struct Annotator<'a> {
     sets: Vec<Vec<u64>>,
     set_ids: FastMap<Vec<u64>, u32>,
     f_memo: FastMap<(u32, u32), u32>,
-    /// Annotated nodes `(product node, set of its stack)`.
-    nodes: Vec<(StateId, u32)>,
-    node_ids: FastMap<(StateId, u32), StateId>,
-    /// Annotated symbols `(symbol, set of the stack under it)`, with the set they make.
-    symbols: Vec<(u32, u32)>,
-    symbol_ids: FastMap<(u32, u32), u32>,
-    /// The annotated symbols whose stack set (with them on top) is the key.
-    by_top: FastMap<u32, Vec<u32>>,
-    /// The annotated nodes whose stack set is the key.
-    by_set: FastMap<u32, Vec<StateId>>,
-    /// `(node, symbol)` pairs whose pop edge is still to be added.
-    pending: Vec<(StateId, u32)>,
-    seq_ids: FastMap<Vec<u32>, u32>,
-    out: Annotated,
-    queue: VecDeque<StateId>,
-    state_limit: usize,
     /// Bytes of the matrix and the interned sets, against `memory_limit`.
     held: u64,
     memory_limit: usize,
-    clock: Clock,
 }
 
 /// The product with its dead ends removed; `None` when the start cannot finish (the
@@ -223,43 +193,22 @@ pub(crate) fn annotate(
     let mut a = Annotator {
         g,
         seqs,
+        held: same.data.len() as u64 * 8,
         same,
         sets: Vec::new(),
         set_ids: FastMap::default(),
         f_memo: FastMap::default(),
-        nodes: Vec::new(),
-        node_ids: FastMap::default(),
-        symbols: Vec::new(),
-        symbol_ids: FastMap::default(),
-        by_top: FastMap::default(),
-        by_set: FastMap::default(),
-        pending: Vec::new(),
-        seq_ids: FastMap::default(),
-        out: Annotated {
-            accepting: Vec::new(),
-            edges: Vec::new(),
-            pops: Vec::new(),
-            push_seqs: vec![Vec::new()],
-            num_stack_symbols: 0,
-        },
-        queue: VecDeque::new(),
-        state_limit,
-        held: 0,
         memory_limit,
-        clock,
     };
-    a.held = a.same.data.len() as u64 * 8;
-    a.seq_ids.insert(Vec::new(), 0);
     let accepting: Vec<u64> = a.set_of(|m| g.accepting[m]);
     let empty = a.set_of(|m| meets(a.same.row(m), &accepting));
     if !contains(&empty, 0) {
         return Ok(None);
     }
     let empty = a.intern(empty)?;
-    a.node((0, empty))?;
-    a.run()?;
-    a.out.num_stack_symbols = a.symbols.len() as u32;
-    Ok(Some(a.out))
+    let what = "the intersection of a token PDA and a token FSA, split by what can still finish,";
+    let x = Explorer::new(&g.accepting, what, state_limit, clock);
+    x.run(&mut a, (0, empty)).map(Some)
 }
 
 impl Annotator<'_> {
@@ -301,106 +250,40 @@ impl Annotator<'_> {
         self.f_memo.insert((s, x), id);
         Ok(id)
     }
+}
 
-    fn node(&mut self, key: (StateId, u32)) -> Result<StateId, OpsError> {
-        if let Some(&id) = self.node_ids.get(&key) {
-            return Ok(id);
-        }
-        if self.nodes.len() >= self.state_limit {
-            return Err(OpsError::new(
-                "intersection",
-                OpsErrorKind::TooManyStates {
-                    limit: self.state_limit,
-                },
-                format!(
-                    "the intersection of a token PDA and a token FSA, split by what can still \
-                     finish, has more than {} nodes; raise the state limit",
-                    self.state_limit
-                ),
-            ));
-        }
-        let id = self.nodes.len() as StateId;
-        self.nodes.push(key);
-        self.node_ids.insert(key, id);
-        self.out.accepting.push(self.g.accepting[key.0 as usize]);
-        self.out.edges.push(Vec::new());
-        self.out.pops.push(Vec::new());
-        self.queue.push_back(id);
-        let tops = self.by_top.get(&key.1).map_or(&[][..], |l| l.as_slice());
-        self.pending.extend(tops.iter().map(|&sym| (id, sym)));
-        self.by_set.entry(key.1).or_default().push(id);
-        Ok(id)
-    }
+/// A node `(product node, set of its stack)` keeps the edges whose target is live over
+/// the stack they make, and the pops that land in a live node.
+impl Construction for Annotator<'_> {
+    type Node = (StateId, u32);
 
-    fn symbol(&mut self, s: u32, under: u32) -> Result<u32, OpsError> {
-        if let Some(&id) = self.symbol_ids.get(&(s, under)) {
-            return Ok(id);
-        }
-        let top = self.above(s, under)?;
-        let id = self.symbols.len() as u32;
-        self.symbol_ids.insert((s, under), id);
-        self.symbols.push((s, under));
-        self.by_top.entry(top).or_default().push(id);
-        let nodes = self.by_set.get(&top).map_or(&[][..], |l| l.as_slice());
-        self.pending.extend(nodes.iter().map(|&n| (n, id)));
-        Ok(id)
-    }
-
-    /// Explores nodes' edges and adds the pops of each node for each symbol that may be
-    /// on top of its stack (each pair once, when the later of the two is made), until
-    /// neither makes anything new.
-    fn run(&mut self) -> Result<(), OpsError> {
-        loop {
-            if let Some(id) = self.queue.pop_front() {
-                self.clock.check()?;
-                self.explore(id)?;
-            } else if let Some((id, sym)) = self.pending.pop() {
-                let (m, _) = self.nodes[id as usize];
-                let (s, under) = self.symbols[sym as usize];
-                let Some(z) = self.g.pop(m, s) else { continue };
-                if contains(&self.sets[under as usize], z as usize) {
-                    let target = self.node((z, under))?;
-                    self.out.pops[id as usize].push((sym, target));
-                }
-            } else {
-                break;
-            }
-        }
-        for list in &mut self.out.pops {
-            list.sort_unstable();
-        }
-        Ok(())
-    }
-
-    /// Node `id`'s edges whose target is live over the stack they make.
-    fn explore(&mut self, id: StateId) -> Result<(), OpsError> {
+    fn explore(
+        &mut self,
+        x: &mut Explorer<'_, Self::Node>,
+        (m, live): Self::Node,
+    ) -> Result<(), OpsError> {
         let (g, seqs) = (self.g, self.seqs);
-        let (m, x) = self.nodes[id as usize];
-        let mut edges = Vec::new();
         for &(class, t, p) in &g.edges[m as usize] {
-            let mut set = x;
+            let mut set = live;
             let mut pushed = Vec::with_capacity(seqs[p as usize].len());
             for &s in &seqs[p as usize] {
-                pushed.push(self.symbol(s, set)?);
-                set = self.above(s, set)?;
+                let top = self.above(s, set)?;
+                pushed.push(x.symbol(s, set, top));
+                set = top;
             }
-            if !contains(&self.sets[set as usize], t as usize) {
-                continue;
+            if contains(&self.sets[set as usize], t as usize) {
+                x.edge(class, pushed, (t, set))?;
             }
-            let next = self.out.push_seqs.len() as u32;
-            let push = *self.seq_ids.entry(pushed.clone()).or_insert(next);
-            if push == next {
-                self.out.push_seqs.push(pushed);
-            }
-            let target = self.node((t, set))?;
-            edges.push(PdaEdge {
-                class,
-                target,
-                push,
-            });
         }
-        edges.sort_unstable();
-        self.out.edges[id as usize] = edges;
         Ok(())
+    }
+
+    fn pop(
+        &mut self,
+        (m, _): Self::Node,
+        (s, under): (u32, u32),
+    ) -> Result<Option<Self::Node>, OpsError> {
+        let live = |z: StateId| contains(&self.sets[under as usize], z as usize);
+        Ok(self.g.pop(m, s).filter(|&z| live(z)).map(|z| (z, under)))
     }
 }

@@ -6,6 +6,7 @@
 
 use std::convert::Infallible;
 use std::hash::Hash;
+use std::time::Instant;
 
 use crate::fast_hash::FastMap;
 
@@ -37,6 +38,24 @@ impl Columns {
             Ok(columns) => columns,
             Err(never) => match never {},
         }
+    }
+
+    /// [`group`](Self::group) giving up (`None`) once `deadline` has passed, polled every
+    /// 1,024 states: a compile's time budget over millions of edges.
+    pub fn group_before<T: Copy + Eq + Hash, L: AsRef<[(u32, T)]>>(
+        num_labels: usize,
+        edges: &[L],
+        deadline: Option<Instant>,
+    ) -> Option<Columns> {
+        let mut states = 0usize;
+        let poll = |_| {
+            states += 1;
+            match states % 1024 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                true => Err(()),
+                false => Ok(()),
+            }
+        };
+        Columns::group_polled(num_labels, edges, poll).ok()
     }
 
     /// [`Columns::group`], calling `poll` with the number of edges of each state before
@@ -190,6 +209,19 @@ mod tests {
                 by_whole_columns(num_labels, &edges)
             );
         }
+    }
+
+    #[test]
+    fn grouping_gives_up_past_its_deadline() {
+        let edges: Vec<Vec<(u32, u32)>> = (0..3000).map(|s| vec![(s % 7, s)]).collect();
+        let past = Some(Instant::now());
+        assert_eq!(Columns::group_before(7, &edges, past), None);
+        // A few states are grouped before the first poll.
+        let few = &edges[..1000];
+        assert_eq!(
+            Columns::group_before(7, few, past),
+            Some(Columns::group(7, few))
+        );
     }
 
     #[test]

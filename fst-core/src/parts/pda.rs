@@ -343,7 +343,8 @@ pub(crate) fn canonical_pda(parts: PdaParts) -> Result<(CanonicalParts, PdaStack
     let columns: Vec<Vec<(u32, (StateId, u32))>> = (edges.iter())
         .map(|list| list.iter().map(|e| (e.class, (e.target, e.push))).collect())
         .collect();
-    let classes = layout_classes(given_classes, &class_of_token, &columns)?;
+    let classes =
+        layout_classes(given_classes, &class_of_token, &columns, None)?.expect("no deadline");
     let mut class_edges = Vec::with_capacity(edges.len());
     let mut edge_pushes = Vec::with_capacity(edges.len());
     let mut alternatives = Vec::with_capacity(edges.len());

@@ -243,7 +243,16 @@ fn class_parts_are_canonicalized_and_checked() {
         ..canonical.clone()
     };
     let a = TokenAutomaton::from_class_parts(canonical.clone()).unwrap();
-    assert_eq!(TokenAutomaton::from_class_parts(messy).unwrap(), a);
+    assert_eq!(TokenAutomaton::from_class_parts(messy.clone()).unwrap(), a);
+    // Under a deadline: the same file before it, nothing after it (a compile's budget).
+    let later = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+    let within = TokenAutomaton::from_class_parts_before(messy.clone(), Some(later));
+    assert_eq!(within.unwrap(), Some(a.clone()));
+    let past = Some(std::time::Instant::now());
+    assert_eq!(
+        TokenAutomaton::from_class_parts_before(messy, past).unwrap(),
+        None
+    );
     assert_eq!(a.num_classes(), 2);
     assert_eq!(a.class_tokens(1).collect::<Vec<_>>(), [1, 4]);
     assert_eq!(a.class_size(1), 2);

@@ -21,6 +21,7 @@
 //!   (ranges `a-z`), `[^...]` one character outside it, `.` any character (all UTF-8
 //!   encoded, surrogates excluded). Escapes, in both: `\n \r \t \0 \\ \" \' \[ \] \- \^ \/`
 //!   and code points `\xHH`, `\uHHHH`, `\UHHHHHHHH` (`"\xe9"` is `é`, two bytes).
+//! - `<[id]>`, `<text>` and `!<...>` (llama.cpp's token references) are refused by name.
 //! - `( ... )` groups, `|` separates alternatives (an empty alternative is the empty
 //!   string), and a postfix `*`, `+`, `?`, `{m}`, `{m,}`, `{m,n}` or `{,n}` repeats what it
 //!   follows (bounds up to [`MAX_REPEAT`]).
@@ -32,8 +33,8 @@ mod parse;
 
 pub(crate) use ast::{deeper, fmt_rule_at, item_bytes, Lines, Reading, MAX_NESTING};
 pub use ast::{Expr, Pos, RuleDef, Rules};
-pub(crate) use parse::hex_scalar;
 pub use parse::MAX_REPEAT;
+pub(crate) use parse::{hex_scalar, repeat_bounds};
 
 use crate::budget::Budget;
 use crate::error::PdaError;
@@ -64,10 +65,12 @@ pub(crate) fn check_lines(text: &str, budget: &Budget) -> Result<(), PdaError> {
 
 /// Reads XGrammar's EBNF: GBNF as above, except that names may contain `.`, `::=` is the
 /// only arrow, escapes are C's (`\a \b \f \v \e \?`, `\x` with 1 to 8 hex digits, and in
-/// classes `\` before any of `^$.*+?()[]{}|/-`), the start rule is `root` and must exist, and
-/// a rule is defined once. XGrammar's lookahead assertions `(= ...)`, macros
-/// (`TagDispatch(...)`, `Regex(...)`, ...) and rule attributes (`name[max_tokens=5]`) are
-/// refused by name.
+/// classes `\` before any of `^$.*+?()[]{}|/-`), `{m,-1}` is `{m,}`, the start rule is
+/// `root` and must exist, and a rule is defined once. `Regex("pattern")` is the texts the
+/// pattern matches in full (read as ECMAScript, refused where a Lark regex terminal is); `name[capture]` attributes are
+/// accepted and change nothing. XGrammar's lookahead assertions `(= ...)`, its token and
+/// tag macros (`TagDispatch(...)`, `Token(...)`, ...) and `name[max_tokens=5]` are refused
+/// by name.
 pub fn parse_ebnf(text: &str) -> Result<Rules, PdaError> {
     parse_ebnf_within(text, &Budget::unlimited()).map(|(rules, _)| rules)
 }

@@ -8,18 +8,13 @@ use super::ast::{
 };
 use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
+use crate::lark::regex::{self, PatternError};
 
-/// Largest bound allowed in `{m,n}`.
-pub const MAX_REPEAT: u32 = 1000;
+/// Largest bound allowed in `{m,n}`: llama.cpp's own limit.
+pub const MAX_REPEAT: u32 = 2000;
 
-/// XGrammar's macros (`TagDispatch(...)`): token-level constructs, refused by name.
-const EBNF_MACROS: [&str; 5] = [
-    "TagDispatch",
-    "Token",
-    "ExcludeToken",
-    "TokenTagDispatch",
-    "Regex",
-];
+/// XGrammar's macros that act on tokens or tags (`TagDispatch(...)`), refused by name.
+const EBNF_MACROS: [&str; 4] = ["TagDispatch", "Token", "ExcludeToken", "TokenTagDispatch"];
 
 /// Which text syntax the parser reads.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -65,13 +60,13 @@ impl<'a> Parser<'a> {
     /// Counts one parsed item holding `heap` bytes besides its node, and polls the budgets
     /// (what the item costs to read is linear in those bytes).
     fn count(&mut self, heap: usize) -> Res<()> {
-        let (start, len) = (self.rule.0, self.rule.1);
-        let (text, lines) = (self.text, &self.lines);
-        let place = || {
-            let name = &text[start..start + len];
-            format!("reading {}", fmt_rule_at(name, Some(lines.pos(start))))
-        };
-        self.reading.count(heap, lines.bytes(), place)
+        let (text, lines, rule) = (self.text, &self.lines, self.rule);
+        (self.reading).count(heap, lines.bytes(), || reading_place(text, lines, rule))
+    }
+
+    /// What is being read, for the budgets' messages.
+    fn place(&self) -> String {
+        reading_place(self.text, &self.lines, self.rule)
     }
 
     fn bytes(&self) -> &'a [u8] {
@@ -156,6 +151,10 @@ impl<'a> Parser<'a> {
         }
         let save = self.pos;
         self.pos += len;
+        if self.dialect == Dialect::Ebnf && self.bytes().get(self.pos) == Some(&b'[') {
+            let line = self.text[self.pos..].split('\n').next().unwrap_or("");
+            self.pos += line.find(']').map_or(0, |i| i + 1);
+        }
         self.skip_space();
         let arrow = self.arrow_len(self.pos).is_some();
         self.pos = save;
@@ -183,10 +182,7 @@ impl<'a> Parser<'a> {
             self.rule = (start, len);
             self.pos += len;
             if self.dialect == Dialect::Ebnf && self.bytes().get(self.pos) == Some(&b'[') {
-                return Err(self.err(
-                    self.pos,
-                    format!("rule attributes `{name}[...]` (XGrammar's max_tokens and capture) are not supported: they act on tokens and captures, not on the language"),
-                ));
+                self.attributes(&name)?;
             }
             self.skip_space();
             let Some(arrow) = self.arrow_len(self.pos) else {
@@ -297,6 +293,12 @@ impl<'a> Parser<'a> {
                     negated: true,
                 })
             }
+            b'<' | b'!' if self.text[at..].starts_with('<') || self.text[at..].starts_with("!<") => {
+                Err(self.err(
+                    at,
+                    "token references (`<[id]>`, `<token text>`, `!<[id]>`) are not supported: they name token ids of one vocabulary, not text; write the token's text as a literal",
+                ))
+            }
             b'(' if self.dialect == Dialect::Ebnf && self.text[at..].starts_with("(=") => {
                 Err(self.err(
                     at,
@@ -338,16 +340,18 @@ impl<'a> Parser<'a> {
                 }
                 let name = &self.text[at..at + len];
                 if self.dialect == Dialect::Ebnf
+                    && name == "Regex"
+                    && self.text[at + len..].starts_with('(')
+                {
+                    return self.regex_macro(at);
+                }
+                if self.dialect == Dialect::Ebnf
                     && EBNF_MACROS.contains(&name)
                     && self.text[at + len..].starts_with('(')
                 {
-                    let why = match name {
-                        "Regex" => "write the language with classes and repetitions, or use the Lark syntax's /regex/ terminals",
-                        _ => "it acts on token ids or tags, not on the language of the text",
-                    };
                     return Err(self.err(
                         at,
-                        format!("XGrammar's macro `{name}(...)` is not supported: {why}"),
+                        format!("XGrammar's macro `{name}(...)` is not supported: it acts on token ids or tags, not on the language of the text"),
                     ));
                 }
                 self.pos += len;
@@ -396,57 +400,117 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `{m}`, `{m,}`, `{m,n}` or `{,n}`.
+    /// `{m}`, `{m,}`, `{m,n}` or `{,n}` (EBNF: also `{m,-1}`).
     fn braces(&mut self) -> Res<(u32, Option<u32>)> {
-        let open = self.pos;
-        let close = self.text[open..]
-            .find(['}', '\n'])
-            .map(|i| open + i)
-            .filter(|&c| self.text.as_bytes()[c] == b'}')
-            .ok_or_else(|| self.err(open, "unclosed `{`: expected `{m}`, `{m,}` or `{m,n}`"))?;
-        let inner: String = self.text[open + 1..close]
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        let number = |s: &str| -> Res<u32> {
-            if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(self.err(
-                    open,
-                    format!(
-                        "bad repetition `{{{inner}}}`: expected `{{m}}`, `{{m,}}` or `{{m,n}}`"
-                    ),
-                ));
-            }
-            match s.parse::<u32>() {
-                Ok(v) if v <= MAX_REPEAT => Ok(v),
-                _ => Err(self.err(
-                    open,
-                    format!("repetition bound {s} is above the limit of {MAX_REPEAT}"),
-                )),
-            }
-        };
-        let (min, max) = match inner.split_once(',') {
-            None => {
-                let m = number(&inner)?;
-                (m, Some(m))
-            }
-            Some((m, n)) => {
-                let min = if m.is_empty() { 0 } else { number(m)? };
-                let max = if n.is_empty() { None } else { Some(number(n)?) };
-                (min, max)
-            }
-        };
-        if max.is_some_and(|n| n < min) {
-            return Err(self.err(
-                open,
-                format!("bad repetition `{{{inner}}}`: the maximum is below the minimum"),
-            ));
-        }
-        self.pos = close + 1;
-        Ok((min, max))
+        let ebnf = self.dialect == Dialect::Ebnf;
+        let (bounds, end) =
+            repeat_bounds(self.text, self.pos, ebnf).map_err(|(at, m)| self.err(at, m))?;
+        self.pos = end;
+        Ok(bounds)
     }
 
     fn literal(&mut self) -> Res<Expr> {
+        self.literal_bytes().map(Expr::Bytes)
+    }
+
+    /// XGrammar's `Regex("pattern")` (`json_string=false` allowed): the texts the pattern
+    /// matches in full, read as ECMAScript (as XGrammar reads JSON Schema patterns) with
+    /// the refusals of Lark's regex terminals; `^` and `$` at its ends (which a full match
+    /// implies) are dropped.
+    fn regex_macro(&mut self, at: usize) -> Res<Expr> {
+        self.pos = at + "Regex(".len();
+        if self.peek() != Some(b'"') {
+            return Err(self.err(
+                self.pos,
+                format!(
+                    "`Regex(...)` takes a \"pattern\" string, found {}",
+                    self.found(self.pos)
+                ),
+            ));
+        }
+        let lit = self.pos;
+        let pattern = String::from_utf8_lossy(&self.literal_bytes()?).into_owned();
+        if self.peek() == Some(b',') {
+            self.pos += 1;
+            self.skip_space();
+            let arg = &self.text[self.pos..];
+            let value = arg.strip_prefix("json_string").map(|r| r.trim_start());
+            let Some(value) = value.and_then(|r| r.strip_prefix('=')).map(str::trim_start) else {
+                return Err(self.err(
+                    self.pos,
+                    "`Regex(...)` takes only the named argument `json_string`",
+                ));
+            };
+            if value.starts_with("true") {
+                return Err(self.err(self.pos, "`Regex(..., json_string=true)` is not supported: write the JSON string's escaped form in the pattern"));
+            }
+            if !value.starts_with("false") {
+                return Err(self.err(self.pos, "`json_string` must be `true` or `false`"));
+            }
+            self.pos = self.text.len() - value.len() + "false".len();
+        }
+        if self.peek() != Some(b')') {
+            return Err(self.err(
+                self.pos,
+                format!(
+                    "expected `)` closing `Regex(`, found {}",
+                    self.found(self.pos)
+                ),
+            ));
+        }
+        self.pos += 1;
+        let core = pattern.strip_prefix('^').unwrap_or(&pattern);
+        let core = match core.strip_suffix('$') {
+            Some(c) if !c.ends_with('\\') => c,
+            _ => core,
+        };
+        let budget = self.reading.budget();
+        let dfa = match regex::ecma_regex(core, budget.deadline()) {
+            Ok(dfa) => dfa,
+            Err(PatternError::Deadline) => return Err(budget.out_of_time(&self.place())),
+            Err(PatternError::At(_, m)) => {
+                return Err(self.err(lit, format!("in the pattern of `Regex(...)`: {m}")))
+            }
+        };
+        let bytes = regex::dfa_bytes(&dfa);
+        let dfa = Expr::Dfa(std::sync::Arc::new(dfa));
+        self.count(bytes)?;
+        Ok(dfa)
+    }
+
+    /// XGrammar's rule attributes: `name[capture]` and `name[capture="x"]` name a capture and
+    /// change nothing here; `name[max_tokens=N]` bounds tokens, not text, and is refused.
+    fn attributes(&mut self, name: &str) -> Res<()> {
+        let open = self.pos;
+        let line = self.text[open..].split('\n').next().unwrap_or("");
+        let Some(close) = line.find(']').map(|i| open + i) else {
+            return Err(self.err(open, format!("unclosed rule attributes `{name}[...`")));
+        };
+        for item in self.text[open + 1..close].split(',').map(str::trim) {
+            let value = item.strip_prefix("capture").map(str::trim_start);
+            let quoted = |v: &str| {
+                v.len() >= 3
+                    && v.starts_with('"')
+                    && v.ends_with('"')
+                    && !v[1..v.len() - 1].contains(['"', '\\'])
+            };
+            match value {
+                Some("") => {}
+                Some(v) if v.strip_prefix('=').map(str::trim_start).is_some_and(quoted) => {}
+                _ if item.starts_with("max_tokens") => {
+                    return Err(self.err(open, format!("the rule attribute `max_tokens` (`{name}[max_tokens=N]`) is not supported: it bounds the rule's tokens, not its text")))
+                }
+                _ => {
+                    return Err(self.err(open, format!("unknown rule attribute `{item}` (XGrammar's are `capture`, `capture=\"name\"` and `max_tokens=N`)")))
+                }
+            }
+        }
+        self.pos = close + 1;
+        Ok(())
+    }
+
+    /// The bytes of the `"..."` literal at the position.
+    fn literal_bytes(&mut self) -> Res<Vec<u8>> {
         let open = self.pos;
         self.pos += 1;
         let mut out = Vec::new();
@@ -457,7 +521,7 @@ impl<'a> Parser<'a> {
             match c {
                 '"' => {
                     self.pos += 1;
-                    return Ok(Expr::Bytes(out));
+                    return Ok(out);
                 }
                 '\n' => {
                     return Err(self.err(
@@ -586,6 +650,71 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// `reading rule `x` (line 2, column 1)`: the rule whose name is at `rule` (offset, length).
+fn reading_place(text: &str, lines: &Lines, rule: (usize, usize)) -> String {
+    let (start, len) = rule;
+    let at = Some(lines.pos(start));
+    format!("reading {}", fmt_rule_at(&text[start..start + len], at))
+}
+
+/// A repetition's least and most counts (`None`: no most).
+pub(crate) type Bounds = (u32, Option<u32>);
+
+/// The bounds of the repetition `{m}`, `{m,}`, `{m,n}` or `{,n}` whose `{` is at `open`
+/// (spaces inside, not newlines; with `minus_one`, XGrammar's printed `{m,-1}` for `{m,}`)
+/// and the offset past its `}`, or where and what is wrong: the one reader of brace
+/// repetitions for GBNF, EBNF and Lark.
+pub(crate) fn repeat_bounds(
+    text: &str,
+    open: usize,
+    minus_one: bool,
+) -> Result<(Bounds, usize), (usize, String)> {
+    let err = |m: String| (open, m);
+    let close = text[open..]
+        .find(['}', '\n'])
+        .map(|i| open + i)
+        .filter(|&c| text.as_bytes()[c] == b'}')
+        .ok_or_else(|| err("unclosed `{`: expected `{m}`, `{m,}` or `{m,n}`".to_string()))?;
+    let inner: String = text[open + 1..close]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let number = |s: &str| -> Result<u32, (usize, String)> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(err(format!(
+                "bad repetition `{{{inner}}}`: expected `{{m}}`, `{{m,}}` or `{{m,n}}`"
+            )));
+        }
+        match s.parse::<u32>() {
+            Ok(v) if v <= MAX_REPEAT => Ok(v),
+            _ => Err(err(format!(
+                "repetition bound {s} is above the limit of {MAX_REPEAT}"
+            ))),
+        }
+    };
+    let (min, max) = match inner.split_once(',') {
+        None => {
+            let m = number(&inner)?;
+            (m, Some(m))
+        }
+        Some((m, n)) => {
+            let min = if m.is_empty() { 0 } else { number(m)? };
+            let max = match n {
+                "" => None,
+                "-1" if minus_one => None,
+                n => Some(number(n)?),
+            };
+            (min, max)
+        }
+    };
+    if max.is_some_and(|n| n < min) {
+        return Err(err(format!(
+            "bad repetition `{{{inner}}}`: the maximum is below the minimum"
+        )));
+    }
+    Ok(((min, max), close + 1))
 }
 
 /// The character written by the `digits` hexadecimal digits at `at` after the escape

@@ -20,8 +20,11 @@
 //!   not the language, and are accepted.
 //! - Items: `"text"` (escapes `\\ \" \' \n \r \t \f \v \a \b \0 \xHH \uHHHH \UHHHHHHHH`),
 //!   `"text"i`, `"a".."z"` (one character in the range), `/regex/flags`, names, `( )`,
-//!   `[ ]` and `?` (optional), `*`, `+`, `~ n` and `~ n..m` (bounds up to
-//!   [`crate::gbnf::MAX_REPEAT`]).
+//!   `[ ]` and `?` (optional), `*`, `+`, `~ n` and `~ n..m`, and llguidance's `{n}`,
+//!   `{m,n}`, `{m,}`, `{,n}` (bounds up to [`crate::gbnf::MAX_REPEAT`]).
+//! - Templates `name{a, b}: ...` used as `name{x, y}` are expanded in place (`template`).
+//! - llguidance's `-` in names, `name[capture]:` and `%llguidance {}` change nothing and
+//!   are accepted; its token, lexer and sampling extensions are refused by name.
 //! - Regex terminals are compiled by fstc-regex (the regex crate's syntax, which agrees
 //!   with Python's `re` on what grammars use). Flags `i`, `s`, `x` as in Python; `m` and
 //!   `u` change nothing here; `l` is refused. Assertions (`^ $ \b`), look-around, lazy
@@ -35,15 +38,17 @@
 //!   inside a terminal. Read exactly so: each terminal a rule uses (named, quoted or regex)
 //!   is followed by any number of ignored texts, and the start is preceded by them.
 //!
-//! Refused by name: priorities (`rule.2:`, `TERM.2:`), templates (`name{x}:`), `%declare`,
-//! `%override`, `%extend`. Errors name the line and column (from 1) and the definition.
+//! Refused by name: priorities (`rule.2:`, `TERM.2:`), `%declare`, `%override`, `%extend`,
+//! and llguidance's `<special>` tokens, `%json`, `%regex`, `@grammar`, `&`, `~X` and lexeme
+//! options other than `capture`. Errors name the line and column (from 1) and the definition.
 //!
 //! There is no lexer: a text is accepted when some split of it into terminals fits the
 //! rules. Lark's lexer splits greedily first (longest match), so where two terminals may
 //! touch (`NAME NAME` without a separator), `abc` is two names here and one for Lark.
 
 mod common;
-mod regex;
+pub(crate) mod regex;
+mod template;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -51,10 +56,11 @@ use std::sync::Arc;
 use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{
-    deeper, fmt_rule_at, hex_scalar, item_bytes, Expr, Lines, Pos, Reading, RuleDef, Rules,
-    MAX_NESTING, MAX_REPEAT,
+    deeper, fmt_rule_at, hex_scalar, item_bytes, repeat_bounds, Expr, Lines, Pos, Reading, RuleDef,
+    Rules, MAX_NESTING, MAX_REPEAT,
 };
 use regex::PatternError;
+use template::{Template, Use};
 
 /// The rule holding the `%ignore` texts (`IGN*`); not a name Lark can spell.
 const IGNORE: &str = "%ignore";
@@ -83,6 +89,8 @@ pub(crate) fn parse_within(text: &str, budget: &Budget) -> Result<(Rules, usize)
         index: HashMap::new(),
         ignores: Vec::new(),
         reading: Reading::new(budget),
+        templates: Vec::new(),
+        uses: Vec::new(),
     };
     while p.skip_blank_lines() {
         match p.text[p.pos..].starts_with('%') {
@@ -122,6 +130,9 @@ struct Parser<'a> {
     index: HashMap<String, usize>,
     ignores: Vec<Expr>,
     reading: Reading<'a>,
+    templates: Vec<Template>,
+    /// Template uses, each written in a body as `Ref("%use{i}")` until `finish` expands it.
+    uses: Vec<Use>,
 }
 
 type Res<T> = Result<T, PdaError>;
@@ -257,9 +268,15 @@ impl Parser<'_> {
         }
     }
 
+    /// A name: letters, digits, `_`, and `-` between them (llguidance's).
     fn name(&mut self) -> &str {
         let start = self.pos;
-        while self.byte().is_some_and(is_name_byte) {
+        let b = self.text.as_bytes();
+        while self.byte().is_some_and(is_name_byte)
+            || (self.byte() == Some(b'-')
+                && self.pos > start
+                && b.get(self.pos + 1).is_some_and(|&c| is_name_byte(c)))
+        {
             self.pos += 1;
         }
         &self.text[start..self.pos]
@@ -305,11 +322,12 @@ impl Parser<'_> {
         if self.rest().starts_with('.') {
             return Err(self.err(self.pos, format!("priorities (`{name}.N`) are not supported: they choose between parses or tokens, and every parse is accepted here")));
         }
-        if self.rest().starts_with('{') {
-            return Err(self.err(
-                self.pos,
-                format!("templates (`{name}{{...}}`) are not supported"),
-            ));
+        let params = match self.rest().starts_with('{') {
+            true => Some(self.params(&name)?),
+            false => None,
+        };
+        if self.rest().starts_with('[') {
+            self.options(&name)?;
         }
         self.skip_inline();
         if self.byte() != Some(b':') {
@@ -325,14 +343,20 @@ impl Parser<'_> {
         self.terminal = is_terminal_name(&name);
         let at = self.lines.pos(start);
         let body = self.alternatives()?;
-        if let Some(&first) = self.index.get(&name) {
-            return Err(self.err(
-                start,
-                format!(
-                    "`{name}` is defined twice (first at {})",
-                    self.defs[first].at
-                ),
-            ));
+        let first = self.index.get(&name).map(|&i| self.defs[i].at);
+        let first = first.or_else(|| self.templates.iter().find(|t| t.name == name).map(|t| t.at));
+        if let Some(at) = first {
+            return Err(self.err(start, format!("`{name}` is defined twice (first at {at})")));
+        }
+        if let Some(params) = params {
+            self.templates.push(Template {
+                name,
+                params,
+                body,
+                at,
+            });
+            self.def = None;
+            return Ok(());
         }
         self.count(name.len())?;
         self.push_def(Def {
@@ -348,6 +372,115 @@ impl Parser<'_> {
     fn push_def(&mut self, def: Def) {
         self.index.insert(def.name.clone(), self.defs.len());
         self.defs.push(def);
+    }
+
+    /// A template's parameters `{a, b}` after its name.
+    fn params(&mut self, name: &str) -> Res<Vec<String>> {
+        if is_terminal_name(name) {
+            return Err(self.err(
+                self.pos,
+                format!("templates are rules: `{name}{{...}}` must have a lower-case name"),
+            ));
+        }
+        self.pos += 1;
+        let mut params = Vec::new();
+        loop {
+            self.skip_inline();
+            let at = self.pos;
+            let p = self.name().to_string();
+            if p.is_empty() {
+                return Err(self.err(
+                    at,
+                    format!("expected a parameter name, found {}", self.found(at)),
+                ));
+            }
+            params.push(p);
+            self.skip_inline();
+            match self.byte() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => break,
+                _ => {
+                    return Err(self.err(
+                        self.pos,
+                        format!(
+                            "expected `,` or `}}` in the parameters of `{name}`, found {}",
+                            self.found(self.pos)
+                        ),
+                    ))
+                }
+            }
+        }
+        self.pos += 1;
+        Ok(params)
+    }
+
+    /// A template use `name{arg, ...}` (the position at `{`).
+    fn template_use(&mut self, name: String, at: usize) -> Res<Expr> {
+        if self.terminal {
+            return Err(self.err(
+                at,
+                format!("terminals cannot use templates (`{name}{{...}}`)"),
+            ));
+        }
+        if self.depth >= MAX_NESTING {
+            return Err(self.err(at, format!("groups nested more than {MAX_NESTING} deep")));
+        }
+        self.pos += 1;
+        self.depth += 1;
+        let mut args = Vec::new();
+        loop {
+            args.push(self.alternatives()?);
+            self.skip_inline();
+            match self.byte() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => break,
+                _ => {
+                    return Err(self.err(
+                        self.pos,
+                        format!(
+                            "expected `,` or `}}` in the arguments of `{name}`, found {}",
+                            self.found(self.pos)
+                        ),
+                    ))
+                }
+            }
+        }
+        self.pos += 1;
+        self.depth -= 1;
+        let pos = self.lines.pos(at);
+        self.uses.push(Use {
+            name,
+            args,
+            at: pos,
+        });
+        Ok(Expr::Ref(template::use_ref(self.uses.len() - 1), Some(pos)))
+    }
+
+    /// llguidance's lexeme options `name[...]:` (the position at `[`): `capture` and
+    /// `capture="x"` name a capture and change nothing here; the others change what a
+    /// terminal matches or how it is sampled and are refused by name.
+    fn options(&mut self, name: &str) -> Res<()> {
+        let open = self.pos;
+        let line = self.rest().split('\n').next().unwrap_or("");
+        let Some(close) = line.find(']').map(|i| open + i) else {
+            return Err(self.err(open, format!("unclosed options `{name}[...`")));
+        };
+        for item in self.text[open + 1..close].split(',').map(str::trim) {
+            let key: String = item
+                .chars()
+                .take_while(|&c| c.is_ascii_alphanumeric() || c == '_')
+                .collect();
+            let value = item[key.len()..].trim_start();
+            match key.as_str() {
+                "capture" if value.is_empty() || value.starts_with('=') => {}
+                "lazy" | "stop" | "suffix" | "stop_capture" | "max_tokens" | "temperature" => {
+                    return Err(self.err(open, format!("the option `{key}` (`{name}[{key}...]`, llguidance's) is not supported: it changes how a terminal ends or is sampled")))
+                }
+                _ => return Err(self.err(open, format!("unknown option `{item}` in `{name}[...]` (llguidance's are capture, lazy, stop, suffix, max_tokens, temperature)"))),
+            }
+        }
+        self.pos = close + 1;
+        Ok(())
     }
 
     fn alternatives(&mut self) -> Res<Expr> {
@@ -378,7 +511,7 @@ impl Parser<'_> {
         loop {
             self.skip_inline();
             match self.byte() {
-                None | Some(b'\n' | b'|' | b')' | b']') => break,
+                None | Some(b'\n' | b'|' | b')' | b']' | b',' | b'}') => break,
                 _ if self.rest().starts_with("->") => {
                     self.pos += 2;
                     self.skip_inline();
@@ -430,6 +563,12 @@ impl Parser<'_> {
                     }
                     self.pos -= 1;
                     (min, Some(max))
+                }
+                Some(b'{') => {
+                    let (bounds, end) =
+                        repeat_bounds(self.text, at, false).map_err(|(i, m)| self.err(i, m))?;
+                    self.pos = end - 1;
+                    bounds
                 }
                 _ => {
                     self.pos = save;
@@ -495,6 +634,9 @@ impl Parser<'_> {
                 Ok(self.mark(e))
             }
             Some(c) if is_name_byte(c) => self.reference(),
+            Some(c @ (b'<' | b'@' | b'~' | b'&' | b'%')) => {
+                Err(self.err(at, template::llguidance_only(c, self.rest())))
+            }
             _ => Err(self.err(
                 at,
                 format!(
@@ -508,6 +650,9 @@ impl Parser<'_> {
     fn reference(&mut self) -> Res<Expr> {
         let at = self.pos;
         let name = self.name().to_string();
+        if self.rest().starts_with('{') && !template::is_repetition(self.rest()) {
+            return self.template_use(name, at);
+        }
         let terminal = is_terminal_name(&name);
         if self.terminal && !terminal {
             return Err(self.err(
@@ -635,10 +780,10 @@ impl Parser<'_> {
             match c {
                 '/' => break,
                 '\n' => {
-                    return Err(self.err(
-                        open,
-                        "unterminated regex: the line ends before the closing `/`",
-                    ))
+                    // A regex may span lines under the `x` flag, checked after it.
+                    offsets.push(self.pos);
+                    pattern.push('\n');
+                    self.pos += 1;
                 }
                 '\\' if self.rest().starts_with("\\/") => {
                     offsets.push(self.pos);
@@ -665,6 +810,12 @@ impl Parser<'_> {
         self.pos += 1;
         let flags_at = self.pos;
         let flags = self.name().to_string();
+        if pattern.contains('\n') && !flags.contains('x') {
+            return Err(self.err(
+                open,
+                "unterminated regex: the line ends before the closing `/` (a regex spans lines only with the `x` flag)",
+            ));
+        }
         let prefix = regex::flag_prefix(&flags).map_err(|(i, m)| self.err(flags_at + i, m))?;
         self.terminal_dfa(
             |deadline| regex::regex(&pattern, &prefix, deadline),
@@ -686,11 +837,27 @@ impl Parser<'_> {
                 Ok(())
             }
             "import" => self.import(),
+            "llguidance" => self.llguidance_options(at),
+            "json" | "regex" => Err(self.err(at, template::llguidance_only(b'%', &self.text[at..]))),
             "declare" | "override" | "extend" => Err(self.err(
                 at,
                 format!("`%{word}` is not supported (it edits or declares definitions for Lark's own lexer and imports)"),
             )),
             _ => Err(self.err(at, format!("unknown directive `%{word}` (known: %import, %ignore)"))),
+        }
+    }
+
+    /// `%llguidance {}`: llguidance's options, accepted when there are none (files for
+    /// llguidance start with it).
+    fn llguidance_options(&mut self, at: usize) -> Res<()> {
+        let rest = self.rest();
+        let inner = rest.strip_prefix('{').and_then(|r| r.split_once('}'));
+        match inner {
+            Some((inside, _)) if inside.trim().is_empty() => {
+                self.pos += rest.find('}').map_or(0, |i| i + 1);
+                Ok(())
+            }
+            _ => Err(self.err(at, "`%llguidance` options are not supported (they change llguidance's lexer and forcing); `%llguidance {}` alone is accepted")),
         }
     }
 
@@ -779,13 +946,24 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// Checks the start rule and terminal cycles, and places the ignored texts.
-    fn finish(self) -> Res<Rules> {
+    /// Checks the start rule and terminal cycles, expands templates and places the ignored
+    /// texts.
+    fn finish(mut self) -> Res<Rules> {
         if !self.defs.iter().any(|d| d.name == "start") {
             return Err(PdaError::new(
                 PdaErrorKind::EmptyGrammar,
                 "the grammar has no rule `start`: Lark grammars start at `start`".to_string(),
             ));
+        }
+        if !self.templates.is_empty() || !self.uses.is_empty() {
+            let mut ex = template::Expander {
+                templates: &self.templates,
+                uses: &self.uses,
+                nodes: 0,
+            };
+            for d in &mut self.defs {
+                d.body = ex.expand(&d.body, &[], 0)?;
+            }
         }
         check_terminal_cycles(&self.defs)?;
         let mut rules: Vec<RuleDef> = Vec::new();

@@ -11,7 +11,7 @@ use regex_syntax::ast::{self, Ast, FlagsItemKind, GroupKind};
 
 /// Why a pattern gives no DFA.
 #[derive(Debug)]
-pub(super) enum PatternError {
+pub(crate) enum PatternError {
     /// Refused or malformed: the byte offset in the pattern (as written between the
     /// slashes, after `\/` became `/`) and the message.
     At(usize, String),
@@ -112,7 +112,7 @@ fn reserved(name: &str) -> bool {
 
 /// Compiles a regex terminal with its flags (as [`flag_prefix`] writes them), giving up
 /// past `deadline`.
-pub(super) fn regex(
+pub(crate) fn regex(
     pattern: &str,
     prefix: &str,
     deadline: Option<Instant>,
@@ -138,6 +138,24 @@ pub(super) fn regex(
     built(dfa, |e| e.span().map_or(0, |(s, _)| inner(s)))
 }
 
+/// Compiles XGrammar's `Regex("...")` pattern, read as ECMAScript (as JSON Schema's
+/// `pattern`: `\d` is `[0-9]`), with the refusals of a regex terminal wherever
+/// regex-syntax reads the pattern too, giving up past `deadline`.
+pub(crate) fn ecma_regex(
+    pattern: &str,
+    deadline: Option<Instant>,
+) -> Result<ByteDfa, PatternError> {
+    let parsed = ast::parse::ParserBuilder::new().build().parse(pattern);
+    if let Some((offset, why)) = parsed.ok().as_ref().and_then(refused) {
+        return Err(PatternError::At(offset, why));
+    }
+    let dfa = RegexBuilder::new()
+        .dialect(fstc_regex::Dialect::EcmaScript)
+        .deadline(deadline)
+        .build(pattern);
+    built(dfa, |e| e.span().map_or(0, |(s, _)| s))
+}
+
 /// A literal matched without regard to case (`"select"i`), as fstc-regex folds case,
 /// giving up past `deadline` (errors are at offset 0).
 pub(super) fn caseless(text: &str, deadline: Option<Instant>) -> Result<ByteDfa, PatternError> {
@@ -149,6 +167,6 @@ pub(super) fn caseless(text: &str, deadline: Option<Instant>) -> Result<ByteDfa,
 }
 
 /// About the bytes `dfa` holds: its transition table and acceptance.
-pub(super) fn dfa_bytes(dfa: &ByteDfa) -> usize {
+pub(crate) fn dfa_bytes(dfa: &ByteDfa) -> usize {
     dfa.num_states() * (4 * dfa.num_classes() + 1) + 256
 }

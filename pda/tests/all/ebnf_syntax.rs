@@ -24,6 +24,31 @@ fn ebnf_constructs_agree_with_the_recognizer_on_hand_written_gbnf() {
             "root ::= (\"a\" | \"b\")? \"c\"*",
             b"abc",
         ),
+        (
+            "root ::= Regex(\"[a-c]+x?\") | \"y\"",
+            "root ::= [a-c]+ \"x\"? | \"y\"",
+            b"abxy",
+        ),
+        (
+            "root ::= Regex(\"\\\\d+\")",
+            "root ::= [0-9]+",
+            b"12\xd9\xa3",
+        ),
+        (
+            "root ::= Regex( \"^a(b|c)*$\" , json_string = false ) \"$\"",
+            "root ::= \"a\" [bc]* \"$\"",
+            b"abc$",
+        ),
+        (
+            "root[capture] ::= a \"b\"{1,-1}\na[capture=\"first\"] ::= \"a\"",
+            "root ::= \"a\" \"b\"+",
+            b"ab",
+        ),
+        (
+            "root ::= a \"b\"{1, -1}\na[ capture=\"first\" ] ::= \"a\"+",
+            "root ::= \"a\"+ \"b\"+",
+            b"ab",
+        ),
     ];
     for (ebnf, gbnf, alphabet) in cases {
         agree(Syntax::Ebnf, ebnf, gbnf, alphabet, 5);
@@ -35,8 +60,18 @@ fn ebnf_refusals_name_line_and_column() {
     let bad = [
         "root ::= a\na ::= \"x\" (= \"y\")",
         "root ::= TagDispatch((\"<t>\", a))\na ::= \"x\"",
-        "root ::= Regex(\"[a-z]+\")",
+        "root ::= Regex(\"[a-z]+\", json_string=true)",
+        "root ::= Regex(\"a\\\\bc\")",
+        "root ::= Regex(\"a(\")",
+        "root ::= Regex(a)",
+        "root ::= Regex(\"a\", flags=1)",
+        "root ::= Regex(\"a\"",
+        "root ::= Token(1, 2)",
         "root[max_tokens=5] ::= \"a\"",
+        "root[capture=\"\"] ::= \"a\"",
+        "root[capture ::= \"a\"",
+        "root ::= \"a\"{2,-2}",
+        "root ::= <[1000]>",
         "root ::= \"a\"\nroot ::= \"b\"",
         "start ::= \"a\"",
         "root -> \"a\"",
@@ -80,6 +115,12 @@ fn ebnf_chars() -> impl Strategy<Value = String> {
             "\n",
             " ",
             "TagDispatch(",
+            "Regex(\"",
+            "json_string=",
+            "[capture]",
+            "[max_tokens=1]",
+            "-1",
+            "<[",
         ]),
         0..40,
     )

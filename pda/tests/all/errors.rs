@@ -186,9 +186,16 @@ fn the_configuration_limit_refuses_at_compile_time_and_in_the_walker() {
     assert_eq!(e.kind(), MatchErrorKind::ConfigLimit);
     assert!(e.to_string().contains("configuration limit of 1"), "{e}");
     assert_eq!(bounded.num_consumed(), 0);
-    // `xy` is read one way only.
+    // `xy` is read one way only, as by a walker that never saw the refused token.
     bounded.consume(2).unwrap();
     assert!(bounded.is_accepting());
+    let mut fresh = GlrWalker::new(&pda);
+    fresh.consume(2).unwrap();
+    let (mut a, mut b) = (vec![0u32; 1], vec![0u32; 1]);
+    bounded.fill_mask(&mut a).unwrap();
+    fresh.fill_mask(&mut b).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(bounded.num_chain_points(), fresh.num_chain_points());
     let mut enough = GlrWalker::new(&pda).with_config_limit(most);
     enough.consume_tokens(&[x, x, y]).unwrap();
 }

@@ -101,6 +101,50 @@ fn each_construct_agrees_with_the_recognizer_on_hand_written_gbnf() {
 }
 
 #[test]
+fn templates_and_llguidance_spellings_agree_with_the_recognizer() {
+    let cases: &[(&str, &str, &[u8])] = &[
+        (
+            "start: _sep{item, \",\"}\n_sep{x, sep}: x (sep x)*\nitem: \"a\" | \"b\"",
+            "root ::= item (\",\" item)*\nitem ::= \"a\" | \"b\"",
+            b"ab,",
+        ),
+        (
+            "start: pair{bracket{\"a\"}} | bracket{\"b\" \"b\"}\npair{x}: x \":\" x\nbracket{y}: \"[\" y* \"]\"",
+            "root ::= l \":\" l | \"[\" (\"bb\")* \"]\"\nl ::= \"[\" \"a\"* \"]\"",
+            b"[a]:b",
+        ),
+        (
+            "start: _sep{\"a\", \",\"}\n_sep{x, s}: x (s x)*\n%ignore \" \"",
+            "root ::= \" \"* \"a\" \" \"* (\",\" \" \"* \"a\" \" \"*)*",
+            b"a, ",
+        ),
+        (
+            "start: \"a\"{2} \"b\"{1,} \"c\"{,2} \"d\"{ 0 , 1 }",
+            "root ::= \"a\"{2} \"b\"+ \"c\"{0,2} \"d\"?",
+            b"abcd",
+        ),
+        (
+            "%llguidance {}\nstart: my-item+\nmy-item: \"x\" | \"y\" -> why",
+            "root ::= [xy]+",
+            b"xyz",
+        ),
+        (
+            "start: w+ t\nw[capture]: /[ab]/\nt[capture=\"tail\"]: \"c\"",
+            "root ::= [ab]+ \"c\"",
+            b"abc",
+        ),
+        (
+            "start: /a\n   b+   # one or more b\n/x \"c\"",
+            "root ::= \"a\" \"b\"+ \"c\"",
+            b"ab c",
+        ),
+    ];
+    for (lark, gbnf, alphabet) in cases {
+        agree(Syntax::Lark, lark, gbnf, alphabet, 6);
+    }
+}
+
+#[test]
 fn without_ignore_the_parsed_rules_are_the_grammar_as_written() {
     let rules = fstc_pda::lark::parse("start: A \"b\"\nA: \"a\"").unwrap();
     assert_eq!(rules.start, "start");
@@ -149,6 +193,27 @@ fn errors_name_line_column_and_definition() {
         "start: \"a\" )",
         "start: @",
         "",
+        "start: r{\"a\"}\nr{x, y}: x y",
+        "start: t{\"a\"}\nt{x}: t{x}",
+        "start: u{\"a\"}",
+        "start: A\nA: t{\"a\"}\nt{x}: x",
+        "start: T{\"a\"}\nT{x}: x",
+        "start: t{\"a\"}\nt{x, }: x",
+        "start: t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{\"a\"}}}}}}}}}}}}}}}}}}}}}\nt{x}: x x",
+        "start: \"a\" <|eos|>",
+        "start: <[128000]>",
+        "start: @sub",
+        "start: %json {\"type\": \"object\"}",
+        "%json {}\nstart: \"a\"",
+        "%regex {\"substring_words\": \"a b\"}\nstart: \"a\"",
+        "start: A\nA: /[a-z]+/ & ~\"if\"",
+        "start: w\nw[lazy]: /a+/",
+        "start: w\nw[max_tokens=3]: /a+/",
+        "start: w\nw[frob]: /a+/",
+        "%llguidance {\"no_forcing\": true}\nstart: \"a\"",
+        "start: /a\nb/",
+        "start: \"a\"{2,1}",
+        "start: \"a\"{2001}",
     ];
     let mut out = String::new();
     for text in bad {
@@ -194,6 +259,19 @@ fn lark_chars() -> impl Strategy<Value = String> {
             "é",
             "{",
             "\\x",
+            "}",
+            ",",
+            "t{x, y}",
+            "t{",
+            "{2,",
+            "[capture]",
+            "[lazy]",
+            "%llguidance {}",
+            "<|eos|>",
+            "@",
+            "&",
+            "my-",
+            "/x",
         ]),
         0..40,
     )

@@ -237,3 +237,48 @@ proptest::proptest! {
         }
     }
 }
+
+/// The join of the pieces is held to the token edge limit as one composition is: at the
+/// joined automaton's token edges it compiles, one below the error names the join and the
+/// limit. Each tool's bounded string makes its body large, so every piece (one a batch)
+/// has fewer token edges than the whole.
+#[test]
+fn the_join_keeps_the_token_edge_limit() {
+    use fstc_json::Config;
+    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    let tags: Vec<Value> = (0..6)
+        .map(|i| {
+            json!({"begin": format!("<f={i}>"), "end": "</f>", "content": {"type": "json_schema",
+                "json_schema": {"type": "object", "properties": {"q": {"type": "string",
+                "maxLength": 12 + i}}, "required": ["q"], "additionalProperties": false}}})
+        })
+        .collect();
+    let spec = json!({"type": "triggered_tags", "triggers": ["<f="], "tags": tags});
+    let tools = StructuralTag::from_json(&spec.to_string()).unwrap();
+    let pieces = |limit: Option<usize>| {
+        let mut config = Config::new();
+        if let Some(limit) = limit {
+            config = config.token_edge_limit(limit);
+        }
+        let compiler = compiler()
+            .configure(config)
+            .composition(Composition::Pieces);
+        compiler.batch_entries(2).compile(&tools, &vocab)
+    };
+    let joined = pieces(None)
+        .unwrap()
+        .stats
+        .count("joined token edges")
+        .unwrap();
+    if let Err(e) = pieces(Some(joined)) {
+        panic!("at {joined}: {e}");
+    }
+    let e = pieces(Some(joined - 1)).unwrap_err();
+    assert!(
+        e.message().contains("joining the pieces")
+            && e.message()
+                .contains(&format!("more than {} token edges", joined - 1))
+            && e.message().contains("`token_edge_limit`"),
+        "{e}"
+    );
+}

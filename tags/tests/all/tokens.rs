@@ -8,13 +8,16 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use fstc_core::automaton::TokenAutomaton;
+use fstc_core::lazy::LazyAutomaton;
+use fstc_core::matcher::{MatchErrorKind, Matcher};
 use fstc_core::sample::SplitMix64;
 use fstc_core::vocab::VocabTrie;
-use fstc_core::walker::Walker;
+use fstc_core::walker::{OwnedWalker, Walker};
 use fstc_core::TokenVocabulary;
 use fstc_detok::Vocabulary;
 use fstc_tags::StructuralTag;
 use serde_json::{json, Value};
+use testkit::lockstep;
 use testkit::tokenize::{accepts, Segmenter};
 use testkit::vocabs::{shared_vocab, testdata};
 
@@ -105,15 +108,9 @@ impl Compiled {
     }
 }
 
-/// Every body under several tokenizations, at the limits around its count; returns how
-/// many tokenizations had a token crossing the segment's edge.
-fn limits_are_exact(vocab: &Vocabulary, label: &str) -> usize {
-    let trie = VocabTrie::new(vocab);
-    let segmenter = Segmenter::new(vocab);
-    let mut rng = SplitMix64::new(41);
-    let mut compiled = Compiled {
-        cache: BTreeMap::new(),
-    };
+/// The texts of the limited specs: bodies of free text and calls, each with its spec and
+/// the byte range of its limited segment.
+fn limit_cases() -> Vec<Case> {
     let bodies = [
         "",
         "Hmm.",
@@ -126,7 +123,6 @@ fn limits_are_exact(vocab: &Vocabulary, label: &str) -> usize {
         "{\"a\":-17,\"b\":123456789}",
         "{\"a\":0,\"b\":-3}",
     ];
-    let mut crossing = 0;
     let mut cases: Vec<Case> = Vec::new();
     for body in bodies {
         let think = format!("<think>{body}</think>{{\"answer\":42}}");
@@ -138,7 +134,20 @@ fn limits_are_exact(vocab: &Vocabulary, label: &str) -> usize {
         let text = format!("Sum:<f=add>{body}</f> ok");
         cases.push((call_body, text, 11..11 + body.len()));
     }
-    for (spec, text, range) in cases {
+    cases
+}
+
+/// Every body under several tokenizations, at the limits around its count; returns how
+/// many tokenizations had a token crossing the segment's edge.
+fn limits_are_exact(vocab: &Vocabulary, label: &str) -> usize {
+    let trie = VocabTrie::new(vocab);
+    let segmenter = Segmenter::new(vocab);
+    let mut rng = SplitMix64::new(41);
+    let mut compiled = Compiled {
+        cache: BTreeMap::new(),
+    };
+    let mut crossing = 0;
+    for (spec, text, range) in limit_cases() {
         let mut tokenizations = vec![vocab.tokenize(&text).unwrap()];
         for _ in 0..3 {
             tokenizations.extend(segmenter.segment(text.as_bytes(), &mut rng));
@@ -222,34 +231,153 @@ fn walks_stop_the_text_at_the_limit() {
     );
 }
 
-/// Only the eager compile for a vocabulary counts tokens: the byte DFA, the call network
-/// and the lazy compile refuse a limited tag, naming the limit.
+/// Only a compile for a vocabulary counts tokens: the byte DFA and the call network refuse
+/// a limited tag, naming the limit.
 #[test]
-fn a_token_limit_needs_the_eager_compile() {
-    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
-    let trie = Arc::new(VocabTrie::new(&vocab));
-    let tag = StructuralTag::from_json(&think_then_answer(4).to_string()).unwrap();
-    let at = "/format/elements/0/content/max_tokens";
-    let e = compiler().byte_dfa(&tag).unwrap_err();
-    assert_eq!(e.path(), at, "{e}");
-    assert!(e.message().contains("eager compile"), "{e}");
-    assert_eq!(compiler().call_network(&tag).unwrap_err().path(), at);
-    assert_eq!(
-        compiler()
-            .compile_lazy(&tag, trie.clone())
-            .unwrap_err()
-            .path(),
-        at
-    );
-    // A limit on a tag body likewise.
-    let tag = StructuralTag::from_json(&think_body_then_answer(4).to_string()).unwrap();
-    let at = "/format/elements/0/max_tokens";
-    let e = compiler().compile_lazy(&tag, trie.clone()).unwrap_err();
-    assert_eq!(e.path(), at, "{e}");
-    assert!(e.message().contains("eager compile"), "{e}");
-    assert_eq!(compiler().byte_dfa(&tag).unwrap_err().path(), at);
+fn a_token_limit_needs_a_vocabulary() {
+    for (spec, at) in [
+        (
+            think_then_answer(4),
+            "/format/elements/0/content/max_tokens",
+        ),
+        (think_body_then_answer(4), "/format/elements/0/max_tokens"),
+    ] {
+        let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
+        let e = compiler().byte_dfa(&tag).unwrap_err();
+        assert_eq!(e.path(), at, "{e}");
+        assert!(e.message().contains("eager or lazy"), "{e}");
+        assert_eq!(compiler().call_network(&tag).unwrap_err().path(), at);
+    }
 }
 
+/// A spec by its limit.
+type Spec = fn(u32) -> Value;
+
+/// The specs with limits, by name.
+const SPECS: [(&str, Spec); 4] = [
+    ("think", think_then_answer),
+    ("think body", think_body_then_answer),
+    ("call body", call_body),
+    ("text then END", text_then_end),
+];
+
+/// The lazy compile of `spec`, which must have gone through the markings.
+fn lazy_counted(spec: &Value, trie: &Arc<VocabTrie>) -> LazyAutomaton {
+    let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
+    let lazy = compiler().compile_lazy(&tag, trie.clone()).unwrap();
+    assert!(
+        lazy.stats.to_string().contains("marked vocabulary"),
+        "{}",
+        lazy.stats
+    );
+    lazy.automaton
+}
+
+/// The lazy compile counts tokens as the eager one does: masks, acceptance, EOS, forced
+/// tokens, validation and rollback agree (`testkit::lockstep`) along random walks (which
+/// reach the limits: they are small) and on the texts of [`limits_are_exact`] under the
+/// tokenizer's own and random tokenizations at `n - 1`, `n` and `n + 1`.
+fn lazy_agrees_with_eager(vocab: &Vocabulary, label: &str) {
+    let trie = Arc::new(VocabTrie::new(vocab));
+    let mut compiled = Compiled {
+        cache: BTreeMap::new(),
+    };
+    let mut lazy: BTreeMap<String, LazyAutomaton> = BTreeMap::new();
+    let mut pair = |spec: &Value| {
+        let eager = compiled.get(spec, &trie);
+        let lazy = lazy
+            .entry(spec.to_string())
+            .or_insert_with(|| lazy_counted(spec, &trie))
+            .clone();
+        let fresh_eager = move || Box::new(OwnedWalker::new(eager.clone())) as Box<dyn Matcher>;
+        let fresh_lazy = move || Box::new(lazy.start_matcher()) as Box<dyn Matcher>;
+        (fresh_eager, fresh_lazy)
+    };
+    for (i, (name, spec)) in SPECS.iter().enumerate() {
+        for n in [1, 2, 4] {
+            let (eager, lazy) = pair(&spec(n));
+            let seed = (i * 10) as u64 + u64::from(n);
+            let steps = lockstep::random_walks(&eager, &lazy, trie.eos_ids(), 4, 30, seed);
+            assert!(steps >= 4, "{label} {name} {n}: {steps} steps");
+        }
+    }
+    let segmenter = Segmenter::new(vocab);
+    let mut rng = SplitMix64::new(53);
+    let (mut accepted, mut rejected) = (0, 0);
+    for (spec, text, range) in limit_cases() {
+        let mut tokenizations = vec![vocab.tokenize(&text).unwrap()];
+        tokenizations.extend(segmenter.segment(text.as_bytes(), &mut rng));
+        for tokens in tokenizations {
+            let count = tokens_in(vocab, &tokens, range.clone());
+            for n in count.saturating_sub(1)..=count + 1 {
+                let (eager, lazy) = pair(&spec(n));
+                let ok = lockstep::same_outcome(eager(), lazy(), &tokens, u64::from(n));
+                assert_eq!(ok, count <= n, "{label}: {text:?} as {tokens:?} under {n}");
+                accepted += usize::from(ok);
+                rejected += usize::from(!ok);
+            }
+        }
+    }
+    assert!(
+        accepted > 50 && rejected > 20,
+        "{accepted} accepted, {rejected} rejected"
+    );
+}
+
+#[test]
+fn the_lazy_compile_counts_tokens_as_the_eager_one_on_gpt2() {
+    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    lazy_agrees_with_eager(&vocab, "gpt2");
+}
+
+#[test]
+fn the_lazy_compile_counts_tokens_as_the_eager_one_on_llama3_when_present() {
+    if let Some(vocab) = shared_vocab("llama3/tokenizer.json") {
+        lazy_agrees_with_eager(&vocab, "llama3");
+    }
+}
+
+/// Whether a JSON body of at most 3 tokens can follow `<f=add>` is not settled by short
+/// tokens (`{"a":1,"b":2}` is 13 bytes): the lazy automaton searches its tokens, within
+/// the state work limit; past it, the mask fails with a clear error. Within the default
+/// limit the same walk has the eager compile's masks.
+#[test]
+fn the_lazy_search_ends_at_the_state_work_limit() {
+    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    let trie = Arc::new(VocabTrie::new(&vocab));
+    let lazy = lazy_counted(&call_body(3), &trie);
+    lazy.set_state_work_limit(10);
+    let mut m = lazy.start_matcher();
+    let mut mask = vec![0u32; vocab.len().div_ceil(32)];
+    let opening = vocab.tokenize("Sum:<f=add>").unwrap();
+    let mut step = |t: Option<u32>| {
+        m.fill_mask(&mut mask)?;
+        t.map_or(Ok(()), |t| m.consume(t))
+    };
+    let e = (opening.iter().map(|&t| Some(t)).chain([None]))
+        .find_map(|t| step(t).err())
+        .expect("a search past the limit");
+    assert_eq!(e.kind(), MatchErrorKind::ComposeLimit, "{e}");
+    assert!(e.to_string().contains("state work limit"), "{e}");
+    // Within the default limit the same walk goes on, with the eager compile's masks.
+    lazy.set_state_work_limit(fstc_core::lazy::DEFAULT_STATE_WORK_LIMIT);
+    let eager = Compiled {
+        cache: BTreeMap::new(),
+    }
+    .get(&call_body(3), &trie);
+    let (mut m, mut w) = (lazy.start_matcher(), Walker::new(&eager));
+    let mut expected = mask.clone();
+    for &t in &opening {
+        m.fill_mask(&mut mask).unwrap();
+        w.fill_mask(&mut expected).unwrap();
+        assert_eq!(mask, expected);
+        let (a, b) = (m.consume(t), w.consume(t));
+        assert_eq!(a.is_ok(), b.is_ok(), "{t}: {a:?} {b:?}");
+        if a.is_err() {
+            break;
+        }
+    }
+}
 /// A limit inside a limited tag body is refused at the inner limit, naming the outer.
 #[test]
 fn nested_token_limits_are_refused_by_path() {
