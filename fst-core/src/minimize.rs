@@ -130,6 +130,18 @@ pub fn merge_equivalent(start: StateId, key: &[u32], edges: &[Vec<(u32, StateId)
     canonical(start, &block, edges)
 }
 
+/// [`merge_equivalent`], giving up (`None`) once `deadline` passes: for a compile's time
+/// budget.
+pub fn merge_equivalent_before(
+    start: StateId,
+    key: &[u32],
+    edges: &[Vec<(u32, StateId)>],
+    deadline: Option<Instant>,
+) -> Option<Quotient> {
+    let block = coarsest_partition(key, edges, deadline).ok()?;
+    Some(canonical(start, &block, edges))
+}
+
 /// Which states are both reachable from `start` and co-reachable to acceptance, or
 /// `None` when `start` is not such a state (empty language or no states at all).
 fn useful_states(
@@ -649,7 +661,18 @@ mod tests {
         let input = parts(0, &accepting, edges.collect());
         let past = Some(std::time::Instant::now());
         assert_eq!(minimize_until(input.clone(), past), Err(PastDeadline));
-        assert_eq!(minimize_until(input.clone(), None), Ok(minimize(input)));
+        assert_eq!(
+            minimize_until(input.clone(), None),
+            Ok(minimize(input.clone()))
+        );
+        // The same for merging equivalent states (a token PDA's class graph).
+        let key: Vec<u32> = accepting.iter().map(|&a| u32::from(a)).collect();
+        assert_eq!(merge_equivalent_before(0, &key, &input.edges, past), None);
+        let whole = merge_equivalent(0, &key, &input.edges);
+        assert_eq!(
+            merge_equivalent_before(0, &key, &input.edges, None),
+            Some(whole)
+        );
     }
 
     #[test]

@@ -115,17 +115,18 @@ impl Config {
         self.pop_limit.unwrap_or(Config::DEFAULT_POP_LIMIT)
     }
 
-    /// Longest a compile may run: polled while the rules' DFAs are built, the grammar is
-    /// analysed, the byte PDA is built, the vocabulary is walked and the token PDA is
-    /// grouped, merged and laid out; past it, [`PdaErrorKind::TimeBudget`](crate::PdaErrorKind::TimeBudget)
+    /// Longest a compile may run: polled while the text is read (regex terminals
+    /// included), the rules' DFAs are built, the grammar is analysed, the byte PDA is built,
+    /// the vocabulary is walked and the token PDA is grouped, merged and laid out; past it, [`PdaErrorKind::TimeBudget`](crate::PdaErrorKind::TimeBudget)
     /// names the rule (and its line and column) or the phase. A server's per-request deadline.
     pub fn time_budget(mut self, budget: Duration) -> Config {
         self.time_budget = Some(budget);
         self
     }
 
-    /// Most bytes of automata and tables a compile may hold (the rules' DFAs, the byte PDA
-    /// and its lookup tables, the composition's edges, nodes and points, the layout),
+    /// Most bytes of automata and tables a compile may hold (the rules as read, the rules'
+    /// DFAs, the byte PDA and its lookup tables, the composition's edges, nodes and points,
+    /// the grouped edges, the merge's tables, the layout),
     /// counted before each is allocated where its size is known and as it grows otherwise;
     /// past it, [`PdaErrorKind::MemoryBudget`](crate::PdaErrorKind::MemoryBudget).
     pub fn memory_budget(mut self, bytes: usize) -> Config {

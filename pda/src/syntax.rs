@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::budget::Budget;
 use crate::error::PdaError;
 use crate::gbnf::{self, Rules};
 
@@ -43,10 +44,21 @@ impl Syntax {
 
     /// Reads `text` in this syntax.
     pub fn parse(self, text: &str) -> Result<Rules, PdaError> {
+        self.parse_within(text, &Budget::unlimited())
+            .map(|(rules, _)| rules)
+    }
+
+    /// [`Syntax::parse`] within `budget` (polled as the text is read); the rules and about
+    /// the bytes they hold.
+    pub(crate) fn parse_within(
+        self,
+        text: &str,
+        budget: &Budget,
+    ) -> Result<(Rules, usize), PdaError> {
         match self {
-            Syntax::Gbnf | Syntax::Paper => gbnf::parse(text),
-            Syntax::Lark => crate::lark::parse(text),
-            Syntax::Ebnf => gbnf::parse_ebnf(text),
+            Syntax::Gbnf | Syntax::Paper => gbnf::parse_within(text, budget),
+            Syntax::Lark => crate::lark::parse_within(text, budget),
+            Syntax::Ebnf => gbnf::parse_ebnf_within(text, budget),
         }
     }
 }

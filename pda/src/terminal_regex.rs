@@ -1,16 +1,36 @@
 //! Regex terminals of Lark (`/.../flags`) and XGrammar's EBNF (`Regex("...")`), and Lark's
-//! case-insensitive literals (`"..."i`), as byte DFAs,
-//! compiled by fstc-regex. A terminal is a set of texts matched in full, so constructs
-//! whose meaning depends on a lexer (assertions at the terminal's edges, lazy
-//! quantifiers choosing the shortest match, look-around) are refused by name.
+//! case-insensitive literals (`"..."i`), as byte DFAs, compiled by fstc-regex. A terminal
+//! is a set of texts matched in full, so constructs whose meaning depends on a lexer
+//! (assertions at the terminal's edges, lazy quantifiers choosing the shortest match,
+//! look-around) are refused by name.
+
+use std::time::Instant;
 
 use fstc_core::bytes::ByteDfa;
-use fstc_regex::RegexBuilder;
+use fstc_regex::{RegexBuilder, RegexError, RegexErrorKind};
 use regex_syntax::ast::{self, Ast, FlagsItemKind, GroupKind};
 
-/// A refused or malformed pattern: the byte offset in the pattern (as written between the
-/// slashes, after `\/` became `/`) and the message.
-pub(crate) type PatternError = (usize, String);
+/// Why a pattern gives no DFA.
+#[derive(Debug)]
+pub(crate) enum PatternError {
+    /// Refused or malformed: the byte offset in the pattern (as written between the
+    /// slashes, after `\/` became `/`) and the message.
+    At(usize, String),
+    /// Its construction passed the compile's deadline.
+    Deadline,
+}
+
+/// The construction's deadline as [`PatternError::Deadline`], any other error at the
+/// offset `at` gives.
+fn built(
+    result: Result<ByteDfa, RegexError>,
+    at: impl FnOnce(&RegexError) -> usize,
+) -> Result<ByteDfa, PatternError> {
+    result.map_err(|e| match e.kind() {
+        RegexErrorKind::Deadline => PatternError::Deadline,
+        _ => PatternError::At(at(&e), e.to_string()),
+    })
+}
 
 /// Flags Lark accepts on a regex (`imslux`): `i`, `s` and `x` as in Python, `m` and `u`
 /// with no effect here (no `^`/`$`; Unicode is the default), `l` refused.
@@ -91,8 +111,13 @@ fn reserved(name: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// Compiles a regex terminal with its flags (as [`flag_prefix`] writes them).
-pub(crate) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError> {
+/// Compiles a regex terminal with its flags (as [`flag_prefix`] writes them), giving up
+/// past `deadline`.
+pub(crate) fn regex(
+    pattern: &str,
+    prefix: &str,
+    deadline: Option<Instant>,
+) -> Result<ByteDfa, PatternError> {
     let full = format!("{prefix}{pattern}");
     let inner = |offset: usize| offset.saturating_sub(prefix.len()).min(pattern.len());
     let parsed = ast::parse::ParserBuilder::new()
@@ -105,36 +130,44 @@ pub(crate) fn regex(pattern: &str, prefix: &str) -> Result<ByteDfa, PatternError
                 }
                 kind => format!("bad regex: {kind}"),
             };
-            (inner(e.span().start.offset), what)
+            PatternError::At(inner(e.span().start.offset), what)
         })?;
     if let Some((offset, why)) = refused(&parsed) {
-        return Err((inner(offset), why));
+        return Err(PatternError::At(inner(offset), why));
     }
-    let dfa = RegexBuilder::new().build(&full).map_err(|e| {
-        let offset = e.span().map_or(0, |(s, _)| inner(s));
-        (offset, e.to_string())
-    })?;
-    Ok(dfa)
+    let dfa = RegexBuilder::new().deadline(deadline).build(&full);
+    built(dfa, |e| e.span().map_or(0, |(s, _)| inner(s)))
 }
 
 /// Compiles XGrammar's `Regex("...")` pattern, read as ECMAScript (as JSON Schema's
 /// `pattern`: `\d` is `[0-9]`), with the refusals of a regex terminal wherever
-/// regex-syntax reads the pattern too.
-pub(crate) fn ecma_regex(pattern: &str) -> Result<ByteDfa, PatternError> {
+/// regex-syntax reads the pattern too, giving up past `deadline`.
+pub(crate) fn ecma_regex(
+    pattern: &str,
+    deadline: Option<Instant>,
+) -> Result<ByteDfa, PatternError> {
     let parsed = ast::parse::ParserBuilder::new().build().parse(pattern);
     if let Some((offset, why)) = parsed.ok().as_ref().and_then(refused) {
-        return Err((offset, why));
+        return Err(PatternError::At(offset, why));
     }
-    RegexBuilder::new()
+    let dfa = RegexBuilder::new()
         .dialect(fstc_regex::Dialect::EcmaScript)
-        .build(pattern)
-        .map_err(|e| (e.span().map_or(0, |(s, _)| s), e.to_string()))
+        .deadline(deadline)
+        .build(pattern);
+    built(dfa, |e| e.span().map_or(0, |(s, _)| s))
 }
 
-/// A literal matched without regard to case (`"select"i`), as fstc-regex folds case.
-pub(crate) fn caseless(text: &str) -> Result<ByteDfa, String> {
-    RegexBuilder::new()
+/// A literal matched without regard to case (`"select"i`), as fstc-regex folds case,
+/// giving up past `deadline` (errors are at offset 0).
+pub(crate) fn caseless(text: &str, deadline: Option<Instant>) -> Result<ByteDfa, PatternError> {
+    let dfa = RegexBuilder::new()
         .case_insensitive(true)
-        .build(&regex_syntax::escape(text))
-        .map_err(|e| e.to_string())
+        .deadline(deadline)
+        .build(&regex_syntax::escape(text));
+    built(dfa, |_| 0)
+}
+
+/// About the bytes `dfa` holds: its transition table and acceptance.
+pub(crate) fn dfa_bytes(dfa: &ByteDfa) -> usize {
+    dfa.num_states() * (4 * dfa.num_classes() + 1) + 256
 }

@@ -4,6 +4,7 @@
 //! groups), minimization (one label per column), the file layout (token classes) and the
 //! grammar compiler (token classes of a PDA) all group through it.
 
+use std::convert::Infallible;
 use std::hash::Hash;
 use std::time::Instant;
 
@@ -33,7 +34,10 @@ impl Columns {
         num_labels: usize,
         edges: &[L],
     ) -> Columns {
-        Columns::group_before(num_labels, edges, None).expect("no deadline")
+        match Columns::group_polled(num_labels, edges, |_| Ok::<(), Infallible>(())) {
+            Ok(columns) => columns,
+            Err(never) => match never {},
+        }
     }
 
     /// [`group`](Self::group) giving up (`None`) once `deadline` has passed, polled every
@@ -43,15 +47,31 @@ impl Columns {
         edges: &[L],
         deadline: Option<Instant>,
     ) -> Option<Columns> {
+        let mut states = 0usize;
+        let poll = |_| {
+            states += 1;
+            match states % 1024 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                true => Err(()),
+                false => Ok(()),
+            }
+        };
+        Columns::group_polled(num_labels, edges, poll).ok()
+    }
+
+    /// [`Columns::group`], calling `poll` with the number of edges of each state before
+    /// grouping them: the first error (a caller's time budget) stops the grouping.
+    pub fn group_polled<T: Copy + Eq + Hash, L: AsRef<[(u32, T)]>, E>(
+        num_labels: usize,
+        edges: &[L],
+        mut poll: impl FnMut(usize) -> Result<(), E>,
+    ) -> Result<Columns, E> {
         // Block 0: labels without an edge so far; every split makes a fresh block.
         let mut block = vec![0u32; num_labels];
         let mut blocks = 1u32;
         let mut split: FastMap<(u32, T), u32> = FastMap::default();
-        for (i, list) in edges.iter().enumerate() {
-            if i % 1024 == 1023 && deadline.is_some_and(|d| Instant::now() >= d) {
-                return None;
-            }
+        for list in edges {
             let list = list.as_ref();
+            poll(list.len())?;
             // Cleared maps keep their buckets: one big state must not make the rest pay.
             if split.capacity() > 4 * list.len().max(16) {
                 split = FastMap::default();
@@ -85,7 +105,7 @@ impl Columns {
                 *c
             })
             .collect();
-        Some(Columns { class_of, first })
+        Ok(Columns { class_of, first })
     }
 
     pub fn num_classes(&self) -> usize {

@@ -55,15 +55,16 @@ pub(crate) fn compose(
         (config, budget),
     )?;
     let place = |phase: &'static str| move || format!("{phase} (after walking the vocabulary)");
-    budget.charge(graph.bytes(), place("grouping the tokens into classes"))?;
+    let grouping_tokens = place("grouping the tokens into classes");
+    budget.charge(graph.bytes(), grouping_tokens)?;
     // A nondeterministic PDA's node may have several edges per token: grouped by their set.
     let grouping = if pda.is_deterministic() {
         group
     } else {
         group_sets
     };
-    let (class_of_token, token_classes, edges) = grouping(trie.vocab_size(), &graph.edges);
-    budget.check_time(place("grouping the tokens into classes"))?;
+    let (class_of_token, token_classes, edges) =
+        grouping(trie.vocab_size(), &graph.edges, budget, &grouping_tokens)?;
     let mut pops = graph.pops;
     pops.iter_mut().for_each(|p| p.sort_unstable());
     let minimal = merge_nodes(
@@ -76,8 +77,12 @@ pub(crate) fn compose(
         budget,
     )?;
     // Classes whose edges only differed between nodes now merged.
-    let (class_of_class, num_classes, edges) = grouping(token_classes as usize, &minimal.edges);
-    budget.check_time(place("grouping the classes of the merged nodes"))?;
+    let (class_of_class, num_classes, edges) = grouping(
+        token_classes as usize,
+        &minimal.edges,
+        budget,
+        &place("grouping the classes of the merged nodes"),
+    )?;
     let class_of_token = class_of_token
         .iter()
         .map(|&c| class_of_class.get(c as usize).copied().unwrap_or(NO_CLASS))

@@ -7,6 +7,9 @@ use std::sync::Arc;
 
 use fstc_core::bytes::ByteDfa;
 
+use crate::budget::Budget;
+use crate::error::PdaError;
+
 /// A line and column in the grammar text, both from 1 (columns count characters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pos {
@@ -77,44 +80,76 @@ pub struct Rules {
     pub rules: Vec<RuleDef>,
 }
 
-/// Lines and columns of byte offsets of one text: the line starts are found once, and a
-/// column is counted from the last position asked on the same line when it lies before, so
-/// a parser asking at increasing offsets costs linear time in all.
+/// Lines and columns of byte offsets of one text, each found in logarithmic time and at
+/// most [`Lines::STRIDE`] bytes of counting, in whatever order they are asked (a parser
+/// names a rule's start after reading its body): the line starts are found once, and the
+/// column at every `STRIDE`-th byte is kept.
 pub(crate) struct Lines<'a> {
     text: &'a str,
     starts: Vec<usize>,
-    last: std::cell::Cell<(usize, Pos)>,
+    /// Per `STRIDE` bytes: characters from its line's start to byte `k * STRIDE`.
+    columns: Vec<u32>,
 }
 
 impl<'a> Lines<'a> {
+    /// Bytes between two kept columns.
+    const STRIDE: usize = 256;
+
     pub(crate) fn new(text: &'a str) -> Lines<'a> {
         let mut starts = vec![0];
         starts.extend(line_starts(text));
+        let mut columns = Vec::with_capacity(text.len() / Lines::STRIDE + 1);
+        let mut col = 0u32;
+        for (i, &b) in text.as_bytes().iter().enumerate() {
+            if i % Lines::STRIDE == 0 {
+                columns.push(col);
+            }
+            col = match b {
+                b'\n' => 0,
+                _ => col + u32::from(!is_continuation(b)),
+            };
+        }
         Lines {
             text,
             starts,
-            last: std::cell::Cell::new((0, Pos { line: 1, col: 1 })),
+            columns,
         }
+    }
+
+    /// The bytes the tables of `text` will hold, counted before they are built.
+    pub(crate) fn estimate(text: &str) -> usize {
+        let newlines = text.bytes().filter(|&b| b == b'\n').count();
+        (newlines + 1) * 8 + (text.len() / Lines::STRIDE + 1) * 4
+    }
+
+    /// The bytes its tables hold (for a compile's memory budget).
+    pub(crate) fn bytes(&self) -> usize {
+        self.starts.capacity() * 8 + self.columns.capacity() * 4
     }
 
     /// The line and column of byte `offset`.
     pub(crate) fn pos(&self, offset: usize) -> Pos {
         let line = self.starts.partition_point(|&s| s <= offset);
         let start = self.starts[line - 1];
-        let (last, at) = self.last.get();
-        let (from, col) = if at.line as usize == line && (start..=offset).contains(&last) {
-            (last, at.col as usize)
-        } else {
-            (start, 1)
+        let block = offset / Lines::STRIDE * Lines::STRIDE;
+        let (from, col) = match block > start {
+            true => (block, self.columns[block / Lines::STRIDE] as usize),
+            false => (start, 0),
         };
-        let col = col + self.text[from..offset].chars().count();
-        let pos = Pos {
+        let end = offset.min(self.text.len());
+        let counted = (self.text.as_bytes()[from..end].iter())
+            .filter(|&&b| !is_continuation(b))
+            .count();
+        Pos {
             line: line as u32,
-            col: col as u32,
-        };
-        self.last.set((offset, pos));
-        pos
+            col: (col + counted + 1) as u32,
+        }
     }
+}
+
+/// Whether `b` continues a UTF-8 character (so does not start one).
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
 }
 
 /// The offsets just after each `\n` of `text`.
@@ -123,6 +158,81 @@ fn line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
         .enumerate()
         .filter(|&(_, b)| b == b'\n')
         .map(|(i, _)| i + 1)
+}
+
+/// The bytes an item just read holds besides its node: a literal's bytes, a class's ranges,
+/// a name, the nodes of the repetitions around it (what is inside a group was counted as
+/// it was read).
+pub(crate) fn item_bytes(mut e: &Expr) -> usize {
+    let mut wrapped = 0;
+    while let Expr::Repeat { expr, .. } = e {
+        wrapped += std::mem::size_of::<Expr>();
+        e = expr;
+    }
+    wrapped
+        + match e {
+            Expr::Bytes(b) => b.len(),
+            Expr::Class { ranges, .. } => ranges.len() * 8,
+            Expr::Ref(name, _) => name.len(),
+            _ => 0,
+        }
+}
+
+/// Deeper nesting of groups and repetition operators (`"a"**`) is refused, so that
+/// reading and every walk over the rules cannot overflow the call stack.
+pub(crate) const MAX_NESTING: usize = 200;
+
+/// `height` (groups and repetition operators on an item's deepest path) with one more
+/// around it, or the message refusing that past [`MAX_NESTING`].
+pub(crate) fn deeper(height: &mut usize) -> Result<(), String> {
+    *height += 1;
+    match *height > MAX_NESTING {
+        true => Err(format!(
+            "groups and repetition operators nested more than {MAX_NESTING} deep"
+        )),
+        false => Ok(()),
+    }
+}
+
+/// What a grammar reader has built so far, counted against the compile's budgets as it
+/// reads: a text of a few megabytes may hold gigabytes of rules.
+pub(crate) struct Reading<'a> {
+    budget: &'a Budget,
+    /// About the bytes of the items read: their nodes (twice, for the slack of vectors)
+    /// and what they hold.
+    pub held: usize,
+}
+
+impl<'a> Reading<'a> {
+    pub(crate) fn new(budget: &'a Budget) -> Reading<'a> {
+        Reading { budget, held: 0 }
+    }
+
+    /// The budgets' limits on reading.
+    pub(crate) fn budget(&self) -> &'a Budget {
+        self.budget
+    }
+
+    /// Counts one item read holding `heap` bytes besides its node (see [`item_bytes`]),
+    /// with `tables` bytes of the reader's own, and polls the budgets (what an item costs
+    /// to read is linear in its bytes); `place` names what is being read.
+    pub(crate) fn count(
+        &mut self,
+        heap: usize,
+        tables: usize,
+        place: impl FnOnce() -> String,
+    ) -> Result<(), PdaError> {
+        // An allocation of `heap` bytes takes a 16-byte header and rounds up to 16.
+        let allocated = match heap {
+            0 => 0,
+            _ => heap.saturating_add(31) / 16 * 16,
+        };
+        self.held = (self.held)
+            .saturating_add(allocated)
+            .saturating_add(2 * std::mem::size_of::<Expr>());
+        let held = self.held.saturating_add(tables);
+        self.budget.poll(1 + heap / 64, || held, place)
+    }
 }
 
 /// `rule `x` (line 3, column 1)`: how messages name a rule.

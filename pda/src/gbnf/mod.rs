@@ -31,16 +31,36 @@
 mod ast;
 mod parse;
 
-pub(crate) use ast::{fmt_rule_at, Lines};
+pub(crate) use ast::{deeper, fmt_rule_at, item_bytes, Lines, Reading, MAX_NESTING};
 pub use ast::{Expr, Pos, RuleDef, Rules};
 pub use parse::MAX_REPEAT;
 pub(crate) use parse::{hex_scalar, repeat_bounds};
 
+use crate::budget::Budget;
 use crate::error::PdaError;
 
 /// Reads grammar text (see the module documentation).
 pub fn parse(text: &str) -> Result<Rules, PdaError> {
-    parse::Parser::new(text, parse::Dialect::Gbnf).rules()
+    parse_within(text, &Budget::unlimited()).map(|(rules, _)| rules)
+}
+
+/// [`parse`] within `budget`, polled as items are read; the rules and about the bytes
+/// they hold.
+pub(crate) fn parse_within(text: &str, budget: &Budget) -> Result<(Rules, usize), PdaError> {
+    check_lines(text, budget)?;
+    parse::Parser::new(text, parse::Dialect::Gbnf, budget).rules()
+}
+
+/// [`parse_ebnf`] within `budget`, as [`parse_within`].
+pub(crate) fn parse_ebnf_within(text: &str, budget: &Budget) -> Result<(Rules, usize), PdaError> {
+    check_lines(text, budget)?;
+    parse::Parser::new(text, parse::Dialect::Ebnf, budget).rules()
+}
+
+/// Whether the line tables of `text` fit in what is left of `budget` (checked before they
+/// are built; the readers of every syntax build them).
+pub(crate) fn check_lines(text: &str, budget: &Budget) -> Result<(), PdaError> {
+    budget.check_memory(Lines::estimate(text), || "reading the grammar".to_string())
 }
 
 /// Reads XGrammar's EBNF: GBNF as above, except that names may contain `.`, `::=` is the
@@ -52,5 +72,5 @@ pub fn parse(text: &str) -> Result<Rules, PdaError> {
 /// tag macros (`TagDispatch(...)`, `Token(...)`, ...) and `name[max_tokens=5]` are refused
 /// by name.
 pub fn parse_ebnf(text: &str) -> Result<Rules, PdaError> {
-    parse::Parser::new(text, parse::Dialect::Ebnf).rules()
+    parse_ebnf_within(text, &Budget::unlimited()).map(|(rules, _)| rules)
 }

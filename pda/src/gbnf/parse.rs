@@ -1,11 +1,15 @@
 //! The GBNF reader (llama.cpp's grammar format, written from its documentation) that also
 //! reads the paper's arrow notation. See [`crate::gbnf`] for the syntax.
 
-use super::ast::{Expr, Lines, Pos, RuleDef, Rules};
-use crate::error::{PdaError, PdaErrorKind};
+use std::collections::HashMap;
 
-/// Deeper group nesting is refused, so that parsing cannot overflow the call stack.
-const MAX_NESTING: usize = 200;
+use super::ast::{
+    deeper, fmt_rule_at, item_bytes, Expr, Lines, Pos, Reading, RuleDef, Rules, MAX_NESTING,
+};
+use crate::budget::Budget;
+use crate::error::{PdaError, PdaErrorKind};
+use crate::terminal_regex::{self as regex, PatternError};
+
 /// Largest bound allowed in `{m,n}`: llama.cpp's own limit.
 pub const MAX_REPEAT: u32 = 2000;
 
@@ -29,20 +33,40 @@ pub(super) struct Parser<'a> {
     lines: Lines<'a>,
     pos: usize,
     depth: usize,
+    /// Groups and repetition operators on the deepest path of the item last read.
+    height: usize,
     dialect: Dialect,
+    reading: Reading<'a>,
+    /// The rule being read (offsets of its name), for the budgets' messages.
+    rule: (usize, usize),
 }
 
 type Res<T> = Result<T, PdaError>;
 
 impl<'a> Parser<'a> {
-    pub(super) fn new(text: &'a str, dialect: Dialect) -> Parser<'a> {
+    pub(super) fn new(text: &'a str, dialect: Dialect, budget: &'a Budget) -> Parser<'a> {
         Parser {
             text,
             lines: Lines::new(text),
             pos: 0,
             depth: 0,
+            height: 0,
             dialect,
+            reading: Reading::new(budget),
+            rule: (0, 0),
         }
+    }
+
+    /// Counts one parsed item holding `heap` bytes besides its node, and polls the budgets
+    /// (what the item costs to read is linear in those bytes).
+    fn count(&mut self, heap: usize) -> Res<()> {
+        let (text, lines, rule) = (self.text, &self.lines, self.rule);
+        (self.reading).count(heap, lines.bytes(), || reading_place(text, lines, rule))
+    }
+
+    /// What is being read, for the budgets' messages.
+    fn place(&self) -> String {
+        reading_place(self.text, &self.lines, self.rule)
     }
 
     fn bytes(&self) -> &'a [u8] {
@@ -137,8 +161,10 @@ impl<'a> Parser<'a> {
         arrow
     }
 
-    pub(super) fn rules(mut self) -> Res<Rules> {
+    /// The rules, and about the bytes they hold.
+    pub(super) fn rules(mut self) -> Res<(Rules, usize)> {
         let mut rules: Vec<RuleDef> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
         while self.peek().is_some() {
             let start = self.pos;
             let len = self.name_len(start);
@@ -152,6 +178,8 @@ impl<'a> Parser<'a> {
                 ));
             }
             let name = self.text[start..start + len].to_string();
+            let at = self.at(start);
+            self.rule = (start, len);
             self.pos += len;
             if self.dialect == Dialect::Ebnf && self.bytes().get(self.pos) == Some(&b'[') {
                 self.attributes(&name)?;
@@ -171,7 +199,8 @@ impl<'a> Parser<'a> {
             if self.peek() == Some(b';') {
                 self.pos += 1;
             }
-            match rules.iter_mut().find(|r| r.name == name) {
+            self.count(name.len())?;
+            match index.get(&name).map(|&i| &mut rules[i]) {
                 Some(r) if self.dialect == Dialect::Ebnf => {
                     return Err(self.err(
                         start,
@@ -185,11 +214,14 @@ impl<'a> Parser<'a> {
                     Expr::Alt(alts) => alts.push(body),
                     other => *other = Expr::Alt(vec![other.clone(), body]),
                 },
-                None => rules.push(RuleDef {
-                    name,
-                    at: Some(self.at(start)),
-                    body,
-                }),
+                None => {
+                    index.insert(name.clone(), rules.len());
+                    rules.push(RuleDef {
+                        name,
+                        at: Some(at),
+                        body,
+                    })
+                }
             }
         }
         let Some(first) = rules.first() else {
@@ -209,15 +241,18 @@ impl<'a> Parser<'a> {
             }
             false => first.name.clone(),
         };
-        Ok(Rules { start, rules })
+        Ok((Rules { start, rules }, self.reading.held))
     }
 
     fn alternatives(&mut self) -> Res<Expr> {
         let mut alts = vec![self.sequence()?];
+        let mut height = self.height;
         while self.peek() == Some(b'|') {
             self.pos += 1;
             alts.push(self.sequence()?);
+            height = height.max(self.height);
         }
+        self.height = height;
         Ok(match alts.len() {
             1 => alts.pop().unwrap_or(Expr::Seq(Vec::new())),
             _ => Expr::Alt(alts),
@@ -226,6 +261,7 @@ impl<'a> Parser<'a> {
 
     fn sequence(&mut self) -> Res<Expr> {
         let mut items = Vec::new();
+        let mut height = 0;
         loop {
             match self.peek() {
                 None | Some(b'|' | b')' | b';') => break,
@@ -234,7 +270,10 @@ impl<'a> Parser<'a> {
             }
             let atom = self.atom()?;
             items.push(self.postfix(atom)?);
+            height = height.max(self.height);
+            self.count(item_bytes(&items[items.len() - 1]))?;
         }
+        self.height = height;
         Ok(match items.len() {
             1 => items.pop().unwrap_or(Expr::Seq(Vec::new())),
             _ => Expr::Seq(items),
@@ -243,6 +282,7 @@ impl<'a> Parser<'a> {
 
     fn atom(&mut self) -> Res<Expr> {
         let at = self.pos;
+        self.height = 0;
         match self.bytes()[at] {
             b'"' => self.literal(),
             b'[' => self.class(),
@@ -273,6 +313,7 @@ impl<'a> Parser<'a> {
                 self.depth += 1;
                 let inner = self.alternatives()?;
                 self.depth -= 1;
+                self.deeper(at)?;
                 if self.peek() != Some(b')') {
                     return Err(self.err(
                         self.pos,
@@ -319,6 +360,11 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// One more group or repetition operator (at `at`) around the item last read.
+    fn deeper(&mut self, at: usize) -> Res<()> {
+        deeper(&mut self.height).map_err(|m| self.err(at, m))
+    }
+
     fn postfix(&mut self, mut expr: Expr) -> Res<Expr> {
         loop {
             // Operators must follow their operand directly or after spaces on the same line.
@@ -344,6 +390,7 @@ impl<'a> Parser<'a> {
             if self.bytes()[at] != b'{' {
                 self.pos += 1;
             }
+            self.deeper(at)?;
             expr = Expr::Repeat {
                 expr: Box::new(expr),
                 min,
@@ -417,9 +464,18 @@ impl<'a> Parser<'a> {
             Some(c) if !c.ends_with('\\') => c,
             _ => core,
         };
-        let dfa = crate::terminal_regex::ecma_regex(core)
-            .map_err(|(_, m)| self.err(lit, format!("in the pattern of `Regex(...)`: {m}")))?;
-        Ok(Expr::Dfa(std::sync::Arc::new(dfa)))
+        let budget = self.reading.budget();
+        let dfa = match regex::ecma_regex(core, budget.deadline()) {
+            Ok(dfa) => dfa,
+            Err(PatternError::Deadline) => return Err(budget.out_of_time(&self.place())),
+            Err(PatternError::At(_, m)) => {
+                return Err(self.err(lit, format!("in the pattern of `Regex(...)`: {m}")))
+            }
+        };
+        let bytes = regex::dfa_bytes(&dfa);
+        let dfa = Expr::Dfa(std::sync::Arc::new(dfa));
+        self.count(bytes)?;
+        Ok(dfa)
     }
 
     /// XGrammar's rule attributes: `name[capture]` and `name[capture="x"]` name a capture and
@@ -596,6 +652,13 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// `reading rule `x` (line 2, column 1)`: the rule whose name is at `rule` (offset, length).
+fn reading_place(text: &str, lines: &Lines, rule: (usize, usize)) -> String {
+    let (start, len) = rule;
+    let at = Some(lines.pos(start));
+    format!("reading {}", fmt_rule_at(&text[start..start + len], at))
+}
+
 /// A repetition's least and most counts (`None`: no most).
 pub(crate) type Bounds = (u32, Option<u32>);
 
@@ -610,9 +673,9 @@ pub(crate) fn repeat_bounds(
 ) -> Result<(Bounds, usize), (usize, String)> {
     let err = |m: String| (open, m);
     let close = text[open..]
-        .find('}')
+        .find(['}', '\n'])
         .map(|i| open + i)
-        .filter(|&c| !text[open..c].contains('\n'))
+        .filter(|&c| text.as_bytes()[c] == b'}')
         .ok_or_else(|| err("unclosed `{`: expected `{m}`, `{m,}` or `{m,n}`".to_string()))?;
     let inner: String = text[open + 1..close]
         .chars()

@@ -49,30 +49,45 @@
 mod common;
 mod template;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
-use crate::gbnf::{hex_scalar, repeat_bounds, Expr, Lines, Pos, RuleDef, Rules, MAX_REPEAT};
+use crate::gbnf::{
+    deeper, fmt_rule_at, hex_scalar, item_bytes, repeat_bounds, Expr, Lines, Pos, Reading, RuleDef,
+    Rules, MAX_NESTING, MAX_REPEAT,
+};
+use crate::terminal_regex::{self as regex, PatternError};
 use template::{Template, Use};
 
 /// The rule holding the `%ignore` texts (`IGN*`); not a name Lark can spell.
 const IGNORE: &str = "%ignore";
 /// The start rule when there is `%ignore`: `IGN* start`.
 const START: &str = "%start";
-/// Deeper nesting of `( )` and `[ ]` is refused, so that parsing cannot overflow the stack.
-const MAX_NESTING: usize = 200;
 
 /// Reads a Lark grammar (see the module documentation).
 pub fn parse(text: &str) -> Result<Rules, PdaError> {
+    parse_within(text, &Budget::unlimited()).map(|(rules, _)| rules)
+}
+
+/// [`parse`] within `budget`, polled as items are read and regex terminals built; the
+/// rules and about the bytes they hold.
+pub(crate) fn parse_within(text: &str, budget: &Budget) -> Result<(Rules, usize), PdaError> {
+    crate::gbnf::check_lines(text, budget)?;
     let mut p = Parser {
         text,
         lines: Lines::new(text),
         pos: 0,
         depth: 0,
+        height: 0,
         def: None,
+        def_at: 0,
         terminal: false,
         defs: Vec::new(),
+        index: HashMap::new(),
         ignores: Vec::new(),
+        reading: Reading::new(budget),
         templates: Vec::new(),
         uses: Vec::new(),
     };
@@ -83,7 +98,8 @@ pub fn parse(text: &str) -> Result<Rules, PdaError> {
         }
         p.end_of_line()?;
     }
-    p.finish()
+    let held = p.reading.held;
+    Ok((p.finish()?, held))
 }
 
 struct Def {
@@ -100,12 +116,19 @@ struct Parser<'a> {
     pos: usize,
     /// Open `( )` and `[ ]`: newlines are spaces inside them.
     depth: usize,
+    /// Groups and repetition operators on the deepest path of the item last read.
+    height: usize,
     /// The definition being read, for messages.
     def: Option<String>,
+    /// Where the definition or directive being read starts, for the budgets' messages.
+    def_at: usize,
     /// Whether a terminal body (or `%ignore`) is being read: no ignored texts inside.
     terminal: bool,
     defs: Vec<Def>,
+    /// The index in `defs` of each name.
+    index: HashMap<String, usize>,
     ignores: Vec<Expr>,
+    reading: Reading<'a>,
     templates: Vec<Template>,
     /// Template uses, each written in a body as `Ref("%use{i}")` until `finish` expands it.
     uses: Vec<Use>,
@@ -124,6 +147,37 @@ fn is_terminal_name(name: &str) -> bool {
 }
 
 impl Parser<'_> {
+    /// What is being read, for the budgets' messages.
+    fn place(&self) -> String {
+        reading_place(&self.lines, self.def.as_deref(), self.def_at)
+    }
+
+    /// Counts one parsed item holding `heap` bytes besides its node, and polls the budgets.
+    fn count(&mut self, heap: usize) -> Res<()> {
+        let (lines, def, at) = (&self.lines, self.def.as_deref(), self.def_at);
+        (self.reading).count(heap, lines.bytes(), || reading_place(lines, def, at))
+    }
+
+    /// A regex terminal's DFA (`build` given the deadline), counted against the budgets;
+    /// a refused pattern is an error at the grammar offset `at` of its pattern offset.
+    fn terminal_dfa(
+        &mut self,
+        build: impl FnOnce(
+            Option<std::time::Instant>,
+        ) -> Result<fstc_core::bytes::ByteDfa, PatternError>,
+        at: impl FnOnce(usize) -> usize,
+    ) -> Res<Expr> {
+        let budget = self.reading.budget();
+        let dfa = match build(budget.deadline()) {
+            Ok(dfa) => dfa,
+            Err(PatternError::Deadline) => return Err(budget.out_of_time(&self.place())),
+            Err(PatternError::At(i, m)) => return Err(self.err(at(i), m)),
+        };
+        self.count(regex::dfa_bytes(&dfa))?;
+        budget.check_memory(self.reading.held, || self.place())?;
+        Ok(Expr::Dfa(Arc::new(dfa)))
+    }
+
     fn err(&self, offset: usize, what: impl AsRef<str>) -> PdaError {
         let within = match &self.def {
             Some(name) if is_terminal_name(name) => format!(", in terminal `{name}`"),
@@ -252,6 +306,7 @@ impl Parser<'_> {
             self.pos += 1;
         }
         let start = self.pos;
+        self.def_at = start;
         let name = self.name().to_string();
         if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
             return Err(self.err(
@@ -285,10 +340,11 @@ impl Parser<'_> {
         }
         self.pos += 1;
         self.terminal = is_terminal_name(&name);
+        let at = self.lines.pos(start);
         let body = self.alternatives()?;
-        let first = self.defs.iter().map(|d| (&d.name, d.at));
-        let first = first.chain(self.templates.iter().map(|t| (&t.name, t.at)));
-        if let Some((_, at)) = first.clone().find(|(n, _)| **n == name) {
+        let first = self.index.get(&name).map(|&i| self.defs[i].at);
+        let first = first.or_else(|| self.templates.iter().find(|t| t.name == name).map(|t| t.at));
+        if let Some(at) = first {
             return Err(self.err(start, format!("`{name}` is defined twice (first at {at})")));
         }
         if let Some(params) = params {
@@ -296,19 +352,25 @@ impl Parser<'_> {
                 name,
                 params,
                 body,
-                at: self.lines.pos(start),
+                at,
             });
             self.def = None;
             return Ok(());
         }
-        self.defs.push(Def {
+        self.count(name.len())?;
+        self.push_def(Def {
             name,
-            at: self.lines.pos(start),
+            at,
             terminal: self.terminal,
             body,
         });
         self.def = None;
         Ok(())
+    }
+
+    fn push_def(&mut self, def: Def) {
+        self.index.insert(def.name.clone(), self.defs.len());
+        self.defs.push(def);
     }
 
     /// A template's parameters `{a, b}` after its name.
@@ -422,6 +484,7 @@ impl Parser<'_> {
 
     fn alternatives(&mut self) -> Res<Expr> {
         let mut alts = vec![self.sequence()?];
+        let mut height = self.height;
         loop {
             self.skip_inline();
             if self.byte() == Some(b'\n') && self.depth == 0 && !self.continues() {
@@ -432,7 +495,9 @@ impl Parser<'_> {
             }
             self.pos += 1;
             alts.push(self.sequence()?);
+            height = height.max(self.height);
         }
+        self.height = height;
         Ok(match alts.len() {
             1 => alts.pop().unwrap_or(Expr::Seq(Vec::new())),
             _ => Expr::Alt(alts),
@@ -441,6 +506,7 @@ impl Parser<'_> {
 
     fn sequence(&mut self) -> Res<Expr> {
         let mut items = Vec::new();
+        let mut height = 0;
         loop {
             self.skip_inline();
             match self.byte() {
@@ -457,7 +523,10 @@ impl Parser<'_> {
             }
             let atom = self.atom()?;
             items.push(self.postfix(atom)?);
+            height = height.max(self.height);
+            self.count(item_bytes(&items[items.len() - 1]))?;
         }
+        self.height = height;
         Ok(match items.len() {
             1 => items.pop().unwrap_or(Expr::Seq(Vec::new())),
             _ => Expr::Seq(items),
@@ -506,6 +575,7 @@ impl Parser<'_> {
                 }
             };
             self.pos += 1;
+            deeper(&mut self.height).map_err(|m| self.err(at, m))?;
             expr = Expr::Repeat {
                 expr: Box::new(expr),
                 min,
@@ -517,15 +587,18 @@ impl Parser<'_> {
 
     fn atom(&mut self) -> Res<Expr> {
         let at = self.pos;
+        self.height = 0;
         match self.byte() {
             Some(open @ (b'(' | b'[')) => {
                 if self.depth >= MAX_NESTING {
                     return Err(self.err(at, format!("groups nested more than {MAX_NESTING} deep")));
                 }
+                let open_at = self.lines.pos(at);
                 self.pos += 1;
                 self.depth += 1;
                 let inner = self.alternatives()?;
                 self.depth -= 1;
+                deeper(&mut self.height).map_err(|m| self.err(at, m))?;
                 self.skip_inline();
                 let close = if open == b'(' { b')' } else { b']' };
                 if self.byte() != Some(close) {
@@ -535,7 +608,7 @@ impl Parser<'_> {
                             "expected `{}` closing the `{}` at {}, found {}",
                             close as char,
                             open as char,
-                            self.lines.pos(at),
+                            open_at,
                             self.found(self.pos)
                         ),
                     ));
@@ -547,7 +620,7 @@ impl Parser<'_> {
                         expr: Box::new(inner),
                         min: 0,
                         max: Some(1),
-                        at: Some(self.lines.pos(at)),
+                        at: Some(open_at),
                     },
                 })
             }
@@ -636,8 +709,7 @@ impl Parser<'_> {
                 .is_some_and(|&c| is_name_byte(c))
         {
             self.pos += 1;
-            let dfa = crate::terminal_regex::caseless(&text).map_err(|m| self.err(at, m))?;
-            return Ok(Expr::Dfa(Arc::new(dfa)));
+            return self.terminal_dfa(|deadline| regex::caseless(&text, deadline), |_| at);
         }
         Ok(Expr::Bytes(text.into_bytes()))
     }
@@ -743,15 +815,16 @@ impl Parser<'_> {
                 "unterminated regex: the line ends before the closing `/` (a regex spans lines only with the `x` flag)",
             ));
         }
-        let prefix = crate::terminal_regex::flag_prefix(&flags)
-            .map_err(|(i, m)| self.err(flags_at + i, m))?;
-        let dfa = crate::terminal_regex::regex(&pattern, &prefix)
-            .map_err(|(i, m)| self.err(offsets[i.min(offsets.len() - 1)], m))?;
-        Ok(Expr::Dfa(Arc::new(dfa)))
+        let prefix = regex::flag_prefix(&flags).map_err(|(i, m)| self.err(flags_at + i, m))?;
+        self.terminal_dfa(
+            |deadline| regex::regex(&pattern, &prefix, deadline),
+            |i| offsets[i.min(offsets.len() - 1)],
+        )
     }
 
     fn directive(&mut self) -> Res<()> {
         let at = self.pos;
+        self.def_at = at;
         self.pos += 1;
         let word = self.name().to_string();
         self.skip_inline();
@@ -853,7 +926,7 @@ impl Parser<'_> {
         if !is_terminal_name(alias) {
             return Err(self.err(at, format!("`{alias}` is not a terminal name (upper-case)")));
         }
-        if let Some(d) = self.defs.iter().find(|d| d.name == alias) {
+        if let Some(d) = self.index.get(alias).map(|&i| &self.defs[i]) {
             return match d.terminal && matches!(d.body, Expr::Dfa(_)) {
                 true => Ok(()),
                 false => Err(self.err(
@@ -862,12 +935,12 @@ impl Parser<'_> {
                 )),
             };
         }
-        let dfa = crate::terminal_regex::regex(pattern, "").map_err(|(_, m)| self.err(at, m))?;
-        self.defs.push(Def {
+        let body = self.terminal_dfa(|deadline| regex::regex(pattern, "", deadline), |_| at)?;
+        self.push_def(Def {
             name: alias.to_string(),
             at: self.lines.pos(at),
             terminal: true,
-            body: Expr::Dfa(Arc::new(dfa)),
+            body,
         });
         Ok(())
     }
@@ -940,6 +1013,14 @@ impl Parser<'_> {
     }
 }
 
+/// `reading rule `x` (line 2, column 1)`, or the directive at `at` when `def` is `None`.
+fn reading_place(lines: &Lines, def: Option<&str>, at: usize) -> String {
+    match def {
+        Some(name) => format!("reading {}", fmt_rule_at(name, Some(lines.pos(at)))),
+        None => format!("reading the directive at {}", lines.pos(at)),
+    }
+}
+
 /// Removes the marks of ignored texts (when there is no `%ignore`).
 fn unmark(e: Expr) -> Expr {
     match e {
@@ -961,45 +1042,49 @@ fn unmark(e: Expr) -> Expr {
     }
 }
 
-/// Terminals are regular: one that uses itself (through others) is refused.
+/// Terminals are regular: one that uses itself (through others) is refused, the first
+/// such in the order written, with a terminal of its cycle that uses it. Linear in the
+/// definitions.
 fn check_terminal_cycles(defs: &[Def]) -> Res<()> {
     fn refs(e: &Expr, out: &mut Vec<String>) {
-        match e {
-            Expr::Ref(n, _) => out.push(n.clone()),
-            Expr::Seq(v) | Expr::Alt(v) => v.iter().for_each(|x| refs(x, out)),
-            Expr::Repeat { expr, .. } => refs(expr, out),
-            _ => {}
+        let mut work = vec![e];
+        while let Some(e) = work.pop() {
+            match e {
+                Expr::Ref(n, _) => out.push(n.clone()),
+                Expr::Seq(v) | Expr::Alt(v) => work.extend(v),
+                Expr::Repeat { expr, .. } => work.push(expr),
+                _ => {}
+            }
         }
     }
     let terminals: Vec<&Def> = defs.iter().filter(|d| d.terminal).collect();
-    let uses: Vec<Vec<String>> = terminals
+    let index: HashMap<&str, usize> = (terminals.iter().enumerate())
+        .map(|(i, d)| (d.name.as_str(), i))
+        .collect();
+    let uses: Vec<Vec<usize>> = terminals
         .iter()
         .map(|d| {
             let mut out = Vec::new();
             refs(&d.body, &mut out);
-            out
+            out.iter()
+                .filter_map(|n| index.get(n.as_str()).copied())
+                .collect()
         })
         .collect();
-    for (i, d) in terminals.iter().enumerate() {
-        // Depth-first from `d`, looking for `d` again.
-        let mut seen = vec![false; terminals.len()];
-        let mut work: Vec<usize> = vec![i];
-        while let Some(k) = work.pop() {
-            for name in &uses[k] {
-                let Some(j) = terminals.iter().position(|t| &t.name == name) else {
-                    continue;
-                };
-                if j == i {
-                    return Err(PdaError::new(
-                        PdaErrorKind::Syntax,
-                        format!("terminal `{}` ({}) uses itself (through `{}`): terminals must be regular; make it a rule (lower-case name)", d.name, d.at, terminals[k].name),
-                    ));
-                }
-                if !std::mem::replace(&mut seen[j], true) {
-                    work.push(j);
-                }
-            }
+    let (comp, _) = crate::rtn::components(&uses);
+    // Per terminal, a terminal of its component that uses it (the first found).
+    let mut used_by: Vec<Option<usize>> = vec![None; terminals.len()];
+    for (k, list) in uses.iter().enumerate() {
+        for &j in list.iter().filter(|&&j| comp[j] == comp[k]) {
+            used_by[j].get_or_insert(k);
         }
+    }
+    if let Some((i, k)) = (used_by.iter().enumerate()).find_map(|(i, k)| Some((i, (*k)?))) {
+        let (d, through) = (terminals[i], &terminals[k].name);
+        return Err(PdaError::new(
+            PdaErrorKind::Syntax,
+            format!("terminal `{}` ({}) uses itself (through `{through}`): terminals must be regular; make it a rule (lower-case name)", d.name, d.at),
+        ));
     }
     Ok(())
 }

@@ -67,7 +67,7 @@ fn expr_size(e: &Expr) -> u64 {
 
 /// Strongly connected components (iterative Kosaraju): per rule its component, and the
 /// components' members in an order where callers come before callees.
-fn components(calls: &[Vec<usize>]) -> (Vec<usize>, Vec<Vec<usize>>) {
+pub(crate) fn components(calls: &[Vec<usize>]) -> (Vec<usize>, Vec<Vec<usize>>) {
     let n = calls.len();
     let mut post = Vec::with_capacity(n);
     let mut seen = vec![false; n];
@@ -287,7 +287,9 @@ impl Pda {
         syntax: crate::Syntax,
         budget: &Budget,
     ) -> Result<Pda, PdaError> {
-        let rules = syntax.parse(text)?;
+        let (rules, held) = syntax.parse_within(text, budget)?;
+        // The rules as read, and the copy of their bodies the RTN rewrites.
+        budget.charge(held.saturating_mul(2), || "reading the grammar".to_string())?;
         budget.check_time(|| "reading the grammar".to_string())?;
         Pda::from_rules_within(&rules, budget)
     }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use fstc_core::vocab::VocabTrie;
 use fstc_core::ByteVocabulary;
-use fstc_pda::{Config, GrammarCompiler, PdaErrorKind};
+use fstc_pda::{Config, GrammarCompiler, PdaErrorKind, Syntax};
 
 /// Every string of one to three letters `a`–`z` (18,278 tokens) and EOS: each state of
 /// `[a-z]{0,n}` has thousands of token edges.
@@ -164,4 +164,91 @@ fn budgets_that_suffice_change_nothing() {
         .time_budget(Duration::from_secs(600))
         .memory_budget(1 << 40);
     assert_eq!(compile(Config::new()), compile(roomy));
+}
+
+/// A rule of `items` items in each syntax, starting on line 2 (`root`, or Lark's `start`).
+fn long_rule(syntax: Syntax, items: usize) -> String {
+    let body = "\"a\" ".repeat(items);
+    match syntax {
+        Syntax::Lark => format!("// {items} items\nstart: {body}\n"),
+        _ => format!("# {items} items\nroot ::= {body}\n"),
+    }
+}
+
+fn compile_in(syntax: Syntax, text: &str, config: Config) -> fstc_pda::PdaError {
+    compile(text, &letters(), config.syntax(syntax)).0
+}
+
+/// A text of a few megabytes holds far more once read: the rules are counted as they are
+/// read, and the error names the rule being read.
+#[test]
+fn reading_stops_at_the_memory_budget_naming_the_rule_in_every_syntax() {
+    for (syntax, rule) in [
+        (Syntax::Gbnf, "rule `root` (line 2, column 1)"),
+        (Syntax::Ebnf, "rule `root` (line 2, column 1)"),
+        (Syntax::Lark, "rule `start` (line 2, column 1)"),
+    ] {
+        let text = long_rule(syntax, 100_000);
+        let e = compile_in(syntax, &text, Config::new().memory_budget(1 << 20));
+        let message = e.to_string();
+        assert_eq!(e.kind(), PdaErrorKind::MemoryBudget, "{message}");
+        assert!(
+            message.contains(&format!("while reading {rule}")),
+            "{message}"
+        );
+    }
+}
+
+/// The time budget is polled while the text is read, not only once it is: with no time at
+/// all, the first poll (after a few thousand items) names the rule being read.
+#[test]
+fn reading_stops_at_the_time_budget_inside_the_text_in_every_syntax() {
+    for (syntax, rule) in [
+        (Syntax::Gbnf, "rule `root` (line 2, column 1)"),
+        (Syntax::Ebnf, "rule `root` (line 2, column 1)"),
+        (Syntax::Lark, "rule `start` (line 2, column 1)"),
+    ] {
+        let text = long_rule(syntax, 10_000);
+        let e = compile_in(syntax, &text, Config::new().time_budget(Duration::ZERO));
+        let message = e.to_string();
+        assert_eq!(e.kind(), PdaErrorKind::TimeBudget, "{message}");
+        assert!(
+            message.contains(&format!("while reading {rule}")),
+            "{message}"
+        );
+    }
+}
+
+/// A Lark regex terminal is built under the compile's deadline (the subset construction
+/// checks it at each state), and its DFA is counted against the memory budget.
+#[test]
+fn lark_regex_terminals_are_built_within_the_budgets() {
+    let slow = "start: T\nT: /[ab]*a[ab]{12}/\n";
+    let e = compile_in(
+        Syntax::Lark,
+        slow,
+        Config::new().time_budget(Duration::ZERO),
+    );
+    let message = e.to_string();
+    assert_eq!(e.kind(), PdaErrorKind::TimeBudget, "{message}");
+    assert!(
+        message.contains("while reading rule `T` (line 2, column 1)"),
+        "{message}"
+    );
+    // Each a DFA of 2,501 states over 63 byte classes (about 630 KB).
+    let word: String = ('a'..='z').chain('A'..='Z').chain('0'..='9').collect();
+    let long = word.repeat(41)[..2500].to_string();
+    let big = format!("start: T0 | T1\nT0: /{long}/\nT1: /{long}/\n");
+    let e = compile_in(Syntax::Lark, &big, Config::new().memory_budget(1 << 20));
+    let message = e.to_string();
+    assert_eq!(e.kind(), PdaErrorKind::MemoryBudget, "{message}");
+    assert!(
+        message.contains("while reading rule `T1` (line 3, column 1)"),
+        "{message}"
+    );
+    let roomy = Config::new().syntax(Syntax::Lark).memory_budget(1 << 24);
+    assert!(GrammarCompiler::new()
+        .configure(roomy)
+        .compile_with_trie(&big, &letters())
+        .is_ok());
 }

@@ -121,3 +121,109 @@ proptest! {
         }
     }
 }
+
+/// 100,000 rules on one line, each naming another: a rule's position used to be counted
+/// from the start of its line after its body was read, and each definition looked up among
+/// all before it (both quadratic: over a minute in release).
+#[test]
+fn many_rules_on_one_line_read_in_linear_time() {
+    let n = 100_000;
+    let mut text: String = (0..n).map(|i| format!("r{i} ::= x{} ", i % 7)).collect();
+    text.push_str("x0 ::= \"a\" x1 ::= \"b\" x2 ::= \"c\" x3 ::= \"d\" x4 ::= \"e\" ");
+    text.push_str("x5 ::= \"f\" x6 ::= \"g\" root ::= r99999 | r3\n");
+    let rules = fstc_pda::gbnf::parse(&text).unwrap();
+    assert_eq!(rules.rules.len(), n + 8);
+    let last = rules.get("r99999").unwrap().at.unwrap();
+    let col = text.find("r99999 ::=").unwrap() + 1;
+    assert_eq!((last.line, last.col as usize), (1, col));
+    let pda = Pda::from_gbnf(&text).unwrap();
+    assert!(pda.accepts(b"d") && pda.accepts(b"e") && !pda.accepts(b"a"));
+}
+
+/// 3,000 Lark terminals in a chain: the cycle check was a search from every terminal with
+/// a linear lookup per use (cubic: 24 s in release). A cycle closed at the end of the
+/// chain is found and named.
+#[test]
+fn long_lark_terminal_chains_are_checked_in_linear_time() {
+    let n = 3000;
+    let chain: String = (0..n)
+        .map(|i| format!("A{i}: \"a\" A{}\n", i + 1))
+        .collect();
+    let text = format!("start: A0\n{chain}A{n}: \"b\"\n");
+    let pda = Pda::from_text(&text, Syntax::Lark).unwrap();
+    let mut input = "a".repeat(n);
+    input.push('b');
+    assert!(pda.accepts(input.as_bytes()));
+    let cyclic = format!("start: A0\n{chain}A{n}: \"b\" A0\n");
+    let e = Pda::from_text(&cyclic, Syntax::Lark)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(&format!(
+            "terminal `A0` (line 2, column 1) uses itself (through `A{n}`)"
+        )),
+        "{e}"
+    );
+}
+
+/// Repetition operators nest like groups (`"a"***`, `"a"?~2~2`): past 200 they are refused
+/// where they are written, on a 2 MiB stack, in every syntax; 200 are read (and may still
+/// expand past the automaton state bound: `"a"+` 200 times).
+#[test]
+fn repetition_operators_nest_at_most_200_deep_in_every_syntax() {
+    for (syntax, ops) in [
+        (Syntax::Gbnf, "*"),
+        (Syntax::Ebnf, "?"),
+        (Syntax::Paper, "+"),
+        (Syntax::Lark, "*"),
+        (Syntax::Lark, " ~ 2"),
+    ] {
+        for (count, ok) in [(200, true), (201, false), (100_000, false)] {
+            let item = format!("\"a\"{}", ops.repeat(count));
+            let text = format!("{}{item}\n", text_head(syntax));
+            let outcome = on_small_stack(move || Pda::from_text(&text, syntax).map(|_| ()));
+            match outcome {
+                Ok(()) => assert!(ok, "{syntax:?} {count}"),
+                Err(e) if ok => {
+                    assert!(
+                        !e.to_string().contains("nested more than"),
+                        "{syntax:?} {count}: {e}"
+                    )
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(e.contains("nested more than 200 deep"), "{e}");
+                    // The 201st operator, after the rule's head and `"a"`.
+                    let head = text_head(syntax).len() + 3;
+                    let col = head + 200 * ops.len() + ops.len() - ops.trim_start().len() + 1;
+                    assert!(e.contains(&format!("line 1, column {col}")), "{e}");
+                }
+            }
+        }
+    }
+}
+
+/// How a one-line grammar of `syntax` starts.
+fn text_head(syntax: Syntax) -> &'static str {
+    match syntax {
+        Syntax::Lark => "start: ",
+        _ => "root ::= ",
+    }
+}
+
+/// Columns are counted in characters across the line table's checkpoints (every 256
+/// bytes): two-byte `é` and four-byte `😀` before the error, which may come after a later
+/// position was asked.
+#[test]
+fn columns_count_characters_across_checkpoints() {
+    for prefix in [
+        "é".repeat(300),
+        "😀".repeat(130),
+        format!("a{}", "é".repeat(301)),
+    ] {
+        let text = format!("root ::= x\nx ::= \"{prefix}\" | \"b\" ü\n");
+        let e = Pda::from_gbnf(&text).unwrap_err().to_string();
+        let col = format!("x ::= \"{prefix}\" | \"b\" ").chars().count() + 1;
+        assert!(e.contains(&format!("line 2, column {col}")), "{e}");
+    }
+}
