@@ -381,36 +381,44 @@ impl Parser<'_> {
                 format!("templates are rules: `{name}{{...}}` must have a lower-case name"),
             ));
         }
-        self.pos += 1;
-        let mut params = Vec::new();
-        loop {
-            self.skip_inline();
-            let at = self.pos;
-            let p = self.name().to_string();
-            if p.is_empty() {
-                return Err(self.err(
-                    at,
-                    format!("expected a parameter name, found {}", self.found(at)),
-                ));
+        self.braced_list("parameters", name, |p| {
+            p.skip_inline();
+            let at = p.pos;
+            let param = p.name().to_string();
+            if param.is_empty() {
+                let found = p.found(at);
+                return Err(p.err(at, format!("expected a parameter name, found {found}")));
             }
-            params.push(p);
+            Ok(param)
+        })
+    }
+
+    /// The items `item` reads after a `{` (the position at it), separated by `,`, up to
+    /// and past the `}`; `what` names them in the error.
+    fn braced_list<T>(
+        &mut self,
+        what: &str,
+        name: &str,
+        mut item: impl FnMut(&mut Self) -> Res<T>,
+    ) -> Res<Vec<T>> {
+        self.pos += 1;
+        let mut items = Vec::new();
+        loop {
+            items.push(item(self)?);
             self.skip_inline();
             match self.byte() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => break,
                 _ => {
-                    return Err(self.err(
-                        self.pos,
-                        format!(
-                            "expected `,` or `}}` in the parameters of `{name}`, found {}",
-                            self.found(self.pos)
-                        ),
-                    ))
+                    let found = self.found(self.pos);
+                    let why =
+                        format!("expected `,` or `}}` in the {what} of `{name}`, found {found}");
+                    return Err(self.err(self.pos, why));
                 }
             }
         }
         self.pos += 1;
-        Ok(params)
+        Ok(items)
     }
 
     /// A template use `name{arg, ...}` (the position at `{`).
@@ -424,27 +432,8 @@ impl Parser<'_> {
         if self.depth >= MAX_NESTING {
             return Err(self.err(at, format!("groups nested more than {MAX_NESTING} deep")));
         }
-        self.pos += 1;
         self.depth += 1;
-        let mut args = Vec::new();
-        loop {
-            args.push(self.alternatives()?);
-            self.skip_inline();
-            match self.byte() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => break,
-                _ => {
-                    return Err(self.err(
-                        self.pos,
-                        format!(
-                            "expected `,` or `}}` in the arguments of `{name}`, found {}",
-                            self.found(self.pos)
-                        ),
-                    ))
-                }
-            }
-        }
-        self.pos += 1;
+        let args = self.braced_list("arguments", &name, |p| p.alternatives())?;
         self.depth -= 1;
         let pos = self.lines.pos(at);
         self.uses.push(Use {
