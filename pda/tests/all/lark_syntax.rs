@@ -199,6 +199,8 @@ fn errors_name_line_column_and_definition() {
         "start: A\nA: t{\"a\"}\nt{x}: x",
         "start: T{\"a\"}\nT{x}: x",
         "start: t{\"a\"}\nt{x, }: x",
+        "start: t{\"a\"}\nt{x y}: x",
+        "start: t{\"a\" ]}\nt{x}: x",
         "start: t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{t{\"a\"}}}}}}}}}}}}}}}}}}}}}\nt{x}: x x",
         "start: \"a\" <|eos|>",
         "start: <[128000]>",
