@@ -108,6 +108,14 @@ pub fn default_vocabs() -> Vec<PathBuf> {
     Vec::new()
 }
 
+/// The vocabularies the `--vocab` arguments name, else [`default_vocabs`].
+pub fn chosen(args: &[String]) -> Result<Vec<PathBuf>> {
+    if args.is_empty() {
+        return Ok(default_vocabs());
+    }
+    args.iter().map(|v| resolve(v)).collect()
+}
+
 /// A `--vocab` argument: a name from the search dirs, a folder, or a tokenizer.json file.
 pub fn resolve(arg: &str) -> Result<PathBuf> {
     let path = Path::new(arg);

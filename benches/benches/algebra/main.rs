@@ -55,12 +55,7 @@ fn main() {
 
 fn run() -> Result<()> {
     let options = fstc_benches::args::parse(USAGE, &[])?;
-    let vocabs = if options.vocabs.is_empty() {
-        vocab::default_vocabs()
-    } else {
-        let resolved = options.vocabs.iter().map(|v| vocab::resolve(v));
-        resolved.collect::<Result<Vec<_>>>()?
-    };
+    let vocabs = vocab::chosen(&options.vocabs)?;
     println!(
         "Expressions compiled over a prebuilt vocabulary trie, fastest of {} runs.\n",
         options.compile_runs

@@ -51,12 +51,7 @@ fn main() {
 
 fn run() -> Result<()> {
     let options = fstc_benches::args::parse(USAGE, &[])?;
-    let vocabs = if options.vocabs.is_empty() {
-        vocab::default_vocabs()
-    } else {
-        let resolved = options.vocabs.iter().map(|v| vocab::resolve(v));
-        resolved.collect::<Result<Vec<_>>>()?
-    };
+    let vocabs = vocab::chosen(&options.vocabs)?;
     println!(
         "Compile time with and without a deadline polled inside the compile, fastest of {} \
          runs each, alternating.\n",

@@ -35,22 +35,13 @@ fn main() {
 
 fn real_main() -> Result<()> {
     let options = fstc_benches::args::parse(USAGE, &["--quick"])?;
-    let dirs = if options.vocabs.is_empty() {
-        let found = vocab::default_vocabs();
-        if found.is_empty() {
-            bail!(
-                "no vocabulary found under {:?}; run benches/fetch_tokenizers.sh or pass --vocab PATH",
-                vocab::search_dirs()
-            );
-        }
-        found
-    } else {
-        options
-            .vocabs
-            .iter()
-            .map(|v| vocab::resolve(v))
-            .collect::<Result<Vec<_>>>()?
-    };
+    let dirs = vocab::chosen(&options.vocabs)?;
+    if dirs.is_empty() {
+        bail!(
+            "no vocabulary found under {:?}; run benches/fetch_tokenizers.sh or pass --vocab PATH",
+            vocab::search_dirs()
+        );
+    }
 
     let mut results = Vec::new();
     for dir in &dirs {
