@@ -75,6 +75,12 @@ fn shared_fixed(key: &str, build: impl FnOnce() -> Option<ByteDfa>) -> Option<Ar
     Some(dfa)
 }
 
+/// `k` when `text` is exactly `(?P<AUTOMATON>k)`.
+fn spliced_index(text: &str) -> Option<usize> {
+    let k = text.strip_prefix(SPLICE_OPEN)?.strip_suffix(')')?;
+    k.parse().ok()
+}
+
 /// The offset of the first `open` in `text` not escaped by a backslash.
 fn find_group(text: &str, open: &str) -> Option<usize> {
     let mut from = 0;
@@ -281,10 +287,7 @@ impl Automata {
             return Ok(Arc::clone(dfa));
         }
         // A text that is one spliced automaton is that automaton.
-        let spliced = regex
-            .strip_prefix(SPLICE_OPEN)
-            .and_then(|r| r.strip_suffix(')'));
-        if let Some(k) = spliced.and_then(|k| k.parse::<usize>().ok()) {
+        if let Some(k) = spliced_index(regex) {
             return Ok(Arc::clone(&self.list[k]));
         }
         let mut automata = self.list.clone();
@@ -292,25 +295,20 @@ impl Automata {
             automata.push(self.dfa(&self.machines[id])?);
             Ok::<_, JsonSchemaError>(format!("{SPLICE_OPEN}{})", automata.len() - 1))
         })?;
-        // A text that is one call is the callee's automaton (not built again).
-        let whole = text
-            .strip_prefix(SPLICE_OPEN)
-            .and_then(|r| r.strip_suffix(')'));
-        if let Some(k) = whole.and_then(|k| k.parse::<usize>().ok()) {
-            let dfa = Arc::clone(&automata[k]);
-            self.dfas
-                .borrow_mut()
-                .insert(regex.to_string(), Arc::clone(&dfa));
-            return Ok(dfa);
-        }
-        let dfa = RegexBuilder::new()
-            .state_limit(self.limit)
-            .deadline(self.budget.deadline())
-            .automata(automata)
-            .build(&text)
-            .map_err(|e| self.budget.build_failed("a sub-schema's automaton", e))?;
-        self.budget.charge(&dfa)?;
-        let dfa = Arc::new(dfa);
+        let dfa = match spliced_index(&text) {
+            // A text that is one call is the callee's automaton (not built again).
+            Some(k) => Arc::clone(&automata[k]),
+            None => {
+                let dfa = RegexBuilder::new()
+                    .state_limit(self.limit)
+                    .deadline(self.budget.deadline())
+                    .automata(automata)
+                    .build(&text)
+                    .map_err(|e| self.budget.build_failed("a sub-schema's automaton", e))?;
+                self.budget.charge(&dfa)?;
+                Arc::new(dfa)
+            }
+        };
         self.dfas
             .borrow_mut()
             .insert(regex.to_string(), Arc::clone(&dfa));
