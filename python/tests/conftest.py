@@ -43,6 +43,17 @@ TOOL_TAG = json.dumps(
 )
 
 
+def check_tool_calls(text: str) -> None:
+    """TOOL_TAG's language, checked without fstc: free text in which each `<tool_call>`
+    opens a call whose body is a JSON object with exactly a string `city`."""
+    calls = re.findall(r"<tool_call>(.*?)</tool_call>", text, flags=re.S)
+    assert calls, text
+    for body in calls:
+        value = json.loads(body)
+        assert list(value) == ["city"] and isinstance(value["city"], str), body
+    assert "<tool_call>" not in re.sub(r"<tool_call>.*?</tool_call>", "", text, flags=re.S)
+
+
 @pytest.fixture(scope="session")
 def bytelevel() -> fstc.Vocabulary:
     """Llama 3's byte-level BPE cut to 2,004 ids plus five added text tokens (2,009 ids, EOS 2002; no multiple of 32)."""

@@ -37,6 +37,7 @@ TASKS = [
     ("regex", r"[0-9]{3}-[a-z]{2,4}", lambda s: re.fullmatch(r"[0-9]{3}-[a-z]{2,4}", s)),
     ("json", SCHEMA, lambda s: set(json.loads(s)) == {"id", "ok"}),
     ("grammar", 'root ::= "(" [0-9] ("," [0-9])* ")"', lambda s: re.fullmatch(r"\([0-9](,[0-9])*\)", s)),
+    ("structural_tag", e2e.TOOL_TAG, e2e.tool_call_valid),
 ]
 
 

@@ -21,7 +21,7 @@ base = pytest.importorskip("sglang.srt.constrained.base_grammar_backend")
 import fstc  # noqa: E402
 from fstc.sglang import FstcGrammar, FstcGrammarBackend, register  # noqa: E402
 
-from conftest import TESTDATA, TOOL_TAG, bits_of  # noqa: E402
+from conftest import TESTDATA, TOOL_TAG, bits_of, check_tool_calls  # noqa: E402
 
 TOKENIZER = TESTDATA / "bytelevel" / "tokenizer.json"
 EOS = 2002
@@ -107,6 +107,11 @@ CASES = [
     ("json", json.dumps(SCHEMA), '{"id": 7, "tags": ["a", "bc"]}'),
     ("regex", r"(0|[1-9][0-9]*)\.[0-9]{2}", "12.50"),
     ("ebnf", 'root ::= "(" item ("," item)* ")"\nitem ::= [a-z]+ | root', "(ab,(c,d),e)"),
+    (
+        "structural_tag",
+        TOOL_TAG,
+        'Hm. <tool_call>{"city": "Oslo"}</tool_call> and <tool_call>{"city":"Rome"}</tool_call>.',
+    ),
 ]
 
 
@@ -115,6 +120,8 @@ def oracle(kind, spec, vocab):
         return fstc.compile_json_schema(spec, vocab)[0]
     if kind == "regex":
         return fstc.compile_regex(spec, vocab)
+    if kind == "structural_tag":
+        return fstc.compile_structural_tag(spec, vocab)[0]
     return fstc.compile_grammar(spec, vocab)
 
 
@@ -125,6 +132,8 @@ def validate(kind, spec, text):
         assert isinstance(v["id"], int) and all(isinstance(t, str) for t in v["tags"])
     elif kind == "regex":
         assert re.fullmatch(spec, text)
+    elif kind == "structural_tag":
+        check_tool_calls(text)
     else:
         depth = 0
         for c in text:
@@ -210,6 +219,57 @@ def test_speculative_tree_with_sglangs_walk(backend, tokenizer, reference_vocab)
     assert bits_of(mask[4].numpy()) == [EOS]
     assert (mask[2] == -1).all()
     assert grammar.matcher.num_accepted == len(prefix)
+
+
+def test_speculative_trees_through_a_tool_call(backend, tokenizer, reference_vocab):
+    """SGLang's draft-tree walk under a structural tag, at every position of a text with a
+    tool call: the verified token, a chain of the text's next three tokens, and a sibling of
+    the first that the tag refuses there (when one of a few tokens is refused). Each
+    accepted node's row is fstc's own mask after the path to it, a refused node's row is
+    unconstrained, and the grammar ends where it started."""
+    from sglang.srt.speculative.spec_utils import traverse_tree
+
+    grammar = compiled(backend, ("structural_tag", TOOL_TAG))
+    automaton = oracle("structural_tag", TOOL_TAG, reference_vocab)
+    text = 'Hm. <tool_call>{"city": "Oslo"}</tool_call> ok'
+    check_tool_calls(text)
+    tokens = tokenizer.encode(text, add_special_tokens=False)
+    odd = [tokenizer.encode(s, add_special_tokens=False)[0] for s in ("x", "<", "}", "{")]
+
+    def after(prefix):
+        ref = fstc.Matcher(automaton)
+        assert ref.accept_tokens(prefix)
+        return ref
+
+    refused_siblings = 0
+    grammar.accept_token(tokens[0])
+    for i in range(1, len(tokens)):
+        chain = tokens[i : i + 3]
+        allowed = set(after(tokens[:i]).allowed_tokens())
+        sibling = next((t for t in odd if t not in allowed and t != chain[0]), None)
+        # Nodes: 0 the verified token, 1..n the chain, then the refused sibling of node 1.
+        n = len(chain)
+        draft = [tokens[i - 1]] + chain + ([sibling] if sibling is not None else [])
+        next_token = list(range(1, n + 1)) + [-1] * (len(draft) - n)
+        next_sibling = [-1] * len(draft)
+        if sibling is not None:
+            next_sibling[1] = n + 1
+        mask = grammar.allocate_vocab_mask(MODEL_VOCAB, len(draft), "cpu")
+        traverse_tree(
+            torch.tensor(next_token), torch.tensor(next_sibling), torch.tensor(draft),
+            grammar, mask, vocab_size=MODEL_VOCAB,
+        )
+        for node in range(n + 1):
+            expected = after(tokens[:i] + chain[:node]).allowed_tokens()
+            assert bits_of(mask[node].numpy()) == expected, (i, node)
+        if sibling is not None:
+            assert (mask[n + 1] == -1).all(), i
+            refused_siblings += 1
+        assert grammar.matcher.num_accepted == i
+        grammar.accept_token(tokens[i])
+    assert refused_siblings > 0
+    grammar.accept_token(EOS)
+    assert grammar.is_terminated()
 
 
 def test_jump_forward(backend, tokenizer):

@@ -23,7 +23,7 @@ from vllm.v1.structured_output import StructuredOutputManager  # noqa: E402
 from vllm.v1.structured_output.backend_types import StructuredOutputOptions as Opt  # noqa: E402
 from vllm.v1.structured_output.request import StructuredOutputRequest  # noqa: E402
 
-from conftest import TESTDATA, TOOL_TAG, bits_of  # noqa: E402
+from conftest import TESTDATA, TOOL_TAG, bits_of, check_tool_calls  # noqa: E402
 
 TOKENIZER = TESTDATA / "bytelevel" / "tokenizer.json"
 EOS = 2002  # <|eot_id|>
@@ -134,7 +134,7 @@ def test_cli_selects_fstc():
 
 def test_unknown_vllm_release_fails_loudly(monkeypatch):
     monkeypatch.setattr(vllm, "__version__", "0.99.1")
-    with pytest.raises(RuntimeError, match=r"knows vllm 0\.33\.x, not 0\.99\.1"):
+    with pytest.raises(RuntimeError, match=r"knows vllm 0\.32\.x or 0\.33\.x, not 0\.99\.1"):
         register()
 
 
@@ -173,6 +173,8 @@ def oracle(kind, spec, vocab):
         return fstc.compile_regex(spec, vocab)
     if kind == "grammar":
         return fstc.compile_grammar(spec, vocab)
+    if kind == "structural_tag":
+        return fstc.compile_structural_tag(spec, vocab)[0]
     raise AssertionError(kind)
 
 
@@ -185,6 +187,12 @@ CASES = [
         "[1,22,333]",
         'root ::= "[" [0-9]+ ("," [0-9]+)* "]"',
     ),
+    (
+        "structural_tag",
+        StructuredOutputsParams(structural_tag=TOOL_TAG),
+        'Hm. <tool_call>{"city": "Oslo"}</tool_call> and <tool_call>{"city":"Rome"}</tool_call>.',
+        TOOL_TAG,
+    ),
 ]
 
 
@@ -195,6 +203,8 @@ def check_text(text: str, kind: str) -> None:
         assert set(v) == {"name", "n"} and isinstance(v["n"], int) and len(v["name"]) <= 12
     elif kind == "regex":
         assert re.fullmatch(REGEX, text)
+    elif kind == "structural_tag":
+        check_tool_calls(text)
     else:
         assert re.fullmatch(r"\[[0-9]+(,[0-9]+)*\]", text)
 
@@ -275,6 +285,48 @@ def test_speculative_rows_validation_and_rollback(tokenizer, reference_vocab):
     # The scheduler then accepts what the target model kept.
     assert m.accept_tokens(req, drafts)
     assert grammar.matcher.num_accepted == len(prefix) + len(drafts)
+
+
+def test_speculative_rows_through_a_tool_call(tokenizer, reference_vocab):
+    """Speculative decoding under a structural tag: at every position of a text with a tool
+    call, vLLM's manager gets the text's next k tokens as drafts, the last replaced by a
+    token the tag refuses there when there is one. Its rows are fstc's own matcher's masks
+    after each accepted draft (past a refused one, the last good row again),
+    validate_tokens cuts at the refusal, and the grammar is rolled back before the step's
+    token is accepted."""
+    k = 3
+    m = manager(tokenizer, num_spec=k)
+    req = request("r", StructuredOutputsParams(structural_tag=TOOL_TAG), tokenizer)
+    m.grammar_init(req)
+    grammar = req.structured_output_request.grammar
+    automaton = oracle("structural_tag", TOOL_TAG, reference_vocab)
+    text = 'Hm. <tool_call>{"city": "Oslo"}</tool_call> ok'
+    check_text(text, "structural_tag")
+    tokens = tokenizer.encode(text, add_special_tokens=False)
+    odd = [tokenizer.encode(s, add_special_tokens=False)[0] for s in ("x", "<", "}", "{")]
+
+    def after(prefix):
+        ref = fstc.Matcher(automaton)
+        assert ref.accept_tokens(prefix)
+        return ref
+
+    refusals = 0
+    for i, token in enumerate(tokens):
+        drafts = tokens[i : i + k]
+        if len(drafts) == k:
+            allowed = set(after(tokens[: i + k - 1]).allowed_tokens())
+            drafts[-1] = next((t for t in odd if t not in allowed), drafts[-1])
+        good = after(tokens[:i]).validate_tokens(drafts)
+        refusals += len(drafts) - good
+        assert m.validate_tokens(req, drafts) == drafts[:good]
+        rows = m.grammar_bitmask({"r": req}, ["r"], {"r": drafts})
+        for j in range(len(drafts) + 1):
+            expected = after(tokens[:i] + drafts[: min(j, good)]).allowed_tokens()
+            assert bits_of(rows[j]) == expected, (i, j)
+        assert grammar.matcher.num_accepted == i  # rolled back
+        assert m.accept_tokens(req, [token])
+    assert refusals > 0
+    assert m.accept_tokens(req, [EOS]) and grammar.is_terminated()
 
 
 def test_apply_with_vllms_function(tokenizer, monkeypatch):
