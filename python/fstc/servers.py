@@ -184,11 +184,11 @@ def check_version(package: str, version: str, known: Sequence[str]) -> None:
     m = re.match(r"(\d+)\.(\d+)", version)
     minor = f"{m.group(1)}.{m.group(2)}" if m else version
     if minor not in known:
+        releases = " or ".join(f"{k}.x" for k in known)
         raise RuntimeError(
-            f"fstc's {package} backend knows {package} {' or '.join(k + '.x' for k in known)}, "
-            f"not {version}: "
-            f"its structured-output internals may differ. Install a known {package} or "
-            f"an fstc release that knows {version}."
+            f"fstc's {package} backend knows {package} {releases}, not {version}: its "
+            f"structured-output internals may differ. Install a known {package} or an fstc "
+            f"release that knows {version}."
         )
 
 
