@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The vLLM and SGLang backend tests (docs/servers.md) in a venv of their own, against the
+# The vLLM and SGLang backend tests (docs/servers.md) and the tekken.json check in a venv of their own, against the
 # real packages from PyPI. Several gigabytes (torch with CUDA); not part of .ci/run.
 # Usage: examples/servers_venv.sh VENV   (from the repository root)
 set -euo pipefail
@@ -12,3 +12,12 @@ venv=${1:?usage: examples/servers_venv.sh VENV}
 "$venv/bin/pip" install ipython gguf accelerate jsonschema  # the last two for examples/servers_e2e.py
 "$venv/bin/pip" install -e ./python pytest
 "$venv/bin/python" -m pytest python/tests/test_vllm.py python/tests/test_sglang.py python/tests/test_servers_e2e.py -q -rs -p no:warnings
+# Mistral's tekken.json files that mistral-common (a dependency of vLLM) ships: detok's reading of each
+# (bytes per id, special tokens, EOS, tokenizations) against mistral-common's own (testdata/tekken_dump.py).
+for tekken in "$venv"/lib/python3*/site-packages/mistral_common/data/tekken_*.json; do
+  dump=$(mktemp)
+  "$venv/bin/python" testdata/tekken_dump.py "$tekken" > "$dump"
+  FSTC_TEKKEN_FILE="$tekken" FSTC_TEKKEN_DUMP="$dump" \
+    cargo test -p fstc-detok --test all tekken::real_tekken_file_matches_mistral_common -- --nocapture
+  rm -f "$dump"
+done
