@@ -5,10 +5,12 @@
 //! document, so before it runs, every `$ref` whose target differs from what its text reads
 //! as in the root document is rewritten as the target's pointer, and documents read from
 //! the reference folder ([`Config::ref_dir`]) are placed in the root under [`REMOTE`].
-//! Schemas that need none of this (the common case) are not copied.
+//! Schemas that need none of this (the common case) are not copied. The same pass rewrites
+//! `unevaluated*` keywords where that is exact (`crate::unevaluated`).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -20,6 +22,7 @@ use crate::error::{child, JsonSchemaError};
 use crate::fold::fragment_of;
 use crate::schema::resolve_in;
 use crate::shape::sub_schemas;
+use crate::unevaluated::rewrite_document;
 use crate::uri::{path, percent_decode, resolve, without_fragment};
 
 /// The member of the bundled root that holds the documents read from the reference folder,
@@ -52,7 +55,10 @@ pub(crate) fn bundle<'v>(
     while targets.len() < index.refs.len() {
         let r = index.refs[targets.len()].clone();
         match index.target(root, &r)? {
-            Some(pointer) => targets.push(pointer),
+            Some(pointer) => {
+                index.walk_target(root, &r, &pointer);
+                targets.push(pointer);
+            }
             None => index.read(&r, config)?,
         }
     }
@@ -64,8 +70,10 @@ pub(crate) fn bundle<'v>(
         .filter(|(r, target)| resolve_in(&anchors, &r.target).as_ref() != Some(*target))
         .collect();
     if rewrites.is_empty() && index.remote.is_empty() {
+        let mut value = Cow::Borrowed(root);
+        rewrite_document(&mut value, &anchors, &index.unevaluated);
         return Ok(Bundled {
-            value: Cow::Borrowed(root),
+            value,
             numbers: Cow::Borrowed(numbers),
             anchors,
         });
@@ -85,8 +93,10 @@ pub(crate) fn bundle<'v>(
         let schema = schema.expect("a `$ref` was found in an object at this pointer");
         schema.insert("$ref".into(), Value::String(fragment_of(target)));
     }
+    let mut value = Cow::Owned(value);
+    rewrite_document(&mut value, &anchors, &index.unevaluated);
     Ok(Bundled {
-        value: Cow::Owned(value),
+        value,
         numbers: Cow::Owned(numbers),
         anchors,
     })
@@ -116,6 +126,10 @@ struct Index {
     /// (resource URI, name) → the anchored schema's pointer.
     anchors: HashMap<(String, String), String>,
     refs: Vec<Ref>,
+    /// Pointers of the schemas with `unevaluatedProperties` or `unevaluatedItems`.
+    unevaluated: Vec<String>,
+    /// Hashes of the pointers of the schema objects walked.
+    walked: HashSet<u64>,
     remote: Vec<Document>,
     root_base: String,
     /// `id` in drafts 3 and 4, `$id` after.
@@ -132,6 +146,8 @@ impl Index {
             resources: HashMap::new(),
             anchors: HashMap::new(),
             refs: Vec::new(),
+            unevaluated: Vec::new(),
+            walked: HashSet::new(),
             remote: Vec::new(),
             root_base: DEFAULT_BASE.into(),
             id_keyword: if draft4 { "id" } else { "$id" },
@@ -151,6 +167,12 @@ impl Index {
                 own_base.get_or_insert_with(|| Rc::clone(&base));
                 continue;
             };
+            if !self.walked.insert(hash_of(&pointer)) {
+                continue;
+            }
+            if map.contains_key("unevaluatedProperties") || map.contains_key("unevaluatedItems") {
+                self.unevaluated.push(pointer.clone());
+            }
             if let Some(Value::String(id)) = map.get(self.id_keyword) {
                 match id.strip_prefix('#') {
                     // Drafts 6 and 7 spell an anchor `"$id": "#name"`.
@@ -181,6 +203,20 @@ impl Index {
             );
         }
         own_base.map(|b| b.to_string()).unwrap_or_default()
+    }
+
+    /// Indexes the schema a `$ref` names where the walk did not reach it (a schema that
+    /// stands inside an unknown keyword, `$defs: {group: {name: schema}}`): its `$ref`s and
+    /// `unevaluated*` keywords are then found too.
+    fn walk_target(&mut self, root: &Value, r: &Ref, pointer: &str) {
+        if self.walked.contains(&hash_of(pointer)) {
+            return;
+        }
+        if let Some(value) = self.lookup(root, pointer).cloned() {
+            let uri = resolve(&r.base, &r.target);
+            let base = without_fragment(&uri).0.to_string();
+            self.walk(&value, pointer.to_string(), base);
+        }
     }
 
     /// Records an anchor; the first of a name in a resource wins.
@@ -300,6 +336,12 @@ impl Index {
         });
         Ok(())
     }
+}
+
+fn hash_of(pointer: &str) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    pointer.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Whether a bundle pointer is in the root document rather than a document read.

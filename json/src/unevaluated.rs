@@ -11,12 +11,14 @@
 //! the `unevaluated*` schema" with `additionalProperties` (`items` after `prefixItems`);
 //! the applicators themselves stay as written, so their meaning is unchanged.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Map, Value};
 
 use crate::error::{child, JsonSchemaError};
 use crate::fold::reference_to;
 use crate::lang::Lang;
-use crate::schema::Translator;
+use crate::schema::{resolve_in, Translator};
 
 /// Most conditions expanded (the tree has 2^n leaves, each an object or array language).
 const MAX_CONDITIONS: usize = 4;
@@ -80,7 +82,9 @@ struct Condition {
 
 impl Translator<'_> {
     /// `map`'s language with its `unevaluated*` keywords rewritten, `None` when it has none
-    /// (out of line: `object_schema` frames nest with the schema).
+    /// (out of line: `object_schema` frames nest with the schema). Schemas of the document
+    /// were rewritten before translation ([`rewrite_document`]); what reaches here is a
+    /// refusal (or a map a fold wrote).
     #[inline(never)]
     pub(crate) fn unevaluated_rewritten(
         &mut self,
@@ -88,46 +92,109 @@ impl Translator<'_> {
         pointer: &str,
         level: usize,
     ) -> Option<Result<Lang, JsonSchemaError>> {
-        match rewrite(self, map, pointer) {
-            Err(e) => Some(Err(e)),
-            Ok(None) => None,
-            Ok(Some(rewritten)) => Some(self.object_schema(&rewritten, pointer, level)),
+        if !has_unevaluated(map) {
+            return None;
+        }
+        let anchors = self.anchors.clone();
+        let doc = Doc {
+            root: self.root,
+            anchors: &anchors,
+        };
+        let mut refused = Ok(());
+        let rewritten = rewrite(&doc, map, pointer, false, |keyword, why| {
+            if refused.is_ok() {
+                refused = self.refuse(pointer, keyword, &why);
+            }
+        });
+        Some(refused.and_then(|()| self.object_schema(&rewritten, pointer, level)))
+    }
+}
+
+/// The document with each schema of `at` (pointers of schemas with `unevaluated*`)
+/// rewritten where that is exact; the others are left for the translator to refuse.
+pub(crate) fn rewrite_document(
+    root: &mut std::borrow::Cow<'_, Value>,
+    anchors: &HashMap<String, String>,
+    at: &[String],
+) {
+    let mut done = Vec::new();
+    let doc = Doc { root, anchors };
+    for pointer in at {
+        let Some(Value::Object(map)) = doc.at(pointer) else {
+            continue;
+        };
+        let mut exact = true;
+        let rewritten = rewrite(&doc, map, pointer, true, |_, _| exact = false);
+        if exact {
+            done.push((pointer, rewritten));
+        }
+    }
+    for (pointer, rewritten) in done {
+        if let Some(slot) = root.to_mut().pointer_mut(pointer) {
+            *slot = Value::Object(rewritten);
         }
     }
 }
 
-/// `map` (at `pointer`) with its `unevaluated*` keywords rewritten, `None` when it has
-/// none; a keyword whose evaluated set is not known from the shape is refused (in lenient
-/// mode, left out with a warning).
+fn has_unevaluated(map: &Map<String, Value>) -> bool {
+    KINDS.iter().any(|k| map.contains_key(k.keyword()))
+}
+
+const KINDS: [Kind; 2] = [Kind::Properties, Kind::Items];
+
+/// A document's schemas by pointer, its `$ref`s resolved with its root's anchors.
+struct Doc<'a> {
+    root: &'a Value,
+    anchors: &'a HashMap<String, String>,
+}
+
+impl Doc<'_> {
+    fn at(&self, pointer: &str) -> Option<&Value> {
+        self.root.pointer(pointer)
+    }
+
+    fn resolve(&self, target: &str) -> Option<String> {
+        resolve_in(self.anchors, target)
+    }
+}
+
+/// `map` (at `pointer`) with its `unevaluated*` keywords rewritten; one whose evaluated set
+/// is not known from the shape is left out and given to `refuse` with the reason.
 fn rewrite(
-    t: &mut Translator<'_>,
+    doc: &Doc<'_>,
     map: &Map<String, Value>,
     pointer: &str,
-) -> Result<Option<Map<String, Value>>, JsonSchemaError> {
-    let kinds = [Kind::Properties, Kind::Items];
-    if !kinds.iter().any(|k| map.contains_key(k.keyword())) {
-        return Ok(None);
-    }
+    in_document: bool,
+    mut refuse: impl FnMut(&'static str, String),
+) -> Map<String, Value> {
     let mut plain = map.clone();
-    plain.retain(|k, _| !kinds.iter().any(|kind| kind.keyword() == k));
+    plain.retain(|k, _| !KINDS.iter().any(|kind| kind.keyword() == k));
     let mut out = plain.clone();
-    for kind in kinds {
+    for kind in KINDS {
         let Some(unevaluated) = map.get(kind.keyword()) else {
             continue;
         };
-        let at = child(pointer, kind.keyword());
+        // In a rewritten document the schema moves beside the map, where it still stands.
+        let key = match in_document {
+            true => format!("$fstc-{}", kind.keyword()),
+            false => kind.keyword().to_string(),
+        };
+        let at = child(pointer, &key);
         let rest = match unevaluated {
             Value::Bool(true) => None,
             Value::Bool(_) => Some(unevaluated.clone()),
             _ => Some(reference_to(&at)),
         };
         let Some(rest) = rest else { continue };
-        match tree(t, kind, &plain, pointer, &rest) {
+        match tree(doc, kind, &plain, pointer, &rest) {
             Ok(tree) => append_all_of(&mut out, tree),
-            Err(why) => t.refuse(pointer, kind.keyword(), &why)?,
+            Err(why) => refuse(kind.keyword(), why),
+        }
+        if in_document {
+            out.insert(key, unevaluated.clone());
         }
     }
-    Ok(Some(out))
+    out
 }
 
 fn append_all_of(map: &mut Map<String, Value>, schema: Value) {
@@ -145,14 +212,14 @@ fn append_all_of(map: &mut Map<String, Value>, schema: Value) {
 /// The decision tree over the conditions of `map`, whose leaves hold `rest` (the
 /// `unevaluated*` schema) for what their path left unevaluated.
 fn tree(
-    t: &Translator<'_>,
+    doc: &Doc<'_>,
     kind: Kind,
     map: &Map<String, Value>,
     pointer: &str,
     rest: &Value,
 ) -> Result<Value, String> {
     let mut walk = Walk {
-        t,
+        doc,
         kind,
         visited: vec![pointer.to_string()],
         conditions: Vec::new(),
@@ -203,11 +270,19 @@ fn leaf(kind: Kind, done: &Evaluated, rest: &Value) -> Value {
         )
     };
     match kind {
-        Kind::Properties => json!({
-            "properties": every(&done.names),
-            "patternProperties": every(&done.patterns),
-            "additionalProperties": rest,
-        }),
+        Kind::Properties => {
+            // Empty lists left out: a fold does not merge `patternProperties` beside
+            // another part's `properties`.
+            let mut leaf = Map::new();
+            if !done.names.is_empty() {
+                leaf.insert("properties".into(), every(&done.names));
+            }
+            if !done.patterns.is_empty() {
+                leaf.insert("patternProperties".into(), every(&done.patterns));
+            }
+            leaf.insert("additionalProperties".into(), rest.clone());
+            Value::Object(leaf)
+        }
         Kind::Items => {
             let tail = match done.contains.is_empty() {
                 true => rest.clone(),
@@ -224,8 +299,8 @@ fn leaf(kind: Kind, done: &Evaluated, rest: &Value) -> Value {
 }
 
 /// The walk over a schema's in-place sub-schemas.
-struct Walk<'w, 't> {
-    t: &'w Translator<'t>,
+struct Walk<'w, 'd> {
+    doc: &'w Doc<'d>,
     kind: Kind,
     /// `$ref` targets followed (a recursive reference evaluates nothing new).
     visited: Vec<String>,
@@ -255,13 +330,13 @@ impl Walk<'_, '_> {
         }
         if let Some(target) = map.get("$ref").and_then(Value::as_str) {
             let at = self
-                .t
+                .doc
                 .resolve(target)
                 .ok_or_else(|| format!("`$ref` `{target}` is not resolved"))?;
             if !self.visited.contains(&at) {
                 self.visited.push(at.clone());
                 let value = self
-                    .t
+                    .doc
                     .at(&at)
                     .ok_or_else(|| format!("`$ref` `{target}` points at nothing"))?;
                 self.sub(value, &at, nested, out)?;

@@ -38,6 +38,23 @@ fn cases() -> Vec<(Value, Vec<Value>)> {
                 json!({"name": "a"}),
             ],
         ),
+        // Schemas grouped inside `$defs` (where the walk of schema keywords does not reach).
+        (
+            json!({
+                "$defs": {"plugins": {
+                    "generic": {"type": "object", "properties": {"name": {"type": "string"}, "pip_url": {"type": "string"}}},
+                    "loader": {"$ref": "#/$defs/plugins/generic", "properties": {"dialect": {"type": "string"}}, "unevaluatedProperties": false}
+                }},
+                "type": "object",
+                "properties": {"loaders": {"type": "array", "items": {"$ref": "#/$defs/plugins/loader"}, "maxItems": 2}}
+            }),
+            vec![
+                // Members in the output form's order: the object's own, then its `$ref`'s.
+                json!({"loaders": [{"dialect": "pg", "name": "a"}]}),
+                json!({"loaders": [{"name": "a", "extra": 1}]}),
+                json!({"loaders": [{"pip_url": "u"}, {"dialect": 2}]}),
+            ],
+        ),
         // Variants by `oneOf` with a discriminator; unevaluated values must be numbers.
         (
             json!({
