@@ -12,7 +12,7 @@ use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use crate::support::{beyond_f64, dfa_walk};
+use crate::support::walks_validate;
 
 /// The documents of the reference folder, by path under it.
 fn documents() -> Vec<(&'static str, Value)> {
@@ -183,16 +183,7 @@ fn references_by_uri_agree_with_the_oracle() {
             let want = oracle.is_valid(instance);
             assert_eq!(dfa.is_match(text.as_bytes()), want, "{schema}\n{text}");
         }
-        let mut walked = 0;
-        for _ in 0..200 {
-            let text = String::from_utf8(dfa_walk(&dfa, &mut rng, 60)).unwrap();
-            if beyond_f64(&text) {
-                continue;
-            }
-            let value: Value = serde_json::from_str(&text).unwrap();
-            assert!(oracle.is_valid(&value), "{schema}\n{text}");
-            walked += 1;
-        }
+        let walked = walks_validate(&dfa, &oracle, &mut rng, 200);
         assert!(walked > 100, "{schema}: {walked} walks compared");
     }
 }

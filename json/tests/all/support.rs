@@ -60,6 +60,27 @@ pub fn validator(schema: &Value) -> jsonschema::Validator {
         .unwrap()
 }
 
+/// Asserts that `n` random texts of `dfa` validate under `oracle` (texts with numerals a
+/// double cannot hold are not compared); returns how many were compared.
+pub fn walks_validate(
+    dfa: &ByteDfa,
+    oracle: &jsonschema::Validator,
+    rng: &mut SplitMix64,
+    n: usize,
+) -> usize {
+    let mut compared = 0;
+    for _ in 0..n {
+        let text = String::from_utf8(dfa_walk(dfa, rng, 60)).unwrap();
+        if beyond_f64(&text) {
+            continue;
+        }
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert!(oracle.is_valid(&value), "{text}");
+        compared += 1;
+    }
+    compared
+}
+
 /// Whether `text` has a numeral of more than 15 significant digits (or a digit run that
 /// long in a string): the oracle reads numbers as doubles, which round such a numeral
 /// (`21299136720145417940.08` reads as an integer), while the schema speaks of the decimal
