@@ -60,6 +60,16 @@ pub fn validator(schema: &Value) -> jsonschema::Validator {
         .unwrap()
 }
 
+/// The byte DFA of `schema` under `config` with compact whitespace, or the error's text.
+pub fn compact_dfa(schema: &Value, config: fstc_json::Config) -> Result<ByteDfa, String> {
+    let compiler =
+        fstc_json::JsonSchemaCompiler::new().configure(config.whitespace(Whitespace::Compact));
+    let regex = compiler
+        .to_regex(&schema.to_string())
+        .map_err(|e| e.to_string())?;
+    regex.dfa(100_000).map_err(|e| e.to_string())
+}
+
 /// Asserts that `n` random texts of `dfa` validate under `oracle` (texts with numerals a
 /// double cannot hold are not compared); returns how many were compared.
 pub fn walks_validate(

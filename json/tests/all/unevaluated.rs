@@ -6,18 +6,13 @@
 
 use fstc_core::bytes::ByteDfa;
 use fstc_core::sample::SplitMix64;
-use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
+use fstc_json::{Config, JsonSchemaCompiler};
 use serde_json::{json, Value};
 
-use crate::support::walks_validate;
+use crate::support::{compact_dfa, walks_validate};
 
 fn compile(schema: &Value) -> Result<ByteDfa, String> {
-    let config = Config::new().whitespace(Whitespace::Compact);
-    let compiler = JsonSchemaCompiler::new().configure(config);
-    let regex = compiler
-        .to_regex(&schema.to_string())
-        .map_err(|e| e.to_string())?;
-    regex.dfa(100_000).map_err(|e| e.to_string())
+    compact_dfa(schema, Config::new())
 }
 
 fn cases() -> Vec<(Value, Vec<Value>)> {
