@@ -24,8 +24,8 @@ use crate::parse::StructuralTag;
 use crate::pieces::{self, PieceDfas};
 use crate::tokens;
 
-/// How the eager compile composes a tool-call structure (`triggered_tags` at the root):
-/// each way gives the same automaton, file for file.
+/// How the eager compile composes a tool-call structure (one with `triggered_tags` or
+/// `tags_with_separator`): each way gives the same automaton, file for file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Composition {
     /// In pieces when the one DFA would be large (the leaf automata pass
@@ -92,8 +92,8 @@ impl StructuralTagCompiler {
         }
     }
 
-    /// How the eager compile composes a structure whose root is `triggered_tags`: the
-    /// automaton is the same either way, only the cost differs.
+    /// How the eager compile composes a structure with tag lists: the automaton is the
+    /// same either way, only the cost differs.
     pub fn composition(self, composition: Composition) -> StructuralTagCompiler {
         StructuralTagCompiler {
             composition,
@@ -330,9 +330,9 @@ impl StructuralTagCompiler {
         })
     }
 
-    /// The token FSA of a `triggered_tags` structure composed in pieces (`crate::pieces`):
+    /// The token FSA of a structure with tag lists composed in pieces (`crate::pieces`):
     /// the dispatch and each distinct tool body on its own, joined at token level. `None`
-    /// for a structure the pieces do not fit (another root, an exit that is not certain).
+    /// for a structure the pieces do not fit (no list, an exit that is not certain).
     fn compile_pieces(
         &self,
         tag: &StructuralTag,
