@@ -9,4 +9,5 @@ mod grammar;
 mod lazy;
 mod oracle;
 mod pieces;
+mod text;
 mod tokens;
