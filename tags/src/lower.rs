@@ -246,20 +246,27 @@ impl<'c, T: Target> Lowering<'c, T> {
         path: &str,
         content_field: &str,
     ) -> Result<(T, T), TagsError> {
+        let (content, end) = self.tag_body(tag, path, content_field)?;
+        Ok((T::seq(vec![self.literal(&tag.begin)?, content]), end))
+    }
+
+    /// A tag's content (whose free text may not contain the end strings), and the
+    /// alternation of its end strings.
+    fn tag_body(
+        &mut self,
+        tag: &Tag,
+        path: &str,
+        content_field: &str,
+    ) -> Result<(T, T), TagsError> {
         if tag.end.is_empty() {
             return Err(TagsError::at(&child(path, "end"), "`end` is an empty list"));
         }
         let ends: Vec<String> = tag.end.iter().filter(|e| !e.is_empty()).cloned().collect();
         let content = self.content(tag, (path, content_field), &ends)?;
-        let end = tag
-            .end
-            .iter()
+        let end = (tag.end.iter())
             .map(|e| self.literal(e))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok((
-            T::seq(vec![self.literal(&tag.begin)?, content]),
-            T::alt(end),
-        ))
+        Ok((content, T::alt(end)))
     }
 
     /// The content of `tag` (at `tag_path`, field `field`); with `max_tokens`, and
@@ -362,16 +369,8 @@ impl<'c, T: Target> Lowering<'c, T> {
         let (list, content_field) = tag_list(self.spelling, path, tags)?;
         let mut holes: Vec<(String, Vec<T>)> = Vec::new();
         for (i, tag) in tags.iter().enumerate() {
-            let at = child(&list, i);
-            if tag.end.is_empty() {
-                return Err(TagsError::at(&child(&at, "end"), "`end` is an empty list"));
-            }
-            let ends: Vec<String> = tag.end.iter().filter(|e| !e.is_empty()).cloned().collect();
-            let content = self.content(tag, (&at, content_field), &ends)?;
-            let end = (tag.end.iter())
-                .map(|e| self.literal(e))
-                .collect::<Result<Vec<_>, _>>()?;
-            let body = T::seq(vec![content, T::alt(end)]);
+            let (content, end) = self.tag_body(tag, &child(&list, i), content_field)?;
+            let body = T::seq(vec![content, end]);
             match holes.iter_mut().find(|(b, _)| *b == tag.begin) {
                 Some((_, bodies)) => bodies.push(body),
                 None => holes.push((tag.begin.clone(), vec![body])),
