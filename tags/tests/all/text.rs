@@ -72,3 +72,73 @@ fn free_text_admits_every_scalar_value_and_json_strings_a_raw_del() {
         );
     }
 }
+
+/// Llama 3.1's `<|python_tag|>` is a special token (no text): a trigger spelled so is
+/// written by ordinary tokens. Given its text (`with_special_as_text`), the model's own
+/// token opens the call too, and texts are admitted exactly as the oracle says. The shared
+/// file is Llama 3.0's, where the same id (128010) is `<|reserved_special_token_5|>`: the
+/// Llama 3.1 spec is read with that name.
+#[test]
+fn a_special_token_given_its_text_is_a_trigger() {
+    use crate::differential::{cases, parse, texts};
+    let Some(vocab) = testkit::vocabs::shared_vocab("llama3/tokenizer.json") else {
+        return;
+    };
+    const TRIGGER: &str = "<|reserved_special_token_5|>";
+    let special = vocab.token_id(TRIGGER).unwrap();
+    assert_eq!(vocab.token_bytes(special), None);
+    let as_text = (vocab.clone())
+        .with_special_as_text(&[TRIGGER.to_string()])
+        .unwrap();
+    assert_eq!(as_text.token_bytes(special), Some(TRIGGER.as_bytes()));
+    let mut case = cases()
+        .into_iter()
+        .find(|c| c.name == "llama31_python_tag")
+        .unwrap();
+    let renamed = |t: &String| t.replace("<|python_tag|>", TRIGGER);
+    case.spec = serde_json::from_str(&renamed(&case.spec.to_string())).unwrap();
+    (case.good, case.bad) = (
+        case.good.iter().map(renamed).collect(),
+        case.bad.iter().map(renamed).collect(),
+    );
+    let tag = parse(&case);
+    let with_text = compiler().compile_any(&tag, &as_text).unwrap().automaton;
+    let without = compiler().compile_any(&tag, &vocab).unwrap().automaton;
+    // Each text with every trigger written as the special token, the rest by the tokenizer.
+    let tokens = |text: &str| -> Vec<u32> {
+        let mut out = Vec::new();
+        for (i, part) in text.split(TRIGGER).enumerate() {
+            if i > 0 {
+                out.push(special);
+            }
+            out.extend(vocab.tokenize(part).unwrap());
+        }
+        out
+    };
+    let (mut members, mut with_trigger) = (0, 0);
+    for text in texts(&case, 7, 200) {
+        let expected = oracle::accepts(&case.spec, text.as_bytes());
+        let spelled = tokens(&text);
+        assert_eq!(
+            crate::differential::accepts(&with_text, &spelled),
+            expected,
+            "{text:?}"
+        );
+        if text.contains(TRIGGER) {
+            with_trigger += 1;
+            members += usize::from(expected);
+            assert!(
+                !crate::differential::accepts(&without, &spelled),
+                "{text:?}"
+            );
+        }
+    }
+    assert!(
+        members > 5 && with_trigger > 20,
+        "{members} of {with_trigger}"
+    );
+    // EOS stays special; a name that is no token is an error.
+    let eos = vocab.special_name(vocab.eos_ids()[0]).unwrap().to_string();
+    assert!(vocab.clone().with_special_as_text(&[eos]).is_err());
+    assert!(vocab.with_special_as_text(&["<|no such|>".into()]).is_err());
+}
