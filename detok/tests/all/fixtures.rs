@@ -480,7 +480,10 @@ fn special_tokens_given_their_text_and_back() {
         .find(|(id, _)| !vocab.eos_ids().contains(id))
         .map(|(id, name)| (id, name.to_string()))
         .unwrap();
-    let text = vocab.clone().with_special_as_text(&[name.clone()]).unwrap();
+    let text = vocab
+        .clone()
+        .with_special_as_text(std::slice::from_ref(&name))
+        .unwrap();
     assert_eq!(text.token_bytes(id), Some(name.as_bytes()));
     assert_eq!(
         (text.special_name(id), text.added_text_name(id)),
