@@ -17,6 +17,7 @@
 pub use fstc_core::bytes::TerminalKind;
 
 use super::ecma;
+use super::spans::{Output, SpanMap};
 use super::{shown, unsupported_at, RegexError, RegexErrorKind};
 
 /// One extension, for documentation and `--help` listings.
@@ -218,45 +219,6 @@ pub(crate) struct Rewritten {
     pub(crate) map: SpanMap,
 }
 
-/// Maps byte offsets in rewritten text back to the original pattern.
-#[derive(Debug, Default)]
-pub(crate) struct SpanMap {
-    pieces: Vec<Piece>,
-}
-
-/// A run of output text: copied from the pattern (offsets shift) or inserted in place of
-/// `orig..orig_end` (offsets inside map to its ends).
-#[derive(Debug)]
-struct Piece {
-    out: usize,
-    out_end: usize,
-    orig: usize,
-    orig_end: usize,
-    copied: bool,
-}
-
-impl SpanMap {
-    /// The pattern offset of a span start at rewritten offset `o`.
-    pub(crate) fn start(&self, o: usize) -> usize {
-        let i = self.pieces.partition_point(|p| p.out_end <= o);
-        match self.pieces.get(i) {
-            Some(p) if p.copied => p.orig + (o - p.out),
-            Some(p) => p.orig,
-            None => self.pieces.last().map_or(o, |p| p.orig_end),
-        }
-    }
-
-    /// The pattern offset of a span end at rewritten offset `o`.
-    pub(crate) fn end(&self, o: usize) -> usize {
-        let i = self.pieces.partition_point(|p| p.out_end < o);
-        match self.pieces.get(i) {
-            Some(p) if p.copied => p.orig + (o - p.out),
-            Some(p) => p.orig_end,
-            None => self.pieces.last().map_or(o, |p| p.orig_end),
-        }
-    }
-}
-
 /// Index just past the bracketed class opening at `i`, or `None` when it never closes.
 /// Follows regex-syntax: `]` right after `[` or `[^` is a literal, `[` inside a class
 /// opens a nested class (`[[:alpha:]x]`), `\` escapes the next character.
@@ -331,8 +293,7 @@ fn look_header(p: &str, i: usize) -> Option<(Kind, &'static str, usize)> {
 pub(crate) fn rewrite(pattern: &str, ecma: bool) -> Result<Option<Rewritten>, RegexError> {
     let mut r = Rewriter {
         p: pattern,
-        out: String::with_capacity(pattern.len()),
-        map: SpanMap::default(),
+        out: Output::with_capacity(pattern.len()),
         uses: Vec::new(),
         ecma,
     };
@@ -341,16 +302,15 @@ pub(crate) fn rewrite(pattern: &str, ecma: bool) -> Result<Option<Rewritten>, Re
         return Ok(None);
     }
     Ok(Some(Rewritten {
-        text: r.out,
+        text: r.out.text,
         uses: r.uses,
-        map: r.map,
+        map: r.out.map,
     }))
 }
 
 struct Rewriter<'p> {
     p: &'p str,
-    out: String,
-    map: SpanMap,
+    out: Output,
     uses: Vec<Use>,
     /// The pattern is ECMAScript (ECMA-262, `u` flag semantics).
     ecma: bool,
@@ -367,29 +327,11 @@ impl Rewriter<'_> {
     }
 
     fn copy(&mut self, a: usize, b: usize) {
-        if a < b {
-            let out = self.out.len();
-            self.out.push_str(&self.p[a..b]);
-            self.map.pieces.push(Piece {
-                out,
-                out_end: self.out.len(),
-                orig: a,
-                orig_end: b,
-                copied: true,
-            });
-        }
+        self.out.copy(self.p, a, b);
     }
 
     fn emit(&mut self, text: &str, orig: usize, orig_end: usize) {
-        let out = self.out.len();
-        self.out.push_str(text);
-        self.map.pieces.push(Piece {
-            out,
-            out_end: self.out.len(),
-            orig,
-            orig_end,
-            copied: false,
-        });
+        self.out.emit(text, orig, orig_end);
     }
 
     /// Copies `p[start..end]`, rewriting the extension groups in it.
