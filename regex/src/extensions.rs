@@ -288,7 +288,7 @@ fn look_header(p: &str, i: usize) -> Option<(Kind, &'static str, usize)> {
 }
 
 /// Rewrites the extension and look-around groups of `pattern`, and with `ecma` its
-/// ECMAScript escapes, classes and `.` (see `Rewriter::ecma_escape`); `None` when
+/// ECMAScript escapes, classes, `.` and group names (see [`ecma::translate`]); `None` when
 /// nothing changed.
 pub(crate) fn rewrite(pattern: &str, ecma: bool) -> Result<Option<Rewritten>, RegexError> {
     let mut r = Rewriter {
@@ -326,6 +326,19 @@ impl Rewriter<'_> {
         }
     }
 
+    /// Whether the ECMAScript construct at `i` is [`ecma::translate`]'s: an escape, a
+    /// class, `.`, or a group header other than `(`, `(?:`, look-around and extensions.
+    fn ecma_translates(&self, i: usize) -> bool {
+        let rest = &self.p[i..];
+        if !rest.starts_with("(?") {
+            return !rest.starts_with('(');
+        }
+        if rest.starts_with("(?:") || look_header(self.p, i).is_some() {
+            return false;
+        }
+        !group_header(self.p, i).is_some_and(|(ns, ne, _)| is_reserved(&self.p[ns..ne]))
+    }
+
     fn copy(&mut self, a: usize, b: usize) {
         self.out.copy(self.p, a, b);
     }
@@ -341,9 +354,9 @@ impl Rewriter<'_> {
         let mut pending = start;
         while i < end {
             match bytes[i] {
-                b'\\' | b'[' | b'.' | b'(' if self.ecma && self.ecma_special(i)? => {
+                b'\\' | b'[' | b'.' | b'(' if self.ecma && self.ecma_translates(i) => {
                     self.copy(pending, i);
-                    i = self.ecma_rewrite(i, end)?;
+                    i = ecma::translate(self.p, i, end, &mut self.out)?;
                     pending = i;
                 }
                 b'\\' => i += 2,
@@ -484,70 +497,6 @@ impl Rewriter<'_> {
         }
         self.emit(")", close, close + 1);
         Ok(close + 1)
-    }
-}
-
-/// ECMAScript (ECMA-262 with the `u` flag) translated to regex-syntax: escapes and
-/// classes take their ECMAScript meaning (`\d` = `[0-9]`, `\w` = `[0-9A-Za-z_]`, `\s`
-/// per ECMA, `\b` on ASCII word characters, `.` excludes every line terminator), and
-/// regex-syntax's own extras (`(?i)` flags, `(?P<`, `\A`, `\pL`) are refused by name.
-impl Rewriter<'_> {
-    /// Whether the ECMAScript construct at `i` needs rewriting; errors on group syntax
-    /// ECMAScript does not have.
-    fn ecma_special(&self, i: usize) -> Result<bool, RegexError> {
-        let rest = &self.p[i..];
-        if !rest.starts_with("(?") {
-            return Ok(!rest.starts_with('('));
-        }
-        if rest.starts_with("(?:") || look_header(self.p, i).is_some() {
-            return Ok(false);
-        }
-        if let Some((ns, ne, _)) = group_header(self.p, i) {
-            if is_reserved(&self.p[ns..ne]) {
-                return Ok(false);
-            }
-        }
-        if rest.starts_with("(?<") {
-            // An ordinary named group: its name is checked, then it becomes `(?:`.
-            ecma::group_name(self.p, i + 3)?;
-            return Ok(true);
-        }
-        let end = (i + 4).min(self.p.len());
-        let end = (end..=self.p.len())
-            .find(|&e| self.p.is_char_boundary(e))
-            .unwrap_or(end);
-        Err(unsupported_at(
-            "non-ECMAScript group",
-            (i, end),
-            &self.p[i..end],
-            "ECMAScript groups are `(...)`, `(?:...)`, `(?<name>...)` and look-around; \
-             flags such as `(?i)` and `(?P<name>` belong to other dialects",
-        ))
-    }
-
-    /// Rewrites the escape, class or `.` at `i`; returns the index after it.
-    fn ecma_rewrite(&mut self, i: usize, end: usize) -> Result<usize, RegexError> {
-        match self.p.as_bytes()[i] {
-            b'.' => {
-                self.emit(r"[^\n\r\x{2028}\x{2029}]", i, i + 1);
-                Ok(i + 1)
-            }
-            b'[' => {
-                let (text, next) = ecma::class(self.p, i, end)?;
-                self.emit(&text, i, next);
-                Ok(next)
-            }
-            b'(' => {
-                let after = ecma::group_name(self.p, i + 3)?;
-                self.emit("(?:", i, after);
-                Ok(after)
-            }
-            _ => {
-                let (text, next) = ecma::escape(self.p, i, false)?;
-                self.emit(&text, i, next);
-                Ok(next)
-            }
-        }
     }
 }
 
