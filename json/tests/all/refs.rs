@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use fstc_core::bytes::ByteDfa;
 use fstc_core::sample::SplitMix64;
-use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
+use fstc_json::{Config, JsonSchemaCompiler};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use crate::support::{beyond_f64, dfa_walk};
+use crate::support::{compact_dfa, walks_validate};
 
 /// The documents of the reference folder, by path under it.
 fn documents() -> Vec<(&'static str, Value)> {
@@ -73,12 +73,7 @@ impl jsonschema::Retrieve for FolderRetriever {
 }
 
 fn compile(schema: &Value, dir: &Path) -> Result<ByteDfa, String> {
-    let config = Config::new().whitespace(Whitespace::Compact).ref_dir(dir);
-    let compiler = JsonSchemaCompiler::new().configure(config);
-    let regex = compiler
-        .to_regex(&schema.to_string())
-        .map_err(|e| e.to_string())?;
-    regex.dfa(100_000).map_err(|e| e.to_string())
+    compact_dfa(schema, Config::new().ref_dir(dir))
 }
 
 /// Schemas as users write them with `$id`s and references, with instances.
@@ -183,16 +178,7 @@ fn references_by_uri_agree_with_the_oracle() {
             let want = oracle.is_valid(instance);
             assert_eq!(dfa.is_match(text.as_bytes()), want, "{schema}\n{text}");
         }
-        let mut walked = 0;
-        for _ in 0..200 {
-            let text = String::from_utf8(dfa_walk(&dfa, &mut rng, 60)).unwrap();
-            if beyond_f64(&text) {
-                continue;
-            }
-            let value: Value = serde_json::from_str(&text).unwrap();
-            assert!(oracle.is_valid(&value), "{schema}\n{text}");
-            walked += 1;
-        }
+        let walked = walks_validate(&dfa, &oracle, &mut rng, 200);
         assert!(walked > 100, "{schema}: {walked} walks compared");
     }
 }

@@ -6,18 +6,13 @@
 
 use fstc_core::bytes::ByteDfa;
 use fstc_core::sample::SplitMix64;
-use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
+use fstc_json::{Config, JsonSchemaCompiler};
 use serde_json::{json, Value};
 
-use crate::support::{beyond_f64, dfa_walk};
+use crate::support::{compact_dfa, walks_validate};
 
 fn compile(schema: &Value) -> Result<ByteDfa, String> {
-    let config = Config::new().whitespace(Whitespace::Compact);
-    let compiler = JsonSchemaCompiler::new().configure(config);
-    let regex = compiler
-        .to_regex(&schema.to_string())
-        .map_err(|e| e.to_string())?;
-    regex.dfa(100_000).map_err(|e| e.to_string())
+    compact_dfa(schema, Config::new())
 }
 
 fn cases() -> Vec<(Value, Vec<Value>)> {
@@ -177,16 +172,7 @@ fn unevaluated_keywords_agree_with_the_oracle() {
             let have = texts.iter().any(|t| dfa.is_match(t.as_bytes()));
             assert_eq!(have, want, "{schema}\n{instance}");
         }
-        let mut walked = 0;
-        for _ in 0..300 {
-            let text = String::from_utf8(dfa_walk(&dfa, &mut rng, 60)).unwrap();
-            if beyond_f64(&text) {
-                continue;
-            }
-            let value: Value = serde_json::from_str(&text).unwrap();
-            assert!(oracle.is_valid(&value), "{schema}\n{text}");
-            walked += 1;
-        }
+        let walked = walks_validate(&dfa, &oracle, &mut rng, 300);
         assert!(walked > 200, "{schema}: {walked} walks compared");
     }
 }
