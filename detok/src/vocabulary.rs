@@ -299,10 +299,7 @@ impl Vocabulary {
             .collect();
         (self.offsets, self.bytes) = pack(&self.origin, &slots)?;
         // The tokenizer matches added tokens that are text; these no longer are.
-        #[cfg(feature = "tokenize")]
-        {
-            self.engine = Arc::new(OnceLock::new());
-        }
+        self.forget_tokenizer();
         Ok(self)
     }
 
@@ -353,8 +350,17 @@ impl Vocabulary {
         self.added_text.extend(moved);
         self.added_text.sort_by_key(|&(id, _)| id);
         // The tokenizer matches added tokens that are text; these now are.
-        self.engine = Arc::new(OnceLock::new());
+        self.forget_tokenizer();
         Ok(self)
+    }
+
+    /// Drops the tokenizer built so far (the next `tokenize` builds it for the new token
+    /// kinds); nothing to drop without the `tokenize` feature.
+    fn forget_tokenizer(&mut self) {
+        #[cfg(feature = "tokenize")]
+        {
+            self.engine = Arc::new(OnceLock::new());
+        }
     }
 
     /// The ids of the added tokens that are text called `names`; names of special tokens are
