@@ -86,7 +86,7 @@ impl GrammarCompiler {
         rules: &Rules,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenPda>, PdaError> {
-        let budget = Budget::new(&self.config);
+        let budget = self.config.budget();
         let mut stats = CompileStats::new();
         let pda = stats.time("byte PDA", || Pda::from_rules_within(rules, &budget))?;
         self.finish(&pda, trie, &budget, stats)
