@@ -31,11 +31,15 @@
 
 pub mod byte_level;
 mod byte_token;
+#[cfg(feature = "tokenize")]
 mod engine;
 mod error;
 mod gguf;
+#[cfg(feature = "tokenize")]
 mod gguf_pre;
+#[cfg(feature = "tokenize")]
 mod gguf_spm;
+#[cfg(feature = "tokenize")]
 mod gguf_user;
 mod gpt2;
 mod hf;

@@ -7,7 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use tokenizers::pre_tokenizers::split::Split;
+#[cfg(feature = "tokenize")]
+use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
+#[cfg(feature = "tokenize")]
+use tokenizers::SplitDelimiterBehavior;
 
 use crate::error::{io_error, Result};
 
@@ -68,7 +71,9 @@ impl Eos {
     }
 }
 
-/// What a vocabulary keeps to build its tokenizer later.
+/// What a vocabulary keeps to build its tokenizer later (read only with the `tokenize`
+/// feature; the loaders are the same without it).
+#[cfg_attr(not(feature = "tokenize"), allow(dead_code))]
 pub(crate) enum Source {
     /// The tokenizer.json file's bytes.
     HfJson { json: Vec<u8> },
@@ -77,7 +82,7 @@ pub(crate) enum Source {
     Gpt2 { merges_path: PathBuf },
     /// tiktoken and tekken: the compiled split pattern (ranks are the token bytes; a
     /// tekken's ids are its ranks shifted by the number of specials, which keeps their order).
-    Tiktoken { splitter: Split },
+    Tiktoken { splitter: Splitter },
     /// A GGUF file: its pre-tokenizer's name (`tokenizer.ggml.pre`: llama.cpp code, not data,
     /// rebuilt for the names [`crate::gguf_pre`] knows) and its model's tables.
     Gguf {
@@ -86,7 +91,31 @@ pub(crate) enum Source {
     },
 }
 
+/// A split pattern as tokenizing needs it: compiled at load, so that a bad pattern is a load
+/// error. Without the `tokenize` feature nothing splits, and the pattern is kept unchecked.
+#[cfg(feature = "tokenize")]
+pub(crate) type Splitter = Split;
+#[cfg(not(feature = "tokenize"))]
+pub(crate) type Splitter = String;
+
+/// The [`Splitter`] of a fancy-regex `pattern`, or why it is not one.
+#[cfg(feature = "tokenize")]
+pub(crate) fn splitter(pattern: &str) -> std::result::Result<Splitter, String> {
+    Split::new(
+        SplitPattern::Regex(pattern.to_string()),
+        SplitDelimiterBehavior::Isolated,
+        false,
+    )
+    .map_err(|e| e.to_string())
+}
+
+#[cfg(not(feature = "tokenize"))]
+pub(crate) fn splitter(pattern: &str) -> std::result::Result<Splitter, String> {
+    Ok(pattern.to_string())
+}
+
 /// What a GGUF file's tokenizer model keeps to tokenize text.
+#[cfg_attr(not(feature = "tokenize"), allow(dead_code))]
 pub(crate) enum GgufModel {
     /// Byte-level BPE (`gpt2`): the merges (`a b`), if the file has them.
     Bpe { merges: Option<Vec<String>> },

@@ -16,8 +16,6 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use base64::Engine as _;
-use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
-use tokenizers::SplitDelimiterBehavior;
 
 use crate::error::{malformed, unsupported, Result};
 use crate::raw::{Eos, Family, RawVocabulary, Source, MAX_TOKEN_ID};
@@ -110,12 +108,7 @@ pub(crate) fn load(path: &Path, data: &[u8]) -> Result<RawVocabulary> {
     }
     let specials = special_names(&origin, &file, num_special)?;
     let text = ordinary_tokens(&origin, &file.vocab[..ordinary], num_special)?;
-    let splitter = Split::new(
-        SplitPattern::Regex(config.pattern.clone()),
-        SplitDelimiterBehavior::Isolated,
-        false,
-    )
-    .map_err(|e| {
+    let splitter = crate::raw::splitter(&config.pattern).map_err(|e| {
         unsupported(format!(
             "{origin}: bad config.pattern {:?}: {e}",
             config.pattern

@@ -15,13 +15,15 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use base64::Engine as _;
-use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
-use tokenizers::{
-    OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, SplitDelimiterBehavior,
-};
+#[cfg(feature = "tokenize")]
+use tokenizers::pre_tokenizers::split::Split;
+#[cfg(feature = "tokenize")]
+use tokenizers::{OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer};
 
-use crate::error::{malformed, unsupported, Result, VocabError, VocabErrorKind};
-use crate::raw::{Eos, Family, RawVocabulary, Source};
+use crate::error::{malformed, unsupported, Result};
+#[cfg(feature = "tokenize")]
+use crate::error::{VocabError, VocabErrorKind};
+use crate::raw::{splitter, Eos, Family, RawVocabulary, Source};
 
 /// The pre-tokenization pattern of OpenAI's `cl100k_base`, also used by Llama 3.
 pub const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
@@ -88,12 +90,8 @@ pub(crate) fn load(path: &Path, data: &[u8], options: &TiktokenOptions) -> Resul
         }
     }
     let pattern = options.pattern.as_deref().unwrap_or(CL100K_PATTERN);
-    let splitter = Split::new(
-        SplitPattern::Regex(pattern.to_string()),
-        SplitDelimiterBehavior::Isolated,
-        false,
-    )
-    .map_err(|e| unsupported(format!("{origin}: bad split pattern {pattern:?}: {e}")))?;
+    let splitter = splitter(pattern)
+        .map_err(|e| unsupported(format!("{origin}: bad split pattern {pattern:?}: {e}")))?;
     Ok(RawVocabulary {
         family: Family::Tiktoken,
         origin,
@@ -110,11 +108,13 @@ pub(crate) fn load(path: &Path, data: &[u8], options: &TiktokenOptions) -> Resul
 }
 
 /// tiktoken's encoder: ranks by token bytes, and the splitter.
+#[cfg(feature = "tokenize")]
 pub(crate) struct RankEncoder {
     ranks: HashMap<Vec<u8>, u32>,
     splitter: Split,
 }
 
+#[cfg(feature = "tokenize")]
 impl RankEncoder {
     /// The encoder whose ranks are the ids of the token bytes of `tokens`.
     pub fn new(tokens: &impl fstc_core::TokenVocabulary, splitter: &Split) -> RankEncoder {
@@ -193,17 +193,12 @@ impl RankEncoder {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "tokenize"))]
 mod tests {
     use super::*;
 
     fn encoder(tokens: &[(&[u8], u32)]) -> RankEncoder {
-        let splitter = Split::new(
-            SplitPattern::Regex(CL100K_PATTERN.to_string()),
-            SplitDelimiterBehavior::Isolated,
-            false,
-        )
-        .unwrap();
+        let splitter = splitter(CL100K_PATTERN).unwrap();
         RankEncoder {
             ranks: tokens.iter().map(|&(b, r)| (b.to_vec(), r)).collect(),
             splitter,

@@ -12,13 +12,18 @@ use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+#[cfg(feature = "tokenize")]
+use std::sync::OnceLock;
 
 use fstc_core::TokenVocabulary;
 
+#[cfg(feature = "tokenize")]
 use crate::engine::Engine;
 use crate::error::{io_error, malformed, Result, VocabError, VocabErrorKind};
-use crate::raw::{read, Eos, Family, RawVocabulary, Source, MAX_TOKEN_ID, WELL_KNOWN_EOS};
+#[cfg(feature = "tokenize")]
+use crate::raw::Source;
+use crate::raw::{read, Eos, Family, RawVocabulary, MAX_TOKEN_ID, WELL_KNOWN_EOS};
 use crate::tiktoken::TiktokenOptions;
 
 /// Which added tokens that are text [`Vocabulary::with_added_as_special`] makes special.
@@ -50,7 +55,10 @@ pub struct Vocabulary {
     added_text: Vec<(u32, String)>,
     by_name: HashMap<String, u32>,
     eos: Vec<u32>,
+    /// What [`Vocabulary::tokenize`] builds its tokenizer from, and the tokenizer once built.
+    #[cfg(feature = "tokenize")]
     source: Arc<Source>,
+    #[cfg(feature = "tokenize")]
     engine: Arc<OnceLock<Result<Engine>>>,
 }
 
@@ -222,9 +230,13 @@ impl Vocabulary {
             added_text: added_names,
             by_name,
             eos: Vec::new(),
+            #[cfg(feature = "tokenize")]
             source: Arc::new(source),
+            #[cfg(feature = "tokenize")]
             engine: Arc::new(OnceLock::new()),
         };
+        #[cfg(not(feature = "tokenize"))]
+        drop(source);
         vocab.eos = vocab.resolve_eos(eos);
         Ok(vocab)
     }
@@ -287,7 +299,7 @@ impl Vocabulary {
             .collect();
         (self.offsets, self.bytes) = pack(&self.origin, &slots)?;
         // The tokenizer matches added tokens that are text; these no longer are.
-        self.engine = Arc::new(OnceLock::new());
+        self.forget_tokenizer();
         Ok(self)
     }
 
@@ -338,8 +350,17 @@ impl Vocabulary {
         self.added_text.extend(moved);
         self.added_text.sort_by_key(|&(id, _)| id);
         // The tokenizer matches added tokens that are text; these now are.
-        self.engine = Arc::new(OnceLock::new());
+        self.forget_tokenizer();
         Ok(self)
+    }
+
+    /// Drops the tokenizer built so far (the next `tokenize` builds it for the new token
+    /// kinds); nothing to drop without the `tokenize` feature.
+    fn forget_tokenizer(&mut self) {
+        #[cfg(feature = "tokenize")]
+        {
+            self.engine = Arc::new(OnceLock::new());
+        }
     }
 
     /// The ids of the added tokens that are text called `names`; names of special tokens are
@@ -543,7 +564,9 @@ impl Vocabulary {
     /// in the text (it is all text). If the tokenizer cannot spell the text exactly (an
     /// unknown character without byte fallback, a normalizer that changes it, a `▁` in a
     /// SentencePiece text) this is an error saying where. The tokenizer is built on the
-    /// first call (for a tokenizer.json this parses the file again).
+    /// first call (for a tokenizer.json this parses the file again). Needs the `tokenize`
+    /// feature (on by default), which brings in the `tokenizers` crate.
+    #[cfg(feature = "tokenize")]
     pub fn tokenize(&self, text: &str) -> Result<Vec<u32>> {
         let engine = self
             .engine
@@ -558,6 +581,7 @@ impl Vocabulary {
         Ok(ids)
     }
 
+    #[cfg(feature = "tokenize")]
     fn check_spelling(&self, text: &str, ids: &[u32]) -> Result<()> {
         let text = text.as_bytes();
         let mut pos = 0usize;

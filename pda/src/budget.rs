@@ -5,7 +5,6 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
-use crate::config::Config;
 use crate::error::{PdaError, PdaErrorKind};
 
 /// Cheap steps of a hot loop between two reads of the clock.
@@ -23,13 +22,12 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// The budgets of `config`, starting now.
-    pub(crate) fn new(config: &Config) -> Budget {
-        let time = config.get_time_budget();
+    /// `time` and `memory` bytes, starting now (a compile's: [`crate::Config`]'s `budget`).
+    pub(crate) fn new(time: Duration, memory: usize) -> Budget {
         Budget {
             time,
             deadline: Instant::now().checked_add(time),
-            memory: config.get_memory_budget(),
+            memory,
             used: Cell::new(0),
             steps: Cell::new(0),
         }

@@ -71,7 +71,7 @@ impl GrammarCompiler {
         grammar_text: &str,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenPda>, PdaError> {
-        let budget = Budget::new(&self.config);
+        let budget = self.config.budget();
         let mut stats = CompileStats::new();
         let pda = stats.time("byte PDA", || {
             Pda::from_text_within(grammar_text, self.config.get_syntax(), &budget)
@@ -86,7 +86,7 @@ impl GrammarCompiler {
         rules: &Rules,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenPda>, PdaError> {
-        let budget = Budget::new(&self.config);
+        let budget = self.config.budget();
         let mut stats = CompileStats::new();
         let pda = stats.time("byte PDA", || Pda::from_rules_within(rules, &budget))?;
         self.finish(&pda, trie, &budget, stats)
@@ -120,7 +120,7 @@ impl GrammarCompiler {
     /// into the token PDA's parts, with their sizes, within the time and memory budgets
     /// (counted from this call).
     pub fn compose(&self, pda: &Pda, trie: &VocabTrie) -> Result<Compiled<PdaParts>, PdaError> {
-        self.compose_within(pda, trie, &Budget::new(&self.config))
+        self.compose_within(pda, trie, &self.config.budget())
     }
 
     fn compose_within(

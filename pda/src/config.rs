@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use crate::budget::Budget;
 use crate::syntax::Syntax;
 
 /// Options of [`GrammarCompiler`](crate::GrammarCompiler). An option not set keeps its
@@ -142,6 +143,11 @@ impl Config {
     /// The memory budget in effect.
     pub fn get_memory_budget(&self) -> usize {
         self.memory_budget.unwrap_or(Config::DEFAULT_MEMORY_BUDGET)
+    }
+
+    /// The budgets of one compile with this configuration, starting now.
+    pub(crate) fn budget(&self) -> Budget {
+        Budget::new(self.get_time_budget(), self.get_memory_budget())
     }
 
     /// `self` with the options set in `other` replacing its own.

@@ -6,6 +6,7 @@
 //! And the translation of ECMAScript's escapes, classes and group names into regex-syntax
 //! text, which the extension rewriter applies as it walks the pattern.
 
+use super::spans::Output;
 use super::{shown, unsupported_at, RegexError, RegexErrorKind};
 
 /// Checks `pattern` against ECMAScript's `u`-mode grammar; the error names the offending
@@ -311,6 +312,57 @@ impl<'p> Checker<'p> {
 const ECMA_SPACE: &str = r"\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
 /// ECMAScript's `\w` (ASCII only, also with the `u` flag unless `i` is set).
 const ECMA_WORD: &str = "0-9A-Za-z_";
+
+/// ECMAScript (ECMA-262 with the `u` flag) translated to regex-syntax: rewrites the escape,
+/// class, `.` or group header at `i` (before `end`) into `out` and returns the index after
+/// it. Escapes and classes take their ECMAScript meaning (`\d` = `[0-9]`, `\w` =
+/// `[0-9A-Za-z_]`, `\s` per ECMA, `\b` on ASCII word characters), `.` excludes every line
+/// terminator, `(?<name>` becomes `(?:`, and regex-syntax's own group syntax (`(?i)` flags,
+/// `(?P<`) is refused by name. The extension rewriter decides which constructs come here.
+pub(crate) fn translate(
+    p: &str,
+    i: usize,
+    end: usize,
+    out: &mut Output,
+) -> Result<usize, RegexError> {
+    match p.as_bytes()[i] {
+        b'.' => {
+            out.emit(r"[^\n\r\x{2028}\x{2029}]", i, i + 1);
+            Ok(i + 1)
+        }
+        b'[' => {
+            let (text, next) = class(p, i, end)?;
+            out.emit(&text, i, next);
+            Ok(next)
+        }
+        b'(' => named_group(p, i, out),
+        _ => {
+            let (text, next) = escape(p, i, false)?;
+            out.emit(&text, i, next);
+            Ok(next)
+        }
+    }
+}
+
+/// `(?<name>` as `(?:` (the name checked); any other `(?` is not ECMAScript.
+fn named_group(p: &str, i: usize, out: &mut Output) -> Result<usize, RegexError> {
+    if p[i..].starts_with("(?<") {
+        let after = group_name(p, i + 3)?;
+        out.emit("(?:", i, after);
+        return Ok(after);
+    }
+    let end = (i + 4).min(p.len());
+    let end = (end..=p.len())
+        .find(|&e| p.is_char_boundary(e))
+        .unwrap_or(end);
+    Err(unsupported_at(
+        "non-ECMAScript group",
+        (i, end),
+        &p[i..end],
+        "ECMAScript groups are `(...)`, `(?:...)`, `(?<name>...)` and look-around; \
+         flags such as `(?i)` and `(?P<name>` belong to other dialects",
+    ))
+}
 
 /// Index just past the ECMAScript class opening at `i`, or `None` when it never closes:
 /// no nesting (`[` is literal inside), and `]` right after `[` or `[^` closes (`[]`,

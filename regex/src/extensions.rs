@@ -17,6 +17,7 @@
 pub use fstc_core::bytes::TerminalKind;
 
 use super::ecma;
+use super::spans::{Output, SpanMap};
 use super::{shown, unsupported_at, RegexError, RegexErrorKind};
 
 /// One extension, for documentation and `--help` listings.
@@ -218,45 +219,6 @@ pub(crate) struct Rewritten {
     pub(crate) map: SpanMap,
 }
 
-/// Maps byte offsets in rewritten text back to the original pattern.
-#[derive(Debug, Default)]
-pub(crate) struct SpanMap {
-    pieces: Vec<Piece>,
-}
-
-/// A run of output text: copied from the pattern (offsets shift) or inserted in place of
-/// `orig..orig_end` (offsets inside map to its ends).
-#[derive(Debug)]
-struct Piece {
-    out: usize,
-    out_end: usize,
-    orig: usize,
-    orig_end: usize,
-    copied: bool,
-}
-
-impl SpanMap {
-    /// The pattern offset of a span start at rewritten offset `o`.
-    pub(crate) fn start(&self, o: usize) -> usize {
-        let i = self.pieces.partition_point(|p| p.out_end <= o);
-        match self.pieces.get(i) {
-            Some(p) if p.copied => p.orig + (o - p.out),
-            Some(p) => p.orig,
-            None => self.pieces.last().map_or(o, |p| p.orig_end),
-        }
-    }
-
-    /// The pattern offset of a span end at rewritten offset `o`.
-    pub(crate) fn end(&self, o: usize) -> usize {
-        let i = self.pieces.partition_point(|p| p.out_end < o);
-        match self.pieces.get(i) {
-            Some(p) if p.copied => p.orig + (o - p.out),
-            Some(p) => p.orig_end,
-            None => self.pieces.last().map_or(o, |p| p.orig_end),
-        }
-    }
-}
-
 /// Index just past the bracketed class opening at `i`, or `None` when it never closes.
 /// Follows regex-syntax: `]` right after `[` or `[^` is a literal, `[` inside a class
 /// opens a nested class (`[[:alpha:]x]`), `\` escapes the next character.
@@ -326,13 +288,12 @@ fn look_header(p: &str, i: usize) -> Option<(Kind, &'static str, usize)> {
 }
 
 /// Rewrites the extension and look-around groups of `pattern`, and with `ecma` its
-/// ECMAScript escapes, classes and `.` (see `Rewriter::ecma_escape`); `None` when
+/// ECMAScript escapes, classes, `.` and group names (see [`ecma::translate`]); `None` when
 /// nothing changed.
 pub(crate) fn rewrite(pattern: &str, ecma: bool) -> Result<Option<Rewritten>, RegexError> {
     let mut r = Rewriter {
         p: pattern,
-        out: String::with_capacity(pattern.len()),
-        map: SpanMap::default(),
+        out: Output::with_capacity(pattern.len()),
         uses: Vec::new(),
         ecma,
     };
@@ -341,16 +302,15 @@ pub(crate) fn rewrite(pattern: &str, ecma: bool) -> Result<Option<Rewritten>, Re
         return Ok(None);
     }
     Ok(Some(Rewritten {
-        text: r.out,
+        text: r.out.text,
         uses: r.uses,
-        map: r.map,
+        map: r.out.map,
     }))
 }
 
 struct Rewriter<'p> {
     p: &'p str,
-    out: String,
-    map: SpanMap,
+    out: Output,
     uses: Vec<Use>,
     /// The pattern is ECMAScript (ECMA-262, `u` flag semantics).
     ecma: bool,
@@ -366,30 +326,25 @@ impl Rewriter<'_> {
         }
     }
 
-    fn copy(&mut self, a: usize, b: usize) {
-        if a < b {
-            let out = self.out.len();
-            self.out.push_str(&self.p[a..b]);
-            self.map.pieces.push(Piece {
-                out,
-                out_end: self.out.len(),
-                orig: a,
-                orig_end: b,
-                copied: true,
-            });
+    /// Whether the ECMAScript construct at `i` is [`ecma::translate`]'s: an escape, a
+    /// class, `.`, or a group header other than `(`, `(?:`, look-around and extensions.
+    fn ecma_translates(&self, i: usize) -> bool {
+        let rest = &self.p[i..];
+        if !rest.starts_with("(?") {
+            return !rest.starts_with('(');
         }
+        if rest.starts_with("(?:") || look_header(self.p, i).is_some() {
+            return false;
+        }
+        !group_header(self.p, i).is_some_and(|(ns, ne, _)| is_reserved(&self.p[ns..ne]))
+    }
+
+    fn copy(&mut self, a: usize, b: usize) {
+        self.out.copy(self.p, a, b);
     }
 
     fn emit(&mut self, text: &str, orig: usize, orig_end: usize) {
-        let out = self.out.len();
-        self.out.push_str(text);
-        self.map.pieces.push(Piece {
-            out,
-            out_end: self.out.len(),
-            orig,
-            orig_end,
-            copied: false,
-        });
+        self.out.emit(text, orig, orig_end);
     }
 
     /// Copies `p[start..end]`, rewriting the extension groups in it.
@@ -399,9 +354,9 @@ impl Rewriter<'_> {
         let mut pending = start;
         while i < end {
             match bytes[i] {
-                b'\\' | b'[' | b'.' | b'(' if self.ecma && self.ecma_special(i)? => {
+                b'\\' | b'[' | b'.' | b'(' if self.ecma && self.ecma_translates(i) => {
                     self.copy(pending, i);
-                    i = self.ecma_rewrite(i, end)?;
+                    i = ecma::translate(self.p, i, end, &mut self.out)?;
                     pending = i;
                 }
                 b'\\' => i += 2,
@@ -542,70 +497,6 @@ impl Rewriter<'_> {
         }
         self.emit(")", close, close + 1);
         Ok(close + 1)
-    }
-}
-
-/// ECMAScript (ECMA-262 with the `u` flag) translated to regex-syntax: escapes and
-/// classes take their ECMAScript meaning (`\d` = `[0-9]`, `\w` = `[0-9A-Za-z_]`, `\s`
-/// per ECMA, `\b` on ASCII word characters, `.` excludes every line terminator), and
-/// regex-syntax's own extras (`(?i)` flags, `(?P<`, `\A`, `\pL`) are refused by name.
-impl Rewriter<'_> {
-    /// Whether the ECMAScript construct at `i` needs rewriting; errors on group syntax
-    /// ECMAScript does not have.
-    fn ecma_special(&self, i: usize) -> Result<bool, RegexError> {
-        let rest = &self.p[i..];
-        if !rest.starts_with("(?") {
-            return Ok(!rest.starts_with('('));
-        }
-        if rest.starts_with("(?:") || look_header(self.p, i).is_some() {
-            return Ok(false);
-        }
-        if let Some((ns, ne, _)) = group_header(self.p, i) {
-            if is_reserved(&self.p[ns..ne]) {
-                return Ok(false);
-            }
-        }
-        if rest.starts_with("(?<") {
-            // An ordinary named group: its name is checked, then it becomes `(?:`.
-            ecma::group_name(self.p, i + 3)?;
-            return Ok(true);
-        }
-        let end = (i + 4).min(self.p.len());
-        let end = (end..=self.p.len())
-            .find(|&e| self.p.is_char_boundary(e))
-            .unwrap_or(end);
-        Err(unsupported_at(
-            "non-ECMAScript group",
-            (i, end),
-            &self.p[i..end],
-            "ECMAScript groups are `(...)`, `(?:...)`, `(?<name>...)` and look-around; \
-             flags such as `(?i)` and `(?P<name>` belong to other dialects",
-        ))
-    }
-
-    /// Rewrites the escape, class or `.` at `i`; returns the index after it.
-    fn ecma_rewrite(&mut self, i: usize, end: usize) -> Result<usize, RegexError> {
-        match self.p.as_bytes()[i] {
-            b'.' => {
-                self.emit(r"[^\n\r\x{2028}\x{2029}]", i, i + 1);
-                Ok(i + 1)
-            }
-            b'[' => {
-                let (text, next) = ecma::class(self.p, i, end)?;
-                self.emit(&text, i, next);
-                Ok(next)
-            }
-            b'(' => {
-                let after = ecma::group_name(self.p, i + 3)?;
-                self.emit("(?:", i, after);
-                Ok(after)
-            }
-            _ => {
-                let (text, next) = ecma::escape(self.p, i, false)?;
-                self.emit(&text, i, next);
-                Ok(next)
-            }
-        }
     }
 }
 

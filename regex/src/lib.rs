@@ -29,6 +29,7 @@ mod graph;
 mod look;
 mod nfa;
 mod options;
+mod spans;
 
 pub use compiler::{BuildError, BuildErrorKind, Config, RegexCompiler};
 pub use extensions::{ExtensionInfo, EXTENSIONS};
@@ -259,7 +260,7 @@ fn syntax_error(pattern: &str, what: &dyn fmt::Display, span: &ast::Span) -> Reg
 struct Source<'p> {
     text: &'p str,
     pattern: &'p str,
-    map: Option<&'p extensions::SpanMap>,
+    map: Option<&'p spans::SpanMap>,
 }
 
 impl<'p> Source<'p> {

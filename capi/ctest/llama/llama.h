@@ -3,6 +3,7 @@
  * only the sampler types and the vocabulary functions the sampler calls, with the names and
  * signatures of llama.cpp's public C API, so that the sampler compiles and runs in CI without
  * llama.cpp. test_fstc_llama.c implements the functions over a small vocabulary of its own.
+ * Also the two chain calls of README.md's sampler example, which build.rs compiles (only).
  * The real header has more fields after `free` in struct llama_sampler_i; the sampler's
  * designated initializer leaves them NULL either way. python/tests/test_llama_sampler.py
  * runs the same sampler against llama.cpp itself (llama-cpp-python).
@@ -49,6 +50,8 @@ struct llama_sampler {
 
 struct llama_sampler *llama_sampler_init(struct llama_sampler_i *iface, llama_sampler_context_t ctx);
 void llama_sampler_free(struct llama_sampler *smpl);
+void llama_sampler_chain_add(struct llama_sampler *chain, struct llama_sampler *smpl);
+struct llama_sampler *llama_sampler_init_greedy(void);
 int32_t llama_vocab_n_tokens(const struct llama_vocab *vocab);
 bool llama_vocab_is_eog(const struct llama_vocab *vocab, llama_token token);
 int32_t llama_token_to_piece(const struct llama_vocab *vocab, llama_token token, char *buf,

@@ -136,3 +136,53 @@ fn architecture_crate_table_matches_cargo_metadata() {
     }
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }
+
+/// The packages `cargo tree` lists for `args` (normal dependencies, the package included).
+fn tree(args: &[&str]) -> BTreeSet<String> {
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "--offline", "-e", "normal", "--prefix", "none"])
+        .args(args)
+        .current_dir(repo(""))
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// What the decode-time builds pull in: fstc-core without the compiler only bytemuck, and a
+/// vocabulary loader without tokenizing no regex engine, rayon, rustfst or `tokenizers`.
+#[test]
+fn decode_time_builds_pull_in_no_compiler() {
+    let core = tree(&["-p", "fstc-core", "--no-default-features"]);
+    let expected: BTreeSet<String> = ["fstc-core", "bytemuck"].map(String::from).into();
+    assert_eq!(core, expected, "fstc-core --no-default-features");
+
+    let detok = tree(&["-p", "fstc-detok", "--no-default-features"]);
+    assert!(
+        detok.contains("fstc-detok") && detok.contains("serde_json"),
+        "{detok:?}"
+    );
+    let heavy = [
+        "regex-syntax",
+        "regex",
+        "fancy-regex",
+        "rayon",
+        "rustfst",
+        "tokenizers",
+    ];
+    let found: Vec<_> = heavy.iter().filter(|h| detok.contains(**h)).collect();
+    assert!(
+        found.is_empty(),
+        "fstc-detok --no-default-features pulls in {found:?}"
+    );
+    // The loader's tokenizer is what brought them in: with it, they are there.
+    assert!(tree(&["-p", "fstc-detok"]).contains("tokenizers"));
+}

@@ -24,6 +24,7 @@ mod pda_live;
 mod pda_product;
 mod product;
 mod project;
+mod rows;
 
 use std::fmt;
 use std::time::Instant;

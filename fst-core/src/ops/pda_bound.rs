@@ -14,6 +14,7 @@
 //! (`INF`): a configuration needing them cannot finish anyway.
 
 use super::pda_explore::{memory_error, Annotated, Construction, Explorer};
+use super::rows::{reverse_row_fixpoint, RowTable};
 use super::{Clock, OpsError, OpsErrorKind};
 use crate::automaton::StateId;
 use crate::fast_hash::FastMap;
@@ -37,9 +38,15 @@ struct Costs {
     data: Vec<u16>,
 }
 
-impl Costs {
+impl RowTable for Costs {
+    type Entry = u16;
+
     fn row(&self, m: usize) -> &[u16] {
         &self.data[m * self.cols..(m + 1) * self.cols]
+    }
+
+    fn row_mut(&mut self, m: usize) -> &mut [u16] {
+        &mut self.data[m * self.cols..(m + 1) * self.cols]
     }
 }
 
@@ -141,39 +148,26 @@ fn costs(
             c.data[m * cols + c.col_of[m] as usize] = 0;
         }
     }
-    let mut row = vec![INF; cols];
     let mut work = 0u64;
-    loop {
-        let mut changed = false;
-        for m in (0..n).rev() {
-            if m % 256 == 0 {
-                clock.check()?;
-            }
-            row.copy_from_slice(c.row(m));
-            for &(t, push) in &sh.moves[m] {
-                for (x, cost) in after_pops(sh, &c, t, &sh.p.push_seqs[push as usize], &mut work) {
-                    let step = sh.add(1, cost);
-                    for (r, &v) in row.iter_mut().zip(c.row(x as usize)) {
-                        *r = (*r).min(sh.add(step, v));
-                    }
-                    work += cols as u64;
+    reverse_row_fixpoint(&mut c, n, 256, clock, |c, m, row| {
+        for &(t, push) in &sh.moves[m] {
+            for (x, cost) in after_pops(sh, c, t, &sh.p.push_seqs[push as usize], &mut work) {
+                let step = sh.add(1, cost);
+                for (r, &v) in row.iter_mut().zip(c.row(x as usize)) {
+                    *r = (*r).min(sh.add(step, v));
                 }
-            }
-            if row != c.row(m) {
-                c.data[m * cols..(m + 1) * cols].copy_from_slice(&row);
-                changed = true;
-            }
-            if work > WORK_LIMIT {
-                return Err(too_large(
-                    n,
-                    format!("its same-level costs took more than 2^36 steps over {n} nodes"),
-                ));
+                work += cols as u64;
             }
         }
-        if !changed {
-            return Ok(c);
+        if work > WORK_LIMIT {
+            return Err(too_large(
+                n,
+                format!("its same-level costs took more than 2^36 steps over {n} nodes"),
+            ));
         }
-    }
+        Ok(())
+    })?;
+    Ok(c)
 }
 
 /// Where same-level runs from `t` that then pop `seq` (top first) land, with their

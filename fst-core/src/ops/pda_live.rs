@@ -14,6 +14,7 @@
 
 use super::pda_explore::{memory_error, Annotated, Construction, Explorer};
 use super::pda_product::PdaGraph;
+use super::rows::{reverse_row_fixpoint, RowTable};
 use super::{Clock, OpsError, OpsErrorKind};
 use crate::automaton::StateId;
 use crate::fast_hash::FastMap;
@@ -40,10 +41,6 @@ impl Bits {
         }
     }
 
-    fn row(&self, r: usize) -> &[u64] {
-        &self.data[r * self.words..(r + 1) * self.words]
-    }
-
     /// Sets bit `c` of row `r`; whether it was clear.
     fn insert(&mut self, r: usize, c: usize) -> bool {
         let w = &mut self.data[r * self.words + c / 64];
@@ -51,6 +48,18 @@ impl Bits {
         let fresh = *w & bit == 0;
         *w |= bit;
         fresh
+    }
+}
+
+impl RowTable for Bits {
+    type Entry = u64;
+
+    fn row(&self, r: usize) -> &[u64] {
+        &self.data[r * self.words..(r + 1) * self.words]
+    }
+
+    fn row_mut(&mut self, r: usize) -> &mut [u64] {
+        &mut self.data[r * self.words..(r + 1) * self.words]
     }
 }
 
@@ -117,48 +126,36 @@ fn same_level(
         same.insert(m, m);
     }
     let words = same.words;
-    let (mut row, mut from, mut landed) = (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
+    let (mut from, mut landed) = (vec![0u64; words], vec![0u64; words]);
     let mut work = 0u64;
-    loop {
-        let mut changed = false;
-        for m in (0..n).rev() {
-            // A row costs a pass over rows of n bits per symbol pushed: poll often.
-            if m % 64 == 0 {
-                clock.check()?;
-            }
-            row.copy_from_slice(same.row(m));
-            for &(_, t, p) in &g.edges[m] {
+    // A row costs a pass over rows of n bits per symbol pushed: poll often.
+    reverse_row_fixpoint(&mut same, n, 64, clock, |same, m, row| {
+        for &(_, t, p) in &g.edges[m] {
+            landed.fill(0);
+            landed[t as usize / 64] |= 1 << (t % 64);
+            for &symbol in seqs[p as usize].iter().rev() {
+                union_of_rows(same, &landed, &mut from);
                 landed.fill(0);
-                landed[t as usize / 64] |= 1 << (t % 64);
-                for &symbol in seqs[p as usize].iter().rev() {
-                    union_of_rows(&same, &landed, &mut from);
-                    landed.fill(0);
-                    for y in ones(&from) {
-                        if let Some(z) = g.pop(y as StateId, symbol) {
-                            landed[z as usize / 64] |= 1 << (z % 64);
-                        }
+                for y in ones(&from) {
+                    if let Some(z) = g.pop(y as StateId, symbol) {
+                        landed[z as usize / 64] |= 1 << (z % 64);
                     }
-                    work += (n + words) as u64;
                 }
-                union_of_rows(&same, &landed, &mut from);
-                row.iter_mut().zip(&from).for_each(|(r, f)| *r |= f);
-                work += words as u64;
+                work += (n + words) as u64;
             }
-            if row != same.row(m) {
-                same.data[m * words..(m + 1) * words].copy_from_slice(&row);
-                changed = true;
-            }
-            if work > SATURATION_WORK_LIMIT {
-                return Err(too_large(
-                    n,
-                    "its same-level runs took more than 2^36 steps",
-                ));
-            }
+            union_of_rows(same, &landed, &mut from);
+            row.iter_mut().zip(&from).for_each(|(r, f)| *r |= f);
+            work += words as u64;
         }
-        if !changed {
-            return Ok(same);
+        if work > SATURATION_WORK_LIMIT {
+            return Err(too_large(
+                n,
+                "its same-level runs took more than 2^36 steps",
+            ));
         }
-    }
+        Ok(())
+    })?;
+    Ok(same)
 }
 
 /// `out` = the union of the rows of `same` whose index is in `set`.

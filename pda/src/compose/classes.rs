@@ -324,7 +324,7 @@ mod tests {
 
     /// A budget whose time is already up.
     fn no_time() -> Budget {
-        Budget::new(&Config::new().time_budget(Duration::ZERO))
+        Config::new().time_budget(Duration::ZERO).budget()
     }
 
     /// `nodes` nodes, each with `per` edges of class 0 (distinct pushes) into the next.
@@ -387,7 +387,7 @@ mod tests {
     /// The merge's tables are counted before they are built.
     #[test]
     fn merging_is_counted_against_the_memory_budget() {
-        let budget = Budget::new(&Config::new().memory_budget(100_000));
+        let budget = Config::new().memory_budget(100_000).budget();
         let e = merge_nodes(&ambiguous(3, 5000), &budget).unwrap_err();
         assert_eq!(e.kind(), PdaErrorKind::MemoryBudget, "{e}");
         assert!(
@@ -419,7 +419,7 @@ mod tests {
             let e = grouping(5000, &edges, &no_time(), &place).unwrap_err();
             assert_eq!(e.kind(), PdaErrorKind::TimeBudget, "{e}");
             assert!(e.to_string().contains("while grouping the tokens"), "{e}");
-            let small = Budget::new(&Config::new().memory_budget(20_000));
+            let small = Config::new().memory_budget(20_000).budget();
             let e = grouping(5000, &edges, &small, &place).unwrap_err();
             assert_eq!(e.kind(), PdaErrorKind::MemoryBudget, "{e}");
             let (_, classes, _) = grouping(5000, &edges, &Budget::unlimited(), &place).unwrap();
