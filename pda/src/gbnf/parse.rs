@@ -638,9 +638,10 @@ impl<'a> Parser<'a> {
     fn class_char(&mut self, open: usize) -> Res<Option<char>> {
         match self.text[self.pos..].chars().next() {
             None => Err(self.err(open, "unterminated character class: no closing `]`")),
-            Some('\n') if self.dialect == Dialect::Ebnf => {
-                Err(self.err(open, "unterminated character class: the line ends before `]`"))
-            }
+            Some('\n') if self.dialect == Dialect::Ebnf => Err(self.err(
+                open,
+                "unterminated character class: the line ends before `]`",
+            )),
             Some(']') => {
                 self.pos += 1;
                 Ok(None)

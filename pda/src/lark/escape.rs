@@ -9,6 +9,9 @@
 //! builds a Python literal to evaluate: a run of `\\` right before an unescaped `"` (only
 //! possible in a regex) loses one backslash, and a string literal's result then has each
 //! pair of backslashes made one (so `"\\"` is one backslash, and so is `"\x5c\x5c"`).
+//! Python keeps a lone surrogate (`\ud800`), which no UTF-8 text holds: refused.
+
+use crate::gbnf::hex_scalar;
 
 /// Reads the raw text between a literal's delimiters as Lark does; `Err((i, message))`
 /// names the raw offset `i` at fault. Returns the text and, for each of its bytes, the raw
@@ -71,7 +74,7 @@ pub(super) fn eval(raw: &str) -> Result<(String, Vec<usize>), (usize, String)> {
                 continue;
             }
         };
-        let c = scalar(raw, i, e, digits).map_err(|m| (at, m))?;
+        let c = hex_scalar(raw, i, e, digits).map_err(|m| (at, m))?;
         push(&mut out, c, at);
         i += digits;
     }
@@ -129,21 +132,6 @@ fn octal(digits: &str) -> Option<(u32, usize)> {
         b'0' => Some((value(len)?, len)),
         _ if len == 3 => value(3).filter(|&v| v <= 0o377).map(|v| (v, 3)),
         _ => None,
-    }
-}
-
-/// The character of `\xHH`, `\uHHHH` or `\UHHHHHHHH` whose digits start at `at`.
-fn scalar(raw: &str, at: usize, e: char, digits: usize) -> Result<char, String> {
-    let hex = raw
-        .get(at..at + digits)
-        .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
-        .ok_or_else(|| format!("`\\{e}` must be followed by {digits} hexadecimal digits"))?;
-    let value = u32::from_str_radix(hex, 16).unwrap_or(u32::MAX);
-    match value {
-        0xD800..=0xDFFF => Err(format!(
-            "`\\{e}{hex}` is a lone surrogate, which Python keeps but no UTF-8 text contains"
-        )),
-        _ => char::from_u32(value).ok_or_else(|| format!("`\\{e}{hex}` is above U+10FFFF")),
     }
 }
 

@@ -47,6 +47,7 @@
 
 mod common;
 mod escape;
+mod json;
 mod template;
 
 use std::collections::HashMap;
@@ -55,8 +56,8 @@ use std::sync::Arc;
 use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{
-    deeper, fmt_rule_at, hex_scalar, item_bytes, repeat_bounds, Expr, Lines, Pos, Reading, RuleDef,
-    Rules, MAX_NESTING, MAX_REPEAT,
+    deeper, fmt_rule_at, item_bytes, repeat_bounds, Expr, Lines, Pos, Reading, RuleDef, Rules,
+    MAX_NESTING, MAX_REPEAT,
 };
 use crate::terminal_regex::{self as regex, PatternError};
 use template::{Template, Use};
@@ -622,6 +623,10 @@ impl<'a> Parser<'a> {
                 Ok(self.mark(e))
             }
             Some(c) if is_name_byte(c) => self.reference(),
+            Some(b'%') if self.rest().starts_with("%json") => {
+                let e = self.json()?;
+                Ok(self.mark(e))
+            }
             Some(c @ (b'<' | b'@' | b'~' | b'&' | b'%')) => {
                 Err(self.err(at, template::llguidance_only(c, self.rest())))
             }
