@@ -283,6 +283,13 @@ fn lark_chars() -> impl Strategy<Value = String> {
             "&",
             "my-",
             "/x",
+            "%json ",
+            "{\"type\": \"integer\"}",
+            "\\x5c",
+            "\\0",
+            "\\ud800",
+            "\"^\"",
+            "*+",
         ]),
         0..40,
     )
