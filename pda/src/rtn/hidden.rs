@@ -2,11 +2,17 @@
 //! (`A ::= B A "x" | "y"` with `B ::= "" | "b"`). Each such alternative `x1 rest`, `x1`
 //! nullable, becomes `x1' rest | rest` with `x1'` the texts of `x1` but the empty one
 //! (the same language), until the call leads its alternative; `left.rs` then rewrites
-//! it as any left recursion. Only alternatives whose hidden call leads back to their own
+//! it as any left recursion. A group that starts an alternative and may call back first is
+//! opened the same way (`(A | "b") "x"` → `A "x" | "b" "x"`, `(A "x")* "y"` → `"y" | A "x"
+//! (A "x")* "y"`). Only alternatives whose hidden call leads back to their own
 //! rule are split, so other grammars are read unchanged. A nullable byte-DFA element
 //! (a regex terminal matching the empty text) is not split: such a rule stays refused.
 
 use std::collections::HashMap;
+
+/// Most alternatives one rule may be split into, and most groups opened one in another.
+const MAX_ALTERNATIVES: usize = 4096;
+const MAX_OPENED: usize = 64;
 
 use super::left::alternatives;
 use crate::gbnf::{Expr, RuleDef, Rules};
@@ -32,12 +38,15 @@ pub(super) fn unhide(rules: &Rules) -> Option<Rules> {
     let mut changed = false;
     for (i, def) in rules.rules.iter().enumerate() {
         let alts = alternatives(&def.body);
-        if !alts.iter().any(|a| x.hides(a, i)) {
+        if !alts.iter().any(|a| x.hides(a, i) || x.opens(a, i)) {
             continue;
         }
         let mut split = Vec::new();
         for alt in alts {
-            x.split(alt, i, &mut split)?;
+            x.split(alt, i, &mut split, 0)?;
+            if split.len() > MAX_ALTERNATIVES {
+                return None;
+            }
         }
         out.rules[i].body = Expr::Alt(split.into_iter().map(Expr::Seq).collect());
         changed = true;
@@ -90,16 +99,53 @@ impl Unhide<'_> {
                 .any(|&j| reaches(&self.graph, j, i))
     }
 
-    /// `alt` of rule `i` split while it `hides` a call back to `i`.
-    fn split(&mut self, mut alt: Vec<Expr>, i: usize, out: &mut Vec<Vec<Expr>>) -> Option<()> {
-        while self.hides(&alt, i) {
-            let first = alt.remove(0);
-            if let Some(ne) = self.non_empty(&first)? {
-                out.push([vec![ne], alt.clone()].concat());
+    /// Whether `alt` of rule `i` starts with a group (`( )`, a repetition) that may call,
+    /// before reading a byte, a rule that leads back to `i`.
+    fn opens(&self, alt: &[Expr], i: usize) -> bool {
+        let group = matches!(
+            alt.first(),
+            Some(Expr::Seq(_) | Expr::Alt(_) | Expr::Repeat { .. })
+        );
+        let mut calls = Vec::new();
+        if let (true, Some(first)) = (group, alt.first()) {
+            leading_calls(first, &|n| self.nullable_ref(n), &mut |n| {
+                calls.extend(self.index.get(n).copied())
+            });
+        }
+        calls.iter().any(|&j| reaches(&self.graph, j, i))
+    }
+
+    /// `alt` of rule `i` split while it `hides` a call back to `i`, and its leading group
+    /// opened where one `opens` such a call (`(a | b) x` → `a x | b x`, `y* x` → `x | y y*
+    /// x`), until the call leads; `None` past [`MAX_ALTERNATIVES`] or [`MAX_OPENED`].
+    fn split(
+        &mut self,
+        mut alt: Vec<Expr>,
+        i: usize,
+        out: &mut Vec<Vec<Expr>>,
+        opened: usize,
+    ) -> Option<()> {
+        loop {
+            if out.len() > MAX_ALTERNATIVES || opened > MAX_OPENED {
+                return None;
+            }
+            if self.hides(&alt, i) {
+                let first = alt.remove(0);
+                if let Some(ne) = self.non_empty(&first)? {
+                    out.push([vec![ne], alt.clone()].concat());
+                }
+            } else if self.opens(&alt, i) {
+                let rest = alt.split_off(1);
+                for mut seq in open(alt.remove(0)) {
+                    seq.extend(rest.iter().cloned());
+                    self.split(seq, i, out, opened + 1)?;
+                }
+                return Some(());
+            } else {
+                out.push(alt);
+                return Some(());
             }
         }
-        out.push(alt);
-        Some(())
     }
 
     /// The texts of `e` but the empty one (`None` inside: none are left); `None` when a
@@ -168,6 +214,36 @@ impl Unhide<'_> {
         let slot = self.new.len() - 1;
         self.new[slot].body = self.non_empty(&def.body)??;
         Some(made)
+    }
+}
+
+/// The sequences a leading group stands for: its items, each alternative, or a
+/// repetition's first iteration (and nothing, where it may be absent) before the rest.
+fn open(group: Expr) -> Vec<Vec<Expr>> {
+    match group {
+        Expr::Seq(items) => vec![items],
+        Expr::Alt(parts) => parts
+            .into_iter()
+            .map(|p| match p {
+                Expr::Seq(items) => items,
+                other => vec![other],
+            })
+            .collect(),
+        Expr::Repeat { max: Some(0), .. } => vec![Vec::new()],
+        Expr::Repeat { expr, min, max, at } => {
+            let more = Expr::Repeat {
+                expr: expr.clone(),
+                min: min.saturating_sub(1),
+                max: max.map(|m| m - 1),
+                at,
+            };
+            let once = vec![*expr, more];
+            match min {
+                0 => vec![Vec::new(), once],
+                _ => vec![once],
+            }
+        }
+        other => vec![vec![other]],
     }
 }
 

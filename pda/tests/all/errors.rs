@@ -71,10 +71,16 @@ fn hidden_left_recursion_is_rewritten_and_agrees_with_the_recognizer() {
         ),
         ("A ::= (\"\" | \"q\")* A \"x\" | \"y\"", b"qxy"),
         ("A ::= C \"x\" | \"y\"\nC ::= o o A\no ::= \"o\"?", b"oxy"),
+        ("A ::= (A \"x\")* \"y\"", b"xy"),
+        ("A ::= (A | \"b\") \"x\" | \"y\"", b"bxy"),
+        ("A ::= (\"o\"? A){1,2} \"x\" | \"y\"", b"oxy"),
     ];
     for (g, alphabet) in cases {
         agree(Syntax::Gbnf, g, g, alphabet, 7);
     }
+    // A repetition whose body may be empty and call back first opens without end: refused.
+    let e = Pda::from_gbnf("A ::= (\"\" | A \"x\")* \"y\"").unwrap_err();
+    assert_eq!(e.kind(), PdaErrorKind::LeftRecursion, "{e}");
 }
 
 #[test]
