@@ -72,6 +72,10 @@ fn refused(a: &Ast) -> Option<(usize, String)> {
             at(&r.span),
             "lazy quantifiers (`*?`, `+?`, `??`) are not supported: a terminal here is every text its regex matches in full, not the shortest match a lexer picks; write what may not occur inside (`\"[^\"]*\"` rather than `\".*?\"`)".to_string(),
         )),
+        Ast::Repetition(r) if matches!(*r.ast, Ast::Repetition(_)) => Some((
+            at(&r.op.span),
+            "a quantifier right after a quantifier (`a*+`, `a{2}*`) is not supported: Python's `re` reads `*+` as possessive and `**` as an error; write a group (`(?:a*)+`)".to_string(),
+        )),
         Ast::Repetition(r) => refused(&r.ast),
         Ast::Flags(f) => swap_greed(&f.flags),
         Ast::Group(g) => {

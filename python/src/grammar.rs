@@ -25,8 +25,8 @@ use crate::vocab::Vocabulary;
 /// `config_limit` bounds them while decoding); `require_deterministic=True`
 /// (`--require-deterministic`) refuses it instead, listing the conflicts. `time_budget` (seconds, default 10) and
 /// `memory_budget` (bytes of automata and tables, default 1 GiB) bound the whole compile,
-/// as `--time-budget` and `--memory-budget`. A grammar that is malformed (line and column), left-recursive after a
-/// rule that may be empty, too large or past a budget (naming the rule and where it is) raises `FstcError` with the compiler's message. The GIL is released while compiling.
+/// as `--time-budget` and `--memory-budget`. A grammar that is malformed (line and column), left-recursive in
+/// every alternative, too large or past a budget (naming the rule and where it is) raises `FstcError` with the compiler's message. The GIL is released while compiling.
 #[pyfunction]
 #[pyo3(signature = (text, vocab, *, syntax = "gbnf", node_limit = None, token_edge_limit = None, pop_limit = None, config_limit = None, require_deterministic = false, time_budget = None, memory_budget = None))]
 #[allow(clippy::too_many_arguments)]

@@ -79,6 +79,11 @@ struct Scratch {
     parents: Vec<u32>,
     /// The vertices of a DAG being laid.
     laid: Vec<u32>,
+    /// `(edge, vertex)` of the chain points whose edge's push DAG is laid, so each DAG is
+    /// laid once over all the vertices it goes on.
+    dags: Vec<(usize, u32)>,
+    /// The vertices one DAG is laid on.
+    bases: Vec<u32>,
 }
 
 /// Where a token leads from a set of configurations.
@@ -357,9 +362,12 @@ where
             tops,
             parents,
             laid,
+            dags,
+            bases,
         } = scratch;
         results.clear();
         tops.clear();
+        dags.clear();
         let mut out = Vec::new();
         let mut too_deep = None;
         for &c in &here.points {
@@ -369,7 +377,7 @@ where
             let depth = view.depth(c.top) as usize;
             if let Some(dag) = self.pda.edge_dag(e) {
                 if depth + dag.max_len <= self.stack_limit {
-                    lay_dag(view, dag, c.top, (laid, parents), tops, &mut out);
+                    dags.push((e, c.top));
                     continue;
                 }
             }
@@ -380,6 +388,16 @@ where
                     too_deep = Some(depth + self.pda.push_seq(push).len());
                 }
             }
+        }
+        // Points at one node share its DAG: laid once, its bottom vertices over all of
+        // their vertices (the same stacks as one copy per point, merged).
+        dags.sort_unstable();
+        for group in dags.chunk_by(|a, b| a.0 == b.0) {
+            bases.clear();
+            bases.extend(group.iter().map(|&(_, v)| v));
+            bases.dedup();
+            let dag = self.pda.edge_dag(group[0].0).expect("an edge with a DAG");
+            lay_dag(view, dag, bases, (laid, parents), tops, &mut out);
         }
         if results.is_empty() && tops.is_empty() && out.is_empty() {
             return Err(match too_deep {
@@ -579,35 +597,47 @@ where
     }
 }
 
-/// Lays `dag` on the vertex `below`: its vertices through `view`, its tops into `tops` and
-/// its results that push nothing into `tops` or (on the bottom) `out`, as `merge` reads them.
+/// Lays `dag` on the vertices `below` (sorted): its vertices through `view` (a vertex over
+/// the DAG's root has all of `below` among its parents), its tops into `tops` and its
+/// results that push nothing into `tops` or (on the bottom) `out`, as `merge` reads them.
 fn lay_dag(
     view: &mut View<'_>,
     dag: &PushDag,
-    below: u32,
+    below: &[u32],
     (laid, parents): (&mut Vec<u32>, &mut Vec<u32>),
     tops: &mut Vec<(StateId, u32, Top)>,
     out: &mut Vec<Config>,
 ) {
-    let at = |v: u32, laid: &[u32]| if v == ROOT { below } else { laid[v as usize] };
     laid.clear();
     for (symbol, of) in &dag.vertices {
         parents.clear();
-        parents.extend(of.iter().map(|&p| at(p, laid)));
+        for &p in of {
+            match p {
+                ROOT => parents.extend_from_slice(below),
+                _ => parents.push(laid[p as usize]),
+            }
+        }
         parents.sort_unstable();
         parents.dedup();
         laid.push(view.push(*symbol, parents));
     }
     for (target, symbol, of) in &dag.tops {
-        tops.extend(of.iter().map(|&p| (*target, *symbol, Top::On(at(p, laid)))));
+        for &p in of {
+            match p {
+                ROOT => tops.extend(below.iter().map(|&b| (*target, *symbol, Top::On(b)))),
+                _ => tops.push((*target, *symbol, Top::On(laid[p as usize]))),
+            }
+        }
     }
     for &target in &dag.stays {
-        match below {
-            BOTTOM => out.push(Config {
-                node: target,
-                top: BOTTOM,
-            }),
-            _ => tops.push((target, view.vertex(below).symbol, Top::Own(below))),
+        for &b in below {
+            match b {
+                BOTTOM => out.push(Config {
+                    node: target,
+                    top: BOTTOM,
+                }),
+                _ => tops.push((target, view.vertex(b).symbol, Top::Own(b))),
+            }
         }
     }
 }

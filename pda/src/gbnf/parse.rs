@@ -523,7 +523,8 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     return Ok(out);
                 }
-                '\n' => {
+                // llama.cpp reads a line break inside a literal as itself; EBNF ends it at the line.
+                '\n' if self.dialect == Dialect::Ebnf => {
                     return Err(self.err(
                         open,
                         "unterminated literal: the line ends before the closing `\"` (write \\n for a newline)",
@@ -636,9 +637,11 @@ impl<'a> Parser<'a> {
     /// The next character of a class, or `None` at its closing `]`.
     fn class_char(&mut self, open: usize) -> Res<Option<char>> {
         match self.text[self.pos..].chars().next() {
-            None | Some('\n') => {
-                Err(self.err(open, "unterminated character class: no closing `]`"))
-            }
+            None => Err(self.err(open, "unterminated character class: no closing `]`")),
+            Some('\n') if self.dialect == Dialect::Ebnf => Err(self.err(
+                open,
+                "unterminated character class: the line ends before `]`",
+            )),
             Some(']') => {
                 self.pos += 1;
                 Ok(None)

@@ -18,9 +18,8 @@
 //!   at the end of its line unless the next line starts with `|`; inside `( )` and `[ ]`
 //!   lines run on. `?name` and `!name`, `_` prefixes and `-> alias` change Lark's trees,
 //!   not the language, and are accepted.
-//! - Items: `"text"` (escapes `\\ \" \' \n \r \t \f \v \a \b \0 \xHH \uHHHH \UHHHHHHHH`),
-//!   `"text"i`, `"a".."z"` (one character in the range), `/regex/flags`, names, `( )`,
-//!   `[ ]` and `?` (optional), `*`, `+`, `~ n` and `~ n..m`, and llguidance's `{n}`,
+//! - Items: `"text"` (escapes read as Python Lark reads them: `escape`), `"text"i`,
+//!   `"a".."z"` (one character in the range), `/regex/flags`, names, `( )`, `[ ]` and `?` (optional), `*`, `+`, `~ n` and `~ n..m`, and llguidance's `{n}`,
 //!   `{m,n}`, `{m,}`, `{,n}` (bounds up to [`crate::gbnf::MAX_REPEAT`]).
 //! - Templates `name{a, b}: ...` used as `name{x, y}` are expanded in place (`template`).
 //! - llguidance's `-` in names, `name[capture]:` and `%llguidance {}` change nothing and
@@ -47,6 +46,8 @@
 //! touch (`NAME NAME` without a separator), `abc` is two names here and one for Lark.
 
 mod common;
+mod escape;
+mod json;
 mod template;
 
 use std::collections::HashMap;
@@ -55,8 +56,8 @@ use std::sync::Arc;
 use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{
-    deeper, fmt_rule_at, hex_scalar, item_bytes, repeat_bounds, Expr, Lines, Pos, Reading, RuleDef,
-    Rules, MAX_NESTING, MAX_REPEAT,
+    deeper, fmt_rule_at, item_bytes, repeat_bounds, Expr, Lines, Pos, Reading, RuleDef, Rules,
+    MAX_NESTING, MAX_REPEAT,
 };
 use crate::terminal_regex::{self as regex, PatternError};
 use template::{Template, Use};
@@ -146,7 +147,7 @@ fn is_terminal_name(name: &str) -> bool {
         .starts_with(|c: char| c.is_ascii_uppercase())
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     /// What is being read, for the budgets' messages.
     fn place(&self) -> String {
         reading_place(&self.lines, self.def.as_deref(), self.def_at)
@@ -622,6 +623,10 @@ impl Parser<'_> {
                 Ok(self.mark(e))
             }
             Some(c) if is_name_byte(c) => self.reference(),
+            Some(b'%') if self.rest().starts_with("%json") => {
+                let e = self.json()?;
+                Ok(self.mark(e))
+            }
             Some(c @ (b'<' | b'@' | b'~' | b'&' | b'%')) => {
                 Err(self.err(at, template::llguidance_only(c, self.rest())))
             }
@@ -660,154 +665,96 @@ impl Parser<'_> {
         }
     }
 
-    /// `"..."`, `"..."i` or `"a".."z"`.
+    /// `"..."`, `"..."i` or `"a".."z"`, read as Lark reads them (`escape`).
     fn string(&mut self) -> Res<Expr> {
         let at = self.pos;
-        let text = self.quoted()?;
+        let raw = self.quoted()?;
         if self.rest().starts_with("..") {
             self.pos += 2;
             let hi_at = self.pos;
             if self.byte() != Some(b'"') {
                 return Err(self.err(hi_at, "expected a \"string\" ending the range"));
             }
-            let hi = self.quoted()?;
-            let one = |s: &str| {
-                let mut c = s.chars();
-                c.next().filter(|_| c.next().is_none())
-            };
-            return match (one(&text), one(&hi)) {
-                (Some(lo), Some(hi)) if lo <= hi => Ok(Expr::Class {
-                    ranges: vec![(lo as u32, hi as u32)],
-                    negated: false,
-                }),
-                (Some(_), Some(_)) => Err(self.err(
+            let hi_raw = self.quoted()?;
+            let lo = escape::range_end(raw, true).map_err(|m| self.err(at, m))?;
+            let hi = escape::range_end(hi_raw, false).map_err(|m| self.err(hi_at, m))?;
+            if lo > hi {
+                return Err(self.err(
                     at,
                     "reversed range: the first character is above the second",
-                )),
-                _ => Err(self.err(
-                    at,
-                    "a range `\"a\"..\"z\"` takes one character on each side",
-                )),
-            };
+                ));
+            }
+            return Ok(Expr::Class {
+                ranges: vec![(lo as u32, hi as u32)],
+                negated: false,
+            });
         }
-        if self.byte() == Some(b'i')
-            && !self
-                .text
-                .as_bytes()
-                .get(self.pos + 1)
-                .is_some_and(|&c| is_name_byte(c))
-        {
+        let text = escape::string(raw).map_err(|(i, m)| self.err(at + 1 + i, m))?;
+        // Lark's grammar lexer takes an `i` right after the quote as the flag, always.
+        if self.byte() == Some(b'i') {
             self.pos += 1;
             return self.terminal_dfa(|deadline| regex::caseless(&text, deadline), |_| at);
         }
         Ok(Expr::Bytes(text.into_bytes()))
     }
 
-    /// The text of a `"..."` literal at the position.
-    fn quoted(&mut self) -> Res<String> {
+    /// The raw text of a `"..."` literal at the position, delimited as Lark's grammar
+    /// lexer delimits it (`\"` and `\\` are inside).
+    fn quoted(&mut self) -> Res<&'a str> {
         let open = self.pos;
         self.pos += 1;
-        let mut out = String::new();
         loop {
-            let Some(c) = self.rest().chars().next() else {
+            let rest = &self.text[self.pos..];
+            let Some(c) = rest.chars().next() else {
                 return Err(self.err(open, "unterminated string: no closing `\"`"));
             };
             match c {
                 '"' => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(&self.text[open + 1..self.pos - 1]);
                 }
                 '\n' => return Err(self.err(open, "unterminated string: the line ends before the closing `\"` (write \\n for a newline)")),
-                '\\' => out.push(self.escape()?),
-                _ => {
-                    out.push(c);
-                    self.pos += c.len_utf8();
-                }
+                '\\' if rest.starts_with("\\\"") || rest.starts_with("\\\\") => self.pos += 2,
+                _ => self.pos += c.len_utf8(),
             }
         }
     }
 
-    /// A string escape at the position (the backslash).
-    fn escape(&mut self) -> Res<char> {
-        let at = self.pos;
-        let Some(e) = self.text[at + 1..].chars().next() else {
-            return Err(self.err(at, "a `\\` ends the grammar"));
-        };
-        self.pos += 1 + e.len_utf8();
-        let digits = match e {
-            '\\' | '"' | '\'' => return Ok(e),
-            'n' => return Ok('\n'),
-            'r' => return Ok('\r'),
-            't' => return Ok('\t'),
-            'f' => return Ok('\u{c}'),
-            'v' => return Ok('\u{b}'),
-            'a' => return Ok('\u{7}'),
-            'b' => return Ok('\u{8}'),
-            '0' => return Ok('\0'),
-            'x' => 2,
-            'u' => 4,
-            'U' => 8,
-            _ => return Err(self.err(at, format!("unknown escape `\\{e}` in a string (known: \\\\ \\\" \\' \\n \\r \\t \\f \\v \\a \\b \\0 \\xHH \\uHHHH \\UHHHHHHHH)"))),
-        };
-        let c = hex_scalar(self.text, self.pos, e, digits).map_err(|m| self.err(at, m))?;
-        self.pos += digits;
-        Ok(c)
-    }
-
-    /// `/pattern/flags`; `\/` is a slash.
+    /// `/pattern/flags`, delimited as Lark's grammar lexer delimits it (`\\/` and `\\\\`
+    /// are inside) and read as Lark reads it (`escape::eval`) before the regex compiler.
     fn regex(&mut self) -> Res<Expr> {
         let open = self.pos;
         self.pos += 1;
-        let mut pattern = String::new();
-        // The grammar offset of each byte of `pattern`, for messages.
-        let mut offsets = Vec::new();
         loop {
-            let Some(c) = self.rest().chars().next() else {
-                return Err(self.err(open, "unterminated regex: no closing `/`"));
-            };
-            match c {
-                '/' => break,
-                '\n' => {
-                    // A regex may span lines under the `x` flag, checked after it.
-                    offsets.push(self.pos);
-                    pattern.push('\n');
-                    self.pos += 1;
-                }
-                '\\' if self.rest().starts_with("\\/") => {
-                    offsets.push(self.pos);
-                    pattern.push('/');
-                    self.pos += 2;
-                }
-                '\\' if self.rest().len() > 1 => {
-                    let len = 1 + self.text[self.pos + 1..]
-                        .chars()
-                        .next()
-                        .map_or(0, char::len_utf8);
-                    offsets.extend(self.pos..self.pos + len);
-                    pattern.push_str(&self.text[self.pos..self.pos + len]);
-                    self.pos += len;
-                }
-                _ => {
-                    offsets.extend(self.pos..self.pos + c.len_utf8());
-                    pattern.push(c);
-                    self.pos += c.len_utf8();
-                }
+            let rest = &self.text[self.pos..];
+            match rest.chars().next() {
+                None => return Err(self.err(open, "unterminated regex: no closing `/`")),
+                Some('/') => break,
+                Some('\\') if rest.starts_with("\\/") || rest.starts_with("\\\\") => self.pos += 2,
+                Some(c) => self.pos += c.len_utf8(),
             }
         }
-        offsets.push(self.pos);
+        let raw = &self.text[open + 1..self.pos];
         self.pos += 1;
         let flags_at = self.pos;
-        let flags = self.name().to_string();
-        if pattern.contains('\n') && !flags.contains('x') {
+        let flags_len = self
+            .rest()
+            .bytes()
+            .take_while(|b| b"imslux".contains(b))
+            .count();
+        let flags = &self.text[flags_at..flags_at + flags_len];
+        self.pos += flags_len;
+        if raw.contains('\n') && !flags.contains('x') {
             return Err(self.err(
                 open,
                 "unterminated regex: the line ends before the closing `/` (a regex spans lines only with the `x` flag)",
             ));
         }
-        let prefix = regex::flag_prefix(&flags).map_err(|(i, m)| self.err(flags_at + i, m))?;
+        let prefix = regex::flag_prefix(flags).map_err(|(i, m)| self.err(flags_at + i, m))?;
+        let (pattern, from) = escape::regex(raw).map_err(|(i, m)| self.err(open + 1 + i, m))?;
         self.terminal_dfa(
             |deadline| regex::regex(&pattern, &prefix, deadline),
-            |i| offsets[i.min(offsets.len() - 1)],
+            |i| open + 1 + from.get(i).copied().unwrap_or(raw.len()),
         )
     }
 

@@ -191,7 +191,7 @@ pub(super) fn llguidance_only(c: u8, rest: &str) -> String {
         b'~' => "negation (`~X`, llguidance's) is not supported".to_string(),
         b'&' => "intersection (`X & Y`, llguidance's) is not supported".to_string(),
         _ => match word.as_str() {
-            "json" => "inline JSON Schemas (`%json {...}`, llguidance's) are not supported in a grammar: compile the schema on its own, or as a structural tag".to_string(),
+            "json" => "`%json {...}` stands for a rule's text: write it in a rule (`value: %json {...}`)".to_string(),
             "regex" => "structured regexes (`%regex {...}`, llguidance's) are not supported: write a /regex/ terminal".to_string(),
             _ => format!("expected a name, a \"string\" or a /regex/, found `%{word}`"),
         },

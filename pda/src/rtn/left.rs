@@ -9,8 +9,8 @@
 //!   "b"`) are rewritten in order of definition by substitution (`B ::= B "x" "y" | "a" "y"
 //!   | "b"`), then each one's direct left recursion as above (the textbook construction).
 //!
-//! Only calls at the very start of an alternative are seen here; a rule that calls itself
-//! after a rule that may be empty is still refused, by the RTN analysis.
+//! Only calls at the very start of an alternative are seen here; `hidden.rs` first brings
+//! forward the calls that come after items that may be empty.
 
 use std::collections::HashMap;
 
@@ -24,7 +24,7 @@ type Alternative = Vec<Expr>;
 const MAX_ALTERNATIVES: usize = 4096;
 
 /// A body's alternatives, each as its sequence of items.
-fn alternatives(body: &Expr) -> Vec<Vec<Expr>> {
+pub(super) fn alternatives(body: &Expr) -> Vec<Vec<Expr>> {
     let alts: &[Expr] = match body {
         Expr::Alt(a) => a,
         other => std::slice::from_ref(other),

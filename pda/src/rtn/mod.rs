@@ -12,6 +12,7 @@
 mod analysis;
 mod build;
 mod dfa;
+mod hidden;
 mod left;
 mod witness;
 
@@ -158,6 +159,8 @@ impl Rtn {
     /// Checks names, rewrites direct left recursion, decides which rules are kept and builds
     /// their DFAs, within `budget`.
     pub fn new(rules: &Rules, budget: &Budget) -> Result<Rtn, PdaError> {
+        let unhidden = hidden::unhide(rules);
+        let rules = unhidden.as_ref().unwrap_or(rules);
         let defs = &rules.rules;
         let index: HashMap<&str, usize> = defs
             .iter()

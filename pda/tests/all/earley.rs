@@ -1,9 +1,14 @@
 //! An Earley recognizer for the tests, sharing no code with the compiler: it reads the parsed
 //! rules (`fstc_pda::gbnf::Rules`, the user's grammar as written, before any rewriting) into a
 //! plain context-free grammar and recognizes texts over it. Classes match one UTF-8 encoded
-//! character, decoded with `std`.
+//! character, decoded with `std`. A byte DFA element (a regex terminal, a `%json` schema)
+//! is a terminal matching every text its DFA accepts: the tests check such DFAs against
+//! their own oracles (the jsonschema crate for `%json`) and this recognizer the rest.
 
 use std::collections::HashSet;
+use std::sync::Arc;
+
+use fstc_core::bytes::ByteDfa;
 
 use fstc_pda::gbnf::{Expr, Rules};
 
@@ -11,6 +16,7 @@ use fstc_pda::gbnf::{Expr, Rules};
 enum Term {
     Lit(Vec<u8>),
     Class(Vec<(u32, u32)>, bool),
+    Dfa(Arc<ByteDfa>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -81,8 +87,9 @@ impl Earley {
                 self.terms.push(Term::Class(ranges.clone(), *negated));
                 vec![Sym::T(self.terms.len() - 1)]
             }
-            Expr::Dfa(_) => {
-                panic!("the recognizer reads no regex terminal: compare against hand-written GBNF")
+            Expr::Dfa(dfa) => {
+                self.terms.push(Term::Dfa(Arc::clone(dfa)));
+                vec![Sym::T(self.terms.len() - 1)]
             }
             Expr::Ref(name, _) => vec![Sym::N(self.names.iter().position(|n| n == name).unwrap())],
             Expr::Seq(items) => items.iter().flat_map(|i| self.lower(i)).collect(),
@@ -125,8 +132,19 @@ impl Earley {
     }
 
     /// The lengths of the matches of terminal `t` at `text[i..]`.
-    fn scan(&self, t: usize, text: &[u8], i: usize) -> Option<usize> {
+    fn scan(&self, t: usize, text: &[u8], i: usize) -> Vec<usize> {
         match &self.terms[t] {
+            Term::Dfa(dfa) => (0..=text.len() - i)
+                .filter(|&k| dfa.is_match(&text[i..i + k]))
+                .collect(),
+            _ => self.scan_one(t, text, i).into_iter().collect(),
+        }
+    }
+
+    /// The length of the match of the literal or class `t` at `text[i..]`.
+    fn scan_one(&self, t: usize, text: &[u8], i: usize) -> Option<usize> {
+        match &self.terms[t] {
+            Term::Dfa(_) => None,
             Term::Lit(b) => text[i..].starts_with(b).then_some(b.len()),
             Term::Class(ranges, negated) => {
                 let len = (1..=4).find(|&k| {
@@ -194,10 +212,8 @@ impl Earley {
                         }
                     }
                     Some(Sym::T(t)) => {
-                        if i < n {
-                            if let Some(len) = self.scan(*t, text, i) {
-                                add(&mut sets, &mut seen, i + len, (r, dot + 1, origin));
-                            }
+                        for len in self.scan(*t, text, i) {
+                            add(&mut sets, &mut seen, i + len, (r, dot + 1, origin));
                         }
                     }
                 }

@@ -98,6 +98,18 @@ x ::= "x""#,
 }
 
 #[test]
+fn a_line_break_inside_a_literal_or_class_is_itself_as_in_llama_cpp() {
+    let raw = fstc_pda::gbnf::parse("root ::= \"a\nb\" [\n\r]\n").unwrap();
+    let escaped = fstc_pda::gbnf::parse("root ::= \"a\\nb\" [\\n\\r]").unwrap();
+    assert_eq!(
+        raw.get("root").unwrap().body,
+        escaped.get("root").unwrap().body
+    );
+    // The EBNF reader ends a literal at the line.
+    assert!(fstc_pda::gbnf::parse_ebnf("root ::= \"a\nb\"").is_err());
+}
+
+#[test]
 fn repetitions_go_up_to_llama_cpps_limit_of_2000() {
     let pda = Pda::from_gbnf("root ::= \"a\"{2000} \"b\"{0,2000}").unwrap();
     assert!(pda.accepts(&[b'a'; 2000]));

@@ -13,6 +13,8 @@ mod gbnf_syntax;
 mod grammar_formats;
 mod hostile;
 mod intersect;
+mod lark_json;
+mod lark_literals;
 mod lark_syntax;
 mod random_grammars;
 mod real_vocab;
