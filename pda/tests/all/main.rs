@@ -14,6 +14,7 @@ mod grammar_formats;
 mod hostile;
 mod intersect;
 mod lark_syntax;
+mod lark_templates;
 mod random_grammars;
 mod real_vocab;
 mod regular;
