@@ -159,6 +159,8 @@ impl<'a> Translator<'a> {
         config: &'a Config,
         numbers: &'a NumberTexts,
     ) -> Result<Translator<'a>, JsonSchemaError> {
+        crate::document::check(root, config.get_memory_budget())?;
+        let budget = Budget::new(config.get_time_budget(), config.get_memory_budget());
         let mut anchors = HashMap::new();
         collect_anchors(root, "", &mut anchors);
         Ok(Translator {
@@ -171,10 +173,7 @@ impl<'a> Translator<'a> {
             nesting: 0,
             cuts: Vec::new(),
             anchors,
-            automata: Automata::with_budget(
-                config.get_dfa_state_limit(),
-                Budget::new(config.get_time_budget(), config.get_memory_budget()),
-            ),
+            automata: Automata::with_budget(config.get_dfa_state_limit(), budget),
             hint: None,
             any_floor: 0,
             deepest: 0,
