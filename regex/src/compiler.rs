@@ -216,14 +216,12 @@ impl RegexCompiler {
         Instant::now().checked_add(self.config.get_time_budget())
     }
 
-    /// The composition limits of the options, until `deadline`, with the memory budget
-    /// less what `dfa`'s table holds.
-    fn limits(&self, deadline: Option<Instant>, dfa: &ByteDfa) -> ComposeLimits {
-        let held = dfa.transitions().len() * 4 + dfa.num_states();
+    /// The composition limits of the options, until `deadline`, within `memory` bytes.
+    fn limits(&self, deadline: Option<Instant>, memory: usize) -> ComposeLimits {
         ComposeLimits {
             token_edge_limit: self.config.get_token_edge_limit(),
             deadline,
-            memory_limit: self.config.get_memory_budget().saturating_sub(held),
+            memory_limit: memory,
             ..ComposeLimits::default()
         }
     }
@@ -264,7 +262,10 @@ impl RegexCompiler {
         let mut stats = CompileStats::new();
         let deadline = self.deadline();
         let dfa = stats.time("byte DFA", || self.byte_dfa(pattern, deadline))?;
-        let mut compiled = self.compose(&dfa, pattern, trie, deadline)?;
+        // The compile holds the pattern's DFA while it composes.
+        let held = dfa.transitions().len() * 4 + dfa.num_states();
+        let memory = self.config.get_memory_budget().saturating_sub(held);
+        let mut compiled = self.compose(&dfa, pattern, trie, (deadline, memory))?;
         stats.extend(compiled.stats);
         compiled.stats = stats;
         Ok(compiled)
@@ -279,21 +280,23 @@ impl RegexCompiler {
         source: &str,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, BuildError> {
-        self.compose(dfa, source, trie, self.deadline())
+        let budgets = (self.deadline(), self.config.get_memory_budget());
+        self.compose(dfa, source, trie, budgets)
     }
 
-    /// [`compile_dfa_with_trie`](Self::compile_dfa_with_trie) until `deadline`.
+    /// [`compile_dfa_with_trie`](Self::compile_dfa_with_trie) until the deadline and
+    /// within the bytes of `budgets`.
     fn compose(
         &self,
         dfa: &ByteDfa,
         source: &str,
         trie: &VocabTrie,
-        deadline: Option<Instant>,
+        (deadline, memory): (Option<Instant>, usize),
     ) -> Result<Compiled<TokenAutomaton>, BuildError> {
         let mut stats = CompileStats::new();
         stats.set_count("byte DFA states", dfa.num_states());
         let parts = stats.time("composition", || {
-            let mut parts = compose_classes_with_trie(dfa, trie, &self.limits(deadline, dfa))
+            let mut parts = compose_classes_with_trie(dfa, trie, &self.limits(deadline, memory))
                 .map_err(|e| BuildError::compose(source, e))?;
             parts.terminals = dfa
                 .terminals()
