@@ -167,6 +167,7 @@ def compile_json_schema(
     token_edge_limit: Optional[int] = None,
     time_budget: Optional[float] = None,
     memory_budget: Optional[int] = None,
+    ref_dir: Optional[Union[str, "PathLike[str]"]] = None,
 ) -> Tuple[AnyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_json_schema(
@@ -186,6 +187,7 @@ def compile_json_schema(
     time_budget: Optional[float] = None,
     memory_budget: Optional[int] = None,
     state_work_limit: Optional[int] = None,
+    ref_dir: Optional[Union[str, "PathLike[str]"]] = None,
 ) -> Tuple[LazyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_json_schema(
@@ -206,6 +208,7 @@ def compile_json_schema(
     time_budget: Optional[float] = None,
     memory_budget: Optional[int] = None,
     state_work_limit: Optional[int] = None,
+    ref_dir: Optional[Union[str, "PathLike[str]"]] = None,
 ) -> Tuple[Automaton, List[SchemaWarning]]: ...
 
 @overload
