@@ -68,7 +68,7 @@ fstc_status fstc_compile_lazy(const fstc_vocabulary *vocab, uint32_t source, con
  * of a JSON object (NULL with 0 for none) whose names and values are Python's keyword
  * arguments of the same compile (docs/python.md) and the CLI's options with '_' for '-':
  *   regex:       lazy, dialect ("regex", "ecmascript"), dfa_state_limit, token_edge_limit,
- *                image_tokens (a list of ids);
+ *                image_tokens (a list of ids), time_budget (seconds), memory_budget (bytes);
  *   JSON Schema: lazy, whitespace ("flexible", "compact", "pretty"), max_whitespace, indent,
  *                escapes ("canonical", "any"), additional_properties, recursion_depth,
  *                any_json_depth, lenient, dfa_state_limit, token_edge_limit, time_budget

@@ -163,7 +163,8 @@ struct JsonOptions {
 }
 
 /// The time and memory budgets of one compile or operation, shared by the compilers of
-/// JSON Schemas, structural tags, grammars and expressions and by the operations on
+/// regexes, OpenFst acceptors, JSON Schemas, structural tags, grammars and expressions and
+/// by the operations on
 /// automata files (`intersect`, `union`, `difference`, `complement`, `equivalent`,
 /// `shortest`).
 #[derive(Args)]
@@ -178,6 +179,19 @@ struct BudgetArgs {
     /// being built.
     #[arg(long, value_name = "BYTES")]
     memory_budget: Option<usize>,
+}
+
+impl BudgetArgs {
+    /// `config` with the budgets given (the others at the regex compiler's defaults).
+    fn regex(&self, mut config: fstc_regex::Config) -> fstc_regex::Config {
+        if let Some(budget) = self.time_budget {
+            config = config.time_budget(budget);
+        }
+        if let Some(bytes) = self.memory_budget {
+            config = config.memory_budget(bytes);
+        }
+        config
+    }
 }
 
 /// A non-negative number of seconds.
@@ -250,6 +264,8 @@ struct CompileRegexArgs {
     /// flag, as JSON Schema's `pattern`: ASCII `\d`, `\w`, `\b`).
     #[arg(long, value_enum, default_value_t = DialectArg::Regex)]
     dialect: DialectArg,
+    #[command(flatten)]
+    budget: BudgetArgs,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -448,7 +464,7 @@ fn compile_regex(args: CompileRegexArgs) -> Result<ExitCode> {
     if let Some(limit) = args.token_edge_limit {
         config = config.token_edge_limit(limit);
     }
-    let compiler = RegexCompiler::new().configure(config);
+    let compiler = RegexCompiler::new().configure(args.budget.regex(config));
     progress.stage("compiling");
     let compiled = compiler.compile_with_trie(&args.pattern, &v.trie)?;
     progress.stage("writing");

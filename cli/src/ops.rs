@@ -188,6 +188,8 @@ pub struct CompileFstArgs {
     /// Most token edges the token automaton may have before compiling fails.
     #[arg(long, value_name = "N")]
     token_edge_limit: Option<usize>,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// Print compile time and automaton size to stderr.
     #[arg(long)]
     stats: bool,
@@ -492,7 +494,7 @@ pub fn compile_fst(args: CompileFstArgs) -> Result<ExitCode> {
     }
     let source = args.file.display().to_string();
     let compiled = RegexCompiler::new()
-        .configure(config)
+        .configure(args.budget.regex(config))
         .compile_dfa_with_trie(&dfa, &source, &v.trie)?;
     stats.extend(compiled.stats);
     compiled.automaton.write_file(&args.output)?;

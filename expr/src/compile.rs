@@ -530,7 +530,9 @@ impl<'a> Run<'a> {
         let json = self.compiler.json.get_config();
         let config = fstc_regex::Config::new()
             .dfa_state_limit(json.get_dfa_state_limit())
-            .token_edge_limit(json.get_token_edge_limit());
+            .token_edge_limit(json.get_token_edge_limit())
+            .time_budget(fstc_regex::time_left(self.budget.deadline()))
+            .memory_budget(self.budget.memory.saturating_sub(self.budget.used));
         let composed = RegexCompiler::new()
             .configure(config)
             .compile_dfa_with_trie(&dfa, "this operand", trie)

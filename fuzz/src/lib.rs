@@ -123,8 +123,8 @@ pub fn regex(data: &[u8]) {
     let eos = fstc_core::TokenVocabulary::eos_ids(vocab).to_vec();
     let config = fstc_regex::Config::new()
         .dfa_state_limit(STATE_LIMIT)
-        .deadline(Instant::now() + TIME_BUDGET)
-        .memory_limit(256 << 20);
+        .time_budget(TIME_BUDGET)
+        .memory_budget(256 << 20);
     let compiler = fstc_regex::RegexCompiler::new().configure(config);
     if let Ok(compiled) = compiler.compile_dfa_with_trie(&dfa, "the pattern", trie) {
         let any = AnyAutomaton::Fsa(compiled.automaton);

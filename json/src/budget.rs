@@ -110,11 +110,9 @@ impl Budget {
     /// `config` bounded by what is left of the budgets: the deadline, and the memory
     /// budget less the automata built so far as the composition's memory limit.
     pub(crate) fn bound(&self, config: fstc_regex::Config) -> fstc_regex::Config {
-        let config = match self.deadline() {
-            Some(deadline) => config.deadline(deadline),
-            None => config,
-        };
-        config.memory_limit(self.memory.saturating_sub(self.used.get()))
+        config
+            .time_budget(fstc_regex::time_left(self.deadline()))
+            .memory_budget(self.memory.saturating_sub(self.used.get()))
     }
 
     /// The budget's error for a composition with the vocabulary that stopped at the

@@ -351,7 +351,9 @@ impl Translator<'_> {
             .iter()
             .map(|(p, schema)| {
                 let body = pattern::body(p, self.config.get_escapes(), &mut self.automata)
-                    .map_err(|why| JsonSchemaError::at(pointer, "patternProperties", why))?;
+                    .map_err(|why| {
+                        pattern::refused(&self.automata, pointer, "patternProperties", why)
+                    })?;
                 Ok((format!("\"{body}\""), schema.clone(), child(&here, p)))
             })
             .collect()

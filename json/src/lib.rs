@@ -31,6 +31,8 @@ mod compiler;
 mod config;
 mod containers;
 mod decimal;
+
+mod document;
 mod error;
 mod fold;
 mod formats;

@@ -15,6 +15,7 @@ use fstc_regex::{Dialect, RegexBuilder};
 
 use crate::check::Automata;
 use crate::config::Escapes;
+use crate::error::JsonSchemaError;
 use crate::strings;
 
 /// The regex (between the quotes) of the encoded strings in which `pattern` finds a
@@ -28,28 +29,58 @@ pub(crate) fn body(
     automata.body(key, |automata| build_body(pattern, escapes, automata))
 }
 
+/// The error of `keyword` at `pointer` that could not be built (`why`): the budget's own
+/// when the compile passed its time budget (the builds below stop at its deadline).
+pub(crate) fn refused(
+    automata: &Automata,
+    pointer: &str,
+    keyword: &str,
+    why: String,
+) -> JsonSchemaError {
+    match automata.budget.check_time() {
+        Err(out_of_time) => out_of_time,
+        Ok(()) => JsonSchemaError::at(pointer, keyword, why),
+    }
+}
+
 fn build_body(pattern: &str, escapes: Escapes, automata: &mut Automata) -> Result<String, String> {
     let search = format!("[\\s\\S]*(?:{pattern})[\\s\\S]*");
+    let deadline = automata.budget.deadline();
     let decoded = RegexBuilder::new()
         .dialect(Dialect::EcmaScript)
         .state_limit(automata.limit())
+        .deadline(deadline)
         .build(&search)
         .map_err(|e| {
             // The wrapper shifts offsets by its 13 bytes; name the pattern itself.
             let short: String = e.to_string().chars().take(300).collect();
             format!("{pattern:?} (searched as `[\\s\\S]*(?:…)[\\s\\S]*`): {short}")
         })?;
-    let encoded =
-        encode(&decoded, escapes, automata.limit()).map_err(|e| format!("{pattern:?}: {e}"))?;
+    let encoded = encode(&decoded, escapes, automata.limit(), deadline)
+        .map_err(|e| format!("{pattern:?}: {e}"))?;
+    // Both DFAs were held at once; counted when the next sub-schema is entered.
+    automata
+        .budget
+        .hold(dfa_bytes(&decoded) + dfa_bytes(&encoded));
     Ok(automata
         .splice(encoded)
         .unwrap_or_else(|| NOTHING.to_string()))
 }
 
-/// The encodings of the decoded texts of `decoded`.
-fn encode(decoded: &ByteDfa, escapes: Escapes, limit: usize) -> Result<ByteDfa, String> {
+/// About the bytes `dfa` holds: its table and its states' flags.
+fn dfa_bytes(dfa: &ByteDfa) -> usize {
+    dfa.transitions().len() * 4 + dfa.num_states()
+}
+
+/// The encodings of the decoded texts of `decoded`, until `deadline`.
+fn encode(
+    decoded: &ByteDfa,
+    escapes: Escapes,
+    limit: usize,
+    deadline: Option<std::time::Instant>,
+) -> Result<ByteDfa, String> {
     let mut algebra = Algebra::new();
-    algebra.state_limit(limit);
+    algebra.state_limit(limit).deadline(deadline);
     algebra
         .substitute_chars(decoded, strings::code(escapes))
         .map_err(|e| e.to_string())
@@ -85,12 +116,13 @@ fn build_any_spelling(canonical: &str, automata: &mut Automata) -> Result<String
     let accepting: Vec<bool> = (0..dfa.num_states() as u32)
         .map(|s| dfa.is_accepting(s))
         .collect();
+    let deadline = automata.budget.deadline();
     let mut algebra = Algebra::new();
-    algebra.state_limit(automata.limit());
+    algebra.state_limit(automata.limit()).deadline(deadline);
     let decoded = algebra
         .from_edges(&edges, &accepting)
         .map_err(|e| e.to_string())?;
-    let encoded = encode(&decoded, Escapes::Any, automata.limit())?;
+    let encoded = encode(&decoded, Escapes::Any, automata.limit(), deadline)?;
     Ok(automata
         .splice(encoded)
         .unwrap_or_else(|| NOTHING.to_string()))

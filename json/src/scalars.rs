@@ -31,7 +31,7 @@ impl Translator<'_> {
                 .as_str()
                 .ok_or_else(|| JsonSchemaError::at(pointer, "pattern", "must be a string"))?;
             let body = pattern::body(p, self.config.get_escapes(), &mut self.automata)
-                .map_err(|why| JsonSchemaError::at(pointer, "pattern", why))?;
+                .map_err(|why| pattern::refused(&self.automata, pointer, "pattern", why))?;
             parts.push(format!("\"{body}\""));
         }
         if let Some(name) = map.get("format").and_then(Value::as_str) {
@@ -54,8 +54,9 @@ impl Translator<'_> {
                     } else if let Some(canonical) = self.automata.intersect(&regexes)? {
                         // Re-spelled once, after the pieces are intersected: each piece
                         // re-spelled alone would make a much larger product.
-                        let body = pattern::any_spelling(&canonical, &mut self.automata)
-                            .map_err(|why| JsonSchemaError::at(pointer, "format", why))?;
+                        let body = pattern::any_spelling(&canonical, &mut self.automata).map_err(
+                            |why| pattern::refused(&self.automata, pointer, "format", why),
+                        )?;
                         parts.push(format!("\"{body}\""));
                     } else {
                         return Ok(None);

@@ -152,6 +152,8 @@ impl<'a> Translator<'a> {
         numbers: &'a NumberTexts,
         anchors: HashMap<String, String>,
     ) -> Result<Translator<'a>, JsonSchemaError> {
+        crate::document::check(root, config.get_memory_budget())?;
+        let budget = Budget::new(config.get_time_budget(), config.get_memory_budget());
         Ok(Translator {
             root,
             config,
@@ -162,10 +164,7 @@ impl<'a> Translator<'a> {
             nesting: 0,
             cuts: Vec::new(),
             anchors,
-            automata: Automata::with_budget(
-                config.get_dfa_state_limit(),
-                Budget::new(config.get_time_budget(), config.get_memory_budget()),
-            ),
+            automata: Automata::with_budget(config.get_dfa_state_limit(), budget),
             hint: None,
             any_floor: 0,
             deepest: 0,

@@ -97,6 +97,8 @@ def compile_regex(
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
     image_tokens: Optional[Sequence[int]] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> AnyAutomaton: ...
 @overload
 def compile_regex(
@@ -106,6 +108,8 @@ def compile_regex(
     lazy: Literal[True],
     dialect: Literal["regex", "ecmascript"] = "regex",
     dfa_state_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> LazyAutomaton: ...
 @overload
 def compile_regex(
@@ -117,6 +121,8 @@ def compile_regex(
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
     image_tokens: Optional[Sequence[int]] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> Automaton: ...
 
 def compile_grammar(

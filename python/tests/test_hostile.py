@@ -248,3 +248,21 @@ def test_grammar_compiles_stop_at_their_budgets(bytelevel):
             fstc.compile_grammar('root ::= "a"', bytelevel, time_budget=value)
     raises_naming("memory_budget", fstc.compile_grammar, 'root ::= "a"', bytelevel, memory_budget=-1)
     fstc.compile_grammar('root ::= "a"', bytelevel, time_budget=60, memory_budget=1 << 30)
+
+
+def test_regex_compiles_stop_at_their_budgets(bytelevel):
+    """The pattern that ran past 150 s under ``dfa_state_limit=10_000_000`` ends at the
+    time budget; ``[ab]*a[ab]{18}``'s 2^19 byte-DFA states end at a 1 MB memory budget,
+    eagerly and lazily; the options are checked as the other compiles' are."""
+    with pytest.raises(fstc.FstcError, match=r"time budget.*time_budget, `--time-budget`"):
+        fstc.compile_regex(r"((?:([\s\S])?\b\p{L}){10,11})*", bytelevel, dialect="ecmascript",
+                           dfa_state_limit=10_000_000, time_budget=0.3)
+    for lazy in [False, True]:
+        with pytest.raises(fstc.FstcError, match=r"memory budget of 1000000 bytes.*memory_budget"):
+            fstc.compile_regex("[ab]*a[ab]{18}", bytelevel, lazy=lazy, dfa_state_limit=1 << 21,
+                               memory_budget=1_000_000)
+    for value in [-1.0, float("nan"), 1e300]:
+        with pytest.raises(fstc.FstcError, match="argument 'time_budget'"):
+            fstc.compile_regex("a", bytelevel, time_budget=value)
+    raises_naming("memory_budget", fstc.compile_regex, "a", bytelevel, memory_budget=-1)
+    fstc.compile_regex("a", bytelevel, time_budget=60, memory_budget=1 << 30)

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use fstc_core::automaton::{Terminal, TokenAutomaton};
 use fstc_core::bytes::{ByteDfa, TerminalKind, DEFAULT_DFA_STATE_LIMIT};
@@ -13,7 +13,15 @@ use fstc_core::parts::PartsError;
 use fstc_core::vocab::TokenVocabulary;
 use fstc_core::vocab::VocabTrie;
 
-use crate::{Dialect, RegexBuilder, RegexError};
+use crate::{Dialect, RegexBuilder, RegexError, RegexErrorKind};
+
+/// What is left until `deadline` (all the time there is for `None`): the time budget of a
+/// regex compile inside a larger one that shares its deadline.
+pub fn time_left(deadline: Option<Instant>) -> Duration {
+    deadline.map_or(Duration::MAX, |d| {
+        d.saturating_duration_since(Instant::now())
+    })
+}
 
 /// Compiles regular expressions into token automata for one vocabulary at a time.
 ///
@@ -34,11 +42,16 @@ pub struct Config {
     token_edge_limit: Option<usize>,
     image_tokens: Option<Vec<u32>>,
     dialect: Option<Dialect>,
-    deadline: Option<Instant>,
-    memory_limit: Option<usize>,
+    time_budget: Option<Duration>,
+    memory_budget: Option<usize>,
 }
 
 impl Config {
+    /// The default time budget of one compile (as JSON Schemas' and grammars').
+    pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(10);
+    /// The default memory budget of one compile: 1 GiB.
+    pub const DEFAULT_MEMORY_BUDGET: usize = 1 << 30;
+
     /// Every option at its default.
     pub fn new() -> Config {
         Config::default()
@@ -75,28 +88,31 @@ impl Config {
         self
     }
 
-    /// Gives up past `deadline` (a server's per-request time budget): the byte DFA's
-    /// construction ends in [`crate::RegexErrorKind::Deadline`], the composition with the
-    /// vocabulary in `ComposeErrorKind::Deadline`, each error naming the phase. Default: none.
-    pub fn deadline(mut self, deadline: Instant) -> Config {
-        self.deadline = Some(deadline);
+    /// Longest one compile may run (default [`Config::DEFAULT_TIME_BUDGET`]), counted
+    /// from the start of each `compile*` call: past it the byte DFA's construction ends in
+    /// [`crate::RegexErrorKind::Deadline`], the composition with the vocabulary in
+    /// `ComposeErrorKind::Deadline`, each error naming the phase. A server's per-request
+    /// budget; a caller sharing one budget across compiles passes what is left of it.
+    pub fn time_budget(mut self, budget: Duration) -> Config {
+        self.time_budget = Some(budget);
         self
     }
 
-    /// Most bytes the token automaton's tables may take while composed (default: no limit).
-    pub fn memory_limit(mut self, bytes: usize) -> Config {
-        self.memory_limit = Some(bytes);
+    /// Most bytes the byte DFA's construction (its table and state sets) and then the
+    /// token automaton's tables may take (default [`Config::DEFAULT_MEMORY_BUDGET`]).
+    pub fn memory_budget(mut self, bytes: usize) -> Config {
+        self.memory_budget = Some(bytes);
         self
     }
 
-    /// The deadline in effect, if any.
-    pub fn get_deadline(&self) -> Option<Instant> {
-        self.deadline
+    /// The time budget in effect.
+    pub fn get_time_budget(&self) -> Duration {
+        self.time_budget.unwrap_or(Config::DEFAULT_TIME_BUDGET)
     }
 
-    /// The composition's memory limit in effect (`usize::MAX`: none).
-    pub fn get_memory_limit(&self) -> usize {
-        self.memory_limit.unwrap_or(usize::MAX)
+    /// The memory budget in effect.
+    pub fn get_memory_budget(&self) -> usize {
+        self.memory_budget.unwrap_or(Config::DEFAULT_MEMORY_BUDGET)
     }
 
     /// The pattern dialect in effect.
@@ -126,8 +142,8 @@ impl Config {
             token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
             image_tokens: other.image_tokens.or(self.image_tokens),
             dialect: other.dialect.or(self.dialect),
-            deadline: other.deadline.or(self.deadline),
-            memory_limit: other.memory_limit.or(self.memory_limit),
+            time_budget: other.time_budget.or(self.time_budget),
+            memory_budget: other.memory_budget.or(self.memory_budget),
         }
     }
 }
@@ -194,22 +210,30 @@ impl RegexCompiler {
         })
     }
 
-    /// The composition limits of the options.
-    fn limits(&self) -> ComposeLimits {
+    /// One compile's deadline: its time budget from now (`None` past what an `Instant`
+    /// holds).
+    fn deadline(&self) -> Option<Instant> {
+        Instant::now().checked_add(self.config.get_time_budget())
+    }
+
+    /// The composition limits of the options, until `deadline`, within `memory` bytes.
+    fn limits(&self, deadline: Option<Instant>, memory: usize) -> ComposeLimits {
         ComposeLimits {
             token_edge_limit: self.config.get_token_edge_limit(),
-            deadline: self.config.get_deadline(),
-            memory_limit: self.config.get_memory_limit(),
+            deadline,
+            memory_limit: memory,
             ..ComposeLimits::default()
         }
     }
 
-    /// The byte DFA of `pattern` within the state limit, in the configured dialect.
-    fn byte_dfa(&self, pattern: &str) -> Result<ByteDfa, BuildError> {
+    /// The byte DFA of `pattern` within the state limit and the budgets, in the configured
+    /// dialect.
+    fn byte_dfa(&self, pattern: &str, deadline: Option<Instant>) -> Result<ByteDfa, BuildError> {
         RegexBuilder::new()
             .state_limit(self.config.get_dfa_state_limit())
             .dialect(self.config.get_dialect())
-            .deadline(self.config.get_deadline())
+            .deadline(deadline)
+            .memory_budget(self.config.get_memory_budget())
             .build(pattern)
             .map_err(BuildError::regex)
     }
@@ -236,8 +260,12 @@ impl RegexCompiler {
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, BuildError> {
         let mut stats = CompileStats::new();
-        let dfa = stats.time("byte DFA", || self.byte_dfa(pattern))?;
-        let mut compiled = self.compile_dfa_with_trie(&dfa, pattern, trie)?;
+        let deadline = self.deadline();
+        let dfa = stats.time("byte DFA", || self.byte_dfa(pattern, deadline))?;
+        // The compile holds the pattern's DFA while it composes.
+        let held = dfa.transitions().len() * 4 + dfa.num_states();
+        let memory = self.config.get_memory_budget().saturating_sub(held);
+        let mut compiled = self.compose(&dfa, pattern, trie, (deadline, memory))?;
         stats.extend(compiled.stats);
         compiled.stats = stats;
         Ok(compiled)
@@ -252,10 +280,23 @@ impl RegexCompiler {
         source: &str,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenAutomaton>, BuildError> {
+        let budgets = (self.deadline(), self.config.get_memory_budget());
+        self.compose(dfa, source, trie, budgets)
+    }
+
+    /// [`compile_dfa_with_trie`](Self::compile_dfa_with_trie) until the deadline and
+    /// within the bytes of `budgets`.
+    fn compose(
+        &self,
+        dfa: &ByteDfa,
+        source: &str,
+        trie: &VocabTrie,
+        (deadline, memory): (Option<Instant>, usize),
+    ) -> Result<Compiled<TokenAutomaton>, BuildError> {
         let mut stats = CompileStats::new();
         stats.set_count("byte DFA states", dfa.num_states());
         let parts = stats.time("composition", || {
-            let mut parts = compose_classes_with_trie(dfa, trie, &self.limits())
+            let mut parts = compose_classes_with_trie(dfa, trie, &self.limits(deadline, memory))
                 .map_err(|e| BuildError::compose(source, e))?;
             parts.terminals = dfa
                 .terminals()
@@ -280,7 +321,7 @@ impl RegexCompiler {
         trie: Arc<VocabTrie>,
     ) -> Result<Compiled<LazyAutomaton>, BuildError> {
         let mut stats = CompileStats::new();
-        let dfa = stats.time("byte DFA", || self.byte_dfa(pattern))?;
+        let dfa = stats.time("byte DFA", || self.byte_dfa(pattern, self.deadline()))?;
         let mut compiled = self.compile_dfa_lazy(&dfa, pattern, trie)?;
         stats.extend(compiled.stats);
         compiled.stats = stats;
@@ -362,14 +403,37 @@ impl BuildError {
     pub fn kind(&self) -> &BuildErrorKind {
         &self.kind
     }
+
+    /// The option to raise when a budget, not the pattern, stopped the compile.
+    fn budget_option(&self) -> Option<&'static str> {
+        use fstc_core::compose::ComposeErrorKind;
+        match &self.kind {
+            BuildErrorKind::Regex(e) if e.kind() == &RegexErrorKind::Deadline => {
+                Some("time_budget, `--time-budget`")
+            }
+            BuildErrorKind::Regex(e) if matches!(e.kind(), RegexErrorKind::Memory { .. }) => {
+                Some("memory_budget, `--memory-budget`")
+            }
+            BuildErrorKind::Compose { error, .. } => match error.kind() {
+                ComposeErrorKind::Deadline => Some("time_budget, `--time-budget`"),
+                ComposeErrorKind::MemoryLimit => Some("memory_budget, `--memory-budget`"),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let raise = match self.budget_option() {
+            Some(option) => format!("; raise it ({option}) or simplify the pattern"),
+            None => String::new(),
+        };
         match &self.kind {
-            BuildErrorKind::Regex(e) => write!(f, "{e}"),
+            BuildErrorKind::Regex(e) => write!(f, "{e}{raise}"),
             BuildErrorKind::Compose { pattern, error } => {
-                write!(f, "pattern {pattern:?}: {error}")
+                write!(f, "pattern {pattern:?}: {error}{raise}")
             }
             BuildErrorKind::Terminal(message) => f.write_str(message),
             BuildErrorKind::Parts(e) => {

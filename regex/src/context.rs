@@ -23,6 +23,8 @@ pub(crate) struct Limits<'a> {
     pub(crate) automata: &'a [std::sync::Arc<ByteDfa>],
     /// `RegexBuilder::deadline`.
     pub(crate) deadline: Option<std::time::Instant>,
+    /// `RegexBuilder::memory_budget`.
+    pub(crate) memory: usize,
 }
 
 /// Where one context's DFA went in [`Contexts`].
@@ -37,7 +39,9 @@ impl Limits<'_> {
     /// The limits of one subset construction.
     pub(crate) fn subsets(self) -> dfa::Limits {
         let budget = self.nfa_limit.saturating_mul(SET_ENTRIES_PER_NFA_STATE);
-        dfa::Limits::new(self.limit, budget).until(self.deadline)
+        dfa::Limits::new(self.limit, budget)
+            .until(self.deadline)
+            .within(self.memory)
     }
 
     /// The contexts of `nfa`'s look conditions, each context language built once.

@@ -31,7 +31,7 @@ mod nfa;
 mod options;
 mod spans;
 
-pub use compiler::{BuildError, BuildErrorKind, Config, RegexCompiler};
+pub use compiler::{time_left, BuildError, BuildErrorKind, Config, RegexCompiler};
 pub use extensions::{ExtensionInfo, EXTENSIONS};
 pub use fragments::{QUOTED_TEXT_REGEX, UNQUOTED_TEXT_REGEX};
 pub use options::OPTION_NAMES;
@@ -98,6 +98,11 @@ pub enum RegexErrorKind {
     },
     /// The byte DFA's construction passed [`RegexBuilder::deadline`].
     Deadline,
+    /// The byte DFA's construction passed [`RegexBuilder::memory_budget`].
+    Memory {
+        /// The budget in bytes.
+        budget: usize,
+    },
 }
 
 /// A pattern that cannot be compiled; `Display` gives an actionable one-line message.
@@ -355,6 +360,9 @@ impl From<ByteDfaError> for RegexError {
             (&ByteDfaErrorKind::Deadline { .. }, _, _) => {
                 RegexError::new(RegexErrorKind::Deadline, None, e.to_string())
             }
+            (&ByteDfaErrorKind::Memory { budget }, _, _) => {
+                RegexError::new(RegexErrorKind::Memory { budget }, None, e.to_string())
+            }
             (&ByteDfaErrorKind::TerminalOperand { operation }, _, _) => RegexError::new(
                 RegexErrorKind::TerminalOperand { operation },
                 None,
@@ -384,6 +392,7 @@ pub enum Dialect {
 pub struct RegexBuilder {
     state_limit: usize,
     deadline: Option<std::time::Instant>,
+    memory_budget: usize,
     case_insensitive: bool,
     dialect: Dialect,
     automata: Vec<std::sync::Arc<ByteDfa>>,
@@ -401,6 +410,7 @@ impl RegexBuilder {
         RegexBuilder {
             state_limit: DEFAULT_DFA_STATE_LIMIT,
             deadline: None,
+            memory_budget: usize::MAX,
             case_insensitive: false,
             dialect: Dialect::Regex,
             automata: Vec::new(),
@@ -432,6 +442,13 @@ impl RegexBuilder {
     /// one large build (default: none).
     pub fn deadline(&mut self, deadline: Option<std::time::Instant>) -> &mut RegexBuilder {
         self.deadline = deadline;
+        self
+    }
+
+    /// Gives up with [`RegexErrorKind::Memory`] once the subset constructions' tables and
+    /// state sets pass `bytes` (default: only fstc's fixed ceilings, a few hundred MiB).
+    pub fn memory_budget(&mut self, bytes: usize) -> &mut RegexBuilder {
+        self.memory_budget = bytes;
         self
     }
 
@@ -501,6 +518,7 @@ impl RegexBuilder {
             nfa_limit,
             automata: &self.automata,
             deadline: self.deadline,
+            memory: self.memory_budget,
         };
         let raw = if nfa.looks.is_empty() {
             bytes::determinize_within(&nfa, limits.subsets())?

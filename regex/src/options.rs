@@ -11,11 +11,14 @@ pub const OPTION_NAMES: &[&str] = &[
     "dfa_state_limit",
     "token_edge_limit",
     "image_tokens",
+    "time_budget",
+    "memory_budget",
 ];
 
 impl Config {
     /// This configuration with each named option set: `dialect` (`"regex"` or
-    /// `"ecmascript"`), `dfa_state_limit`, `token_edge_limit`, `image_tokens`.
+    /// `"ecmascript"`), `dfa_state_limit`, `token_edge_limit`, `image_tokens`,
+    /// `time_budget` (seconds), `memory_budget` (bytes).
     pub fn with_options(mut self, options: &[(&str, OptionValue)]) -> Result<Config, OptionError> {
         for (name, value) in options {
             self = match *name {
@@ -23,6 +26,8 @@ impl Config {
                 "dfa_state_limit" => self.dfa_state_limit(value.usize(name)?),
                 "token_edge_limit" => self.token_edge_limit(value.usize(name)?),
                 "image_tokens" => self.image_tokens(value.u32s(name)?),
+                "time_budget" => self.time_budget(value.seconds(name)?),
+                "memory_budget" => self.memory_budget(value.usize(name)?),
                 _ => return Err(OptionError::unknown(name, "a regex", OPTION_NAMES)),
             };
         }

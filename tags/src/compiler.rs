@@ -294,13 +294,11 @@ impl StructuralTagCompiler {
             Pieced::No => self.to_compose(tag, trie, &mut stats, &budget)?,
         };
         budget.check_time("", "building the byte automaton")?;
-        let mut config = fstc_regex::Config::new()
+        let config = fstc_regex::Config::new()
             .dfa_state_limit(self.get_config().get_dfa_state_limit())
             .token_edge_limit(self.get_config().get_token_edge_limit())
-            .memory_limit(budget.memory());
-        if let Some(deadline) = budget.deadline() {
-            config = config.deadline(deadline);
-        }
+            .memory_budget(budget.memory())
+            .time_budget(fstc_regex::time_left(budget.deadline()));
         let composed = RegexCompiler::new()
             .configure(config)
             .compile_dfa_with_trie(

@@ -71,10 +71,7 @@ fn table(vocab: &LoadedVocab, runs: usize) -> Result<()> {
     println!("|---|---:|---:|---:|");
     for &(name, pattern) in REGEXES {
         let compile = |deadline: Option<Instant>| {
-            let mut config = fstc_regex::Config::new();
-            if let Some(d) = deadline {
-                config = config.deadline(d);
-            }
+            let config = fstc_regex::Config::new().time_budget(fstc_regex::time_left(deadline));
             let started = Instant::now();
             RegexCompiler::new()
                 .configure(config)

@@ -463,6 +463,17 @@ static void compile_options(void) {
     CHECK(compile_with(fv, FSTC_SOURCE_REGEX, "[0-9]{1,50}", "{\"dfa_state_limit\": 3}", &a) ==
               FSTC_ERR_COMPILE && a == NULL,
           "dfa_state_limit: %s", fstc_last_error());
+    /* The regex compile's budgets, named as JSON Schemas' and grammars' (issue 27). */
+    CHECK(compile_with(fv, FSTC_SOURCE_REGEX, "[ab]*a[ab]{18}",
+                       "{\"dfa_state_limit\": 2000000, \"memory_budget\": 1000000}", &a) ==
+                  FSTC_ERR_COMPILE &&
+              a == NULL && strstr(fstc_last_error(), "memory_budget"),
+          "regex memory_budget: %s", fstc_last_error());
+    CHECK(compile_with(fv, FSTC_SOURCE_REGEX, "[ab]*a[ab]{18}",
+                       "{\"dfa_state_limit\": 2000000, \"time_budget\": 0}", &a) ==
+                  FSTC_ERR_COMPILE &&
+              a == NULL && strstr(fstc_last_error(), "time_budget"),
+          "regex time_budget: %s", fstc_last_error());
     static const struct {
         uint32_t source;
         const char *options, *words;
@@ -476,6 +487,8 @@ static void compile_options(void) {
         {FSTC_SOURCE_JSON_SCHEMA, "{\"whitespace\": 3}", "argument 'whitespace' must be a string"},
         {FSTC_SOURCE_JSON_SCHEMA, "{\"indent\": -1}", "argument 'indent' must be from 0"},
         {FSTC_SOURCE_JSON_SCHEMA, "{\"time_budget\": \"soon\"}", "argument 'time_budget'"},
+        {FSTC_SOURCE_REGEX, "{\"time_budget\": -1}", "argument 'time_budget'"},
+        {FSTC_SOURCE_REGEX, "{\"deadline\": 1}", "unknown option 'deadline' for a regex"},
         {FSTC_SOURCE_GRAMMAR, "{\"lazy\": true}", "fstc_compile"},
         {FSTC_SOURCE_GRAMMAR, "{\"syntax\": \"yacc\"}", "yacc"},
     };

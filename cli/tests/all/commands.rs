@@ -875,3 +875,46 @@ fn compile_json_schema_with_any_escapes() {
         "{err}"
     );
 }
+
+/// `compile regex` has the budgets of the other compiles (issue 27): the ECMAScript
+/// pattern that ran past 150 s under `--dfa-state-limit 10000000` and a byte DFA of
+/// 2^19 states under a 1 MB budget end in exit 2 and an error naming the option.
+#[test]
+fn compile_regex_stops_at_its_budgets() {
+    let dir = scratch("regex-budget");
+    let out = dir.join("x.fstc");
+    let cases = [
+        (
+            r"((?:([\s\S])?\b\p{L}){10,11})*",
+            ["--dialect", "ecmascript", "--time-budget", "0.5"],
+            "(time_budget, `--time-budget`)",
+        ),
+        (
+            "[ab]*a[ab]{18}",
+            ["--dialect", "regex", "--memory-budget", "1000000"],
+            "(memory_budget, `--memory-budget`)",
+        ),
+    ];
+    let vocab = gpt2();
+    for (pattern, options, says) in cases {
+        let started = std::time::Instant::now();
+        let mut args = vec![
+            "compile",
+            "regex",
+            pattern,
+            "--vocab",
+            vocab.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--dfa-state-limit",
+            "10000000",
+        ];
+        args.extend(options);
+        let run = fstc(&args);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{err}");
+        assert!(!out.exists());
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    }
+}

@@ -30,6 +30,12 @@ pub enum ByteDfaErrorKind {
         /// The states made when it stopped.
         states: usize,
     },
+    /// The construction's table and state sets passed its memory limit
+    /// ([`Limits::memory`](super::Limits::memory)).
+    Memory {
+        /// The limit in bytes.
+        budget: usize,
+    },
 }
 
 /// A byte-automaton operation that failed; `Display` says what to change.
@@ -102,6 +108,19 @@ impl ByteDfaError {
             kind: ByteDfaErrorKind::Deadline { states },
             message: format!(
                 "the byte DFA's construction passed its deadline (time budget) after {states} states"
+            ),
+            set_budget: None,
+            operation: None,
+        }
+    }
+
+    /// The construction's table and state sets passed `budget` bytes with `states` states.
+    pub(crate) fn past_memory(budget: usize, states: usize) -> ByteDfaError {
+        ByteDfaError {
+            kind: ByteDfaErrorKind::Memory { budget },
+            message: format!(
+                "the byte DFA's construction passed its memory budget of {budget} bytes of \
+                 table and state sets after {states} states"
             ),
             set_budget: None,
             operation: None,

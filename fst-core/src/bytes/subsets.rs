@@ -49,6 +49,9 @@ pub struct Limits {
     /// When to give up, polled before each state is expanded (a server's time budget:
     /// a construction within its size limits can still take seconds).
     pub deadline: Option<Instant>,
+    /// Most bytes the table and the state sets may take together (a compile's memory
+    /// budget; the fixed ceilings above hold whatever it is).
+    pub memory: usize,
 }
 
 impl Limits {
@@ -58,6 +61,15 @@ impl Limits {
             states,
             set_budget,
             deadline: None,
+            memory: usize::MAX,
+        }
+    }
+
+    /// The same limits within `bytes` of table and state sets.
+    pub fn within(self, bytes: usize) -> Limits {
+        Limits {
+            memory: bytes,
+            ..self
         }
     }
 
@@ -152,6 +164,7 @@ impl<P: Default, K: StateKey + ?Sized> Subsets<P, K> {
                 self.limits.set_budget,
             ));
         }
+        self.check_memory()?;
         let id = self.pending.len() as u32;
         self.ids.insert(key.owned(), id);
         self.pending.push(state());
@@ -176,8 +189,23 @@ impl<P: Default, K: StateKey + ?Sized> Subsets<P, K> {
             ));
         }
         self.table.resize(len + width, DEAD);
+        self.check_memory()?;
         self.next += 1;
         Ok(Some(std::mem::take(&mut self.pending[self.next - 1])))
+    }
+
+    /// An error once the table and the state sets (each set entry kept twice: in the map's
+    /// key and in the pending state) pass the memory limit.
+    fn check_memory(&self) -> Result<(), ByteDfaError> {
+        let held =
+            (self.table.len().saturating_mul(4)).saturating_add(self.stored.saturating_mul(8));
+        if held > self.limits.memory {
+            return Err(ByteDfaError::past_memory(
+                self.limits.memory,
+                self.pending.len(),
+            ));
+        }
+        Ok(())
     }
 
     /// Sets column `c` of the row [`Subsets::next_row`] added last to `target`.

@@ -414,3 +414,54 @@ fn a_lazy_state_past_its_work_limit_is_an_error_then_goes_on() {
     }
     assert!(refusals > 0 && stuck, "{refusals} refusals, stuck: {stuck}");
 }
+
+/// A `pattern` whose search DFA takes seconds to build stops at the time budget with the
+/// budget's error: its construction and its re-encoding used to run past the deadline
+/// (15.2 s of CPU under a 10 s budget before ending in the state limit's `pattern` error).
+#[test]
+fn a_slow_pattern_stops_at_the_time_budget() {
+    let schema = json!({"type": "string", "pattern": r"((?:([\s\S])?\b\p{L}){10,11})*"});
+    let started = std::time::Instant::now();
+    let config = Config::new().time_budget(std::time::Duration::from_millis(300));
+    let e = JsonSchemaCompiler::new()
+        .configure(config)
+        .to_regex(&schema.to_string())
+        .unwrap_err();
+    let message = e.to_string();
+    assert!(message.contains("time budget of 300ms"), "{message}");
+    assert!(
+        message.contains("(time_budget, `--time-budget`)"),
+        "{message}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+/// The parsed document counts against the memory budget before anything is translated:
+/// a 5 MB schema under a 1 MB budget used to compile holding hundreds of megabytes.
+#[test]
+fn the_parsed_document_counts_against_the_memory_budget() {
+    let names: Vec<String> = (0..250_000).map(|i| format!("v{i:012}")).collect();
+    let schema = json!({"enum": names}).to_string();
+    assert!(schema.len() > 4_000_000);
+    let config = Config::new().memory_budget(1_000_000);
+    let e = JsonSchemaCompiler::new()
+        .configure(config)
+        .to_regex(&schema)
+        .unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.contains("memory budget of 1000000 bytes while reading the schema"),
+        "{message}"
+    );
+    assert!(
+        message.contains("(memory_budget, `--memory-budget`)"),
+        "{message}"
+    );
+    // A small schema under the same budget is not refused for its document.
+    let small = json!({"enum": ["a", "b"]}).to_string();
+    let config = Config::new().memory_budget(1_000_000);
+    assert!(JsonSchemaCompiler::new()
+        .configure(config)
+        .to_regex(&small)
+        .is_ok());
+}

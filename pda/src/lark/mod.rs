@@ -99,8 +99,7 @@ pub(crate) fn parse_within(text: &str, budget: &Budget) -> Result<(Rules, usize)
         }
         p.end_of_line()?;
     }
-    let held = p.reading.held;
-    Ok((p.finish()?, held))
+    p.finish()
 }
 
 struct Def {
@@ -882,8 +881,8 @@ impl<'a> Parser<'a> {
     }
 
     /// Checks the start rule and terminal cycles, expands templates and places the ignored
-    /// texts.
-    fn finish(mut self) -> Res<Rules> {
+    /// texts: the rules and about the bytes they hold.
+    fn finish(mut self) -> Res<(Rules, usize)> {
         if !self.defs.iter().any(|d| d.name == "start") {
             return Err(PdaError::new(
                 PdaErrorKind::EmptyGrammar,
@@ -891,15 +890,23 @@ impl<'a> Parser<'a> {
             ));
         }
         if !self.templates.is_empty() || !self.uses.is_empty() {
-            let mut ex = template::Expander {
-                templates: &self.templates,
-                uses: &self.uses,
-                nodes: 0,
-            };
+            let budget = self.reading.budget();
+            let mut nodes = 0;
             for d in &mut self.defs {
-                d.body = ex.expand(&d.body, &[], 0)?;
+                let mut ex = template::Expander {
+                    templates: &self.templates,
+                    uses: &self.uses,
+                    budget,
+                    rule: (&d.name, Some(d.at)),
+                    nodes,
+                };
+                let (body, _) = ex.expand(&d.body, &[], 0, 1)?;
+                nodes = ex.nodes;
+                d.body = body;
             }
+            self.reading.held += nodes * 2 * std::mem::size_of::<Expr>();
         }
+        let held = self.reading.held;
         check_terminal_cycles(&self.defs)?;
         let mut rules: Vec<RuleDef> = Vec::new();
         let ignoring = !self.ignores.is_empty();
@@ -915,10 +922,8 @@ impl<'a> Parser<'a> {
             });
         }
         if !ignoring {
-            return Ok(Rules {
-                start: "start".to_string(),
-                rules,
-            });
+            let start = "start".to_string();
+            return Ok((Rules { start, rules }, held));
         }
         let ignored = Expr::Repeat {
             expr: Box::new(Expr::Alt(self.ignores)),
@@ -942,10 +947,8 @@ impl<'a> Parser<'a> {
                 ]),
             },
         );
-        Ok(Rules {
-            start: START.to_string(),
-            rules,
-        })
+        let start = START.to_string();
+        Ok((Rules { start, rules }, held))
     }
 }
 

@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 
+use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::gbnf::{fmt_rule_at, Expr, RuleDef};
 
@@ -94,7 +95,14 @@ fn remove_direct(
 
 /// The rules of one cycle of leading calls (`members`, in order of definition) rewritten
 /// by substitution, then direct removal; each body or the error its rule gets.
-fn rewrite_cycle(defs: &[RuleDef], members: &[usize], out: &mut [Result<Expr, PdaError>]) {
+/// Polled against `budget` as alternatives are substituted (the items of the alternatives
+/// held counted as growing memory).
+fn rewrite_cycle(
+    defs: &[RuleDef],
+    members: &[usize],
+    out: &mut [Result<Expr, PdaError>],
+    budget: &Budget,
+) -> Result<(), PdaError> {
     let mut alts: HashMap<&str, Vec<Vec<Expr>>> = HashMap::new();
     for (pos, &i) in members.iter().enumerate() {
         let def = &defs[i];
@@ -120,6 +128,9 @@ fn rewrite_cycle(defs: &[RuleDef], members: &[usize], out: &mut [Result<Expr, Pd
                     None => next.push(alt),
                 }
             }
+            let items: usize = next.iter().map(Vec::len).sum();
+            let held = || items * std::mem::size_of::<Expr>();
+            budget.poll(next.len(), held, || rewriting(def))?;
             mine = next;
             if mine.len() > MAX_ALTERNATIVES {
                 out[i] = Err(PdaError::new(
@@ -129,7 +140,7 @@ fn rewrite_cycle(defs: &[RuleDef], members: &[usize], out: &mut [Result<Expr, Pd
                         fmt_rule_at(&def.name, def.at)
                     ),
                 ));
-                return;
+                return Ok(());
             }
         }
         // Each base followed by the repetition: alternatives that later members substitute.
@@ -144,17 +155,30 @@ fn rewrite_cycle(defs: &[RuleDef], members: &[usize], out: &mut [Result<Expr, Pd
             Ok(None) => mine,
             Err(e) => {
                 out[i] = Err(e);
-                return;
+                return Ok(());
             }
         };
         out[i] = Ok(to_expr(rewritten.clone()));
         alts.insert(def.name.as_str(), rewritten);
     }
+    Ok(())
+}
+
+/// What the rewriting of `def` is doing, for a budget's message.
+fn rewriting(def: &RuleDef) -> String {
+    format!(
+        "rewriting the left recursion of {}",
+        fmt_rule_at(&def.name, def.at)
+    )
 }
 
 /// Every rule's body with its left recursion rewritten (the body unchanged when it has
-/// none), or the error of a rule that cannot be rewritten (which counts only if used).
-pub(super) fn rewrite(defs: &[RuleDef]) -> Vec<Result<Expr, PdaError>> {
+/// none), or the error of a rule that cannot be rewritten (which counts only if used);
+/// polled against `budget` rule by rule.
+pub(super) fn rewrite(
+    defs: &[RuleDef],
+    budget: &Budget,
+) -> Result<Vec<Result<Expr, PdaError>>, PdaError> {
     let index: HashMap<&str, usize> = defs
         .iter()
         .enumerate()
@@ -164,6 +188,7 @@ pub(super) fn rewrite(defs: &[RuleDef]) -> Vec<Result<Expr, PdaError>> {
         .iter()
         .enumerate()
         .map(|(i, d)| {
+            budget.tick(|| rewriting(d))?;
             let mut out: Vec<usize> = alternatives(&d.body)
                 .iter()
                 .filter_map(|a| index.get(leading(a)?).copied())
@@ -171,20 +196,22 @@ pub(super) fn rewrite(defs: &[RuleDef]) -> Vec<Result<Expr, PdaError>> {
                 .collect();
             out.sort_unstable();
             out.dedup();
-            out
+            Ok(out)
         })
-        .collect();
-    let mut out: Vec<Result<Expr, PdaError>> = defs
-        .iter()
-        .map(|d| match remove_direct(d, &alternatives(&d.body))? {
-            Some((bases, repeat)) => Ok(Expr::Seq(vec![to_expr(bases), repeat])),
-            None => Ok(d.body.clone()),
-        })
-        .collect();
+        .collect::<Result<_, PdaError>>()?;
+    let mut out: Vec<Result<Expr, PdaError>> = Vec::with_capacity(defs.len());
+    for d in defs {
+        budget.tick(|| rewriting(d))?;
+        out.push(match remove_direct(d, &alternatives(&d.body)) {
+            Ok(Some((bases, repeat))) => Ok(Expr::Seq(vec![to_expr(bases), repeat])),
+            Ok(None) => Ok(d.body.clone()),
+            Err(e) => Err(e),
+        });
+    }
     let (_, members) = super::components(&leads);
     for mut group in members.into_iter().filter(|g| g.len() > 1) {
         group.sort_unstable();
-        rewrite_cycle(defs, &group, &mut out);
+        rewrite_cycle(defs, &group, &mut out, budget)?;
     }
-    out
+    Ok(out)
 }

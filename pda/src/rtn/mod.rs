@@ -176,7 +176,7 @@ impl Rtn {
         // A rule that cannot be rewritten keeps its body; the error counts if it is used.
         let mut unusable: Vec<Option<PdaError>> = Vec::new();
         let mut bodies = Vec::new();
-        for (d, rewritten) in defs.iter().zip(left::rewrite(defs)) {
+        for (d, rewritten) in defs.iter().zip(left::rewrite(defs, budget)?) {
             match rewritten {
                 Ok(body) => (bodies.push(body), unusable.push(None)),
                 Err(e) => (bodies.push(d.body.clone()), unusable.push(Some(e))),
@@ -187,6 +187,8 @@ impl Rtn {
         for (d, body) in defs.iter().zip(&bodies) {
             let mut found = Vec::new();
             refs(body, &mut found);
+            let place = || format!("resolving the references of {}", fmt_rule_at(&d.name, d.at));
+            budget.poll(1 + found.len(), || 0, place)?;
             let mut out = Vec::new();
             for (name, at) in found {
                 let Some(&i) = index.get(name) else {
@@ -311,5 +313,33 @@ impl Pda {
         let analysis = analysis::Analysis::new(&rtn, budget)?;
         let conflicts = analysis.conflict_report(&rtn, budget)?;
         build::to_pda(&rtn, &analysis, conflicts, budget)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    /// The passes before the rule DFAs (left recursion, references) poll the deadline: a
+    /// grammar read before it passed stops in them, naming the rule.
+    #[test]
+    fn the_passes_of_rtn_new_stop_at_the_deadline() {
+        let n = 10_000;
+        let mut text = String::from("root ::= r0\n");
+        for i in 0..n {
+            text.push_str(&format!("r{i} ::= \"a\" r{}\n", (i + 1) % n));
+        }
+        let rules = crate::gbnf::parse(&text).unwrap();
+        let budget = Budget::new(&Config::new().time_budget(std::time::Duration::ZERO));
+        let e = Rtn::new(&rules, &budget).map(|_| ()).unwrap_err();
+        assert_eq!(e.kind(), PdaErrorKind::TimeBudget, "{e}");
+        let message = e.to_string();
+        assert!(
+            message.contains("rewriting the left recursion of rule `r"),
+            "{message}"
+        );
+        assert!(message.contains("(line "), "{message}");
+        assert!(Rtn::new(&rules, &Budget::unlimited()).is_ok());
     }
 }

@@ -16,6 +16,7 @@ mod intersect;
 mod lark_json;
 mod lark_literals;
 mod lark_syntax;
+mod lark_templates;
 mod random_grammars;
 mod real_vocab;
 mod regular;

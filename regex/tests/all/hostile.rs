@@ -155,7 +155,7 @@ fn the_deadline_and_memory_limit_reach_into_the_composition() {
     use fstc_core::compose::ComposeErrorKind;
     use fstc_core::vocab::VocabTrie;
     use fstc_regex::{BuildErrorKind, Config, RegexCompiler};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let vocab = fstc_detok::Vocabulary::from_file(testkit::vocabs::testdata("gpt2/encoder.json"))
         .expect("GPT-2 vocabulary");
     let trie = VocabTrie::new(&vocab);
@@ -171,14 +171,22 @@ fn the_deadline_and_memory_limit_reach_into_the_composition() {
         }
     };
     for budget in [Duration::ZERO, Duration::from_millis(1)] {
-        let (kind, message) = compose_kind(Config::new().deadline(Instant::now() + budget));
+        let (kind, message) = compose_kind(Config::new().time_budget(budget));
         assert_eq!(kind, ComposeErrorKind::Deadline, "{message}");
         assert!(message.contains("time budget) while"), "{message}");
+        assert!(
+            message.contains("(time_budget, `--time-budget`)"),
+            "{message}"
+        );
     }
-    let (kind, message) = compose_kind(Config::new().memory_limit(1 << 20));
+    let (kind, message) = compose_kind(Config::new().memory_budget(1 << 20));
     assert_eq!(kind, ComposeErrorKind::MemoryLimit, "{message}");
+    assert!(
+        message.contains("(memory_budget, `--memory-budget`)"),
+        "{message}"
+    );
     // The pattern's own byte DFA is built within the same deadline.
-    let compiler = RegexCompiler::new().configure(Config::new().deadline(Instant::now()));
+    let compiler = RegexCompiler::new().configure(Config::new().time_budget(Duration::ZERO));
     let e = compiler
         .compile_with_trie("[ab]*a[ab]{20}", &trie)
         .unwrap_err();

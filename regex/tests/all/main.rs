@@ -1,5 +1,6 @@
 //! fstc-regex's integration tests as one binary, a module per subject.
 
+mod budgets;
 mod differential;
 mod extensions_differential;
 mod hostile;
