@@ -331,7 +331,9 @@ mod tests {
             text.push_str(&format!("r{i} ::= \"a\" r{}\n", (i + 1) % n));
         }
         let rules = crate::gbnf::parse(&text).unwrap();
-        let budget = Budget::new(&Config::new().time_budget(std::time::Duration::ZERO));
+        let budget = Config::new()
+            .time_budget(std::time::Duration::ZERO)
+            .budget();
         let e = Rtn::new(&rules, &budget).map(|_| ()).unwrap_err();
         assert_eq!(e.kind(), PdaErrorKind::TimeBudget, "{e}");
         let message = e.to_string();
