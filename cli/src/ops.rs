@@ -20,9 +20,6 @@ use fstc_regex::RegexCompiler;
 
 use crate::{load_vocab, BudgetArgs, OptionalVocabArgs, VocabArgs};
 
-/// Default cap on the arcs of an exported OpenFst file (one per token edge).
-const DEFAULT_ARC_LIMIT: usize = 50_000_000;
-
 #[derive(Args)]
 pub struct BinaryArgs {
     /// The first token automaton file (a token FSA; for `intersect`, either may be a token

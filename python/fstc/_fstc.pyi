@@ -334,6 +334,14 @@ def project(
     state_limit: Optional[int] = None,
     time_budget: Optional[float] = None,
 ) -> bytes: ...
+@overload
+def export(
+    what: Union[AnyAutomaton, Vocabulary], *, format: Literal["fst"] = "fst", arc_limit: Optional[int] = None
+) -> bytes: ...
+@overload
+def export(
+    what: Union[AnyAutomaton, Vocabulary], *, format: Literal["att"], arc_limit: Optional[int] = None
+) -> str: ...
 
 class Matcher:
     """One sequence's position in a token automaton, eager or lazy (vLLM structured-output

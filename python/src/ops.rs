@@ -7,7 +7,7 @@ use std::time::Instant;
 use fstc_core::any::SharedAutomaton;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::compiled::Compiled;
-use fstc_core::ops::openfst::{to_binary, to_text};
+use fstc_core::ops::openfst::{to_binary, to_openfst, to_text, DEFAULT_ARC_LIMIT};
 use fstc_core::ops::{text_tokens_of_trie, OpsError, OpsErrorKind, TokenAlgebra};
 use fstc_core::options::OptionValue;
 use fstc_core::TokenVocabulary;
@@ -244,6 +244,48 @@ pub fn shortest(
     let a = fsa(a, "shortest")?;
     let alg = Limits::new(None, time_budget, None).algebra()?;
     py.detach(|| alg.shortest(&a)).map_err(ops_error)
+}
+
+/// `what` as an OpenFst machine (`fstc export`): a token FSA as an acceptor over token
+/// labels (token id + 1; final states where EOS is allowed), or a `Vocabulary` as its
+/// detokenizing transducer T_V (token labels in, byte labels b + 1 out). `format` "fst"
+/// (an OpenFst binary file, `bytes`, what `fstinfo` and Pynini read) or "att" (AT&T
+/// text, `str`). `arc_limit` caps an acceptor's arcs (default 50,000,000).
+#[pyfunction]
+#[pyo3(signature = (what, *, format = "fst", arc_limit = None))]
+pub fn export(
+    py: Python<'_>,
+    what: &Bound<'_, PyAny>,
+    format: &str,
+    arc_limit: Option<Int>,
+) -> PyResult<Py<PyAny>> {
+    if !matches!(format, "att" | "fst") {
+        return Err(PyValueError::new_err(format!(
+            "format must be \"fst\" or \"att\", got {format:?}"
+        )));
+    }
+    let fst = if let Ok(a) = what.cast::<AnyAutomaton>() {
+        let a = fsa(&a.borrow(), "export")?;
+        let limit = match arc_limit {
+            Some(n) => n.usize("arc_limit")?,
+            None => DEFAULT_ARC_LIMIT,
+        };
+        py.detach(|| to_openfst(&a, limit)).map_err(fstc_error)?
+    } else if let Ok(v) = what.cast::<Vocabulary>() {
+        let inner = std::sync::Arc::clone(&v.borrow().inner);
+        py.detach(|| fstc_core::reference::detokenizing_fst(inner.as_ref()))
+    } else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "export takes an AnyAutomaton (a token FSA) or a Vocabulary",
+        ));
+    };
+    Ok(if format == "att" {
+        let text = to_text(&fst).map_err(fstc_error)?;
+        PyString::new(py, &text).into_any().unbind()
+    } else {
+        let bytes = to_binary(&fst).map_err(fstc_error)?;
+        PyBytes::new(py, &bytes).into_any().unbind()
+    })
 }
 
 /// The minimal byte automaton of the texts `a` accepts, each token read as its bytes in

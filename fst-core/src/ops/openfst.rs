@@ -21,6 +21,9 @@ use crate::bytes::{determinize_within, ByteDfa, Limits, Nfa, State, TerminalKind
 use crate::fast_hash::FastMap;
 use crate::labels::{label_byte, token_label};
 
+/// Default cap on the arcs of an exported acceptor (one per token edge).
+pub const DEFAULT_ARC_LIMIT: usize = 50_000_000;
+
 /// OpenFst's binary magic number, the first four bytes (little-endian) of a `.fst` file.
 const FST_MAGIC: [u8; 4] = 2_125_659_606i32.to_le_bytes();
 
