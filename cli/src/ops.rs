@@ -11,7 +11,7 @@ use clap::Args;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::compiled::CompileStats;
 use fstc_core::ops::openfst::{
-    byte_dfa_from_openfst_before, to_binary, to_openfst, to_text, Labels,
+    byte_dfa_from_openfst_before, to_binary, to_openfst, to_text, Labels, DEFAULT_ARC_LIMIT,
 };
 use fstc_core::ops::{text_tokens, OpsError, OpsErrorKind, TokenAlgebra};
 use fstc_core::{AnyAutomaton, TokenVocabulary};
