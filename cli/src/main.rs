@@ -142,6 +142,10 @@ struct JsonOptions {
     /// How many expansions of one `$ref` target may be nested (default 3).
     #[arg(long, value_name = "N")]
     recursion_depth: Option<usize>,
+    /// Folder of the documents that `$ref`s to other documents name: `SCHEME://HOST/PATH`
+    /// is the file PATH under it (without it, such a `$ref` is an error).
+    #[arg(long, value_name = "DIR")]
+    ref_dir: Option<PathBuf>,
     /// Nesting depth of schema-free JSON (`true`, `{}`, --any-json; default 2).
     #[arg(long, value_name = "N")]
     any_json_depth: Option<usize>,
@@ -523,6 +527,9 @@ fn json_config(json: &JsonOptions) -> fstc_json::Config {
         .lenient(json.lenient);
     if let Some(depth) = json.recursion_depth {
         config = config.recursion_depth(depth);
+    }
+    if let Some(dir) = &json.ref_dir {
+        config = config.ref_dir(dir);
     }
     if let Some(depth) = json.any_json_depth {
         config = config.any_json_depth(depth);

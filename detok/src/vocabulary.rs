@@ -291,6 +291,57 @@ impl Vocabulary {
         Ok(self)
     }
 
+    /// Gives the special tokens called `names` their name as text, so that a constraint can
+    /// spell them: Llama 3's `<|python_tag|>` as a structural tag's trigger is then matched
+    /// by the model's own token (as by ordinary tokens spelling the same bytes). The inverse
+    /// of [`Vocabulary::with_added_as_special`], with the same change of fingerprint.
+    ///
+    /// Fails on a name that is an EOS id (EOS must stay special) or is no token at all; a
+    /// name that is text already is left as it is.
+    pub fn with_special_as_text(mut self, names: &[String]) -> Result<Vocabulary> {
+        let mut text = vec![false; self.len()];
+        for name in names {
+            match self.specials.iter().find(|(_, n)| n == name) {
+                Some(&(id, _)) if self.eos.contains(&id) => {
+                    return Err(VocabError::new(
+                        VocabErrorKind::AddedToken,
+                        format!(
+                            "{name:?} (id {id}) is an EOS id of {}: it stays special",
+                            self.origin
+                        ),
+                    ))
+                }
+                Some(&(id, _)) => text[id as usize] = true,
+                None if self.added_text.iter().any(|(_, n)| n == name) => {}
+                None => {
+                    return Err(VocabError::new(
+                        VocabErrorKind::AddedToken,
+                        format!("{name:?} is not a special token of {}", self.origin),
+                    ))
+                }
+            }
+        }
+        if !text.contains(&true) {
+            return Ok(self);
+        }
+        let (moved, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.specials)
+            .into_iter()
+            .partition(|&(id, _)| text[id as usize]);
+        self.specials = kept;
+        let slots: Vec<Option<Vec<u8>>> = (0..self.len() as u32)
+            .map(|id| match moved.binary_search_by_key(&id, |&(i, _)| i) {
+                Ok(i) => Some(moved[i].1.as_bytes().to_vec()),
+                Err(_) => self.token_bytes(id).map(<[u8]>::to_vec),
+            })
+            .collect();
+        (self.offsets, self.bytes) = pack(&self.origin, &slots)?;
+        self.added_text.extend(moved);
+        self.added_text.sort_by_key(|&(id, _)| id);
+        // The tokenizer matches added tokens that are text; these now are.
+        self.engine = Arc::new(OnceLock::new());
+        Ok(self)
+    }
+
     /// The ids of the added tokens that are text called `names`; names of special tokens are
     /// skipped (they are special already), any other name is an error.
     fn added_ids_named(&self, names: &[String]) -> Result<Vec<u32>> {

@@ -8,6 +8,7 @@
 //! option to raise. A diagnosis only: it runs after the compile has already failed, within
 //! what is left of the compile's time budget (past it, the plain error is given).
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use fstc_regex::{RegexError, RegexErrorKind};
@@ -73,9 +74,17 @@ pub(crate) fn too_large(
     fallback: String,
     deadline: Option<Instant>,
 ) -> JsonSchemaError {
+    let numbers = NumberTexts::default();
+    let Ok(bundled) = crate::refs::bundle(root, &numbers, config) else {
+        return JsonSchemaError::other(fallback);
+    };
+    let doc = Doc {
+        root: &bundled.value,
+        anchors: &bundled.anchors,
+    };
     let mut visited = Vec::new();
-    let node = (root, String::new(), 0);
-    let Some((pointer, value, limit)) = culprit(root, config, node, &mut visited, deadline) else {
+    let node = (doc.root, String::new(), 0);
+    let Some((pointer, value, limit)) = culprit(doc, config, node, &mut visited, deadline) else {
         return JsonSchemaError::other(fallback);
     };
     let present: Vec<String> = COUNTING
@@ -118,6 +127,13 @@ pub(crate) fn too_large(
     JsonSchemaError::at(&pointer, keyword.copied().unwrap_or("schema"), why)
 }
 
+/// The schema being diagnosed, its references resolved (`crate::refs`).
+#[derive(Clone, Copy)]
+struct Doc<'v> {
+    root: &'v Value,
+    anchors: &'v HashMap<String, String>,
+}
+
 /// Most sub-schemas built alone in one diagnosis (each build stops at the limit), so a
 /// schema of many large parts is diagnosed in bounded time: past it, the deepest
 /// too-large sub-schema found so far is named.
@@ -128,7 +144,7 @@ const MAX_BUILDS: usize = 48;
 /// `deadline`. `visited` holds the pointers built (it stops recursive `$ref`s and counts
 /// towards [`MAX_BUILDS`]).
 fn culprit<'v>(
-    root: &'v Value,
+    doc: Doc<'v>,
     config: &Config,
     node: (&'v Value, String, usize),
     visited: &mut Vec<String>,
@@ -148,9 +164,9 @@ fn culprit<'v>(
         Some(left) => config.clone().time_budget(left),
         None => config.clone(),
     };
-    let limit = overflow(root, &config, value, &pointer, level, deadline)?;
-    for sub in sub_schemas(root, value, &pointer, level) {
-        if let Some(found) = culprit(root, &config, sub, visited, deadline) {
+    let limit = overflow(doc, &config, value, &pointer, level, deadline)?;
+    for sub in sub_schemas(doc.root, value, &pointer, level) {
+        if let Some(found) = culprit(doc, &config, sub, visited, deadline) {
             return Some(found);
         }
     }
@@ -160,7 +176,7 @@ fn culprit<'v>(
 /// The limit the schema `value` at `pointer`, translated alone, passes (`None` when it
 /// builds, or fails otherwise: other failures are not what is diagnosed here).
 fn overflow(
-    root: &Value,
+    doc: Doc<'_>,
     config: &Config,
     value: &Value,
     pointer: &str,
@@ -169,7 +185,8 @@ fn overflow(
 ) -> Option<Limit> {
     // Limits do not depend on the numbers' last digits: serde_json's values will do.
     let numbers = NumberTexts::default();
-    let mut translator = Translator::new(root, config, &numbers).ok()?;
+    let anchors = doc.anchors.clone();
+    let mut translator = Translator::new(doc.root, config, &numbers, anchors).ok()?;
     let regex = translator.schema(value, pointer, level).ok()??;
     let (warnings, automata) = translator.into_parts();
     let schema = SchemaRegex {

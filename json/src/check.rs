@@ -62,17 +62,18 @@ fn fixed_dfas() -> &'static Mutex<HashMap<String, Arc<ByteDfa>>> {
 }
 
 /// The process's DFA for `key`, built by `build` the first time (a failed build is not
-/// remembered: it is retried, and is as cheap to fail again as the first time).
+/// remembered: it is retried, and is as cheap to fail again as the first time). The build
+/// runs without the lock, so a compile on another thread never waits for it (`email`'s
+/// pieces take ~100 ms); two threads that both build the same key keep the first.
 fn shared_fixed(key: &str, build: impl FnOnce() -> Option<ByteDfa>) -> Option<Arc<ByteDfa>> {
     // A poisoned lock only means another thread panicked mid-insert; the map holds
     // complete entries only.
-    let mut cache = fixed_dfas().lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(dfa) = cache.get(key) {
+    let cache = || fixed_dfas().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(dfa) = cache().get(key) {
         return Some(Arc::clone(dfa));
     }
     let dfa = Arc::new(build()?);
-    cache.insert(key.to_string(), Arc::clone(&dfa));
-    Some(dfa)
+    Some(Arc::clone(cache().entry(key.to_string()).or_insert(dfa)))
 }
 
 /// `k` when `text` is exactly `(?P<AUTOMATON>k)`.

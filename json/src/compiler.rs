@@ -82,7 +82,10 @@ impl JsonSchemaCompiler {
     ) -> Result<Translation, JsonSchemaError> {
         self.config.check(lazy)?;
         crate::shape::check(schema, "")?;
-        let mut translator = Translator::new(schema, &self.config, numbers)?;
+        let bundled = crate::refs::bundle(schema, numbers, &self.config)?;
+        let anchors = bundled.anchors;
+        let mut translator =
+            Translator::new(&bundled.value, &self.config, &bundled.numbers, anchors)?;
         let Some(root) = translator.root()? else {
             let mut message = "the schema admits no JSON text in this output form".to_string();
             if let Some(cut) = translator.cuts.first() {

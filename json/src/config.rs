@@ -51,6 +51,7 @@ pub struct Config {
     token_edge_limit: Option<usize>,
     time_budget: Option<std::time::Duration>,
     memory_budget: Option<usize>,
+    ref_dir: Option<std::path::PathBuf>,
 }
 
 impl Config {
@@ -115,6 +116,15 @@ impl Config {
     /// [`Config::MAX_RECURSION_DEPTH`]; a compile with more is an error naming the option.
     pub fn recursion_depth(mut self, depth: usize) -> Config {
         self.recursion_depth = Some(depth);
+        self
+    }
+
+    /// The folder of documents that `$ref`s to other documents name (default none: such a
+    /// `$ref` is an error naming it). A document `SCHEME://HOST/PATH` is the file `PATH`
+    /// under the folder; a reference relative to a root schema without `$id` names a file
+    /// by its path relative to the folder.
+    pub fn ref_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Config {
+        self.ref_dir = Some(dir.into());
         self
     }
 
@@ -186,6 +196,11 @@ impl Config {
     /// Whether unnamed properties are allowed when `additionalProperties` is absent.
     pub fn get_additional_properties(&self) -> bool {
         self.additional_properties.unwrap_or(true)
+    }
+
+    /// The folder of referenced documents, if any.
+    pub fn get_ref_dir(&self) -> Option<&std::path::Path> {
+        self.ref_dir.as_deref()
     }
 
     /// The `$ref` recursion depth in effect.
@@ -262,6 +277,7 @@ impl Config {
             token_edge_limit: other.token_edge_limit.or(self.token_edge_limit),
             time_budget: other.time_budget.or(self.time_budget),
             memory_budget: other.memory_budget.or(self.memory_budget),
+            ref_dir: other.ref_dir.or(self.ref_dir),
         }
     }
 }

@@ -206,6 +206,15 @@ impl NumberTexts {
         }
     }
 
+    /// Adds the numbers of a document placed at `prefix` in this one.
+    pub(crate) fn embed(&mut self, prefix: &str, other: NumberTexts) {
+        let moved = other
+            .0
+            .into_iter()
+            .map(|(p, t)| (format!("{prefix}{p}"), t));
+        self.0.extend(moved);
+    }
+
     /// The exact value of the number `n` at `pointer` (see [`NumberTexts::text`]).
     pub(crate) fn decimal(&self, n: &Number, pointer: &str) -> Decimal {
         Decimal::parse(&self.text(n, pointer)).unwrap_or_else(|| Decimal::of_number(n))

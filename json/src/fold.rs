@@ -309,7 +309,12 @@ fn located_pointer(schema: &Value) -> Option<String> {
 
 /// A `$ref` to the sub-schema at `pointer` (a JSON pointer of the document).
 pub(crate) fn reference_to(pointer: &str) -> Value {
-    json!({ "$ref": format!("#{}", pointer.replace('%', "%25")) })
+    json!({ "$ref": fragment_of(pointer) })
+}
+
+/// `#pointer` as a `$ref` writes it (`%` escaped: a `$ref`'s fragment is percent-decoded).
+pub(crate) fn fragment_of(pointer: &str) -> String {
+    format!("#{}", pointer.replace('%', "%25"))
 }
 
 /// `value` of `keyword` at `pointer` with every sub-schema it holds written as a `$ref` to

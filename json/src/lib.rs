@@ -42,12 +42,15 @@ mod numbers;
 mod options;
 mod pattern;
 mod presence;
+mod refs;
 mod reuse;
 mod scalars;
 mod schema;
 mod schema_regex;
 mod shape;
 mod strings;
+mod unevaluated;
+mod uri;
 mod value;
 
 pub use compiler::JsonSchemaCompiler;

@@ -20,13 +20,14 @@ pub const OPTION_NAMES: &[&str] = &[
     "token_edge_limit",
     "time_budget",
     "memory_budget",
+    "ref_dir",
 ];
 
 impl Config {
     /// This configuration with each named option set. `whitespace` is `"flexible"` (at most
     /// `max_whitespace` characters in a row, default 8), `"compact"` or `"pretty"` (`indent`
     /// spaces, default 2), whatever order the three come in; `escapes` is `"canonical"` or
-    /// `"any"`; `time_budget` is in seconds, `memory_budget` in bytes.
+    /// `"any"`; `time_budget` is in seconds, `memory_budget` in bytes, `ref_dir` a folder's path.
     pub fn with_options(mut self, options: &[(&str, OptionValue)]) -> Result<Config, OptionError> {
         let (mut style, mut max_whitespace, mut indent) = (None, 8, 2);
         for (name, value) in options {
@@ -52,6 +53,7 @@ impl Config {
                 "token_edge_limit" => self.token_edge_limit(value.usize(name)?),
                 "time_budget" => self.time_budget(value.seconds(name)?),
                 "memory_budget" => self.memory_budget(value.usize(name)?),
+                "ref_dir" => self.ref_dir(value.str(name)?),
                 _ => return Err(OptionError::unknown(name, "a JSON Schema", OPTION_NAMES)),
             };
         }

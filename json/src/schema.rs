@@ -88,14 +88,6 @@ pub(crate) const ASSERTIONS: &[&str] = &[
 
 /// Keywords not enforced, each with the reason given when refused.
 pub(crate) const REFUSED: &[(&str, &str)] = &[
-    (
-        "unevaluatedProperties",
-        "depends on what other applicators evaluated; not built yet",
-    ),
-    (
-        "unevaluatedItems",
-        "depends on what other applicators evaluated; not built yet",
-    ),
     ("$dynamicRef", "dynamic scopes are not supported"),
     ("$recursiveRef", "dynamic scopes are not supported"),
 ];
@@ -158,9 +150,8 @@ impl<'a> Translator<'a> {
         root: &'a Value,
         config: &'a Config,
         numbers: &'a NumberTexts,
+        anchors: HashMap<String, String>,
     ) -> Result<Translator<'a>, JsonSchemaError> {
-        let mut anchors = HashMap::new();
-        collect_anchors(root, "", &mut anchors);
         Ok(Translator {
             root,
             config,
@@ -263,12 +254,15 @@ impl<'a> Translator<'a> {
         Ok(lang.map(|text| self.automata.call(text, pointer)))
     }
 
-    fn object_schema(
+    pub(crate) fn object_schema(
         &mut self,
         map: &Map<String, Value>,
         pointer: &str,
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
+        if let Some(lang) = self.unevaluated_rewritten(map, pointer, level) {
+            return lang;
+        }
         for (keyword, why) in REFUSED {
             if map.contains_key(*keyword) {
                 self.refuse(pointer, keyword, why)?;
@@ -765,49 +759,12 @@ pub(crate) fn resolve_in(anchors: &HashMap<String, String>, target: &str) -> Opt
     if target == "#" {
         Some(String::new())
     } else if let Some(p) = target.strip_prefix("#/") {
-        Some(format!("/{}", percent_decode(p)))
+        Some(format!("/{}", crate::uri::percent_decode(p)))
     } else if let Some(name) = target.strip_prefix('#') {
         anchors.get(name).cloned()
     } else {
         None
     }
-}
-
-/// The `$anchor`s of the schemas in `value` (not of data that looks like one, in an `enum`
-/// or an unknown keyword), the first of a name winning.
-fn collect_anchors(value: &Value, pointer: &str, out: &mut HashMap<String, String>) {
-    if let Value::Object(map) = value {
-        if let Some(Value::String(name)) = map.get("$anchor") {
-            out.entry(name.clone())
-                .or_insert_with(|| pointer.to_string());
-        }
-        for (schema, at) in crate::shape::sub_schemas(map, pointer) {
-            collect_anchors(schema, &at, out);
-        }
-    }
-}
-
-/// `%XX` escapes of a URI fragment decoded (JSON pointers in `$ref` are URI fragments).
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The JSON Schema type of `value` (`number` for every number).

@@ -88,13 +88,14 @@ impl Budget {
 
     /// The error of a compile past its time budget while building `place`.
     pub(crate) fn out_of_time(&self, place: &str) -> PdaError {
-        PdaError::new(
+        PdaError::of_budget(
             PdaErrorKind::TimeBudget,
             format!(
                 "the grammar compile passed its time budget of {:?} while {place}; raise it \
                  (time_budget, `--time-budget`) or simplify the grammar",
                 self.time
             ),
+            place,
         )
     }
 
@@ -126,7 +127,7 @@ impl Budget {
     /// The error of a compile past its memory budget while building `place`, where `held`
     /// says what it would hold.
     pub(crate) fn out_of_memory(&self, held: &str, place: &str) -> PdaError {
-        PdaError::new(
+        PdaError::of_budget(
             PdaErrorKind::MemoryBudget,
             format!(
                 "the grammar compile passed its memory budget of {} bytes ({held}) while \
@@ -134,6 +135,7 @@ impl Budget {
                  simplify the grammar",
                 self.memory
             ),
+            place,
         )
     }
 

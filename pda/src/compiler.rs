@@ -12,6 +12,7 @@ use crate::byte_pda::Pda;
 use crate::compose::compose;
 use crate::config::Config;
 use crate::error::{PdaError, PdaErrorKind};
+use crate::gbnf::Rules;
 
 /// Compiles grammars for a vocabulary into token PDAs.
 ///
@@ -75,7 +76,32 @@ impl GrammarCompiler {
         let pda = stats.time("byte PDA", || {
             Pda::from_text_within(grammar_text, self.config.get_syntax(), &budget)
         })?;
-        let composed = self.compose_within(&pda, trie, &budget)?;
+        self.finish(&pda, trie, &budget, stats)
+    }
+
+    /// [`GrammarCompiler::compile_with_trie`] for grammar rules built by a program (the
+    /// structural tags' one grammar of a whole structure) rather than read from text.
+    pub fn compile_rules_with_trie(
+        &self,
+        rules: &Rules,
+        trie: &VocabTrie,
+    ) -> Result<Compiled<TokenPda>, PdaError> {
+        let budget = Budget::new(&self.config);
+        let mut stats = CompileStats::new();
+        let pda = stats.time("byte PDA", || Pda::from_rules_within(rules, &budget))?;
+        self.finish(&pda, trie, &budget, stats)
+    }
+
+    /// The composition of `pda` with the vocabulary and the layout of the token PDA,
+    /// within `budget`.
+    fn finish(
+        &self,
+        pda: &Pda,
+        trie: &VocabTrie,
+        budget: &Budget,
+        mut stats: CompileStats,
+    ) -> Result<Compiled<TokenPda>, PdaError> {
+        let composed = self.compose_within(pda, trie, budget)?;
         stats.extend(composed.stats);
         let place = || "laying out the token PDA".to_string();
         budget.check_time(place)?;

@@ -46,16 +46,37 @@ pub enum PdaErrorKind {
 pub struct PdaError {
     kind: PdaErrorKind,
     message: String,
+    /// For a budget's error, what was being built when it ran out.
+    phase: Option<String>,
 }
 
 impl PdaError {
     pub(crate) fn new(kind: PdaErrorKind, message: String) -> PdaError {
-        PdaError { kind, message }
+        PdaError {
+            kind,
+            message,
+            phase: None,
+        }
+    }
+
+    /// A budget's error, which ran out while building `phase`.
+    pub(crate) fn of_budget(kind: PdaErrorKind, message: String, phase: &str) -> PdaError {
+        PdaError {
+            phase: Some(phase.to_string()),
+            ..PdaError::new(kind, message)
+        }
     }
 
     /// What kind of problem this is.
     pub fn kind(&self) -> PdaErrorKind {
         self.kind
+    }
+
+    /// For [`PdaErrorKind::TimeBudget`] and [`PdaErrorKind::MemoryBudget`], what was being
+    /// built when the budget ran out (as the message says it): for a caller whose own
+    /// compile holds the grammar's and reports the budget in its own words.
+    pub fn phase(&self) -> Option<&str> {
+        self.phase.as_deref()
     }
 }
 

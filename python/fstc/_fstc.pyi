@@ -161,6 +161,7 @@ def compile_json_schema(
     token_edge_limit: Optional[int] = None,
     time_budget: Optional[float] = None,
     memory_budget: Optional[int] = None,
+    ref_dir: Optional[Union[str, "PathLike[str]"]] = None,
 ) -> Tuple[AnyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_json_schema(
@@ -180,6 +181,7 @@ def compile_json_schema(
     time_budget: Optional[float] = None,
     memory_budget: Optional[int] = None,
     state_work_limit: Optional[int] = None,
+    ref_dir: Optional[Union[str, "PathLike[str]"]] = None,
 ) -> Tuple[LazyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_json_schema(
@@ -200,6 +202,7 @@ def compile_json_schema(
     time_budget: Optional[float] = None,
     memory_budget: Optional[int] = None,
     state_work_limit: Optional[int] = None,
+    ref_dir: Optional[Union[str, "PathLike[str]"]] = None,
 ) -> Tuple[Automaton, List[SchemaWarning]]: ...
 
 @overload

@@ -123,14 +123,16 @@ impl JsonOptions<'_> {
 /// composing one state, past which the mask or token call that needed it raises
 /// `FstcError`. `time_budget` (seconds, default 10) and `memory_budget` (bytes of
 /// automata, default 1 GiB) bound the compile: past either it raises `FstcError` naming the
-/// sub-schema being built, so a compile in a thread ends by its deadline. The GIL is
+/// sub-schema being built, so a compile in a thread ends by its deadline. `ref_dir` is the
+/// folder of the documents that `$ref`s to other documents name (`SCHEME://HOST/PATH` is
+/// the file `PATH` under it); without it such a `$ref` raises `FstcError`. The GIL is
 /// released while compiling.
 #[pyfunction]
 #[pyo3(signature = (
     schema, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = Int::new(8), indent = Int::new(2),
     escapes = "canonical", additional_properties = true, recursion_depth = None, any_json_depth = None,
     lenient = false, dfa_state_limit = None, token_edge_limit = None, time_budget = None,
-    memory_budget = None, state_work_limit = None
+    memory_budget = None, state_work_limit = None, ref_dir = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn compile_json_schema(
@@ -151,6 +153,7 @@ pub fn compile_json_schema(
     time_budget: Option<f64>,
     memory_budget: Option<Int>,
     state_work_limit: Option<Int>,
+    ref_dir: Option<std::path::PathBuf>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     let text = json_text(schema, "the schema")?;
     let options = JsonOptions {
@@ -169,6 +172,10 @@ pub fn compile_json_schema(
     .options()?
     .int("token_edge_limit", token_edge_limit.as_ref())?
     .int("state_work_limit", state_work_limit.as_ref())?;
+    let options = match &ref_dir {
+        Some(dir) => options.text("ref_dir", &dir.to_string_lossy()),
+        None => options,
+    };
     let compiler = |config| JsonSchemaCompiler::new().configure(config);
     lazy_or_eager(
         py,

@@ -175,3 +175,18 @@ def test_bad_schemas_and_options_are_errors(bytelevel):
     for schema, options, error, words in cases:
         with pytest.raises(error, match=words):
             fstc.compile_json_schema(schema, bytelevel, **options)
+
+
+def test_references_to_other_documents_read_the_reference_folder(bytelevel, tmp_path):
+    (tmp_path / "defs").mkdir()
+    (tmp_path / "defs" / "port.json").write_text('{"type": "integer", "minimum": 1, "maximum": 9}')
+    schema = {"properties": {"port": {"$ref": "https://example.com/defs/port.json"}}, "required": ["port"]}
+    eos = [bytelevel.eos_ids[0]]
+    for lazy in [False, True]:
+        automaton, _ = fstc.compile_json_schema(schema, bytelevel, lazy=lazy, whitespace="compact", ref_dir=tmp_path)
+        assert fstc.Matcher(automaton).accept_tokens(bytelevel.tokenize('{"port":3}') + eos)
+        assert not fstc.Matcher(automaton).accept_tokens(bytelevel.tokenize('{"port":30}') + eos)
+    with pytest.raises(fstc.FstcError, match=r"`\$ref` at #/properties/port: .* names another document.*ref_dir"):
+        fstc.compile_json_schema(schema, bytelevel)
+    with pytest.raises(fstc.FstcError, match=r"names `https://example.com/other.json`"):
+        fstc.compile_json_schema({"$ref": "https://example.com/other.json"}, bytelevel, ref_dir=str(tmp_path))

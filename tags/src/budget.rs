@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use fstc_core::compose::{ComposeError, ComposeErrorKind};
 use fstc_json::Config;
+use fstc_pda::{PdaError, PdaErrorKind};
 
 use crate::error::TagsError;
 
@@ -32,6 +33,14 @@ impl Budget {
 
     pub(crate) fn deadline(&self) -> Option<Instant> {
         self.deadline
+    }
+
+    /// What is left of the time budget (all of it when it has no deadline).
+    pub(crate) fn time_left(&self) -> Duration {
+        match self.deadline {
+            Some(d) => d.saturating_duration_since(Instant::now()),
+            None => self.time,
+        }
     }
 
     /// The composition's memory limit.
@@ -69,6 +78,23 @@ impl Budget {
                 self.memory
             ),
         )
+    }
+
+    /// The error of the token PDA's grammar compile (given what was left of the budgets):
+    /// the budgets' own, naming its phase, when it ran out of either.
+    pub(crate) fn grammar_failed(&self, e: &PdaError) -> TagsError {
+        let phase = |p: Option<&str>| match p {
+            Some(p) => format!("building the token PDA ({p})"),
+            None => "building the token PDA".to_string(),
+        };
+        match e.kind() {
+            PdaErrorKind::TimeBudget => self.out_of_time("", &phase(e.phase())),
+            PdaErrorKind::MemoryBudget => self.out_of_memory(&phase(e.phase())),
+            _ => {
+                let short: String = e.to_string().chars().take(600).collect();
+                TagsError::at("", format!("the token PDA could not be built: {short}"))
+            }
+        }
     }
 
     /// The error of a composition with the vocabulary: the budgets' own when it stopped

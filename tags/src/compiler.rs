@@ -14,7 +14,7 @@ use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
 use fstc_json::{Config, JsonSchemaCompiler};
 use fstc_pda::gbnf::Expr;
-use fstc_pda::{GrammarCompiler, Pda};
+use fstc_pda::GrammarCompiler;
 use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler, RegexErrorKind};
 
 use crate::budget::Budget;
@@ -24,8 +24,8 @@ use crate::parse::StructuralTag;
 use crate::pieces::{self, PieceDfas};
 use crate::tokens;
 
-/// How the eager compile composes a tool-call structure (`triggered_tags` at the root):
-/// each way gives the same automaton, file for file.
+/// How the eager compile composes a tool-call structure (one with `triggered_tags` or
+/// `tags_with_separator`): each way gives the same automaton, file for file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Composition {
     /// In pieces when the one DFA would be large (the leaf automata pass
@@ -92,8 +92,8 @@ impl StructuralTagCompiler {
         }
     }
 
-    /// How the eager compile composes a structure whose root is `triggered_tags`: the
-    /// automaton is the same either way, only the cost differs.
+    /// How the eager compile composes a structure with tag lists: the automaton is the
+    /// same either way, only the cost differs.
     pub fn composition(self, composition: Composition) -> StructuralTagCompiler {
         StructuralTagCompiler {
             composition,
@@ -231,33 +231,31 @@ impl StructuralTagCompiler {
     /// DFAs the token FSA is made of) and each `grammar` piece's rules join it renamed, so
     /// tokens cross every boundary as in the token FSA. For any structure; needed for one
     /// with a recursive `grammar` piece. Token limits (`max_tokens`) are refused by path.
+    /// Runs within the JSON options' time and memory budgets, as the eager FSA compile.
     pub fn compile_pda_with_trie(
         &self,
         tag: &StructuralTag,
         trie: &VocabTrie,
     ) -> Result<Compiled<TokenPda>, TagsError> {
+        let budget = Budget::start(self.get_config());
         let mut stats = CompileStats::new();
-        let (rules, warnings) =
-            stats.time("rules", || Lowering::<Expr>::new(&self.json).rules(tag))?;
-        let fail = |e: &dyn std::fmt::Display| {
-            let short: String = e.to_string().chars().take(600).collect();
-            TagsError::at("", format!("the token PDA could not be built: {short}"))
-        };
-        let pda = stats
-            .time("byte PDA", || Pda::from_rules(&rules))
-            .map_err(|e| fail(&e))?;
-        let config =
-            fstc_pda::Config::new().token_edge_limit(self.get_config().get_token_edge_limit());
-        let composed = GrammarCompiler::new()
+        let (rules, warnings) = stats.time("rules", || {
+            Lowering::<Expr>::new(&self.json)
+                .with_budget(budget)
+                .rules(tag)
+        })?;
+        // The grammar compile gets what is left of the budgets (its phases poll them).
+        let config = fstc_pda::Config::new()
+            .token_edge_limit(self.get_config().get_token_edge_limit())
+            .time_budget(budget.time_left())
+            .memory_budget(budget.memory());
+        let compiled = GrammarCompiler::new()
             .configure(config)
-            .compose(&pda, trie)
-            .map_err(|e| fail(&e))?;
-        stats.extend(composed.stats);
-        let automaton = stats
-            .time("layout", || TokenPda::from_parts(composed.automaton))
-            .map_err(|e| fail(&e))?;
+            .compile_rules_with_trie(&rules, trie)
+            .map_err(|e| budget.grammar_failed(&e))?;
+        stats.extend(compiled.stats);
         Ok(Compiled {
-            automaton,
+            automaton: compiled.automaton,
             stats,
             warnings,
         })
@@ -330,9 +328,9 @@ impl StructuralTagCompiler {
         })
     }
 
-    /// The token FSA of a `triggered_tags` structure composed in pieces (`crate::pieces`):
+    /// The token FSA of a structure with tag lists composed in pieces (`crate::pieces`):
     /// the dispatch and each distinct tool body on its own, joined at token level. `None`
-    /// for a structure the pieces do not fit (another root, an exit that is not certain).
+    /// for a structure the pieces do not fit (no list, an exit that is not certain).
     fn compile_pieces(
         &self,
         tag: &StructuralTag,

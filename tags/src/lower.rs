@@ -146,6 +146,9 @@ pub(crate) struct Lowering<'c, T = String> {
     pieces: HashMap<(String, Syntax), String>,
     /// The compile's budgets, checked before each leaf automaton is built.
     budget: Option<Budget>,
+    /// Lowering a dispatch (`pieces`): the body of each hole so far, and whether there
+    /// were more than [`pieces::MAX_HOLES`].
+    holes: Option<(Vec<T>, bool)>,
     target: std::marker::PhantomData<T>,
 }
 
@@ -164,6 +167,7 @@ impl<'c, T: Target> Lowering<'c, T> {
             rules: Vec::new(),
             pieces: HashMap::new(),
             budget: None,
+            holes: None,
             target: std::marker::PhantomData,
         }
     }
@@ -242,20 +246,27 @@ impl<'c, T: Target> Lowering<'c, T> {
         path: &str,
         content_field: &str,
     ) -> Result<(T, T), TagsError> {
+        let (content, end) = self.tag_body(tag, path, content_field)?;
+        Ok((T::seq(vec![self.literal(&tag.begin)?, content]), end))
+    }
+
+    /// A tag's content (whose free text may not contain the end strings), and the
+    /// alternation of its end strings.
+    fn tag_body(
+        &mut self,
+        tag: &Tag,
+        path: &str,
+        content_field: &str,
+    ) -> Result<(T, T), TagsError> {
         if tag.end.is_empty() {
             return Err(TagsError::at(&child(path, "end"), "`end` is an empty list"));
         }
         let ends: Vec<String> = tag.end.iter().filter(|e| !e.is_empty()).cloned().collect();
         let content = self.content(tag, (path, content_field), &ends)?;
-        let end = tag
-            .end
-            .iter()
+        let end = (tag.end.iter())
             .map(|e| self.literal(e))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok((
-            T::seq(vec![self.literal(&tag.begin)?, content]),
-            T::alt(end),
-        ))
+        Ok((content, T::alt(end)))
     }
 
     /// The content of `tag` (at `tag_path`, field `field`); with `max_tokens`, and
@@ -303,8 +314,12 @@ impl<'c, T: Target> Lowering<'c, T> {
         })
     }
 
-    /// The tags of a dispatching format as one alternation.
+    /// The tags of a dispatching format as one alternation; lowering a dispatch, its
+    /// holes ([`cut`](Self::cut)).
     fn tag_choice(&mut self, tags: &[Tag], path: &str) -> Result<T, TagsError> {
+        if self.holes.is_some() {
+            return self.cut(tags, path);
+        }
         let (list, content_field) = tag_list(self.spelling, path, tags)?;
         // Tags with the same ends share one copy of them, `(?:b1 c1|b2 c2)(?:e)`: the
         // same language, but the automaton does not spell the end once per tool.
@@ -321,6 +336,47 @@ impl<'c, T: Target> Lowering<'c, T> {
             .map(|(end, openings)| T::seq(vec![T::alt(openings), end]))
             .collect();
         Ok(T::alt(alternatives))
+    }
+
+    /// A dispatch's tag list (`pieces`): per distinct `begin`, the `begin` and the marker of
+    /// a new hole, whose body (the contents and ends of the tags opening with it, then
+    /// the exit marker) is kept for a piece of its own. Past [`pieces::MAX_HOLES`] the
+    /// list is lowered whole and the dispatch is not used.
+    fn cut(&mut self, tags: &[Tag], path: &str) -> Result<T, TagsError> {
+        // The contents are lowered whole (an error ends the lowering, holes and all).
+        let (mut bodies, too_many) = self.holes.take().expect("lowering a dispatch");
+        let grouped = self.by_begin(tags, path)?;
+        if too_many || bodies.len() + grouped.len() > pieces::MAX_HOLES {
+            let whole = self.tag_choice(tags, path);
+            self.holes = Some((bodies, true));
+            return whole;
+        }
+        let exit = self.splice_as_is("exit".into(), || Ok(pieces::exit_marker()))?;
+        let mut opened = Vec::new();
+        for (begin, contents) in grouped {
+            let i = bodies.len();
+            bodies.push(T::seq(vec![T::alt(contents), exit.clone()]));
+            let marker = self.splice_as_is(format!("hole\0{i}"), || Ok(pieces::hole_marker(i)))?;
+            opened.push(T::seq(vec![T::literal(&begin), marker]));
+        }
+        self.holes = Some((bodies, false));
+        Ok(T::alt(opened))
+    }
+
+    /// The tags of a list grouped by `begin`: each distinct `begin` with the alternatives
+    /// that may follow it (a content and one of its end strings).
+    fn by_begin(&mut self, tags: &[Tag], path: &str) -> Result<Vec<(String, Vec<T>)>, TagsError> {
+        let (list, content_field) = tag_list(self.spelling, path, tags)?;
+        let mut holes: Vec<(String, Vec<T>)> = Vec::new();
+        for (i, tag) in tags.iter().enumerate() {
+            let (content, end) = self.tag_body(tag, &child(&list, i), content_field)?;
+            let body = T::seq(vec![content, end]);
+            match holes.iter_mut().find(|(b, _)| *b == tag.begin) {
+                Some((_, bodies)) => bodies.push(body),
+                None => holes.push((tag.begin.clone(), vec![body])),
+            }
+        }
+        Ok(holes)
     }
 
     fn triggered(
@@ -651,59 +707,42 @@ impl<'c> Lowering<'c, String> {
     }
 }
 
-/// A structure whose root is `triggered_tags`, lowered in pieces (`crate::pieces`): the
-/// dispatch (free text and the tags' `begin` strings, each followed by a marker naming
-/// its hole) and, per distinct body, the contents and end strings of the tags that
-/// share a `begin`, followed by the exit marker. Regex texts over `automata`.
+/// A structure with tag lists (`triggered_tags`, `tags_with_separator`), lowered in
+/// pieces (`crate::pieces`): the dispatch (the tree with each tag list's `begin` strings
+/// followed by a marker naming their hole; tag lists inside a tag's content stay whole)
+/// and, per distinct body, the contents and end strings of the tags of a hole, followed
+/// by the exit marker. Regex texts over `automata`.
 pub(crate) struct PieceLanguages {
     /// The whole text as one regex (over the same automata).
     pub whole: String,
     pub dispatch: String,
     pub bodies: Vec<String>,
-    /// The body of each hole (each distinct `begin`, in order of first use).
+    /// The body of each hole (each distinct `begin` of each tag list, in order of use).
     pub body_of_hole: Vec<usize>,
     pub automata: Vec<Arc<ByteDfa>>,
     pub warnings: Vec<Warning>,
 }
 
 impl<'c> Lowering<'c, String> {
-    /// The pieces of `tag` when its root is `triggered_tags` with at most
-    /// [`pieces::MAX_HOLES`] distinct `begin` strings; `None` otherwise. Errors as
-    /// [`language`](Self::language) gives them.
+    /// The pieces of `tag` when it has a tag list outside any tag list's contents, with at
+    /// most [`pieces::MAX_HOLES`] distinct `begin` strings in all; `None` otherwise. Errors
+    /// as [`language`](Self::language) gives them.
     pub fn pieces(mut self, tag: &StructuralTag) -> Result<Option<PieceLanguages>, TagsError> {
         let root = self.root(tag);
-        let Format::TriggeredTags(t) = &tag.format else {
-            return Ok(None);
-        };
-        check_triggers(t, root, self.spelling)?;
-        no_empty_excludes(&t.excludes, root)?;
-        let excluded: Vec<String> = t.triggers.iter().chain(&t.excludes).cloned().collect();
-        let text = self.free_text(&excluded, &[], (None, None), root)?;
-        let holes = self.holes(&t.tags, root)?;
-        if holes.len() > pieces::MAX_HOLES {
+        self.holes = Some((Vec::new(), false));
+        let dispatch = self.lower(&tag.format, root, &[])?;
+        let (holes, too_many) = self.holes.take().expect("lowered as a dispatch");
+        if holes.is_empty() || too_many {
             return Ok(None);
         }
-        let exit = self.splice_as_is("exit".into(), || Ok(pieces::exit_marker()))?;
         let (mut bodies, mut body_of_hole) = (Vec::<String>::new(), Vec::new());
-        let mut opened = Vec::new();
-        for (i, (begin, contents)) in holes.into_iter().enumerate() {
-            let body = String::seq(vec![String::alt(contents), exit.clone()]);
+        for body in holes {
             let k = bodies.iter().position(|b| *b == body).unwrap_or_else(|| {
                 bodies.push(body);
                 bodies.len() - 1
             });
             body_of_hole.push(k);
-            let marker = self.splice_as_is(format!("hole\0{i}"), || Ok(pieces::hole_marker(i)))?;
-            opened.push(String::seq(vec![String::literal(&begin), marker]));
         }
-        let tags = String::alt(opened);
-        let more = || String::seq(vec![tags.clone(), text.clone()]).repeat(0, None);
-        let dispatch = match (t.at_least_one, t.stop_after_first) {
-            (false, false) => String::seq(vec![text.clone(), more()]),
-            (true, false) => String::seq(vec![tags.clone(), text.clone(), more()]),
-            (false, true) => String::seq(vec![text.clone(), tags.clone().repeat(0, Some(1))]),
-            (true, true) => tags,
-        };
         let whole = self.lower(&tag.format, root, &[])?;
         Ok(Some(PieceLanguages {
             whole,
@@ -713,28 +752,6 @@ impl<'c> Lowering<'c, String> {
             automata: self.automata,
             warnings: self.warnings,
         }))
-    }
-
-    /// The tags of a dispatch grouped by `begin`: each distinct `begin` with the
-    /// alternatives that may follow it (a content and one of its end strings).
-    fn holes(&mut self, tags: &[Tag], path: &str) -> Result<Vec<(String, Vec<String>)>, TagsError> {
-        let (list, content_field) = tag_list(self.spelling, path, tags)?;
-        let mut holes: Vec<(String, Vec<String>)> = Vec::new();
-        for (i, tag) in tags.iter().enumerate() {
-            let at = child(&list, i);
-            if tag.end.is_empty() {
-                return Err(TagsError::at(&child(&at, "end"), "`end` is an empty list"));
-            }
-            let ends: Vec<String> = tag.end.iter().filter(|e| !e.is_empty()).cloned().collect();
-            let content = self.content(tag, (&at, content_field), &ends)?;
-            let end = String::alt(tag.end.iter().map(|e| String::literal(e)).collect());
-            let body = String::seq(vec![content, end]);
-            match holes.iter_mut().find(|(b, _)| *b == tag.begin) {
-                Some((_, bodies)) => bodies.push(body),
-                None => holes.push((tag.begin.clone(), vec![body])),
-            }
-        }
-        Ok(holes)
     }
 }
 

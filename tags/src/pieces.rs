@@ -1,14 +1,15 @@
-//! The eager compile of a `triggered_tags` structure in pieces, so that its cost is the sum
-//! of its tools' instead of that of one DFA of everything.
+//! The eager compile of a structure with tag lists (`triggered_tags`, `tags_with_separator`,
+//! at the root or nested) in pieces, so that its cost is the sum of its tools' instead of
+//! that of one DFA of everything.
 //!
-//! The byte language is cut into a *dispatch* (the free text, the triggers and the tags'
-//! `begin` strings) and one *body* per distinct tool body (content and end strings; tools
-//! whose bodies are equal share one). Each piece's byte DFA is composed with the
+//! The byte language is cut into a *dispatch* (the tree with each list's tags cut after
+//! their `begin` strings) and one *body* per distinct tool body (content and end strings;
+//! tools whose bodies are equal share one, once per dispatch state they return to). Each piece's byte DFA is composed with the
 //! vocabulary on its own, every state of it (`every_state_edges_with_trie`), so that
 //! grouping tokens and walking the vocabulary cost what the piece costs. The pieces are
 //! joined at token level, exactly: the dispatch's state after a `begin` (an *exit*, found
 //! by the marker the lowering puts there) *is* its body's start, and a body's state after
-//! an end string is the dispatch's state after a tag. A token that ends at an exit goes to
+//! an end string is the dispatch's state after its hole. A token that ends at an exit goes to
 //! the state it stands for; a token that crosses one (text into a tag, a tag into the
 //! text, even through a whole tag) is read byte by byte across the pieces, so it goes
 //! exactly where the one DFA would send it. The joined automaton, over the common
@@ -16,8 +17,9 @@
 //! equal languages give identical files, so it is the same automaton as the one DFA's.
 //!
 //! The cut needs each exit to be certain where it stands: a `begin` that is a prefix of
-//! another, or an end string a text of the body may go on after, leaves a state that is
-//! both an exit and not; such structures (and any other root than `triggered_tags`) are
+//! another, an end string a text of the body may go on after, or free text that may hold
+//! a later list's `begin` leaves a state that is both an exit and not, and a hole read at
+//! two places returns to two states; such structures (and those without a list) are
 //! compiled as one DFA.
 
 use fstc_core::bytes::{Algebra, ByteAutomaton, ByteDfa};
@@ -67,7 +69,7 @@ enum Exit {
     No,
     /// The dispatch after the `begin` of hole `i`: its body's start.
     Hole(usize),
-    /// A body after an end string: the dispatch's state after a tag.
+    /// A body after an end string: the dispatch's state after its hole's marker.
     Done,
     /// Inside a marker: never reached by text.
     Marker,
@@ -79,15 +81,19 @@ struct Piece {
     exit: Vec<Exit>,
     /// Global id of its state 0.
     base: u32,
+    /// For a body, the dispatch's state its exit leads to (the state after its hole).
+    after: u32,
 }
 
 impl Piece {
-    /// The byte-DFA states of `dfa` that read a marker and where they lead, or `None` when
-    /// an exit is not certain (it reads text too) or text reads a byte of a marker.
-    fn exits(dfa: &ByteDfa, hole_markers: bool) -> Option<(Vec<Exit>, Option<u32>)> {
+    /// The byte-DFA states of `dfa` that read a marker and, for the dispatch
+    /// (`hole_markers`), the state after each hole's marker; `None` when an exit is not
+    /// certain (it reads text too), text reads a byte of a marker or a hole's marker
+    /// leads to two states (its body could not return to one).
+    fn exits(dfa: &ByteDfa, hole_markers: bool) -> Option<(Vec<Exit>, Vec<Option<u32>>)> {
         let n = dfa.num_states();
         let mut exit = vec![Exit::No; n];
-        let mut after: Option<u32> = None;
+        let mut after: Vec<Option<u32>> = Vec::new();
         for s in 0..n as u32 {
             let Some(m) = dfa.next(s, MARK) else {
                 continue;
@@ -102,11 +108,14 @@ impl Piece {
             }
             let (b1, m1) = only_edge(dfa, m)?;
             let (b2, r) = only_edge(dfa, m1)?;
-            if after.is_some_and(|a| a != r) {
+            let i = usize::from(b1 & 63) << 6 | usize::from(b2 & 63);
+            if after.len() <= i {
+                after.resize(i + 1, None);
+            }
+            if after[i].is_some_and(|a| a != r) {
                 return None;
             }
-            after = Some(r);
-            let i = usize::from(b1 & 63) << 6 | usize::from(b2 & 63);
+            after[i] = Some(r);
             exit[s as usize] = Exit::Hole(i);
             exit[m as usize] = Exit::Marker;
             exit[m1 as usize] = Exit::Marker;
@@ -235,12 +244,12 @@ impl ByteAutomaton for Batch<'_> {
     }
 }
 
-/// The pieces joined: piece 0 is the dispatch, piece `1 + k` body `k`.
+/// The pieces joined: piece 0 is the dispatch, then one piece per body and the
+/// dispatch state it returns to.
 struct Joined {
     pieces: Vec<Piece>,
-    body_of_hole: Vec<usize>,
-    /// The dispatch's state after a tag.
-    after: u32,
+    /// The piece of each hole (`usize::MAX`: the dispatch never reads its marker).
+    piece_of_hole: Vec<usize>,
 }
 
 impl Joined {
@@ -253,10 +262,10 @@ impl Joined {
                 Exit::No => return Some((p, s)),
                 Exit::Marker => return None,
                 Exit::Hole(i) => {
-                    p = 1 + *self.body_of_hole.get(i)?;
-                    s = self.pieces[p].dfa.start();
+                    p = *self.piece_of_hole.get(i)?;
+                    s = self.pieces.get(p)?.dfa.start();
                 }
-                Exit::Done => (p, s) = (0, self.after),
+                Exit::Done => (p, s) = (0, self.pieces[p].after),
             }
         }
         None
@@ -399,7 +408,8 @@ pub(crate) fn compose(
     Ok(Some((parts, sizes)))
 }
 
-/// The pieces with their exits, or `None` when one is not certain.
+/// The pieces with their exits, or `None` when one is not certain. A body whose holes
+/// return to different dispatch states is a piece once per state.
 fn join(dfas: PieceDfas) -> Option<Joined> {
     // Terminal labels (wildcards read a whole token) are for the one DFA's composition.
     if std::iter::once(&dfas.dispatch)
@@ -409,24 +419,42 @@ fn join(dfas: PieceDfas) -> Option<Joined> {
         return None;
     }
     let (exit, after) = Piece::exits(&dfas.dispatch, true)?;
+    if after.len() > dfas.body_of_hole.len() {
+        return None;
+    }
+    let mut base = dfas.dispatch.num_states() as u32;
     let mut pieces = vec![Piece {
         base: 0,
         exit,
         dfa: dfas.dispatch,
+        after: 0,
     }];
-    let mut base = pieces[0].dfa.num_states() as u32;
-    for dfa in dfas.bodies {
+    let mut piece_of_hole = vec![usize::MAX; dfas.body_of_hole.len()];
+    let mut piece_of: FastMap<(usize, u32), usize> = FastMap::default();
+    for (i, &k) in dfas.body_of_hole.iter().enumerate() {
+        let Some(&Some(r)) = after.get(i) else {
+            continue;
+        };
+        if let Some(&p) = piece_of.get(&(k, r)) {
+            piece_of_hole[i] = p;
+            continue;
+        }
+        let dfa = dfas.bodies[k].clone();
         let (exit, _) = Piece::exits(&dfa, false)?;
         let n = dfa.num_states() as u32;
-        pieces.push(Piece { dfa, exit, base });
+        pieces.push(Piece {
+            dfa,
+            exit,
+            base,
+            after: r,
+        });
         base = base.checked_add(n)?;
+        piece_of.insert((k, r), pieces.len() - 1);
+        piece_of_hole[i] = pieces.len() - 1;
     }
-    // Without any tag reached, nothing leads back: any state will do.
-    let after = after.unwrap_or(pieces[0].dfa.start());
     Some(Joined {
         pieces,
-        body_of_hole: dfas.body_of_hole,
-        after,
+        piece_of_hole,
     })
 }
 

@@ -31,7 +31,8 @@ const USAGE: &str = "[TOOLS=LIST] [WHOLE_MAX=N] tools [--vocab NAME_OR_PATH ...]
 --steps         masks per walk (default 200)
 --compile-runs  eager compiles per engine; the fastest is reported (default 3)
 TOOLS           tool counts, comma-separated (default 1,8,32,128)
-WHOLE_MAX       the most tools also compiled as one DFA, the previous way (default 32: it grows faster than the tools)";
+WHOLE_MAX       the most tools also compiled as one DFA, the previous way (default 32: it grows faster than the tools)
+THINK=1         a reasoning model's form: a `<think>` block, then the text with tool calls (a nested list)";
 
 /// Tool `i`'s function: a name and its argument schema, from eight kinds of real-world
 /// functions, each with a bound or a value of its own so that no two bodies are equal.
@@ -107,17 +108,37 @@ fn spec(n: usize, bounded: bool) -> String {
                    "content": {"type": "json_schema", "json_schema": schema}, "end": END})
         })
         .collect();
-    json!({"type": "structural_tag", "format": {"type": "triggered_tags",
-           "triggers": ["<tool_call>"], "tags": tags}})
-    .to_string()
+    let calls = json!({"type": "triggered_tags", "triggers": ["<tool_call>"], "tags": tags});
+    let format = match think() {
+        false => calls,
+        true => json!({"type": "sequence", "elements": [{"type": "tag", "begin": THINK_BEGIN,
+            "content": {"type": "any_text"}, "end": THINK_END}, calls]}),
+    };
+    json!({"type": "structural_tag", "format": format}).to_string()
+}
+
+const THINK_BEGIN: &str = "<think>";
+const THINK_END: &str = "</think>";
+
+/// Whether the structure starts with a `<think>` block (`THINK=1`).
+fn think() -> bool {
+    std::env::var("THINK").is_ok_and(|v| v == "1")
 }
 
 /// The same language in llguidance's Lark syntax: the text before a call is one lazy
 /// lexeme ending at the first `<tool_call>`; the text after the last call has none.
 /// Arguments in the compact form fstc's compiler is configured for.
 fn lark(n: usize, bounded: bool) -> String {
-    let mut out = String::from(
-        "%llguidance {}\nstart: (pre call)* TAIL?\npre[lazy]: /(.|\\n)*<tool_call>/\n\
+    // The block ends at its first end string (a lazy lexeme), as `any_text` in a tag does.
+    let (thinking, think) = match think() {
+        true => (
+            "thinking ",
+            format!("thinking: {THINK_BEGIN:?} think\nthink[lazy]: /(.|\\n)*<\\/think>/\n"),
+        ),
+        false => ("", String::new()),
+    };
+    let mut out = format!(
+        "%llguidance {{}}\nstart: {thinking}(pre call)* TAIL?\n{think}pre[lazy]: /(.|\\n)*<tool_call>/\n\
          TAIL: /(.|\\n)+/ & ~/(.|\\n)*<tool_call>(.|\\n)*/\ncall: ",
     );
     let alternatives: Vec<String> = (0..n)
@@ -153,6 +174,12 @@ fn samples(n: usize) -> Vec<String> {
         format!("Sure.<tool_call>\n{{\"name\": \"{last}\", \"arguments\": {}}}\n</tool_call> Done, anything else?", example_arguments(n - 1)),
         "No tool is needed: 2 < 3 and <b>bold</b> is just text.".to_string(),
     ]
+    .into_iter()
+    .map(|text| match think() {
+        true => format!("{THINK_BEGIN}Which tool fits, if any? <tool_call> is how I call one.{THINK_END}\n\n{text}"),
+        false => text,
+    })
+    .collect()
 }
 
 /// Arguments tool `i` accepts (its required properties, in schema order).

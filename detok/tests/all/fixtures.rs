@@ -469,3 +469,39 @@ fn texts_with_newlines_walk_on_the_tokenizers_own_tokens() {
         ],
     );
 }
+
+/// `with_special_as_text` gives special tokens their names as bytes, and only them; EOS
+/// stays special; `with_added_as_special` undoes it, fingerprint and all.
+#[test]
+fn special_tokens_given_their_text_and_back() {
+    let vocab = Vocabulary::from_file(testdata("bytelevel/tokenizer.json")).unwrap();
+    let (id, name) = vocab
+        .special_tokens()
+        .find(|(id, _)| !vocab.eos_ids().contains(id))
+        .map(|(id, name)| (id, name.to_string()))
+        .unwrap();
+    let text = vocab
+        .clone()
+        .with_special_as_text(std::slice::from_ref(&name))
+        .unwrap();
+    assert_eq!(text.token_bytes(id), Some(name.as_bytes()));
+    assert_eq!(
+        (text.special_name(id), text.added_text_name(id)),
+        (None, Some(name.as_str()))
+    );
+    for other in (0..vocab.len() as u32).filter(|&t| t != id) {
+        assert_eq!(text.token_bytes(other), vocab.token_bytes(other), "{other}");
+    }
+    assert_ne!(text.fingerprint(), vocab.fingerprint());
+    let back = text
+        .with_added_as_special(&AddedAsSpecial::Named(vec![name]))
+        .unwrap();
+    assert_eq!(back.fingerprint(), vocab.fingerprint());
+    let eos = vocab.special_name(vocab.eos_ids()[0]).unwrap().to_string();
+    let err = vocab.clone().with_special_as_text(&[eos]).unwrap_err();
+    assert!(err.to_string().contains("stays special"), "{err}");
+    let err = vocab
+        .with_special_as_text(&["<|none|>".into()])
+        .unwrap_err();
+    assert_eq!(err.kind(), VocabErrorKind::AddedToken);
+}

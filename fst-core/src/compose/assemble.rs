@@ -150,7 +150,7 @@ where
     index[dfa_start as usize] = 0;
     let mut edges: EdgeLists = Vec::new();
     let stops = Stops::new(limits.token_edge_limit, limits.deadline);
-    let mut by_group = vec![NONE; num_groups as usize];
+    let mut group_order = GroupOrder::new(num_groups as usize);
 
     let mut frontier_start = 0;
     while frontier_start < order.len() {
@@ -167,7 +167,7 @@ where
             ));
         }
         for (&dfa_state, per_state) in frontier.iter().zip(walked.chunks(items_per_state)) {
-            let mut list = in_group_order(per_state, &mut by_group);
+            let mut list = group_order.of(per_state);
             // Terminal edges read a whole token, so they leave only from token boundaries,
             // i.e. from here; labelled after every group.
             for k in 0..num_terminals {
@@ -208,29 +208,44 @@ fn number(
     Ok(*slot)
 }
 
-/// One state's group edges, found in pieces, in group order, i.e. in order of first
-/// tokens: breadth-first discovery then follows token order. A group occurs at most
-/// once per state (it is one class-trie node), so a state reaching many groups is
-/// bucketed (through `by_group`, all `NONE` before and after), not sorted.
-pub(super) fn in_group_order(
-    per_state: &[Vec<(u32, u32)>],
-    by_group: &mut [u32],
-) -> Vec<(u32, StateId)> {
-    let found: usize = per_state.iter().map(Vec::len).sum();
-    let mut list: Vec<(u32, StateId)> = Vec::with_capacity(found);
-    if found.saturating_mul(8) >= by_group.len() {
-        for &(g, t) in per_state.iter().flatten() {
-            by_group[g as usize] = t;
+/// Puts one state's group edges, found in pieces, in group order, i.e. in order of first
+/// tokens: breadth-first discovery then follows token order. A group occurs at most once
+/// per state (it is one class-trie node), so a state reaching many groups is bucketed
+/// (each group's target, and a bit per group read a word at a time, so that the groups
+/// a state does not reach cost a bit each and no mispredicted branch), not sorted.
+pub(super) struct GroupOrder {
+    target: Vec<u32>,
+    reached: Vec<u64>,
+}
+
+impl GroupOrder {
+    pub(super) fn new(num_groups: usize) -> GroupOrder {
+        GroupOrder {
+            target: vec![NONE; num_groups],
+            reached: vec![0; num_groups.div_ceil(64)],
         }
-        for (g, t) in by_group.iter_mut().enumerate() {
-            if *t != NONE {
-                list.push((g as u32, *t));
-                *t = NONE;
+    }
+
+    pub(super) fn of(&mut self, per_state: &[Vec<(u32, u32)>]) -> Vec<(u32, StateId)> {
+        let found: usize = per_state.iter().map(Vec::len).sum();
+        let mut list: Vec<(u32, StateId)> = Vec::with_capacity(found);
+        if found.saturating_mul(64) < self.target.len() {
+            list.extend(per_state.iter().flatten());
+            list.sort_unstable();
+            return list;
+        }
+        for &(g, t) in per_state.iter().flatten() {
+            self.target[g as usize] = t;
+            self.reached[g as usize / 64] |= 1 << (g % 64);
+        }
+        for (w, word) in self.reached.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                let g = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                list.push((g as u32, self.target[g]));
             }
         }
-    } else {
-        list.extend(per_state.iter().flatten());
-        list.sort_unstable();
+        list
     }
-    list
 }

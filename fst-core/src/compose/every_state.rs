@@ -3,7 +3,7 @@
 //! tag on its own), where a state may be entered by a token that started in another
 //! automaton and so is not reached from this one's start.
 
-use super::assemble::{check_inputs, in_group_order};
+use super::assemble::{check_inputs, GroupOrder};
 use super::class_trie::DenseClasses;
 use super::error::{deadline_error, edge_limit_error, memory_limit_error};
 use super::error::{ComposeError, ComposeErrorKind};
@@ -58,7 +58,7 @@ where
     let table = table.as_deref();
     let stops = (limits.deadline, limits.memory_limit);
     let grouping = Grouping::new(trie, dense, table, n, GroupBy::Auto, stops)?;
-    let mut by_group = vec![super::groups::NONE; grouping.groups().len()];
+    let mut group_order = GroupOrder::new(grouping.groups().len());
     let stops = Stops::new(limits.token_edge_limit, limits.deadline);
     let states: Vec<u32> = (0..n as u32).collect();
     let mut edges = Vec::with_capacity(n);
@@ -74,7 +74,7 @@ where
             ));
         }
         for per_state in walked.chunks(items_per_state) {
-            let list = in_group_order(per_state, &mut by_group);
+            let list = group_order.of(per_state);
             bytes += std::mem::size_of::<Vec<(u32, u32)>>() + 8 * list.len();
             edges.push(list);
         }

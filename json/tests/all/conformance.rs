@@ -17,7 +17,7 @@ use std::fmt::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use fstc_json::JsonSchemaCompiler;
+use fstc_json::{Config, JsonSchemaCompiler};
 
 /// A JSON value keeping each number's text (serde_json would round it to a double).
 enum Json {
@@ -305,8 +305,8 @@ fn outcome(
 
 /// The schema's byte DFA, or the refusal's kind: the keyword the error names (errors
 /// name it first, in backquotes), else what failed.
-fn compile(schema: &str) -> Result<fstc_core::bytes::ByteDfa, String> {
-    let compiler = JsonSchemaCompiler::new();
+fn compile(schema: &str, remotes: &Path) -> Result<fstc_core::bytes::ByteDfa, String> {
+    let compiler = JsonSchemaCompiler::new().configure(Config::new().ref_dir(remotes));
     let kind = |message: String| match message.strip_prefix('`').and_then(|m| m.split_once('`')) {
         Some((keyword, _)) => keyword.to_string(),
         None if message.contains("admits no JSON text") => "empty-language".into(),
@@ -337,7 +337,7 @@ fn run_suite(dir: &Path) -> Vec<String> {
                 panic!("{file} {g}: no schema, description or tests");
             };
             // The schema's own text, so that its numbers are read as written.
-            let compiled = compile(&text[schema]);
+            let compiled = compile(&text[schema], &dir.join("../../remotes"));
             for (t, test) in tests.iter().enumerate() {
                 let (Some((data, _)), Some((Json::Bool(valid), _)), Some((Json::String(what), _))) =
                     (test.get("data"), test.get("valid"), test.get("description"))

@@ -26,7 +26,7 @@ fn refusals_name_the_keyword_and_pointer() {
             "`if` at the schema root",
         ),
         (
-            r##"{"type": "object", "unevaluatedProperties": false}"##,
+            r##"{"anyOf": [{"anyOf": [{"properties": {"a": true}}, true]}, true], "unevaluatedProperties": false}"##,
             "`unevaluatedProperties` at the schema root",
         ),
         (
@@ -49,7 +49,7 @@ fn refusals_name_the_keyword_and_pointer() {
         ),
         (
             r##"{"$ref": "https://example.com/s.json"}"##,
-            "not a local reference",
+            "`$ref` at the schema root (#): `https://example.com/s.json` names another document: give the folder of referenced documents (option ref_dir, --ref-dir)",
         ),
         (r##"{"$ref": "#/$defs/missing"}"##, "points at nothing"),
         (r##"{"type": "strin"}"##, "`type` at the schema root"),

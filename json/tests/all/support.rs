@@ -60,6 +60,37 @@ pub fn validator(schema: &Value) -> jsonschema::Validator {
         .unwrap()
 }
 
+/// The byte DFA of `schema` under `config` with compact whitespace, or the error's text.
+pub fn compact_dfa(schema: &Value, config: fstc_json::Config) -> Result<ByteDfa, String> {
+    let compiler =
+        fstc_json::JsonSchemaCompiler::new().configure(config.whitespace(Whitespace::Compact));
+    let regex = compiler
+        .to_regex(&schema.to_string())
+        .map_err(|e| e.to_string())?;
+    regex.dfa(100_000).map_err(|e| e.to_string())
+}
+
+/// Asserts that `n` random texts of `dfa` validate under `oracle` (texts with numerals a
+/// double cannot hold are not compared); returns how many were compared.
+pub fn walks_validate(
+    dfa: &ByteDfa,
+    oracle: &jsonschema::Validator,
+    rng: &mut SplitMix64,
+    n: usize,
+) -> usize {
+    let mut compared = 0;
+    for _ in 0..n {
+        let text = String::from_utf8(dfa_walk(dfa, rng, 60)).unwrap();
+        if beyond_f64(&text) {
+            continue;
+        }
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert!(oracle.is_valid(&value), "{text}");
+        compared += 1;
+    }
+    compared
+}
+
 /// Whether `text` has a numeral of more than 15 significant digits (or a digit run that
 /// long in a string): the oracle reads numbers as doubles, which round such a numeral
 /// (`21299136720145417940.08` reads as an integer), while the schema speaks of the decimal

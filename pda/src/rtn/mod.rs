@@ -303,7 +303,7 @@ impl Pda {
     }
 
     /// [`Pda::from_rules`] within `budget`.
-    fn from_rules_within(rules: &Rules, budget: &Budget) -> Result<Pda, PdaError> {
+    pub(crate) fn from_rules_within(rules: &Rules, budget: &Budget) -> Result<Pda, PdaError> {
         let rtn = Rtn::new(rules, budget)?;
         let analysis = analysis::Analysis::new(&rtn, budget)?;
         let conflicts = analysis.conflict_report(&rtn, budget)?;

@@ -277,3 +277,37 @@ fn a_regular_piece_keeps_the_token_fsa() {
     use fstc_core::matcher::Matcher;
     assert!(m.consume_tokens(&byte_tokens("<l>ab,c</l>")).is_ok() && m.is_accepting());
 }
+
+/// The token PDA's compile runs within the options' budgets as the token FSA's does: out
+/// of time or memory, the error names the option and the phase it ran out in.
+#[test]
+fn the_token_pda_compile_ends_at_its_budgets_naming_the_phase() {
+    use fstc_json::Config;
+    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    // No leaf automaton to build before the grammar compile: the budget runs out in it.
+    let spec = json!({"type": "tag", "begin": "(", "end": ")", "content": {"type": "grammar",
+        "grammar": "root ::= \"a\" root \"b\" | \"c\""}});
+    let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
+    assert!(compiler().compile_any(&tag, &vocab).is_ok());
+    let quick = Config::new().time_budget(std::time::Duration::ZERO);
+    let e = (compiler().configure(quick).compile_any(&tag, &vocab)).unwrap_err();
+    assert!(
+        e.message()
+            .contains("time budget of 0ns while building the token PDA (")
+            && e.message().contains("`--time-budget`"),
+        "{e}"
+    );
+    for case in grammar_cases() {
+        let small = Config::new().memory_budget(1 << 16);
+        let e = (compiler().configure(small))
+            .compile_any(&parse(&case), &vocab)
+            .unwrap_err();
+        assert!(
+            e.message()
+                .contains("memory budget of 65536 bytes while building the token PDA (")
+                && e.message().contains("`--memory-budget`"),
+            "{}: {e}",
+            case.name
+        );
+    }
+}

@@ -7,6 +7,8 @@ mod errors;
 mod generate;
 mod grammar;
 mod lazy;
+mod lmql;
 mod oracle;
 mod pieces;
+mod text;
 mod tokens;

@@ -84,18 +84,23 @@ fn short_tags() -> Case {
 
 #[test]
 fn pieces_give_the_one_dfas_automaton_on_straddling_tokens() {
-    let mut taken = 0;
     let mut all = cases();
     all.push(short_tags());
     for case in &all {
         let mut rng = SplitMix64::new(29);
         let vocab = straddling_vocabulary(case, &mut rng);
-        if same_both_ways(&parse(case), &vocab, &case.name) {
-            taken += 1;
-        }
+        let taken = same_both_ways(&parse(case), &vocab, &case.name);
+        // Every spec with a tag list takes the pieces, wherever the list stands (at the
+        // root, in a sequence, an `or`, an `optional`, a `star`, a tag's content).
+        let text = case.spec.to_string();
+        let lists = text.contains("triggered_tags") || text.contains("tags_with_separator");
+        assert_eq!(
+            taken,
+            lists || case.spec.get("structures").is_some(),
+            "{}",
+            case.name
+        );
     }
-    // Every spec whose root is `triggered_tags` (most of tests/specs) takes the pieces.
-    assert!(taken >= 4, "only {taken} specs compiled in pieces");
 }
 
 #[test]
@@ -194,6 +199,45 @@ fn what_the_pieces_do_not_fit_is_one_dfa() {
         {"begin": "<a>", "content": {"type": "regex", "pattern": "x(>y)?"}, "end": ">"}]});
     let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
     assert!(!same_both_ways(&tag, &vocab, "open end"));
+    // Free text that may hold a later list's `begin`: the state after it is in the text
+    // and in the list at once.
+    let b =
+        json!({"begin": "<b>", "content": {"type": "const_string", "value": "x"}, "end": "</b>"});
+    let spec = json!({"type": "sequence", "elements": [
+        {"type": "triggered_tags", "triggers": ["@"], "tags": [
+            {"begin": "@a", "content": {"type": "const_string", "value": "1"}, "end": ";"}]},
+        {"type": "tags_with_separator", "separator": ",", "tags": [b]}]});
+    let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
+    assert!(!same_both_ways(&tag, &vocab, "text holding a begin"));
+    // A list read twice in a row: its hole returns to two states.
+    let spec = json!({"type": "repeat", "min": 2, "max": 2, "content": {
+        "type": "tags_with_separator", "separator": ",", "at_least_one": true,
+        "stop_after_first": true, "tags": [b]}});
+    let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
+    assert!(!same_both_ways(&tag, &vocab, "two returns"));
+}
+
+/// A body that two lists share returns to a different place after each: it is a piece
+/// once per place, and the joined automaton is still the one DFA's.
+#[test]
+fn a_body_two_lists_share_is_a_piece_for_each_return() {
+    let call = |begin: &str| {
+        json!({"begin": begin, "content": {"type": "json_schema", "json_schema":
+            {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"],
+             "additionalProperties": false}}, "end": "</f>"})
+    };
+    let spec = json!({"type": "structural_tag", "format": {"type": "sequence", "elements": [
+        {"type": "tag", "begin": "<plan>", "content": {"type": "tags_with_separator",
+            "separator": "\n", "tags": [call("<f=a>"), call("<f=b>")]}, "end": "</plan>"},
+        {"type": "triggered_tags", "triggers": ["<f="], "tags": [call("<f=a>"), call("<f=b>")]}]}});
+    let tag = StructuralTag::from_json(&spec.to_string()).unwrap();
+    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    assert!(same_both_ways(&tag, &vocab, "shared body"));
+    let pieces = (compiler().composition(Composition::Pieces))
+        .compile(&tag, &vocab)
+        .unwrap();
+    // The dispatch, and the one body at its two returns.
+    assert_eq!(pieces.stats.count("pieces"), Some(3));
 }
 
 proptest::proptest! {
