@@ -10,16 +10,15 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::compiled::CompileStats;
-use fstc_core::ops::openfst::{byte_dfa_from_openfst, to_binary, to_openfst, to_text, Labels};
+use fstc_core::ops::openfst::{
+    byte_dfa_from_openfst_before, to_binary, to_openfst, to_text, Labels, DEFAULT_ARC_LIMIT,
+};
 use fstc_core::ops::{text_tokens, OpsError, OpsErrorKind, TokenAlgebra};
 use fstc_core::{AnyAutomaton, TokenVocabulary};
 use fstc_detok::Vocabulary;
 use fstc_regex::RegexCompiler;
 
 use crate::{load_vocab, BudgetArgs, OptionalVocabArgs, VocabArgs};
-
-/// Default cap on the arcs of an exported OpenFst file (one per token edge).
-const DEFAULT_ARC_LIMIT: usize = 50_000_000;
 
 #[derive(Args)]
 pub struct BinaryArgs {
@@ -67,15 +66,19 @@ fn with_option(e: OpsError) -> anyhow::Error {
 /// The operations with a state limit and the budgets of the compilers (their defaults
 /// too), the time budget starting now.
 fn budgeted(budget: &BudgetArgs, state_limit: Option<usize>) -> TokenAlgebra {
-    let time = (budget.time_budget).unwrap_or(fstc_json::Config::DEFAULT_TIME_BUDGET);
     let memory = (budget.memory_budget).unwrap_or(fstc_json::Config::DEFAULT_MEMORY_BUDGET);
     let algebra = TokenAlgebra::new()
-        .deadline(Instant::now().checked_add(time))
+        .deadline(deadline_after(budget.time_budget))
         .memory_limit(memory);
     match state_limit {
         Some(n) => algebra.state_limit(n),
         None => algebra,
     }
+}
+
+/// The deadline of a time budget (the compilers' default when none is given) starting now.
+fn deadline_after(time_budget: Option<std::time::Duration>) -> Option<Instant> {
+    Instant::now().checked_add(time_budget.unwrap_or(fstc_json::Config::DEFAULT_TIME_BUDGET))
 }
 
 #[derive(Args)]
@@ -118,8 +121,9 @@ pub struct ShortestArgs {
     /// With --vocab, the sequence is also shown as text.
     #[command(flatten)]
     vocab: OptionalVocabArgs,
-    #[command(flatten)]
-    budget: BudgetArgs,
+    /// Longest the search may run, in seconds (default 10); past it, an error.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::parse_seconds)]
+    time_budget: Option<std::time::Duration>,
     /// Print the search's time and the automaton's size to stderr.
     #[arg(long)]
     stats: bool,
@@ -142,6 +146,9 @@ pub struct ProjectArgs {
     /// Most byte DFA states before the projection fails (as compile regex's --dfa-state-limit).
     #[arg(long, value_name = "N", default_value_t = fstc_core::bytes::DEFAULT_DFA_STATE_LIMIT)]
     state_limit: usize,
+    /// Longest the projection may run, in seconds (default 10); past it, an error.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::parse_seconds)]
+    time_budget: Option<std::time::Duration>,
     /// Print the projection's time and the byte DFA's size to stderr.
     #[arg(long)]
     stats: bool,
@@ -166,6 +173,9 @@ pub struct ExportArgs {
     /// Most arcs the file may have (one per token edge; default 50,000,000).
     #[arg(long, value_name = "N")]
     arc_limit: Option<usize>,
+    /// Print the export's time and the file's states, arcs and bytes to stderr.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Args)]
@@ -410,7 +420,7 @@ pub fn shortest(args: ShortestArgs) -> Result<ExitCode> {
         None => None,
     };
     let mut stats = CompileStats::new();
-    let algebra = budgeted(&args.budget, None);
+    let algebra = TokenAlgebra::new().deadline(deadline_after(args.time_budget));
     let found = stats
         .time("shortest path", || algebra.shortest(&a))
         .map_err(with_option)
@@ -433,12 +443,12 @@ pub fn project(args: ProjectArgs) -> Result<ExitCode> {
     let a = load_fsa(&args.a, "project")?;
     let vocab = vocab_for(&a, &args.a, &args.vocab)?;
     let mut stats = CompileStats::new();
+    let algebra = TokenAlgebra::new()
+        .state_limit(args.state_limit)
+        .deadline(deadline_after(args.time_budget));
     let dfa = stats
-        .time("projection", || {
-            TokenAlgebra::new()
-                .state_limit(args.state_limit)
-                .project(&a, &vocab)
-        })
+        .time("projection", || algebra.project(&a, &vocab))
+        .map_err(with_option)
         .with_context(|| format!("{}", args.a.display()))?;
     stats.set_count("byte DFA states", dfa.num_states());
     print_stats(args.stats, &stats);
@@ -454,26 +464,42 @@ pub fn project(args: ProjectArgs) -> Result<ExitCode> {
 }
 
 pub fn export(args: ExportArgs) -> Result<ExitCode> {
+    let mut stats = CompileStats::new();
     let fst = match (&args.file, args.vocab.given()) {
         (Some(file), _) => {
             let a = load_fsa(file, "export")?;
-            to_openfst(&a, args.arc_limit.unwrap_or(DEFAULT_ARC_LIMIT))
+            let arc_limit = args.arc_limit.unwrap_or(DEFAULT_ARC_LIMIT);
+            stats
+                .time("OpenFst acceptor", || to_openfst(&a, arc_limit))
                 .with_context(|| format!("{}", file.display()))?
         }
-        (None, Some(v)) => fstc_core::reference::detokenizing_fst(&load_vocab(&v)?),
+        (None, Some(v)) => {
+            let vocab = load_vocab(&v)?;
+            stats.time("OpenFst transducer T_V", || {
+                fstc_core::reference::detokenizing_fst(&vocab)
+            })
+        }
         (None, None) => unreachable!("clap requires FILE or --vocab"),
     };
-    let bytes = if args.att {
-        to_text(&fst)?.into_bytes()
-    } else {
-        to_binary(&fst)?
-    };
-    std::fs::write(&args.output, bytes)
+    let bytes = stats.time("write", || {
+        if args.att {
+            to_text(&fst).map(String::into_bytes)
+        } else {
+            to_binary(&fst)
+        }
+    })?;
+    std::fs::write(&args.output, &bytes)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
+    let (states, arcs) = fstc_core::ops::openfst::size(&fst);
+    stats.set_count("OpenFst states", states);
+    stats.set_count("OpenFst arcs", arcs);
+    stats.set_count("file bytes", bytes.len());
+    print_stats(args.stats, &stats);
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn compile_fst(args: CompileFstArgs) -> Result<ExitCode> {
+    let deadline = deadline_after(args.budget.time_budget);
     let v = crate::Indexed::load(&args.vocab)?;
     let data = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
@@ -485,8 +511,9 @@ pub fn compile_fst(args: CompileFstArgs) -> Result<ExitCode> {
     let mut stats = fstc_core::compiled::CompileStats::new();
     let dfa = stats
         .time("byte DFA", || {
-            byte_dfa_from_openfst(&data, labels, args.dfa_state_limit)
+            byte_dfa_from_openfst_before(&data, labels, args.dfa_state_limit, deadline)
         })
+        .map_err(with_option)
         .with_context(|| format!("{}", args.file.display()))?;
     let mut config = fstc_regex::Config::new();
     if let Some(limit) = args.token_edge_limit {

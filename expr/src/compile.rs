@@ -15,7 +15,7 @@ use fstc_core::any::AnyAutomaton;
 use fstc_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
 use fstc_core::bytes::{Algebra, ByteDfa, Universe};
 use fstc_core::compiled::{CompileStats, Compiled, Warning};
-use fstc_core::ops::openfst::byte_dfa_from_openfst;
+use fstc_core::ops::openfst::byte_dfa_from_openfst_before;
 use fstc_core::ops::{
     at_most_tokens_of_trie, text_tokens_of_trie, token_bound, OpsError, OpsErrorKind, TokenAlgebra,
 };
@@ -723,7 +723,9 @@ impl<'a> Run<'a> {
                 let path = self.compiler.path(file);
                 let data = read(&path, loc)?;
                 self.stats
-                    .time("byte DFA", || byte_dfa_from_openfst(&data, *labels, limit))
+                    .time("byte DFA", || {
+                        byte_dfa_from_openfst_before(&data, *labels, limit, self.budget.deadline())
+                    })
                     .map_err(|e| loc.error(format!("{}: {e}", path.display())))?
             }
             Node::Automaton(file) => return self.automaton(&self.compiler.path(file), loc),

@@ -85,8 +85,11 @@ impl PopClosure {
         };
         let max_states = 8 * n as usize + 1024;
         let mut poll = Poll::new(deadline);
-        let mut ids: FastMap<Vec<StateId>, u32> = FastMap::default();
-        let mut sets: Vec<Vec<StateId>> = Vec::new();
+        // At least one state per node: sized for them at once (growing the map by
+        // rehashing was ~6% of a large layout).
+        let mut ids: FastMap<Vec<StateId>, u32> =
+            FastMap::with_capacity_and_hasher(n as usize, Default::default());
+        let mut sets: Vec<Vec<StateId>> = Vec::with_capacity(n as usize);
         for node in 0..n {
             poll.step()?;
             let s = c.state(&mut ids, &mut sets, (node, 0), vec![node], max_states);
@@ -114,7 +117,8 @@ impl PopClosure {
         c.next_start.push(c.next.len() as u32);
         // States of one set (chain heads ending at different nodes) share its mask.
         let mut masks: FastMap<Vec<u32>, u32> = FastMap::default();
-        let mut of_set: FastMap<&[StateId], StateMask> = FastMap::default();
+        let mut of_set: FastMap<&[StateId], StateMask> =
+            FastMap::with_capacity_and_hasher(sets.len(), Default::default());
         for set in &sets {
             poll.step()?;
             let m = match of_set.get(set.as_slice()) {

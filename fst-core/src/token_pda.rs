@@ -72,7 +72,7 @@ impl TokenPda<Vec<u32>> {
         if poll.check().is_err() {
             return Ok(None);
         }
-        let words = format::write_token_pda(canonical, &stack)?;
+        let words = format::write_token_pda(canonical, stack)?;
         if poll.check().is_err() {
             return Ok(None);
         }

@@ -7,8 +7,8 @@ beam): ``fill_bitmask`` writes the allowed tokens into an int32 bitmask (token t
 iff bit t % 32 of word t // 32 is set), ``accept_tokens`` advances. ``fstc.processors`` applies this to logits (numpy); ``fstc.hf`` and
 ``fstc.llama_cpp`` plug it into Hugging Face transformers and llama-cpp-python.
 Compiled FSAs combine like OpenFst's machines (``intersect``, ``union``, ``difference``,
-``complement``, ``equivalent``, ``shortest``, ``project``), and ``compile_expr`` compiles an
-expression over constraints in one step.
+``complement``, ``equivalent``, ``shortest``, ``project``; ``export`` writes OpenFst files), and
+``compile_expr`` compiles an expression over constraints in one step.
 """
 
 from ._fstc import (
@@ -27,6 +27,7 @@ from ._fstc import (
     complement,
     difference,
     equivalent,
+    export,
     fill_bitmasks,
     intersect,
     project,
@@ -53,6 +54,7 @@ __all__ = [
     "complement",
     "difference",
     "equivalent",
+    "export",
     "fill_bitmasks",
     "intersect",
     "project",

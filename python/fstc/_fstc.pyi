@@ -285,19 +285,46 @@ def compile_expr(
     memory_budget: Optional[int] = None,
 ) -> Tuple[AnyAutomaton, List[SchemaWarning]]: ...
 def intersect(
-    a: AnyAutomaton, b: AnyAutomaton, *, state_limit: Optional[int] = None
+    a: AnyAutomaton,
+    b: AnyAutomaton,
+    *,
+    state_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> AnyAutomaton: ...
-def union(a: AnyAutomaton, b: AnyAutomaton, *, state_limit: Optional[int] = None) -> AnyAutomaton: ...
+def union(
+    a: AnyAutomaton,
+    b: AnyAutomaton,
+    *,
+    state_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
+) -> AnyAutomaton: ...
 def difference(
-    a: AnyAutomaton, b: AnyAutomaton, *, state_limit: Optional[int] = None
+    a: AnyAutomaton,
+    b: AnyAutomaton,
+    *,
+    state_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> AnyAutomaton: ...
 def complement(
-    a: AnyAutomaton, vocab: Vocabulary, *, state_limit: Optional[int] = None
+    a: AnyAutomaton,
+    vocab: Vocabulary,
+    *,
+    state_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> AnyAutomaton: ...
 def equivalent(
-    a: AnyAutomaton, b: AnyAutomaton, *, state_limit: Optional[int] = None
+    a: AnyAutomaton,
+    b: AnyAutomaton,
+    *,
+    state_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> Optional[Tuple[List[int], bool]]: ...
-def shortest(a: AnyAutomaton) -> Optional[List[int]]: ...
+def shortest(a: AnyAutomaton, *, time_budget: Optional[float] = None) -> Optional[List[int]]: ...
 @overload
 def project(
     a: AnyAutomaton,
@@ -305,11 +332,25 @@ def project(
     *,
     format: Literal["att", "dot"] = "att",
     state_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
 ) -> str: ...
 @overload
 def project(
-    a: AnyAutomaton, vocab: Vocabulary, *, format: Literal["fst"], state_limit: Optional[int] = None
+    a: AnyAutomaton,
+    vocab: Vocabulary,
+    *,
+    format: Literal["fst"],
+    state_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
 ) -> bytes: ...
+@overload
+def export(
+    what: Union[AnyAutomaton, Vocabulary], *, format: Literal["fst"] = "fst", arc_limit: Optional[int] = None
+) -> bytes: ...
+@overload
+def export(
+    what: Union[AnyAutomaton, Vocabulary], *, format: Literal["att"], arc_limit: Optional[int] = None
+) -> str: ...
 
 class Matcher:
     """One sequence's position in a token automaton, eager or lazy (vLLM structured-output

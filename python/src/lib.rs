@@ -51,5 +51,6 @@ fn _fstc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::equivalent, m)?)?;
     m.add_function(wrap_pyfunction!(ops::shortest, m)?)?;
     m.add_function(wrap_pyfunction!(ops::project, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::export, m)?)?;
     Ok(())
 }

@@ -249,3 +249,53 @@ def test_compile_expr_budgets_raise_instead_of_hanging(bytelevel):
     assert time.monotonic() - started < 5
     with pytest.raises(fstc.FstcError, match="memory budget of 1000 bytes"):
         fstc.compile_expr('intersect(regex("[a-z]{1,30}"), regex("[a-m]*"))', bytelevel, memory_budget=1000)
+
+
+def test_operations_take_the_budgets_of_the_cli(bytelevel):
+    a = fstc.compile_regex("[a-c]+", bytelevel)
+    b = fstc.compile_regex("[a-c]*", bytelevel)
+    ops = {
+        "intersect": lambda **k: fstc.intersect(a, b, **k),
+        "union": lambda **k: fstc.union(a, b, **k),
+        "difference": lambda **k: fstc.difference(b, a, **k),
+        "complement": lambda **k: fstc.complement(a, bytelevel, **k),
+        "equivalent": lambda **k: fstc.equivalent(a, b, **k),
+    }
+    past_time = r"past its deadline \(the time budget\) \(`time_budget`\)"
+    for name, op in ops.items():
+        # No time at all: each operation reads the clock before its first product state.
+        with pytest.raises(fstc.FstcError, match=past_time):
+            op(time_budget=0)
+        with pytest.raises(fstc.FstcError, match=r"past its memory limit of 100 bytes \(`memory_budget`\)"):
+            op(memory_budget=100)
+        with pytest.raises(fstc.FstcError, match=r"more than 1 product states \(the state limit\)"):
+            op(state_limit=1)
+        # Within its budgets the same call gives what it gives without them.
+        within = op(time_budget=600, memory_budget=1 << 30, state_limit=1000)
+        unbounded = op()
+        if name == "equivalent":
+            # `[a-c]*` accepts the empty sequence and `[a-c]+` does not.
+            assert within == unbounded == ([], False), name
+        else:
+            assert within.to_bytes() == unbounded.to_bytes(), name
+        with pytest.raises(fstc.FstcError, match="argument 'time_budget' must be a number of seconds from 0, got -1"):
+            op(time_budget=-1.0)
+        with pytest.raises(fstc.FstcError, match="argument 'memory_budget' must be an integer from 0"):
+            op(memory_budget=-1)
+    with pytest.raises(fstc.FstcError, match=r"the shortest path ran past its deadline .*`time_budget`"):
+        fstc.shortest(a, time_budget=0)
+    assert fstc.shortest(a, time_budget=600) == fstc.shortest(a)
+    with pytest.raises(fstc.FstcError, match=r"the projection ran past its deadline .*`time_budget`"):
+        fstc.project(a, bytelevel, time_budget=0)
+    assert fstc.project(a, bytelevel, time_budget=600) == fstc.project(a, bytelevel)
+
+
+def test_a_grammar_intersection_stops_at_its_budgets(bytelevel):
+    pda = fstc.compile_grammar(JSONISH, bytelevel)
+    bytes_bound = fstc.compile_regex("(?s:.){0,40}", bytelevel)
+    with pytest.raises(fstc.FstcError, match=r"past its deadline \(the time budget\) \(`time_budget`\)"):
+        fstc.intersect(pda, bytes_bound, time_budget=0)
+    with pytest.raises(fstc.FstcError, match=r"past its memory limit of 1000 bytes \(`memory_budget`\)"):
+        fstc.intersect(bytes_bound, pda, memory_budget=1000)
+    both = fstc.intersect(pda, bytes_bound, time_budget=600)
+    assert both.kind == "pda" and accepts(both, bytelevel.tokenize('{"a":[1,2]}'))

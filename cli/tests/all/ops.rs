@@ -279,12 +279,46 @@ fn every_operation_prints_a_stats_line() {
     let a = compile(&dir, "a.fstc", "[a-c]+");
     let b = compile(&dir, "b.fstc", "[a-c]*");
     let five = dir.join("five.fstc");
+    let (out, fst, pda) = (
+        dir.join("out.fstc"),
+        dir.join("a.fst"),
+        dir.join("pda.fstc"),
+    );
     let v = vocab();
-    let runs: [(Vec<&str>, &str); 4] = [
-        (vec!["equivalent", s(&a), s(&b), "--stats"], "equivalence"),
-        (vec!["shortest", s(&a), "--stats"], "shortest path"),
+    let grammar = repo("pda/tests/grammars/arith.gbnf");
+    let run = fstc(&[
+        "compile",
+        "grammar",
+        s(&grammar),
+        "--vocab",
+        &v,
+        "-o",
+        s(&pda),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let stats = "--stats";
+    let runs: [(Vec<&str>, &str); 14] = [
         (
-            vec!["project", s(&a), "--vocab", &v, "--att", "--stats"],
+            vec!["intersect", s(&a), s(&b), "-o", s(&out), stats],
+            "product",
+        ),
+        (vec!["union", s(&a), s(&b), "-o", s(&out), stats], "product"),
+        (
+            vec!["difference", s(&b), s(&a), "-o", s(&out), stats],
+            "product",
+        ),
+        (
+            vec!["complement", s(&a), "--vocab", &v, "-o", s(&out), stats],
+            "product",
+        ),
+        (vec!["equivalent", s(&a), s(&b), stats], "equivalence"),
+        (vec!["shortest", s(&a), stats], "shortest path"),
+        (
+            vec!["project", s(&a), "--vocab", &v, "-o", s(&fst), stats],
+            "projection",
+        ),
+        (
+            vec!["project", s(&a), "--vocab", &v, "--att", stats],
             "projection",
         ),
         (
@@ -296,16 +330,58 @@ fn every_operation_prints_a_stats_line() {
                 &v,
                 "-o",
                 s(&five),
-                "--stats",
+                stats,
             ],
             "token bound",
+        ),
+        // The grammar and the bound were written by the runs above.
+        (
+            vec!["intersect", s(&pda), s(&five), "-o", s(&out), stats],
+            "bounded product",
+        ),
+        (
+            vec!["export", s(&a), "-o", s(&out), stats],
+            "OpenFst acceptor",
+        ),
+        (
+            vec!["export", "--vocab", &v, "-o", s(&out), stats],
+            "OpenFst transducer T_V",
+        ),
+        (
+            vec![
+                "compile",
+                "fst",
+                s(&fst),
+                "--vocab",
+                &v,
+                "-o",
+                s(&out),
+                stats,
+            ],
+            "byte DFA",
+        ),
+        (
+            vec![
+                "compile",
+                "expr",
+                "union(regex(\"a\"), text(\"b\"))",
+                "--vocab",
+                &v,
+                "-o",
+                s(&out),
+                stats,
+            ],
+            "composition",
         ),
     ];
     for (args, phase) in runs {
         let run = fstc(&args);
         let err = stderr(&run);
+        // `equivalent` exits 1 on these two; an error is exit 2.
+        assert!(matches!(run.status.code(), Some(0 | 1)), "{args:?}: {err}");
+        let line = err.lines().find(|l| l.starts_with("compile: "));
         assert!(
-            err.starts_with("compile: ") && err.contains(phase) && err.contains("\nsizes: "),
+            line.is_some_and(|l| l.contains(phase)) && err.contains("\nsizes: "),
             "{args:?}: {err}"
         );
     }
@@ -331,7 +407,11 @@ fn operations_stop_at_their_budgets_naming_the_option() {
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let out = dir.join("out.fstc");
-    let runs: [Vec<&str>; 7] = [
+    let bytes = dir.join("words.fst");
+    let words = compile(&dir, "words.fstc", "[a-z]{0,20}");
+    let run = fstc(&["project", s(&words), "--vocab", &v, "-o", s(&bytes)]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let runs: [Vec<&str>; 9] = [
         vec!["intersect", s(&a), s(&b), "-o", s(&out)],
         vec!["union", s(&a), s(&b), "-o", s(&out)],
         vec!["difference", s(&a), s(&b), "-o", s(&out)],
@@ -339,6 +419,8 @@ fn operations_stop_at_their_budgets_naming_the_option() {
         vec!["equivalent", s(&a), s(&b)],
         vec!["shortest", s(&a)],
         vec!["intersect", s(&pda), s(&long), "-o", s(&out)],
+        vec!["project", s(&a), "--vocab", &v, "-o", s(&out)],
+        vec!["compile", "fst", s(&bytes), "--vocab", &v, "-o", s(&out)],
     ];
     for args in &runs {
         // A budget of no time at all: each operation polls it before its first step.
@@ -355,6 +437,28 @@ fn operations_stop_at_their_budgets_naming_the_option() {
         assert!(run.status.code() != Some(2), "{args:?}: {}", stderr(&run));
         let _ = std::fs::remove_file(&out);
     }
+    // The FSA products hold their states' pairs, index and edges: more than 100 bytes.
+    for args in &runs[..5] {
+        let run = fstc(&[&args[..], &["--memory-budget", "100"]].concat());
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(
+                "for its product states, past its memory limit of 100 bytes (`--memory-budget`)"
+            ),
+            "{args:?}: {err}"
+        );
+        assert!(!out.exists(), "{args:?} wrote its output");
+    }
+    // The composition of an OpenFst acceptor holds the token automaton's tables.
+    let run = fstc(&[&runs[8][..], &["--memory-budget", "100"]].concat());
+    let err = stderr(&run);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bytes (the memory limit) for the token automaton's tables")
+            && err.contains("(memory_budget, `--memory-budget`)"),
+        "{err}"
+    );
     // The dead-end analysis of a grammar and a length bound holds a bit per pair of
     // product nodes: 1,751 nodes, 383 kB.
     let run = fstc(&[&runs[6][..], &["--memory-budget", "100000"]].concat());

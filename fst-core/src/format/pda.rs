@@ -35,7 +35,7 @@ pub(crate) struct PdaLayout {
 /// Lays out canonical PDA parts as the words of a kind-1 file.
 pub(crate) fn write_token_pda(
     parts: CanonicalParts,
-    stack: &PdaStack,
+    stack: PdaStack,
 ) -> Result<Vec<u32>, PartsError> {
     let mut pop_offsets = vec![0u32];
     let mut pop_edges = Vec::new();
@@ -51,20 +51,14 @@ pub(crate) fn write_token_pda(
     }
     let mut extra = vec![
         (SECTION_STACK_SYMBOLS, vec![stack.num_stack_symbols]),
-        (SECTION_STACK_OPS, stack.edge_pushes.concat()),
+        (SECTION_STACK_OPS, stack.edge_pushes),
         (SECTION_POP_OFFSETS, pop_offsets),
         (SECTION_POP_EDGES, pop_edges),
         (SECTION_PUSH_OFFSETS, push_offsets),
         (SECTION_PUSH_SYMBOLS, push_symbols),
     ];
     // Only a nondeterministic PDA has alternatives: a deterministic one's file is as before.
-    if let Some(alternatives) = &stack.alternatives {
-        let mut offsets = vec![0u32];
-        let mut pairs = Vec::new();
-        for alts in alternatives.iter().flatten() {
-            pairs.extend(alts.iter().flat_map(|&(t, p)| [t, p]));
-            offsets.push((pairs.len() / 2) as u32);
-        }
+    if let Some((offsets, pairs)) = stack.alternatives {
         extra.push((SECTION_ALTERNATIVE_OFFSETS, offsets));
         extra.push((SECTION_ALTERNATIVES, pairs));
     }

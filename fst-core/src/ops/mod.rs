@@ -255,10 +255,11 @@ impl TokenAlgebra {
         self
     }
 
-    /// Caps the bytes of the working tables of [`TokenAlgebra::intersect_pda`]'s analyses
-    /// (the dead-end analysis's bit matrix, the bounded construction's cost table) with
-    /// [`OpsErrorKind::Memory`]: a caller's memory budget. Unlimited by default (the
-    /// matrix has its own cap of 512 MiB).
+    /// Caps the bytes of an operation's working tables with [`OpsErrorKind::Memory`]: a
+    /// caller's memory budget. It bounds the product states of the FSA operations and
+    /// `equivalent`, and [`TokenAlgebra::intersect_pda`]'s analyses (the dead-end
+    /// analysis's bit matrix, the bounded construction's cost table). Unlimited by
+    /// default (the matrix has its own cap of 512 MiB).
     pub fn memory_limit(mut self, bytes: usize) -> TokenAlgebra {
         self.memory_limit = bytes;
         self
@@ -483,7 +484,7 @@ impl TokenAlgebra {
             &oa,
             &ob,
             Op::Xor,
-            self.state_limit,
+            (self.state_limit, self.memory_limit),
             self.clock("equivalence"),
         )?;
         let parts = class_parts(a, &joint, product.accepting, product.edges);
@@ -514,13 +515,14 @@ impl TokenAlgebra {
 
     /// The minimal byte DFA of the texts of the token sequences `a` accepts, each token
     /// read as its bytes in `vocab` (which must be `a`'s); tokens without text are left
-    /// out. The state limit bounds the byte DFA.
+    /// out. The state limit bounds the byte DFA; the deadline is polled by its subset
+    /// constructions.
     pub fn project<W, V>(&self, a: &TokenAutomaton<W>, vocab: &V) -> Result<ByteDfa, OpsError>
     where
         W: AsRef<[u32]>,
         V: TokenVocabulary + ?Sized,
     {
-        project::project(a, vocab, self.state_limit)
+        project::project(a, vocab, self.state_limit, self.deadline)
     }
 
     /// The binary product operations: joint classes, product, minimization, layout.
@@ -537,7 +539,8 @@ impl TokenAlgebra {
         stats.set_count("joint classes", joint.len());
         let product = stats.time("product", || {
             let (oa, ob) = (Operand::new(a, &joint), Operand::new(b, &joint));
-            explore(name, &oa, &ob, op, self.state_limit, self.clock(name))
+            let limits = (self.state_limit, self.memory_limit);
+            explore(name, &oa, &ob, op, limits, self.clock(name))
         })?;
         stats.set_count("product states", product.accepting.len());
         let clock = self.clock(name);
@@ -736,6 +739,13 @@ pub(crate) fn byte_dfa_error(name: &'static str, e: ByteDfaError) -> OpsError {
     let kind = match e.kind() {
         crate::bytes::ByteDfaErrorKind::TooManyStates { limit } => {
             OpsErrorKind::TooManyStates { limit: *limit }
+        }
+        crate::bytes::ByteDfaErrorKind::Deadline { .. } => {
+            let clock = Clock {
+                name,
+                deadline: None,
+            };
+            return clock.past();
         }
         _ => OpsErrorKind::ByteDfa(e.clone()),
     };

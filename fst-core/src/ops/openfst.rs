@@ -8,6 +8,7 @@
 //! weight or arc weight of `Infinity` (the tropical zero) means none.
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use rustfst::fst_impls::VectorFst;
 use rustfst::fst_traits::{CoreFst, ExpandedFst, MutableFst, SerializableFst};
@@ -16,9 +17,12 @@ use rustfst::Tr;
 
 use super::{byte_dfa_error, OpsError, OpsErrorKind};
 use crate::automaton::TokenAutomaton;
-use crate::bytes::{determinize, ByteDfa, Nfa, State, TerminalKind};
+use crate::bytes::{determinize_within, ByteDfa, Limits, Nfa, State, TerminalKind};
 use crate::fast_hash::FastMap;
 use crate::labels::{label_byte, token_label};
+
+/// Default cap on the arcs of an exported acceptor (one per token edge).
+pub const DEFAULT_ARC_LIMIT: usize = 50_000_000;
 
 /// OpenFst's binary magic number, the first four bytes (little-endian) of a `.fst` file.
 const FST_MAGIC: [u8; 4] = 2_125_659_606i32.to_le_bytes();
@@ -104,6 +108,17 @@ pub fn byte_dfa_from_openfst(
     labels: Labels,
     state_limit: usize,
 ) -> Result<ByteDfa, OpsError> {
+    byte_dfa_from_openfst_before(data, labels, state_limit, None)
+}
+
+/// [`byte_dfa_from_openfst`] giving up past `deadline` (a compile's time budget) with
+/// [`OpsErrorKind::Deadline`].
+pub fn byte_dfa_from_openfst_before(
+    data: &[u8],
+    labels: Labels,
+    state_limit: usize,
+    deadline: Option<Instant>,
+) -> Result<ByteDfa, OpsError> {
     let acceptor = if data.starts_with(&FST_MAGIC) {
         read_binary(data)?
     } else {
@@ -118,8 +133,8 @@ pub fn byte_dfa_from_openfst(
     };
     let nfa = byte_nfa(&acceptor, labels)?;
     let budget = state_limit.saturating_mul(SET_ENTRIES_PER_STATE);
-    let raw =
-        determinize(&nfa, state_limit, budget).map_err(|e| byte_dfa_error("OpenFst import", e))?;
+    let limits = Limits::new(state_limit, budget).until(deadline);
+    let raw = determinize_within(&nfa, limits).map_err(|e| byte_dfa_error("OpenFst import", e))?;
     Ok(ByteDfa::minimal(raw, &[]))
 }
 
@@ -346,6 +361,15 @@ fn byte_nfa(acceptor: &Acceptor, labels: Labels) -> Result<Nfa<(), TerminalKind>
         };
     }
     Ok(nfa)
+}
+
+/// The states and arcs of an OpenFst machine (for `--stats`).
+pub fn size(fst: &VectorFst<TropicalWeight>) -> (usize, usize) {
+    let states = fst.num_states();
+    let arcs = (0..states as u32)
+        .map(|s| fst.num_trs(s).unwrap_or(0))
+        .sum();
+    (states, arcs)
 }
 
 /// `fst` as AT&T text, `fstprint`'s format (tab-separated, numeric labels).

@@ -315,10 +315,11 @@ impl Construction for Bounder<'_> {
         (m, u, e): Self::Node,
     ) -> Result<(), OpsError> {
         let p = self.sh.p;
+        let (mut stack, mut pushed) = (Vec::new(), Vec::new());
         for edge in &p.edges[m as usize] {
             let seq = &p.push_seqs[edge.push as usize];
             let (mut cur, mut slack) = (u, e as i64 - 1);
-            let mut stack = Vec::with_capacity(seq.len());
+            stack.clear();
             for &s in seq {
                 let Some((top, delta)) = self.push(s, cur)? else {
                     slack = -1;
@@ -331,10 +332,9 @@ impl Construction for Bounder<'_> {
             if slack < 0 || self.us[cur as usize][edge.target as usize] as i64 > slack {
                 continue;
             }
-            let pushed = (stack.into_iter())
-                .map(|(s, under, top)| x.symbol(s, under, top))
-                .collect();
-            x.edge(edge.class, pushed, (edge.target, cur, slack as u16))?;
+            pushed.clear();
+            pushed.extend(stack.iter().map(|&(s, under, top)| x.symbol(s, under, top)));
+            x.edge(edge.class, &pushed, (edge.target, cur, slack as u16))?;
         }
         Ok(())
     }

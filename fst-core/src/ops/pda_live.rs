@@ -266,16 +266,17 @@ impl Construction for Annotator<'_> {
         (m, live): Self::Node,
     ) -> Result<(), OpsError> {
         let (g, seqs) = (self.g, self.seqs);
+        let mut pushed = Vec::new();
         for &(class, t, p) in &g.edges[m as usize] {
             let mut set = live;
-            let mut pushed = Vec::with_capacity(seqs[p as usize].len());
+            pushed.clear();
             for &s in &seqs[p as usize] {
                 let top = self.above(s, set)?;
                 pushed.push(x.symbol(s, set, top));
                 set = top;
             }
             if contains(&self.sets[set as usize], t as usize) {
-                x.edge(class, pushed, (t, set))?;
+                x.edge(class, &pushed, (t, set))?;
             }
         }
         Ok(())

@@ -49,13 +49,21 @@ pub(crate) struct Product {
     pub(crate) edges: Vec<Vec<(u32, StateId)>>,
 }
 
-/// Explores the product of `a` and `b` under `op`, failing past `state_limit` states.
+/// Bytes a product state holds while the product is explored: its pair, its entry in the
+/// pair index (with the map's overhead), its edge list's header and acceptance.
+const BYTES_PER_STATE: u64 = 8 + 24 + 24 + 1;
+
+/// Bytes an edge of the product holds.
+const BYTES_PER_EDGE: u64 = 8;
+
+/// Explores the product of `a` and `b` under `op`, failing past `state_limit` states or
+/// past `memory_limit` bytes of the product's tables.
 pub(crate) fn explore<A: AsRef<[u32]>, B: AsRef<[u32]>>(
     name: &'static str,
     a: &Operand<'_, A>,
     b: &Operand<'_, B>,
     op: Op,
-    state_limit: usize,
+    (state_limit, memory_limit): (usize, usize),
     clock: Clock,
 ) -> Result<Product, OpsError> {
     let mut ids: FastMap<(StateId, StateId), StateId> = FastMap::default();
@@ -67,8 +75,22 @@ pub(crate) fn explore<A: AsRef<[u32]>, B: AsRef<[u32]>>(
     };
     let mut queue = VecDeque::from([0u32]);
     let mut candidates = Vec::new();
+    let mut edges = 0u64;
     while let Some(id) = queue.pop_front() {
         clock.check()?;
+        let held = pairs.len() as u64 * BYTES_PER_STATE + edges * BYTES_PER_EDGE;
+        if held > memory_limit as u64 {
+            return Err(OpsError::new(
+                name,
+                OpsErrorKind::Memory {
+                    limit: memory_limit,
+                },
+                format!(
+                    "the {name} needs more than {held} bytes for its product states, past \
+                     its memory limit of {memory_limit} bytes"
+                ),
+            ));
+        }
         let (sa, sb) = pairs[id as usize];
         let accepts = op.accepts(a.is_accepting(sa), b.is_accepting(sb));
         candidates.clear();
@@ -106,6 +128,7 @@ pub(crate) fn explore<A: AsRef<[u32]>, B: AsRef<[u32]>>(
             };
             list.push((class, target));
         }
+        edges += list.len() as u64;
         product.accepting.push(accepts);
         product.edges.push(list);
     }

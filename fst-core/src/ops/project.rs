@@ -6,11 +6,12 @@
 //! automata, so the result is the canonical [`ByteDfa`].
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use super::atoms::{JointClasses, Operand};
 use super::{byte_dfa_error, OpsError, OpsErrorKind};
 use crate::automaton::{StateId, TokenAutomaton};
-use crate::bytes::{determinize, ByteDfa, Nfa, State, TerminalKind};
+use crate::bytes::{determinize_within, ByteDfa, Limits, Nfa, State, TerminalKind};
 use crate::compose::{compose_classes_with_trie, ComposeLimits};
 use crate::fast_hash::FastMap;
 use crate::vocab::{TokenVocabulary, VocabTrie};
@@ -23,11 +24,12 @@ const SET_ENTRIES_PER_STATE: usize = 1024;
 
 /// The minimal byte DFA of the texts of the token sequences `a` accepts: each token read
 /// as its bytes in `vocab` (tokens without text spell nothing readable and are left
-/// out), within `state_limit` DFA states.
+/// out), within `state_limit` DFA states, before `deadline`.
 pub(crate) fn project<W, V>(
     a: &TokenAutomaton<W>,
     vocab: &V,
     state_limit: usize,
+    deadline: Option<Instant>,
 ) -> Result<ByteDfa, OpsError>
 where
     W: AsRef<[u32]>,
@@ -45,13 +47,13 @@ where
             ),
         ));
     }
-    if let Some(dfa) = by_single_bytes(a, vocab)? {
+    if let Some(dfa) = by_single_bytes(a, vocab, deadline)? {
         return Ok(dfa);
     }
     let nfa = byte_nfa(a, vocab)?;
     let budget = state_limit.saturating_mul(SET_ENTRIES_PER_STATE);
-    let raw =
-        determinize(&nfa, state_limit, budget).map_err(|e| byte_dfa_error("projection", e))?;
+    let limits = Limits::new(state_limit, budget).until(deadline);
+    let raw = determinize_within(&nfa, limits).map_err(|e| byte_dfa_error("projection", e))?;
     Ok(ByteDfa::minimal(raw, &[]))
 }
 
@@ -62,7 +64,11 @@ where
 /// spelled by single bytes, and the DFA is the projection. Compiled automata pass; the
 /// subset construction over every tokenization (exponential in token length on rich
 /// languages) is left for the others.
-fn by_single_bytes<W, V>(a: &TokenAutomaton<W>, vocab: &V) -> Result<Option<ByteDfa>, OpsError>
+fn by_single_bytes<W, V>(
+    a: &TokenAutomaton<W>,
+    vocab: &V,
+    deadline: Option<Instant>,
+) -> Result<Option<ByteDfa>, OpsError>
 where
     W: AsRef<[u32]>,
     V: TokenVocabulary + ?Sized,
@@ -102,14 +108,15 @@ where
         nfa.states[s] = State::Split { off, len };
     }
     // One NFA state per DFA state: the limit is the automaton's size.
-    let raw =
-        determinize(&nfa, n.max(1), 4 * n + 4).map_err(|e| byte_dfa_error("projection", e))?;
+    let limits = Limits::new(n.max(1), 4 * n + 4).until(deadline);
+    let raw = determinize_within(&nfa, limits).map_err(|e| byte_dfa_error("projection", e))?;
     let dfa = ByteDfa::minimal(raw, &[]);
     let trie = VocabTrie::new(vocab);
     // The composition is as large as `a` when it succeeds: limits from `a`'s size.
     let limits = ComposeLimits {
         token_edge_limit: (2 * a.num_edges() as usize).max(ComposeLimits::DEFAULT_TOKEN_EDGE_LIMIT),
         state_limit: (2 * n).max(ComposeLimits::DEFAULT_STATE_LIMIT),
+        deadline,
         ..ComposeLimits::default()
     };
     let Ok(parts) = compose_classes_with_trie(&dfa, &trie, &limits) else {
@@ -117,8 +124,21 @@ where
     };
     let again =
         TokenAutomaton::from_class_parts(parts).map_err(|e| super::parts_error("projection", e))?;
-    let same = super::TokenAlgebra::new().equivalent(&again, a)?.is_none();
+    let algebra = super::TokenAlgebra::new().deadline(deadline);
+    let same = algebra
+        .equivalent(&again, a)
+        .map_err(as_projection)?
+        .is_none();
     Ok(same.then_some(dfa))
+}
+
+/// The error of the projection's own check, named as the projection's.
+fn as_projection(e: OpsError) -> OpsError {
+    let message = match e.kind() {
+        OpsErrorKind::Deadline => "the projection ran past its deadline (the time budget)".into(),
+        _ => format!("the projection: {e}"),
+    };
+    OpsError::new("projection", e.kind().clone(), message)
 }
 
 /// The byte NFA: states `0..n` stand for `a`'s states (epsilons into their groups' tries

@@ -306,19 +306,19 @@ impl PdaParts {
     }
 }
 
-/// The further `(target, push)` results of one class edge.
-pub(crate) type Alternatives = Vec<(StateId, u32)>;
-
 /// The stack half of checked, canonical PDA parts, beside the finite control's
 /// [`CanonicalParts`]: what the writer lays out in the PDA sections.
+/// Flat tables (one allocation each, not one per node: freeing those was ~12% of a
+/// large layout).
 pub(crate) struct PdaStack {
     pub(crate) num_stack_symbols: u32,
-    /// Per node, the push sequence index of each class edge, in the order of the
-    /// control's edges.
-    pub(crate) edge_pushes: Vec<Vec<u32>>,
-    /// Per node, per class edge: the further `(target, push)` results of its class,
-    /// increasing and after the edge's own; `None` for a deterministic PDA.
-    pub(crate) alternatives: Option<Vec<Vec<Alternatives>>>,
+    /// The push sequence index of each class edge, in the order of the control's edges
+    /// (node by node).
+    pub(crate) edge_pushes: Vec<u32>,
+    /// Per class edge: the further `(target, push)` results of its class, increasing and
+    /// after the edge's own, as offsets (one per edge, then the end) into the flat
+    /// `(target, push)` words; `None` for a deterministic PDA.
+    pub(crate) alternatives: Option<(Vec<u32>, Vec<u32>)>,
     pub(crate) pops: Vec<Vec<(u32, StateId)>>,
     pub(crate) push_seqs: Vec<Vec<u32>>,
 }
@@ -358,8 +358,8 @@ pub(crate) fn canonical_pda(
         return Ok(Err(PastDeadline));
     }
     let mut class_edges = Vec::with_capacity(edges.len());
-    let mut edge_pushes = Vec::with_capacity(edges.len());
-    let mut alternatives = Vec::with_capacity(edges.len());
+    let mut edge_pushes = Vec::new();
+    let (mut alt_offsets, mut alt_pairs) = (Vec::new(), Vec::new());
     for list in &columns {
         if poll.step().is_err() {
             return Ok(Err(PastDeadline));
@@ -374,21 +374,19 @@ pub(crate) fn canonical_pda(
         // (the first), the rest of a class its alternatives.
         out.sort_unstable();
         out.dedup();
-        let (mut node_edges, mut node_pushes) = (Vec::new(), Vec::new());
-        let mut node_alts: Vec<Vec<(StateId, u32)>> = Vec::new();
+        let mut node_edges = Vec::new();
         for (i, &(c, (t, p))) in out.iter().enumerate() {
-            if let (true, Some(alts)) = (i > 0 && out[i - 1].0 == c, node_alts.last_mut()) {
-                alts.push((t, p));
+            if i > 0 && out[i - 1].0 == c {
+                alt_pairs.extend([t, p]);
             } else {
                 node_edges.push((c, t));
-                node_pushes.push(p);
-                node_alts.push(Vec::new());
+                edge_pushes.push(p);
+                alt_offsets.push((alt_pairs.len() / 2) as u32);
             }
         }
         class_edges.push(node_edges);
-        edge_pushes.push(node_pushes);
-        alternatives.push(node_alts);
     }
+    alt_offsets.push((alt_pairs.len() / 2) as u32);
     let canonical = CanonicalParts {
         vocab_size,
         vocab_fingerprint,
@@ -407,7 +405,7 @@ pub(crate) fn canonical_pda(
     let stack = PdaStack {
         num_stack_symbols,
         edge_pushes,
-        alternatives: nondeterministic.then_some(alternatives),
+        alternatives: nondeterministic.then_some((alt_offsets, alt_pairs)),
         pops,
         push_seqs,
     };
