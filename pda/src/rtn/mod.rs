@@ -319,7 +319,6 @@ impl Pda {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
 
     /// The passes before the rule DFAs (left recursion, references) poll the deadline: a
     /// grammar read before it passed stops in them, naming the rule.
@@ -331,9 +330,7 @@ mod tests {
             text.push_str(&format!("r{i} ::= \"a\" r{}\n", (i + 1) % n));
         }
         let rules = crate::gbnf::parse(&text).unwrap();
-        let budget = Config::new()
-            .time_budget(std::time::Duration::ZERO)
-            .budget();
+        let budget = Budget::new(std::time::Duration::ZERO, usize::MAX);
         let e = Rtn::new(&rules, &budget).map(|_| ()).unwrap_err();
         assert_eq!(e.kind(), PdaErrorKind::TimeBudget, "{e}");
         let message = e.to_string();
