@@ -10,6 +10,7 @@
 //! - [`tokenize`]: random tokenizations of a text and acceptance by walking.
 //! - [`lockstep`]: two matchers of one constraint (lazy and eager) compared step by step.
 //! - [`masks`]: a matcher's mask at its minimum width, and a mask's tokens.
+//! - [`stack`]: a test body on a 2 MiB stack (recursion on input depth shows there).
 //! - [`vocabs`]: where the tokenizer files are, the small ones in `testdata/` and the real
 //!   ones in `../shared/vocabs` or `$FSTC_VOCABS` (skipped when absent), for the tests and
 //!   the examples alike.
@@ -25,5 +26,6 @@ pub mod lockstep;
 pub mod masks;
 pub mod paper;
 pub mod patterns;
+pub mod stack;
 pub mod tokenize;
 pub mod vocabs;

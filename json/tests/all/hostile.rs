@@ -7,15 +7,7 @@ use fstc_json::{Config, JsonSchemaCompiler, Whitespace};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-/// Runs `f` on a thread with a 2 MiB stack; a stack overflow aborts the test binary.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .expect("thread")
-        .join()
-        .expect("no panic")
-}
+use testkit::stack::on_small_stack;
 
 /// `{"$ref": "#/$defs/d0", "$defs": {"d0": {"$ref": "#/$defs/d1"}, …, "dN": last}}`.
 fn alias_chain(n: usize, last: Value) -> String {

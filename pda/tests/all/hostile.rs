@@ -5,15 +5,7 @@
 use fstc_pda::{Pda, Syntax};
 use proptest::prelude::*;
 
-/// Runs `f` on a thread with a 2 MiB stack; a stack overflow aborts the test binary.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .expect("thread")
-        .join()
-        .expect("no panic")
-}
+use testkit::stack::on_small_stack;
 
 /// A 30,000-character literal: its states' names used to spell the whole path to each
 /// state (quadratic space, an allocation failure and an abort).

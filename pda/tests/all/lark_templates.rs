@@ -8,15 +8,7 @@ use fstc_core::ByteVocabulary;
 use fstc_pda::{Config, GrammarCompiler, Pda, PdaErrorKind, Syntax};
 use proptest::prelude::*;
 
-/// Runs `f` on a thread with a 2 MiB stack; a stack overflow aborts the test binary.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .expect("thread")
-        .join()
-        .expect("no panic")
-}
+use testkit::stack::on_small_stack;
 
 /// `n` alternation groups around `inner`: each is an `Alt` of `Seq`s, two levels.
 fn nested(n: usize, inner: &str) -> String {

@@ -4,15 +4,7 @@
 use fstc_regex::RegexErrorKind;
 use proptest::prelude::*;
 
-/// Runs `f` on a thread with a 2 MiB stack; a stack overflow aborts the test binary.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .expect("thread")
-        .join()
-        .expect("no panic")
-}
+use testkit::stack::on_small_stack;
 
 /// `\w{0,10000}` under a state limit of ten million (or any larger one) used to grow its
 /// NFA and subset construction until an allocation failed and the process aborted.
