@@ -227,6 +227,8 @@ def compile_structural_tag(
     lenient: bool = False,
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> Tuple[AnyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_structural_tag(
@@ -244,6 +246,8 @@ def compile_structural_tag(
     lenient: bool = False,
     dfa_state_limit: Optional[int] = None,
     state_work_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> Tuple[LazyAutomaton, List[SchemaWarning]]: ...
 @overload
 def compile_structural_tag(
@@ -262,6 +266,8 @@ def compile_structural_tag(
     dfa_state_limit: Optional[int] = None,
     token_edge_limit: Optional[int] = None,
     state_work_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> Tuple[Automaton, List[SchemaWarning]]: ...
 
 def compile_expr(

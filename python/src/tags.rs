@@ -20,13 +20,15 @@ use crate::vocab::Vocabulary;
 /// in the tag (see `compile_json_schema`); what fstc would not enforce exactly raises
 /// `FstcError` naming it and its path in the spec. `lazy=True` gives a `LazyAutomaton`,
 /// `state_work_limit` bounding the work of composing one of its states as in
-/// `compile_json_schema`.
+/// `compile_json_schema`. `time_budget` (seconds, default 10) and `memory_budget` (bytes,
+/// default 1 GiB) bound the whole compile as `--time-budget`/`--memory-budget` do.
 /// The GIL is released while compiling.
 #[pyfunction]
 #[pyo3(signature = (
     spec, vocab, *, lazy = false, whitespace = "flexible", max_whitespace = Int::new(8), indent = Int::new(2),
     escapes = "canonical", additional_properties = true, recursion_depth = None, any_json_depth = None,
-    lenient = false, dfa_state_limit = None, token_edge_limit = None, state_work_limit = None
+    lenient = false, dfa_state_limit = None, token_edge_limit = None, state_work_limit = None,
+    time_budget = None, memory_budget = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn compile_structural_tag(
@@ -45,6 +47,8 @@ pub fn compile_structural_tag(
     dfa_state_limit: Option<Int>,
     token_edge_limit: Option<Int>,
     state_work_limit: Option<Int>,
+    time_budget: Option<f64>,
+    memory_budget: Option<Int>,
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     let text = json_text(spec, "the structural tag")?;
     let tag = StructuralTag::from_json(&text).map_err(fstc_error)?;
@@ -58,8 +62,8 @@ pub fn compile_structural_tag(
         any_json_depth,
         lenient,
         dfa_state_limit,
-        time_budget: None,
-        memory_budget: None,
+        time_budget,
+        memory_budget,
     }
     .options()?
     .int("token_edge_limit", token_edge_limit.as_ref())?

@@ -240,3 +240,15 @@ def test_refusals_name_the_path(gpt2):
         fstc.compile_structural_tag(bad_trigger, gpt2)
     with pytest.raises(ValueError, match="token_edge_limit cannot be used with lazy=True"):
         fstc.compile_structural_tag(CURRENT, gpt2, lazy=True, token_edge_limit=5)
+
+
+def test_the_compile_stops_at_its_budgets(gpt2):
+    plain = {"type": "structural_tag", "format": {"type": "regex", "pattern": "[a-z]{1,40}"}}
+    calc = {"type": "structural_tag", "format": CALC}
+    for spec in (plain, calc):
+        with pytest.raises(fstc.FstcError, match=r"time budget.*time_budget"):
+            fstc.compile_structural_tag(spec, gpt2, time_budget=0.0)
+        with pytest.raises(fstc.FstcError, match=r"memory budget of 1000 bytes"):
+            fstc.compile_structural_tag(spec, gpt2, memory_budget=1000)
+        automaton, _ = fstc.compile_structural_tag(spec, gpt2, time_budget=60.0, memory_budget=1 << 30)
+        assert fstc.Matcher(automaton).accept_tokens(gpt2.tokenize("abc"))
