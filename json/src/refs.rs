@@ -69,35 +69,31 @@ pub(crate) fn bundle<'v>(
         .zip(&targets)
         .filter(|(r, target)| resolve_in(&anchors, &r.target).as_ref() != Some(*target))
         .collect();
-    if rewrites.is_empty() && index.remote.is_empty() {
-        let mut value = Cow::Borrowed(root);
-        rewrite_document(&mut value, &anchors, &index.unevaluated);
-        return Ok(Bundled {
-            value,
-            numbers: Cow::Borrowed(numbers),
-            anchors,
-        });
-    }
-    let mut value = root.clone();
-    let mut numbers = numbers.clone();
-    let mut remote = Map::new();
-    for document in index.remote {
-        numbers.embed(&document.prefix, document.numbers);
-        remote.insert(document.uri, document.value);
-    }
-    if let (Value::Object(map), false) = (&mut value, remote.is_empty()) {
-        map.insert(REMOTE.into(), Value::Object(remote));
+    // Copied only when something is placed or rewritten (the common schema is neither).
+    let mut value = Cow::Borrowed(root);
+    let mut numbers = Cow::Borrowed(numbers);
+    if !index.remote.is_empty() {
+        let mut remote = Map::new();
+        for document in index.remote {
+            numbers.to_mut().embed(&document.prefix, document.numbers);
+            remote.insert(document.uri, document.value);
+        }
+        if let Value::Object(map) = value.to_mut() {
+            map.insert(REMOTE.into(), Value::Object(remote));
+        }
     }
     for (r, target) in rewrites {
-        let schema = value.pointer_mut(&r.at).and_then(Value::as_object_mut);
+        let schema = value
+            .to_mut()
+            .pointer_mut(&r.at)
+            .and_then(Value::as_object_mut);
         let schema = schema.expect("a `$ref` was found in an object at this pointer");
         schema.insert("$ref".into(), Value::String(fragment_of(target)));
     }
-    let mut value = Cow::Owned(value);
     rewrite_document(&mut value, &anchors, &index.unevaluated);
     Ok(Bundled {
         value,
-        numbers: Cow::Owned(numbers),
+        numbers,
         anchors,
     })
 }
