@@ -83,9 +83,12 @@ impl JsonSchemaCompiler {
         self.config.check(lazy)?;
         crate::shape::check(schema, "")?;
         let bundled = crate::refs::bundle(schema, numbers, &self.config)?;
+        // Once per compile, the documents read from `ref_dir` included (not again in
+        // each translator a diagnosis makes).
+        crate::document::check(&bundled.value, self.config.get_memory_budget())?;
         let anchors = bundled.anchors;
         let mut translator =
-            Translator::new(&bundled.value, &self.config, &bundled.numbers, anchors)?;
+            Translator::new(&bundled.value, &self.config, &bundled.numbers, anchors);
         let Some(root) = translator.root()? else {
             let mut message = "the schema admits no JSON text in this output form".to_string();
             if let Some(cut) = translator.cuts.first() {

@@ -151,10 +151,9 @@ impl<'a> Translator<'a> {
         config: &'a Config,
         numbers: &'a NumberTexts,
         anchors: HashMap<String, String>,
-    ) -> Result<Translator<'a>, JsonSchemaError> {
-        crate::document::check(root, config.get_memory_budget())?;
+    ) -> Translator<'a> {
         let budget = Budget::new(config.get_time_budget(), config.get_memory_budget());
-        Ok(Translator {
+        Translator {
             root,
             config,
             warnings: Vec::new(),
@@ -173,7 +172,7 @@ impl<'a> Translator<'a> {
             canonical_numbers: false,
             numbers,
             memo: Memo::default(),
-        })
+        }
     }
 
     pub(crate) fn root(&mut self) -> Result<Lang, JsonSchemaError> {
