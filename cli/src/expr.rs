@@ -60,6 +60,8 @@ pub fn compile_expr(args: CompileExprArgs) -> Result<ExitCode> {
         (None, None) => unreachable!("clap requires EXPR or --file"),
     };
     let expr = Expr::parse_any(&text).map_err(|e| with_excerpt(e, &text))?;
+    // Loaded before the budgets are read: they count from the command's start.
+    let v = Indexed::load(&args.vocab)?;
     let mut compiler = ExprCompiler::new()
         .configure(json_config(&args.json))
         .boolean_level(match args.boolean_level {
@@ -72,7 +74,6 @@ pub fn compile_expr(args: CompileExprArgs) -> Result<ExitCode> {
     if let Some(dir) = base {
         compiler = compiler.base_dir(dir);
     }
-    let v = Indexed::load(&args.vocab)?;
     let compiled = compiler
         .compile_any_with_trie(&expr, &v.trie)
         .map_err(|e| with_excerpt(e, &text))?;

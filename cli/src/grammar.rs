@@ -103,9 +103,7 @@ pub fn compile_grammar(args: CompileGrammarArgs) -> Result<ExitCode> {
     if args.require_deterministic {
         config = config.require_deterministic(true);
     }
-    if let Some(budget) = args.budget.time_budget {
-        config = config.time_budget(budget);
-    }
+    config = config.time_budget(args.budget.time_left());
     if let Some(bytes) = args.budget.memory_budget {
         config = config.memory_budget(bytes);
     }

@@ -169,9 +169,10 @@ struct JsonOptions {
 /// `shortest`).
 #[derive(Args)]
 struct BudgetArgs {
-    /// Longest the compile (or operation) may run, in seconds (default 10); past it, an
-    /// error names what was being built (the sub-schema, the grammar rule with its line
-    /// and column, or the operation).
+    /// Longest the command may run, in seconds (default 10), counted from its start
+    /// (reading the vocabulary and the input included: the compile gets what is left);
+    /// past it, an error names what was being built (the sub-schema, the grammar rule
+    /// with its line and column, or the operation).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time_budget: Option<std::time::Duration>,
     /// Most bytes of automata, tables and texts the compile may hold (default 1 GiB; for
@@ -182,16 +183,40 @@ struct BudgetArgs {
 }
 
 impl BudgetArgs {
-    /// `config` with the budgets given (the others at the regex compiler's defaults).
-    fn regex(&self, mut config: fstc_regex::Config) -> fstc_regex::Config {
-        if let Some(budget) = self.time_budget {
-            config = config.time_budget(budget);
-        }
+    /// `config` with the budgets given (the others at the regex compiler's defaults), the
+    /// time budget less what the command has run so far.
+    fn regex(&self, config: fstc_regex::Config) -> fstc_regex::Config {
+        let mut config = config.time_budget(self.time_left());
         if let Some(bytes) = self.memory_budget {
             config = config.memory_budget(bytes);
         }
         config
     }
+
+    /// What is left of the time budget (the compilers' default when none is given) for
+    /// a compile starting now: the budget counts from the command's start, so the
+    /// vocabulary and the input read before the compile are inside it (whole
+    /// milliseconds, as the compile's error then shows it).
+    fn time_left(&self) -> Duration {
+        let budget = self
+            .time_budget
+            .unwrap_or(fstc_json::Config::DEFAULT_TIME_BUDGET);
+        let left = budget.saturating_sub(started().elapsed());
+        Duration::from_millis(u64::try_from(left.as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+/// When the command started: `--time-budget` counts from here.
+static STARTED: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+fn started() -> Instant {
+    *STARTED.get_or_init(Instant::now)
+}
+
+/// The deadline of a time budget (the compilers' default when none is given) counted
+/// from the command's start, for the operations on automata files.
+fn deadline_after(time_budget: Option<Duration>) -> Option<Instant> {
+    started().checked_add(time_budget.unwrap_or(fstc_json::Config::DEFAULT_TIME_BUDGET))
 }
 
 /// A non-negative number of seconds.
@@ -382,6 +407,7 @@ struct CheckArgs {
 }
 
 fn main() -> ExitCode {
+    started();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compile(CompileCommand::Regex(args)) => compile_regex(args),
@@ -556,9 +582,7 @@ fn json_config(json: &JsonOptions) -> fstc_json::Config {
     if let Some(limit) = json.token_edge_limit {
         config = config.token_edge_limit(limit);
     }
-    if let Some(budget) = json.budget.time_budget {
-        config = config.time_budget(budget);
-    }
+    config = config.time_budget(json.budget.time_left());
     if let Some(bytes) = json.budget.memory_budget {
         config = config.memory_budget(bytes);
     }

@@ -18,7 +18,7 @@ use fstc_core::{AnyAutomaton, TokenVocabulary};
 use fstc_detok::Vocabulary;
 use fstc_regex::RegexCompiler;
 
-use crate::{load_vocab, BudgetArgs, OptionalVocabArgs, VocabArgs};
+use crate::{deadline_after, load_vocab, BudgetArgs, OptionalVocabArgs, VocabArgs};
 
 #[derive(Args)]
 pub struct BinaryArgs {
@@ -47,7 +47,7 @@ pub struct OpsLimits {
 }
 
 impl OpsLimits {
-    /// The operations with these limits, the time budget starting now.
+    /// The operations with these limits, the time budget counted from the command's start.
     fn algebra(&self) -> TokenAlgebra {
         budgeted(&self.budget, self.state_limit)
     }
@@ -64,7 +64,7 @@ fn with_option(e: OpsError) -> anyhow::Error {
 }
 
 /// The operations with a state limit and the budgets of the compilers (their defaults
-/// too), the time budget starting now.
+/// too), the time budget counted from the command's start.
 fn budgeted(budget: &BudgetArgs, state_limit: Option<usize>) -> TokenAlgebra {
     let memory = (budget.memory_budget).unwrap_or(fstc_json::Config::DEFAULT_MEMORY_BUDGET);
     let algebra = TokenAlgebra::new()
@@ -74,11 +74,6 @@ fn budgeted(budget: &BudgetArgs, state_limit: Option<usize>) -> TokenAlgebra {
         Some(n) => algebra.state_limit(n),
         None => algebra,
     }
-}
-
-/// The deadline of a time budget (the compilers' default when none is given) starting now.
-fn deadline_after(time_budget: Option<std::time::Duration>) -> Option<Instant> {
-    Instant::now().checked_add(time_budget.unwrap_or(fstc_json::Config::DEFAULT_TIME_BUDGET))
 }
 
 #[derive(Args)]

@@ -83,7 +83,7 @@ pub fn minimal_dfa_before(
 }
 
 /// [`minimal_dfa`], giving up past `deadline`.
-fn minimal_dfa_until(
+pub(crate) fn minimal_dfa_until(
     start: StateId,
     accepting: Vec<bool>,
     mut edges: EdgeLists,

@@ -190,7 +190,7 @@ fn overflow(
     let regex = translator.schema(value, pointer, level).ok()??;
     let (warnings, automata) = translator.into_parts();
     let schema = SchemaRegex {
-        regex: automata.inline(&regex).into_owned(),
+        regex: automata.inline_within(&regex).ok()?.into_owned(),
         automata: automata.list,
         warnings,
     };

@@ -84,6 +84,24 @@ impl Budget {
         self.used.set(self.used.get().saturating_add(bytes));
     }
 
+    /// Counts `bytes` held for the schema's regex with every call inlined (`len` bytes
+    /// long), checked at once: an error naming its length when that passes the memory
+    /// budget.
+    pub(crate) fn hold_flat(&self, len: usize, bytes: usize) -> Result<(), JsonSchemaError> {
+        self.hold(bytes);
+        if self.used.get() <= self.memory {
+            return Ok(());
+        }
+        Err(JsonSchemaError::other(format!(
+            "the compile passed its memory budget of {} bytes writing the schema's regex \
+             with every sub-schema in place: it is {len} bytes long (a sub-schema used in \
+             several places is copied at each); raise it (memory_budget, \
+             `--memory-budget`), compile lazily (sub-schemas stay calls) or simplify the \
+             schema",
+            self.memory
+        )))
+    }
+
     fn check_memory(&self) -> Result<(), JsonSchemaError> {
         if self.used.get() > self.memory {
             return Err(self.exceeded(

@@ -104,18 +104,36 @@ fn replace_groups<E>(
     mut with: impl FnMut(usize) -> Result<String, E>,
 ) -> Result<String, E> {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = find_group(rest, open) {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + open.len()..];
-        let end = after.find(')').expect("a group is written `(?P<NAME>N)`");
-        let n: usize = after[..end].parse().expect("a group names a number");
+    let rest = each_group(text, open, |plain, n| {
+        out.push_str(plain);
         out.push_str(&with(n)?);
-        rest = &after[end + 1..];
-    }
+        Ok(())
+    })?;
     out.push_str(rest);
     Ok(out)
 }
+
+/// Calls `each(text before it, N)` for every group `open` N `)` of `text` in order;
+/// returns the text after the last.
+fn each_group<'t, E>(
+    text: &'t str,
+    open: &str,
+    mut each: impl FnMut(&'t str, usize) -> Result<(), E>,
+) -> Result<&'t str, E> {
+    let mut rest = text;
+    while let Some(at) = find_group(rest, open) {
+        let after = &rest[at + open.len()..];
+        let end = after.find(')').expect("a group is written `(?P<NAME>N)`");
+        let n: usize = after[..end].parse().expect("a group names a number");
+        each(&rest[..at], n)?;
+        rest = &after[end + 1..];
+    }
+    Ok(rest)
+}
+
+/// Bytes held per byte of a flat regex while it is written: each machine's inlined text
+/// is kept for its other callers, and a `String` grows by doubling.
+const INLINED_BYTES_PER_BYTE: usize = 4;
 
 /// How a spliced automaton is written in regex text.
 const SPLICE_OPEN: &str = "(?P<AUTOMATON>";
@@ -190,6 +208,37 @@ impl Automata {
             Ok::<_, std::convert::Infallible>(format!("{CALL_OPEN}{})", ids(k)))
         });
         calls.unwrap_or_else(|never| match never {})
+    }
+
+    /// [`Automata::inline`], refused with the memory budget's error when the flat text
+    /// would pass what is left of it (measured before it is written): a sub-schema called
+    /// twice by its caller is copied twice, so the flat text may double with each level
+    /// of nesting while the translation stays linear.
+    pub(crate) fn inline_within<'t>(&self, text: &'t str) -> Result<Cow<'t, str>, JsonSchemaError> {
+        let len = self.inlined_len(text);
+        self.budget
+            .hold_flat(len, len.saturating_mul(INLINED_BYTES_PER_BYTE))?;
+        Ok(self.inline(text))
+    }
+
+    /// The length of `text` with every call inlined, without writing it: each machine's
+    /// from its callees' (smaller ids), in id order, saturating.
+    fn inlined_len(&self, text: &str) -> usize {
+        let mut lens: Vec<usize> = Vec::with_capacity(self.machines.len());
+        let flat_len = |text: &str, lens: &[usize]| {
+            let mut total = 0usize;
+            let rest = each_group(text, CALL_OPEN, |plain, id| {
+                total = total.saturating_add(plain.len()).saturating_add(lens[id]);
+                Ok::<_, std::convert::Infallible>(())
+            });
+            let rest = rest.unwrap_or_else(|never| match never {});
+            total.saturating_add(rest.len())
+        };
+        for machine in &self.machines {
+            let len = flat_len(machine, &lens);
+            lens.push(len);
+        }
+        flat_len(text, &lens)
     }
 
     fn inlined_machine(&self, id: usize) -> Arc<str> {

@@ -59,6 +59,7 @@ impl JsonSchemaCompiler {
     /// made of them: beyond 2^64 or 17 significant digits, doubles ([`to_regex`](Self::to_regex)
     /// reads them exactly).
     pub fn value_to_regex(&self, schema: &Value) -> Result<SchemaRegex, JsonSchemaError> {
+        crate::document::check_depth(schema, "the schema")?;
         self.regex_of(schema, &NumberTexts::default())
     }
 
@@ -69,7 +70,7 @@ impl JsonSchemaCompiler {
         schema: &Value,
         numbers: &NumberTexts,
     ) -> Result<SchemaRegex, JsonSchemaError> {
-        Ok(flat(self.translation(schema, numbers, false)?).0)
+        Ok(flat(self.translation(schema, numbers, false)?)?.0)
     }
 
     /// The schema's translation: the root's text, whose sub-schemas are calls of machines;
@@ -84,11 +85,12 @@ impl JsonSchemaCompiler {
         crate::shape::check(schema, "")?;
         let bundled = crate::refs::bundle(schema, numbers, &self.config)?;
         // Once per compile, the documents read from `ref_dir` included (not again in
-        // each translator a diagnosis makes).
-        crate::document::check(&bundled.value, self.config.get_memory_budget())?;
+        // each translator a diagnosis makes); the compile's running total starts there.
+        let held = crate::document::check(&bundled.value, self.config.get_memory_budget())?;
         let anchors = bundled.anchors;
         let mut translator =
             Translator::new(&bundled.value, &self.config, &bundled.numbers, anchors);
+        translator.automata.budget.hold(held);
         let Some(root) = translator.root()? else {
             let mut message = "the schema admits no JSON text in this output form".to_string();
             if let Some(cut) = translator.cuts.first() {
@@ -170,7 +172,7 @@ impl JsonSchemaCompiler {
             Err(_) => {
                 self.config.check(false)?;
                 let flat = SchemaRegex {
-                    regex: t.automata.inline(&t.root).into_owned(),
+                    regex: t.automata.inline_within(&t.root)?.into_owned(),
                     automata: t.automata.list.clone(),
                     warnings: Vec::new(),
                 };
@@ -258,7 +260,7 @@ impl JsonSchemaCompiler {
         let mut stats = CompileStats::new();
         let (root, (schema, budget)) = stats.time("schema translation", || {
             let (root, numbers) = source()?;
-            let schema = flat(self.translation(&root, &numbers, false)?);
+            let schema = flat(self.translation(&root, &numbers, false)?)?;
             Ok::<_, JsonSchemaError>((root, schema))
         })?;
         let dfa = stats.time("byte DFA", || self.schema_dfa(&schema, &root, &budget))?;
@@ -361,21 +363,19 @@ pub(crate) struct Translation {
 }
 
 /// The translation's flat regex (every call inlined), and its budget.
-fn flat(t: Translation) -> (SchemaRegex, Budget) {
-    let regex = t.automata.inline(&t.root).into_owned();
+fn flat(t: Translation) -> Result<(SchemaRegex, Budget), JsonSchemaError> {
+    let regex = t.automata.inline_within(&t.root)?.into_owned();
     let schema = SchemaRegex {
         regex,
         automata: t.automata.list,
         warnings: t.warnings,
     };
-    (schema, t.automata.budget)
+    Ok((schema, t.automata.budget))
 }
 
 /// `schema` parsed as JSON, and the texts of its numbers.
 pub(crate) fn parse(schema: &str) -> Result<(Value, NumberTexts), JsonSchemaError> {
-    let value = serde_json::from_str(schema)
-        .map_err(|e| JsonSchemaError::other(format!("the schema is not valid JSON: {e}")))?;
-    Ok((value, NumberTexts::scan(schema)))
+    crate::document::parse(schema, "the schema")
 }
 
 /// A regex compile error, without the (possibly huge) generated pattern.

@@ -188,9 +188,18 @@ impl NumberTexts {
     /// name repeated in one object keeps its last value, as serde_json does.
     pub(crate) fn scan(text: &str) -> NumberTexts {
         let mut out = HashMap::new();
-        let mut scanner = Scanner { text, at: 0 };
+        // serde_json has read `text`, so its nesting (and this recursion) is within its limit.
+        let mut scanner = Scanner::new(text, usize::MAX);
         scanner.value("", &mut out);
         NumberTexts(out)
+    }
+
+    /// The pointer of the first array or object of `text` nested `depth + 1` deep, for a
+    /// JSON text serde_json refused at its nesting limit (well-formed up to there).
+    pub(crate) fn pointer_past_depth(text: &str, depth: usize) -> Option<String> {
+        let mut scanner = Scanner::new(text, depth);
+        scanner.value("", &mut HashMap::new());
+        scanner.past
     }
 
     /// The text of the number `n` at `pointer` as the schema wrote it, or serde_json's
@@ -221,13 +230,28 @@ impl NumberTexts {
     }
 }
 
-/// A reader of well-formed JSON that records each number's text by pointer.
+/// A reader of well-formed JSON that records each number's text by pointer; it stops at
+/// the first array or object nested past `max_depth` (its recursion is bounded by it).
 struct Scanner<'a> {
     text: &'a str,
     at: usize,
+    depth: usize,
+    max_depth: usize,
+    /// The pointer of the container where it stopped.
+    past: Option<String>,
 }
 
 impl Scanner<'_> {
+    fn new(text: &str, max_depth: usize) -> Scanner<'_> {
+        Scanner {
+            text,
+            at: 0,
+            depth: 0,
+            max_depth,
+            past: None,
+        }
+    }
+
     fn skip_ws(&mut self) {
         let rest = &self.text[self.at..];
         self.at += rest.len() - rest.trim_start_matches([' ', '\t', '\n', '\r']).len();
@@ -240,22 +264,25 @@ impl Scanner<'_> {
     fn value(&mut self, pointer: &str, out: &mut HashMap<String, String>) {
         self.skip_ws();
         match self.byte() {
+            b'{' | b'[' if self.depth == self.max_depth => self.past = Some(pointer.to_string()),
             b'{' => {
-                self.at += 1;
+                (self.at, self.depth) = (self.at + 1, self.depth + 1);
                 while self.next_item(b'}') {
                     let key = self.string();
                     self.skip_ws();
                     self.at += 1; // `:`
                     self.value(&child(pointer, &key), out);
                 }
+                self.depth -= 1;
             }
             b'[' => {
-                self.at += 1;
+                (self.at, self.depth) = (self.at + 1, self.depth + 1);
                 let mut i = 0;
                 while self.next_item(b']') {
                     self.value(&child(pointer, &i.to_string()), out);
                     i += 1;
                 }
+                self.depth -= 1;
             }
             b'"' => {
                 self.string();
@@ -277,8 +304,12 @@ impl Scanner<'_> {
         }
     }
 
-    /// Past a `,` or an opening bracket: whether an item follows (else past `close`).
+    /// Past a `,` or an opening bracket: whether an item follows (else past `close`; none
+    /// once the scan stopped past its depth).
     fn next_item(&mut self, close: u8) -> bool {
+        if self.past.is_some() {
+            return false;
+        }
         self.skip_ws();
         if self.byte() == b',' {
             self.at += 1;

@@ -312,18 +312,12 @@ impl Index {
                 file.display()
             ))
         })?;
-        let value: Value = serde_json::from_str(&text).map_err(|e| {
-            refuse(format!(
-                "`{}` names `{uri}`: {} is not JSON: {e}",
-                r.target,
-                file.display()
-            ))
-        })?;
+        let (value, numbers) = crate::document::parse(&text, &file.display().to_string())
+            .map_err(|e| refuse(format!("`{}` names `{uri}`: {e}", r.target)))?;
         let prefix = child(&child("", REMOTE), &uri);
         crate::shape::check(&value, &prefix)?;
         self.resources.insert(uri.clone(), prefix.clone());
         self.walk(&value, prefix.clone(), uri.clone());
-        let numbers = NumberTexts::scan(&text);
         self.remote.push(Document {
             uri,
             prefix,

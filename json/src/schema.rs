@@ -99,10 +99,21 @@ pub(crate) const ONE_ORDER: &str = "a nested object's members are written in one
 /// are in every member order; beside objects in one order there, a difference is not exact.
 pub(crate) const FREE_ORDER: &str = "schema-free objects here are in every member order";
 
-/// Most sub-schemas translated one inside another (through keywords and `$ref`s): the
-/// translation recurses once per level, so this bounds its stack (a 2 MiB thread holds it
-/// in a debug build).
-const MAX_NESTING: usize = 1000;
+/// Most sub-schemas translated one inside another (through keywords and `$ref`s).
+pub(crate) const MAX_NESTING: usize = 1000;
+
+/// Most bytes of call stack the translation's recursion may take below its first
+/// sub-schema. It recurses once per level, with frames that differ by keyword and build
+/// (2–3 KB a level in a test build), so the bound is on the bytes themselves: half the
+/// 2 MiB of a Rust thread's stack, the rest left for the work done at the deepest level.
+const MAX_STACK_BYTES: usize = 1 << 20;
+
+/// The address of a local of the caller's frame, for the stack taken between two calls.
+#[inline(always)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
 
 /// The translation of one schema document.
 pub(crate) struct Translator<'a> {
@@ -120,6 +131,8 @@ pub(crate) struct Translator<'a> {
     pointers: RefCell<HashMap<String, Option<&'a Value>>>,
     /// Sub-schemas being translated, one inside the next (bounded by [`MAX_NESTING`]).
     nesting: usize,
+    /// The stack address where the outermost of them started (see [`MAX_STACK_BYTES`]).
+    stack_base: usize,
     /// Targets where recursion was cut at [`Config::recursion_depth`].
     pub(crate) cuts: Vec<String>,
     pub(crate) anchors: HashMap<String, String>,
@@ -161,6 +174,7 @@ impl<'a> Translator<'a> {
             folded_refs: Vec::new(),
             pointers: RefCell::new(HashMap::new()),
             nesting: 0,
+            stack_base: 0,
             cuts: Vec::new(),
             anchors,
             automata: Automata::with_budget(config.get_dfa_state_limit(), budget),
@@ -215,10 +229,17 @@ impl<'a> Translator<'a> {
         pointer: &str,
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
-        if self.nesting >= MAX_NESTING {
+        let here = stack_address();
+        if self.nesting == 0 {
+            self.stack_base = here;
+        }
+        if self.nesting >= MAX_NESTING || self.stack_base.abs_diff(here) > MAX_STACK_BYTES {
             let why = format!(
-                "sub-schemas and `$ref`s nest more than {MAX_NESTING} deep here (the \
-                 translation's bound; a chain of references this long is refused)"
+                "sub-schemas and `$ref`s nest more than {} deep here (the translation's \
+                 bound: at most {MAX_NESTING} levels in {} KiB of call stack; a chain of \
+                 references this long is refused)",
+                self.nesting,
+                MAX_STACK_BYTES >> 10
             );
             return Err(JsonSchemaError::at(pointer, "schema", why));
         }

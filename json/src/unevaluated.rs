@@ -15,10 +15,10 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{child, JsonSchemaError};
+use crate::error::{child, show_pointer, JsonSchemaError};
 use crate::fold::reference_to;
 use crate::lang::Lang;
-use crate::schema::{resolve_in, Translator};
+use crate::schema::{resolve_in, Translator, MAX_NESTING};
 
 /// Most conditions expanded (the tree has 2^n leaves, each an object or array language).
 const MAX_CONDITIONS: usize = 4;
@@ -222,6 +222,7 @@ fn tree(
         doc,
         kind,
         visited: vec![pointer.to_string()],
+        depth: 0,
         conditions: Vec::new(),
     };
     let mut base = Evaluated::default();
@@ -304,6 +305,8 @@ struct Walk<'w, 'd> {
     kind: Kind,
     /// `$ref` targets followed (a recursive reference evaluates nothing new).
     visited: Vec<String>,
+    /// Sub-schemas entered, one inside the next (bounded by [`MAX_NESTING`]).
+    depth: usize,
     conditions: Vec<Condition>,
 }
 
@@ -394,10 +397,21 @@ impl Walk<'_, '_> {
         nested: bool,
         out: &mut Evaluated,
     ) -> Result<(), String> {
-        match value {
-            Value::Object(map) => self.schema(map, pointer, nested, out),
-            _ => Ok(()),
+        let Value::Object(map) = value else {
+            return Ok(());
+        };
+        // A chain of `$ref`s to distinct targets is as deep as it is long.
+        if self.depth >= MAX_NESTING {
+            return Err(format!(
+                "the sub-schemas it applies in place (`allOf`, `$ref`s, applicators' \
+                 branches) nest more than {MAX_NESTING} deep, at {}",
+                show_pointer(pointer)
+            ));
         }
+        self.depth += 1;
+        let walked = self.schema(map, pointer, nested, out);
+        self.depth -= 1;
+        walked
     }
 
     /// What `value` at `pointer` evaluates when valid, as a condition's branch.

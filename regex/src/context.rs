@@ -104,7 +104,8 @@ impl Limits<'_> {
                     out.ahead.push(Ahead::marked(marked));
                     return Ok(Placed::Marked(out.behind.len() - 1, out.ahead.len() - 1));
                 }
-                ByteDfa::minimal(dfa::determinize_within(&body, self.subsets())?, &[])
+                let raw = dfa::determinize_within(&body, self.subsets())?;
+                ByteDfa::minimal_until(raw, &[], self.deadline)?
             }
         };
         if ahead {
@@ -139,7 +140,7 @@ impl Limits<'_> {
             .compile(&Hir::concat(parts))?;
         let cx = self.contexts(&nfa, uses)?;
         let raw = look::determinize(&nfa, &cx, true, self.subsets())?;
-        Ok(ByteDfa::minimal(raw, &[]))
+        Ok(ByteDfa::minimal_until(raw, &[], self.deadline)?)
     }
 }
 

@@ -490,6 +490,9 @@ impl RegexBuilder {
                 (parse(&src, self.case_insensitive)?, &r.uses[..])
             }
         };
+        // Reading a long pattern takes time of its own (a JSON Schema's flat regex of a few
+        // hundred kilobytes, a tenth of a second): the deadline is checked between phases.
+        self.check_deadline("reading the pattern")?;
         // State ids are u32 (DEAD = u32::MAX), so limits past that are clamped.
         let max_ids = (u32::MAX / 2) as usize;
         let limit = self.state_limit.clamp(1, max_ids);
@@ -497,6 +500,19 @@ impl RegexBuilder {
             .saturating_mul(NFA_STATES_PER_DFA_STATE)
             .clamp(MIN_NFA_STATE_LIMIT, MAX_NFA_STATE_LIMIT);
         self.compile_hir(&hir, uses, limit, nfa_limit)
+    }
+
+    /// An error of kind [`RegexErrorKind::Deadline`] once the deadline has passed, after
+    /// the phase `phase`.
+    fn check_deadline(&self, phase: &str) -> Result<(), RegexError> {
+        match self.deadline {
+            Some(d) if std::time::Instant::now() >= d => Err(RegexError::new(
+                RegexErrorKind::Deadline,
+                None,
+                format!("the pattern's compile passed its deadline (time budget) {phase}"),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// HIR → NFA → minimized DFA; NFAs with look conditions go through `look`.
@@ -512,6 +528,7 @@ impl RegexBuilder {
             return Err(RegexError::too_many_nfa_states(nfa_limit));
         }
         let nfa = compiler.compile(hir)?;
+        self.check_deadline("building the NFA")?;
         let nfa_terminals = nfa.terminals.clone();
         let limits = context::Limits {
             limit,
@@ -527,7 +544,7 @@ impl RegexBuilder {
             look::determinize(&nfa, &cx, false, limits.subsets())?
         };
         drop(nfa);
-        Ok(ByteDfa::minimal(raw, &nfa_terminals))
+        ByteDfa::minimal_until(raw, &nfa_terminals, self.deadline).map_err(RegexError::from)
     }
 }
 

@@ -154,6 +154,11 @@ impl Algebra {
         Limits::new(self.state_limit, MAX_SET_ENTRIES).until(self.deadline)
     }
 
+    /// Minimizes and numbers a terminal-free table DFA canonically, by the deadline.
+    fn finish(&self, dfa: TableDfa) -> Result<ByteDfa, ByteDfaError> {
+        ByteDfa::minimal_until(dfa, &[], self.deadline)
+    }
+
     /// Caps the states an operation may create (before minimization). 0 counts as 1.
     pub fn state_limit(&mut self, limit: usize) -> &mut Algebra {
         self.state_limit = limit.clamp(1, (u32::MAX / 2) as usize);
@@ -383,13 +388,9 @@ impl Algebra {
                 }
             }
         }
-        Ok(finish(pairs.finish(joint.classes, k, 0)))
+        self.finish(pairs.finish(joint.classes, k, 0))
+            .map_err(|e| in_operation(name, self.state_limit, e))
     }
-}
-
-/// Minimizes and numbers a terminal-free table DFA canonically.
-fn finish(dfa: TableDfa) -> ByteDfa {
-    ByteDfa::minimal(dfa, &[])
 }
 
 fn refuse_terminals(operation: &'static str, d: &ByteDfa) -> Result<(), ByteDfaError> {
@@ -512,7 +513,8 @@ impl SetNfa {
         for (slot, &c) in classes.iter_mut().zip(&self.classes) {
             *slot = raw.classes[c as usize];
         }
-        Ok(finish(TableDfa { classes, ..raw }))
+        ByteDfa::minimal_until(TableDfa { classes, ..raw }, &[], limits.deadline)
+            .map_err(|e| in_operation(name, limits.states, e))
     }
 
     /// This automaton as a byte NFA over class ids (class `c` read as byte `c`): state `s`

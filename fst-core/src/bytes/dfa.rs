@@ -6,8 +6,11 @@
 //! other closure may; `End` assertions are crossed only when deciding whether a state
 //! accepts (the text ends there), never before reading a byte.
 
+use std::time::Instant;
+
+use crate::deadline::{without_deadline, PastDeadline};
 use crate::fast_hash::FastMap;
-use crate::minimize::minimal_dfa;
+use crate::minimize::minimal_dfa_until;
 
 use super::nfa::{Nfa, State};
 use super::subsets::{Limits, Subsets, TableDfa};
@@ -273,11 +276,21 @@ pub fn merge_classes(dfa: TableDfa) -> TableDfa {
     }
 }
 
-/// The minimal DFA by the one minimizer ([`minimal_dfa`]): states that cannot reach
+/// The minimal DFA by the one minimizer ([`crate::minimize::minimal_dfa`]): states that cannot reach
 /// acceptance dropped, equivalent ones merged, numbered breadth-first from the start with
 /// columns in order (classes, then terminals), so output is canonical. An empty language
 /// gives one non-accepting state over one byte class.
 pub fn minimize(dfa: &TableDfa) -> TableDfa {
+    without_deadline(minimize_until(dfa, None))
+}
+
+/// [`minimize`], giving up past `deadline` (polled while blocks are refined): the
+/// minimization of a DFA of millions of states takes seconds of its own after the subset
+/// construction.
+pub(crate) fn minimize_until(
+    dfa: &TableDfa,
+    deadline: Option<Instant>,
+) -> Result<TableDfa, PastDeadline> {
     let w = dfa.width();
     let edges = (dfa.table.chunks_exact(w))
         .map(|row| {
@@ -287,7 +300,7 @@ pub fn minimize(dfa: &TableDfa) -> TableDfa {
                 .collect()
         })
         .collect();
-    let (accepting, edges) = minimal_dfa(0, dfa.accepting.clone(), edges);
+    let (accepting, edges) = minimal_dfa_until(0, dfa.accepting.clone(), edges, deadline)?;
     let empty = !accepting[0] && edges[0].is_empty();
     let (classes, num_classes) = if empty {
         ([0; 256], 1)
@@ -301,11 +314,11 @@ pub fn minimize(dfa: &TableDfa) -> TableDfa {
             table[s * w + c as usize] = t;
         }
     }
-    TableDfa {
+    Ok(TableDfa {
         classes,
         num_classes,
         num_terminals: dfa.num_terminals,
         table,
         accepting,
-    }
+    })
 }

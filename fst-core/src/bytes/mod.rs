@@ -34,6 +34,9 @@ use rustfst::fst_traits::MutableFst;
 use rustfst::semirings::{Semiring, TropicalWeight};
 use rustfst::Tr;
 
+use std::time::Instant;
+
+use crate::deadline::{without_deadline, PastDeadline};
 use crate::dot::escape_bytes;
 use crate::labels::byte_label;
 
@@ -117,8 +120,29 @@ impl ByteDfa {
     /// Minimizes a table DFA (classes merged before and after) into a `ByteDfa`: the
     /// one way every byte DFA is finished, so equal languages give equal DFAs.
     pub fn minimal(raw: TableDfa, kinds: &[TerminalKind]) -> ByteDfa {
-        let min = dfa::merge_classes(dfa::minimize(&dfa::merge_classes(raw)));
-        ByteDfa::from_table(min, kinds)
+        without_deadline(ByteDfa::minimal_before(raw, kinds, None))
+    }
+
+    /// [`ByteDfa::minimal`], giving up once `deadline` passes with an error of kind
+    /// [`ByteDfaErrorKind::Deadline`]: minimizing a table of millions of states takes
+    /// seconds after the subset construction that polled the same deadline.
+    pub fn minimal_until(
+        raw: TableDfa,
+        kinds: &[TerminalKind],
+        deadline: Option<Instant>,
+    ) -> Result<ByteDfa, ByteDfaError> {
+        let states = raw.accepting.len();
+        ByteDfa::minimal_before(raw, kinds, deadline)
+            .map_err(|PastDeadline| ByteDfaError::past_deadline(states))
+    }
+
+    fn minimal_before(
+        raw: TableDfa,
+        kinds: &[TerminalKind],
+        deadline: Option<Instant>,
+    ) -> Result<ByteDfa, PastDeadline> {
+        let min = dfa::minimize_until(&dfa::merge_classes(raw), deadline)?;
+        Ok(ByteDfa::from_table(dfa::merge_classes(min), kinds))
     }
 
     /// The class of each byte; bytes of one class have the same transitions everywhere.
@@ -372,6 +396,28 @@ impl ByteDfa {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Minimizing polls the deadline: one already past is the deadline's error naming the
+    /// states made; without one the result is [`ByteDfa::minimal`]'s.
+    #[test]
+    fn minimal_until_stops_at_the_deadline() {
+        // `a{0,2}` with one byte class.
+        let raw = || TableDfa {
+            classes: [0; 256],
+            num_classes: 1,
+            num_terminals: 0,
+            table: vec![1, 2, DEAD],
+            accepting: vec![true; 3],
+        };
+        let states = 3;
+        let past = Some(Instant::now());
+        let e = ByteDfa::minimal_until(raw(), &[], past).unwrap_err();
+        assert_eq!(e.kind(), &ByteDfaErrorKind::Deadline { states });
+        assert!(e.to_string().contains("deadline"), "{e}");
+        let later = Instant::now().checked_add(std::time::Duration::from_secs(60));
+        let done = ByteDfa::minimal_until(raw(), &[], later).unwrap();
+        assert_eq!(done, ByteDfa::minimal(raw(), &[]));
+    }
 
     #[test]
     fn range_labels_are_readable_classes() {

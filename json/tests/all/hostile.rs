@@ -32,14 +32,16 @@ fn a_chain_of_5000_ref_aliases_is_refused_at_a_named_pointer() {
             .to_string()
     });
     assert!(
-        message.contains("`schema` at #/$defs/d") && message.contains("nest more than 1000"),
+        message.contains("`schema` at #/$defs/d")
+            && message.contains("nest more than")
+            && message.contains("KiB of call stack"),
         "{message}"
     );
 }
 
 #[test]
-fn a_chain_of_900_ref_aliases_still_compiles() {
-    let schema = alias_chain(900, json!({"type": "integer"}));
+fn a_chain_of_300_ref_aliases_still_compiles() {
+    let schema = alias_chain(300, json!({"type": "integer"}));
     let regex = on_small_stack(move || JsonSchemaCompiler::new().to_regex(&schema));
     let dfa = regex.unwrap().dfa(10_000).unwrap();
     assert!(dfa.is_match(b"-12"));
@@ -50,7 +52,7 @@ fn a_chain_of_900_ref_aliases_still_compiles() {
 #[test]
 fn a_long_alias_chain_to_a_too_large_schema_is_blamed_cleanly() {
     let big = json!({"type": "array", "items": {"type": "integer"}, "minItems": 3000});
-    let schema = alias_chain(900, big);
+    let schema = alias_chain(300, big);
     let message = on_small_stack(move || {
         let tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
         let vocab = ByteVocabulary::new(tokens, vec![]);
@@ -456,4 +458,204 @@ fn the_parsed_document_counts_against_the_memory_budget() {
         .configure(config)
         .to_regex(&small)
         .is_ok());
+}
+
+/// Each keyword that holds sub-schemas, wrapping `inner` once (`then`/`else` beside an
+/// `if`, `additionalItems` beside an `items` array, as they are read).
+fn wrapped(keyword: &str, inner: Value) -> Value {
+    match keyword {
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => json!({ keyword: [inner] }),
+        "properties" | "dependentSchemas" | "dependencies" => json!({ keyword: {"a": inner} }),
+        "patternProperties" => json!({ keyword: {"^a": inner} }),
+        "then" | "else" => json!({"if": {"type": "object"}, keyword: inner}),
+        "additionalItems" => json!({"items": [true], keyword: inner}),
+        _ => json!({ keyword: inner }),
+    }
+}
+
+/// Every keyword whose value holds schemas the translation reads (`$defs` and `$ref` are
+/// what every chain below is made of).
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "contains",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentSchema",
+];
+
+/// `{"$ref": "#/$defs/d0", "$defs": {"d0": K({"$ref": "#/$defs/d1"}), …, "dN": {}}}`.
+fn keyword_chain(keyword: &str, n: usize) -> String {
+    let mut defs = serde_json::Map::new();
+    for i in 0..n {
+        let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+        defs.insert(format!("d{i}"), wrapped(keyword, next));
+    }
+    defs.insert(format!("d{n}"), json!({"type": "integer"}));
+    json!({"$ref": "#/$defs/d0", "$defs": defs}).to_string()
+}
+
+/// `K(K(…K({"type": "integer"})…))`, `n` deep in the JSON text itself.
+fn keyword_nest(keyword: &str, n: usize) -> String {
+    let mut schema = json!({"type": "integer"});
+    for _ in 0..n {
+        schema = wrapped(keyword, schema);
+    }
+    schema.to_string()
+}
+
+/// Arrays and objects one inside another in `v`.
+fn depth(v: &Value) -> usize {
+    let inner = match v {
+        Value::Array(items) => items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(map) => map.values().map(depth).max().unwrap_or(0),
+        _ => return 0,
+    };
+    1 + inner
+}
+
+/// The outcome of compiling `schema` to its regex on a 2 MiB stack, under a time budget.
+fn regex_outcome(schema: String) -> Result<(), String> {
+    on_small_stack(move || {
+        let config = Config::new().time_budget(std::time::Duration::from_secs(2));
+        JsonSchemaCompiler::new()
+            .configure(config)
+            .to_regex(&schema)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// A chain of `$ref`s through any keyword deeper than the translation's bound is refused
+/// naming the pointer where it passes it; one just inside it ends in a result or an
+/// error, on a small stack (every walk over the document either bounds its depth or keeps
+/// its own stack).
+#[test]
+fn ref_chains_through_every_keyword_end_cleanly() {
+    for keyword in SCHEMA_KEYWORDS {
+        eprintln!("{keyword}");
+        let outcome = regex_outcome(keyword_chain(keyword, 1200));
+        if *keyword == "contentSchema" {
+            // An annotation: its schema is not translated, so the chain is not followed.
+            assert!(outcome.is_ok(), "{outcome:?}");
+            continue;
+        }
+        let message = outcome.unwrap_err();
+        assert!(
+            message.contains("at #/$defs/d") && message.contains("nest more than"),
+            "{keyword}: {message}"
+        );
+        let outcome = regex_outcome(keyword_chain(keyword, 100));
+        eprintln!(
+            "{keyword} 100: {:?}",
+            outcome.as_ref().map_err(|e| &e[..e.len().min(200)])
+        );
+    }
+}
+
+/// Schemas nested in their own text as deep as JSON text may be read (128 arrays and
+/// objects, serde_json's limit) translate on a small stack; one level past it is refused
+/// naming where.
+#[test]
+fn schemas_nested_to_the_parse_limit_through_every_keyword_end_cleanly() {
+    for keyword in SCHEMA_KEYWORDS {
+        let one: Value = serde_json::from_str(&keyword_nest(keyword, 1)).unwrap();
+        let per_level = depth(&one) - 1;
+        // `fits` wrappers and the innermost schema: at most 127 arrays and objects.
+        let fits = 126 / per_level;
+        let outcome = regex_outcome(keyword_nest(keyword, fits));
+        eprintln!(
+            "{keyword} {fits}: {:?}",
+            outcome.as_ref().map_err(|e| &e[..e.len().min(200)])
+        );
+        let message = regex_outcome(keyword_nest(keyword, fits + 1)).unwrap_err();
+        assert!(
+            message.contains("nests arrays and objects more than 127 deep"),
+            "{keyword}: {message}"
+        );
+    }
+}
+
+/// A schema given as a value (not read from text) nested past what JSON text may hold is
+/// refused naming the pointer, before any walk recurses on it; the value is then taken
+/// apart level by level (serde_json's drop recurses).
+#[test]
+fn a_deep_value_is_refused_naming_where() {
+    let message = on_small_stack(|| {
+        let mut value = json!({"type": "integer"});
+        for _ in 0..100_000 {
+            value = Value::Object([("not".to_string(), value)].into_iter().collect());
+        }
+        let message = JsonSchemaCompiler::new()
+            .value_to_regex(&value)
+            .unwrap_err()
+            .to_string();
+        while let Value::Object(mut map) = value {
+            value = map.remove("not").unwrap_or(Value::Null);
+        }
+        message
+    });
+    let at = format!("#{}", "/not".repeat(127));
+    assert!(
+        message.contains("nests arrays and objects more than 127 deep")
+            && message.contains(&format!("the value at {at} is")),
+        "{message}"
+    );
+    let fits = keyword_nest("not", 126);
+    let value: Value = serde_json::from_str(&fits).unwrap();
+    assert!(JsonSchemaCompiler::new().value_to_regex(&value).is_ok());
+}
+
+/// `unevaluatedProperties` beside a `$ref` chain: the walk that finds what the chain
+/// evaluates follows it with a bound of its own, naming where it stops.
+#[test]
+fn unevaluated_properties_over_a_long_ref_chain_end_cleanly() {
+    let mut schema: Value =
+        serde_json::from_str(&alias_chain(3000, json!({"properties": {"a": true}}))).unwrap();
+    schema["unevaluatedProperties"] = json!(false);
+    let message = regex_outcome(schema.to_string()).unwrap_err();
+    assert!(
+        message.contains("`unevaluatedProperties` at the schema root (#)")
+            && message.contains("nest more than 1000 deep, at #/$defs/d"),
+        "{message}"
+    );
+    let mut short: Value =
+        serde_json::from_str(&alias_chain(20, json!({"properties": {"a": true}}))).unwrap();
+    short["unevaluatedProperties"] = json!(false);
+    let regex = JsonSchemaCompiler::new()
+        .to_regex(&short.to_string())
+        .unwrap();
+    let dfa = regex.dfa(10_000).unwrap();
+    assert!(dfa.is_match(br#"{"a": 1}"#) && !dfa.is_match(br#"{"b": 1}"#));
+}
+
+/// Each level calls the next twice (`patternProperties` with `additionalProperties`
+/// absent): the translation stays linear, the flat regex quadruples per level. Its length
+/// is measured before it is written and costed against the memory budget: 20 levels (a
+/// 32 GB text) end at once in the budget's error; 6 levels compile.
+#[test]
+fn a_flat_regex_past_the_memory_budget_is_refused_before_it_is_written() {
+    let started = std::time::Instant::now();
+    let message = regex_outcome(keyword_chain("patternProperties", 20)).unwrap_err();
+    assert!(
+        message.contains("memory budget of 1073741824 bytes writing the schema's regex")
+            && message.contains("compile lazily"),
+        "{message}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert!(regex_outcome(keyword_chain("patternProperties", 6)).is_ok());
 }

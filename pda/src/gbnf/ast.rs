@@ -178,6 +178,22 @@ pub(crate) fn item_bytes(mut e: &Expr) -> usize {
         }
 }
 
+/// About the bytes the rule bodies `bodies` hold: each node (twice, for the slack of
+/// vectors, as [`Reading`] counts) and what it holds, walked with a stack of its own.
+pub(crate) fn tree_bytes<'e>(bodies: impl IntoIterator<Item = &'e Expr>) -> usize {
+    let mut work: Vec<&Expr> = bodies.into_iter().collect();
+    let mut total = 0usize;
+    while let Some(e) = work.pop() {
+        total = total.saturating_add(2 * std::mem::size_of::<Expr>() + item_bytes(e));
+        match e {
+            Expr::Seq(parts) | Expr::Alt(parts) => work.extend(parts),
+            Expr::Repeat { expr, .. } => work.push(expr),
+            _ => {}
+        }
+    }
+    total
+}
+
 /// Deeper nesting of groups and repetition operators (`"a"**`) is refused, so that
 /// reading and every walk over the rules cannot overflow the call stack.
 pub(crate) const MAX_NESTING: usize = 200;

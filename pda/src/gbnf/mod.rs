@@ -31,7 +31,7 @@
 mod ast;
 mod parse;
 
-pub(crate) use ast::{deeper, fmt_rule_at, item_bytes, Lines, Reading, MAX_NESTING};
+pub(crate) use ast::{deeper, fmt_rule_at, item_bytes, tree_bytes, Lines, Reading, MAX_NESTING};
 pub use ast::{Expr, Pos, RuleDef, Rules};
 pub use parse::MAX_REPEAT;
 pub(crate) use parse::{hex_scalar, repeat_bounds};

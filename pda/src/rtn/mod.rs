@@ -23,7 +23,7 @@ use fstc_core::bytes::{Algebra, ByteDfa};
 use crate::budget::Budget;
 use crate::byte_pda::Pda;
 use crate::error::{PdaError, PdaErrorKind};
-use crate::gbnf::{fmt_rule_at, Expr, Pos, Rules};
+use crate::gbnf::{fmt_rule_at, tree_bytes, Expr, Pos, Rules};
 use crate::grammar::Grammar;
 
 use dfa::RuleDfa;
@@ -159,7 +159,14 @@ impl Rtn {
     /// Checks names, rewrites direct left recursion, decides which rules are kept and builds
     /// their DFAs, within `budget`.
     pub fn new(rules: &Rules, budget: &Budget) -> Result<Rtn, PdaError> {
+        // The copy of the bodies rewritten below, charged before it is made (and again for
+        // the rules with hidden left recursion made visible, when there are any).
+        let copy = || "copying the grammar's rules to rewrite them".to_string();
+        budget.charge(tree_bytes(rules.rules.iter().map(|d| &d.body)), copy)?;
         let unhidden = hidden::unhide(rules);
+        if let Some(u) = &unhidden {
+            budget.charge(tree_bytes(u.rules.iter().map(|d| &d.body)), copy)?;
+        }
         let rules = unhidden.as_ref().unwrap_or(rules);
         let defs = &rules.rules;
         let index: HashMap<&str, usize> = defs
@@ -293,8 +300,8 @@ impl Pda {
         budget: &Budget,
     ) -> Result<Pda, PdaError> {
         let (rules, held) = syntax.parse_within(text, budget)?;
-        // The rules as read, and the copy of their bodies the RTN rewrites.
-        budget.charge(held.saturating_mul(2), || "reading the grammar".to_string())?;
+        // The rules as read (`Rtn::new` charges its copy of their bodies).
+        budget.charge(held, || "reading the grammar".to_string())?;
         budget.check_time(|| "reading the grammar".to_string())?;
         Pda::from_rules_within(&rules, budget)
     }

@@ -252,3 +252,42 @@ fn lark_regex_terminals_are_built_within_the_budgets() {
         .compile_with_trie(&big, &letters())
         .is_ok());
 }
+
+/// Rules built by a program (not read from text, so not counted while read) are charged
+/// for the copy of their bodies the RTN rewrites before it is made: a grammar of 20,000
+/// rules under a 1 MB budget ends in the budget's error naming that copy; a roomy budget
+/// compiles it.
+#[test]
+fn the_rtn_copy_of_built_rules_counts_against_the_memory_budget() {
+    use fstc_pda::gbnf::{Expr, RuleDef, Rules};
+    let n = 20_000;
+    let mut rules = vec![RuleDef {
+        name: "root".into(),
+        at: None,
+        body: Expr::Alt((0..n).map(|i| Expr::Ref(format!("r{i}"), None)).collect()),
+    }];
+    rules.extend((0..n).map(|i| RuleDef {
+        name: format!("r{i}"),
+        at: None,
+        body: Expr::Seq(vec![Expr::Bytes(b"ab".to_vec()); 4]),
+    }));
+    let rules = Rules {
+        start: "root".into(),
+        rules,
+    };
+    let trie = letters();
+    let compile = |bytes: usize| {
+        GrammarCompiler::new()
+            .configure(Config::new().memory_budget(bytes))
+            .compile_rules_with_trie(&rules, &trie)
+            .map(|_| ())
+    };
+    let e = compile(1_000_000).unwrap_err();
+    assert_eq!(e.kind(), PdaErrorKind::MemoryBudget, "{e}");
+    assert!(
+        e.to_string()
+            .contains("while copying the grammar's rules to rewrite them"),
+        "{e}"
+    );
+    assert!(compile(1 << 30).is_ok());
+}
