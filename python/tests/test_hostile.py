@@ -266,3 +266,71 @@ def test_regex_compiles_stop_at_their_budgets(bytelevel):
             fstc.compile_regex("a", bytelevel, time_budget=value)
     raises_naming("memory_budget", fstc.compile_regex, "a", bytelevel, memory_budget=-1)
     fstc.compile_regex("a", bytelevel, time_budget=60, memory_budget=1 << 30)
+
+
+SCHEMA_KEYWORDS = ["not", "if", "then", "else", "allOf", "anyOf", "oneOf", "items", "prefixItems",
+                   "additionalItems", "contains", "properties", "patternProperties",
+                   "additionalProperties", "propertyNames", "dependentSchemas", "dependencies",
+                   "unevaluatedProperties", "unevaluatedItems"]
+
+
+def wrapped(keyword, inner):
+    if keyword in ("allOf", "anyOf", "oneOf", "prefixItems"):
+        return {keyword: [inner]}
+    if keyword in ("properties", "dependentSchemas", "dependencies"):
+        return {keyword: {"a": inner}}
+    if keyword == "patternProperties":
+        return {keyword: {"^a": inner}}
+    if keyword in ("then", "else"):
+        return {"if": {"type": "object"}, keyword: inner}
+    if keyword == "additionalItems":
+        return {"items": [True], keyword: inner}
+    return {keyword: inner}
+
+
+def on_small_stack(f):
+    """Runs ``f`` on a thread with a 2 MiB stack (a server worker's), re-raising its error."""
+    out = {}
+
+    def run():
+        try:
+            out["value"] = f()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            out["error"] = e
+
+    old = threading.stack_size(2 << 20)
+    try:
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old)
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
+
+
+def test_deep_schemas_through_every_keyword_raise_on_a_small_stack(bytelevel):
+    """Nested in the text past JSON's 127 levels, or chained through ``$ref``s past the
+    translation's bound, through every keyword that holds schemas: an ``FstcError``
+    naming where, never a crash; a dict nested deeper than Python's own recursion limit
+    is a ``ValueError`` from serializing it."""
+    def run():
+        for keyword in SCHEMA_KEYWORDS:
+            nested = {"type": "integer"}
+            for _ in range(130):
+                nested = wrapped(keyword, nested)
+            with pytest.raises(fstc.FstcError, match=r"more than 127 deep: the value at #/"):
+                fstc.compile_json_schema(json.dumps(nested), bytelevel)
+            defs = {f"d{i}": wrapped(keyword, {"$ref": f"#/$defs/d{i + 1}"}) for i in range(1200)}
+            defs["d1200"] = {"type": "integer"}
+            chain = {"$ref": "#/$defs/d0", "$defs": defs}
+            with pytest.raises(fstc.FstcError, match=r"#/\$defs/d\d+[^:]*: sub-schemas and `\$ref`s nest"):
+                fstc.compile_json_schema(json.dumps(chain), bytelevel)
+    on_small_stack(run)
+    # Serialized by `json.dumps` on this (main) thread: Python's own recursion limit.
+    deep = {"type": "integer"}
+    for _ in range(100_000):
+        deep = {"not": deep}
+    with pytest.raises(ValueError):
+        fstc.compile_json_schema(deep, bytelevel)

@@ -918,3 +918,159 @@ fn compile_regex_stops_at_its_budgets() {
         assert!(started.elapsed() < std::time::Duration::from_secs(30));
     }
 }
+
+/// The exit codes docs/cli.md documents, one row each: 0 success, 1 `check` rejected the
+/// input (and `equivalent` found a difference), 2 bad usage or bad input with a message
+/// naming what is wrong — including the hostile inputs of issue 27, which used to abort
+/// (134) or run out of memory.
+#[test]
+fn exit_codes_are_the_documented_ones() {
+    let dir = scratch("exit-codes");
+    let vocab = gpt2();
+    let vocab = vocab.to_str().unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).unwrap();
+        path(name)
+    };
+    let (a, b, out) = (path("a.fstc"), path("b.fstc"), path("out.fstc"));
+    let deep = format!("{}{{}}{}", "{\"not\":".repeat(200), "}".repeat(200));
+    let mut defs = String::new();
+    for i in 0..5000 {
+        defs.push_str(&format!("\"d{i}\": {{\"$ref\": \"#/$defs/d{}\"}}, ", i + 1));
+    }
+    let chain = format!("{{\"$ref\": \"#/$defs/d0\", \"$defs\": {{{defs}\"d5000\": {{}}}}}}");
+    let (deep, chain) = (write("deep.json", &deep), write("chain.json", &chain));
+    let one = write("one.json", r#"{"type": "object", "properties": {"a": {}}}"#);
+    let literal = write(
+        "long.gbnf",
+        &format!("root ::= \"{}\"\n", "ab".repeat(15_000)),
+    );
+    let garbage = write("garbage.fstc", "not an automaton file");
+    let rows: Vec<(Vec<&str>, i32, &str)> = vec![
+        (
+            vec!["compile", "regex", "a", "--vocab", vocab, "-o", &a],
+            0,
+            "",
+        ),
+        (
+            vec!["compile", "regex", "b", "--vocab", vocab, "-o", &b],
+            0,
+            "",
+        ),
+        (vec!["check", &a, "--vocab", vocab, "--text", "a"], 0, ""),
+        (vec!["check", &a, "--vocab", vocab, "--text", "b"], 1, ""),
+        (vec!["equivalent", &a, &a], 0, ""),
+        (vec!["equivalent", &a, &b], 1, ""),
+        (vec!["compile", "regex", "a", "--nope"], 2, "--nope"),
+        (
+            vec!["compile", "regex", "(", "--vocab", vocab, "-o", &out],
+            2,
+            "error:",
+        ),
+        (vec!["info", "/nonexistent/x.fstc"], 2, "error:"),
+        (vec!["info", &garbage], 2, "error:"),
+        (
+            vec![
+                "compile",
+                "json-schema",
+                &deep,
+                "--vocab",
+                vocab,
+                "-o",
+                &out,
+            ],
+            2,
+            "127 deep",
+        ),
+        (
+            vec![
+                "compile",
+                "json-schema",
+                &chain,
+                "--vocab",
+                vocab,
+                "-o",
+                &out,
+            ],
+            2,
+            "nest more than",
+        ),
+        (
+            vec![
+                "compile",
+                "json-schema",
+                "--any-json",
+                "--any-json-depth",
+                "8",
+                "--vocab",
+                vocab,
+                "-o",
+                &out,
+            ],
+            2,
+            "any_json_depth",
+        ),
+        (
+            vec![
+                "compile",
+                "json-schema",
+                &one,
+                "--whitespace",
+                "pretty",
+                "--indent",
+                "1000000",
+                "--vocab",
+                vocab,
+                "-o",
+                &out,
+            ],
+            2,
+            "indent",
+        ),
+        (
+            vec![
+                "compile",
+                "json-schema",
+                &one,
+                "--recursion-depth",
+                "300",
+                "--vocab",
+                vocab,
+                "-o",
+                &out,
+            ],
+            2,
+            "recursion_depth",
+        ),
+        (
+            vec!["compile", "grammar", &literal, "--vocab", vocab, "-o", &out],
+            0,
+            "",
+        ),
+        (
+            vec![
+                "compile",
+                "regex",
+                r"\w{0,10000}",
+                "--dfa-state-limit",
+                "10000000",
+                "--vocab",
+                vocab,
+                "-o",
+                &out,
+            ],
+            2,
+            "error:",
+        ),
+    ];
+    for (args, code, says) in rows {
+        let run = fstc(&args);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        if code == 2 {
+            assert!(err.starts_with("error:"), "{args:?}: {err}");
+        }
+    }
+}
