@@ -22,6 +22,7 @@ use crate::error::TagsError;
 use crate::lower::{needs_stack, Lowering};
 use crate::parse::StructuralTag;
 use crate::pieces::{self, PieceDfas};
+use crate::special;
 use crate::tokens;
 
 /// How the eager compile composes a tool-call structure (one with `triggered_tags` or
@@ -153,6 +154,24 @@ impl StructuralTagCompiler {
             })
     }
 
+    /// For a tag that names tokens, the vocabulary of `trie` with their markers
+    /// (`crate::special`), which the tag is composed with; `None` for one that names none.
+    fn named_tokens(
+        &self,
+        tag: &StructuralTag,
+        trie: &VocabTrie,
+        stats: &mut CompileStats,
+    ) -> Result<Option<Arc<VocabTrie>>, TagsError> {
+        if !tag.format.names_tokens() {
+            return Ok(None);
+        }
+        let ids = special::read_ids(tag, trie)?;
+        let derived = stats.time("vocabulary with token markers", || {
+            special::marker_trie_shared(trie, &ids)
+        });
+        Ok(Some(derived))
+    }
+
     /// What is composed with the vocabulary of `trie`: the byte DFA, or for a tag that
     /// limits tokens the DFA of its markings with the marked vocabulary (`crate::tokens`).
     fn to_compose(
@@ -239,6 +258,9 @@ impl StructuralTagCompiler {
     ) -> Result<Compiled<TokenPda>, TagsError> {
         let budget = Budget::start(self.get_config());
         let mut stats = CompileStats::new();
+        let named = self.named_tokens(tag, trie, &mut stats)?;
+        let own = trie;
+        let trie = named.as_deref().unwrap_or(own);
         let (rules, warnings) = stats.time("rules", || {
             Lowering::<Expr>::new(&self.json)
                 .with_budget(budget)
@@ -254,8 +276,15 @@ impl StructuralTagCompiler {
             .compile_rules_with_trie(&rules, trie)
             .map_err(|e| budget.grammar_failed(&e))?;
         stats.extend(compiled.stats);
+        let mut automaton = compiled.automaton;
+        if named.is_some() {
+            let mut parts = automaton.to_parts();
+            parts.vocab_fingerprint = own.fingerprint();
+            automaton = TokenPda::from_parts(parts)
+                .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+        }
         Ok(Compiled {
-            automaton: compiled.automaton,
+            automaton,
             stats,
             warnings,
         })
@@ -283,13 +312,20 @@ impl StructuralTagCompiler {
     ) -> Result<Compiled<TokenAutomaton>, TagsError> {
         let budget = Budget::start(self.get_config());
         let mut stats = CompileStats::new();
+        let named = self.named_tokens(tag, trie, &mut stats)?;
+        let own = trie;
+        let trie = named.as_deref().unwrap_or(own);
         let pieced = match self.composition {
             Composition::Whole => Pieced::No,
             _ if tag.format.counts_tokens() => Pieced::No,
             _ => self.compile_pieces(tag, trie, &budget, &mut stats)?,
         };
         let (dfa, warnings, marked) = match pieced {
-            Pieced::Compiled(compiled) => return Ok(compiled),
+            Pieced::Compiled(compiled) if named.is_none() => return Ok(compiled),
+            Pieced::Compiled(compiled) => {
+                let automaton = restamped(compiled.automaton, own.fingerprint())?;
+                return Ok(Compiled { automaton, ..compiled });
+            }
             Pieced::Whole(dfa, warnings) => (dfa, warnings, None),
             Pieced::No => self.to_compose(tag, trie, &mut stats, &budget)?,
         };
@@ -312,12 +348,8 @@ impl StructuralTagCompiler {
             })?;
         stats.extend(composed.stats);
         let mut automaton = composed.automaton;
-        if marked.is_some() {
-            // Token ids are the vocabulary's; the file says so.
-            let mut parts = automaton.to_class_parts();
-            parts.vocab_fingerprint = trie.fingerprint();
-            automaton = TokenAutomaton::from_class_parts(parts)
-                .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+        if marked.is_some() || named.is_some() {
+            automaton = restamped(automaton, own.fingerprint())?;
         }
         Ok(Compiled {
             automaton,
@@ -430,11 +462,14 @@ impl StructuralTagCompiler {
         tag: &StructuralTag,
         trie: Arc<VocabTrie>,
     ) -> Result<Compiled<LazyAutomaton>, TagsError> {
+        let mut named = CompileStats::new();
+        let trie = self.named_tokens(tag, &trie, &mut named)?.unwrap_or(trie);
         if tag.format.counts_tokens() {
             return self.compile_lazy_counted(tag, &trie);
         }
         let network = self.call_network(tag)?;
-        let mut stats = network.stats;
+        let mut stats = named;
+        stats.extend(network.stats);
         let lazy = stats.time("lazy automaton", || {
             LazyAutomaton::with_calls(Arc::new(network.automaton), trie.clone())
         });
@@ -480,6 +515,16 @@ impl StructuralTagCompiler {
             warnings,
         })
     }
+}
+
+/// `automaton`, composed with a vocabulary derived from the caller's (marked, or with
+/// markers for named tokens), with the caller's fingerprint: its token ids are the
+/// caller's vocabulary's, and the file says so.
+fn restamped(automaton: TokenAutomaton, fingerprint: u64) -> Result<TokenAutomaton, TagsError> {
+    let mut parts = automaton.to_class_parts();
+    parts.vocab_fingerprint = fingerprint;
+    TokenAutomaton::from_class_parts(parts)
+        .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))
 }
 
 /// A composition error, without the generated pattern.
