@@ -7,7 +7,9 @@
 //! special tokens) and, when ../shared/vocabs is there, on Llama 3 and Qwen 3.
 
 use fstc_core::lazy::LazyAutomaton;
+use fstc_core::matcher::Matcher;
 use fstc_core::sample::SplitMix64;
+use fstc_core::TokenVocabulary;
 use fstc_detok::Vocabulary;
 use fstc_tags::{Composition, StructuralTag, TokenRef};
 use serde_json::{json, Value};
@@ -84,7 +86,7 @@ fn as_strings(spec: &Value, ids: &dyn Fn(&str) -> u32, all: &[String]) -> Value 
                     }
                 }
             }
-            if matches!(out["type"].as_str(), Some("any_text" | "triggered_tags")) {
+            if matches!(out.get("type").and_then(Value::as_str), Some("any_text" | "triggered_tags")) {
                 let mut excludes = out.get("excludes").cloned().unwrap_or(json!([]));
                 excludes.as_array_mut().unwrap().extend(all.iter().map(|s| json!(s)));
                 out.insert("excludes".into(), excludes);
@@ -196,6 +198,7 @@ fn check(spec: &Value, vocab: &Vocabulary, seed: u64) -> usize {
         }
     }
     assert!(checked > 100 && members > 10, "{checked} texts, {members} members with a token");
+    eprintln!("{checked} texts, {members} members with a token");
     members
 }
 
