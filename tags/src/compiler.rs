@@ -324,7 +324,10 @@ impl StructuralTagCompiler {
             Pieced::Compiled(compiled) if named.is_none() => return Ok(compiled),
             Pieced::Compiled(compiled) => {
                 let automaton = restamped(compiled.automaton, own.fingerprint())?;
-                return Ok(Compiled { automaton, ..compiled });
+                return Ok(Compiled {
+                    automaton,
+                    ..compiled
+                });
             }
             Pieced::Whole(dfa, warnings) => (dfa, warnings, None),
             Pieced::No => self.to_compose(tag, trie, &mut stats, &budget)?,

@@ -421,7 +421,10 @@ impl<'c, T: Target> Lowering<'c, T> {
                 None => holes.push((key, self.opening(tag, &at)?, vec![body])),
             }
         }
-        Ok(holes.into_iter().map(|(_, b, bodies)| (b, bodies)).collect())
+        Ok(holes
+            .into_iter()
+            .map(|(_, b, bodies)| (b, bodies))
+            .collect())
     }
 
     fn triggered(

@@ -358,18 +358,17 @@ fn token_ref(value: &Value, path: &str) -> Result<TokenRef, TagsError> {
         v => count(v, path).map(TokenRef::Id).map_err(|_| {
             TagsError::at(
                 path,
-                format!("expected a token id (an integer from 0 to {}) or name, found {v}", u32::MAX),
+                format!(
+                    "expected a token id (an integer from 0 to {}) or name, found {v}",
+                    u32::MAX
+                ),
             )
         }),
     }
 }
 
 /// A list of token ids or names at `path`/`key` (empty when left out).
-fn token_refs(
-    map: &Map<String, Value>,
-    path: &str,
-    key: &str,
-) -> Result<Vec<TokenRef>, TagsError> {
+fn token_refs(map: &Map<String, Value>, path: &str, key: &str) -> Result<Vec<TokenRef>, TagsError> {
     let at = child(path, key);
     match map.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),

@@ -64,7 +64,9 @@ fn as_strings(spec: &Value, ids: &dyn Fn(&str) -> u32, all: &[String]) -> Value 
         v => stand_in(v.as_u64().unwrap() as u32),
     };
     match spec {
-        Value::Array(items) => Value::Array(items.iter().map(|v| as_strings(v, ids, all)).collect()),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| as_strings(v, ids, all)).collect())
+        }
         Value::Object(map) if map.get("type") == Some(&json!("token")) => {
             json!({"type": "const_string", "value": token(&map["token"])})
         }
@@ -86,9 +88,15 @@ fn as_strings(spec: &Value, ids: &dyn Fn(&str) -> u32, all: &[String]) -> Value 
                     }
                 }
             }
-            if matches!(out.get("type").and_then(Value::as_str), Some("any_text" | "triggered_tags")) {
+            if matches!(
+                out.get("type").and_then(Value::as_str),
+                Some("any_text" | "triggered_tags")
+            ) {
                 let mut excludes = out.get("excludes").cloned().unwrap_or(json!([]));
-                excludes.as_array_mut().unwrap().extend(all.iter().map(|s| json!(s)));
+                excludes
+                    .as_array_mut()
+                    .unwrap()
+                    .extend(all.iter().map(|s| json!(s)));
                 out.insert("excludes".into(), excludes);
             }
             Value::Object(out)
@@ -157,7 +165,10 @@ fn check(spec: &Value, vocab: &Vocabulary, seed: u64) -> usize {
         .automaton;
     let trie = std::sync::Arc::new(fstc_core::vocab::VocabTrie::new(vocab));
     let lazy: LazyAutomaton = compiler().compile_lazy(&tag, trie).unwrap().automaton;
-    assert_eq!(eager.vocab_fingerprint(), fstc_core::vocab::fingerprint(vocab));
+    assert_eq!(
+        eager.vocab_fingerprint(),
+        fstc_core::vocab::fingerprint(vocab)
+    );
     let case = Case {
         name: "named tokens".into(),
         spec: strings.clone(),
@@ -178,7 +189,11 @@ fn check(spec: &Value, vocab: &Vocabulary, seed: u64) -> usize {
         };
         checked += 1;
         for (how, automaton) in [("eager", &eager), ("pieces", &pieces)] {
-            assert_eq!(accepts(automaton, &tokens), expected, "{how}: {text:?} {tokens:?}");
+            assert_eq!(
+                accepts(automaton, &tokens),
+                expected,
+                "{how}: {text:?} {tokens:?}"
+            );
         }
         let mut m = lazy.start_matcher();
         let lazily = tokens.iter().all(|&t| m.consume(t).is_ok()) && m.is_accepting();
@@ -197,7 +212,10 @@ fn check(spec: &Value, vocab: &Vocabulary, seed: u64) -> usize {
             }
         }
     }
-    assert!(checked > 100 && members > 10, "{checked} texts, {members} members with a token");
+    assert!(
+        checked > 100 && members > 10,
+        "{checked} texts, {members} members with a token"
+    );
     eprintln!("{checked} texts, {members} members with a token");
     members
 }
@@ -253,7 +271,13 @@ fn a_one_token_text_opens_a_call_on_the_fixture() {
     let automaton = compiler().compile_any(&tag, &vocab).unwrap().automaton;
     let think = vocab.tokenize("<think>").unwrap();
     let close = vocab.tokenize("</think>").unwrap();
-    let as_text = [think.clone(), vocab.tokenize("<").unwrap(), vocab.tokenize("table>").unwrap(), close.clone()].concat();
+    let as_text = [
+        think.clone(),
+        vocab.tokenize("<").unwrap(),
+        vocab.tokenize("table>").unwrap(),
+        close.clone(),
+    ]
+    .concat();
     let as_token = [think, vec![2008], close].concat();
     assert!(accepts(&automaton, &as_text));
     assert!(!accepts(&automaton, &as_token));
@@ -296,7 +320,9 @@ fn named_tokens_are_refused_by_path_when_they_cannot_be_read() {
     assert!(e.message().contains("resolve"), "{e}");
     // The Rust builder names the same tree.
     let built = fstc_tags::Format::token(TokenRef::Id(2000));
-    compiler().compile_any(&StructuralTag::from_format(built), &vocab).unwrap();
+    compiler()
+        .compile_any(&StructuralTag::from_format(built), &vocab)
+        .unwrap();
 }
 
 #[test]
@@ -306,7 +332,9 @@ fn special_tokens_open_calls_on_real_vocabularies() {
         check(&python_tag("<|reserved_special_token_5|>"), &vocab, 21);
     }
     if let Some(vocab) = testkit::vocabs::shared_vocab("qwen3/tokenizer.json") {
-        assert!(vocab.token_bytes(vocab.token_id("<tool_call>").unwrap()).is_some());
+        assert!(vocab
+            .token_bytes(vocab.token_id("<tool_call>").unwrap())
+            .is_some());
         check(&one_token_call("<tool_call>"), &vocab, 22);
     }
 }
