@@ -122,6 +122,9 @@ impl Target for Expr {
     }
 }
 
+/// A tag's opening as a key: its token and its text.
+type Opening<'t> = (&'t Option<TokenRef>, &'t str);
+
 /// The start rule of the rules a structure lowers to (no grammar names a rule so: the
 /// pieces' rules are `PATH:name`).
 const START: &str = "structural tag";
@@ -410,7 +413,7 @@ impl<'c, T: Target> Lowering<'c, T> {
     /// lowered, with the alternatives that may follow it (a content and one of its ends).
     fn by_begin(&mut self, tags: &[Tag], path: &str) -> Result<Vec<(T, Vec<T>)>, TagsError> {
         let (list, content_field) = tag_list(self.spelling, path, tags)?;
-        let mut holes: Vec<((&Option<TokenRef>, &str), T, Vec<T>)> = Vec::new();
+        let mut holes: Vec<(Opening<'_>, T, Vec<T>)> = Vec::new();
         for (i, tag) in tags.iter().enumerate() {
             let at = child(&list, i);
             let (content, end) = self.tag_body(tag, &at, content_field)?;
