@@ -110,7 +110,14 @@ impl StructuralTagCompiler {
     /// The minimized byte DFA of the texts `tag` admits, and the JSON Schema keywords left
     /// out (only under `lenient`). A tag that limits tokens (`max_tokens`) has none: the
     /// error names the limit.
+    /// A tag that names a token has none either (a token is not text): the error names it.
     pub fn byte_dfa(&self, tag: &StructuralTag) -> Result<(ByteDfa, Vec<Warning>), TagsError> {
+        special::no_tokens(tag)?;
+        self.byte_dfa_of(tag)
+    }
+
+    /// [`byte_dfa`](Self::byte_dfa), named tokens read as their markers (`crate::special`).
+    fn byte_dfa_of(&self, tag: &StructuralTag) -> Result<(ByteDfa, Vec<Warning>), TagsError> {
         let language = Lowering::new(&self.json).language(tag)?;
         let dfa = self.build(&language.regex, language.automata)?;
         Ok((dfa, language.warnings))
@@ -433,6 +440,12 @@ impl StructuralTagCompiler {
     /// network (fstc-json's) whose root the tree calls, so the tools' schemas are never
     /// multiplied into one DFA. The state limit bounds each machine.
     pub fn call_network(&self, tag: &StructuralTag) -> Result<Compiled<CallNetwork>, TagsError> {
+        special::no_tokens(tag)?;
+        self.network_of(tag)
+    }
+
+    /// [`call_network`](Self::call_network), named tokens read as their markers.
+    fn network_of(&self, tag: &StructuralTag) -> Result<Compiled<CallNetwork>, TagsError> {
         let mut stats = CompileStats::new();
         let language = stats.time("machines", || {
             Lowering::new(&self.json).with_calls().language(tag)
@@ -470,7 +483,7 @@ impl StructuralTagCompiler {
         if tag.format.counts_tokens() {
             return self.compile_lazy_counted(tag, &trie);
         }
-        let network = self.call_network(tag)?;
+        let network = self.network_of(tag)?;
         let mut stats = named;
         stats.extend(network.stats);
         let lazy = stats.time("lazy automaton", || {
@@ -483,7 +496,7 @@ impl StructuralTagCompiler {
                 warnings: network.warnings,
             });
         }
-        let (dfa, warnings) = stats.time("byte DFA", || self.byte_dfa(tag))?;
+        let (dfa, warnings) = stats.time("byte DFA", || self.byte_dfa_of(tag))?;
         let lazy = RegexCompiler::new()
             .compile_dfa_lazy(&dfa, "the structural tag", trie)
             .map_err(|e| compose_error(&e))?;

@@ -17,16 +17,17 @@ const REFUSED_TYPES: &[(&str, &str)] = &[
     ),
     (
         "exclude_token",
-        "not supported yet: fstc reads tokens as their text, and a token by id only as \
+        "this token-level format is not supported yet: fstc reads a token by id only as \
          `token`, a tag's `begin`/`end` or `token_triggered_tags`' `trigger_tokens`",
     ),
     (
         "any_tokens",
-        "not supported yet: fstc reads tokens as their text; use `any_text`",
+        "this token-level format is not supported yet: fstc reads free text as text; use \
+         `any_text`",
     ),
     (
         "token_dispatch",
-        "not supported yet; spell it as `token_triggered_tags`",
+        "this token-level format is not supported yet; spell it as `token_triggered_tags`",
     ),
     (
         "qwen_xml_parameter",

@@ -144,6 +144,19 @@ impl StructuralTag {
     }
 }
 
+/// An error at the first token `tag` names, for what is about texts (the byte DFA, the
+/// call network): a token is not text, only a compile for a vocabulary reads it.
+pub(crate) fn no_tokens(tag: &StructuralTag) -> Result<(), TagsError> {
+    let mut format = tag.format.clone();
+    visit(&mut format, root(tag), &mut |_, path, _| {
+        Err(TagsError::at(
+            path,
+            "a token is not text: only a compile for a vocabulary (eager or lazy) reads it, \
+             not the byte DFA or the call network",
+        ))
+    })
+}
+
 /// The ids of the tokens `tag` reads (sorted, once each), checked against the
 /// vocabulary of `trie`: each resolved, in the vocabulary and not an EOS id (EOS ends
 /// the output); each excluded one without text (free text is read as text: one token of

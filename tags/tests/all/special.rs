@@ -338,3 +338,34 @@ fn special_tokens_open_calls_on_real_vocabularies() {
         check(&one_token_call("<tool_call>"), &vocab, 22);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Mutated specs with named tokens resolve and compile on the fixture, or give an
+    /// error whose path points into the spec; never a panic.
+    #[test]
+    fn mutated_token_specs_give_errors_that_point_into_them(
+        seed in proptest::prelude::any::<u64>(),
+        which in 0usize..2,
+    ) {
+        let vocab = bytelevel();
+        let mut spec = [python_tag("<|begin_of_text|>"), one_token_call("<table>")][which].clone();
+        let mut rng = SplitMix64::new(seed);
+        let replacements = [
+            json!(null), json!(-1), json!(4294967296u64), json!(2002), json!(1999), json!(2008),
+            json!("<|eot_id|>"), json!("<table>"), json!("x"), json!(""), json!([]), json!({}),
+            json!({"type": "token", "token": 2000}), json!({"type": "token"}),
+            json!({"type": "any_text"}), json!(["<|begin_of_text|>", 7]),
+        ];
+        for _ in 0..1 + rng.below(3) {
+            crate::errors::mutate_with(&mut spec, &mut rng, &replacements);
+        }
+        let compiled = StructuralTag::from_value(&spec)
+            .and_then(|t| t.resolve_token_names(|n| vocab.token_id(n)))
+            .and_then(|t| compiler().compile_any(&t, &vocab).map(|_| ()));
+        if let Err(e) = compiled {
+            proptest::prop_assert!(spec.pointer(e.path()).is_some(), "{} not in {}", e, spec);
+        }
+    }
+}
