@@ -283,10 +283,7 @@ impl<'c, T: Target> Lowering<'c, T> {
                 ))
             }
         };
-        let algebra = self.algebra();
-        self.splice(format!("token\0{id}"), path, || {
-            special::marker_dfa(id, &algebra).map_err(|e| TagsError::at(path, e))
-        })
+        self.splice(format!("token\0{id}"), path, || Ok(special::marker_dfa(id)))
     }
 
     /// A tag's content (whose free text may not contain the end strings), and the

@@ -13,12 +13,13 @@
 
 use std::sync::Arc;
 
-use fstc_core::bytes::{Algebra, ByteDfa};
+use fstc_core::bytes::ByteDfa;
 use fstc_core::vocab::VocabTrie;
 
 use crate::error::{child, TagsError};
 use crate::format::{Format, Tag, TokenRef};
 use crate::parse::{Spelling, StructuralTag};
+use crate::pieces;
 use crate::tokens;
 
 /// The first byte of every marker (never in UTF-8).
@@ -34,16 +35,8 @@ pub(crate) fn marker(id: u32) -> [u8; 5] {
 }
 
 /// The DFA of `id`'s marker.
-pub(crate) fn marker_dfa(id: u32, algebra: &Algebra) -> Result<ByteDfa, String> {
-    let bytes = marker(id);
-    let edges: Vec<(u32, u8, u8, u32)> = (bytes.iter().enumerate())
-        .map(|(i, &b)| (i as u32, b, b, i as u32 + 1))
-        .collect();
-    let mut accepting = vec![false; bytes.len() + 1];
-    accepting[bytes.len()] = true;
-    algebra
-        .from_edges(&edges, &accepting)
-        .map_err(|e| e.to_string())
+pub(crate) fn marker_dfa(id: u32) -> ByteDfa {
+    pieces::marker(&marker(id))
 }
 
 /// How a structure uses a token it names.
