@@ -271,18 +271,7 @@ impl<'c, T: Target> Lowering<'c, T> {
     /// One token (at `path`), read as its marker (`crate::special`); a name not resolved
     /// to an id is an error.
     fn token(&mut self, token: &TokenRef, path: &str) -> Result<T, TagsError> {
-        let id = match token {
-            TokenRef::Id(id) => *id,
-            TokenRef::Name(name) => {
-                return Err(TagsError::at(
-                    path,
-                    format!(
-                        "the token {name:?} is named, not numbered: resolve names against a \
-                         vocabulary first (`StructuralTag::resolve_token_names`)"
-                    ),
-                ))
-            }
-        };
+        let id = special::id_of(token, path)?;
         self.splice(format!("token\0{id}"), path, || Ok(special::marker_dfa(id)))
     }
 

@@ -416,16 +416,14 @@ fn triggered_tags(map: &Map<String, Value>, path: &str) -> Result<Format, TagsEr
             "excludes",
         ],
     )?;
+    let (at_least_one, stop_after_first) = list_flags(map, path)?;
     Ok(Format::TriggeredTags(TriggeredTags {
         triggers: strings(required(map, path, "triggers")?, &child(path, "triggers"))?,
         trigger_tokens: Vec::new(),
         exclude_tokens: Vec::new(),
         tags: tag_list(map, path)?,
-        at_least_one: flag(map.get("at_least_one"), &child(path, "at_least_one"))?,
-        stop_after_first: flag(
-            map.get("stop_after_first"),
-            &child(path, "stop_after_first"),
-        )?,
+        at_least_one,
+        stop_after_first,
         excludes: optional_strings(map, path, "excludes")?,
     }))
 }
@@ -453,18 +451,27 @@ fn token_triggered_tags(map: &Map<String, Value>, path: &str) -> Result<Format, 
             "`trigger_tokens` is empty",
         ));
     }
+    let (at_least_one, stop_after_first) = list_flags(map, path)?;
     Ok(Format::TriggeredTags(TriggeredTags {
         triggers: Vec::new(),
         trigger_tokens,
         exclude_tokens: token_refs(map, path, "exclude_tokens")?,
         tags: tag_list(map, path)?,
-        at_least_one: flag(map.get("at_least_one"), &child(path, "at_least_one"))?,
-        stop_after_first: flag(
+        at_least_one,
+        stop_after_first,
+        excludes: Vec::new(),
+    }))
+}
+
+/// A tag list's `at_least_one` and `stop_after_first` (false when left out).
+fn list_flags(map: &Map<String, Value>, path: &str) -> Result<(bool, bool), TagsError> {
+    Ok((
+        flag(map.get("at_least_one"), &child(path, "at_least_one"))?,
+        flag(
             map.get("stop_after_first"),
             &child(path, "stop_after_first"),
         )?,
-        excludes: Vec::new(),
-    }))
+    ))
 }
 
 fn tags_with_separator(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError> {
@@ -479,14 +486,14 @@ fn tags_with_separator(map: &Map<String, Value>, path: &str) -> Result<Format, T
             "stop_after_first",
         ],
     )?;
+    let tags = tag_list(map, path)?;
+    let separator = string(required(map, path, "separator")?, &child(path, "separator"))?;
+    let (at_least_one, stop_after_first) = list_flags(map, path)?;
     Ok(Format::TagsWithSeparator(TagsWithSeparator {
-        tags: tag_list(map, path)?,
-        separator: string(required(map, path, "separator")?, &child(path, "separator"))?,
-        at_least_one: flag(map.get("at_least_one"), &child(path, "at_least_one"))?,
-        stop_after_first: flag(
-            map.get("stop_after_first"),
-            &child(path, "stop_after_first"),
-        )?,
+        tags,
+        separator,
+        at_least_one,
+        stop_after_first,
     }))
 }
 

@@ -137,6 +137,20 @@ impl StructuralTag {
     }
 }
 
+/// The id of `token` (at `path`); a name not resolved to an id is an error.
+pub(crate) fn id_of(token: &TokenRef, path: &str) -> Result<u32, TagsError> {
+    match token {
+        TokenRef::Id(id) => Ok(*id),
+        TokenRef::Name(name) => Err(TagsError::at(
+            path,
+            format!(
+                "the token {name:?} is named, not numbered: resolve names against the vocabulary \
+                 first (`StructuralTag::resolve_token_names`; the CLI and Python do)"
+            ),
+        )),
+    }
+}
+
 /// An error at the first token `tag` names, for what is about texts (the byte DFA, the
 /// call network): a token is not text, only a compile for a vocabulary reads it.
 pub(crate) fn no_tokens(tag: &StructuralTag) -> Result<(), TagsError> {
@@ -159,19 +173,7 @@ pub(crate) fn read_ids(tag: &StructuralTag, trie: &VocabTrie) -> Result<Vec<u32>
     let mut format = tag.format.clone();
     let mut spelled = Vec::new();
     visit(&mut format, root(tag), &mut |token, path, used| {
-        let id = match token {
-            TokenRef::Id(id) => *id,
-            TokenRef::Name(name) => {
-                return Err(TagsError::at(
-                    path,
-                    format!(
-                        "the token {name:?} is named, not numbered: resolve names against the \
-                         vocabulary first (`StructuralTag::resolve_token_names`; the CLI and \
-                         Python do)"
-                    ),
-                ))
-            }
-        };
+        let id = id_of(token, path)?;
         let size = trie.vocab_size();
         if id as usize >= size || id >= MAX_ID {
             return Err(TagsError::at(
