@@ -32,6 +32,8 @@ pub struct CompileStructuralTagArgs {
 pub fn compile_structural_tag(args: CompileStructuralTagArgs) -> Result<ExitCode> {
     let tag = StructuralTag::from_json(&read_text(&args.spec, "spec")?)?;
     let v = Indexed::load(&args.vocab)?;
+    // A token named by text (`{"type": "token", "token": "<|python_tag|>"}`) is its id here.
+    let tag = tag.resolve_token_names(|name| v.vocab.token_id(name))?;
     let compiler = StructuralTagCompiler::new().configure(json_config(&args.json));
     let compiled = compiler.compile_any_with_trie(&tag, &v.trie)?;
     match &compiled.automaton {

@@ -52,6 +52,10 @@ pub fn compile_structural_tag(
 ) -> PyResult<(EitherAutomaton, Vec<SchemaWarning>)> {
     let text = json_text(spec, "the structural tag")?;
     let tag = StructuralTag::from_json(&text).map_err(fstc_error)?;
+    // A token named by text (`{"type": "token", "token": "<|python_tag|>"}`) is its id here.
+    let tag = tag
+        .resolve_token_names(|name| vocab.inner.token_id(name))
+        .map_err(fstc_error)?;
     let options = JsonOptions {
         whitespace,
         max_whitespace,

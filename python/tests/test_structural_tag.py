@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -252,3 +253,93 @@ def test_the_compile_stops_at_its_budgets(gpt2):
             fstc.compile_structural_tag(spec, gpt2, memory_budget=1000)
         automaton, _ = fstc.compile_structural_tag(spec, gpt2, time_budget=60.0, memory_budget=1 << 30)
         assert fstc.Matcher(automaton).accept_tokens(gpt2.tokenize("abc"))
+
+
+def python_tag_spec(token) -> dict:
+    """Llama 3.1's form: a special token opens one call (`<|python_tag|>` there), free text
+    before it, nothing after."""
+    return {
+        "type": "structural_tag",
+        "format": {
+            "type": "token_triggered_tags",
+            "trigger_tokens": [token],
+            "stop_after_first": True,
+            "tags": [
+                {
+                    "type": "tag",
+                    "begin": {"type": "token", "token": token},
+                    "content": {"type": "json_schema", "json_schema": WEATHER},
+                    "end": "",
+                }
+            ],
+        },
+    }
+
+
+def call_tokens(vocab, before: str, opener: int, body: str, after: str = "") -> list:
+    return vocab.tokenize(before) + [opener] + vocab.tokenize(body) + (vocab.tokenize(after) if after else [])
+
+
+def is_call(body: str) -> bool:
+    """The tests' reading of a call body: compact JSON, one string `city`."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return False
+    return list(value) == ["city"] and isinstance(value["city"], str) and json.dumps(
+        value, ensure_ascii=False, separators=(",", ":")
+    ) == body
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_special_token_opens_a_call(bytelevel, lazy):
+    # 2000 is Llama 3's `<|begin_of_text|>`, special (no text), named by name and by id.
+    assert bytelevel.token_bytes(2000) is None
+    for token in ["<|begin_of_text|>", 2000]:
+        automaton, _ = fstc.compile_structural_tag(
+            python_tag_spec(token), bytelevel, lazy=lazy, whitespace="compact"
+        )
+        for before, body, after in [
+            ("I will look.", '{"city":"Lima"}', ""),
+            ("", '{"city":""}', ""),
+            ("x", '{"town":"Lima"}', ""),
+            ("x", '{"city":"Lima"}', "more"),
+        ]:
+            tokens = call_tokens(bytelevel, before, 2000, body, after)
+            m = fstc.Matcher(automaton)
+            expected = is_call(body) and not after
+            assert (m.accept_tokens(tokens) and m.is_accepting()) == expected, (before, body, after)
+        # The name written as text is free text, not the token: no call opens.
+        text = 'x<|begin_of_text|>{"city":"Lima"}'
+        spelled = [t for ch in text for t in bytelevel.tokenize(ch)]
+        assert 2000 not in spelled
+        m = fstc.Matcher(automaton)
+        assert m.accept_tokens(spelled) and m.is_accepting()
+        m = fstc.Matcher(automaton)
+        assert m.accept_tokens(spelled + [2000] + bytelevel.tokenize('{"city":"a"}'))
+
+
+def test_named_tokens_are_checked_against_the_vocabulary(bytelevel):
+    with pytest.raises(fstc.FstcError, match="trigger_tokens/0.*no special or added token"):
+        fstc.compile_structural_tag(python_tag_spec("<|no such|>"), bytelevel)
+    with pytest.raises(fstc.FstcError, match="EOS"):
+        fstc.compile_structural_tag(python_tag_spec(2002), bytelevel)
+
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "vocabs"
+
+
+@pytest.mark.parametrize("name,token", [("llama3", 128010), ("qwen3", "<tool_call>")])
+def test_model_tokens_open_calls_on_real_vocabularies(name, token):
+    path = SHARED / name / "tokenizer.json"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    vocab = fstc.Vocabulary.from_file(path)
+    automaton, _ = fstc.compile_structural_tag(python_tag_spec(token), vocab, whitespace="compact")
+    opener = token if isinstance(token, int) else vocab.tokenize(token)[0]
+    assert len(vocab.tokenize("<tool_call>")) == 1 or isinstance(token, int)
+    good = call_tokens(vocab, "Let me check.", opener, '{"city":"Oslo"}')
+    bad = call_tokens(vocab, "Let me check.", opener, '{"city":"Oslo"}', " done")
+    for tokens, expected in [(good, True), (bad, False)]:
+        m = fstc.Matcher(automaton)
+        assert (m.accept_tokens(tokens) and m.is_accepting()) == expected

@@ -22,6 +22,7 @@ use crate::error::TagsError;
 use crate::lower::{needs_stack, Lowering};
 use crate::parse::StructuralTag;
 use crate::pieces::{self, PieceDfas};
+use crate::special;
 use crate::tokens;
 
 /// How the eager compile composes a tool-call structure (one with `triggered_tags` or
@@ -109,7 +110,14 @@ impl StructuralTagCompiler {
     /// The minimized byte DFA of the texts `tag` admits, and the JSON Schema keywords left
     /// out (only under `lenient`). A tag that limits tokens (`max_tokens`) has none: the
     /// error names the limit.
+    /// A tag that names a token has none either (a token is not text): the error names it.
     pub fn byte_dfa(&self, tag: &StructuralTag) -> Result<(ByteDfa, Vec<Warning>), TagsError> {
+        special::no_tokens(tag)?;
+        self.byte_dfa_of(tag)
+    }
+
+    /// [`byte_dfa`](Self::byte_dfa), named tokens read as their markers (`crate::special`).
+    fn byte_dfa_of(&self, tag: &StructuralTag) -> Result<(ByteDfa, Vec<Warning>), TagsError> {
         let language = Lowering::new(&self.json).language(tag)?;
         let dfa = self.build(&language.regex, language.automata)?;
         Ok((dfa, language.warnings))
@@ -151,6 +159,24 @@ impl StructuralTagCompiler {
                     TagsError::at("", format!("the automaton could not be built: {short}"))
                 }
             })
+    }
+
+    /// For a tag that names tokens, the vocabulary of `trie` with their markers
+    /// (`crate::special`), which the tag is composed with; `None` for one that names none.
+    fn named_tokens(
+        &self,
+        tag: &StructuralTag,
+        trie: &VocabTrie,
+        stats: &mut CompileStats,
+    ) -> Result<Option<Arc<VocabTrie>>, TagsError> {
+        if !tag.format.names_tokens() {
+            return Ok(None);
+        }
+        let ids = special::read_ids(tag, trie)?;
+        let derived = stats.time("vocabulary with token markers", || {
+            special::marker_trie_shared(trie, &ids)
+        });
+        Ok(Some(derived))
     }
 
     /// What is composed with the vocabulary of `trie`: the byte DFA, or for a tag that
@@ -239,6 +265,9 @@ impl StructuralTagCompiler {
     ) -> Result<Compiled<TokenPda>, TagsError> {
         let budget = Budget::start(self.get_config());
         let mut stats = CompileStats::new();
+        let named = self.named_tokens(tag, trie, &mut stats)?;
+        let own = trie;
+        let trie = named.as_deref().unwrap_or(own);
         let (rules, warnings) = stats.time("rules", || {
             Lowering::<Expr>::new(&self.json)
                 .with_budget(budget)
@@ -254,8 +283,15 @@ impl StructuralTagCompiler {
             .compile_rules_with_trie(&rules, trie)
             .map_err(|e| budget.grammar_failed(&e))?;
         stats.extend(compiled.stats);
+        let mut automaton = compiled.automaton;
+        if named.is_some() {
+            let mut parts = automaton.to_parts();
+            parts.vocab_fingerprint = own.fingerprint();
+            automaton = TokenPda::from_parts(parts)
+                .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+        }
         Ok(Compiled {
-            automaton: compiled.automaton,
+            automaton,
             stats,
             warnings,
         })
@@ -283,13 +319,23 @@ impl StructuralTagCompiler {
     ) -> Result<Compiled<TokenAutomaton>, TagsError> {
         let budget = Budget::start(self.get_config());
         let mut stats = CompileStats::new();
+        let named = self.named_tokens(tag, trie, &mut stats)?;
+        let own = trie;
+        let trie = named.as_deref().unwrap_or(own);
         let pieced = match self.composition {
             Composition::Whole => Pieced::No,
             _ if tag.format.counts_tokens() => Pieced::No,
             _ => self.compile_pieces(tag, trie, &budget, &mut stats)?,
         };
         let (dfa, warnings, marked) = match pieced {
-            Pieced::Compiled(compiled) => return Ok(compiled),
+            Pieced::Compiled(compiled) if named.is_none() => return Ok(compiled),
+            Pieced::Compiled(compiled) => {
+                let automaton = restamped(compiled.automaton, own.fingerprint())?;
+                return Ok(Compiled {
+                    automaton,
+                    ..compiled
+                });
+            }
             Pieced::Whole(dfa, warnings) => (dfa, warnings, None),
             Pieced::No => self.to_compose(tag, trie, &mut stats, &budget)?,
         };
@@ -312,12 +358,8 @@ impl StructuralTagCompiler {
             })?;
         stats.extend(composed.stats);
         let mut automaton = composed.automaton;
-        if marked.is_some() {
-            // Token ids are the vocabulary's; the file says so.
-            let mut parts = automaton.to_class_parts();
-            parts.vocab_fingerprint = trie.fingerprint();
-            automaton = TokenAutomaton::from_class_parts(parts)
-                .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
+        if marked.is_some() || named.is_some() {
+            automaton = restamped(automaton, own.fingerprint())?;
         }
         Ok(Compiled {
             automaton,
@@ -398,6 +440,12 @@ impl StructuralTagCompiler {
     /// network (fstc-json's) whose root the tree calls, so the tools' schemas are never
     /// multiplied into one DFA. The state limit bounds each machine.
     pub fn call_network(&self, tag: &StructuralTag) -> Result<Compiled<CallNetwork>, TagsError> {
+        special::no_tokens(tag)?;
+        self.network_of(tag)
+    }
+
+    /// [`call_network`](Self::call_network), named tokens read as their markers.
+    fn network_of(&self, tag: &StructuralTag) -> Result<Compiled<CallNetwork>, TagsError> {
         let mut stats = CompileStats::new();
         let language = stats.time("machines", || {
             Lowering::new(&self.json).with_calls().language(tag)
@@ -430,11 +478,14 @@ impl StructuralTagCompiler {
         tag: &StructuralTag,
         trie: Arc<VocabTrie>,
     ) -> Result<Compiled<LazyAutomaton>, TagsError> {
+        let mut named = CompileStats::new();
+        let trie = self.named_tokens(tag, &trie, &mut named)?.unwrap_or(trie);
         if tag.format.counts_tokens() {
             return self.compile_lazy_counted(tag, &trie);
         }
-        let network = self.call_network(tag)?;
-        let mut stats = network.stats;
+        let network = self.network_of(tag)?;
+        let mut stats = named;
+        stats.extend(network.stats);
         let lazy = stats.time("lazy automaton", || {
             LazyAutomaton::with_calls(Arc::new(network.automaton), trie.clone())
         });
@@ -445,7 +496,7 @@ impl StructuralTagCompiler {
                 warnings: network.warnings,
             });
         }
-        let (dfa, warnings) = stats.time("byte DFA", || self.byte_dfa(tag))?;
+        let (dfa, warnings) = stats.time("byte DFA", || self.byte_dfa_of(tag))?;
         let lazy = RegexCompiler::new()
             .compile_dfa_lazy(&dfa, "the structural tag", trie)
             .map_err(|e| compose_error(&e))?;
@@ -480,6 +531,16 @@ impl StructuralTagCompiler {
             warnings,
         })
     }
+}
+
+/// `automaton`, composed with a vocabulary derived from the caller's (marked, or with
+/// markers for named tokens), with the caller's fingerprint: its token ids are the
+/// caller's vocabulary's, and the file says so.
+fn restamped(automaton: TokenAutomaton, fingerprint: u64) -> Result<TokenAutomaton, TagsError> {
+    let mut parts = automaton.to_class_parts();
+    parts.vocab_fingerprint = fingerprint;
+    TokenAutomaton::from_class_parts(parts)
+        .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))
 }
 
 /// A composition error, without the generated pattern.

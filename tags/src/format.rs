@@ -52,6 +52,8 @@ pub enum Format {
         /// What is repeated.
         content: Box<Format>,
     },
+    /// One token of the vocabulary, by id or name: never text, so nothing else spells it.
+    Token(TokenRef),
     /// `begin`, the content, one of the end strings.
     Tag(Tag),
     /// Free text in which each trigger must open one of the tags (see [`TriggeredTags`]).
@@ -60,15 +62,32 @@ pub enum Format {
     TagsWithSeparator(TagsWithSeparator),
 }
 
+/// One token of the vocabulary, as XGrammar's `{"type": "token", "token": ...}` names it: a
+/// special token (`<|python_tag|>`, which has no text) or an added one (Qwen 3's
+/// `<tool_call>`). Only that token matches it, never other tokens spelling its name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TokenRef {
+    /// By id.
+    Id(u32),
+    /// By its name in the tokenizer (a special or added token's content), resolved against
+    /// a vocabulary by [`StructuralTag::resolve_token_names`](crate::StructuralTag::resolve_token_names).
+    Name(String),
+}
+
 /// `begin`, then the content, then one of `end`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tag {
-    /// The opening text.
+    /// The opening text (after `begin_token`, if any).
     pub begin: String,
+    /// A token that opens the tag, before `begin`.
+    pub begin_token: Option<TokenRef>,
     /// What stands between.
     pub content: Box<Format>,
     /// The closing texts (one of them closes the tag); never empty.
     pub end: Vec<String>,
+    /// A token that closes the tag, after the closing text (`end` is `[""]` when the
+    /// token alone closes it).
+    pub end_token: Option<TokenRef>,
     /// Most tokens that carry a byte of the content (counted as in `any_text`), if bounded.
     pub max_tokens: Option<u32>,
 }
@@ -80,6 +99,12 @@ pub struct Tag {
 pub struct TriggeredTags {
     /// Strings that may appear in the free text only as the start of a tag.
     pub triggers: Vec<String>,
+    /// Tokens that open a tag (`token_triggered_tags`): each tag whose `begin_token` is one
+    /// of them. No free text holds a token named so.
+    pub trigger_tokens: Vec<TokenRef>,
+    /// Tokens the free text may not hold (`token_triggered_tags`' `exclude_tokens`): only
+    /// tokens without text, which no free text holds anyway, are accepted.
+    pub exclude_tokens: Vec<TokenRef>,
     /// The tags the triggers open.
     pub tags: Vec<Tag>,
     /// No free text before the first tag, and at least one tag.
@@ -185,6 +210,11 @@ impl Format {
     pub fn tag(begin: impl Into<String>, content: Format, end: impl Into<String>) -> Format {
         Format::Tag(Tag::new(begin, content, end))
     }
+
+    /// Exactly one token.
+    pub fn token(token: TokenRef) -> Format {
+        Format::Token(token)
+    }
 }
 
 /// A node of the tree as [`Format::any`] shows it: a format, or a tag of a list.
@@ -199,6 +229,16 @@ impl Format {
         self.any(&|node| match node {
             Node::Format(Format::AnyText { max_tokens, .. }) => max_tokens.is_some(),
             Node::Tag(tag) => tag.max_tokens.is_some(),
+            Node::Format(_) => false,
+        })
+    }
+
+    /// Whether some part names a token (then only a vocabulary decides the language).
+    pub(crate) fn names_tokens(&self) -> bool {
+        self.any(&|node| match node {
+            Node::Format(Format::Token(_)) => true,
+            Node::Format(Format::TriggeredTags(t)) => !t.trigger_tokens.is_empty(),
+            Node::Tag(tag) => tag.begin_token.is_some() || tag.end_token.is_some(),
             Node::Format(_) => false,
         })
     }
@@ -227,6 +267,7 @@ impl Format {
                 | Format::JsonSchema(_)
                 | Format::Regex(_)
                 | Format::Grammar { .. }
+                | Format::Token(_)
                 | Format::AnyText { .. } => false,
             }
     }
@@ -237,10 +278,24 @@ impl Tag {
     pub fn new(begin: impl Into<String>, content: Format, end: impl Into<String>) -> Tag {
         Tag {
             begin: begin.into(),
+            begin_token: None,
             content: Box::new(content),
             end: vec![end.into()],
+            end_token: None,
             max_tokens: None,
         }
+    }
+
+    /// The tag opened by `token` (then `begin`).
+    pub fn begin_token(mut self, token: TokenRef) -> Tag {
+        self.begin_token = Some(token);
+        self
+    }
+
+    /// The tag closed by `token` (after the end string).
+    pub fn end_token(mut self, token: TokenRef) -> Tag {
+        self.end_token = Some(token);
+        self
     }
 
     /// The tag with its content written by at most `n` tokens.
@@ -263,10 +318,24 @@ impl TriggeredTags {
     ) -> TriggeredTags {
         TriggeredTags {
             triggers: triggers.into_iter().map(Into::into).collect(),
+            trigger_tokens: Vec::new(),
+            exclude_tokens: Vec::new(),
             tags: tags.into_iter().collect(),
             at_least_one: false,
             stop_after_first: false,
             excludes: Vec::new(),
+        }
+    }
+
+    /// Tags opened by `tokens` in free text (XGrammar's `token_triggered_tags`): each
+    /// tag's `begin_token` is one of them.
+    pub fn by_tokens(
+        tokens: impl IntoIterator<Item = TokenRef>,
+        tags: impl IntoIterator<Item = Tag>,
+    ) -> TriggeredTags {
+        TriggeredTags {
+            trigger_tokens: tokens.into_iter().collect(),
+            ..TriggeredTags::new(Vec::<String>::new(), tags)
         }
     }
 

@@ -41,9 +41,10 @@ mod format;
 mod lower;
 mod parse;
 mod pieces;
+mod special;
 mod tokens;
 
 pub use compiler::{Composition, StructuralTagCompiler};
 pub use error::TagsError;
-pub use format::{Format, Tag, TagsWithSeparator, TriggeredTags};
+pub use format::{Format, Tag, TagsWithSeparator, TokenRef, TriggeredTags};
 pub use parse::StructuralTag;

@@ -21,9 +21,10 @@ use serde_json::Value;
 
 use crate::budget::Budget;
 use crate::error::{child, TagsError};
-use crate::format::{Format, Node, Tag, TagsWithSeparator, TriggeredTags};
+use crate::format::{Format, Node, Tag, TagsWithSeparator, TokenRef, TriggeredTags};
 use crate::parse::{Spelling, StructuralTag};
 use crate::pieces;
+use crate::special;
 use crate::tokens;
 
 /// The language of a structural tag, ready for [`RegexBuilder::automata`]; with calls,
@@ -121,6 +122,9 @@ impl Target for Expr {
     }
 }
 
+/// A tag's opening as a key: its token and its text.
+type Opening<'t> = (&'t Option<TokenRef>, &'t str);
+
 /// The start rule of the rules a structure lowers to (no grammar names a rule so: the
 /// pieces' rules are `PATH:name`).
 const START: &str = "structural tag";
@@ -213,6 +217,7 @@ impl<'c, T: Target> Lowering<'c, T> {
                 max,
                 content: inner,
             } => content(self, inner)?.repeat(*min, *max),
+            Format::Token(token) => self.token(token, &child(path, "token"))?,
             Format::Tag(tag) => self.tag(tag, path, "content")?,
             Format::TriggeredTags(triggered) => self.triggered(triggered, path, ends)?,
             Format::TagsWithSeparator(separated) => self.separated(separated, path, ends)?,
@@ -247,7 +252,27 @@ impl<'c, T: Target> Lowering<'c, T> {
         content_field: &str,
     ) -> Result<(T, T), TagsError> {
         let (content, end) = self.tag_body(tag, path, content_field)?;
-        Ok((T::seq(vec![self.literal(&tag.begin)?, content]), end))
+        let begin = self.opening(tag, path)?;
+        Ok((T::seq(vec![begin, content]), end))
+    }
+
+    /// A tag's `begin`: its token (if any), then its text.
+    fn opening(&mut self, tag: &Tag, path: &str) -> Result<T, TagsError> {
+        let text = self.literal(&tag.begin)?;
+        Ok(match &tag.begin_token {
+            Some(token) => {
+                let at = child(&child(path, "begin"), "token");
+                T::seq(vec![self.token(token, &at)?, text])
+            }
+            None => text,
+        })
+    }
+
+    /// One token (at `path`), read as its marker (`crate::special`); a name not resolved
+    /// to an id is an error.
+    fn token(&mut self, token: &TokenRef, path: &str) -> Result<T, TagsError> {
+        let id = special::id_of(token, path)?;
+        self.splice(format!("token\0{id}"), path, || Ok(special::marker_dfa(id)))
     }
 
     /// A tag's content (whose free text may not contain the end strings), and the
@@ -266,7 +291,14 @@ impl<'c, T: Target> Lowering<'c, T> {
         let end = (tag.end.iter())
             .map(|e| self.literal(e))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok((content, T::alt(end)))
+        let end = match &tag.end_token {
+            Some(token) => {
+                let at = child(&child(path, "end"), "token");
+                T::seq(vec![T::alt(end), self.token(token, &at)?])
+            }
+            None => T::alt(end),
+        };
+        Ok((content, end))
     }
 
     /// The content of `tag` (at `tag_path`, field `field`); with `max_tokens`, and
@@ -357,26 +389,31 @@ impl<'c, T: Target> Lowering<'c, T> {
             let i = bodies.len();
             bodies.push(T::seq(vec![T::alt(contents), exit.clone()]));
             let marker = self.splice_as_is(format!("hole\0{i}"), || Ok(pieces::hole_marker(i)))?;
-            opened.push(T::seq(vec![T::literal(&begin), marker]));
+            opened.push(T::seq(vec![begin, marker]));
         }
         self.holes = Some((bodies, false));
         Ok(T::alt(opened))
     }
 
-    /// The tags of a list grouped by `begin`: each distinct `begin` with the alternatives
-    /// that may follow it (a content and one of its end strings).
-    fn by_begin(&mut self, tags: &[Tag], path: &str) -> Result<Vec<(String, Vec<T>)>, TagsError> {
+    /// The tags of a list grouped by `begin` (token and text): each distinct `begin`,
+    /// lowered, with the alternatives that may follow it (a content and one of its ends).
+    fn by_begin(&mut self, tags: &[Tag], path: &str) -> Result<Vec<(T, Vec<T>)>, TagsError> {
         let (list, content_field) = tag_list(self.spelling, path, tags)?;
-        let mut holes: Vec<(String, Vec<T>)> = Vec::new();
+        let mut holes: Vec<(Opening<'_>, T, Vec<T>)> = Vec::new();
         for (i, tag) in tags.iter().enumerate() {
-            let (content, end) = self.tag_body(tag, &child(&list, i), content_field)?;
+            let at = child(&list, i);
+            let (content, end) = self.tag_body(tag, &at, content_field)?;
             let body = T::seq(vec![content, end]);
-            match holes.iter_mut().find(|(b, _)| *b == tag.begin) {
-                Some((_, bodies)) => bodies.push(body),
-                None => holes.push((tag.begin.clone(), vec![body])),
+            let key = (&tag.begin_token, tag.begin.as_str());
+            match holes.iter_mut().find(|(k, _, _)| *k == key) {
+                Some((_, _, bodies)) => bodies.push(body),
+                None => holes.push((key, self.opening(tag, &at)?, vec![body])),
             }
         }
-        Ok(holes)
+        Ok(holes
+            .into_iter()
+            .map(|(_, b, bodies)| (b, bodies))
+            .collect())
     }
 
     fn triggered(
@@ -835,10 +872,11 @@ fn tag_list(
     Ok((list, content_field))
 }
 
-/// Each tag's `begin` starts with exactly one trigger; no trigger is empty.
+/// Each tag's `begin` starts with exactly one trigger, or opens with one of the trigger
+/// tokens; no trigger is empty.
 fn check_triggers(t: &TriggeredTags, path: &str, spelling: Spelling) -> Result<(), TagsError> {
     let triggers_path = child(path, "triggers");
-    if t.triggers.is_empty() {
+    if t.triggers.is_empty() && t.trigger_tokens.is_empty() {
         return Err(TagsError::at(&triggers_path, "`triggers` is empty"));
     }
     if let Some(i) = t.triggers.iter().position(String::is_empty) {
@@ -849,13 +887,28 @@ fn check_triggers(t: &TriggeredTags, path: &str, spelling: Spelling) -> Result<(
     }
     let (list, _) = tags_at(spelling, path);
     for (i, tag) in t.tags.iter().enumerate() {
+        let at = child(&child(&list, i), "begin");
+        if let Some(token) = &tag.begin_token {
+            if !t.trigger_tokens.contains(token) {
+                return Err(TagsError::at(
+                    &child(&at, "token"),
+                    format!("the tag opens with {token:?}, none of `trigger_tokens`"),
+                ));
+            }
+            continue;
+        }
+        if t.triggers.is_empty() {
+            return Err(TagsError::at(
+                &at,
+                "`begin` is text: the tags of `token_triggered_tags` open with a `token`",
+            ));
+        }
         let opening: Vec<String> = t
             .triggers
             .iter()
             .filter(|trigger| tag.begin.starts_with(trigger.as_str()))
             .map(|s| format!("{s:?}"))
             .collect();
-        let at = child(&child(&list, i), "begin");
         match opening.len() {
             1 => {}
             0 => {

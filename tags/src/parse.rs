@@ -7,7 +7,7 @@ use fstc_pda::Syntax;
 use serde_json::{Map, Value};
 
 use crate::error::{child, TagsError};
-use crate::format::{Format, Tag, TagsWithSeparator, TriggeredTags};
+use crate::format::{Format, Tag, TagsWithSeparator, TokenRef, TriggeredTags};
 
 /// Formats fstc knows but refuses, with the reason.
 const REFUSED_TYPES: &[(&str, &str)] = &[
@@ -16,24 +16,18 @@ const REFUSED_TYPES: &[(&str, &str)] = &[
         "not supported yet; spell it as `triggered_tags` whose triggers are the patterns",
     ),
     (
-        "token",
-        "token-level formats are not supported yet (they need token ids, not text)",
-    ),
-    (
         "exclude_token",
-        "token-level formats are not supported yet (they need token ids, not text)",
+        "this token-level format is not supported yet: fstc reads a token by id only as \
+         `token`, a tag's `begin`/`end` or `token_triggered_tags`' `trigger_tokens`",
     ),
     (
         "any_tokens",
-        "token-level formats are not supported yet (they need token ids, not text)",
-    ),
-    (
-        "token_triggered_tags",
-        "token-level formats are not supported yet (they need token ids, not text)",
+        "this token-level format is not supported yet: fstc reads free text as text; use \
+         `any_text`",
     ),
     (
         "token_dispatch",
-        "token-level formats are not supported yet (they need token ids, not text)",
+        "this token-level format is not supported yet; spell it as `token_triggered_tags`",
     ),
     (
         "qwen_xml_parameter",
@@ -41,8 +35,9 @@ const REFUSED_TYPES: &[(&str, &str)] = &[
     ),
 ];
 
-const FORMAT_TYPES: &str = "const_string, json_schema, regex, grammar, any_text, sequence, or, \
-                            optional, star, plus, repeat, tag, triggered_tags, tags_with_separator";
+const FORMAT_TYPES: &str = "const_string, json_schema, regex, grammar, any_text, token, sequence, \
+                            or, optional, star, plus, repeat, tag, triggered_tags, \
+                            token_triggered_tags, tags_with_separator";
 
 /// A structural tag: its format tree and how it was spelled, so that errors found while
 /// compiling point into the spec as written.
@@ -128,12 +123,7 @@ fn legacy(top: &Map<String, Value>) -> Result<Format, TagsError> {
         let begin = string(required(item_map, &path, "begin")?, &child(&path, "begin"))?;
         let schema = required(item_map, &path, "schema")?;
         let end = string(required(item_map, &path, "end")?, &child(&path, "end"))?;
-        tags.push(Tag {
-            begin,
-            content: Box::new(Format::JsonSchema(schema.clone())),
-            end: vec![end],
-            max_tokens: None,
-        });
+        tags.push(Tag::new(begin, Format::JsonSchema(schema.clone()), end));
     }
     Ok(Format::TriggeredTags(TriggeredTags::new(triggers, tags)))
 }
@@ -171,6 +161,7 @@ fn parse_format(value: &Value, path: &str) -> Result<Format, TagsError> {
         }
         "grammar" => grammar(map, path)?,
         "any_text" => any_text(map, path)?,
+        "token" => Format::Token(token(map, path)?),
         "sequence" | "or" => {
             allow_keys(map, path, &["type", "elements"])?;
             let elements_path = child(path, "elements");
@@ -198,6 +189,7 @@ fn parse_format(value: &Value, path: &str) -> Result<Format, TagsError> {
         "repeat" => repeat(map, path)?,
         "tag" => Format::Tag(tag(map, path)?),
         "triggered_tags" => triggered_tags(map, path)?,
+        "token_triggered_tags" => token_triggered_tags(map, path)?,
         "tags_with_separator" => tags_with_separator(map, path)?,
         other => {
             return Err(TagsError::at(
@@ -321,15 +313,15 @@ fn tag(map: &Map<String, Value>, path: &str) -> Result<Tag, TagsError> {
         &["type", "begin", "content", "end", "max_tokens"],
     )?;
     let begin_path = child(path, "begin");
-    let begin = match required(map, path, "begin")? {
-        Value::Object(_) => return Err(token_delimiter(&begin_path)),
-        v => string(v, &begin_path)?,
+    let (begin, begin_token) = match required(map, path, "begin")? {
+        Value::Object(m) => (String::new(), Some(token(m, &begin_path)?)),
+        v => (string(v, &begin_path)?, None),
     };
     let end_path = child(path, "end");
-    let end = match required(map, path, "end")? {
-        Value::Object(_) => return Err(token_delimiter(&end_path)),
-        v @ Value::Array(_) => strings(v, &end_path)?,
-        v => vec![string(v, &end_path)?],
+    let (end, end_token) = match required(map, path, "end")? {
+        Value::Object(m) => (vec![String::new()], Some(token(m, &end_path)?)),
+        v @ Value::Array(_) => (strings(v, &end_path)?, None),
+        v => (vec![string(v, &end_path)?], None),
     };
     let content = parse_format(required(map, path, "content")?, &child(path, "content"))?;
     let max_tokens = match map.get("max_tokens") {
@@ -338,18 +330,53 @@ fn tag(map: &Map<String, Value>, path: &str) -> Result<Tag, TagsError> {
     };
     Ok(Tag {
         begin,
+        begin_token,
         content: Box::new(content),
         end,
+        end_token,
         max_tokens,
     })
 }
 
-fn token_delimiter(path: &str) -> TagsError {
-    TagsError::at(
-        path,
-        "a token delimiter (`{\"type\": \"token\", ...}`) is refused: token-level formats are \
-         not supported yet; spell the delimiter as text",
-    )
+/// A `{"type": "token", "token": ID or NAME}` object (`type` checked by the caller for a
+/// format, here for a delimiter).
+fn token(map: &Map<String, Value>, path: &str) -> Result<TokenRef, TagsError> {
+    allow_keys(map, path, &["type", "token"])?;
+    if map.get("type").and_then(Value::as_str) != Some("token") {
+        return Err(TagsError::at(
+            &child(path, "type"),
+            "a delimiter object must be a `token` (`{\"type\": \"token\", \"token\": ...}`)",
+        ));
+    }
+    token_ref(required(map, path, "token")?, &child(path, "token"))
+}
+
+/// A token id (an integer from 0 to 2^32 - 1) or name (a non-empty string).
+fn token_ref(value: &Value, path: &str) -> Result<TokenRef, TagsError> {
+    match value {
+        Value::String(name) if !name.is_empty() => Ok(TokenRef::Name(name.clone())),
+        Value::String(_) => Err(TagsError::at(path, "a token name is empty")),
+        v => count(v, path).map(TokenRef::Id).map_err(|_| {
+            TagsError::at(
+                path,
+                format!(
+                    "expected a token id (an integer from 0 to {}) or name, found {v}",
+                    u32::MAX
+                ),
+            )
+        }),
+    }
+}
+
+/// A list of token ids or names at `path`/`key` (empty when left out).
+fn token_refs(map: &Map<String, Value>, path: &str, key: &str) -> Result<Vec<TokenRef>, TagsError> {
+    let at = child(path, key);
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(v) => (array(v, &at)?.iter().enumerate())
+            .map(|(i, v)| token_ref(v, &child(&at, i)))
+            .collect(),
+    }
 }
 
 /// The `tags` list of a dispatching format.
@@ -389,16 +416,62 @@ fn triggered_tags(map: &Map<String, Value>, path: &str) -> Result<Format, TagsEr
             "excludes",
         ],
     )?;
+    let (at_least_one, stop_after_first) = list_flags(map, path)?;
     Ok(Format::TriggeredTags(TriggeredTags {
         triggers: strings(required(map, path, "triggers")?, &child(path, "triggers"))?,
+        trigger_tokens: Vec::new(),
+        exclude_tokens: Vec::new(),
         tags: tag_list(map, path)?,
-        at_least_one: flag(map.get("at_least_one"), &child(path, "at_least_one"))?,
-        stop_after_first: flag(
+        at_least_one,
+        stop_after_first,
+        excludes: optional_strings(map, path, "excludes")?,
+    }))
+}
+
+/// XGrammar's `token_triggered_tags`: triggered tags opened by tokens, each tag's `begin`
+/// a `token`.
+fn token_triggered_tags(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError> {
+    allow_keys(
+        map,
+        path,
+        &[
+            "type",
+            "trigger_tokens",
+            "tags",
+            "exclude_tokens",
+            "at_least_one",
+            "stop_after_first",
+        ],
+    )?;
+    required(map, path, "trigger_tokens")?;
+    let trigger_tokens = token_refs(map, path, "trigger_tokens")?;
+    if trigger_tokens.is_empty() {
+        return Err(TagsError::at(
+            &child(path, "trigger_tokens"),
+            "`trigger_tokens` is empty",
+        ));
+    }
+    let (at_least_one, stop_after_first) = list_flags(map, path)?;
+    Ok(Format::TriggeredTags(TriggeredTags {
+        triggers: Vec::new(),
+        trigger_tokens,
+        exclude_tokens: token_refs(map, path, "exclude_tokens")?,
+        tags: tag_list(map, path)?,
+        at_least_one,
+        stop_after_first,
+        excludes: Vec::new(),
+    }))
+}
+
+/// A tag list's `at_least_one` and `stop_after_first` (false when left out).
+fn list_flags(map: &Map<String, Value>, path: &str) -> Result<(bool, bool), TagsError> {
+    Ok((
+        flag(map.get("at_least_one"), &child(path, "at_least_one"))?,
+        flag(
             map.get("stop_after_first"),
             &child(path, "stop_after_first"),
         )?,
-        excludes: optional_strings(map, path, "excludes")?,
-    }))
+    ))
 }
 
 fn tags_with_separator(map: &Map<String, Value>, path: &str) -> Result<Format, TagsError> {
@@ -413,14 +486,14 @@ fn tags_with_separator(map: &Map<String, Value>, path: &str) -> Result<Format, T
             "stop_after_first",
         ],
     )?;
+    let tags = tag_list(map, path)?;
+    let separator = string(required(map, path, "separator")?, &child(path, "separator"))?;
+    let (at_least_one, stop_after_first) = list_flags(map, path)?;
     Ok(Format::TagsWithSeparator(TagsWithSeparator {
-        tags: tag_list(map, path)?,
-        separator: string(required(map, path, "separator")?, &child(path, "separator"))?,
-        at_least_one: flag(map.get("at_least_one"), &child(path, "at_least_one"))?,
-        stop_after_first: flag(
-            map.get("stop_after_first"),
-            &child(path, "stop_after_first"),
-        )?,
+        tags,
+        separator,
+        at_least_one,
+        stop_after_first,
     }))
 }
 

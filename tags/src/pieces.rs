@@ -40,8 +40,8 @@ pub(crate) const MAX_HOLES: usize = 1 << 12;
 /// The first byte of every marker: never in UTF-8, so never in an admitted text.
 const MARK: u8 = 0xF8;
 
-/// A DFA reading exactly `bytes`.
-fn marker(bytes: &[u8]) -> ByteDfa {
+/// A DFA reading exactly `bytes` (a marker, here and in `crate::special`).
+pub(crate) fn marker(bytes: &[u8]) -> ByteDfa {
     let edges: Vec<(u32, u8, u8, u32)> = (bytes.iter().enumerate())
         .map(|(i, &b)| (i as u32, b, b, i as u32 + 1))
         .collect();

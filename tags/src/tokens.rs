@@ -145,57 +145,84 @@ pub(crate) fn markings(algebra: &Algebra) -> ByteDfa {
         .expect("a two-state automaton is within any limit")
 }
 
-/// The marked vocabularies made last, by vocabulary (fingerprint and size).
-static MARKED: Mutex<Vec<Marked>> = Mutex::new(Vec::new());
+/// The vocabularies derived last (marked, or with markers for named tokens), by
+/// vocabulary (fingerprint and size) and derivation.
+static DERIVED: Mutex<Vec<Derived>> = Mutex::new(Vec::new());
 
-/// A marked vocabulary by its vocabulary's fingerprint and size.
-type Marked = ((u64, usize), Arc<VocabTrie>);
+/// A derived vocabulary by its vocabulary's fingerprint and size and what was derived:
+/// `None` the marked vocabulary, `Some(ids)` the named tokens' markers (`crate::special`).
+type Derived = ((u64, usize, Option<Vec<u32>>), Arc<VocabTrie>);
 
-/// How many marked vocabularies [`MARKED`] keeps.
-const MARKED_KEPT: usize = 2;
+/// How many derived vocabularies [`DERIVED`] keeps.
+const DERIVED_KEPT: usize = 4;
 
 /// [`marked_trie`], made once per vocabulary for the last few: it costs about as much as
 /// the vocabulary's own trie (0.1-0.3 s at 128k tokens), which a per-request compile
 /// should not pay each time.
 pub(crate) fn marked_trie_shared(trie: &VocabTrie) -> Arc<VocabTrie> {
-    let key = (trie.fingerprint(), trie.vocab_size());
-    let kept = |m: &Vec<Marked>| {
+    derived(trie, None, || marked_trie(trie))
+}
+
+/// The vocabulary `make` derives from `trie` for the named tokens `ids`, made once per
+/// vocabulary and ids for the last few, as [`marked_trie_shared`].
+pub(crate) fn derived_shared(
+    trie: &VocabTrie,
+    ids: &[u32],
+    make: impl FnOnce() -> VocabTrie,
+) -> Arc<VocabTrie> {
+    derived(trie, Some(ids.to_vec()), make)
+}
+
+/// A vocabulary derived from `trie` (`ids`: see [`Derived`]), from the cache or `make`.
+fn derived(
+    trie: &VocabTrie,
+    ids: Option<Vec<u32>>,
+    make: impl FnOnce() -> VocabTrie,
+) -> Arc<VocabTrie> {
+    let key = (trie.fingerprint(), trie.vocab_size(), ids);
+    let kept = |m: &Vec<Derived>| {
         m.iter()
             .find(|(k, _)| *k == key)
             .map(|(_, t)| Arc::clone(t))
     };
-    if let Some(t) = kept(&MARKED.lock().unwrap_or_else(|p| p.into_inner())) {
+    if let Some(t) = kept(&DERIVED.lock().unwrap_or_else(|p| p.into_inner())) {
         return t;
     }
-    let made = Arc::new(marked_trie(trie));
-    let mut marked = MARKED.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(t) = kept(&marked) {
+    let made = Arc::new(make());
+    let mut derived = DERIVED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(t) = kept(&derived) {
         return t;
     }
-    if marked.len() == MARKED_KEPT {
-        marked.remove(0);
+    if derived.len() == DERIVED_KEPT {
+        derived.remove(0);
     }
-    marked.push((key, Arc::clone(&made)));
+    derived.push((key, Arc::clone(&made)));
     made
 }
 
-/// The vocabulary of `trie` with the marker after every token's bytes; tokens holding
+/// The vocabulary of `trie` with marker after every token's bytes; tokens holding
 /// the marker byte are left out (no admitted text contains them). Ids and EOS ids are
 /// kept, so the token automaton composed with it is one over `trie`'s vocabulary.
 fn marked_trie(trie: &VocabTrie) -> VocabTrie {
+    rewritten(trie, |_, bytes| {
+        let bytes = bytes.filter(|b| !b.contains(&MARK))?;
+        let mut marked = bytes.to_vec();
+        marked.push(MARK);
+        Some(marked)
+    })
+}
+
+/// The vocabulary of `trie` with each token's bytes (`None`: no text) as `text` gives
+/// them from its id and its bytes; ids and EOS ids kept.
+pub(crate) fn rewritten(
+    trie: &VocabTrie,
+    text: impl Fn(u32, Option<&[u8]>) -> Option<Vec<u8>>,
+) -> VocabTrie {
     let mut tokens: Vec<Option<Vec<u8>>> = vec![None; trie.vocab_size()];
-    let mut path = Vec::with_capacity(trie.max_depth());
-    for node in 1..trie.num_nodes() {
-        path.truncate(trie.node_depth(node) - 1);
-        path.push(trie.node_byte(node));
-        if path.contains(&MARK) {
-            continue;
-        }
-        for &id in trie.node_tokens(node) {
-            let mut bytes = path.clone();
-            bytes.push(MARK);
-            tokens[id as usize] = Some(bytes);
-        }
+    let mut spelled = Vec::new();
+    for (id, slot) in tokens.iter_mut().enumerate() {
+        let has = trie.spell_token(id as u32, &mut spelled);
+        *slot = text(id as u32, has.then_some(spelled.as_slice()));
     }
     VocabTrie::new(&ByteVocabulary::new(tokens, trie.eos_ids().to_vec()))
 }

@@ -32,8 +32,8 @@ fn what_is_not_enforced_is_refused_by_name_and_path() {
         ),
         (
             wrap(json!({"type": "token", "token": 5})),
-            "/format",
-            "`token` is refused",
+            "/format/token",
+            "a token is not text",
         ),
         (
             wrap(json!({"type": "any_tokens"})),
@@ -64,8 +64,8 @@ fn what_is_not_enforced_is_refused_by_name_and_path() {
             wrap(
                 json!({"type": "tag", "begin": {"type": "token", "token": "<|x|>"}, "content": int, "end": "e"}),
             ),
-            "/format/begin",
-            "token delimiter",
+            "/format/begin/token",
+            "a token is not text",
         ),
         (
             wrap(

@@ -10,5 +10,6 @@ mod lazy;
 mod lmql;
 mod oracle;
 mod pieces;
+mod special;
 mod text;
 mod tokens;
