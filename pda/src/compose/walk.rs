@@ -92,6 +92,8 @@ struct Walk<'w, 'p> {
     queue: VecDeque<u32>,
     push_seqs: Vec<Vec<u32>>,
     num_edges: usize,
+    /// Scratch: the `(node, push sequence)` each run of a trie node ends in (`record`).
+    targets: Vec<(u32, u32)>,
     /// Points in the nodes' member lists and symbols in the push sequences, in total.
     member_words: usize,
 }
@@ -123,6 +125,7 @@ pub(super) fn walk(
         queue: VecDeque::new(),
         push_seqs: vec![Vec::new()],
         num_edges: 0,
+        targets: Vec::new(),
         member_words: 0,
     };
     w.boundary(start)?;
@@ -318,7 +321,8 @@ impl Walk<'_, '_> {
             return Ok(());
         };
         // Each run's target and pushes once, for all the node's tokens.
-        let mut targets = Vec::with_capacity(runs.len());
+        let mut targets = std::mem::take(&mut self.targets);
+        targets.clear();
         for run in runs {
             self.num_edges += 1;
             self.check_edge_limit(run.state)?;
@@ -330,6 +334,7 @@ impl Walk<'_, '_> {
             self.check_edge_limit(runs[0].state)?;
             edges.extend(targets.iter().map(|&t| (token, t)));
         }
+        self.targets = targets;
         Ok(())
     }
 

@@ -8,8 +8,7 @@
 //! texts instead (`("" | A "x")* "y"` → `(A "x")* "y"`, the same language), so opening
 //! it ends. Only alternatives whose hidden call leads back to their own rule are split,
 //! so other grammars are read unchanged. A byte-DFA element (a regex terminal) that
-//! matches the empty text is split as `D ∩ Σ⁺ | ""`; one with token wildcards cannot be
-//! intersected, and such a rule stays refused.
+//! matches the empty text is split as `D ∩ Σ⁺ | ""`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -284,7 +283,7 @@ fn open(group: Expr) -> Vec<Vec<Expr>> {
 }
 
 /// The non-empty texts of a byte DFA (`None` inside: it matches only the empty text);
-/// `None` when it has token wildcards, which the algebra cannot intersect.
+/// `None` when the algebra refuses (past its state limit), which leaves the rule as it is.
 fn non_empty_dfa(dfa: &ByteDfa) -> Option<Option<ByteDfa>> {
     let algebra = Algebra::new();
     let plus = algebra
