@@ -310,6 +310,22 @@ impl<'a> Parser<'a> {
         Ok((rules, self.reading.held))
     }
 
+    /// The `)` closing `what` opened at `open`, read.
+    fn close(&mut self, open: usize, what: &str) -> Res<()> {
+        if self.peek() != Some(b')') {
+            return Err(self.err(
+                self.pos,
+                format!(
+                    "expected `)` closing {what} opened at {}, found {}",
+                    self.at(open),
+                    self.found(self.pos)
+                ),
+            ));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
     /// Whether XGrammar's `(=` starts at the current position (EBNF only).
     fn at_assertion(&mut self) -> bool {
         self.peek();
@@ -324,17 +340,7 @@ impl<'a> Parser<'a> {
         self.depth += 1;
         let expr = self.alternatives()?;
         self.depth -= 1;
-        if self.peek() != Some(b')') {
-            return Err(self.err(
-                self.pos,
-                format!(
-                    "expected `)` closing the lookahead assertion opened at {}, found {}",
-                    self.at(open),
-                    self.found(self.pos)
-                ),
-            ));
-        }
-        self.pos += 1;
+        self.close(open, "the lookahead assertion")?;
         let at = self.at(open);
         self.assertions.push(Assertion {
             rule: name.to_string(),
@@ -411,17 +417,7 @@ impl<'a> Parser<'a> {
                 if self.at_assertion() {
                     return Err(self.err(self.pos, "a lookahead assertion `(= ...)` may only follow a rule's whole body (`name ::= body (= ...)`), not end a group"));
                 }
-                if self.peek() != Some(b')') {
-                    return Err(self.err(
-                        self.pos,
-                        format!(
-                            "expected `)` closing the group opened at {}, found {}",
-                            self.at(at),
-                            self.found(self.pos)
-                        ),
-                    ));
-                }
-                self.pos += 1;
+                self.close(at, "the group")?;
                 Ok(inner)
             }
             _ => {
