@@ -66,6 +66,7 @@ impl Budget {
 
     /// [`Budget::tick`] for `steps` steps at once, also checking the memory budget with
     /// `growing()` bytes held on top of what is charged (see [`Budget::check_memory`]).
+    #[inline]
     pub(crate) fn poll(
         &self,
         steps: usize,

@@ -196,6 +196,7 @@ impl VocabTrie {
     }
 
     /// The vocabulary's EOS ids, sorted and without duplicates.
+    #[inline]
     pub fn eos_ids(&self) -> &[u32] {
         &self.eos_ids
     }
@@ -237,18 +238,21 @@ impl VocabTrie {
     /// The byte on the edge into `node` (0 for the root). Nodes `1..num_nodes()` are in
     /// preorder, children in byte order, so walking them in order visits every token's
     /// bytes as a depth-first walk would.
+    #[inline]
     pub fn node_byte(&self, node: usize) -> u8 {
         self.byte[node]
     }
 
     /// The depth of `node`: the length of the byte string it spells (the root: 0). The
     /// node's parent is the nearest earlier node of depth one less.
+    #[inline]
     pub fn node_depth(&self, node: usize) -> usize {
         self.depth[node] as usize
     }
 
     /// One past the last node of `node`'s subtree: `node..subtree_end(node)` are the
     /// node and its descendants, so skipping a dead subtree is one jump.
+    #[inline]
     pub fn subtree_end(&self, node: usize) -> usize {
         self.end[node] as usize
     }
@@ -261,6 +265,7 @@ impl VocabTrie {
 
     /// The token ids whose bytes spell exactly `node`, ascending (several ids may share
     /// bytes; special tokens and empty tokens are in no node).
+    #[inline]
     pub fn node_tokens(&self, node: usize) -> &[u32] {
         &self.token_ids[self.token_start[node] as usize..self.token_start[node + 1] as usize]
     }

@@ -35,6 +35,9 @@ pub(super) struct Steps<'p> {
 /// What a nondeterministic byte PDA adds to the tables.
 struct NondetSteps {
     edges: FastMap<usize, Vec<(u32, u32)>>,
+    /// Per `state * 256 + byte`: whether `edges` has an entry, so that the walk's inner
+    /// loop looks the map up only where there is one.
+    has_edges: Vec<bool>,
     returns_before: Vec<bool>,
 }
 
@@ -108,7 +111,7 @@ impl<'p> Steps<'p> {
     /// for the memory budget before they are.
     pub fn bytes(pda: &Pda) -> usize {
         let n = pda.num_states();
-        let per_state = 256 * (std::mem::size_of::<(u32, u32)>() + 1) + 2 * 24 + 2;
+        let per_state = 256 * (std::mem::size_of::<(u32, u32)>() + 2) + 2 * 24 + 2;
         n.saturating_mul(per_state)
     }
 
@@ -125,6 +128,7 @@ impl<'p> Steps<'p> {
         };
         let mut more = NondetSteps {
             edges: FastMap::default(),
+            has_edges: vec![false; n * 256],
             returns_before: vec![false; n * 256],
         };
         for q in 0..n as u32 {
@@ -145,6 +149,7 @@ impl<'p> Steps<'p> {
                             steps.byte[at] = (e.target, push);
                         } else {
                             more.edges.entry(at).or_default().push((e.target, push));
+                            more.has_edges[at] = true;
                         }
                     }
                     None => match symbol(e.pops[0]) {
@@ -225,8 +230,10 @@ impl<'p> Steps<'p> {
     ) {
         if self.byte[at].0 != DEAD {
             self.read_edge(stacks, run, self.byte[at], out);
-            for &edge in more.edges.get(&at).into_iter().flatten() {
-                self.read_edge(stacks, run, edge, out);
+            if more.has_edges[at] {
+                for &edge in more.edges.get(&at).into_iter().flatten() {
+                    self.read_edge(stacks, run, edge, out);
+                }
             }
         }
     }

@@ -92,6 +92,8 @@ struct Walk<'w, 'p> {
     queue: VecDeque<u32>,
     push_seqs: Vec<Vec<u32>>,
     num_edges: usize,
+    /// Scratch: the `(node, push sequence)` each run of a trie node ends in (`record`).
+    targets: Vec<(u32, u32)>,
     /// Points in the nodes' member lists and symbols in the push sequences, in total.
     member_words: usize,
 }
@@ -123,6 +125,7 @@ pub(super) fn walk(
         queue: VecDeque::new(),
         push_seqs: vec![Vec::new()],
         num_edges: 0,
+        targets: Vec::new(),
         member_words: 0,
     };
     w.boundary(start)?;
@@ -312,29 +315,42 @@ impl Walk<'_, '_> {
         runs: &[Run],
         edges: &mut Vec<(u32, (u32, u32))>,
     ) -> Result<(), PdaError> {
-        let eos = self.trie.eos_ids();
-        for &token in self.trie.node_tokens(node) {
-            if eos.binary_search(&token).is_ok() {
-                continue;
-            }
-            for run in runs {
-                self.num_edges += 1;
-                if self.num_edges > self.config.get_token_edge_limit() {
-                    return Err(PdaError::new(
-                        PdaErrorKind::TokenPdaLimit,
-                        format!(
-                            "the token PDA needs more than {} token edges before grouping (limit `token_edge_limit`, reached while composing `{}`); raise it or simplify the grammar",
-                            self.config.get_token_edge_limit(),
-                            self.steps.name(run.state)
-                        ),
-                    ));
-                }
-                let target = self.boundary(run.state)?;
-                let push = self.push_seq(run.own);
-                edges.push((token, (target, push)));
-            }
+        let (trie, eos) = (self.trie, self.trie.eos_ids());
+        let mut tokens = (trie.node_tokens(node).iter()).filter(|t| eos.binary_search(t).is_err());
+        let Some(&first) = tokens.next() else {
+            return Ok(());
+        };
+        // Each run's target and pushes once, for all the node's tokens.
+        let mut targets = std::mem::take(&mut self.targets);
+        targets.clear();
+        for run in runs {
+            self.num_edges += 1;
+            self.check_edge_limit(run.state)?;
+            targets.push((self.boundary(run.state)?, self.push_seq(run.own)));
         }
+        edges.extend(targets.iter().map(|&t| (first, t)));
+        for &token in tokens {
+            self.num_edges += runs.len();
+            self.check_edge_limit(runs[0].state)?;
+            edges.extend(targets.iter().map(|&t| (token, t)));
+        }
+        self.targets = targets;
         Ok(())
+    }
+
+    /// Refuses more than `token_edge_limit` token edges (reached while composing `state`).
+    fn check_edge_limit(&self, state: u32) -> Result<(), PdaError> {
+        if self.num_edges <= self.config.get_token_edge_limit() {
+            return Ok(());
+        }
+        Err(PdaError::new(
+            PdaErrorKind::TokenPdaLimit,
+            format!(
+                "the token PDA needs more than {} token edges before grouping (limit `token_edge_limit`, reached while composing `{}`); raise it or simplify the grammar",
+                self.config.get_token_edge_limit(),
+                self.steps.name(state)
+            ),
+        ))
     }
 
     /// Per node, whether a token edge or the end of the text is reached from it by pops.

@@ -26,7 +26,7 @@ impl fmt::Display for Pos {
 }
 
 /// A rule body.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Expr {
     /// These bytes, in order (a literal; `""` is the empty string).
     Bytes(Vec<u8>),
@@ -58,6 +58,50 @@ pub enum Expr {
         /// Where the operator is written.
         at: Option<Pos>,
     },
+}
+
+/// The class's ranges as sorted, merged scalar-value ranges (complemented when negated).
+pub(crate) fn scalar_ranges(ranges: &[(u32, u32)], negated: bool) -> Vec<(char, char)> {
+    let mut sorted: Vec<(u32, u32)> = ranges.to_vec();
+    sorted.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::new();
+    for (lo, hi) in sorted {
+        match merged.last_mut() {
+            Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    if negated {
+        let mut gaps = Vec::new();
+        let mut next = 0u32;
+        for &(lo, hi) in &merged {
+            if lo > next {
+                gaps.push((next, lo - 1));
+            }
+            next = hi + 1;
+        }
+        if next <= 0x10FFFF {
+            gaps.push((next, 0x10FFFF));
+        }
+        merged = gaps;
+    }
+    // Surrogates are not characters: clip range ends that fall on them.
+    merged
+        .into_iter()
+        .filter_map(|(lo, hi)| {
+            let lo = if (0xD800..=0xDFFF).contains(&lo) {
+                0xE000
+            } else {
+                lo
+            };
+            let hi = if (0xD800..=0xDFFF).contains(&hi) {
+                0xD7FF
+            } else {
+                hi
+            };
+            Some((char::from_u32(lo)?, char::from_u32(hi)?)).filter(|(l, h)| l <= h)
+        })
+        .collect()
 }
 
 /// One named rule.

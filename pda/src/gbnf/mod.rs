@@ -29,9 +29,12 @@
 //! Errors name the line and column (from 1) in the text.
 
 mod ast;
+mod lookahead;
 mod parse;
 
-pub(crate) use ast::{deeper, fmt_rule_at, item_bytes, tree_bytes, Lines, Reading, MAX_NESTING};
+pub(crate) use ast::{
+    deeper, fmt_rule_at, item_bytes, scalar_ranges, tree_bytes, Lines, Reading, MAX_NESTING,
+};
 pub use ast::{Expr, Pos, RuleDef, Rules};
 pub use parse::MAX_REPEAT;
 pub(crate) use parse::{hex_scalar, repeat_bounds};
@@ -67,10 +70,12 @@ pub(crate) fn check_lines(text: &str, budget: &Budget) -> Result<(), PdaError> {
 /// only arrow, escapes are C's (`\a \b \f \v \e \?`, `\x` with 1 to 8 hex digits, and in
 /// classes `\` before any of `^$.*+?()[]{}|/-`), `{m,-1}` is `{m,}`, the start rule is
 /// `root` and must exist, and a rule is defined once. `Regex("pattern")` is the texts the
-/// pattern matches in full (read as ECMAScript, refused where a Lark regex terminal is); `name[capture]` attributes are
-/// accepted and change nothing. XGrammar's lookahead assertions `(= ...)`, its token and
-/// tag macros (`TagDispatch(...)`, `Token(...)`, ...) and `name[max_tokens=5]` are refused
-/// by name.
+/// pattern matches in full (read as ECMAScript, refused where a Lark regex terminal is);
+/// `Substring("c1", ...)` is every run of consecutive chunks; a lookahead assertion
+/// `name ::= body (= la)` is enforced exactly (the `lookahead` module); `name[capture]`
+/// attributes are accepted and change nothing. XGrammar's token and tag macros
+/// (`TagDispatch(...)`, `Token(...)`, ...) and the attributes `max_tokens`, `max_chars`,
+/// `lazy` and `temperature` are refused by name.
 pub fn parse_ebnf(text: &str) -> Result<Rules, PdaError> {
     parse_ebnf_within(text, &Budget::unlimited()).map(|(rules, _)| rules)
 }

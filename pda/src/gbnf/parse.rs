@@ -6,6 +6,9 @@ use std::collections::HashMap;
 use super::ast::{
     deeper, fmt_rule_at, item_bytes, Expr, Lines, Pos, Reading, RuleDef, Rules, MAX_NESTING,
 };
+use super::lookahead::{self, Assertion};
+use fstc_core::bytes::{Algebra, ByteDfa};
+
 use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
 use crate::terminal_regex::{self as regex, PatternError};
@@ -16,14 +19,66 @@ pub const MAX_REPEAT: u32 = 2000;
 /// XGrammar's macros that act on tokens or tags (`TagDispatch(...)`), refused by name.
 const EBNF_MACROS: [&str; 4] = ["TagDispatch", "Token", "ExcludeToken", "TokenTagDispatch"];
 
+/// Whether a rule attribute is XGrammar's capture bookkeeping of printed grammars
+/// (`capture_hidden_stop_bytes=3`, `stop_capture="end"`): which bytes a capture reports,
+/// nothing about the text, so accepted as `capture` is.
+fn is_capture_metadata(item: &str) -> bool {
+    let Some((key, value)) = item.split_once('=') else {
+        return false;
+    };
+    let (key, value) = (key.trim_end(), value.trim_start());
+    let number = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
+    match key {
+        "capture_hidden_suffix_bytes"
+        | "capture_hidden_stop_bytes"
+        | "capture_hidden_body_rule_id"
+        | "capture_hidden_marker_rule_id" => number,
+        "stop_capture" => is_quoted_name(value),
+        _ => false,
+    }
+}
+
+/// Whether `v` is a capture name as XGrammar writes one: `"..."`, non-empty, without
+/// quotes or backslashes inside.
+fn is_quoted_name(v: &str) -> bool {
+    v.len() >= 3
+        && v.starts_with('"')
+        && v.ends_with('"')
+        && !v[1..v.len() - 1].contains(['"', '\\'])
+}
+
+/// The automaton of [`Parser::substring_macro`]: state 0 starts, chunk `i`'s bytes run
+/// from its first state to the first state of chunk `i + 1` (the last to an end state),
+/// and a chunk's first state, reached only after a whole chunk, accepts.
+fn substring_dfa(chunks: &[Vec<u8>]) -> Result<ByteDfa, String> {
+    let total: usize = chunks.iter().map(Vec::len).sum();
+    let mut edges = Vec::with_capacity(total * 2);
+    let mut accepting = vec![true; total + 2];
+    let mut first = 1u32;
+    for c in chunks {
+        let next = first + c.len() as u32;
+        for (j, &b) in c.iter().enumerate() {
+            let to = first + j as u32 + 1;
+            edges.push((first + j as u32, b, b, to));
+            accepting[to as usize] = false;
+        }
+        accepting[next as usize] = true;
+        edges.push((0, c[0], c[0], first + 1));
+        first = next;
+    }
+    Algebra::new()
+        .from_edges(&edges, &accepting)
+        .map_err(|e| format!("`Substring(...)`: {e}"))
+}
+
 /// Which text syntax the parser reads.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Dialect {
     /// llama.cpp's GBNF and the paper's arrow notation.
     Gbnf,
     /// XGrammar's EBNF: GBNF with `.` in names, only `::=`, C escapes, `root` required,
-    /// one definition per rule; its lookahead assertions, macros and rule attributes are
-    /// refused by name.
+    /// one definition per rule, lookahead assertions after a rule's body; its token and
+    /// tag macros and the rule attributes that act on tokens are refused by name.
     Ebnf,
 }
 
@@ -39,6 +94,8 @@ pub(super) struct Parser<'a> {
     reading: Reading<'a>,
     /// The rule being read (offsets of its name), for the budgets' messages.
     rule: (usize, usize),
+    /// EBNF's lookahead assertions (`name ::= body (= ...)`), enforced once all is read.
+    assertions: Vec<Assertion>,
 }
 
 type Res<T> = Result<T, PdaError>;
@@ -54,6 +111,7 @@ impl<'a> Parser<'a> {
             dialect,
             reading: Reading::new(budget),
             rule: (0, 0),
+            assertions: Vec::new(),
         }
     }
 
@@ -196,6 +254,9 @@ impl<'a> Parser<'a> {
             };
             self.pos += arrow;
             let body = self.alternatives()?;
+            if self.at_assertion() {
+                self.assertion(&name)?;
+            }
             if self.peek() == Some(b';') {
                 self.pos += 1;
             }
@@ -241,7 +302,52 @@ impl<'a> Parser<'a> {
             }
             false => first.name.clone(),
         };
-        Ok((Rules { start, rules }, self.reading.held))
+        let rules = lookahead::expand(
+            Rules { start, rules },
+            &self.assertions,
+            self.reading.budget(),
+        )?;
+        Ok((rules, self.reading.held))
+    }
+
+    /// The `)` closing `what` opened at `open`, read.
+    fn close(&mut self, open: usize, what: &str) -> Res<()> {
+        if self.peek() != Some(b')') {
+            return Err(self.err(
+                self.pos,
+                format!(
+                    "expected `)` closing {what} opened at {}, found {}",
+                    self.at(open),
+                    self.found(self.pos)
+                ),
+            ));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Whether XGrammar's `(=` starts at the current position (EBNF only).
+    fn at_assertion(&mut self) -> bool {
+        self.peek();
+        self.dialect == Dialect::Ebnf && self.text[self.pos..].starts_with("(=")
+    }
+
+    /// `(= alternatives )` after the body of rule `name`: what must follow each of its
+    /// occurrences (kept for [`lookahead::expand`]).
+    fn assertion(&mut self, name: &str) -> Res<()> {
+        let open = self.pos;
+        self.pos += 2;
+        self.depth += 1;
+        let expr = self.alternatives()?;
+        self.depth -= 1;
+        self.close(open, "the lookahead assertion")?;
+        let at = self.at(open);
+        self.assertions.push(Assertion {
+            rule: name.to_string(),
+            expr,
+            at,
+        });
+        Ok(())
     }
 
     fn alternatives(&mut self) -> Res<Expr> {
@@ -265,7 +371,7 @@ impl<'a> Parser<'a> {
         loop {
             match self.peek() {
                 None | Some(b'|' | b')' | b';') => break,
-                _ if self.at_rule_start() => break,
+                _ if self.at_rule_start() || self.at_assertion() => break,
                 _ => {}
             }
             let atom = self.atom()?;
@@ -299,12 +405,6 @@ impl<'a> Parser<'a> {
                     "token references (`<[id]>`, `<token text>`, `!<[id]>`) are not supported: they name token ids of one vocabulary, not text; write the token's text as a literal",
                 ))
             }
-            b'(' if self.dialect == Dialect::Ebnf && self.text[at..].starts_with("(=") => {
-                Err(self.err(
-                    at,
-                    "lookahead assertions `(= ...)` are not supported: they restrict what may follow the rule; remove it when the rules that use the rule already force what follows",
-                ))
-            }
             b'(' => {
                 if self.depth >= MAX_NESTING {
                     return Err(self.err(at, format!("groups nested more than {MAX_NESTING} deep")));
@@ -314,17 +414,10 @@ impl<'a> Parser<'a> {
                 let inner = self.alternatives()?;
                 self.depth -= 1;
                 self.deeper(at)?;
-                if self.peek() != Some(b')') {
-                    return Err(self.err(
-                        self.pos,
-                        format!(
-                            "expected `)` closing the group opened at {}, found {}",
-                            self.at(at),
-                            self.found(self.pos)
-                        ),
-                    ));
+                if self.at_assertion() {
+                    return Err(self.err(self.pos, "a lookahead assertion `(= ...)` may only follow a rule's whole body (`name ::= body (= ...)`), not end a group"));
                 }
-                self.pos += 1;
+                self.close(at, "the group")?;
                 Ok(inner)
             }
             _ => {
@@ -346,12 +439,22 @@ impl<'a> Parser<'a> {
                     return self.regex_macro(at);
                 }
                 if self.dialect == Dialect::Ebnf
+                    && name == "Substring"
+                    && self.text[at + len..].starts_with('(')
+                {
+                    return self.substring_macro(at);
+                }
+                if self.dialect == Dialect::Ebnf
                     && EBNF_MACROS.contains(&name)
                     && self.text[at + len..].starts_with('(')
                 {
+                    let why = match name {
+                        "TagDispatch" => "a dispatch loop over free text; write it as a structural tag of type `triggered_tags` (docs/structural-tags.md), whose `grammar` pieces take this EBNF",
+                        _ => "it acts on token ids of one vocabulary, not on the text",
+                    };
                     return Err(self.err(
                         at,
-                        format!("XGrammar's macro `{name}(...)` is not supported: it acts on token ids or tags, not on the language of the text"),
+                        format!("XGrammar's macro `{name}(...)` is not supported: {why}"),
                     ));
                 }
                 self.pos += len;
@@ -435,10 +538,13 @@ impl<'a> Parser<'a> {
             self.skip_space();
             let arg = &self.text[self.pos..];
             let value = arg.strip_prefix("json_string").map(|r| r.trim_start());
+            if arg.starts_with("flags") {
+                return Err(self.err(self.pos, "`Regex(..., flags=\"...\")` is not supported: write the flags' meaning into the pattern (`[aA]` for `i`, `[^]` for `.` with `s`)"));
+            }
             let Some(value) = value.and_then(|r| r.strip_prefix('=')).map(str::trim_start) else {
                 return Err(self.err(
                     self.pos,
-                    "`Regex(...)` takes only the named argument `json_string`",
+                    "`Regex(...)` takes only the named arguments `json_string` and `flags`",
                 ));
             };
             if value.starts_with("true") {
@@ -478,8 +584,50 @@ impl<'a> Parser<'a> {
         Ok(dfa)
     }
 
-    /// XGrammar's rule attributes: `name[capture]` and `name[capture="x"]` name a capture and
-    /// change nothing here; `name[max_tokens=N]` bounds tokens, not text, and is refused.
+    /// XGrammar's `Substring("c1", "c2", ...)`: every concatenation of consecutive chunks,
+    /// the empty one included (chunks are atomic: `Substring("ab", "c")` has `abc`, not
+    /// `bc`). Built as an automaton over the chunks' bytes: from the start, the first byte
+    /// of any chunk; every chunk's end accepts and goes on to the next chunk.
+    fn substring_macro(&mut self, at: usize) -> Res<Expr> {
+        self.pos = at + "Substring(".len();
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        while self.peek() != Some(b')') || !chunks.is_empty() {
+            match self.peek() {
+                Some(b'"') => chunks.push(self.literal_bytes()?),
+                _ => {
+                    return Err(self.err(
+                        self.pos,
+                        format!(
+                            "`Substring(...)` takes \"chunk\" strings separated by `,`, found {}",
+                            self.found(self.pos)
+                        ),
+                    ))
+                }
+            }
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b')') => break,
+                _ => {
+                    return Err(self.err(
+                        self.pos,
+                        format!(
+                            "expected `,` or `)` in `Substring(`, found {}",
+                            self.found(self.pos)
+                        ),
+                    ))
+                }
+            }
+        }
+        self.pos += 1;
+        chunks.retain(|c| !c.is_empty());
+        self.count(chunks.iter().map(Vec::len).sum::<usize>() * 16)?;
+        let dfa = substring_dfa(&chunks).map_err(|m| self.err(at, m))?;
+        Ok(Expr::Dfa(std::sync::Arc::new(dfa)))
+    }
+
+    /// XGrammar's rule attributes: `name[capture]`, `name[capture="x"]` and the capture
+    /// bookkeeping of printed grammars name captures and change nothing here; `max_tokens`,
+    /// `max_chars`, `lazy` and `temperature` are refused by name.
     fn attributes(&mut self, name: &str) -> Res<()> {
         let open = self.pos;
         let line = self.text[open..].split('\n').next().unwrap_or("");
@@ -488,20 +636,24 @@ impl<'a> Parser<'a> {
         };
         for item in self.text[open + 1..close].split(',').map(str::trim) {
             let value = item.strip_prefix("capture").map(str::trim_start);
-            let quoted = |v: &str| {
-                v.len() >= 3
-                    && v.starts_with('"')
-                    && v.ends_with('"')
-                    && !v[1..v.len() - 1].contains(['"', '\\'])
-            };
             match value {
                 Some("") => {}
-                Some(v) if v.strip_prefix('=').map(str::trim_start).is_some_and(quoted) => {}
+                Some(v) if v.strip_prefix('=').map(str::trim_start).is_some_and(is_quoted_name) => {}
                 _ if item.starts_with("max_tokens") => {
                     return Err(self.err(open, format!("the rule attribute `max_tokens` (`{name}[max_tokens=N]`) is not supported: it bounds the rule's tokens, not its text")))
                 }
+                _ if item.starts_with("max_chars") => {
+                    return Err(self.err(open, format!("the rule attribute `max_chars` (`{name}[max_chars=N]`) is not supported: XGrammar relaxes it to the rule's next possible end, so it is no exact bound on the text")))
+                }
+                _ if item == "lazy" => {
+                    return Err(self.err(open, format!("the rule attribute `lazy` (`{name}[lazy]`) is not supported: it keeps only the rule's earliest end")))
+                }
+                _ if item.starts_with("temperature") => {
+                    return Err(self.err(open, format!("the rule attribute `temperature` (`{name}[temperature=T]`) is not supported: it sets sampling, which fstc's masks do not")))
+                }
+                _ if is_capture_metadata(item) => {}
                 _ => {
-                    return Err(self.err(open, format!("unknown rule attribute `{item}` (XGrammar's are `capture`, `capture=\"name\"` and `max_tokens=N`)")))
+                    return Err(self.err(open, format!("unknown rule attribute `{item}` (XGrammar's are `capture`, `capture=\"name\"`, `capture_hidden_*=N`, `stop_capture=\"name\"`, `max_tokens=N`, `max_chars=N`, `lazy` and `temperature=T`)")))
                 }
             }
         }

@@ -15,7 +15,7 @@ use fstc_core::minimize::minimal_dfa;
 
 use crate::budget::Budget;
 use crate::error::{PdaError, PdaErrorKind};
-use crate::gbnf::{fmt_rule_at, Expr, RuleDef};
+use crate::gbnf::{fmt_rule_at, scalar_ranges, Expr, RuleDef};
 
 /// First call label: `CALL + k` calls rule `k`.
 pub(crate) const CALL: u32 = 256;
@@ -205,50 +205,6 @@ impl Thompson<'_> {
         }
         Ok(to)
     }
-}
-
-/// The class's ranges as sorted, merged scalar-value ranges (complemented when negated).
-fn scalar_ranges(ranges: &[(u32, u32)], negated: bool) -> Vec<(char, char)> {
-    let mut sorted: Vec<(u32, u32)> = ranges.to_vec();
-    sorted.sort_unstable();
-    let mut merged: Vec<(u32, u32)> = Vec::new();
-    for (lo, hi) in sorted {
-        match merged.last_mut() {
-            Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
-            _ => merged.push((lo, hi)),
-        }
-    }
-    if negated {
-        let mut gaps = Vec::new();
-        let mut next = 0u32;
-        for &(lo, hi) in &merged {
-            if lo > next {
-                gaps.push((next, lo - 1));
-            }
-            next = hi + 1;
-        }
-        if next <= 0x10FFFF {
-            gaps.push((next, 0x10FFFF));
-        }
-        merged = gaps;
-    }
-    // Surrogates are not characters: clip range ends that fall on them.
-    merged
-        .into_iter()
-        .filter_map(|(lo, hi)| {
-            let lo = if (0xD800..=0xDFFF).contains(&lo) {
-                0xE000
-            } else {
-                lo
-            };
-            let hi = if (0xD800..=0xDFFF).contains(&hi) {
-                0xD7FF
-            } else {
-                hi
-            };
-            Some((char::from_u32(lo)?, char::from_u32(hi)?)).filter(|(l, h)| l <= h)
-        })
-        .collect()
 }
 
 /// Builds the minimized DFA of `rule`'s body (already rewritten for left recursion):

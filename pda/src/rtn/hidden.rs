@@ -4,15 +4,23 @@
 //! (the same language), until the call leads its alternative; `left.rs` then rewrites
 //! it as any left recursion. A group that starts an alternative and may call back first is
 //! opened the same way (`(A | "b") "x"` → `A "x" | "b" "x"`, `(A "x")* "y"` → `"y" | A "x"
-//! (A "x")* "y"`). Only alternatives whose hidden call leads back to their own
-//! rule are split, so other grammars are read unchanged. A nullable byte-DFA element
-//! (a regex terminal matching the empty text) is not split: such a rule stays refused.
+//! (A "x")* "y"`); a repetition whose body may be empty repeats the body's non-empty
+//! texts instead (`("" | A "x")* "y"` → `(A "x")* "y"`, the same language), so opening
+//! it ends. Only alternatives whose hidden call leads back to their own rule are split,
+//! so other grammars are read unchanged. A byte-DFA element (a regex terminal) that
+//! matches the empty text is split as `D ∩ Σ⁺ | ""`.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use fstc_core::bytes::{Algebra, ByteDfa};
 
 /// Most alternatives one rule may be split into, and most groups opened one in another.
 const MAX_ALTERNATIVES: usize = 4096;
 const MAX_OPENED: usize = 64;
+
+/// The suffix of the name of a rule made for the non-empty texts of another.
+const NON_EMPTY: &str = " (non-empty)";
 
 use super::left::alternatives;
 use crate::gbnf::{Expr, RuleDef, Rules};
@@ -75,13 +83,20 @@ impl Unhide<'_> {
         let mut out = Vec::new();
         for item in &alt[1..] {
             leading_calls(item, &|n| self.nullable_ref(n), &mut |n| {
-                out.extend(self.index.get(n).copied())
+                out.extend(self.rule_index(n))
             });
             if !self.nullable_expr(item) {
                 break;
             }
         }
         out
+    }
+
+    /// The index of rule `n`; a rule made for the non-empty texts of `B` (`B (non-empty)`)
+    /// is read as `B`, whose leading calls it has.
+    fn rule_index(&self, n: &str) -> Option<usize> {
+        let original = n.strip_suffix(NON_EMPTY).unwrap_or(n);
+        self.index.get(original).copied()
     }
 
     fn nullable_ref(&self, n: &str) -> bool {
@@ -109,7 +124,7 @@ impl Unhide<'_> {
         let mut calls = Vec::new();
         if let (true, Some(first)) = (group, alt.first()) {
             leading_calls(first, &|n| self.nullable_ref(n), &mut |n| {
-                calls.extend(self.index.get(n).copied())
+                calls.extend(self.rule_index(n))
             });
         }
         calls.iter().any(|&j| reaches(&self.graph, j, i))
@@ -136,7 +151,7 @@ impl Unhide<'_> {
                 }
             } else if self.opens(&alt, i) {
                 let rest = alt.split_off(1);
-                for mut seq in open(alt.remove(0)) {
+                for mut seq in open(self.repeat_non_empty(alt.remove(0))?) {
                     seq.extend(rest.iter().cloned());
                     self.split(seq, i, out, opened + 1)?;
                 }
@@ -157,7 +172,7 @@ impl Unhide<'_> {
         Some(match e {
             Expr::Bytes(_) => None,
             Expr::Class { .. } => Some(e.clone()),
-            Expr::Dfa(_) => return None,
+            Expr::Dfa(dfa) => non_empty_dfa(dfa)?.map(|d| Expr::Dfa(Arc::new(d))),
             Expr::Ref(name, at) => Some(Expr::Ref(self.non_empty_rule(name)?, *at)),
             Expr::Alt(parts) => {
                 let mut alts = Vec::new();
@@ -198,10 +213,30 @@ impl Unhide<'_> {
         })
     }
 
+    /// A repetition whose body may be empty as the repetition of the body's non-empty
+    /// texts, which derives the same texts (`X{m,n}` = `X'{0,n}`: empty iterations pad any
+    /// count up to `m`); other expressions as they are. `None` where `non_empty` is.
+    fn repeat_non_empty(&mut self, e: Expr) -> Option<Expr> {
+        match e {
+            Expr::Repeat { expr, max, at, .. } if self.nullable_expr(&expr) => {
+                Some(match self.non_empty(&expr)? {
+                    Some(ne) => Expr::Repeat {
+                        expr: Box::new(ne),
+                        min: 0,
+                        max,
+                        at,
+                    },
+                    None => Expr::Seq(Vec::new()),
+                })
+            }
+            other => Some(other),
+        }
+    }
+
     /// The name of the rule of `name`'s non-empty texts, made once; `None` when it has
     /// none (the split is then given up).
     fn non_empty_rule(&mut self, name: &str) -> Option<String> {
-        let made = format!("{name} (non-empty)");
+        let made = format!("{name}{NON_EMPTY}");
         if self.new.iter().any(|r| r.name == made) {
             return Some(made);
         }
@@ -245,6 +280,17 @@ fn open(group: Expr) -> Vec<Vec<Expr>> {
         }
         other => vec![vec![other]],
     }
+}
+
+/// The non-empty texts of a byte DFA (`None` inside: it matches only the empty text);
+/// `None` when the algebra refuses (past its state limit), which leaves the rule as it is.
+fn non_empty_dfa(dfa: &ByteDfa) -> Option<Option<ByteDfa>> {
+    let algebra = Algebra::new();
+    let plus = algebra
+        .from_edges(&[(0, 0, 255, 1), (1, 0, 255, 1)], &[false, true])
+        .ok()?;
+    let ne = algebra.intersect(dfa, &plus).ok()?;
+    Some((!ne.is_empty()).then_some(ne))
 }
 
 /// Which rules derive the empty text (a fixpoint over the rules).

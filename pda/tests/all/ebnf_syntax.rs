@@ -49,6 +49,22 @@ fn ebnf_constructs_agree_with_the_recognizer_on_hand_written_gbnf() {
             "root ::= \"a\"+ \"b\"+",
             b"ab",
         ),
+        (
+            "root[stop_capture=\"s\", capture_hidden_stop_bytes=2] ::= \"a\" \"b\"?",
+            "root ::= \"a\" \"b\"?",
+            b"ab",
+        ),
+        // Runs of consecutive chunks, the empty one included; an empty chunk is no chunk.
+        (
+            "root ::= Substring(\"ab\", \"c\", \"\", \"d\") \".\"",
+            "root ::= (\"\" | \"ab\" | \"abc\" | \"abcd\" | \"c\" | \"cd\" | \"d\") \".\"",
+            b"abcd.",
+        ),
+        (
+            "root ::= Substring( ) \"x\" | Substring(\"a\\x62\", \"a\") \"y\"",
+            "root ::= \"x\" | (\"\" | \"ab\" | \"aba\" | \"a\") \"y\"",
+            b"abxy",
+        ),
     ];
     for (ebnf, gbnf, alphabet) in cases {
         agree(Syntax::Ebnf, ebnf, gbnf, alphabet, 5);
@@ -58,7 +74,14 @@ fn ebnf_constructs_agree_with_the_recognizer_on_hand_written_gbnf() {
 #[test]
 fn ebnf_refusals_name_line_and_column() {
     let bad = [
-        "root ::= a\na ::= \"x\" (= \"y\")",
+        "root ::= a \"(\"\na ::= \"x\" (= b)\nb ::= \"(\" b \")\" | \"\"",
+        "root ::= Substring(\"a\" \"b\")",
+        "root ::= Substring(\"a\",)",
+        "root ::= Substring(a)",
+        "root ::= Regex(\"a\", flags=\"i\")",
+        "root[lazy] ::= \"a\"",
+        "root[temperature=0.5] ::= \"a\"",
+        "root[max_chars=3] ::= \"a\"",
         "root ::= TagDispatch((\"<t>\", a))\na ::= \"x\"",
         "root ::= Regex(\"[a-z]+\", json_string=true)",
         "root ::= Regex(\"a\\\\bc\")",
@@ -116,6 +139,7 @@ fn ebnf_chars() -> impl Strategy<Value = String> {
             " ",
             "TagDispatch(",
             "Regex(\"",
+            "Substring(\"",
             "json_string=",
             "[capture]",
             "[max_tokens=1]",

@@ -78,9 +78,46 @@ fn hidden_left_recursion_is_rewritten_and_agrees_with_the_recognizer() {
     for (g, alphabet) in cases {
         agree(Syntax::Gbnf, g, g, alphabet, 7);
     }
-    // A repetition whose body may be empty and call back first opens without end: refused.
-    let e = Pda::from_gbnf("A ::= (\"\" | A \"x\")* \"y\"").unwrap_err();
-    assert_eq!(e.kind(), PdaErrorKind::LeftRecursion, "{e}");
+}
+
+#[test]
+fn left_recursion_through_empty_iterations_and_empty_terminals_is_rewritten() {
+    use crate::lark_syntax::agree;
+    use fstc_pda::Syntax;
+    // A repetition whose body may be empty and calls back first repeats its non-empty
+    // texts; bounds, nesting and a nullable rule as the body.
+    let gbnf: &[(&str, &[u8])] = &[
+        ("A ::= (\"\" | A \"x\")* \"y\"", b"xy"),
+        ("A ::= (\"\" | A \"x\"){2,3} \"y\" | \"z\"", b"xyz"),
+        ("A ::= (B | \"q\")* \"y\"\nB ::= \"\" | A \"x\"", b"qxy"),
+        ("A ::= ((\"\" | A \"x\")* \"w\")? \"y\"", b"wxy"),
+        ("A ::= (\"o\"? (A \"x\")?)+ \"y\"", b"oxy"),
+        ("A ::= (\"\" | A \"x\" | \"b\")* \"y\" | \"c\"", b"bcxy"),
+    ];
+    for (g, alphabet) in gbnf {
+        agree(Syntax::Gbnf, g, g, alphabet, 7);
+    }
+    // Behind a regex terminal that matches the empty text (Lark), alone or inside a rule.
+    let lark: &[(&str, &str, &[u8])] = &[
+        (
+            "start: WS start \"x\" | \"y\"\nWS: /[ o]*/",
+            "root ::= [ o]* root \"x\" | \"y\"",
+            b" oxy",
+        ),
+        (
+            "start: pre start \"x\" | \"y\"\npre: MAYBE \"p\"? \nMAYBE: /(ab)?/",
+            "root ::= \"ab\"? \"p\"? root \"x\" | \"y\"",
+            b"abpxy",
+        ),
+        (
+            "start: (EMPTY | start \"x\")* \"y\"\nEMPTY: /o?/",
+            "root ::= (\"o\"? | root \"x\")* \"y\"",
+            b"oxy",
+        ),
+    ];
+    for (lark, gbnf, alphabet) in lark {
+        agree(Syntax::Lark, lark, gbnf, alphabet, 7);
+    }
 }
 
 #[test]

@@ -5,6 +5,7 @@ mod common;
 mod constructs;
 mod differential;
 mod earley;
+mod ebnf_lookahead;
 mod ebnf_syntax;
 mod errors;
 mod figure7;
