@@ -411,7 +411,7 @@ fn operations_stop_at_their_budgets_naming_the_option() {
     let words = compile(&dir, "words.fstc", "[a-z]{0,20}");
     let run = fstc(&["project", s(&words), "--vocab", &v, "-o", s(&bytes)]);
     assert!(run.status.success(), "{}", stderr(&run));
-    let runs: [Vec<&str>; 9] = [
+    let runs: [Vec<&str>; 12] = [
         vec!["intersect", s(&a), s(&b), "-o", s(&out)],
         vec!["union", s(&a), s(&b), "-o", s(&out)],
         vec!["difference", s(&a), s(&b), "-o", s(&out)],
@@ -421,6 +421,9 @@ fn operations_stop_at_their_budgets_naming_the_option() {
         vec!["intersect", s(&pda), s(&long), "-o", s(&out)],
         vec!["project", s(&a), "--vocab", &v, "-o", s(&out)],
         vec!["compile", "fst", s(&bytes), "--vocab", &v, "-o", s(&out)],
+        vec!["compile", "max-tokens", "5", "--vocab", &v, "-o", s(&out)],
+        vec!["export", s(&a), "-o", s(&out)],
+        vec!["export", "--vocab", &v, "-o", s(&out), "--att"],
     ];
     for args in &runs {
         // A budget of no time at all: each operation polls it before its first step.
@@ -469,4 +472,37 @@ fn operations_stop_at_their_budgets_naming_the_option() {
             && err.contains("(`--memory-budget`)"),
         "{err}"
     );
+    // The token bound holds a class per token id and its N + 1 states; an export its
+    // machine and file (64 bytes an arc, 96 a state). A generous budget writes the file.
+    let held = [
+        (9, "the token bound needs more than"),
+        (10, "the OpenFst acceptor and its file"),
+        (11, "the transducer T_V and its file"),
+    ];
+    for (i, what) in held {
+        let run = fstc(&[&runs[i][..], &["--memory-budget", "100"]].concat());
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{:?}: {err}", runs[i]);
+        assert!(
+            err.contains(what)
+                && err.contains("past its memory limit of 100 bytes (`--memory-budget`)"),
+            "{:?}: {err}",
+            runs[i]
+        );
+        assert!(!out.exists(), "{:?} wrote its output", runs[i]);
+        let run = fstc(&[&runs[i][..], &["--memory-budget", "100000000"]].concat());
+        assert!(run.status.success(), "{:?}: {}", runs[i], stderr(&run));
+        std::fs::remove_file(&out).unwrap();
+    }
+    // The bound's N + 1 states against the state limit, as the other operations'.
+    let run = fstc(&[&runs[9][..], &["--state-limit", "5"]].concat());
+    let err = stderr(&run);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("a bound of 5 tokens needs 6 states, past the state limit of 5"),
+        "{err}"
+    );
+    assert!(fstc(&[&runs[9][..], &["--state-limit", "6"]].concat())
+        .status
+        .success());
 }

@@ -1,0 +1,255 @@
+//! fstc's OpenFst files against OpenFst's own command-line tools (`fstinfo`, `fstprint`,
+//! `fstdraw`, `fstcompile`, `fstcompose`, `fstequivalent`; Debian's `libfst-tools`), which
+//! share no code with fstc or rustfst: the tools read what `fstc export` writes with the
+//! sizes fstc reports, OpenFst's own composition of an exported acceptor with the exported
+//! T_V projects to the texts `fstc project` gives, and an acceptor `fstcompile` writes
+//! compiles as the equal regex does. Without the tools each test prints why it skipped.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use crate::common::{fstc, scratch, stderr, stdout, testdata};
+
+/// Runs an OpenFst tool, or `None` when it is not installed.
+fn openfst(tool: &str, args: &[&str]) -> Option<Output> {
+    match Command::new(tool).args(args).stdin(Stdio::null()).output() {
+        Ok(out) => Some(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => panic!("{tool}: {e}"),
+    }
+}
+
+/// Whether OpenFst's tools are installed; if not, prints that the test skipped.
+fn tools_installed(test: &str) -> bool {
+    let found = openfst("fstinfo", &["--help"]).is_some();
+    if !found {
+        println!("skipped: {test}: OpenFst's command-line tools (fstinfo; Debian libfst-tools) are not installed");
+    }
+    found
+}
+
+/// Runs an OpenFst tool that must be installed and succeed; its stdout.
+fn run(tool: &str, args: &[&str]) -> String {
+    let out = openfst(tool, args).unwrap_or_else(|| panic!("{tool} is not installed"));
+    assert!(out.status.success(), "{tool} {args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+fn vocab() -> String {
+    testdata("bytelevel/tokenizer.json").display().to_string()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs fstc, which must succeed; its stderr (the `--stats` lines).
+fn fstc_ok(args: &[&str]) -> String {
+    let out = fstc(args);
+    assert!(out.status.success(), "fstc {args:?}: {}", stderr(&out));
+    stderr(&out)
+}
+
+/// A count `fstinfo` prints, such as `# of states`.
+fn info_count(info: &str, name: &str) -> usize {
+    let line = info.lines().find(|l| l.starts_with(name)).expect(name);
+    line[name.len()..].trim().parse().unwrap()
+}
+
+/// A count of `--stats`' `sizes:` line, such as `OpenFst arcs`.
+fn stats_count(stats: &str, name: &str) -> usize {
+    let sizes = stats
+        .lines()
+        .find(|l| l.starts_with("sizes: "))
+        .expect("sizes");
+    let entry = (sizes["sizes: ".len()..].split(", "))
+        .find(|e| e.ends_with(name))
+        .expect(name);
+    entry[..entry.len() - name.len()]
+        .trim()
+        .replace(',', "")
+        .parse()
+        .unwrap()
+}
+
+/// The arcs and final states of AT&T text (`fstprint`'s or `fstc export --att`'s), with
+/// default weights dropped, sorted: equal for equal machines whoever printed them.
+fn att_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let fields: Vec<&str> = l.split('\t').collect();
+            match fields.as_slice() {
+                [from, to, i, o, "0"] | [from, to, i, o] => format!("{from} {to} {i} {o}"),
+                [state, "0"] | [state] => state.to_string(),
+                _ => l.to_string(),
+            }
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn openfst_tools_read_fstc_exports_with_the_sizes_fstc_reports() {
+    if !tools_installed("openfst_tools_read_fstc_exports_with_the_sizes_fstc_reports") {
+        return;
+    }
+    let dir = scratch("openfst-tools-read");
+    let (v, a) = (vocab(), dir.join("a.fstc"));
+    fstc_ok(&[
+        "compile",
+        "regex",
+        "[a-c]+d|x{2,4}",
+        "--vocab",
+        &v,
+        "-o",
+        s(&a),
+    ]);
+    let (fst, att, tv) = (dir.join("a.fst"), dir.join("a.att"), dir.join("tv.fst"));
+    let exports: [(Vec<&str>, &Path, &str); 2] = [
+        (vec!["export", s(&a), "-o", s(&fst), "--stats"], &fst, "y"),
+        (
+            vec!["export", "--vocab", &v, "-o", s(&tv), "--stats"],
+            &tv,
+            "n",
+        ),
+    ];
+    for (args, file, acceptor) in exports {
+        let stats = fstc_ok(&args);
+        let info = run("fstinfo", &[s(file)]);
+        assert_eq!(
+            info_count(&info, "# of states"),
+            stats_count(&stats, "OpenFst states")
+        );
+        assert_eq!(
+            info_count(&info, "# of arcs"),
+            stats_count(&stats, "OpenFst arcs")
+        );
+        let flag = |name: &str| {
+            info.lines()
+                .find(|l| l.starts_with(name))
+                .unwrap()
+                .to_string()
+        };
+        assert!(flag("acceptor").ends_with(acceptor), "{info}");
+        assert!(flag("input deterministic").ends_with('y'), "{info}");
+        assert!(
+            flag("# of connected states").ends_with(&info_count(&info, "# of states").to_string())
+        );
+    }
+    // fstprint prints the arcs and final states fstc writes as AT&T text.
+    fstc_ok(&["export", s(&a), "-o", s(&att), "--att"]);
+    let ours = std::fs::read_to_string(&att).unwrap();
+    assert_eq!(att_lines(&run("fstprint", &[s(&fst)])), att_lines(&ours));
+    assert!(run("fstdraw", &[s(&fst)]).starts_with("digraph FST {"));
+}
+
+#[test]
+fn openfst_composition_with_the_exported_t_v_projects_as_fstc_project() {
+    if !tools_installed("openfst_composition_with_the_exported_t_v_projects_as_fstc_project") {
+        return;
+    }
+    let dir = scratch("openfst-tools-project");
+    let v = vocab();
+    let tv = dir.join("tv.fst");
+    fstc_ok(&["export", "--vocab", &v, "-o", s(&tv)]);
+    let patterns = ["[a-c]+d", "(ab|ba){1,3}", "[^a]{2}", "a b|c"];
+    for (i, pattern) in patterns.iter().enumerate() {
+        let a = dir.join(format!("{i}.fstc"));
+        fstc_ok(&["compile", "regex", pattern, "--vocab", &v, "-o", s(&a)]);
+        let exported = dir.join(format!("{i}.fst"));
+        fstc_ok(&["export", s(&a), "-o", s(&exported)]);
+        // OpenFst's own pipeline: sort, compose with T_V, keep the bytes, optimize.
+        let step = |tool: &str, args: &[&str], from: &Path, name: &str| {
+            let to = dir.join(format!("{i}-{name}.fst"));
+            run(tool, &[args, &[s(from), s(&to)]].concat());
+            to
+        };
+        let sorted = step("fstarcsort", &["--sort_type=olabel"], &exported, "sorted");
+        let composed = dir.join(format!("{i}-composed.fst"));
+        run("fstcompose", &[s(&sorted), s(&tv), s(&composed)]);
+        let bytes = step("fstproject", &["--project_type=output"], &composed, "bytes");
+        let no_eps = step("fstrmepsilon", &[], &bytes, "rmeps");
+        let det = step("fstdeterminize", &[], &no_eps, "det");
+        let theirs = step("fstminimize", &[], &det, "min");
+        let ours = dir.join(format!("{i}-project.fst"));
+        fstc_ok(&["project", s(&a), "--vocab", &v, "-o", s(&ours)]);
+        let same = openfst("fstequivalent", &[s(&theirs), s(&ours)]).unwrap();
+        assert_eq!(same.status.code(), Some(0), "{pattern}: {}", stderr(&same));
+        // Projected from another pattern, the bytes differ: the comparison can fail.
+        let other = dir.join(format!("{i}-other.fstc"));
+        fstc_ok(&[
+            "compile",
+            "regex",
+            &format!("{pattern}|zz"),
+            "--vocab",
+            &v,
+            "-o",
+            s(&other),
+        ]);
+        let other_bytes = dir.join(format!("{i}-other.fst"));
+        fstc_ok(&["project", s(&other), "--vocab", &v, "-o", s(&other_bytes)]);
+        let differ = openfst("fstequivalent", &[s(&theirs), s(&other_bytes)]).unwrap();
+        assert!(!differ.status.success(), "{pattern}|zz");
+    }
+}
+
+#[test]
+fn an_acceptor_fstcompile_writes_compiles_as_the_equal_regex() {
+    if !tools_installed("an_acceptor_fstcompile_writes_compiles_as_the_equal_regex") {
+        return;
+    }
+    let dir = scratch("openfst-tools-compile");
+    let v = vocab();
+    // `(ab|c)+d?` over byte values (`fstcompile --acceptor`'s numeric labels, Pynini's
+    // byte mode), with an epsilon arc, written by hand.
+    let (a, b, c, d) = (b'a', b'b', b'c', b'd');
+    let text = format!("0\t1\t{a}\n1\t2\t{b}\n0\t2\t{c}\n2\t0\t0\n2\t3\t{d}\n2\n3\n");
+    let att = dir.join("hand.att");
+    std::fs::write(&att, text).unwrap();
+    let compiled = dir.join("hand.fst");
+    run("fstcompile", &["--acceptor", s(&att), s(&compiled)]);
+    let from_openfst = dir.join("from-openfst.fstc");
+    let stats = fstc_ok(&[
+        "compile",
+        "fst",
+        s(&compiled),
+        "--labels",
+        "bytes",
+        "--vocab",
+        &v,
+        "-o",
+        s(&from_openfst),
+        "--stats",
+    ]);
+    assert!(stats.contains("byte DFA"), "{stats}");
+    let from_regex = dir.join("from-regex.fstc");
+    fstc_ok(&[
+        "compile",
+        "regex",
+        "(ab|c)+d?",
+        "--vocab",
+        &v,
+        "-o",
+        s(&from_regex),
+    ]);
+    assert_eq!(
+        std::fs::read(&from_openfst).unwrap(),
+        std::fs::read(&from_regex).unwrap()
+    );
+    let other = dir.join("other.fstc");
+    fstc_ok(&[
+        "compile",
+        "regex",
+        "(ab|c)+d",
+        "--vocab",
+        &v,
+        "-o",
+        s(&other),
+    ]);
+    assert_ne!(
+        std::fs::read(&from_openfst).unwrap(),
+        std::fs::read(&other).unwrap()
+    );
+}
