@@ -717,7 +717,7 @@ fn additional_properties_is_spelled_as_in_python_and_rust() {
         r#"{"type": "object", "properties": {"a": {"type": "integer"}}}"#,
     )
     .unwrap();
-    let out = dir.join("open.fstc");
+    let (out, vocab) = (dir.join("open.fstc"), gpt2());
     let compile = |extra: &[&str]| {
         let args = [
             "compile",
@@ -726,7 +726,7 @@ fn additional_properties_is_spelled_as_in_python_and_rust() {
             "--whitespace",
             "compact",
             "--vocab",
-            gpt2().to_str().unwrap(),
+            vocab.to_str().unwrap(),
             "-o",
             out.to_str().unwrap(),
         ];

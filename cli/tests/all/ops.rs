@@ -475,7 +475,7 @@ fn operations_stop_at_their_budgets_naming_the_option() {
     // The token bound holds a class per token id and its N + 1 states; an export its
     // machine and file (64 bytes an arc, 96 a state). A generous budget writes the file.
     let held = [
-        (9, "the token bound needs more than"),
+        (9, "the token bound needs at least"),
         (10, "the OpenFst acceptor and its file"),
         (11, "the transducer T_V and its file"),
     ];
