@@ -4,8 +4,7 @@
 # refactors that must not change files compare this list before and after.
 # Usage: benches/pinned_files.sh [FSTC_BINARY] [OUT_DIR]   (from the repository root)
 # WRAP runs each compile under a command, e.g. instruction counts, repeatable under load:
-#   RAYON_NUM_THREADS=1 WRAP="valgrind --tool=callgrind --callgrind-out-file=/dev/null" \
-#     benches/pinned_files.sh BIN OUT 2>&1 | grep Collected
+#   RAYON_NUM_THREADS=1 WRAP=benches/callgrind.sh benches/pinned_files.sh BIN OUT 2> LOG
 set -eu
 WRAP=${WRAP:-}
 FSTC=${1:-target/release/fstc}

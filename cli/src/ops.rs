@@ -174,8 +174,6 @@ pub struct ExportArgs {
     /// default 50,000,000).
     #[arg(long, value_name = "N")]
     arc_limit: Option<usize>,
-    /// The time budget, and the memory budget counted as 64 bytes an arc and 96 a state
-    /// (the machine and its file).
     #[command(flatten)]
     budget: BudgetArgs,
     /// Print the export's time and the file's states, arcs and bytes to stderr.

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use crate::common::{fstc, scratch, stderr, stdout, testdata};
+use crate::common::{arg, bytelevel, fstc_ok, scratch, size, stderr, stdout};
 
 /// Runs an OpenFst tool, or `None` when it is not installed.
 fn openfst(tool: &str, args: &[&str]) -> Option<Output> {
@@ -35,41 +35,10 @@ fn run(tool: &str, args: &[&str]) -> String {
     stdout(&out)
 }
 
-fn vocab() -> String {
-    testdata("bytelevel/tokenizer.json").display().to_string()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// Runs fstc, which must succeed; its stderr (the `--stats` lines).
-fn fstc_ok(args: &[&str]) -> String {
-    let out = fstc(args);
-    assert!(out.status.success(), "fstc {args:?}: {}", stderr(&out));
-    stderr(&out)
-}
-
 /// A count `fstinfo` prints, such as `# of states`.
 fn info_count(info: &str, name: &str) -> usize {
     let line = info.lines().find(|l| l.starts_with(name)).expect(name);
     line[name.len()..].trim().parse().unwrap()
-}
-
-/// A count of `--stats`' `sizes:` line, such as `OpenFst arcs`.
-fn stats_count(stats: &str, name: &str) -> usize {
-    let sizes = stats
-        .lines()
-        .find(|l| l.starts_with("sizes: "))
-        .expect("sizes");
-    let entry = (sizes["sizes: ".len()..].split(", "))
-        .find(|e| e.ends_with(name))
-        .expect(name);
-    entry[..entry.len() - name.len()]
-        .trim()
-        .replace(',', "")
-        .parse()
-        .unwrap()
 }
 
 /// The arcs and final states of AT&T text (`fstprint`'s or `fstc export --att`'s), with
@@ -96,7 +65,7 @@ fn openfst_tools_read_fstc_exports_with_the_sizes_fstc_reports() {
         return;
     }
     let dir = scratch("openfst-tools-read");
-    let (v, a) = (vocab(), dir.join("a.fstc"));
+    let (v, a) = (bytelevel(), dir.join("a.fstc"));
     fstc_ok(&[
         "compile",
         "regex",
@@ -104,13 +73,17 @@ fn openfst_tools_read_fstc_exports_with_the_sizes_fstc_reports() {
         "--vocab",
         &v,
         "-o",
-        s(&a),
+        arg(&a),
     ]);
     let (fst, att, tv) = (dir.join("a.fst"), dir.join("a.att"), dir.join("tv.fst"));
     let exports: [(Vec<&str>, &Path, &str); 2] = [
-        (vec!["export", s(&a), "-o", s(&fst), "--stats"], &fst, "y"),
         (
-            vec!["export", "--vocab", &v, "-o", s(&tv), "--stats"],
+            vec!["export", arg(&a), "-o", arg(&fst), "--stats"],
+            &fst,
+            "y",
+        ),
+        (
+            vec!["export", "--vocab", &v, "-o", arg(&tv), "--stats"],
             &tv,
             "n",
         ),
@@ -118,15 +91,12 @@ fn openfst_tools_read_fstc_exports_with_the_sizes_fstc_reports() {
     // The acceptor is deterministic; T_V reads epsilon on its trie edges.
     for (args, file, yes) in exports {
         let stats = fstc_ok(&args);
-        let info = run("fstinfo", &[s(file)]);
+        let info = run("fstinfo", &[arg(file)]);
         assert_eq!(
             info_count(&info, "# of states"),
-            stats_count(&stats, "OpenFst states")
+            size(&stats, "OpenFst states")
         );
-        assert_eq!(
-            info_count(&info, "# of arcs"),
-            stats_count(&stats, "OpenFst arcs")
-        );
+        assert_eq!(info_count(&info, "# of arcs"), size(&stats, "OpenFst arcs"));
         let flag = |name: &str| {
             info.lines()
                 .find(|l| l.starts_with(name))
@@ -140,10 +110,10 @@ fn openfst_tools_read_fstc_exports_with_the_sizes_fstc_reports() {
         );
     }
     // fstprint prints the arcs and final states fstc writes as AT&T text.
-    fstc_ok(&["export", s(&a), "-o", s(&att), "--att"]);
+    fstc_ok(&["export", arg(&a), "-o", arg(&att), "--att"]);
     let ours = std::fs::read_to_string(&att).unwrap();
-    assert_eq!(att_lines(&run("fstprint", &[s(&fst)])), att_lines(&ours));
-    assert!(run("fstdraw", &[s(&fst)]).starts_with("digraph FST {"));
+    assert_eq!(att_lines(&run("fstprint", &[arg(&fst)])), att_lines(&ours));
+    assert!(run("fstdraw", &[arg(&fst)]).starts_with("digraph FST {"));
 }
 
 #[test]
@@ -152,31 +122,31 @@ fn openfst_composition_with_the_exported_t_v_projects_as_fstc_project() {
         return;
     }
     let dir = scratch("openfst-tools-project");
-    let v = vocab();
+    let v = bytelevel();
     let tv = dir.join("tv.fst");
-    fstc_ok(&["export", "--vocab", &v, "-o", s(&tv)]);
+    fstc_ok(&["export", "--vocab", &v, "-o", arg(&tv)]);
     let patterns = ["[a-c]+d", "(ab|ba){1,3}", "[^a]{2}", "a b|c"];
     for (i, pattern) in patterns.iter().enumerate() {
         let a = dir.join(format!("{i}.fstc"));
-        fstc_ok(&["compile", "regex", pattern, "--vocab", &v, "-o", s(&a)]);
+        fstc_ok(&["compile", "regex", pattern, "--vocab", &v, "-o", arg(&a)]);
         let exported = dir.join(format!("{i}.fst"));
-        fstc_ok(&["export", s(&a), "-o", s(&exported)]);
+        fstc_ok(&["export", arg(&a), "-o", arg(&exported)]);
         // OpenFst's own pipeline: sort, compose with T_V, keep the bytes, optimize.
         let step = |tool: &str, args: &[&str], from: &Path, name: &str| {
             let to = dir.join(format!("{i}-{name}.fst"));
-            run(tool, &[args, &[s(from), s(&to)]].concat());
+            run(tool, &[args, &[arg(from), arg(&to)]].concat());
             to
         };
         let sorted = step("fstarcsort", &["--sort_type=olabel"], &exported, "sorted");
         let composed = dir.join(format!("{i}-composed.fst"));
-        run("fstcompose", &[s(&sorted), s(&tv), s(&composed)]);
+        run("fstcompose", &[arg(&sorted), arg(&tv), arg(&composed)]);
         let bytes = step("fstproject", &["--project_type=output"], &composed, "bytes");
         let no_eps = step("fstrmepsilon", &[], &bytes, "rmeps");
         let det = step("fstdeterminize", &[], &no_eps, "det");
         let theirs = step("fstminimize", &[], &det, "min");
         let ours = dir.join(format!("{i}-project.fst"));
-        fstc_ok(&["project", s(&a), "--vocab", &v, "-o", s(&ours)]);
-        let same = openfst("fstequivalent", &[s(&theirs), s(&ours)]).unwrap();
+        fstc_ok(&["project", arg(&a), "--vocab", &v, "-o", arg(&ours)]);
+        let same = openfst("fstequivalent", &[arg(&theirs), arg(&ours)]).unwrap();
         assert_eq!(same.status.code(), Some(0), "{pattern}: {}", stderr(&same));
         // Projected from a pattern with one more text, the bytes differ: the comparison
         // can fail.
@@ -188,11 +158,18 @@ fn openfst_composition_with_the_exported_t_v_projects_as_fstc_project() {
             "--vocab",
             &v,
             "-o",
-            s(&other),
+            arg(&other),
         ]);
         let other_bytes = dir.join(format!("{i}-other.fst"));
-        fstc_ok(&["project", s(&other), "--vocab", &v, "-o", s(&other_bytes)]);
-        let differ = openfst("fstequivalent", &[s(&theirs), s(&other_bytes)]).unwrap();
+        fstc_ok(&[
+            "project",
+            arg(&other),
+            "--vocab",
+            &v,
+            "-o",
+            arg(&other_bytes),
+        ]);
+        let differ = openfst("fstequivalent", &[arg(&theirs), arg(&other_bytes)]).unwrap();
         assert!(!differ.status.success(), "{pattern}|aaaaa");
     }
 }
@@ -203,7 +180,7 @@ fn an_acceptor_fstcompile_writes_compiles_as_the_equal_regex() {
         return;
     }
     let dir = scratch("openfst-tools-compile");
-    let v = vocab();
+    let v = bytelevel();
     // `(ab|c)+d?` over byte values (`fstcompile --acceptor`'s numeric labels, Pynini's
     // byte mode), with an epsilon arc, written by hand.
     let (a, b, c, d) = (b'a', b'b', b'c', b'd');
@@ -211,18 +188,18 @@ fn an_acceptor_fstcompile_writes_compiles_as_the_equal_regex() {
     let att = dir.join("hand.att");
     std::fs::write(&att, text).unwrap();
     let compiled = dir.join("hand.fst");
-    run("fstcompile", &["--acceptor", s(&att), s(&compiled)]);
+    run("fstcompile", &["--acceptor", arg(&att), arg(&compiled)]);
     let from_openfst = dir.join("from-openfst.fstc");
     let stats = fstc_ok(&[
         "compile",
         "fst",
-        s(&compiled),
+        arg(&compiled),
         "--labels",
         "bytes",
         "--vocab",
         &v,
         "-o",
-        s(&from_openfst),
+        arg(&from_openfst),
         "--stats",
     ]);
     assert!(stats.contains("byte DFA"), "{stats}");
@@ -234,7 +211,7 @@ fn an_acceptor_fstcompile_writes_compiles_as_the_equal_regex() {
         "--vocab",
         &v,
         "-o",
-        s(&from_regex),
+        arg(&from_regex),
     ]);
     assert_eq!(
         std::fs::read(&from_openfst).unwrap(),
@@ -248,7 +225,7 @@ fn an_acceptor_fstcompile_writes_compiles_as_the_equal_regex() {
         "--vocab",
         &v,
         "-o",
-        s(&other),
+        arg(&other),
     ]);
     assert_ne!(
         std::fs::read(&from_openfst).unwrap(),

@@ -52,8 +52,7 @@ const BYTES_PER_EXPORTED_ARC: u64 = 64;
 const BYTES_PER_EXPORTED_STATE: u64 = 96;
 
 /// The limits of an export to OpenFst: arcs, bytes held (the machine and the file written
-/// from it, counted as [`BYTES_PER_EXPORTED_ARC`] an arc and [`BYTES_PER_EXPORTED_STATE`]
-/// a state) and a deadline, each past with its own [`OpsErrorKind`].
+/// from it, counted as 64 bytes an arc and 96 a state) and a deadline, each past with its own [`OpsErrorKind`].
 #[derive(Clone, Copy, Debug)]
 pub struct OpenFstExport {
     arc_limit: usize,
