@@ -2,9 +2,7 @@
 //! pattern or of the operation commands applied by hand; the JSON form from a file reads
 //! schemas beside it; errors exit 2 with the column and a caret.
 
-use std::path::Path;
-
-use crate::common::{arg, bytelevel, fstc, fstc_ok, scratch, size, stderr, stdout, testdata};
+use crate::common::{arg, bytelevel, fstc, fstc_ok, scratch, size, stderr, stdout};
 
 #[test]
 fn results_equal_the_combined_pattern_and_the_commands_by_hand() {
