@@ -30,7 +30,7 @@ def engine_lines(rows, engines):
     for r in rows:
         by[r["engine"]].append(r)
     table = [["", *engines]]
-    counts, ttfm, cpu, masks, walks, mem = [], [], [], [], [], []
+    counts, ttfm, cpu, masks, masks_cpu, walks, mem = [], [], [], [], [], [], []
     for e in engines:
         rs = by[e]
         n = {s: sum(r["status"] == s for r in rs) for s in STATUSES}
@@ -41,6 +41,8 @@ def engine_lines(rows, engines):
         cpu.append(" / ".join(ms(pct(c, q)) for q in (50, 90, 99)) + f" / {ms(max(c) if c else None)}")
         m = [x / 1e3 for r in rs for x in r.get("masks", [])]
         masks.append(" / ".join(us(pct(m, q)) for q in (50, 99)) + f" / {us(max(m) if m else None)} ({len(m)})")
+        m = [x / 1e3 for r in rs for x in r.get("masks_cpu", [])]
+        masks_cpu.append(" / ".join(us(pct(m, q)) for q in (50, 90, 99, 99.9)) + f" / {us(max(m) if m else None)}")
         outcomes = [x for r in rs for x in r.get("rejected", [])]
         cut = sum(1 for r in rs if r.get("walk"))
         walks.append(f"{sum(x is None for x in outcomes)} / {len(outcomes)}" + (f" ({cut} cut by a limit)" if cut else ""))
@@ -51,6 +53,7 @@ def engine_lines(rows, engines):
     table.append(["time to first mask p50 / p90 / p99 / max (compiled schemas), wall", *ttfm])
     table.append(["the same in the worker's CPU time", *cpu])
     table.append(["mask p50 / p99 / max along valid instances, Python call included (masks)", *masks])
+    table.append(["the same in the calling thread's CPU time p50 / p90 / p99 / p99.9 / max", *masks_cpu])
     table.append(["instances accepted / walked", *walks])
     table.append(["memory above the preloaded worker p50 / max; worker peak RSS max", *mem])
     return table
