@@ -3,7 +3,10 @@
 # (../shared/vocabs/llama3, or $FSTC_VOCABS/llama3) and prints each output file's sha256:
 # refactors that must not change files compare this list before and after.
 # Usage: benches/pinned_files.sh [FSTC_BINARY] [OUT_DIR]   (from the repository root)
+# WRAP runs each compile under a command, e.g. instruction counts, repeatable under load:
+#   RAYON_NUM_THREADS=1 WRAP=benches/callgrind.sh benches/pinned_files.sh BIN OUT 2> LOG
 set -eu
+WRAP=${WRAP:-}
 FSTC=${1:-target/release/fstc}
 OUT=${2:-$(mktemp -d)}
 VOCABS=${FSTC_VOCABS:-../shared/vocabs}
@@ -35,17 +38,17 @@ for vocab in gpt2 llama3; do
     i=0
     printf "%s\n" "$REGEXES" | while IFS= read -r re; do
         i=$((i + 1))
-        "$FSTC" compile regex "$re" --vocab "$v" -o "$OUT/$vocab-regex$i.fstc" ${STATS:+--stats} >&2
+        $WRAP "$FSTC" compile regex "$re" --vocab "$v" -o "$OUT/$vocab-regex$i.fstc" ${STATS:+--stats} >&2
     done
     for f in $SCHEMAS; do
         name=$(basename "$f" .json)
         # json/tests/schemas/ wrap the schema with its test instances: compile the schema.
         python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); json.dump(d.get("schema", d), sys.stdout)' \
             "$f" >"$OUT/$name.schema"
-        "$FSTC" compile json-schema "$OUT/$name.schema" --vocab "$v" -o "$OUT/$vocab-$name.fstc" ${STATS:+--stats} >&2
+        $WRAP "$FSTC" compile json-schema "$OUT/$name.schema" --vocab "$v" -o "$OUT/$vocab-$name.fstc" ${STATS:+--stats} >&2
     done
     for f in $GRAMMARS; do
-        "$FSTC" compile grammar "$f" --vocab "$v" -o "$OUT/$vocab-$(basename "$f" .gbnf).fstc" ${STATS:+--stats} >&2
+        $WRAP "$FSTC" compile grammar "$f" --vocab "$v" -o "$OUT/$vocab-$(basename "$f" .gbnf).fstc" ${STATS:+--stats} >&2
     done
 done
 (cd "$OUT" && sha256sum -- *.fstc)

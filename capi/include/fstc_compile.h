@@ -72,7 +72,7 @@ fstc_status fstc_compile_lazy(const fstc_vocabulary *vocab, uint32_t source, con
  *   JSON Schema: lazy, whitespace ("flexible", "compact", "pretty"), max_whitespace, indent,
  *                escapes ("canonical", "any"), additional_properties, recursion_depth,
  *                any_json_depth, lenient, dfa_state_limit, token_edge_limit, time_budget
- *                (seconds), memory_budget (bytes), state_work_limit;
+ *                (seconds), memory_budget (bytes), state_work_limit, ref_dir (a folder);
  *   grammar:     syntax ("gbnf", "lark", "ebnf", "paper"), node_limit, token_edge_limit,
  *                pop_limit, config_limit, require_deterministic, time_budget, memory_budget.
  * token_edge_limit and image_tokens are an eager compile's, state_work_limit a lazy one's (the

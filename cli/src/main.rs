@@ -136,9 +136,10 @@ struct JsonOptions {
     /// spelling JSON allows: `\u00e9`, `\/`, surrogate pairs...; larger automata).
     #[arg(long, value_enum, default_value_t = EscapesArg::Canonical)]
     escapes: EscapesArg,
-    /// Objects admit no unnamed properties when `additionalProperties` is absent.
-    #[arg(long)]
-    no_additional_properties: bool,
+    /// What an absent `additionalProperties` means: `true` (JSON Schema's default: objects
+    /// admit unnamed properties) or `false` (they admit none, as strict servers read it).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    additional_properties: bool,
     /// How many expansions of one `$ref` target may be nested (default 3).
     #[arg(long, value_name = "N")]
     recursion_depth: Option<usize>,
@@ -163,10 +164,9 @@ struct JsonOptions {
 }
 
 /// The time and memory budgets of one compile or operation, shared by the compilers of
-/// regexes, OpenFst acceptors, JSON Schemas, structural tags, grammars and expressions and
-/// by the operations on
-/// automata files (`intersect`, `union`, `difference`, `complement`, `equivalent`,
-/// `shortest`).
+/// regexes, OpenFst acceptors, JSON Schemas, structural tags, grammars, expressions and
+/// token bounds (`compile max-tokens`), by the operations on automata files (`intersect`,
+/// `union`, `difference`, `complement`, `equivalent`) and by `export`.
 #[derive(Args)]
 struct BudgetArgs {
     /// Longest the command may run, in seconds (default 10), counted from its start
@@ -176,8 +176,8 @@ struct BudgetArgs {
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time_budget: Option<std::time::Duration>,
     /// Most bytes of automata, tables and texts the compile may hold (default 1 GiB; for
-    /// an operation, its analyses' working tables); past it, an error names what was
-    /// being built.
+    /// an operation, its working tables; for `export`, the machine and its file, 64 bytes an
+    /// arc and 96 a state); past it, an error names what was being built.
     #[arg(long, value_name = "BYTES")]
     memory_budget: Option<usize>,
 }
@@ -565,7 +565,7 @@ fn json_config(json: &JsonOptions) -> fstc_json::Config {
             EscapesArg::Canonical => Escapes::Canonical,
             EscapesArg::Any => Escapes::Any,
         })
-        .additional_properties(!json.no_additional_properties)
+        .additional_properties(json.additional_properties)
         .lenient(json.lenient);
     if let Some(depth) = json.recursion_depth {
         config = config.recursion_depth(depth);

@@ -10,7 +10,7 @@ use clap::Args;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::compiled::CompileStats;
 use fstc_core::ops::openfst::{
-    byte_dfa_from_openfst_before, to_binary, to_openfst, to_text, Labels, DEFAULT_ARC_LIMIT,
+    byte_dfa_from_openfst_before, to_binary, to_text, Labels, OpenFstExport, DEFAULT_ARC_LIMIT,
 };
 use fstc_core::ops::{text_tokens, OpsError, OpsErrorKind, TokenAlgebra};
 use fstc_core::{AnyAutomaton, TokenVocabulary};
@@ -164,9 +164,12 @@ pub struct ExportArgs {
     /// Write AT&T text (`fstprint`'s format) instead of an OpenFst binary file.
     #[arg(long)]
     att: bool,
-    /// Most arcs the file may have (one per token edge; default 50,000,000).
+    /// Most arcs the file may have (one per token edge, or per token and trie edge of T_V;
+    /// default 50,000,000).
     #[arg(long, value_name = "N")]
     arc_limit: Option<usize>,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// Print the export's time and the file's states, arcs and bytes to stderr.
     #[arg(long)]
     stats: bool,
@@ -208,6 +211,11 @@ pub struct CompileMaxTokensArgs {
     /// Where to write the token automaton.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
+    /// Most states the automaton (N + 1 of them) may have (default 1,000,000).
+    #[arg(long, value_name = "N")]
+    state_limit: Option<usize>,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// Print the build time and the automaton's size to stderr.
     #[arg(long)]
     stats: bool,
@@ -215,14 +223,17 @@ pub struct CompileMaxTokensArgs {
 
 /// `compile max-tokens`: every sequence of at most N text tokens, to intersect with.
 pub fn compile_max_tokens(args: CompileMaxTokensArgs) -> Result<ExitCode> {
-    let vocab = load_vocab(&args.vocab)?;
+    let algebra = budgeted(&args.budget, args.state_limit);
+    let v = crate::Indexed::load(&args.vocab)?;
     let mut stats = CompileStats::new();
-    let bound = stats.time("token bound", || {
-        fstc_core::ops::at_most_tokens(&vocab, args.n)
-    })?;
+    let bound = stats
+        .time("token bound", || algebra.at_most_tokens(&v.trie, args.n))
+        .map_err(with_option)?;
     stats.count_automaton(&bound);
     bound.write_file(&args.output)?;
-    print_stats(args.stats, &stats);
+    if args.stats {
+        v.print_stats(&stats);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -458,30 +469,29 @@ pub fn project(args: ProjectArgs) -> Result<ExitCode> {
 }
 
 pub fn export(args: ExportArgs) -> Result<ExitCode> {
+    let memory = (args.budget.memory_budget).unwrap_or(fstc_json::Config::DEFAULT_MEMORY_BUDGET);
+    let export = OpenFstExport::new()
+        .arc_limit(args.arc_limit.unwrap_or(DEFAULT_ARC_LIMIT))
+        .memory_limit(memory)
+        .deadline(deadline_after(args.budget.time_budget));
     let mut stats = CompileStats::new();
-    let fst = match (&args.file, args.vocab.given()) {
+    let (fst, what) = match (&args.file, args.vocab.given()) {
         (Some(file), _) => {
             let a = load_fsa(file, "export")?;
-            let arc_limit = args.arc_limit.unwrap_or(DEFAULT_ARC_LIMIT);
-            stats
-                .time("OpenFst acceptor", || to_openfst(&a, arc_limit))
-                .with_context(|| format!("{}", file.display()))?
+            let fst = stats.time("OpenFst acceptor", || export.acceptor(&a));
+            (fst, file.display().to_string())
         }
         (None, Some(v)) => {
             let vocab = load_vocab(&v)?;
-            stats.time("OpenFst transducer T_V", || {
-                fstc_core::reference::detokenizing_fst(&vocab)
-            })
+            let fst = stats.time("OpenFst transducer T_V", || export.detokenizer(&vocab));
+            (fst, v.vocab.display().to_string())
         }
         (None, None) => unreachable!("clap requires FILE or --vocab"),
     };
-    let bytes = stats.time("write", || {
-        if args.att {
-            to_text(&fst).map(String::into_bytes)
-        } else {
-            to_binary(&fst)
-        }
-    })?;
+    let fst = fst.map_err(with_option).context(what.clone())?;
+    let bytes = (stats.time("write", || export.write(&fst, args.att)))
+        .map_err(with_option)
+        .context(what)?;
     std::fs::write(&args.output, &bytes)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     let (states, arcs) = fstc_core::ops::openfst::size(&fst);

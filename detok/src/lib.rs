@@ -6,8 +6,9 @@
 //! from HuggingFace `tokenizer.json` files (byte-level BPE like GPT-2, Llama 3 and Qwen;
 //! SentencePiece-style BPE or Unigram like Llama 2), GPT-2's `encoder.json`, tiktoken rank
 //! files, Mistral's `tekken.json` and the metadata of GGUF model files (llama.cpp; [`Vocabulary::from_gguf`]), and
-//! implements [`fstc_core::TokenVocabulary`]. [`Vocabulary::tokenize`] gives the
-//! tokenizer's own tokenization of a text, spelled exactly, for `fstc check --text`.
+//! implements [`fstc_core::TokenVocabulary`]. `Vocabulary::tokenize` (the default feature
+//! `tokenize`) gives the tokenizer's own tokenization of a text, spelled exactly, for
+//! `fstc check --text`.
 //! (The paper's T_V over such a vocabulary is `fstc_core::reference::detokenizing_fst`.)
 //!
 //! ```

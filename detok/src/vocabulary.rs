@@ -5,7 +5,8 @@
 //! [`Vocabulary::assemble`], the one place a `Vocabulary` is built, checks the ids, packs the
 //! bytes into one arena (so that `token_bytes` is a slice lookup and loading a 150k-token
 //! vocabulary stays cheap) and settles the EOS ids. The tokenizer behind
-//! [`Vocabulary::tokenize`] is built from the token bytes the first time it is used.
+//! `Vocabulary::tokenize` (feature `tokenize`) is built from the token bytes the first
+//! time it is used.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -123,7 +124,7 @@ impl Vocabulary {
     }
 
     /// Loads GPT-2's `encoder.json`. `<|endoftext|>` is special and the EOS. The `vocab.bpe`
-    /// beside it is only read by [`Vocabulary::tokenize`].
+    /// beside it is only read by `Vocabulary::tokenize`.
     pub fn from_gpt2_encoder(path: impl AsRef<Path>) -> Result<Vocabulary> {
         let path = path.as_ref();
         Vocabulary::assemble(crate::gpt2::load(path, &read(path)?)?)
@@ -135,7 +136,7 @@ impl Vocabulary {
     /// `mistral-common`'s decoding), named by the file's `special_tokens` (or, for files of
     /// format v7 and older without that list, `mistral-common`'s 20 names) and then
     /// `<SPECIAL_i>`; the token of rank `r` is id `default_num_special_tokens + r`, up to
-    /// `default_vocab_size` ids. EOS: `</s>`. [`Vocabulary::tokenize`] splits by the file's
+    /// `default_vocab_size` ids. EOS: `</s>`. `Vocabulary::tokenize` splits by the file's
     /// pattern and merges by rank, as tiktoken does.
     pub fn from_tekken(path: impl AsRef<Path>) -> Result<Vocabulary> {
         let path = path.as_ref();
@@ -161,7 +162,7 @@ impl Vocabulary {
     /// unknown and unused tokens are special. EOS: the ids of `tokenizer.ggml.eos_token_id`,
     /// `eot_token_id` and `eom_token_id` (made special if the file types them as text), plus
     /// every special token named in [`WELL_KNOWN_EOS`] (llama.cpp ends generation on those
-    /// too). [`Vocabulary::tokenize`] works for byte-level BPE files whose
+    /// too). `Vocabulary::tokenize` works for byte-level BPE files whose
     /// `tokenizer.ggml.pre` is one of llama.cpp's common names (`gpt-2`, `llama-bpe`,
     /// `qwen2`, `smollm`, ...: module `gguf_pre`) and for SentencePiece files (by their
     /// scores, as llama.cpp: module `gguf_spm`), and is an error naming the reason otherwise.
@@ -269,7 +270,7 @@ impl Vocabulary {
     ///
     /// Fails if a name is neither an added token that is text nor a special token. Token
     /// bytes change, so the [fingerprint](Vocabulary::fingerprint) does too: an automaton
-    /// compiled with one choice is refused with the other. [`Vocabulary::tokenize`] then no
+    /// compiled with one choice is refused with the other. `Vocabulary::tokenize` then no
     /// longer matches these tokens in text (where the tokenizer's model has the same token,
     /// as Gemma's newline runs, tokenizing such text fails saying which special token came
     /// out).

@@ -16,9 +16,7 @@ use fstc_core::automaton::{ClassParts, TokenAutomaton, NO_CLASS};
 use fstc_core::bytes::{Algebra, ByteDfa, Universe};
 use fstc_core::compiled::{CompileStats, Compiled, Warning};
 use fstc_core::ops::openfst::byte_dfa_from_openfst_before;
-use fstc_core::ops::{
-    at_most_tokens_of_trie, text_tokens_of_trie, token_bound, OpsError, OpsErrorKind, TokenAlgebra,
-};
+use fstc_core::ops::{text_tokens_of_trie, token_bound, OpsError, OpsErrorKind, TokenAlgebra};
 use fstc_core::token_pda::TokenPda;
 use fstc_core::vocab::VocabTrie;
 use fstc_core::TokenVocabulary;
@@ -745,7 +743,7 @@ impl<'a> Run<'a> {
             Node::MaxTokens(n) => {
                 let trie = self.need_trie(loc, "max_tokens")?;
                 let n = usize::try_from(*n).unwrap_or(usize::MAX);
-                let a = at_most_tokens_of_trie(trie, n).map_err(|e| loc.error(e.to_string()))?;
+                let a = (self.algebra().at_most_tokens(trie, n)).map_err(|e| ops_error(loc, e))?;
                 return Ok(Value::Tokens(a));
             }
             _ => unreachable!("inner nodes are evaluated by eval"),

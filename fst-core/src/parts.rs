@@ -3,7 +3,7 @@
 //! [`AutomatonParts`] (edges per token) and [`ClassParts`] (edges per token class) are
 //! what a compiler hands to `TokenAutomaton::from_parts` / `from_class_parts`. This module
 //! checks them ([`PartsError`] says what is wrong) and brings them to the canonical form
-//! the writer lays out ([`CanonicalParts`]): classes merged when their edges agree
+//! the writer lays out (`CanonicalParts`): classes merged when their edges agree
 //! everywhere, unused ones dropped, numbered by smallest token, so one automaton has one
 //! file. [`PdaParts`] are the same for token push-down automata. It knows nothing of files: dependencies run compiler → parts → writer.
 

@@ -9,7 +9,7 @@
 //! node, then the node reached by popping the top symbol, and so on; the mask is the OR
 //! of the chain nodes' class masks, plus EOS where the chain empties the stack at an
 //! accepting node. `fill_mask` reads that OR off the PDA's pop closure
-//! ([`crate::pop_closure`]): the chain is followed through a table, and the state it
+//! (`pop_closure.rs`): the chain is followed through a table, and the state it
 //! ends in carries the union (one dense copy, or a few class words).
 //!
 //! [`PdaParts`]: crate::parts::PdaParts
@@ -94,7 +94,7 @@ where
 
     /// The same walker with at most `limit` stack symbols: a token that would push past
     /// it is not in the mask, and consuming it is refused with
-    /// [`MatchErrorKind::StackLimit`]. The limit is part of the language, like a depth
+    /// [`MatchErrorKind::StackLimit`](crate::matcher::MatchErrorKind::StackLimit). The limit is part of the language, like a depth
     /// bound.
     pub fn with_stack_limit(mut self, limit: usize) -> PdaWalkerOf<A> {
         self.stack_limit = limit;

@@ -463,14 +463,15 @@ impl Translator<'_> {
     ) -> Result<Option<String>, JsonSchemaError> {
         if patterns.len() > MAX_PATTERNS {
             let why = format!(
-                "more than {MAX_PATTERNS} patterns: the keys are split by which patterns they                  match, 2^n sets"
+                "more than {MAX_PATTERNS} patterns: the keys are split by which patterns they \
+                 match, 2^n sets"
             );
             self.refuse(pointer, "patternProperties", &why)?;
         }
         let patterns = &patterns[..patterns.len().min(MAX_PATTERNS)];
         let colon = self.ws().colon();
         let limit = self.key_language(map, pointer, level)?;
-        // The unnamed keys' regex (a trie of the names) only where some key may be unnamed:
+        // The unnamed keys (any key minus the names) only where some key may be unnamed:
         // with `additionalProperties: false` and no patterns (the usual closed object) no
         // member is extra, and building it would be wasted work.
         let mut unnamed: Option<String> = None;

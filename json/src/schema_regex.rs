@@ -20,7 +20,7 @@ pub struct SchemaRegex {
     pub regex: String,
     /// The automata the regex splices in.
     pub automata: Vec<Arc<ByteDfa>>,
-    /// Keywords not enforced (empty unless [`Config::lenient`]).
+    /// Keywords not enforced (empty unless [`Config::lenient`](crate::Config::lenient)).
     pub warnings: Vec<Warning>,
 }
 

@@ -351,11 +351,21 @@ def project(
 ) -> bytes: ...
 @overload
 def export(
-    what: Union[AnyAutomaton, Vocabulary], *, format: Literal["fst"] = "fst", arc_limit: Optional[int] = None
+    what: Union[AnyAutomaton, Vocabulary],
+    *,
+    format: Literal["fst"] = "fst",
+    arc_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> bytes: ...
 @overload
 def export(
-    what: Union[AnyAutomaton, Vocabulary], *, format: Literal["att"], arc_limit: Optional[int] = None
+    what: Union[AnyAutomaton, Vocabulary],
+    *,
+    format: Literal["att"],
+    arc_limit: Optional[int] = None,
+    time_budget: Optional[float] = None,
+    memory_budget: Optional[int] = None,
 ) -> str: ...
 
 class Matcher:

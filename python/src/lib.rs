@@ -1,8 +1,8 @@
 //! Python bindings for fstc (the `fstc._fstc` extension module).
 //!
 //! The Python package re-exports these classes from `fstc`. The serving API follows what
-//! inference servers already call (vLLM's structured-output grammar): a [`matcher::Matcher`]
-//! per sequence over a shared, immutable [`automaton::AnyAutomaton`], bitmasks filled
+//! inference servers already call (vLLM's structured-output grammar): a `Matcher`
+//! per sequence over a shared, immutable `AnyAutomaton`, bitmasks filled
 //! into caller-owned int32 arrays, and a batch fill that runs in parallel without the GIL.
 //! Every constraint kind is a `compile_*` function returning an `AnyAutomaton`
 //! (`compile_regex`, `compile_json_schema`, `compile_structural_tag`: token FSAs;

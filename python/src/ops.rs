@@ -7,7 +7,7 @@ use std::time::Instant;
 use fstc_core::any::SharedAutomaton;
 use fstc_core::automaton::TokenAutomaton;
 use fstc_core::compiled::Compiled;
-use fstc_core::ops::openfst::{to_binary, to_openfst, to_text, DEFAULT_ARC_LIMIT};
+use fstc_core::ops::openfst::{to_binary, to_text, OpenFstExport, DEFAULT_ARC_LIMIT};
 use fstc_core::ops::{text_tokens_of_trie, OpsError, OpsErrorKind, TokenAlgebra};
 use fstc_core::options::OptionValue;
 use fstc_core::TokenVocabulary;
@@ -52,9 +52,9 @@ impl Limits {
         }
     }
 
-    /// The operations within these limits, the time budget starting now; out-of-range
+    /// The deadline (the time budget starting now) and the memory budget; out-of-range
     /// arguments are an `FstcError` naming them.
-    fn algebra(&self) -> PyResult<TokenAlgebra> {
+    fn budgets(&self) -> PyResult<(Option<Instant>, usize)> {
         let time = match self.time_budget {
             Some(s) => OptionValue::Float(s)
                 .seconds("time_budget")
@@ -65,13 +65,30 @@ impl Limits {
             Some(n) => n.usize("memory_budget")?,
             None => fstc_json::Config::DEFAULT_MEMORY_BUDGET,
         };
-        let algebra = TokenAlgebra::new()
-            .deadline(Instant::now().checked_add(time))
-            .memory_limit(memory);
+        Ok((Instant::now().checked_add(time), memory))
+    }
+
+    /// The operations within these limits, the time budget starting now.
+    fn algebra(&self) -> PyResult<TokenAlgebra> {
+        let (deadline, memory) = self.budgets()?;
+        let algebra = TokenAlgebra::new().deadline(deadline).memory_limit(memory);
         Ok(match &self.state_limit {
             Some(n) => algebra.state_limit(n.usize("state_limit")?),
             None => algebra,
         })
+    }
+
+    /// An export within these budgets and `arc_limit` arcs, the time budget starting now.
+    fn export(&self, arc_limit: Option<Int>) -> PyResult<OpenFstExport> {
+        let (deadline, memory) = self.budgets()?;
+        let arcs = match arc_limit {
+            Some(n) => n.usize("arc_limit")?,
+            None => DEFAULT_ARC_LIMIT,
+        };
+        Ok(OpenFstExport::new()
+            .arc_limit(arcs)
+            .memory_limit(memory)
+            .deadline(deadline))
     }
 }
 
@@ -250,40 +267,44 @@ pub fn shortest(
 /// labels (token id + 1; final states where EOS is allowed), or a `Vocabulary` as its
 /// detokenizing transducer T_V (token labels in, byte labels b + 1 out). `format` "fst"
 /// (an OpenFst binary file, `bytes`, what `fstinfo` and Pynini read) or "att" (AT&T
-/// text, `str`). `arc_limit` caps an acceptor's arcs (default 50,000,000).
+/// text, `str`). `arc_limit` caps the machine's arcs (default 50,000,000); `time_budget`
+/// (seconds, default 10) and `memory_budget` (bytes, default 1 GiB; 64 bytes an arc and
+/// 96 a state, the machine and its file) as `fstc export`'s. The GIL is released.
 #[pyfunction]
-#[pyo3(signature = (what, *, format = "fst", arc_limit = None))]
+#[pyo3(signature = (what, *, format = "fst", arc_limit = None, time_budget = None, memory_budget = None))]
 pub fn export(
     py: Python<'_>,
     what: &Bound<'_, PyAny>,
     format: &str,
     arc_limit: Option<Int>,
+    time_budget: Option<f64>,
+    memory_budget: Option<Int>,
 ) -> PyResult<Py<PyAny>> {
     if !matches!(format, "att" | "fst") {
         return Err(PyValueError::new_err(format!(
             "format must be \"fst\" or \"att\", got {format:?}"
         )));
     }
+    let export = Limits::new(None, time_budget, memory_budget).export(arc_limit)?;
     let fst = if let Ok(a) = what.cast::<AnyAutomaton>() {
         let a = fsa(&a.borrow(), "export")?;
-        let limit = match arc_limit {
-            Some(n) => n.usize("arc_limit")?,
-            None => DEFAULT_ARC_LIMIT,
-        };
-        py.detach(|| to_openfst(&a, limit)).map_err(fstc_error)?
+        py.detach(|| export.acceptor(&a)).map_err(ops_error)?
     } else if let Ok(v) = what.cast::<Vocabulary>() {
         let inner = std::sync::Arc::clone(&v.borrow().inner);
-        py.detach(|| fstc_core::reference::detokenizing_fst(inner.as_ref()))
+        py.detach(|| export.detokenizer(inner.as_ref()))
+            .map_err(ops_error)?
     } else {
         return Err(pyo3::exceptions::PyTypeError::new_err(
             "export takes an AnyAutomaton (a token FSA) or a Vocabulary",
         ));
     };
+    let bytes = py
+        .detach(|| export.write(&fst, format == "att"))
+        .map_err(ops_error)?;
     Ok(if format == "att" {
-        let text = to_text(&fst).map_err(fstc_error)?;
+        let text = String::from_utf8(bytes).expect("AT&T text is UTF-8");
         PyString::new(py, &text).into_any().unbind()
     } else {
-        let bytes = to_binary(&fst).map_err(fstc_error)?;
         PyBytes::new(py, &bytes).into_any().unbind()
     })
 }

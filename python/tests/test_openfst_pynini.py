@@ -55,15 +55,3 @@ def test_acceptors_pynini_writes_compile_like_the_equal_regex(bytelevel, tmp_pat
         from_pynini, _ = fstc.compile_expr(expr, bytelevel, base_dir=str(tmp_path))
         from_regex = fstc.compile_regex(pattern, bytelevel)
         assert from_pynini.to_bytes() == from_regex.to_bytes(), pattern
-
-
-def test_export_refuses_what_it_cannot_write(bytelevel):
-    pda = fstc.compile_grammar('root ::= "(" root ")" | "x"', bytelevel)
-    with pytest.raises(fstc.FstcError, match="export takes token FSAs; this is a token PDA"):
-        fstc.export(pda)
-    with pytest.raises(fstc.FstcError, match=r"needs more than 1 arcs \(one per token edge; the arc limit\)"):
-        fstc.export(fstc.compile_regex("[a-c]+x", bytelevel), arc_limit=1)
-    with pytest.raises(ValueError, match='format must be "fst" or "att"'):
-        fstc.export(bytelevel, format="dot")
-    with pytest.raises(TypeError, match="export takes an AnyAutomaton"):
-        fstc.export("a.fstc")

@@ -299,3 +299,29 @@ def test_a_grammar_intersection_stops_at_its_budgets(bytelevel):
         fstc.intersect(bytes_bound, pda, memory_budget=1000)
     both = fstc.intersect(pda, bytes_bound, time_budget=600)
     assert both.kind == "pda" and accepts(both, bytelevel.tokenize('{"a":[1,2]}'))
+
+
+def test_export_refuses_what_it_cannot_write(bytelevel):
+    pda = fstc.compile_grammar('root ::= "(" root ")" | "x"', bytelevel)
+    with pytest.raises(fstc.FstcError, match="export takes token FSAs; this is a token PDA"):
+        fstc.export(pda)
+    with pytest.raises(fstc.FstcError, match=r"needs more than 1 arcs \(one per token edge; the arc limit\)"):
+        fstc.export(fstc.compile_regex("[a-c]+x", bytelevel), arc_limit=1)
+    with pytest.raises(ValueError, match='format must be "fst" or "att"'):
+        fstc.export(bytelevel, format="dot")
+    with pytest.raises(TypeError, match="export takes an AnyAutomaton"):
+        fstc.export("a.fstc")
+
+
+def test_export_takes_the_budgets_of_the_cli(bytelevel):
+    a = fstc.compile_regex("[a-c]+x", bytelevel)
+    for what in (a, bytelevel):
+        with pytest.raises(fstc.FstcError, match=r"OpenFst export ran past its deadline .*\(`time_budget`\)"):
+            fstc.export(what, time_budget=0)
+        with pytest.raises(fstc.FstcError, match=r"and its file, past its memory limit of 100 bytes \(`memory_budget`\)"):
+            fstc.export(what, memory_budget=100)
+        for format in ("fst", "att"):
+            within = fstc.export(what, format=format, time_budget=600, memory_budget=1 << 30)
+            assert within == fstc.export(what, format=format)
+        with pytest.raises(fstc.FstcError, match="argument 'memory_budget' must be an integer from 0"):
+            fstc.export(what, memory_budget=-1)

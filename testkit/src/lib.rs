@@ -5,7 +5,7 @@
 //!   DFA's count of Myhill–Nerode classes, for the regex and lazy-automaton tests.
 //! - [`paper`]: the worked examples of Koo et al. (Figure 4's vocabulary and its ids,
 //!   Figure 5's pattern and token automaton).
-//! - [`file`]: the format's checksum written independently, forged after an edit so that
+//! - [`file`](mod@file): the format's checksum written independently, forged after an edit so that
 //!   validation reaches the damage, and section lookup.
 //! - [`tokenize`]: random tokenizations of a text and acceptance by walking.
 //! - [`lockstep`]: two matchers of one constraint (lazy and eager) compared step by step.

@@ -706,6 +706,58 @@ fn compile_json_schema_then_check() {
     );
 }
 
+/// `--additional-properties false` is Python's and Rust's `additional_properties=false`:
+/// an absent `additionalProperties` closes the object; `true` is the default.
+#[test]
+fn additional_properties_is_spelled_as_in_python_and_rust() {
+    let dir = scratch("additional-properties");
+    let schema = dir.join("open.json");
+    std::fs::write(
+        &schema,
+        r#"{"type": "object", "properties": {"a": {"type": "integer"}}}"#,
+    )
+    .unwrap();
+    let (out, vocab) = (dir.join("open.fstc"), gpt2());
+    let compile = |extra: &[&str]| {
+        let args = [
+            "compile",
+            "json-schema",
+            schema.to_str().unwrap(),
+            "--whitespace",
+            "compact",
+            "--vocab",
+            vocab.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        fstc(&[&args[..], extra].concat())
+    };
+    let cases: [(&[&str], Option<i32>); 3] = [
+        (&[], Some(0)),
+        (&["--additional-properties", "true"], Some(0)),
+        (&["--additional-properties", "false"], Some(1)),
+    ];
+    for (extra, unnamed) in cases {
+        let run = compile(extra);
+        assert!(run.status.success(), "{extra:?}: {}", stderr(&run));
+        let check = |text: &str| check_text(&out, text).status.code();
+        assert_eq!(check(r#"{"a":1}"#), Some(0), "{extra:?}");
+        assert_eq!(check(r#"{"a":1,"b":2}"#), unnamed, "{extra:?}");
+    }
+    for bad in [
+        &["--no-additional-properties"][..],
+        &["--additional-properties", "no"],
+    ] {
+        let run = compile(bad);
+        assert_eq!(run.status.code(), Some(2), "{bad:?}");
+        assert!(
+            stderr(&run).contains("additional-properties"),
+            "{}",
+            stderr(&run)
+        );
+    }
+}
+
 /// Figure 7's token PDA saved for its vocabulary, written as a tiktoken rank file (a, b,
 /// bb, aaab; EOS is `--eos-ids 4`): `(pda file, vocab file)`.
 fn figure7_files(dir: &Path) -> (PathBuf, PathBuf) {

@@ -2,45 +2,37 @@
 //! pattern or of the operation commands applied by hand; the JSON form from a file reads
 //! schemas beside it; errors exit 2 with the column and a caret.
 
-use std::path::Path;
-
-use crate::common::{fstc, scratch, stderr, stdout, testdata};
-
-fn vocab() -> String {
-    testdata("bytelevel/tokenizer.json").display().to_string()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let run = fstc(args);
-    assert!(run.status.success(), "{args:?}: {}", stderr(&run));
-    stderr(&run)
-}
+use crate::common::{arg, bytelevel, fstc, fstc_ok, scratch, size, stderr, stdout};
 
 #[test]
 fn results_equal_the_combined_pattern_and_the_commands_by_hand() {
     let dir = scratch("expr-files");
-    let v = vocab();
+    let v = bytelevel();
     let (e, r) = (dir.join("e.fstc"), dir.join("r.fstc"));
     let expr = r#"intersect(regex("[a-c]+"), regex(".{2,3}"))"#;
-    let stats = run_ok(&[
+    let stats = fstc_ok(&[
         "compile",
         "expr",
         expr,
         "--vocab",
         &v,
         "-o",
-        s(&e),
+        arg(&e),
         "--stats",
     ]);
     assert!(
         stats.contains("byte operations") && stats.contains("composition"),
         "{stats}"
     );
-    run_ok(&["compile", "regex", "[a-c]{2,3}", "--vocab", &v, "-o", s(&r)]);
+    fstc_ok(&[
+        "compile",
+        "regex",
+        "[a-c]{2,3}",
+        "--vocab",
+        &v,
+        "-o",
+        arg(&r),
+    ]);
     assert_eq!(std::fs::read(&e).unwrap(), std::fs::read(&r).unwrap());
     let t = dir.join("t.fstc");
     let args = [
@@ -50,20 +42,28 @@ fn results_equal_the_combined_pattern_and_the_commands_by_hand() {
         "--vocab",
         &v,
         "-o",
-        s(&t),
+        arg(&t),
         "--boolean-level",
         "tokens",
     ];
-    let stats = run_ok(&[&args[..], &["--stats"]].concat());
+    let stats = fstc_ok(&[&args[..], &["--stats"]].concat());
     assert!(stats.contains("product states"), "{stats}");
     assert_eq!(std::fs::read(&t).unwrap(), std::fs::read(&r).unwrap());
     // A token bound: the same file as `compile max-tokens` and `intersect`.
     let (five, both, by_hand) = (dir.join("5.fstc"), dir.join("b.fstc"), dir.join("h.fstc"));
     let expr = r#"intersect(regex("[a-c]+x"), max_tokens(2))"#;
-    run_ok(&["compile", "expr", expr, "--vocab", &v, "-o", s(&both)]);
-    run_ok(&["compile", "regex", "[a-c]+x", "--vocab", &v, "-o", s(&r)]);
-    run_ok(&["compile", "max-tokens", "2", "--vocab", &v, "-o", s(&five)]);
-    run_ok(&["intersect", s(&r), s(&five), "-o", s(&by_hand)]);
+    fstc_ok(&["compile", "expr", expr, "--vocab", &v, "-o", arg(&both)]);
+    fstc_ok(&["compile", "regex", "[a-c]+x", "--vocab", &v, "-o", arg(&r)]);
+    fstc_ok(&[
+        "compile",
+        "max-tokens",
+        "2",
+        "--vocab",
+        &v,
+        "-o",
+        arg(&five),
+    ]);
+    fstc_ok(&["intersect", arg(&r), arg(&five), "-o", arg(&by_hand)]);
     assert_eq!(
         std::fs::read(&both).unwrap(),
         std::fs::read(&by_hand).unwrap()
@@ -81,19 +81,19 @@ fn the_json_form_reads_files_beside_it() {
     )
     .unwrap();
     let out = dir.join("answer.fstc");
-    let v = vocab();
-    run_ok(&[
+    let v = bytelevel();
+    fstc_ok(&[
         "compile",
         "expr",
         "--file",
-        s(&file),
+        arg(&file),
         "--vocab",
         &v,
         "-o",
-        s(&out),
+        arg(&out),
     ]);
     for (text, code) in [("Answer: 42", 0), ("Answer: -1", 1), ("42", 1)] {
-        let run = fstc(&["check", s(&out), "--vocab", &v, "--text", text]);
+        let run = fstc(&["check", arg(&out), "--vocab", &v, "--text", text]);
         assert_eq!(run.status.code(), Some(code), "{text}: {}", stdout(&run));
     }
 }
@@ -102,7 +102,7 @@ fn the_json_form_reads_files_beside_it() {
 fn errors_exit_2_with_the_place() {
     let dir = scratch("expr-errors");
     let out = dir.join("x.fstc");
-    let v = vocab();
+    let v = bytelevel();
     let cases = [
         (
             r#"union(regex("a") text("b"))"#,
@@ -119,7 +119,7 @@ fn errors_exit_2_with_the_place() {
         ),
     ];
     for (expr, expected) in cases {
-        let run = fstc(&["compile", "expr", expr, "--vocab", &v, "-o", s(&out)]);
+        let run = fstc(&["compile", "expr", expr, "--vocab", &v, "-o", arg(&out)]);
         assert_eq!(run.status.code(), Some(2), "{expr}");
         assert!(
             stderr(&run).starts_with(expected),
@@ -129,40 +129,31 @@ fn errors_exit_2_with_the_place() {
     }
 }
 
-/// The number after which `name` is printed in a `sizes:` line.
-fn size(stats: &str, name: &str) -> usize {
-    let line = stats.lines().find(|l| l.starts_with("sizes: ")).unwrap();
-    let entry = (line["sizes: ".len()..].split(", "))
-        .find(|e| e.split_once(' ').is_some_and(|(_, n)| n == name))
-        .unwrap_or_else(|| panic!("no {name:?} in {line}"));
-    entry.split_once(' ').unwrap().0.parse().unwrap()
-}
-
 #[test]
 fn stats_of_a_grammar_expression_show_the_grammar_and_the_result() {
     let dir = scratch("expr-grammar-stats");
     let (g, x) = (dir.join("g.fstc"), dir.join("x.fstc"));
     let grammar = r#"grammar("root ::= \"(\" root \")\" | \"x\"")"#;
-    let v = vocab();
-    let alone = run_ok(&[
+    let v = bytelevel();
+    let alone = fstc_ok(&[
         "compile",
         "expr",
         grammar,
         "--vocab",
         &v,
         "-o",
-        s(&g),
+        arg(&g),
         "--stats",
     ]);
     let expr = format!("intersect({grammar}, max_tokens(9))");
-    let stats = run_ok(&[
+    let stats = fstc_ok(&[
         "compile",
         "expr",
         &expr,
         "--vocab",
         &v,
         "-o",
-        s(&x),
+        arg(&x),
         "--stats",
     ]);
     // The grammar's own nodes, as compiled alone, beside the bounded result's.

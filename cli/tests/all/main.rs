@@ -1,5 +1,6 @@
 //! The `fstc` binary end to end, one test binary: every command, its output and exit
-//! codes (`commands`), `compile grammar` (`grammar`), the shell sessions of the README
+//! codes (`commands`), `compile grammar` (`grammar`), fstc's OpenFst files against
+//! OpenFst's own tools (`openfst_tools`), the shell sessions of the README
 //! and docs/ (`docs`), ARCHITECTURE.md's crate table (`architecture`), no file circles inside a
 //! crate (`file_circles`), the compile options' names
 //! (`option_names`), and the fuzz
@@ -17,5 +18,6 @@ mod fuzz_seeds;
 #[path = "../../../fuzz/src/lib.rs"]
 mod fuzz_targets;
 mod grammar;
+mod openfst_tools;
 mod ops;
 mod option_names;

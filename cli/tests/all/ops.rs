@@ -6,11 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{fstc, repo, scratch, stderr, stdout, testdata};
-
-fn vocab() -> String {
-    testdata("bytelevel/tokenizer.json").display().to_string()
-}
+use crate::common::{arg, bytelevel, fstc, repo, scratch, stderr, stdout, testdata};
 
 /// Compiles `pattern` for the byte-level fixture into `dir/name`.
 fn compile(dir: &Path, name: &str, pattern: &str) -> PathBuf {
@@ -20,16 +16,12 @@ fn compile(dir: &Path, name: &str, pattern: &str) -> PathBuf {
         "regex",
         pattern,
         "--vocab",
-        &vocab(),
+        &bytelevel(),
         "-o",
-        s(&out),
+        arg(&out),
     ]);
     assert!(run.status.success(), "{pattern}: {}", stderr(&run));
     out
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn read(p: &Path) -> Vec<u8> {
@@ -48,7 +40,7 @@ fn results_are_the_files_of_the_combined_patterns() {
     ];
     for (command, pattern) in cases {
         let out = dir.join(format!("{command}.fstc"));
-        let run = fstc(&[command, s(&a), s(&b), "-o", s(&out), "--stats"]);
+        let run = fstc(&[command, arg(&a), arg(&b), "-o", arg(&out), "--stats"]);
         assert!(run.status.success(), "{command}: {}", stderr(&run));
         let stats = stderr(&run);
         assert!(
@@ -61,7 +53,14 @@ fn results_are_the_files_of_the_combined_patterns() {
     // The complement of the complement is the automaton itself.
     let (c, cc) = (dir.join("c.fstc"), dir.join("cc.fstc"));
     for (from, to) in [(&a, &c), (&c, &cc)] {
-        let run = fstc(&["complement", s(from), "--vocab", &vocab(), "-o", s(to)]);
+        let run = fstc(&[
+            "complement",
+            arg(from),
+            "--vocab",
+            &bytelevel(),
+            "-o",
+            arg(to),
+        ]);
         assert!(run.status.success(), "{}", stderr(&run));
     }
     assert_eq!(read(&cc), read(&a));
@@ -74,16 +73,20 @@ fn equivalent_and_shortest_print_sequences_and_exit_codes() {
     let a = compile(&dir, "a.fstc", "(ab)*a");
     let b = compile(&dir, "b.fstc", "a(ba)*");
     let c = compile(&dir, "c.fstc", "a(ba)*|abc");
-    let run = fstc(&["equivalent", s(&a), s(&b)]);
+    let run = fstc(&["equivalent", arg(&a), arg(&b)]);
     assert_eq!(run.status.code(), Some(0));
     assert_eq!(stdout(&run), "equivalent\n");
-    let run = fstc(&["equivalent", s(&a), s(&c), "--vocab", &vocab()]);
+    let run = fstc(&["equivalent", arg(&a), arg(&c), "--vocab", &bytelevel()]);
     assert_eq!(run.status.code(), Some(1));
     let line = stdout(&run);
-    let expected = format!("not equivalent: {} accepts and {} rejects ", s(&c), s(&a));
+    let expected = format!(
+        "not equivalent: {} accepts and {} rejects ",
+        arg(&c),
+        arg(&a)
+    );
     assert!(line.starts_with(&expected), "{line}");
     assert!(line.trim_end().ends_with(" \"abc\""), "{line}");
-    let run = fstc(&["shortest", s(&c), "--vocab", &vocab()]);
+    let run = fstc(&["shortest", arg(&c), "--vocab", &bytelevel()]);
     assert_eq!(run.status.code(), Some(0));
     assert!(stdout(&run).starts_with("1 tokens ["), "{}", stdout(&run));
     assert!(
@@ -93,9 +96,9 @@ fn equivalent_and_shortest_print_sequences_and_exit_codes() {
     );
     // An empty result is written, said, and has no shortest sequence.
     let none = dir.join("none.fstc");
-    let run = fstc(&["difference", s(&a), s(&b), "-o", s(&none)]);
+    let run = fstc(&["difference", arg(&a), arg(&b), "-o", arg(&none)]);
     assert!(stderr(&run).contains("the result accepts no token sequence"));
-    let run = fstc(&["shortest", s(&none)]);
+    let run = fstc(&["shortest", arg(&none)]);
     assert_eq!(run.status.code(), Some(1));
     assert!(stdout(&run).ends_with("accepts no token sequence\n"));
 }
@@ -105,50 +108,50 @@ fn project_and_compile_fst_round_trip_through_openfst() {
     let dir = scratch("ops-openfst");
     let a = compile(&dir, "a.fstc", r"\d{1,3}(\.\d+)?");
     let fst = dir.join("a.fst");
-    let run = fstc(&["project", s(&a), "--vocab", &vocab(), "-o", s(&fst)]);
+    let run = fstc(&["project", arg(&a), "--vocab", &bytelevel(), "-o", arg(&fst)]);
     assert!(run.status.success(), "{}", stderr(&run));
     let back = dir.join("back.fstc");
     let run = fstc(&[
         "compile",
         "fst",
-        s(&fst),
+        arg(&fst),
         "--vocab",
-        &vocab(),
+        &bytelevel(),
         "-o",
-        s(&back),
+        arg(&back),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     assert_eq!(read(&back), read(&a));
     // The same through AT&T text.
-    let run = fstc(&["project", s(&a), "--vocab", &vocab(), "--att"]);
+    let run = fstc(&["project", arg(&a), "--vocab", &bytelevel(), "--att"]);
     let att = dir.join("a.att");
     std::fs::write(&att, run.stdout).unwrap();
     let back = dir.join("back-att.fstc");
     let run = fstc(&[
         "compile",
         "fst",
-        s(&att),
+        arg(&att),
         "--vocab",
-        &vocab(),
+        &bytelevel(),
         "-o",
-        s(&back),
+        arg(&back),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     assert_eq!(read(&back), read(&a));
     // Export writes an OpenFst file with OpenFst's magic number.
     let out = dir.join("tokens.fst");
-    assert!(fstc(&["export", s(&a), "-o", s(&out)]).status.success());
+    assert!(fstc(&["export", arg(&a), "-o", arg(&out)]).status.success());
     assert_eq!(read(&out)[..4], 2_125_659_606i32.to_le_bytes());
     let tv = dir.join("tv.fst");
     let paper = testdata("paper/figure4.tiktoken");
     let run = fstc(&[
         "export",
         "--vocab",
-        s(&paper),
+        arg(&paper),
         "--eos-ids",
         "5",
         "-o",
-        s(&tv),
+        arg(&tv),
         "--att",
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
@@ -166,12 +169,18 @@ fn wrong_operands_and_malformed_files_exit_2_with_the_reason() {
         "regex",
         "abc",
         "--vocab",
-        s(&gpt2),
+        arg(&gpt2),
         "-o",
-        s(&other),
+        arg(&other),
     ]);
     assert!(run.status.success());
-    let run = fstc(&["intersect", s(&a), s(&other), "-o", s(&dir.join("x.fstc"))]);
+    let run = fstc(&[
+        "intersect",
+        arg(&a),
+        arg(&other),
+        "-o",
+        arg(&dir.join("x.fstc")),
+    ]);
     assert_eq!(run.status.code(), Some(2));
     assert!(
         stderr(&run).contains("compiled for different vocabularies"),
@@ -183,17 +192,23 @@ fn wrong_operands_and_malformed_files_exit_2_with_the_reason() {
     let run = fstc(&[
         "compile",
         "grammar",
-        s(&grammar),
+        arg(&grammar),
         "--vocab",
-        &vocab(),
+        &bytelevel(),
         "-o",
-        s(&pda),
+        arg(&pda),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
-    let run = fstc(&["union", s(&a), s(&pda), "-o", s(&dir.join("y.fstc"))]);
+    let run = fstc(&["union", arg(&a), arg(&pda), "-o", arg(&dir.join("y.fstc"))]);
     assert_eq!(run.status.code(), Some(2));
     assert!(stderr(&run).contains("is a token PDA"), "{}", stderr(&run));
-    let run = fstc(&["intersect", s(&pda), s(&pda), "-o", s(&dir.join("p.fstc"))]);
+    let run = fstc(&[
+        "intersect",
+        arg(&pda),
+        arg(&pda),
+        "-o",
+        arg(&dir.join("p.fstc")),
+    ]);
     assert_eq!(run.status.code(), Some(2));
     assert!(
         stderr(&run).contains("are both token PDAs"),
@@ -202,10 +217,10 @@ fn wrong_operands_and_malformed_files_exit_2_with_the_reason() {
     );
     let run = fstc(&[
         "intersect",
-        s(&pda),
-        s(&other),
+        arg(&pda),
+        arg(&other),
         "-o",
-        s(&dir.join("q.fstc")),
+        arg(&dir.join("q.fstc")),
     ]);
     assert_eq!(run.status.code(), Some(2));
     assert!(
@@ -218,11 +233,11 @@ fn wrong_operands_and_malformed_files_exit_2_with_the_reason() {
     let run = fstc(&[
         "compile",
         "fst",
-        s(&bad),
+        arg(&bad),
         "--vocab",
-        &vocab(),
+        &bytelevel(),
         "-o",
-        s(&dir.join("z")),
+        arg(&dir.join("z")),
     ]);
     assert_eq!(run.status.code(), Some(2));
     assert!(
@@ -232,10 +247,10 @@ fn wrong_operands_and_malformed_files_exit_2_with_the_reason() {
     );
     let run = fstc(&[
         "intersect",
-        s(&a),
-        s(&a),
+        arg(&a),
+        arg(&a),
         "-o",
-        s(&dir.join("w")),
+        arg(&dir.join("w")),
         "--state-limit",
         "1",
     ]);
@@ -257,18 +272,18 @@ fn a_token_bound_limits_a_constraint_to_n_tokens() {
         "max-tokens",
         "3",
         "--vocab",
-        &vocab(),
+        &bytelevel(),
         "-o",
-        s(&bound),
+        arg(&bound),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let both = dir.join("both.fstc");
-    assert!(fstc(&["intersect", s(&a), s(&bound), "-o", s(&both)])
+    assert!(fstc(&["intersect", arg(&a), arg(&bound), "-o", arg(&both)])
         .status
         .success());
     // "a b c" takes 3 tokens in the fixture ("a", " b", " c"), "a b c d" 4.
     for (text, code) in [("a b c", 0), ("a b c d", 1)] {
-        let run = fstc(&["check", s(&both), "--vocab", &vocab(), "--text", text]);
+        let run = fstc(&["check", arg(&both), "--vocab", &bytelevel(), "--text", text]);
         assert_eq!(run.status.code(), Some(code), "{text}: {}", stdout(&run));
     }
 }
@@ -284,41 +299,44 @@ fn every_operation_prints_a_stats_line() {
         dir.join("a.fst"),
         dir.join("pda.fstc"),
     );
-    let v = vocab();
+    let v = bytelevel();
     let grammar = repo("pda/tests/grammars/arith.gbnf");
     let run = fstc(&[
         "compile",
         "grammar",
-        s(&grammar),
+        arg(&grammar),
         "--vocab",
         &v,
         "-o",
-        s(&pda),
+        arg(&pda),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let stats = "--stats";
     let runs: [(Vec<&str>, &str); 14] = [
         (
-            vec!["intersect", s(&a), s(&b), "-o", s(&out), stats],
-            "product",
-        ),
-        (vec!["union", s(&a), s(&b), "-o", s(&out), stats], "product"),
-        (
-            vec!["difference", s(&b), s(&a), "-o", s(&out), stats],
+            vec!["intersect", arg(&a), arg(&b), "-o", arg(&out), stats],
             "product",
         ),
         (
-            vec!["complement", s(&a), "--vocab", &v, "-o", s(&out), stats],
+            vec!["union", arg(&a), arg(&b), "-o", arg(&out), stats],
             "product",
         ),
-        (vec!["equivalent", s(&a), s(&b), stats], "equivalence"),
-        (vec!["shortest", s(&a), stats], "shortest path"),
         (
-            vec!["project", s(&a), "--vocab", &v, "-o", s(&fst), stats],
+            vec!["difference", arg(&b), arg(&a), "-o", arg(&out), stats],
+            "product",
+        ),
+        (
+            vec!["complement", arg(&a), "--vocab", &v, "-o", arg(&out), stats],
+            "product",
+        ),
+        (vec!["equivalent", arg(&a), arg(&b), stats], "equivalence"),
+        (vec!["shortest", arg(&a), stats], "shortest path"),
+        (
+            vec!["project", arg(&a), "--vocab", &v, "-o", arg(&fst), stats],
             "projection",
         ),
         (
-            vec!["project", s(&a), "--vocab", &v, "--att", stats],
+            vec!["project", arg(&a), "--vocab", &v, "--att", stats],
             "projection",
         ),
         (
@@ -329,33 +347,33 @@ fn every_operation_prints_a_stats_line() {
                 "--vocab",
                 &v,
                 "-o",
-                s(&five),
+                arg(&five),
                 stats,
             ],
             "token bound",
         ),
         // The grammar and the bound were written by the runs above.
         (
-            vec!["intersect", s(&pda), s(&five), "-o", s(&out), stats],
+            vec!["intersect", arg(&pda), arg(&five), "-o", arg(&out), stats],
             "bounded product",
         ),
         (
-            vec!["export", s(&a), "-o", s(&out), stats],
+            vec!["export", arg(&a), "-o", arg(&out), stats],
             "OpenFst acceptor",
         ),
         (
-            vec!["export", "--vocab", &v, "-o", s(&out), stats],
+            vec!["export", "--vocab", &v, "-o", arg(&out), stats],
             "OpenFst transducer T_V",
         ),
         (
             vec![
                 "compile",
                 "fst",
-                s(&fst),
+                arg(&fst),
                 "--vocab",
                 &v,
                 "-o",
-                s(&out),
+                arg(&out),
                 stats,
             ],
             "byte DFA",
@@ -368,7 +386,7 @@ fn every_operation_prints_a_stats_line() {
                 "--vocab",
                 &v,
                 "-o",
-                s(&out),
+                arg(&out),
                 stats,
             ],
             "composition",
@@ -395,32 +413,43 @@ fn operations_stop_at_their_budgets_naming_the_option() {
     let long = compile(&dir, "long.fstc", "(?s:.){0,30}");
     let pda = dir.join("pda.fstc");
     let grammar = repo("pda/tests/grammars/json.gbnf");
-    let v = vocab();
+    let v = bytelevel();
     let run = fstc(&[
         "compile",
         "grammar",
-        s(&grammar),
+        arg(&grammar),
         "--vocab",
         &v,
         "-o",
-        s(&pda),
+        arg(&pda),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let out = dir.join("out.fstc");
     let bytes = dir.join("words.fst");
     let words = compile(&dir, "words.fstc", "[a-z]{0,20}");
-    let run = fstc(&["project", s(&words), "--vocab", &v, "-o", s(&bytes)]);
+    let run = fstc(&["project", arg(&words), "--vocab", &v, "-o", arg(&bytes)]);
     assert!(run.status.success(), "{}", stderr(&run));
-    let runs: [Vec<&str>; 9] = [
-        vec!["intersect", s(&a), s(&b), "-o", s(&out)],
-        vec!["union", s(&a), s(&b), "-o", s(&out)],
-        vec!["difference", s(&a), s(&b), "-o", s(&out)],
-        vec!["complement", s(&a), "--vocab", &v, "-o", s(&out)],
-        vec!["equivalent", s(&a), s(&b)],
-        vec!["shortest", s(&a)],
-        vec!["intersect", s(&pda), s(&long), "-o", s(&out)],
-        vec!["project", s(&a), "--vocab", &v, "-o", s(&out)],
-        vec!["compile", "fst", s(&bytes), "--vocab", &v, "-o", s(&out)],
+    let runs: [Vec<&str>; 12] = [
+        vec!["intersect", arg(&a), arg(&b), "-o", arg(&out)],
+        vec!["union", arg(&a), arg(&b), "-o", arg(&out)],
+        vec!["difference", arg(&a), arg(&b), "-o", arg(&out)],
+        vec!["complement", arg(&a), "--vocab", &v, "-o", arg(&out)],
+        vec!["equivalent", arg(&a), arg(&b)],
+        vec!["shortest", arg(&a)],
+        vec!["intersect", arg(&pda), arg(&long), "-o", arg(&out)],
+        vec!["project", arg(&a), "--vocab", &v, "-o", arg(&out)],
+        vec![
+            "compile",
+            "fst",
+            arg(&bytes),
+            "--vocab",
+            &v,
+            "-o",
+            arg(&out),
+        ],
+        vec!["compile", "max-tokens", "5", "--vocab", &v, "-o", arg(&out)],
+        vec!["export", arg(&a), "-o", arg(&out)],
+        vec!["export", "--vocab", &v, "-o", arg(&out), "--att"],
     ];
     for args in &runs {
         // A budget of no time at all: each operation polls it before its first step.
@@ -469,4 +498,37 @@ fn operations_stop_at_their_budgets_naming_the_option() {
             && err.contains("(`--memory-budget`)"),
         "{err}"
     );
+    // The token bound holds a class per token id and its N + 1 states; an export its
+    // machine and file (64 bytes an arc, 96 a state). A generous budget writes the file.
+    let held = [
+        (9, "the token bound needs at least"),
+        (10, "the OpenFst acceptor and its file"),
+        (11, "the transducer T_V and its file"),
+    ];
+    for (i, what) in held {
+        let run = fstc(&[&runs[i][..], &["--memory-budget", "100"]].concat());
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{:?}: {err}", runs[i]);
+        assert!(
+            err.contains(what)
+                && err.contains("past its memory limit of 100 bytes (`--memory-budget`)"),
+            "{:?}: {err}",
+            runs[i]
+        );
+        assert!(!out.exists(), "{:?} wrote its output", runs[i]);
+        let run = fstc(&[&runs[i][..], &["--memory-budget", "100000000"]].concat());
+        assert!(run.status.success(), "{:?}: {}", runs[i], stderr(&run));
+        std::fs::remove_file(&out).unwrap();
+    }
+    // The bound's N + 1 states against the state limit, as the other operations'.
+    let run = fstc(&[&runs[9][..], &["--state-limit", "5"]].concat());
+    let err = stderr(&run);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("a bound of 5 tokens needs 6 states, past the state limit of 5"),
+        "{err}"
+    );
+    assert!(fstc(&[&runs[9][..], &["--state-limit", "6"]].concat())
+        .status
+        .success());
 }

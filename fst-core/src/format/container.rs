@@ -1,10 +1,10 @@
 //! The container every automaton kind shares: magic, byte order, version, kind, the
 //! fixed header of counts, the section table and the checksum trailer.
 //!
-//! A kind's reader calls [`read_header`] (which also checks the length and checksum) and
-//! [`SectionTable::read`] with the section ids it knows, then reads its sections; its
-//! writer opens a [`ContainerWriter`] with the lengths of its sections, appends them in
-//! that order and calls [`ContainerWriter::finish`].
+//! A kind's reader calls `read_header` (which also checks the length and checksum) and
+//! `SectionTable::read` with the section ids it knows, then reads its sections; its
+//! writer opens a `ContainerWriter` with the lengths of its sections, appends them in
+//! that order and calls `ContainerWriter::finish`.
 
 use std::fmt;
 

@@ -1,10 +1,12 @@
 //! The token automaton file format (version 3): container, writer and reader, for token
 //! FSAs (kind 0) and token PDAs (kind 1).
 //!
-//! A file is a sequence of little-endian `u32` words, and a [`TokenAutomaton`] in memory
-//! is the same words, so loading is validation only: [`TokenAutomaton::from_bytes`]
+//! A file is a sequence of little-endian `u32` words, and a [`TokenAutomaton`](crate::automaton::TokenAutomaton) in memory
+//! is the same words, so loading is validation only:
+//! [`TokenAutomaton::from_bytes`](crate::automaton::TokenAutomaton::from_bytes)
 //! borrows a 4-byte-aligned buffer without copying (like regex-automata's
-//! `DFA::from_bytes`), [`TokenAutomaton::from_bytes_copied`] decodes any buffer on any
+//! `DFA::from_bytes`),
+//! [`TokenAutomaton::from_bytes_copied`](crate::automaton::TokenAutomaton::from_bytes_copied) decodes any buffer on any
 //! host. Validation is complete: once a file loads, no accessor or walker operation can
 //! panic or read out of bounds, whatever bytes the file held.
 //!

@@ -137,7 +137,8 @@ pub fn text_tokens_of_trie(trie: &VocabTrie) -> Vec<u32> {
 /// Every sequence of at most `n` text tokens of `vocab` ([`text_tokens`]): a length
 /// bound to intersect with a constraint ("this schema in at most 200 tokens"). Unlike
 /// the compiled automata it is about tokens, not texts, so it does not accept every
-/// tokenization of its texts. `n` is bounded by [`DEFAULT_STATE_LIMIT`].
+/// tokenization of its texts. Its `n + 1` states are bounded by [`DEFAULT_STATE_LIMIT`]
+/// ([`TokenAlgebra::at_most_tokens`] takes other limits and the budgets).
 pub fn at_most_tokens<V: TokenVocabulary + ?Sized>(
     vocab: &V,
     n: usize,
@@ -147,46 +148,24 @@ pub fn at_most_tokens<V: TokenVocabulary + ?Sized>(
 
 /// [`at_most_tokens`] over the vocabulary a trie was built for.
 pub fn at_most_tokens_of_trie(trie: &VocabTrie, n: usize) -> Result<TokenAutomaton, OpsError> {
-    if n >= DEFAULT_STATE_LIMIT {
-        return Err(OpsError::new(
-            "token bound",
-            OpsErrorKind::TooManyStates {
-                limit: DEFAULT_STATE_LIMIT,
-            },
-            format!("a bound of {n} tokens needs more than {DEFAULT_STATE_LIMIT} states"),
-        ));
-    }
-    let mask = text_tokens_of_trie(trie);
-    let class_of_token = (0..trie.vocab_size())
-        .map(|t| {
-            let on = mask[t / 32] & (1 << (t % 32)) != 0;
-            if on {
-                0
-            } else {
-                crate::automaton::NO_CLASS
-            }
-        })
-        .collect();
-    let parts = crate::automaton::ClassParts {
-        vocab_size: trie.vocab_size() as u32,
-        vocab_fingerprint: trie.fingerprint(),
-        eos_ids: trie.eos_ids().to_vec(),
-        start: 0,
-        accepting: vec![true; n + 1],
-        num_classes: 1,
-        class_of_token,
-        edges: (0..=n as u32)
-            .map(|s| {
-                if (s as usize) < n {
-                    vec![(0, s + 1)]
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect(),
-        terminals: Vec::new(),
-    };
-    TokenAutomaton::from_class_parts(parts).map_err(|e| parts_error("token bound", e))
+    TokenAlgebra::new().at_most_tokens(trie, n)
+}
+
+/// Bytes a state of [`TokenAlgebra::at_most_tokens`]'s automaton holds while it is built
+/// and laid out (its edge list, acceptance and file words, with room to spare), beside
+/// 8 bytes per token id (the class map of the parts and of the file).
+const BYTES_PER_BOUND_STATE: u64 = 64;
+
+/// The error of an operation whose tables would pass the memory limit.
+pub(crate) fn past_memory(name: &'static str, what: &str, bytes: u64, limit: usize) -> OpsError {
+    OpsError::new(
+        name,
+        OpsErrorKind::Memory { limit },
+        format!(
+            "the {name} needs at least {bytes} bytes for {what}, past its memory limit of \
+             {limit} bytes"
+        ),
+    )
 }
 
 /// Runs the operations with a state limit; `TokenAlgebra::new()` uses
@@ -283,6 +262,59 @@ impl TokenAlgebra {
     /// The state limit in force.
     pub fn get_state_limit(&self) -> usize {
         self.state_limit
+    }
+
+    /// [`at_most_tokens`] within this algebra's state limit (its `n + 1` states), memory
+    /// limit (checked before anything is built) and deadline (polled as it is laid out).
+    pub fn at_most_tokens(&self, trie: &VocabTrie, n: usize) -> Result<TokenAutomaton, OpsError> {
+        let name = "token bound";
+        if n >= self.state_limit {
+            return Err(OpsError::new(
+                name,
+                OpsErrorKind::TooManyStates {
+                    limit: self.state_limit,
+                },
+                format!(
+                    "a bound of {n} tokens needs {} states, past the state limit of {}",
+                    n as u64 + 1,
+                    self.state_limit
+                ),
+            ));
+        }
+        let held = trie.vocab_size() as u64 * 8 + (n as u64 + 1) * BYTES_PER_BOUND_STATE;
+        if held > self.memory_limit as u64 {
+            return Err(past_memory(name, "its states", held, self.memory_limit));
+        }
+        let clock = self.clock(name);
+        clock.check()?;
+        let mask = text_tokens_of_trie(trie);
+        let on = |t: usize| mask[t / 32] & (1 << (t % 32)) != 0;
+        let class_of_token = (0..trie.vocab_size())
+            .map(|t| if on(t) { 0 } else { crate::automaton::NO_CLASS })
+            .collect();
+        let edges = (0..=n as u32)
+            .map(|s| {
+                if (s as usize) < n {
+                    vec![(0, s + 1)]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let parts = crate::automaton::ClassParts {
+            vocab_size: trie.vocab_size() as u32,
+            vocab_fingerprint: trie.fingerprint(),
+            eos_ids: trie.eos_ids().to_vec(),
+            start: 0,
+            accepting: vec![true; n + 1],
+            num_classes: 1,
+            class_of_token,
+            edges,
+            terminals: Vec::new(),
+        };
+        TokenAutomaton::from_class_parts_before(parts, self.deadline)
+            .map_err(|e| parts_error(name, e))?
+            .ok_or_else(|| clock.past())
     }
 
     /// Token sequences both accept.

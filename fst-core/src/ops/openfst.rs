@@ -15,11 +15,12 @@ use rustfst::fst_traits::{CoreFst, ExpandedFst, MutableFst, SerializableFst};
 use rustfst::semirings::{Semiring, TropicalWeight};
 use rustfst::Tr;
 
-use super::{byte_dfa_error, OpsError, OpsErrorKind};
+use super::{byte_dfa_error, past_memory, Clock, OpsError, OpsErrorKind};
 use crate::automaton::TokenAutomaton;
 use crate::bytes::{determinize_within, ByteDfa, Limits, Nfa, State, TerminalKind};
 use crate::fast_hash::FastMap;
 use crate::labels::{label_byte, token_label};
+use crate::vocab::TokenVocabulary;
 
 /// Default cap on the arcs of an exported acceptor (one per token edge).
 pub const DEFAULT_ARC_LIMIT: usize = 50_000_000;
@@ -41,55 +42,184 @@ pub enum Labels {
     CodePoints,
 }
 
-/// `a` as an OpenFst acceptor over token labels: `a`'s states and start, final states
-/// where `a` accepts, one arc per token (class edges expanded, terminal edges resolved as
-/// a walker resolves them), sorted by label. Fails past `arc_limit` arcs.
+/// Bytes an exported arc is counted for against the memory limit: 16 in rustfst's
+/// `VectorFst` and up to 48 in the file written from it (a line of AT&T text; 16 in a
+/// binary file).
+const BYTES_PER_EXPORTED_ARC: u64 = 64;
+
+/// Bytes an exported state is counted for: rustfst's state record and its arc vector
+/// (about 72) and its final weight in the file.
+const BYTES_PER_EXPORTED_STATE: u64 = 96;
+
+/// The limits of an export to OpenFst: arcs, bytes held (the machine and the file written
+/// from it, counted as 64 bytes an arc and 96 a state) and a deadline, each past with its own [`OpsErrorKind`].
+#[derive(Clone, Copy, Debug)]
+pub struct OpenFstExport {
+    arc_limit: usize,
+    memory_limit: usize,
+    deadline: Option<Instant>,
+}
+
+impl Default for OpenFstExport {
+    fn default() -> Self {
+        OpenFstExport::new()
+    }
+}
+
+impl OpenFstExport {
+    /// [`DEFAULT_ARC_LIMIT`] arcs, no memory limit, no deadline.
+    pub fn new() -> OpenFstExport {
+        OpenFstExport {
+            arc_limit: DEFAULT_ARC_LIMIT,
+            memory_limit: usize::MAX,
+            deadline: None,
+        }
+    }
+
+    /// Caps the arcs of the machine ([`OpsErrorKind::TooManyStates`] past it).
+    pub fn arc_limit(mut self, arcs: usize) -> OpenFstExport {
+        self.arc_limit = arcs;
+        self
+    }
+
+    /// Caps the bytes of the machine and its file ([`OpsErrorKind::Memory`]): a caller's
+    /// memory budget.
+    pub fn memory_limit(mut self, bytes: usize) -> OpenFstExport {
+        self.memory_limit = bytes;
+        self
+    }
+
+    /// Gives up past `deadline` ([`OpsErrorKind::Deadline`]), polled state by state: a
+    /// caller's time budget.
+    pub fn deadline(mut self, deadline: Option<Instant>) -> OpenFstExport {
+        self.deadline = deadline;
+        self
+    }
+
+    fn clock(&self) -> Clock {
+        Clock {
+            name: "OpenFst export",
+            deadline: self.deadline,
+        }
+    }
+
+    /// An error when `states` and `arcs` pass the arc or the memory limit; `what` names
+    /// the machine and what its arcs are.
+    fn check_size(&self, what: (&str, &str), states: usize, arcs: usize) -> Result<(), OpsError> {
+        let (what, arcs_are) = what;
+        if arcs > self.arc_limit {
+            let limit = self.arc_limit;
+            return Err(OpsError::new(
+                "OpenFst export",
+                OpsErrorKind::TooManyStates { limit },
+                format!("{what} needs more than {limit} arcs ({arcs_are}; the arc limit)"),
+            ));
+        }
+        let held = states as u64 * BYTES_PER_EXPORTED_STATE + arcs as u64 * BYTES_PER_EXPORTED_ARC;
+        if held > self.memory_limit as u64 {
+            let what = format!("{what} and its file");
+            return Err(past_memory(
+                "OpenFst export",
+                &what,
+                held,
+                self.memory_limit,
+            ));
+        }
+        Ok(())
+    }
+
+    /// `a` as an OpenFst acceptor over token labels: `a`'s states and start, final states
+    /// where `a` accepts, one arc per token (class edges expanded, terminal edges resolved
+    /// as a walker resolves them), sorted by label.
+    pub fn acceptor<W: AsRef<[u32]>>(
+        &self,
+        a: &TokenAutomaton<W>,
+    ) -> Result<VectorFst<TropicalWeight>, OpsError> {
+        let what = ("the OpenFst acceptor", "one per token edge");
+        let n = a.num_states();
+        self.check_size(what, n as usize, 0)?;
+        let clock = self.clock();
+        let mut fst = VectorFst::new();
+        fst.add_states(n as usize);
+        let mut arcs = 0usize;
+        for s in 0..n {
+            clock.check()?;
+            let list = token_arcs(a, s);
+            arcs += list.len();
+            self.check_size(what, n as usize, arcs)?;
+            for (token, target) in list {
+                let l = token_label(token);
+                fst.add_tr(s, Tr::new(l, l, TropicalWeight::one(), target))
+                    .expect("the state exists");
+            }
+            if a.is_accepting(s) {
+                fst.set_final(s, TropicalWeight::one())
+                    .expect("the state exists");
+            }
+        }
+        if n > 0 {
+            fst.set_start(a.start()).expect("the start state exists");
+        }
+        Ok(fst)
+    }
+
+    /// The detokenizing transducer T_V of `vocab`
+    /// ([`crate::reference::detokenizing_fst`]). It is built first (its size is linear in
+    /// the vocabulary's bytes, which are held already), then held to the limits.
+    pub fn detokenizer<V: TokenVocabulary + ?Sized>(
+        &self,
+        vocab: &V,
+    ) -> Result<VectorFst<TropicalWeight>, OpsError> {
+        let clock = self.clock();
+        clock.check()?;
+        let fst = crate::reference::detokenizing_fst(vocab);
+        let (states, arcs) = size(&fst);
+        self.check_size(
+            ("the transducer T_V", "one per token and trie edge"),
+            states,
+            arcs,
+        )?;
+        clock.check()?;
+        Ok(fst)
+    }
+
+    /// `fst` as an OpenFst binary file, or as AT&T text when `att`, within the deadline
+    /// (checked when written).
+    pub fn write(&self, fst: &VectorFst<TropicalWeight>, att: bool) -> Result<Vec<u8>, OpsError> {
+        let bytes = if att {
+            to_text(fst)?.into_bytes()
+        } else {
+            to_binary(fst)?
+        };
+        self.clock().check()?;
+        Ok(bytes)
+    }
+}
+
+/// The token arcs of state `s` of `a`, sorted: its token edges and the tokens of its
+/// terminal edges that no token edge overrides, resolved as a walker resolves them.
+fn token_arcs<W: AsRef<[u32]>>(a: &TokenAutomaton<W>, s: u32) -> Vec<(u32, u32)> {
+    let mut list = a.token_edges(s);
+    let terminal_tokens = a
+        .terminal_edges(s)
+        .flat_map(|(k, _)| super::atoms::mask_tokens(a.terminal_mask(k).unwrap_or_default()));
+    let mut extra: Vec<(u32, u32)> = terminal_tokens
+        .filter(|&t| !a.has_token_edge(s, t))
+        .filter_map(|t| Some((t, a.next_state(s, t)?)))
+        .collect();
+    extra.sort_unstable();
+    extra.dedup();
+    list.extend(extra);
+    list.sort_unstable();
+    list
+}
+
+/// `a` as an OpenFst acceptor ([`OpenFstExport::acceptor`]) within `arc_limit` arcs.
 pub fn to_openfst<W: AsRef<[u32]>>(
     a: &TokenAutomaton<W>,
     arc_limit: usize,
 ) -> Result<VectorFst<TropicalWeight>, OpsError> {
-    let mut fst = VectorFst::new();
-    let n = a.num_states();
-    fst.add_states(n as usize);
-    let mut arcs = 0usize;
-    for s in 0..n {
-        let mut list = a.token_edges(s);
-        let terminal_tokens = a
-            .terminal_edges(s)
-            .flat_map(|(k, _)| super::atoms::mask_tokens(a.terminal_mask(k).unwrap_or_default()));
-        let mut extra: Vec<(u32, u32)> = terminal_tokens
-            .filter(|&t| !a.has_token_edge(s, t))
-            .filter_map(|t| Some((t, a.next_state(s, t)?)))
-            .collect();
-        extra.sort_unstable();
-        extra.dedup();
-        list.extend(extra);
-        list.sort_unstable();
-        arcs += list.len();
-        if arcs > arc_limit {
-            return Err(OpsError::new(
-                "OpenFst export",
-                OpsErrorKind::TooManyStates { limit: arc_limit },
-                format!(
-                    "the OpenFst acceptor needs more than {arc_limit} arcs (one per token \
-                     edge; the arc limit)"
-                ),
-            ));
-        }
-        for (token, target) in list {
-            let l = token_label(token);
-            fst.add_tr(s, Tr::new(l, l, TropicalWeight::one(), target))
-                .expect("the state exists");
-        }
-        if a.is_accepting(s) {
-            fst.set_final(s, TropicalWeight::one())
-                .expect("the state exists");
-        }
-    }
-    if n > 0 {
-        fst.set_start(a.start()).expect("the start state exists");
-    }
-    Ok(fst)
+    OpenFstExport::new().arc_limit(arc_limit).acceptor(a)
 }
 
 /// An acceptor as read: states `0..finals.len()`, arcs `(from, to, label)`, label 0 epsilon.

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use super::atoms::{JointClasses, Operand, DEAD};
-use super::{Clock, OpsError, OpsErrorKind};
+use super::{past_memory, Clock, OpsError, OpsErrorKind};
 use crate::automaton::{ClassParts, StateId, TokenAutomaton};
 use crate::fast_hash::FastMap;
 
@@ -80,16 +80,7 @@ pub(crate) fn explore<A: AsRef<[u32]>, B: AsRef<[u32]>>(
         clock.check()?;
         let held = pairs.len() as u64 * BYTES_PER_STATE + edges * BYTES_PER_EDGE;
         if held > memory_limit as u64 {
-            return Err(OpsError::new(
-                name,
-                OpsErrorKind::Memory {
-                    limit: memory_limit,
-                },
-                format!(
-                    "the {name} needs more than {held} bytes for its product states, past \
-                     its memory limit of {memory_limit} bytes"
-                ),
-            ));
+            return Err(past_memory(name, "its product states", held, memory_limit));
         }
         let (sa, sb) = pairs[id as usize];
         let accepts = op.accepts(a.is_accepting(sa), b.is_accepting(sb));

@@ -390,3 +390,41 @@ fn a_token_bound_accepts_exactly_the_short_sequences_of_text_tokens() {
         OpsErrorKind::TooManyStates { .. }
     ));
 }
+
+/// The token bound within an algebra's limits: its N + 1 states against the state limit,
+/// 8 bytes a token id and 64 a state against the memory limit, and the deadline.
+#[test]
+fn a_token_bound_stops_at_the_state_limit_and_the_budgets() {
+    let vocab = fstc_core::ByteVocabulary::new(
+        vec![Some(b"a".to_vec()), None, Some(b"bc".to_vec()), None],
+        vec![3],
+    );
+    let trie = fstc_core::vocab::VocabTrie::new(&vocab);
+    let n = 9;
+    let expected = fstc_core::ops::at_most_tokens(&vocab, n).unwrap();
+    let within = |algebra: TokenAlgebra| algebra.at_most_tokens(&trie, n);
+    assert_eq!(
+        within(TokenAlgebra::new().state_limit(n + 1)).unwrap(),
+        expected
+    );
+    let err = within(TokenAlgebra::new().state_limit(n)).unwrap_err();
+    assert!(
+        matches!(err.kind(), OpsErrorKind::TooManyStates { limit: 9 }),
+        "{err}"
+    );
+    let held = 4 * 8 + (n + 1) * 64;
+    assert_eq!(
+        within(TokenAlgebra::new().memory_limit(held)).unwrap(),
+        expected
+    );
+    let err = within(TokenAlgebra::new().memory_limit(held - 1)).unwrap_err();
+    assert!(matches!(err.kind(), OpsErrorKind::Memory { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("needs at least {held} bytes")),
+        "{err}"
+    );
+    let past = std::time::Instant::now().checked_sub(std::time::Duration::from_millis(1));
+    let err = within(TokenAlgebra::new().deadline(past)).unwrap_err();
+    assert!(matches!(err.kind(), OpsErrorKind::Deadline), "{err}");
+}

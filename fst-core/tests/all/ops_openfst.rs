@@ -8,7 +8,10 @@ use fstc_core::automaton::{AutomatonParts, Terminal, TokenAutomaton};
 use fstc_core::bytes::{ByteDfa, DEFAULT_DFA_STATE_LIMIT};
 use fstc_core::labels::{label_token, token_label};
 use fstc_core::minimize::minimize;
-use fstc_core::ops::openfst::{byte_dfa_from_openfst, to_binary, to_openfst, Labels};
+use fstc_core::ops::openfst::{
+    byte_dfa_from_openfst, size, to_binary, to_openfst, Labels, OpenFstExport,
+};
+use fstc_core::ops::OpsErrorKind;
 use fstc_core::ops::TokenAlgebra;
 use fstc_regex::byte_dfa;
 use proptest::prelude::*;
@@ -109,6 +112,53 @@ fn token_automata_written_for_openfst_read_back_in_rustfst() {
     }
     let err = to_openfst(&a, 2).unwrap_err();
     assert!(err.to_string().contains("more than 2 arcs"), "{err}");
+}
+
+/// An export is held to its memory limit at 96 bytes a state and 64 an arc (the machine
+/// and its file, which the count covers in both formats), and to its deadline; T_V too.
+#[test]
+fn exports_stop_at_their_memory_limit_and_deadline() {
+    let vocab = testkit::paper::figure4_vocabulary();
+    let a = fstc_regex::RegexCompiler::new()
+        .compile("(foo)+d", &vocab)
+        .unwrap()
+        .automaton;
+    let fst = OpenFstExport::new().acceptor(&a).unwrap();
+    let tv = OpenFstExport::new().detokenizer(&vocab).unwrap();
+    assert_eq!(tv, fstc_core::reference::detokenizing_fst(&vocab));
+    for (machine, build) in [(&fst, 0), (&tv, 1)] {
+        let (states, arcs) = size(machine);
+        let held = states * 96 + arcs * 64;
+        let export = |limits: OpenFstExport| match build {
+            0 => limits.acceptor(&a),
+            _ => limits.detokenizer(&vocab),
+        };
+        for att in [false, true] {
+            let file = OpenFstExport::new().write(machine, att).unwrap();
+            assert!(file.len() <= held, "{} > {held}", file.len());
+        }
+        assert_eq!(
+            &export(OpenFstExport::new().memory_limit(held)).unwrap(),
+            machine
+        );
+        let err = export(OpenFstExport::new().memory_limit(held - 1)).unwrap_err();
+        assert!(matches!(err.kind(), OpsErrorKind::Memory { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains("and its file, past its memory limit"),
+            "{err}"
+        );
+        let err = export(OpenFstExport::new().arc_limit(arcs - 1)).unwrap_err();
+        assert!(
+            matches!(err.kind(), OpsErrorKind::TooManyStates { .. }),
+            "{err}"
+        );
+        let now = std::time::Instant::now().checked_sub(std::time::Duration::from_millis(1));
+        let err = export(OpenFstExport::new().deadline(now)).unwrap_err();
+        assert!(matches!(err.kind(), OpsErrorKind::Deadline), "{err}");
+        let err = OpenFstExport::new().deadline(now).write(machine, false);
+        assert!(matches!(err.unwrap_err().kind(), OpsErrorKind::Deadline));
+    }
 }
 
 /// A random automaton over ids 0..6 (EOS 6) with a terminal edge now and then.
