@@ -135,8 +135,8 @@ fn grammar_errors_name_the_line_and_column_and_exit_2() {
         ),
         (
             "lookahead.ebnf",
-            "root ::= a\na ::= \"x\" (= \"y\")\n",
-            "grammar line 2, column 11: lookahead assertions",
+            "root ::= a\na ::= (\"x\" (= \"y\"))\n",
+            "grammar line 2, column 12: a lookahead assertion `(= ...)` may only follow",
         ),
     ] {
         let file = dir.join(name);
