@@ -24,6 +24,7 @@ use super::bound::Work;
 use super::leaf::{leaf_walk, leaf_walk_beside, LeafWalk, Meets};
 use super::shared;
 use super::state::{walk, walk_below, StateInfo, NO_STATE};
+use super::wildcard::Wildcards;
 
 /// No parent frame: the bottom of a stack.
 const BOTTOM: u32 = u32::MAX;
@@ -65,6 +66,8 @@ pub(super) struct Expansion {
     references: FastMap<u32, Reference>,
     /// The bound on the composition under way ([`super::bound`]).
     pub(super) work: Work,
+    /// The free texts whose states take their tokens from precomputed sets.
+    pub(super) wildcards: Wildcards,
 }
 
 /// Most stacks of a flat state whose tokens are found stack by stack (past it, one walk
@@ -135,6 +138,7 @@ impl Expansion {
             machine_hashes: Vec::new(),
             references: FastMap::default(),
             work: Work::new(),
+            wildcards: Wildcards::default(),
         };
         let root = e.network.root();
         let root = e.frame(root, e.network.machine(root).start(), BOTTOM);
@@ -324,23 +328,44 @@ impl Expansion {
                 }
                 united.expect("at least two stacks")
             }
-            None => {
-                let classes = *self.class_of_byte();
-                let mut tokens = Vec::new();
-                walk(
-                    trie,
-                    &classes,
-                    state,
-                    |s, c| self.step(s, c),
-                    |_, ids| tokens.extend_from_slice(ids),
-                );
-                StateInfo::from_tokens(tokens, vocab_size)
-            }
+            None => match self.free_text_tokens(state, trie, vocab_size) {
+                Some(info) => info,
+                None => {
+                    let classes = *self.class_of_byte();
+                    let mut tokens = Vec::new();
+                    walk(
+                        trie,
+                        &classes,
+                        state,
+                        |s, c| self.step(s, c),
+                        |_, ids| tokens.extend_from_slice(ids),
+                    );
+                    StateInfo::from_tokens(tokens, vocab_size)
+                }
+            },
         };
         let info = Arc::new(info);
         if !self.work.exhausted() {
             self.cache[state as usize] = Some(Arc::clone(&info));
         }
+        info
+    }
+
+    /// The tokens of `state` from a free text's sets, when it reads one ([`Wildcards`]).
+    fn free_text_tokens(
+        &mut self,
+        state: u32,
+        trie: &VocabTrie,
+        vocab_size: u32,
+    ) -> Option<StateInfo> {
+        let mut wildcards = std::mem::take(&mut self.wildcards);
+        let classes = *self.class_of_byte();
+        let step = |s, b: u8| match self.step(s, classes[b as usize] as usize) {
+            NO_STATE => None,
+            to => Some(to),
+        };
+        let info = wildcards.tokens(state, trie, vocab_size, &classes, step);
+        self.wildcards = wildcards;
         info
     }
 
