@@ -20,6 +20,7 @@ use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler, RegexE
 use crate::budget::Budget;
 use crate::error::TagsError;
 use crate::lower::{needs_stack, Lowering};
+use crate::networks;
 use crate::parse::StructuralTag;
 use crate::pieces::{self, PieceDfas};
 use crate::special;
@@ -454,11 +455,13 @@ impl StructuralTagCompiler {
         let language = stats.time("machines", || {
             Lowering::new(&self.json).with_calls().language(tag)
         })?;
+        let limit = self.get_config().get_dfa_state_limit();
         let root = stats.time("root machine", || {
-            self.build(&language.regex, language.automata)
+            let build = |regex: &str, automata| self.build(regex, automata);
+            networks::root_machine(limit, &language.regex, language.automata, build)
         })?;
         let mut builder = language.network.expect("lowered with calls");
-        let root = builder.add_machine(Arc::new(root));
+        let root = builder.add_machine(root);
         let network = builder
             .finish(root)
             .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;

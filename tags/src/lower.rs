@@ -569,14 +569,12 @@ impl<'c, T: Target> Lowering<'c, T> {
         let root = match roots.get(schema) {
             Some(&root) => root,
             None => {
-                let compiled = self
-                    .json
-                    .call_network(schema)
+                let compiled = crate::networks::schema_network(self.json, schema)
                     .map_err(|e| TagsError::at(at, format!("JSON Schema: {e}")))?;
                 let root = builder.add_network(&compiled.automaton);
                 roots.insert(schema.to_string(), root);
                 self.warnings
-                    .extend(compiled.warnings.into_iter().map(|w| Warning {
+                    .extend(compiled.warnings.iter().cloned().map(|w| Warning {
                         pointer: format!("{at}{}", w.pointer),
                         ..w
                     }));
