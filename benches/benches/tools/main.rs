@@ -274,7 +274,13 @@ fn bench_vocab(
         let mut results = Vec::new();
         if !lazy_only() {
             let sizes = (label.as_str(), n, whole_max);
-            results.extend(eager_rows(&compiler, &tag, &trie, (&events, width, options), sizes));
+            results.extend(eager_rows(
+                &compiler,
+                &tag,
+                &trie,
+                (&events, width, options),
+                sizes,
+            ));
         }
         let lazy_request = || -> Result<Box<dyn Constraint>> {
             let lazy = compiler
@@ -285,10 +291,12 @@ fn bench_vocab(
         let lark = lark(n, bounded);
         let llg_request = || -> Result<Box<dyn Constraint>> {
             let grammar = TopLevelGrammar::from_lark(lark.clone());
-            Ok(Box::new(Llguidance::compile_grammar(grammar, "the tools", &factory)?.0))
+            Ok(Box::new(
+                Llguidance::compile_grammar(grammar, "the tools", &factory)?.0,
+            ))
         };
         let times = [&lazy_request as &dyn Fn() -> _, &llg_request]
-            .map(|r| [request(r, width), request(r, width)]);
+            .map(|r| [request(r, width, 1), request(r, width, AGAIN)]);
         requests.push((label.clone(), times));
         let started = Instant::now();
         let lazy = compiler
@@ -354,19 +362,28 @@ fn lazy_only() -> bool {
     std::env::var("LAZY_ONLY").is_ok_and(|v| v == "1")
 }
 
-/// Compile + first mask of one request: wall time and this thread's CPU time.
+/// Compile + first mask of a request: wall time and this thread's CPU time (means).
 type Request = Result<(Duration, Option<Duration>)>;
 
-fn request(compile: &dyn Fn() -> Result<Box<dyn Constraint>>, width: usize) -> Request {
+/// Requests after the first, averaged: the CPU clock below counts in scheduler ticks.
+const AGAIN: u32 = 10;
+
+/// `times` requests in a row, each a compile and its first mask; the mean times.
+fn request(compile: &dyn Fn() -> Result<Box<dyn Constraint>>, width: usize, times: u32) -> Request {
     let (wall, cpu) = (Instant::now(), thread_cpu());
-    let mut engine = compile()?;
-    engine.fill_mask(&mut vec![0u32; width])?;
-    let cpu = thread_cpu().zip(cpu).map(|(b, a)| b.saturating_sub(a));
-    Ok((wall.elapsed(), cpu))
+    for _ in 0..times {
+        let mut engine = compile()?;
+        engine.fill_mask(&mut vec![0u32; width])?;
+    }
+    let cpu = thread_cpu()
+        .zip(cpu)
+        .map(|(b, a)| b.saturating_sub(a) / times);
+    Ok((wall.elapsed() / times, cpu))
 }
 
 /// This thread's time on a CPU so far (`/proc/thread-self/schedstat`, Linux), which
-/// leaves out the time the other builds on a loaded machine take.
+/// leaves out the time the other builds on a loaded machine take; it advances in
+/// scheduler ticks on some kernels (4 ms here), so one short request reads coarse.
 fn thread_cpu() -> Option<Duration> {
     let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns = stat.split_whitespace().next()?.parse().ok()?;
@@ -375,15 +392,22 @@ fn thread_cpu() -> Option<Duration> {
 
 /// The request table: per tool count, each engine's first and second request.
 fn print_requests(requests: &[(String, [[Request; 2]; 2])]) -> Result<()> {
-    println!("Per request (compile + first mask, ms; CPU = this thread's time on a CPU), \
-              each engine twice in a row, the same tools:\n");
-    println!("| tools | fstc lazy 1st wall / CPU | 2nd wall / CPU | llguidance 1st wall / CPU | 2nd wall / CPU | CPU ratio 1st / 2nd |");
+    println!(
+        "Per request (compile + first mask, ms; CPU = this thread's time on a CPU), \
+              each engine's first request, then the mean of {AGAIN} more with the same tools:\n"
+    );
+    println!("| tools | fstc lazy 1st wall / CPU | next wall / CPU | llguidance 1st wall / CPU | next wall / CPU | CPU ratio 1st / next |");
     println!("|---|---:|---:|---:|---:|---:|");
     let cell = |r: &Request| match r {
         Ok((wall, cpu)) => format!("{} / {}", ms(*wall), cpu.map_or("-".into(), ms)),
         Err(e) => format!("{e}"),
     };
-    let cpu = |r: &Request| r.as_ref().ok().and_then(|(_, c)| *c).map(|c| c.as_secs_f64());
+    let cpu = |r: &Request| {
+        r.as_ref()
+            .ok()
+            .and_then(|(_, c)| *c)
+            .map(|c| c.as_secs_f64())
+    };
     for (label, [fstc, llg]) in requests {
         let ratio = |i: usize| match (cpu(&fstc[i]), cpu(&llg[i])) {
             (Some(f), Some(l)) if l > 0.0 => format!("{:.2}", f / l),

@@ -151,9 +151,10 @@ fn aho_corasick(strings: &[Box<[u8]>]) -> Vec<u32> {
     }
     let mut fail = vec![0u32; ends.len()];
     let mut queue = std::collections::VecDeque::new();
-    for b in 0..256 {
-        match next[b] {
-            DEAD => next[b] = 0,
+    // The root's missing children lead back to it.
+    for entry in next.iter_mut().take(256) {
+        match *entry {
+            DEAD => *entry = 0,
             child => queue.push_back(child),
         }
     }
@@ -299,6 +300,85 @@ impl TokenList {
                     .get(i + 1)
                     .map_or(self.ids.len(), |s| s.2 as usize);
                 visit(at[known], &self.ids[first_id as usize..ids_end]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::SplitMix64;
+    use crate::vocab::{ByteVocabulary, TokenVocabulary};
+
+    /// A vocabulary of random pieces of `<tool_call>`, characters of every length and
+    /// bytes UTF-8 forbids, with holes and repeated strings.
+    fn vocabulary(rng: &mut SplitMix64) -> ByteVocabulary {
+        let pieces: [&[u8]; 9] = [
+            b"<tool_call>",
+            b"a",
+            b" ",
+            b"\xC3\xA9",
+            b"\xE4\xB8\xAD",
+            b"\xF0\x9F\x98\x80",
+            b"\xED\xA0\x80",
+            b"\x80",
+            b"<",
+        ];
+        let tokens = (0..600)
+            .map(|_| {
+                let mut t = Vec::new();
+                for _ in 0..rng.index(4) + 1 {
+                    let p = pieces[rng.index(pieces.len())];
+                    let (i, j) = (rng.index(p.len()), rng.index(p.len() + 1));
+                    t.extend_from_slice(if i < j { &p[i..j] } else { p });
+                }
+                (rng.index(10) > 0).then_some(t)
+            })
+            .collect();
+        ByteVocabulary::new(tokens, vec![])
+    }
+
+    /// From each text state: the kept tokens are those the text reads back to the clean
+    /// state, and the list's walk (with the text as the automaton) visits every other
+    /// token the text reads, each with its own target.
+    #[test]
+    fn kept_tokens_and_the_rest_split_the_vocabulary() {
+        let mut rng = SplitMix64::new(9);
+        let vocab = vocabulary(&mut rng);
+        let trie = VocabTrie::new(&vocab);
+        let text = FreeText::new(&["<tool_call>", "</x>"]).unwrap();
+        let run = |from: u32, bytes: &[u8]| bytes.iter().try_fold(from, |a, &b| text.next(a, b));
+        let froms: Vec<u32> = [&b""[..], b"<", b"<tool", b"\xC3"]
+            .iter()
+            .map(|p| run(FreeText::CLEAN, p).unwrap())
+            .collect();
+        for from in froms {
+            let split = text.tokens(from, &trie);
+            let mut walked = vec![None; vocab.len()];
+            split.rest.walk(
+                from,
+                |a, b| text.next(a, b),
+                |to, ids| {
+                    for &t in ids {
+                        walked[t as usize] = Some(to);
+                    }
+                },
+            );
+            for t in 0..vocab.len() as u32 {
+                let bytes = vocab.token_bytes(t).filter(|b| !b.is_empty());
+                let kept = split.kept[(t / 32) as usize] & (1 << (t % 32)) != 0;
+                let expected = bytes.and_then(|b| run(from, b));
+                assert_eq!(
+                    kept,
+                    expected == Some(FreeText::CLEAN),
+                    "token {t}: {bytes:x?}"
+                );
+                let rest = (!kept).then_some(expected).flatten();
+                assert_eq!(
+                    walked[t as usize], rest,
+                    "token {t} from {from}: {bytes:x?}"
+                );
             }
         }
     }
