@@ -22,9 +22,9 @@ use crate::vocab::VocabTrie;
 
 use super::bound::Work;
 use super::leaf::{leaf_walk, leaf_walk_beside, LeafWalk, Meets};
-use super::shared;
 use super::state::{walk, walk_below, StateInfo, NO_STATE};
 use super::wildcard::Wildcards;
+use super::{projection, shared};
 
 /// No parent frame: the bottom of a stack.
 const BOTTOM: u32 = u32::MAX;
@@ -83,6 +83,8 @@ struct Reference {
     meets: Meets,
     /// Walks beside it (or beside the reference before it) that gave up in a row.
     misses: u32,
+    /// Whether its walk was made over a projection (it then stays the reference).
+    projected: bool,
 }
 
 impl Reference {
@@ -93,6 +95,14 @@ impl Reference {
             walk,
             meets: Meets::new(dfa, dfa, true),
             misses,
+            projected: false,
+        }
+    }
+
+    fn projected(self) -> Reference {
+        Reference {
+            projected: true,
+            ..self
         }
     }
 }
@@ -443,8 +453,11 @@ impl Expansion {
         w
     }
 
-    /// Machine `m`'s walk from `s`, beside its reference walk when it has one that
-    /// has not given up too often, else of its own (then the machine's reference).
+    /// Machine `m`'s walk from `s`: over the trie projected onto the bytes the states
+    /// reachable from `s` tell apart when that pays; else beside its reference walk when
+    /// it has one that has not given up too often (a state the walk reaches by its
+    /// widest class, walked projected: a key machine's free state), else of its own
+    /// (then the machine's reference).
     fn new_leaf_walk(
         &mut self,
         m: u32,
@@ -452,6 +465,19 @@ impl Expansion {
         trie: &VocabTrie,
         vocab_size: u32,
     ) -> Arc<LeafWalk> {
+        let dfa = self.network.machine(m);
+        if let Some(walk) = projection::projected_walk(trie, dfa, s) {
+            let walk = Arc::new(walk);
+            if walk.tokens().count() >= trie.num_text_tokens() / 4 {
+                shared::keep_reference(trie, self.network.machine_arc(m), s, &walk);
+            }
+            return walk;
+        }
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.references.entry(m) {
+            if let Some((r, walk)) = projected_reference(dfa, s, trie) {
+                slot.insert(Reference::new(dfa, r, Arc::new(walk), 0).projected());
+            }
+        }
         let dfa = self.network.machine(m);
         if let Some(r) = self.references.get_mut(&m) {
             if r.misses >= MAX_REFERENCE_MISSES {
@@ -465,10 +491,14 @@ impl Expansion {
                 r.misses = 0;
                 return Arc::new(w);
             }
-            // The states have drifted apart (a counted string far from its first
-            // position): the new walk becomes the reference.
             let walk = Arc::new(leaf_walk(dfa, s, trie, vocab_size));
-            *r = Reference::new(dfa, s, Arc::clone(&walk), r.misses + 1);
+            r.misses += 1;
+            // The states have drifted apart (a counted string far from its first
+            // position): the new walk becomes the reference, unless the reference is
+            // a projected walk (made again as cheaply).
+            if !r.projected {
+                *r = Reference::new(dfa, s, Arc::clone(&walk), r.misses);
+            }
             return walk;
         }
         let walk = match beside_another_machine(dfa, s, trie, vocab_size) {
@@ -496,6 +526,23 @@ impl Expansion {
         *self.machine_hashes[m]
             .get_or_insert_with(|| shared::machine_hash(network.machine(m as u32)))
     }
+}
+
+/// A state of `dfa` for walks from `s` to be made beside, with its walk over a
+/// projection: of the states `s` reaches by one printable ASCII byte, the one reached by
+/// most such bytes whose walk projects. From a key machine's first state this is its
+/// free state, past every property name: the two differ only along the names.
+fn projected_reference(dfa: &ByteDfa, s: u32, trie: &VocabTrie) -> Option<(u32, LeafWalk)> {
+    let mut bytes_to: FastMap<u32, usize> = FastMap::default();
+    for b in 0x20..0x7f {
+        if let Some(t) = dfa.next(s, b) {
+            *bytes_to.entry(t).or_default() += 1;
+        }
+    }
+    let mut targets: Vec<(usize, u32)> = bytes_to.into_iter().map(|(t, n)| (n, t)).collect();
+    targets.sort_unstable_by(|a, b| b.cmp(a));
+    (targets.into_iter().take(2))
+        .find_map(|(_, r)| Some((r, projection::projected_walk(trie, dfa, r)?)))
 }
 
 /// The walk of `dfa` from `s` made beside one of the process's recent wide walks of other

@@ -31,6 +31,7 @@ mod calls;
 mod leaf;
 mod live;
 mod matcher;
+mod projection;
 mod shared;
 mod state;
 mod wildcard;
