@@ -243,7 +243,7 @@ impl Regular<'_> {
 }
 
 /// The DFA of exactly `bytes`.
-fn literal_dfa(bytes: &[u8]) -> ByteDfa {
+pub(super) fn literal_dfa(bytes: &[u8]) -> ByteDfa {
     let n = bytes.len() as u32;
     let edges: Vec<(u32, u8, u8, u32)> = (bytes.iter().enumerate())
         .map(|(i, &b)| (i as u32, b, b, i as u32 + 1))
