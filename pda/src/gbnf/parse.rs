@@ -143,6 +143,14 @@ impl<'a> Parser<'a> {
         )
     }
 
+    /// The error "expected `what`, found ..." at `offset`.
+    fn expected(&self, offset: usize, what: &str) -> PdaError {
+        self.err(
+            offset,
+            format!("expected {what}, found {}", self.found(offset)),
+        )
+    }
+
     /// The character at `offset`, for messages.
     fn found(&self, offset: usize) -> String {
         match self.text[offset..].chars().next() {
@@ -602,13 +610,7 @@ impl<'a> Parser<'a> {
                 self.peek();
                 let (name, len) = (self.pos, self.name_len(self.pos));
                 if len == 0 {
-                    return Err(self.err(
-                        name,
-                        format!(
-                            "expected the rule of the trigger, found {}",
-                            self.found(name)
-                        ),
-                    ));
+                    return Err(self.expected(name, "the rule of the trigger"));
                 }
                 self.pos += len;
                 if self.peek() == Some(b',') {
@@ -634,11 +636,7 @@ impl<'a> Parser<'a> {
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b')') => break,
-                _ => {
-                    let found = self.found(self.pos);
-                    let what = format!("expected `,` or `)` in `TagDispatch(`, found {found}");
-                    return Err(self.err(self.pos, what));
-                }
+                _ => return Err(self.expected(self.pos, "`,` or `)` in `TagDispatch(`")),
             }
         }
         self.pos += 1;
@@ -650,13 +648,7 @@ impl<'a> Parser<'a> {
     /// The `"..."` literal of a macro argument, `what` saying where for the message.
     fn macro_string(&mut self, what: &str) -> Res<Vec<u8>> {
         if self.peek() != Some(b'"') {
-            return Err(self.err(
-                self.pos,
-                format!(
-                    "expected a \"string\" in {what}, found {}",
-                    self.found(self.pos)
-                ),
-            ));
+            return Err(self.expected(self.pos, &format!("a \"string\" in {what}")));
         }
         self.literal_bytes()
     }
@@ -685,23 +677,13 @@ impl<'a> Parser<'a> {
                 return Ok(value);
             }
         }
-        Err(self.err(
-            self.pos,
-            format!("expected `true` or `false`, found {}", self.found(self.pos)),
-        ))
+        Err(self.expected(self.pos, "`true` or `false`"))
     }
 
     /// Consumes `b` (after space), or the error saying it was expected `what`.
     fn expect(&mut self, b: u8, what: &str) -> Res<()> {
         if self.peek() != Some(b) {
-            return Err(self.err(
-                self.pos,
-                format!(
-                    "expected `{}` {what}, found {}",
-                    b as char,
-                    self.found(self.pos)
-                ),
-            ));
+            return Err(self.expected(self.pos, &format!("`{}` {what}", b as char)));
         }
         self.pos += 1;
         Ok(())
