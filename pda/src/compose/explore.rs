@@ -29,9 +29,6 @@ use crate::error::PdaError;
 /// On a key's trie node: the subtree below the node, the node's own byte already read.
 const AFTER: u32 = 1 << 31;
 
-/// No result yet.
-const NONE: u32 = u32::MAX;
-
 /// What an exploration gives.
 #[derive(Clone, Default)]
 pub(super) struct Found {
@@ -54,8 +51,8 @@ impl Found {
 #[derive(Default)]
 struct Making {
     found: Found,
-    /// Per state: the result of the run in it with nothing pushed (most runs), `NONE` yet.
-    plain: Vec<u32>,
+    /// The last run numbered and its result (a pass records the same runs node after node).
+    last: Option<(Run, u32)>,
     index: FastMap<Run, u32>,
     /// Whether another exploration was spliced in (a token may then have repeated edges).
     spliced: bool,
@@ -64,28 +61,18 @@ struct Making {
 }
 
 impl Making {
-    fn new(num_states: usize) -> Making {
-        Making {
-            plain: vec![NONE; num_states],
-            ..Making::default()
-        }
-    }
-
     fn result(&mut self, run: Run) -> u32 {
-        let next = self.found.results.len() as u32;
-        let r = match run.own {
-            0 => {
-                let r = &mut self.plain[run.state as usize];
-                if *r == NONE {
-                    *r = next;
-                }
-                *r
+        if let Some((last, r)) = self.last {
+            if last == run {
+                return r;
             }
-            _ => *self.index.entry(run).or_insert(next),
-        };
+        }
+        let next = self.found.results.len() as u32;
+        let r = *self.index.entry(run).or_insert(next);
         if r == next {
             self.found.results.push(run);
         }
+        self.last = Some((run, r));
         r
     }
 }
@@ -174,7 +161,7 @@ impl<'w, 'p> Explorer<'w, 'p> {
     /// whether there were some: a token's edges may then be apart, or repeated where ways
     /// of a nondeterministic PDA meet again).
     fn make(&mut self, key: (u32, u32)) -> Result<(Found, bool), PdaError> {
-        let mut making = Making::new(self.steps.num_states());
+        let mut making = Making::default();
         let calls = self.pass(key, &mut making)?;
         for (node, run) in calls {
             self.splice((node | AFTER, run.state), run.own, &mut making)?;

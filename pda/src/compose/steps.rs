@@ -177,11 +177,6 @@ impl<'p> Steps<'p> {
         steps
     }
 
-    /// Number of byte-PDA states.
-    pub fn num_states(&self) -> usize {
-        self.ends.len()
-    }
-
     /// Whether the byte PDA is nondeterministic (runs then branch on every way).
     pub fn is_nondeterministic(&self) -> bool {
         self.more.is_some()
