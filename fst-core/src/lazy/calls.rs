@@ -61,6 +61,8 @@ pub(super) struct Expansion {
     leaf_walks: FastMap<(u32, u32), Arc<LeafWalk>>,
     /// Each machine's hash for the process-wide walks ([`super::shared`]), once asked for.
     machine_hashes: Vec<Option<u64>>,
+    /// Each machine's splitting states ([`projection::splitting_states`]), once asked for.
+    machine_splits: Vec<Option<Arc<[bool]>>>,
     /// Per machine: a state with its walk, beside which other states' walks are made
     /// ([`leaf_walk_beside`]).
     references: FastMap<u32, Reference>,
@@ -146,6 +148,7 @@ impl Expansion {
             generation: 0,
             leaf_walks: FastMap::default(),
             machine_hashes: Vec::new(),
+            machine_splits: Vec::new(),
             references: FastMap::default(),
             work: Work::new(),
             wildcards: Wildcards::default(),
@@ -455,8 +458,8 @@ impl Expansion {
 
     /// Machine `m`'s walk from `s`: over the trie projected onto the bytes the states
     /// reachable from `s` tell apart when that pays; else beside its reference walk when
-    /// it has one that has not given up too often (a state the walk reaches by its
-    /// widest class, walked projected: a key machine's free state), else of its own
+    /// it has one that has not given up too often (first a projected walk of the state
+    /// `s` reaches by most printable bytes: a key machine's free state), else of its own
     /// (then the machine's reference).
     fn new_leaf_walk(
         &mut self,
@@ -465,8 +468,9 @@ impl Expansion {
         trie: &VocabTrie,
         vocab_size: u32,
     ) -> Arc<LeafWalk> {
+        let splits = self.machine_splits(m);
         let dfa = self.network.machine(m);
-        if let Some(walk) = projection::projected_walk(trie, dfa, s) {
+        if let Some(walk) = projection::projected_walk(trie, dfa, &splits, s) {
             let walk = Arc::new(walk);
             if walk.tokens().count() >= trie.num_text_tokens() / 4 {
                 shared::keep_reference(trie, self.network.machine_arc(m), s, &walk);
@@ -474,11 +478,10 @@ impl Expansion {
             return walk;
         }
         if let std::collections::hash_map::Entry::Vacant(slot) = self.references.entry(m) {
-            if let Some((r, walk)) = projected_reference(dfa, s, trie) {
+            if let Some((r, walk)) = projected_reference(dfa, &splits, s, trie) {
                 slot.insert(Reference::new(dfa, r, Arc::new(walk), 0).projected());
             }
         }
-        let dfa = self.network.machine(m);
         if let Some(r) = self.references.get_mut(&m) {
             if r.misses >= MAX_REFERENCE_MISSES {
                 return Arc::new(leaf_walk(dfa, s, trie, vocab_size));
@@ -516,6 +519,20 @@ impl Expansion {
         walk
     }
 
+    fn machine_splits(&mut self, m: u32) -> Arc<[bool]> {
+        let m = m as usize;
+        if self.machine_splits.len() <= m {
+            self.machine_splits
+                .resize(self.network.num_machines(), None);
+        }
+        let network = &self.network;
+        Arc::clone(
+            self.machine_splits[m].get_or_insert_with(|| {
+                projection::splitting_states(network.machine(m as u32)).into()
+            }),
+        )
+    }
+
     fn machine_hash(&mut self, m: u32) -> u64 {
         let m = m as usize;
         if self.machine_hashes.len() <= m {
@@ -532,7 +549,12 @@ impl Expansion {
 /// projection: of the states `s` reaches by one printable ASCII byte, the one reached by
 /// most such bytes whose walk projects. From a key machine's first state this is its
 /// free state, past every property name: the two differ only along the names.
-fn projected_reference(dfa: &ByteDfa, s: u32, trie: &VocabTrie) -> Option<(u32, LeafWalk)> {
+fn projected_reference(
+    dfa: &ByteDfa,
+    splits: &[bool],
+    s: u32,
+    trie: &VocabTrie,
+) -> Option<(u32, LeafWalk)> {
     let mut bytes_to: FastMap<u32, usize> = FastMap::default();
     for b in 0x20..0x7f {
         if let Some(t) = dfa.next(s, b) {
@@ -542,7 +564,7 @@ fn projected_reference(dfa: &ByteDfa, s: u32, trie: &VocabTrie) -> Option<(u32, 
     let mut targets: Vec<(usize, u32)> = bytes_to.into_iter().map(|(t, n)| (n, t)).collect();
     targets.sort_unstable_by(|a, b| b.cmp(a));
     (targets.into_iter().take(2))
-        .find_map(|(_, r)| Some((r, projection::projected_walk(trie, dfa, r)?)))
+        .find_map(|(_, r)| Some((r, projection::projected_walk(trie, dfa, splits, r)?)))
 }
 
 /// The walk of `dfa` from `s` made beside one of the process's recent wide walks of other

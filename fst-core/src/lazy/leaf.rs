@@ -48,7 +48,7 @@ impl LeafWalk {
 pub(super) fn leaf_walk(dfa: &ByteDfa, s: u32, trie: &VocabTrie, vocab_size: u32) -> LeafWalk {
     let mut tokens = Vec::new();
     let mut after_return = vec![Vec::new(); 256];
-    walk_below(
+    leaf_walk_below(
         dfa,
         (0, s),
         trie,
@@ -63,7 +63,7 @@ pub(super) fn leaf_walk(dfa: &ByteDfa, s: u32, trie: &VocabTrie, vocab_size: u32
 
 /// The walk of `dfa` below trie node `root`, in state `s` there: `read` gets the tokens
 /// read whole, `after_return` (by byte) the nodes whose parent the machine accepts at.
-pub(super) fn walk_below(
+pub(super) fn leaf_walk_below(
     dfa: &ByteDfa,
     (root, s): (usize, u32),
     trie: &VocabTrie,

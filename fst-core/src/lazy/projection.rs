@@ -1,12 +1,11 @@
 //! The vocabulary trie projected onto one byte partition: every byte replaced by its
-//! class, equal class strings merged. A machine whose byte classes are the partition's
-//! reads a token exactly as it reads the token's class string, so its walk from a state
-//! visits the projection's entries instead of the byte trie's nodes: a string body's
-//! partition (quote, backslash, control bytes, the rest of ASCII, UTF-8 roles) folds
-//! Llama 3's 275k nodes into about two thousand entries, and the walk costs microseconds
-//! instead of milliseconds. Projections are built once per process, vocabulary and
-//! partition ([`of`]), and only for partitions that fold the trie well (a key machine's,
-//! where each letter of the property names is a class, does not).
+//! class, equal class strings merged. A machine whose states read by the partition reads
+//! a token exactly as it reads the token's class string, so its walk from a state visits
+//! the projection's entries instead of the byte trie's nodes: a string body's partition
+//! (quote, backslash, control bytes, the rest of ASCII, UTF-8 roles) folds Llama 3's 275k
+//! nodes into a few thousand entries. Projections are made once per process, vocabulary
+//! and partition ([`of`]); states that tell letters apart (a key machine's first state,
+//! an escape's hexadecimal digits) are not walked over one (see [`Plan`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -16,7 +15,7 @@ use crate::fast_hash::FastMap;
 use crate::vocab::level_trie::COARSE;
 use crate::vocab::VocabTrie;
 
-use super::leaf::{walk_below, LeafWalk};
+use super::leaf::{leaf_walk_below, LeafWalk};
 use super::state::StateInfo;
 
 /// A projection is kept only when it has at most this fraction of the trie's nodes (a
@@ -57,19 +56,30 @@ const HEAVY_FRACTION: usize = 32;
 enum Below {
     /// The byte-trie nodes projected on each entry, and the tokens spelling them.
     Nodes {
-        node_start: Vec<u32>,
-        nodes: Vec<u32>,
-        token_start: Vec<u32>,
-        tokens: Vec<u32>,
+        nodes: Lists,
+        tokens: Lists,
         /// The text tokens, as a bitset of the vocabulary's width.
         text_tokens: Box<[u32]>,
     },
     /// The entries of a finer projection merged into each entry.
     Finer {
-        unit_start: Vec<u32>,
-        units: Vec<u32>,
+        units: Lists,
         finer: Arc<Projection>,
     },
+}
+
+/// One list of ids per entry, back to back.
+#[derive(Debug)]
+struct Lists {
+    /// Entry `e`'s list is `items[start[e]..start[e + 1]]`.
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Lists {
+    fn of(&self, e: usize) -> &[u32] {
+        &self.items[self.start[e] as usize..self.start[e + 1] as usize]
+    }
 }
 
 /// Projection entries made from `(parent entry, class)` pairs given parents first, with
@@ -105,14 +115,13 @@ impl Folder {
     }
 }
 
-/// Items grouped by entry, as `start` (one slot per entry and one more) and the items:
-/// `items(i, f)` calls `f` with the items of source `i`, which go to entry `entry_of[i]`
-/// (`u32::MAX`: to none).
+/// Items grouped by entry: `items(i, f)` calls `f` with the items of source `i`, which
+/// go to entry `entry_of[i]` (`u32::MAX`: to none).
 fn group_by_entry(
     entries: usize,
     entry_of: &[u32],
     items: impl Fn(usize, &mut dyn FnMut(u32)),
-) -> (Vec<u32>, Vec<u32>) {
+) -> Lists {
     let mut start = vec![0u32; entries + 1];
     for (i, &e) in entry_of.iter().enumerate() {
         if e != u32::MAX {
@@ -132,7 +141,7 @@ fn group_by_entry(
             });
         }
     }
-    (start, out)
+    Lists { start, items: out }
 }
 
 impl Projection {
@@ -149,17 +158,15 @@ impl Projection {
             entry_of_node[node] = e;
         }
         let entries = folder.parent.len();
-        let (node_start, nodes) = group_by_entry(entries, &entry_of_node, |i, f| f(i as u32));
-        let (token_start, tokens) = group_by_entry(entries, &entry_of_node, |i, f| {
+        let nodes = group_by_entry(entries, &entry_of_node, |i, f| f(i as u32));
+        let tokens = group_by_entry(entries, &entry_of_node, |i, f| {
             trie.node_tokens(i).iter().for_each(|&t| f(t))
         });
         Projection::with_sets(
             folder.parent,
             folder.class,
             Below::Nodes {
-                node_start,
                 nodes,
-                token_start,
                 tokens,
                 text_tokens: trie.text_token_mask(None).into_boxed_slice(),
             },
@@ -178,12 +185,11 @@ impl Projection {
         }
         entry_of_unit[0] = u32::MAX; // the root spells nothing
         let entries = folder.parent.len();
-        let (unit_start, units) = group_by_entry(entries, &entry_of_unit, |i, f| f(i as u32));
+        let units = group_by_entry(entries, &entry_of_unit, |i, f| f(i as u32));
         Projection::with_sets(
             folder.parent,
             folder.class,
             Below::Finer {
-                unit_start,
                 units,
                 finer: Arc::clone(finer),
             },
@@ -236,34 +242,20 @@ impl Projection {
     /// Calls `f` with each token spelling entry `e`.
     fn for_tokens(&self, e: usize, f: &mut impl FnMut(u32)) {
         match &self.below {
-            Below::Nodes {
-                token_start,
-                tokens,
-                ..
-            } => (tokens[token_start[e] as usize..token_start[e + 1] as usize].iter())
-                .for_each(|&t| f(t)),
-            Below::Finer {
-                unit_start,
-                units,
-                finer,
-            } => (units[unit_start[e] as usize..unit_start[e + 1] as usize].iter())
-                .for_each(|&u| finer.for_tokens(u as usize, f)),
+            Below::Nodes { tokens, .. } => tokens.of(e).iter().for_each(|&t| f(t)),
+            Below::Finer { units, finer } => {
+                (units.of(e).iter()).for_each(|&u| finer.for_tokens(u as usize, f))
+            }
         }
     }
 
     /// Calls `f` with each byte-trie node projected on entry `e`.
     fn for_nodes(&self, e: usize, f: &mut impl FnMut(u32)) {
         match &self.below {
-            Below::Nodes {
-                node_start, nodes, ..
-            } => (nodes[node_start[e] as usize..node_start[e + 1] as usize].iter())
-                .for_each(|&n| f(n)),
-            Below::Finer {
-                unit_start,
-                units,
-                finer,
-            } => (units[unit_start[e] as usize..unit_start[e + 1] as usize].iter())
-                .for_each(|&u| finer.for_nodes(u as usize, f)),
+            Below::Nodes { nodes, .. } => nodes.of(e).iter().for_each(|&n| f(n)),
+            Below::Finer { units, finer } => {
+                (units.of(e).iter()).for_each(|&u| finer.for_nodes(u as usize, f))
+            }
         }
     }
 
@@ -271,9 +263,9 @@ impl Projection {
     fn size(&self) -> usize {
         let lists = match &self.below {
             Below::Nodes { nodes, tokens, .. } => {
-                2 * self.parent.len() + nodes.len() + tokens.len()
+                2 * self.parent.len() + nodes.items.len() + tokens.items.len()
             }
-            Below::Finer { units, .. } => self.parent.len() + units.len(),
+            Below::Finer { units, .. } => self.parent.len() + units.items.len(),
         };
         13 * self.parent.len() + 4 * lists + self.sets.iter().map(|x| 4 * x.len()).sum::<usize>()
     }
@@ -322,7 +314,7 @@ impl Projection {
             for node in nodes {
                 if let Some(to) = dfa.next(from, trie.node_byte(node)) {
                     read(trie.node_tokens(node));
-                    walk_below(dfa, (node, to), trie, &mut read, &mut after_return);
+                    leaf_walk_below(dfa, (node, to), trie, &mut read, &mut after_return);
                 }
             }
         }
@@ -370,9 +362,15 @@ impl Projection {
 
 /// `dfa`'s walk from `s` over the projection of `trie` onto the byte partition its
 /// states read by, if `s` reads by a partition coarser than [`COARSE`] and that
-/// projection pays (see [`of`]).
-pub(super) fn projected_walk(trie: &VocabTrie, dfa: &ByteDfa, s: u32) -> Option<LeafWalk> {
-    let plan = Plan::new(dfa, s)?;
+/// projection pays (see [`of`]); `splits` is `dfa`'s [`splitting_states`] (made once per
+/// machine by the caller).
+pub(super) fn projected_walk(
+    trie: &VocabTrie,
+    dfa: &ByteDfa,
+    splits: &[bool],
+    s: u32,
+) -> Option<LeafWalk> {
+    let plan = Plan::new(dfa, splits, s)?;
     let projection = of(trie, &plan.partition)?;
     Some(projection.walk(dfa, s, &plan, trie))
 }
@@ -385,20 +383,20 @@ pub(super) fn projected_walk(trie: &VocabTrie, dfa: &ByteDfa, s: u32) -> Option<
 /// (a string's body, not its escapes): their partition is coarser than [`COARSE`] and
 /// the walk goes over its projection; a byte into a splitting state (the backslash) is a
 /// *barrier*, below which the walk goes on over the byte trie, node by node.
-pub(super) struct Plan {
+pub(super) struct Plan<'a> {
     /// Classes merged where the states reached agree (a barrier's targets count as one).
     partition: [u8; 256],
     /// A machine class for each class of `partition`.
     dfa_class: Vec<u8>,
     /// Per machine state: whether it splits.
-    splits: Vec<bool>,
+    splits: &'a [bool],
 }
 
-impl Plan {
-    /// The plan of `dfa`'s walk from `s`; `None` when `s` splits.
-    fn new(dfa: &ByteDfa, s: u32) -> Option<Plan> {
+impl Plan<'_> {
+    /// The plan of `dfa`'s walk from `s`, `splits` being its splitting states; `None`
+    /// when `s` splits.
+    fn new<'a>(dfa: &ByteDfa, splits: &'a [bool], s: u32) -> Option<Plan<'a>> {
         let (table, k) = (dfa.transitions(), dfa.num_classes());
-        let splits = splitting_states(dfa);
         if splits[s as usize] {
             return None;
         }
@@ -449,7 +447,7 @@ impl Plan {
 }
 
 /// Per state of `dfa`: whether it tells apart two bytes of one class of [`COARSE`].
-fn splitting_states(dfa: &ByteDfa) -> Vec<bool> {
+pub(super) fn splitting_states(dfa: &ByteDfa) -> Vec<bool> {
     let (table, k) = (dfa.transitions(), dfa.num_classes());
     // The machine's classes that share a coarse class with another: (first, other).
     let mut first_of_coarse = [u8::MAX; 256];
@@ -570,8 +568,9 @@ mod tests {
         let trie = VocabTrie::new(&ByteVocabulary::from_strs(words));
         let n = trie.vocab_size() as u32;
         let mut projected = 0;
+        let splits = splitting_states(dfa);
         for s in 0..dfa.num_states() as u32 {
-            let Some(walk) = projected_walk(&trie, dfa, s) else {
+            let Some(walk) = projected_walk(&trie, dfa, &splits, s) else {
                 continue;
             };
             projected += 1;
@@ -640,7 +639,8 @@ mod tests {
         let projected = check_every_state(&dfa, &words).unwrap();
         assert!(projected >= 1, "the body state must project");
         let trie = VocabTrie::new(&ByteVocabulary::from_strs(&words));
-        assert!(projected_walk(&trie, &dfa, dfa.start()).is_some());
+        let splits = splitting_states(&dfa);
+        assert!(projected_walk(&trie, &dfa, &splits, dfa.start()).is_some());
     }
 
     proptest! {
