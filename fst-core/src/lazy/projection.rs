@@ -4,7 +4,8 @@
 //! the projection's entries instead of the byte trie's nodes: a string body's partition
 //! (quote, backslash, control bytes, the rest of ASCII, UTF-8 roles) folds Llama 3's 275k
 //! nodes into a few thousand entries. Projections are made once per process, vocabulary
-//! and partition ([`of`]); states that tell letters apart (a key machine's first state,
+//! and partition ([`of`]): the coarsest from the trie's own fold by [`COARSE`], every other
+//! by merging that one's entries; states that tell letters apart (a key machine's first state,
 //! an escape's hexadecimal digits) are not walked over one (see [`Plan`]).
 
 use std::collections::{HashMap, HashSet};
@@ -145,26 +146,21 @@ fn group_by_entry(
 }
 
 impl Projection {
-    /// The projection of `trie`'s nodes onto `partition` (of `classes` classes).
-    fn from_trie(trie: &VocabTrie, partition: &[u8; 256], classes: usize) -> Projection {
-        let n = trie.num_nodes();
-        let mut folder = Folder::new(classes);
-        let mut entry_of_node = vec![u32::MAX; n];
-        let mut at = vec![0u32; trie.max_depth() + 1];
-        for node in 1..n {
-            let depth = trie.node_depth(node);
-            let e = folder.child(at[depth - 1], partition[trie.node_byte(node) as usize]);
-            at[depth] = e;
-            entry_of_node[node] = e;
-        }
-        let entries = folder.parent.len();
+    /// The projection of `trie`'s nodes onto [`COARSE`]: the trie's own coarse fold
+    /// (made with the trie, in level order, so parents come first) with the nodes and
+    /// tokens of each entry.
+    fn from_trie(trie: &VocabTrie) -> Projection {
+        let coarse = &trie.folded_levels[0];
+        let mut entry_of_node = trie.coarse_of_node.clone();
+        entry_of_node[0] = u32::MAX; // the root spells nothing
+        let entries = coarse.len();
         let nodes = group_by_entry(entries, &entry_of_node, |i, f| f(i as u32));
         let tokens = group_by_entry(entries, &entry_of_node, |i, f| {
             trie.node_tokens(i).iter().for_each(|&t| f(t))
         });
         Projection::with_sets(
-            folder.parent,
-            folder.class,
+            coarse.parent.clone(),
+            coarse.symbol.clone(),
             Below::Nodes {
                 nodes,
                 tokens,
@@ -527,12 +523,12 @@ pub(super) fn of(trie: &VocabTrie, partition: &[u8; 256]) -> Option<Arc<Projecti
 }
 
 /// A new projection of `trie` onto `partition`, if it pays: the coarse partition's from
-/// the byte trie (at any size), a coarser one's from the coarse projection.
+/// the trie's coarse fold (at any size), a coarser one's from the coarse projection.
 fn build(trie: &VocabTrie, partition: &[u8; 256]) -> Option<Arc<Projection>> {
-    let classes = *partition.iter().max().expect("256 bytes") as usize + 1;
     if *partition == COARSE.class_of_byte {
-        return Some(Arc::new(Projection::from_trie(trie, partition, classes)));
+        return Some(Arc::new(Projection::from_trie(trie)));
     }
+    let classes = *partition.iter().max().expect("256 bytes") as usize + 1;
     let of_coarse = COARSE.classes_of(partition)?;
     let coarse = of(trie, &COARSE.class_of_byte)?;
     let p = Projection::from_finer(&coarse, &of_coarse, classes);

@@ -65,8 +65,8 @@ impl LevelTrie {
     }
 
     /// This trie with every symbol `x` replaced by `class_of_symbol[x]`, equal strings
-    /// merged.
-    fn folded(&self, class_of_symbol: &[u8; 256]) -> LevelTrie {
+    /// merged, and the folded entry of each of this trie's entries.
+    fn folded(&self, class_of_symbol: &[u8; 256]) -> (LevelTrie, Vec<u32>) {
         let entries = self.len();
         let (mut parent, mut symbol) = (vec![0u32], vec![0u8]);
         let mut folded_of_entry = vec![0u32; entries];
@@ -91,15 +91,17 @@ impl LevelTrie {
             .iter()
             .map(|&e| folded_of_entry.get(e as usize).copied().unwrap_or(no_text))
             .collect();
-        LevelTrie::new(parent, symbol, of_token)
+        (LevelTrie::new(parent, symbol, of_token), folded_of_entry)
     }
 }
 
-/// The byte trie `levels` folded by each partition of [`FOLDS`], in that order. Each is
-/// folded from the next finer one (a partition's classes are unions of the next one's),
-/// so only the finest fold reads the whole byte trie.
-pub(crate) fn folds(levels: &LevelTrie) -> Vec<LevelTrie> {
+/// The byte trie `levels` folded by each partition of [`FOLDS`], in that order, and the
+/// entry of the coarsest fold each entry of `levels` merges into (the lazy walks'
+/// projections start from it). Each fold is made from the next finer one (a partition's
+/// classes are unions of the next one's), so only the finest reads the whole byte trie.
+pub(crate) fn folds(levels: &LevelTrie) -> (Vec<LevelTrie>, Vec<u32>) {
     let mut folded: Vec<LevelTrie> = Vec::with_capacity(FOLDS.len());
+    let mut coarsest_of_entry: Vec<u32> = (0..levels.len() as u32).collect();
     // The class of each byte in the trie folded last (bytes themselves at first).
     let mut source_class: [u8; 256] = std::array::from_fn(|b| b as u8);
     for partition in FOLDS.iter().rev() {
@@ -107,12 +109,15 @@ pub(crate) fn folds(levels: &LevelTrie) -> Vec<LevelTrie> {
         for (b, &class) in partition.class_of_byte.iter().enumerate() {
             class_of_symbol[source_class[b] as usize] = class;
         }
-        let next = folded.last().unwrap_or(levels).folded(&class_of_symbol);
+        let (next, of_entry) = folded.last().unwrap_or(levels).folded(&class_of_symbol);
+        coarsest_of_entry
+            .iter_mut()
+            .for_each(|e| *e = of_entry[*e as usize]);
         folded.push(next);
         source_class = partition.class_of_byte;
     }
     folded.reverse();
-    folded
+    (folded, coarsest_of_entry)
 }
 
 /// A fixed partition of the bytes into classes `0..num_classes`.
@@ -234,7 +239,9 @@ mod tests {
             assert_eq!(used.len(), partition.num_classes);
             assert_eq!(*used.last().unwrap() as usize, partition.num_classes - 1);
         }
-        // Coarsest first: every class of LETTERS lies inside one class of COARSE.
+        // Coarsest first (the lazy projections take `FOLDS[0]` for COARSE): every class
+        // of LETTERS lies inside one class of COARSE.
+        assert_eq!(FOLDS[0].class_of_byte, COARSE.class_of_byte);
         for a in 0..=255u8 {
             for b in 0..=255u8 {
                 if letters(a) == letters(b) {

@@ -63,6 +63,9 @@ pub struct VocabTrie {
     /// `levels` folded by each partition of `level_trie::FOLDS`, coarsest first, for
     /// patterns that do not split its classes.
     pub(crate) folded_levels: Vec<LevelTrie>,
+    /// The entry of `folded_levels[0]` each node folds into (the lazy walks project the
+    /// trie from it).
+    pub(crate) coarse_of_node: Vec<u32>,
     pub(crate) max_depth: usize,
 }
 
@@ -104,6 +107,7 @@ impl VocabTrie {
             token_ids: Vec::with_capacity(tokens.len()),
             levels: LevelTrie::default(),
             folded_levels: Vec::new(),
+            coarse_of_node: Vec::new(),
             max_depth: 0,
         };
         // `path[d]` is the node at depth d on the path to the previous token.
@@ -182,7 +186,11 @@ impl VocabTrie {
             })
             .collect();
         self.levels = LevelTrie::new(level_parent, level_byte, of_token);
-        self.folded_levels = level_trie::folds(&self.levels);
+        let (folded, coarsest_of_entry) = level_trie::folds(&self.levels);
+        self.folded_levels = folded;
+        self.coarse_of_node = (entry_of_node.iter())
+            .map(|&i| coarsest_of_entry[i as usize])
+            .collect();
     }
 
     /// Number of token ids of the vocabulary, special tokens included.
