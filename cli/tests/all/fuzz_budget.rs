@@ -2,7 +2,9 @@
 //! random seed, either a seed file with a few edits ([`Edit`]) or, for JSON Schemas,
 //! grammars and regexes, a text generated from the surface's own syntax. A panic fails the
 //! test with proptest's shrunk input; an abort or a signal ends the test binary, so the
-//! input being run is written to a file first (its path is printed on stderr at the start).
+//! input being run is written to a file first (its path is printed on stderr at the start);
+//! an input still running after `FSTC_FUZZ_HANG_SECONDS` (default 60; the targets' compile
+//! budget is 2 s) ends the binary with exit code 3, naming that file: a hang is a finding.
 //!
 //! `FSTC_FUZZ_SECONDS` sets the budget per target (default 1; `.ci/run` raises it),
 //! `FSTC_FUZZ_SEED` replays a run (the seed is printed with the count of inputs run).
@@ -10,6 +12,8 @@
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
@@ -17,10 +21,36 @@ use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 
 use crate::fuzz_targets::{seeds, Edit, Seed, Target, TARGETS};
 
-/// The budget per target: `FSTC_FUZZ_SECONDS`, else one second.
-fn budget() -> Duration {
-    let seconds = std::env::var("FSTC_FUZZ_SECONDS").ok();
-    Duration::from_secs_f64(seconds.map_or(1.0, |s| s.parse().expect("FSTC_FUZZ_SECONDS")))
+/// Seconds from environment variable `name`, else `default`.
+fn seconds(name: &str, default: f64) -> Duration {
+    let value = std::env::var(name).ok();
+    Duration::from_secs_f64(value.map_or(default, |s| s.parse().expect(name)))
+}
+
+/// `started` between inputs, and once the run is over.
+const IDLE: u64 = u64::MAX;
+const DONE: u64 = u64::MAX - 1;
+
+/// Ends the process when the input that started at `started` (ms since `epoch`) runs past
+/// `FSTC_FUZZ_HANG_SECONDS`; returns when `started` is [`DONE`].
+fn watch_for_hangs(name: String, current: PathBuf, epoch: Instant, started: Arc<AtomicU64>) {
+    let hang = seconds("FSTC_FUZZ_HANG_SECONDS", 60.0).as_millis() as u64;
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let at = started.load(Ordering::Relaxed);
+        let now = epoch.elapsed().as_millis() as u64;
+        if at == DONE {
+            return;
+        }
+        if at != IDLE && now.saturating_sub(at) > hang {
+            say(&format!(
+                "fuzz_budget {name}: an input has run over {} s (a hang); it is in {}",
+                hang / 1000,
+                current.display()
+            ));
+            std::process::exit(3);
+        }
+    });
 }
 
 /// The run's seed: `FSTC_FUZZ_SEED`, else drawn from the clock.
@@ -87,13 +117,18 @@ fn run(name: &str, inputs: BoxedStrategy<Vec<u8>>) -> usize {
         ..Config::default()
     };
     let mut runner = TestRunner::new(config);
-    let (start, budget) = (Instant::now(), budget());
+    let (start, budget) = (Instant::now(), seconds("FSTC_FUZZ_SECONDS", 1.0));
+    let started = Arc::new(AtomicU64::new(IDLE));
+    watch_for_hangs(name.into(), current.clone(), start, started.clone());
     let mut count = 0;
     while start.elapsed() < budget {
         let tree = inputs.new_tree(&mut runner).expect("an input");
         let outcome = runner.run_one(tree, |data| {
             std::fs::write(&current, &data).expect("the input written");
-            catch_unwind(AssertUnwindSafe(|| target(&data))).map_err(|_| {
+            started.store(start.elapsed().as_millis() as u64, Ordering::Relaxed);
+            let ran = catch_unwind(AssertUnwindSafe(|| target(&data)));
+            started.store(IDLE, Ordering::Relaxed);
+            ran.map_err(|_| {
                 TestCaseError::fail(format!("panicked on {:?}", String::from_utf8_lossy(&data)))
             })
         });
@@ -102,6 +137,7 @@ fn run(name: &str, inputs: BoxedStrategy<Vec<u8>>) -> usize {
         }
         count += 1;
     }
+    started.store(DONE, Ordering::Relaxed);
     say(&format!(
         "fuzz_budget {name}: {count} inputs in {:.1} s, none failed",
         start.elapsed().as_secs_f64()
