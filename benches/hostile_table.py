@@ -166,7 +166,7 @@ def verdict(ok, cpu, wall, rss, args):
 
 def cli_rows(args, tmp, forged_path):
     for name, argv, text, expected in CLI_ROWS:
-        path = tmp / "input"
+        path = tmp / ("input.gbnf" if argv[:2] == ["compile", "grammar"] else "input.json")
         if text is not None:
             path.write_text(text)
         argv = [a.replace("{F}", str(path)).replace("{FORGED}", str(forged_path)) for a in argv]
@@ -210,6 +210,7 @@ def main():
     parser.add_argument("--vocab", default=str(REPO / "testdata" / "gpt2" / "encoder.json"))
     parser.add_argument("--seconds", type=float, default=10.0, help="wall time allowed a row")
     parser.add_argument("--mib", type=float, default=1024.0, help="peak RSS allowed a row")
+    parser.add_argument("--only", choices=["cli", "python"], help="one surface's rows")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; vocabulary {args.vocab}\n")
     print("| surface | input | outcome | message | CPU s | wall s | peak MiB | |")
@@ -218,7 +219,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         forged_path = forged_file(args, tmp)
-        for row in [*cli_rows(args, tmp, forged_path), *python_rows(args, forged_path)]:
+        rows = [] if args.only == "python" else list(cli_rows(args, tmp, forged_path))
+        rows += [] if args.only == "cli" else list(python_rows(args, forged_path))
+        for row in rows:
             surface, name, outcome, message, cpu, wall, rss, judged = row
             message = re.sub(r"\s+", " ", message.replace("|", "\\|"))[:110]
             print(f"| {surface} | {name} | {outcome} | {message} | {cpu:.2f} | {wall:.2f} | {rss:.0f} | {judged} |",
