@@ -227,7 +227,6 @@ fn columns_count_characters_across_checkpoints() {
 /// walk of 150 `a`s ends, accepting where the test's own Earley recognizer does.
 #[test]
 fn an_ambiguous_left_recursive_grammar_walks_150_tokens() {
-    use fstc_core::matcher::Matcher;
     let text = "root ::= r0\nr0 ::= ([a-z] | r3 | (\"ab\" | r2 | \"\"))\nr1 ::= (r3)+\n\
                 r2 ::= \"\"\nr3 ::= (r1)* \"\" [a-z]\n";
     let earley = crate::earley::Earley::new(&fstc_pda::gbnf::parse(text).unwrap());
