@@ -120,7 +120,7 @@ PY_ROWS = [
 
 RUN_ROW = """
 try:
-    exec(compile(sys.argv[3], "row", "exec"))
+    exec(compile(open(sys.argv[3]).read(), "row", "exec"))
     print("OUTCOME result")
 except Exception as e:
     print("OUTCOME", type(e).__name__, (str(e).splitlines() or [""])[0])
@@ -181,9 +181,11 @@ def cli_rows(args, tmp, forged_path):
         yield ("CLI", name, outcome, message, cpu, wall, rss, verdict(ok, cpu, wall, rss, args))
 
 
-def python_rows(args, forged_path):
+def python_rows(args, tmp, forged_path):
     for name, code_text, expected in PY_ROWS:
-        argv = [args.python, "-c", PRELUDE + RUN_ROW, args.vocab, str(forged_path), code_text]
+        # In a file: a row's text (200 KB of schema) is past the limit of one argument.
+        (tmp / "row.py").write_text(code_text)
+        argv = [args.python, "-c", PRELUDE + RUN_ROW, args.vocab, str(forged_path), str(tmp / "row.py")]
         code, out, err, cpu, wall, rss = run(argv, 3 * args.seconds)
         line = next((ln for ln in out.splitlines() if ln.startswith("OUTCOME ")), "")
         kind, _, message = line[len("OUTCOME "):].partition(" ")
@@ -220,7 +222,7 @@ def main():
         tmp = Path(tmp)
         forged_path = forged_file(args, tmp)
         rows = [] if args.only == "python" else list(cli_rows(args, tmp, forged_path))
-        rows += [] if args.only == "cli" else list(python_rows(args, forged_path))
+        rows += [] if args.only == "cli" else list(python_rows(args, tmp, forged_path))
         for row in rows:
             surface, name, outcome, message, cpu, wall, rss, judged = row
             message = re.sub(r"\s+", " ", message.replace("|", "\\|"))[:110]
