@@ -279,13 +279,25 @@ impl Walk<'_, '_> {
             let (before, after) = levels.split_at_mut(d);
             let out = &mut after[0];
             out.clear();
+            let mut stopped = None;
             for &run in &before[d - 1] {
                 below.clear();
                 let byte = trie.node_byte(node);
+                let made = out.len();
                 steps.advance(&mut self.stacks, run, byte, (&mut *out, &mut below));
                 for &(s, next) in &below {
                     point.pops.push((s, self.point((node as u32, next))));
                 }
+                // A run of a nondeterministic PDA may read many edges: each run it makes is
+                // a step (a fuzzed grammar's level took a minute between polls).
+                if let Err(e) = self.poll(out.len() - made + below.len(), state) {
+                    stopped = Some(e);
+                    break;
+                }
+            }
+            if let Some(e) = stopped {
+                self.levels = levels;
+                return Err(e);
             }
             if out.is_empty() {
                 node = trie.subtree_end(node);
