@@ -86,7 +86,8 @@ pub fn grammar(data: &[u8]) {
     let config = fstc_pda::Config::new()
         .syntax(syntax)
         .node_limit(STATE_LIMIT)
-        .config_limit(STATE_LIMIT);
+        .config_limit(STATE_LIMIT)
+        .time_budget(TIME_BUDGET);
     let (vocab, trie) = vocabulary();
     let eos = fstc_core::TokenVocabulary::eos_ids(vocab).to_vec();
     let compiler = fstc_pda::GrammarCompiler::new().configure(config);
