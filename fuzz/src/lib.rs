@@ -86,7 +86,8 @@ pub fn grammar(data: &[u8]) {
     let config = fstc_pda::Config::new()
         .syntax(syntax)
         .node_limit(STATE_LIMIT)
-        .config_limit(STATE_LIMIT);
+        .config_limit(STATE_LIMIT)
+        .time_budget(TIME_BUDGET);
     let (vocab, trie) = vocabulary();
     let eos = fstc_core::TokenVocabulary::eos_ids(vocab).to_vec();
     let compiler = fstc_pda::GrammarCompiler::new().configure(config);
@@ -336,31 +337,57 @@ pub fn mutations(seed: &[u8], count: usize, rng: u64) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// One edit of `data` at a random place.
-fn mutate(data: &mut Vec<u8>, rng: &mut SplitMix64) {
-    let at = rng.index(data.len() + 1);
-    let byte = rng.next_u64() as u8;
-    match rng.index(7) {
-        0 if at < data.len() => data[at] = byte,
-        1 if at < data.len() => data[at] ^= 1 << (byte % 8),
-        2 => data.insert(at, byte),
-        3 if at < data.len() => {
-            data.remove(at);
-        }
-        4 => {
-            let end = (at + 1 + rng.index(16)).min(data.len());
-            data.drain(at..end);
-        }
-        5 => {
-            let end = (at + 1 + rng.index(32)).min(data.len());
-            let span = data[at..end].to_vec();
-            data.splice(at..at, span);
-        }
-        _ => {
-            let piece = DICTIONARY[rng.index(DICTIONARY.len())];
-            data.splice(at..at, piece.bytes());
+/// One edit of an input, of the kinds libFuzzer makes. `kind` picks it (a byte changed, a
+/// bit flipped, a byte inserted or erased, a span erased or repeated, a dictionary piece
+/// inserted); `at` and `len` are taken modulo the input's length, `piece` modulo the
+/// dictionary's, so any values make a valid edit (proptest draws them in the test command).
+#[derive(Clone, Copy, Debug)]
+pub struct Edit {
+    pub kind: u8,
+    pub at: usize,
+    pub byte: u8,
+    pub len: usize,
+    pub piece: usize,
+}
+
+impl Edit {
+    /// Applies the edit to `data`.
+    pub fn apply(self, data: &mut Vec<u8>) {
+        let at = self.at % (data.len() + 1);
+        match self.kind % 7 {
+            0 if at < data.len() => data[at] = self.byte,
+            1 if at < data.len() => data[at] ^= 1 << (self.byte % 8),
+            2 => data.insert(at, self.byte),
+            3 if at < data.len() => {
+                data.remove(at);
+            }
+            4 => {
+                let end = (at + 1 + self.len % 16).min(data.len());
+                data.drain(at..end);
+            }
+            5 => {
+                let end = (at + 1 + self.len % 32).min(data.len());
+                let span = data[at..end].to_vec();
+                data.splice(at..at, span);
+            }
+            _ => {
+                let piece = DICTIONARY[self.piece % DICTIONARY.len()];
+                data.splice(at..at, piece.bytes());
+            }
         }
     }
+}
+
+/// One edit of `data` at a random place.
+fn mutate(data: &mut Vec<u8>, rng: &mut SplitMix64) {
+    let edit = Edit {
+        at: rng.index(data.len() + 1),
+        byte: rng.next_u64() as u8,
+        kind: rng.index(7) as u8,
+        len: rng.index(32),
+        piece: rng.index(DICTIONARY.len()),
+    };
+    edit.apply(data);
 }
 
 /// Mutations per target in the test command's run ([`smoke_inputs`]).

@@ -279,6 +279,7 @@ impl JsonSchemaCompiler {
     ) -> Result<ByteDfa, JsonSchemaError> {
         let deadline = budget.deadline();
         let limit = self.config.get_dfa_state_limit();
+        budget.check_parse(schema.regex.len())?;
         schema.dfa_until(limit, deadline).map_err(|e| {
             let short: String = e.to_string().chars().take(300).collect();
             let message = format!("the schema's automaton could not be built: {short}");

@@ -7,7 +7,6 @@ in bounded work. Generated cases use hypothesis with a fixed example budget."""
 from __future__ import annotations
 
 import json
-import struct
 import threading
 
 import numpy as np
@@ -16,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TESTDATA
+from forge import forged
 
 import fstc
 
@@ -138,27 +138,6 @@ def test_one_matcher_from_four_threads(bytelevel, digits, lazy_digits, lazy):
     assert errors == []
     assert m.num_accepted == 0
     assert fstc.unpack_bitmask(rows, automaton.vocab_size)[0, one]
-
-
-def fnv_words(words):
-    offset, prime, mask = 0xCBF29CE484222325, 0x100000001B3, 2**64 - 1
-    lanes = [offset] * 8
-    for i, w in enumerate(words):
-        lanes[i % 8] = ((lanes[i % 8] ^ w) * prime) & mask
-    h = offset
-    for lane in lanes:
-        h = ((h ^ lane) * prime) & mask
-    return h
-
-
-def forged(data: bytes, edits) -> bytes:
-    """`data` with header words overwritten and the checksum recomputed."""
-    words = list(struct.unpack(f"<{len(data) // 4}I", data))
-    for at, value in edits.items():
-        words[at] = value
-    h = fnv_words(words[:-2])
-    words[-2], words[-1] = h & 0xFFFFFFFF, h >> 32
-    return struct.pack(f"<{len(words)}I", *words)
 
 
 def test_a_header_claiming_2_31_tokens_is_refused(digits):

@@ -316,3 +316,38 @@ fn compile_grammar_stops_at_its_budgets() {
         assert!(!out.exists());
     }
 }
+
+/// A grammar the fuzz harness generated (issue 27): self-calling, ambiguous rules whose
+/// vocabulary walk advances many runs per byte on GPT-2. The walk polled the time budget
+/// once per level of the vocabulary trie, and one level ran for half a minute (a 10 s
+/// budget ended after 41 s in release, a 2 s one after 7.5 s in the test build); each run
+/// advanced is now a step.
+#[test]
+fn a_walk_with_many_runs_a_level_stops_at_the_time_budget() {
+    let dir = scratch("walk-budget");
+    let grammar = dir.join("fuzzed.gbnf");
+    std::fs::write(
+        &grammar,
+        "root ::= r0\nr0 ::= (r0 | r0 | r2)\nr1 ::= (r3 [0-9] | r1 r2 r2 | [^\\n])\n\
+         r2 ::= ((r1)+)*\nr3 ::= ((r2 | r1) | \"{\" \"ab\" \"\" | [^\\n])\n\
+         r4 ::= (\"\" | [^\\n]) \"ab\" (r4 | r2 | r1)\n",
+    )
+    .unwrap();
+    let vocab_path = repo("testdata/gpt2/encoder.json");
+    let started = std::time::Instant::now();
+    let run = fstc(&[
+        "compile",
+        "grammar",
+        grammar.to_str().unwrap(),
+        "--vocab",
+        vocab_path.to_str().unwrap(),
+        "-o",
+        dir.join("out.fstc").to_str().unwrap(),
+        "--time-budget",
+        "2",
+    ]);
+    let elapsed = started.elapsed();
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    assert!(stderr(&run).contains("time budget of"), "{}", stderr(&run));
+    assert!(elapsed < std::time::Duration::from_secs(5), "{elapsed:?}");
+}

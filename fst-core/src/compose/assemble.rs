@@ -6,7 +6,7 @@ use std::time::Instant;
 use super::class_trie::DenseClasses;
 use super::error::{deadline_error, edge_limit_error, memory_limit_error};
 use super::error::{out_of_range, state_limit_error};
-use super::error::{ComposeError, ComposeErrorKind};
+use super::error::{try_with_capacity, ComposeError, ComposeErrorKind};
 use super::grouping::{transition_table, GroupBy, Grouping, Stops, MAX_TABLE_ENTRIES};
 use super::groups::{EdgeLists, TokenGroups, NONE};
 use super::trim::trim;
@@ -145,7 +145,8 @@ where
         return Err(memory_limit_error(limits.memory_limit, bytes));
     }
     // Token-level state of each DFA state, or NONE while undiscovered.
-    let mut index = vec![NONE; num_dfa_states];
+    let mut index = try_with_capacity(num_dfa_states, "the index of DFA states")?;
+    index.resize(num_dfa_states, NONE);
     let mut order: Vec<u32> = vec![dfa_start];
     index[dfa_start as usize] = 0;
     let mut edges: EdgeLists = Vec::new();

@@ -114,3 +114,22 @@ pub(super) fn memory_limit_error(limit: usize, needed: usize) -> ComposeError {
         ),
     )
 }
+
+/// An empty vector with room for `n` items, or the memory limit's error when the allocator
+/// refuses it: the sizes of the composition's tables come from the input (a DFA's states,
+/// a vocabulary), and a refused allocation must be an error, not an abort of the process
+/// that embeds the compiler.
+pub(super) fn try_with_capacity<T>(n: usize, what: &str) -> Result<Vec<T>, ComposeError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        let bytes = (n as u128) * std::mem::size_of::<T>() as u128;
+        ComposeError::new(
+            ComposeErrorKind::MemoryLimit,
+            format!(
+                "the composition with the vocabulary could not allocate {bytes} bytes for \
+                 {what} (the memory limit is the allocator's)"
+            ),
+        )
+    })?;
+    Ok(v)
+}

@@ -7,7 +7,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::class_trie::{ClassTrie, DenseClasses};
-use super::error::{deadline_error, out_of_range, ComposeError};
+use super::error::{deadline_error, out_of_range, try_with_capacity, ComposeError};
 use super::functions::{FunctionGroups, POLL_EVERY};
 use super::groups::{TokenGroups, NONE};
 use crate::bytes::ByteAutomaton;
@@ -124,7 +124,7 @@ where
     if let Some(table) = class_table(dfa, dense) {
         return Ok(Some(table));
     }
-    let mut table = Vec::with_capacity(num_dfa_states * k);
+    let mut table = try_with_capacity(num_dfa_states * k, "the transition table")?;
     for s in 0..num_dfa_states as u32 {
         for &b in &dense.representative {
             match dfa.next(s, b) {

@@ -227,3 +227,22 @@ fn every_state_edges_are_the_tokens_each_state_reads_whole() {
         }
     }
 }
+
+/// A table the allocator refuses (a capacity overflow, or past the address space) is the
+/// memory limit's error, not an abort.
+#[test]
+fn a_table_the_allocator_refuses_is_the_memory_limits_error() {
+    use super::error::try_with_capacity;
+    use super::ComposeErrorKind;
+    for n in [usize::MAX / 2, 1 << 58] {
+        let e = try_with_capacity::<u32>(n, "a test table").unwrap_err();
+        assert!(matches!(e.kind(), ComposeErrorKind::MemoryLimit), "{e}");
+        assert!(e.to_string().contains("could not allocate"), "{e}");
+    }
+    assert!(
+        try_with_capacity::<u32>(10, "a small table")
+            .unwrap()
+            .capacity()
+            >= 10
+    );
+}

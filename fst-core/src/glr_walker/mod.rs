@@ -30,6 +30,7 @@
 mod gss;
 mod seen;
 
+use std::collections::HashMap;
 use std::ops::Deref;
 
 use crate::matcher::{stack_limit_error, History, MatchError, MatchErrorKind};
@@ -650,19 +651,20 @@ fn lay_dag(
 struct Laid {
     /// `(vertex below, push sequence, the vertices of its symbols but the last)`.
     last: Vec<(u32, u32, Vec<u32>)>,
+    /// The index in `last` of each vertex below: a step may lay on thousands of vertices,
+    /// and a search of `last` for each result made such a step quadratic (a fuzzed grammar's
+    /// walk took minutes per token).
+    slot_of: HashMap<u32, usize>,
 }
 
 impl Laid {
     /// The vertex under the last symbol of push sequence `push` (whose other symbols are
     /// `rest`) laid on `below`.
     fn lay(&mut self, view: &mut View<'_>, below: u32, push: u32, rest: &[u32]) -> u32 {
-        let slot = match self.last.iter().position(|l| l.0 == below) {
-            Some(i) => i,
-            None => {
-                self.last.push((below, 0, Vec::new()));
-                self.last.len() - 1
-            }
-        };
+        let slot = *self.slot_of.entry(below).or_insert_with(|| {
+            self.last.push((below, 0, Vec::new()));
+            self.last.len() - 1
+        });
         let (_, prev_push, chain) = &mut self.last[slot];
         let common = if *prev_push == push && chain.len() == rest.len() {
             rest.len()

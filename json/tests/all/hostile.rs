@@ -659,3 +659,34 @@ fn a_flat_regex_past_the_memory_budget_is_refused_before_it_is_written() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     assert!(regex_outcome(keyword_chain("patternProperties", 6)).is_ok());
 }
+
+/// An eager compile reads its flat regex with regex-syntax, whose syntax tree takes about
+/// a hundred bytes a byte of pattern and cannot be stopped: it is costed against the
+/// memory budget before it starts (it was counted at 4 bytes a byte, so a 1 GiB budget let
+/// a 256 MB regex through to a parse of some 30 GB).
+#[test]
+fn reading_a_flat_regex_is_costed_against_the_memory_budget() {
+    let names: Vec<String> = (0..400).map(|i| format!("property{i}")).collect();
+    let properties: serde_json::Map<String, Value> = names
+        .iter()
+        .map(|n| (n.clone(), json!({"type": "string", "maxLength": 3})))
+        .collect();
+    let schema = json!({"type": "object", "properties": properties, "required": names});
+    let schema = schema.to_string();
+    let flat = JsonSchemaCompiler::new().to_regex(&schema).unwrap().regex;
+    assert!(flat.len() > 20_000, "{}", flat.len());
+    let vocab = ByteVocabulary::new((0..=255u8).map(|b| Some(vec![b])).collect(), vec![]);
+    let compile = |budget: usize| {
+        JsonSchemaCompiler::new()
+            .configure(Config::new().memory_budget(budget))
+            .compile(&schema, &vocab)
+    };
+    // Room for the text (4 bytes a byte) but not for reading it (128).
+    let e = compile(flat.len() * 40).unwrap_err().to_string();
+    assert!(
+        e.contains("reading the schema's regex")
+            && e.contains(&format!("{} bytes long", flat.len())),
+        "{e}"
+    );
+    compile(flat.len() * 400).unwrap();
+}

@@ -247,9 +247,16 @@ impl<'w, 'p> Explorer<'w, 'p> {
             let byte = trie.node_byte(node);
             for &run in &before[d - 1] {
                 below.clear();
+                let made = out.len();
                 steps.advance(&mut self.stacks, run, byte, (&mut *out, &mut below));
                 let found = &mut making.found.below;
                 found.extend(below.iter().map(|&(s, next)| (s, node as u32, next)));
+                // A run of a nondeterministic PDA may read many edges: each run it makes is
+                // a step (a fuzzed grammar's level took half a minute between polls).
+                if let Err(e) = self.poll(out.len() - made + below.len(), state) {
+                    self.levels = levels;
+                    return Err(e);
+                }
             }
             if steps.is_nondeterministic() {
                 // Ways that met again are one run.

@@ -219,3 +219,31 @@ fn columns_count_characters_across_checkpoints() {
         assert!(e.contains(&format!("line 2, column {col}")), "{e}");
     }
 }
+
+/// A grammar the fuzz harness generated (issue 27): left recursion through an empty
+/// iteration and unbounded ambiguity (`r3` derives every nonempty `[a-z]` string in
+/// exponentially many ways). fstc-core's GLR matcher searched a list for each result of a
+/// step, quadratic in the vertices the step laid on: a 40-token walk took minutes. Now a
+/// walk of 150 `a`s ends, accepting where the test's own Earley recognizer does.
+#[test]
+fn an_ambiguous_left_recursive_grammar_walks_150_tokens() {
+    let text = "root ::= r0\nr0 ::= ([a-z] | r3 | (\"ab\" | r2 | \"\"))\nr1 ::= (r3)+\n\
+                r2 ::= \"\"\nr3 ::= (r1)* \"\" [a-z]\n";
+    let earley = crate::earley::Earley::new(&fstc_pda::gbnf::parse(text).unwrap());
+    let vocab = fstc_core::ByteVocabulary::from_strs(&["a", "b", "1"]);
+    let compiled = fstc_pda::GrammarCompiler::new()
+        .compile(text, &vocab)
+        .unwrap();
+    let any = fstc_core::AnyAutomaton::Pda(compiled.automaton);
+    let mut m = any.matcher();
+    let eos = fstc_core::TokenVocabulary::eos_ids(&vocab)[0];
+    for k in 1..=150 {
+        m.consume(0).unwrap();
+        if [1, 2, 50, 150].contains(&k) {
+            let mut text = "a".repeat(k);
+            assert_eq!(m.is_allowed(eos), earley.accepts(text.as_bytes()), "{k}");
+            text.push('1');
+            assert_eq!(m.is_allowed(2), earley.accepts(text.as_bytes()), "{k}");
+        }
+    }
+}
