@@ -10,7 +10,7 @@ use fstc_core::compiled::{CompileStats, Compiled, Warning};
 use fstc_core::compose::ComposeLimits;
 use fstc_core::lazy::LazyAutomaton;
 use fstc_core::token_pda::TokenPda;
-use fstc_core::vocab::VocabTrie;
+use fstc_core::vocab::{FreeText, VocabTrie};
 use fstc_core::TokenVocabulary;
 use fstc_json::{Config, JsonSchemaCompiler};
 use fstc_pda::gbnf::Expr;
@@ -20,6 +20,7 @@ use fstc_regex::{BuildError, BuildErrorKind, RegexBuilder, RegexCompiler, RegexE
 use crate::budget::Budget;
 use crate::error::TagsError;
 use crate::lower::{needs_stack, Lowering};
+use crate::networks;
 use crate::parse::StructuralTag;
 use crate::pieces::{self, PieceDfas};
 use crate::special;
@@ -441,29 +442,36 @@ impl StructuralTagCompiler {
     /// multiplied into one DFA. The state limit bounds each machine.
     pub fn call_network(&self, tag: &StructuralTag) -> Result<Compiled<CallNetwork>, TagsError> {
         special::no_tokens(tag)?;
-        self.network_of(tag)
+        Ok(self.network_of(tag)?.0)
     }
 
-    /// [`call_network`](Self::call_network), named tokens read as their markers.
-    fn network_of(&self, tag: &StructuralTag) -> Result<Compiled<CallNetwork>, TagsError> {
+    /// [`call_network`](Self::call_network), named tokens read as their markers, and the
+    /// excluded strings of each free text without a limit.
+    fn network_of(
+        &self,
+        tag: &StructuralTag,
+    ) -> Result<(Compiled<CallNetwork>, Vec<Vec<String>>), TagsError> {
         let mut stats = CompileStats::new();
         let language = stats.time("machines", || {
             Lowering::new(&self.json).with_calls().language(tag)
         })?;
+        let limit = self.get_config().get_dfa_state_limit();
         let root = stats.time("root machine", || {
-            self.build(&language.regex, language.automata)
+            let build = |regex: &str, automata| self.build(regex, automata);
+            networks::root_machine(limit, &language.regex, language.automata, build)
         })?;
         let mut builder = language.network.expect("lowered with calls");
-        let root = builder.add_machine(Arc::new(root));
+        let root = builder.add_machine(root);
         let network = builder
             .finish(root)
             .map_err(|e| TagsError::at("", format!("the automaton could not be built: {e}")))?;
         stats.set_count("machines", network.num_machines());
-        Ok(Compiled {
+        let compiled = Compiled {
             automaton: network,
             stats,
             warnings: language.warnings,
-        })
+        };
+        Ok((compiled, language.free_texts))
     }
 
     /// Compiles `tag` for lazy matching over the vocabulary of `trie` (each state's
@@ -483,11 +491,14 @@ impl StructuralTagCompiler {
         if tag.format.counts_tokens() {
             return self.compile_lazy_counted(tag, &trie);
         }
-        let network = self.network_of(tag)?;
+        let (network, free_texts) = self.network_of(tag)?;
         let mut stats = named;
         stats.extend(network.stats);
+        // A free text whose strings pass `FreeText`'s bound is composed by walks.
+        let free_texts = free_texts.iter().filter_map(|t| FreeText::new(t)).collect();
         let lazy = stats.time("lazy automaton", || {
-            LazyAutomaton::with_calls(Arc::new(network.automaton), trie.clone())
+            let network = Arc::new(network.automaton);
+            LazyAutomaton::with_calls_and_free_text(network, trie.clone(), free_texts)
         });
         if let Ok(automaton) = lazy {
             return Ok(Compiled {

@@ -39,6 +39,7 @@ mod compiler;
 mod error;
 mod format;
 mod lower;
+mod networks;
 mod parse;
 mod pieces;
 mod special;

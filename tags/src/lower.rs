@@ -34,6 +34,9 @@ pub(crate) struct Language {
     pub automata: Vec<Arc<ByteDfa>>,
     pub warnings: Vec<Warning>,
     pub network: Option<NetworkBuilder>,
+    /// The excluded strings of each distinct free text without a limit (the lazy
+    /// automaton's wildcards: `fstc_core::vocab::FreeText`).
+    pub free_texts: Vec<Vec<String>>,
 }
 
 /// What a lowering builds: regex text over splices (the byte DFA and call network
@@ -153,6 +156,8 @@ pub(crate) struct Lowering<'c, T = String> {
     /// Lowering a dispatch (`pieces`): the body of each hole so far, and whether there
     /// were more than [`pieces::MAX_HOLES`].
     holes: Option<(Vec<T>, bool)>,
+    /// The excluded strings of each distinct free text without a limit, in order of use.
+    free_texts: Vec<Vec<String>>,
     target: std::marker::PhantomData<T>,
 }
 
@@ -172,6 +177,7 @@ impl<'c, T: Target> Lowering<'c, T> {
             pieces: HashMap::new(),
             budget: None,
             holes: None,
+            free_texts: Vec::new(),
             target: std::marker::PhantomData,
         }
     }
@@ -508,6 +514,10 @@ impl<'c, T: Target> Lowering<'c, T> {
             }
             Ok(dfa)
         };
+        let plain: Vec<String> = banned.iter().map(|s| s.to_string()).collect();
+        if (max_chars, max_tokens) == (None, None) && !self.free_texts.contains(&plain) {
+            self.free_texts.push(plain);
+        }
         let at = child(path, "max_tokens");
         match (max_tokens, self.marked, &self.limited) {
             (None, _, _) => self.splice(key, path, build),
@@ -559,14 +569,12 @@ impl<'c, T: Target> Lowering<'c, T> {
         let root = match roots.get(schema) {
             Some(&root) => root,
             None => {
-                let compiled = self
-                    .json
-                    .call_network(schema)
+                let compiled = crate::networks::schema_network(self.json, schema)
                     .map_err(|e| TagsError::at(at, format!("JSON Schema: {e}")))?;
                 let root = builder.add_network(&compiled.automaton);
                 roots.insert(schema.to_string(), root);
                 self.warnings
-                    .extend(compiled.warnings.into_iter().map(|w| Warning {
+                    .extend(compiled.warnings.iter().cloned().map(|w| Warning {
                         pointer: format!("{at}{}", w.pointer),
                         ..w
                     }));
@@ -740,6 +748,7 @@ impl<'c> Lowering<'c, String> {
             automata: self.automata,
             warnings: self.warnings,
             network: self.network.map(|(builder, _)| builder),
+            free_texts: self.free_texts,
         })
     }
 }

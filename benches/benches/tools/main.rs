@@ -18,7 +18,7 @@ use fstc_benches::report::{
     cross_check, ms, print_mismatch, print_vocab_heading, print_walk_header, print_walk_row,
 };
 use fstc_benches::vocab::{self, LoadedVocab};
-use fstc_benches::walk::{measure, schedule, Event};
+use fstc_benches::walk::{measure, schedule, Constraint, Event};
 use fstc_core::vocab::VocabTrie;
 use fstc_core::walker::Walker;
 use fstc_json::{Config, Whitespace};
@@ -32,7 +32,8 @@ const USAGE: &str = "[TOOLS=LIST] [WHOLE_MAX=N] tools [--vocab NAME_OR_PATH ...]
 --compile-runs  eager compiles per engine; the fastest is reported (default 3)
 TOOLS           tool counts, comma-separated (default 1,8,32,128)
 WHOLE_MAX       the most tools also compiled as one DFA, the previous way (default 32: it grows faster than the tools)
-THINK=1         a reasoning model's form: a `<think>` block, then the text with tool calls (a nested list)";
+THINK=1         a reasoning model's form: a `<think>` block, then the text with tool calls (a nested list)
+LAZY_ONLY=1     only the per-request engines (fstc lazy, llguidance): no eager compile";
 
 /// Tool `i`'s function: a name and its argument schema, from eight kinds of real-world
 /// functions, each with a bound or a value of its own so that no two bodies are equal.
@@ -256,6 +257,7 @@ fn bench_vocab(
         StructuralTagCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
     let width = vocab.mask_words();
     let mut mismatches = Vec::new();
+    let mut requests = Vec::new();
     // Bounded strings make each tool ~10 times larger: one DFA of all of them only up to
     // a quarter of `whole_max` tools.
     let kinds = [(false, whole_max), (true, whole_max / 4)];
@@ -270,26 +272,32 @@ fn bench_vocab(
         let events = schedule(&vocab.tokenize_all(&texts)?, options.steps);
         let label = format!("{n}{}", if bounded { " bounded" } else { "" });
         let mut results = Vec::new();
-        let runs = options.compile_runs;
-        match eager(&compiler, &tag, &trie, (&events, width, runs), "fstc") {
-            Ok((result, note)) => print_walk_row(&label, &result, &note),
-            Err(e) => println!("| {label} | fstc | {e} |"),
+        if !lazy_only() {
+            let sizes = (label.as_str(), n, whole_max);
+            results.extend(eager_rows(
+                &compiler,
+                &tag,
+                &trie,
+                (&events, width, options),
+                sizes,
+            ));
         }
-        let pieces = compiler.clone().composition(Composition::Pieces);
-        match eager(&pieces, &tag, &trie, (&events, width, runs), "fstc pieces") {
-            Ok((pieces, note)) => {
-                print_walk_row(&label, &pieces, &note);
-                results.push(pieces);
-            }
-            Err(e) => println!("| {label} | fstc pieces | {e} |"),
-        }
-        if n <= whole_max {
-            let whole = compiler.clone().composition(Composition::Whole);
-            match eager(&whole, &tag, &trie, (&events, width, runs), "fstc one DFA") {
-                Ok((result, note)) => print_walk_row(&label, &result, &note),
-                Err(e) => println!("| {label} | fstc one DFA | {e} |"),
-            }
-        }
+        let lazy_request = || -> Result<Box<dyn Constraint>> {
+            let lazy = compiler
+                .compile_lazy(&tag, trie.clone())
+                .map_err(|e| anyhow!("fstc lazy: {e}"))?;
+            Ok(Box::new(Fstc(lazy.automaton.start_matcher())))
+        };
+        let lark = lark(n, bounded);
+        let llg_request = || -> Result<Box<dyn Constraint>> {
+            let grammar = TopLevelGrammar::from_lark(lark.clone());
+            Ok(Box::new(
+                Llguidance::compile_grammar(grammar, "the tools", &factory)?.0,
+            ))
+        };
+        let times = [&lazy_request as &dyn Fn() -> _, &llg_request]
+            .map(|r| [request(r, width, 1), request(r, width, AGAIN)]);
+        requests.push((label.clone(), times));
         let started = Instant::now();
         let lazy = compiler
             .compile_lazy(&tag, trie.clone())
@@ -297,8 +305,9 @@ fn bench_vocab(
         let compile = started.elapsed();
         let mut matcher = Fstc(lazy.automaton.start_matcher());
         let result = measure("fstc lazy", &mut matcher, compile, None, &events, width);
-        print_walk_row(&label, &result, "states made on first use");
-        let lark = lark(n, bounded);
+        let note = format!("states made on first use; {}", lazy.stats).replace('\n', "; ");
+        print_walk_row(&label, &result, &note);
+        results.push(result);
         let (mut llg, compile) =
             Llguidance::compile_grammar(TopLevelGrammar::from_lark(lark), "the tools", &factory)?;
         let result = measure("llguidance", &mut llg, compile, None, &events, width);
@@ -307,9 +316,114 @@ fn bench_vocab(
         mismatches.extend(cross_check(vocab, &results));
     }
     println!();
+    print_requests(&requests)?;
     for m in &mismatches {
         print_mismatch(m);
     }
+    Ok(())
+}
+
+/// The eager engines' rows (as it chooses, in pieces, as one DFA up to `whole_max`
+/// tools); the pieces' result for the cross-check.
+fn eager_rows(
+    compiler: &StructuralTagCompiler,
+    tag: &StructuralTag,
+    trie: &VocabTrie,
+    (events, width, options): (&[Event], usize, &fstc_benches::args::Options),
+    (label, n, whole_max): (&str, usize, usize),
+) -> Option<fstc_benches::report::EngineResult> {
+    let runs = options.compile_runs;
+    let label = label.to_string();
+    let mut results = Vec::new();
+    match eager(compiler, tag, trie, (events, width, runs), "fstc") {
+        Ok((result, note)) => print_walk_row(&label, &result, &note),
+        Err(e) => println!("| {label} | fstc | {e} |"),
+    }
+    let pieces = compiler.clone().composition(Composition::Pieces);
+    match eager(&pieces, tag, trie, (events, width, runs), "fstc pieces") {
+        Ok((pieces, note)) => {
+            print_walk_row(&label, &pieces, &note);
+            results.push(pieces);
+        }
+        Err(e) => println!("| {label} | fstc pieces | {e} |"),
+    }
+    if n <= whole_max {
+        let whole = compiler.clone().composition(Composition::Whole);
+        match eager(&whole, tag, trie, (events, width, runs), "fstc one DFA") {
+            Ok((result, note)) => print_walk_row(&label, &result, &note),
+            Err(e) => println!("| {label} | fstc one DFA | {e} |"),
+        }
+    }
+    results.pop()
+}
+
+/// Whether only the per-request engines run (`LAZY_ONLY=1`).
+fn lazy_only() -> bool {
+    std::env::var("LAZY_ONLY").is_ok_and(|v| v == "1")
+}
+
+/// Compile + first mask of a request: wall time and this thread's CPU time (means).
+type Request = Result<(Duration, Option<Duration>)>;
+
+/// Requests after the first, averaged: the CPU clock below counts in scheduler ticks.
+const AGAIN: u32 = 10;
+
+/// `times` requests in a row, each a compile and its first mask; the mean times.
+fn request(compile: &dyn Fn() -> Result<Box<dyn Constraint>>, width: usize, times: u32) -> Request {
+    let (wall, cpu) = (Instant::now(), thread_cpu());
+    for _ in 0..times {
+        let mut engine = compile()?;
+        engine.fill_mask(&mut vec![0u32; width])?;
+    }
+    let cpu = thread_cpu()
+        .zip(cpu)
+        .map(|(b, a)| b.saturating_sub(a) / times);
+    Ok((wall.elapsed() / times, cpu))
+}
+
+/// This thread's time on a CPU so far (`/proc/thread-self/schedstat`, Linux), which
+/// leaves out the time the other builds on a loaded machine take; it advances in
+/// scheduler ticks on some kernels (4 ms here), so one short request reads coarse.
+fn thread_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns = stat.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// The request table: per tool count, each engine's first and second request.
+fn print_requests(requests: &[(String, [[Request; 2]; 2])]) -> Result<()> {
+    println!(
+        "Per request (compile + first mask, ms; CPU = this thread's time on a CPU), \
+              each engine's first request, then the mean of {AGAIN} more with the same tools:\n"
+    );
+    println!("| tools | fstc lazy 1st wall / CPU | next wall / CPU | llguidance 1st wall / CPU | next wall / CPU | CPU ratio 1st / next |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let cell = |r: &Request| match r {
+        Ok((wall, cpu)) => format!("{} / {}", ms(*wall), cpu.map_or("-".into(), ms)),
+        Err(e) => format!("{e}"),
+    };
+    let cpu = |r: &Request| {
+        r.as_ref()
+            .ok()
+            .and_then(|(_, c)| *c)
+            .map(|c| c.as_secs_f64())
+    };
+    for (label, [fstc, llg]) in requests {
+        let ratio = |i: usize| match (cpu(&fstc[i]), cpu(&llg[i])) {
+            (Some(f), Some(l)) if l > 0.0 => format!("{:.2}", f / l),
+            _ => "-".into(),
+        };
+        println!(
+            "| {label} | {} | {} | {} | {} | {} / {} |",
+            cell(&fstc[0]),
+            cell(&fstc[1]),
+            cell(&llg[0]),
+            cell(&llg[1]),
+            ratio(0),
+            ratio(1)
+        );
+    }
+    println!();
     Ok(())
 }
 

@@ -22,8 +22,9 @@ use crate::vocab::VocabTrie;
 
 use super::bound::Work;
 use super::leaf::{leaf_walk, leaf_walk_beside, LeafWalk, Meets};
-use super::shared;
 use super::state::{walk, walk_below, StateInfo, NO_STATE};
+use super::wildcard::Wildcards;
+use super::{projection, shared};
 
 /// No parent frame: the bottom of a stack.
 const BOTTOM: u32 = u32::MAX;
@@ -60,11 +61,15 @@ pub(super) struct Expansion {
     leaf_walks: FastMap<(u32, u32), Arc<LeafWalk>>,
     /// Each machine's hash for the process-wide walks ([`super::shared`]), once asked for.
     machine_hashes: Vec<Option<u64>>,
+    /// Each machine's splitting states ([`projection::splitting_states`]), once asked for.
+    machine_splits: Vec<Option<Arc<[bool]>>>,
     /// Per machine: a state with its walk, beside which other states' walks are made
     /// ([`leaf_walk_beside`]).
     references: FastMap<u32, Reference>,
     /// The bound on the composition under way ([`super::bound`]).
     pub(super) work: Work,
+    /// The free texts whose states take their tokens from precomputed sets.
+    pub(super) wildcards: Wildcards,
 }
 
 /// Most stacks of a flat state whose tokens are found stack by stack (past it, one walk
@@ -80,6 +85,8 @@ struct Reference {
     meets: Meets,
     /// Walks beside it (or beside the reference before it) that gave up in a row.
     misses: u32,
+    /// Whether its walk was made over a projection (it then stays the reference).
+    projected: bool,
 }
 
 impl Reference {
@@ -90,6 +97,14 @@ impl Reference {
             walk,
             meets: Meets::new(dfa, dfa, true),
             misses,
+            projected: false,
+        }
+    }
+
+    fn projected(self) -> Reference {
+        Reference {
+            projected: true,
+            ..self
         }
     }
 }
@@ -133,8 +148,10 @@ impl Expansion {
             generation: 0,
             leaf_walks: FastMap::default(),
             machine_hashes: Vec::new(),
+            machine_splits: Vec::new(),
             references: FastMap::default(),
             work: Work::new(),
+            wildcards: Wildcards::default(),
         };
         let root = e.network.root();
         let root = e.frame(root, e.network.machine(root).start(), BOTTOM);
@@ -324,23 +341,44 @@ impl Expansion {
                 }
                 united.expect("at least two stacks")
             }
-            None => {
-                let classes = *self.class_of_byte();
-                let mut tokens = Vec::new();
-                walk(
-                    trie,
-                    &classes,
-                    state,
-                    |s, c| self.step(s, c),
-                    |_, ids| tokens.extend_from_slice(ids),
-                );
-                StateInfo::from_tokens(tokens, vocab_size)
-            }
+            None => match self.free_text_tokens(state, trie, vocab_size) {
+                Some(info) => info,
+                None => {
+                    let classes = *self.class_of_byte();
+                    let mut tokens = Vec::new();
+                    walk(
+                        trie,
+                        &classes,
+                        state,
+                        |s, c| self.step(s, c),
+                        |_, ids| tokens.extend_from_slice(ids),
+                    );
+                    StateInfo::from_tokens(tokens, vocab_size)
+                }
+            },
         };
         let info = Arc::new(info);
         if !self.work.exhausted() {
             self.cache[state as usize] = Some(Arc::clone(&info));
         }
+        info
+    }
+
+    /// The tokens of `state` from a free text's sets, when it reads one ([`Wildcards`]).
+    fn free_text_tokens(
+        &mut self,
+        state: u32,
+        trie: &VocabTrie,
+        vocab_size: u32,
+    ) -> Option<StateInfo> {
+        let mut wildcards = std::mem::take(&mut self.wildcards);
+        let classes = *self.class_of_byte();
+        let step = |s, b: u8| match self.step(s, classes[b as usize] as usize) {
+            NO_STATE => None,
+            to => Some(to),
+        };
+        let info = wildcards.tokens(state, trie, vocab_size, &classes, step);
+        self.wildcards = wildcards;
         info
     }
 
@@ -418,8 +456,11 @@ impl Expansion {
         w
     }
 
-    /// Machine `m`'s walk from `s`, beside its reference walk when it has one that
-    /// has not given up too often, else of its own (then the machine's reference).
+    /// Machine `m`'s walk from `s`: over the trie projected onto the bytes the states
+    /// reachable from `s` tell apart when that pays; else beside its reference walk when
+    /// it has one that has not given up too often (first a projected walk of the state
+    /// `s` reaches by most printable bytes: a key machine's free state), else of its own
+    /// (then the machine's reference).
     fn new_leaf_walk(
         &mut self,
         m: u32,
@@ -427,7 +468,20 @@ impl Expansion {
         trie: &VocabTrie,
         vocab_size: u32,
     ) -> Arc<LeafWalk> {
+        let splits = self.machine_splits(m);
         let dfa = self.network.machine(m);
+        if let Some(walk) = projection::projected_walk(trie, dfa, &splits, s) {
+            let walk = Arc::new(walk);
+            if walk.tokens().count() >= trie.num_text_tokens() / 4 {
+                shared::keep_reference(trie, self.network.machine_arc(m), s, &walk);
+            }
+            return walk;
+        }
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.references.entry(m) {
+            if let Some((r, walk)) = projected_reference(dfa, &splits, s, trie) {
+                slot.insert(Reference::new(dfa, r, Arc::new(walk), 0).projected());
+            }
+        }
         if let Some(r) = self.references.get_mut(&m) {
             if r.misses >= MAX_REFERENCE_MISSES {
                 return Arc::new(leaf_walk(dfa, s, trie, vocab_size));
@@ -440,10 +494,14 @@ impl Expansion {
                 r.misses = 0;
                 return Arc::new(w);
             }
-            // The states have drifted apart (a counted string far from its first
-            // position): the new walk becomes the reference.
             let walk = Arc::new(leaf_walk(dfa, s, trie, vocab_size));
-            *r = Reference::new(dfa, s, Arc::clone(&walk), r.misses + 1);
+            r.misses += 1;
+            // The states have drifted apart (a counted string far from its first
+            // position): the new walk becomes the reference, unless the reference is
+            // a projected walk (made again as cheaply).
+            if !r.projected {
+                *r = Reference::new(dfa, s, Arc::clone(&walk), r.misses);
+            }
             return walk;
         }
         let walk = match beside_another_machine(dfa, s, trie, vocab_size) {
@@ -461,6 +519,20 @@ impl Expansion {
         walk
     }
 
+    fn machine_splits(&mut self, m: u32) -> Arc<[bool]> {
+        let m = m as usize;
+        if self.machine_splits.len() <= m {
+            self.machine_splits
+                .resize(self.network.num_machines(), None);
+        }
+        let network = &self.network;
+        Arc::clone(
+            self.machine_splits[m].get_or_insert_with(|| {
+                projection::splitting_states(network.machine(m as u32)).into()
+            }),
+        )
+    }
+
     fn machine_hash(&mut self, m: u32) -> u64 {
         let m = m as usize;
         if self.machine_hashes.len() <= m {
@@ -471,6 +543,28 @@ impl Expansion {
         *self.machine_hashes[m]
             .get_or_insert_with(|| shared::machine_hash(network.machine(m as u32)))
     }
+}
+
+/// A state of `dfa` for walks from `s` to be made beside, with its walk over a
+/// projection: of the states `s` reaches by one printable ASCII byte, the one reached by
+/// most such bytes whose walk projects. From a key machine's first state this is its
+/// free state, past every property name: the two differ only along the names.
+fn projected_reference(
+    dfa: &ByteDfa,
+    splits: &[bool],
+    s: u32,
+    trie: &VocabTrie,
+) -> Option<(u32, LeafWalk)> {
+    let mut bytes_to: FastMap<u32, usize> = FastMap::default();
+    for b in 0x20..0x7f {
+        if let Some(t) = dfa.next(s, b) {
+            *bytes_to.entry(t).or_default() += 1;
+        }
+    }
+    let mut targets: Vec<(usize, u32)> = bytes_to.into_iter().map(|(t, n)| (n, t)).collect();
+    targets.sort_unstable_by(|a, b| b.cmp(a));
+    (targets.into_iter().take(2))
+        .find_map(|(_, r)| Some((r, projection::projected_walk(trie, dfa, splits, r)?)))
 }
 
 /// The walk of `dfa` from `s` made beside one of the process's recent wide walks of other

@@ -27,6 +27,13 @@ pub(super) struct LeafWalk {
 }
 
 impl LeafWalk {
+    pub(super) fn new(tokens: StateInfo, after_return: Vec<Vec<u32>>) -> LeafWalk {
+        LeafWalk {
+            tokens,
+            after_return,
+        }
+    }
+
     pub(super) fn tokens(&self) -> &StateInfo {
         &self.tokens
     }
@@ -39,12 +46,38 @@ impl LeafWalk {
 
 /// Machine `dfa`'s own walk of the trie from its state `s`.
 pub(super) fn leaf_walk(dfa: &ByteDfa, s: u32, trie: &VocabTrie, vocab_size: u32) -> LeafWalk {
-    let mut at = vec![NO_STATE; trie.max_depth() + 1];
-    at[0] = s;
     let mut tokens = Vec::new();
     let mut after_return = vec![Vec::new(); 256];
-    let mut node = 1;
-    while node < trie.num_nodes() {
+    leaf_walk_below(
+        dfa,
+        (0, s),
+        trie,
+        &mut |ids| tokens.extend_from_slice(ids),
+        &mut after_return,
+    );
+    LeafWalk {
+        tokens: StateInfo::from_tokens(tokens, vocab_size),
+        after_return,
+    }
+}
+
+/// The walk of `dfa` below trie node `root`, in state `s` there: `read` gets the tokens
+/// read whole, `after_return` (by byte) the nodes whose parent the machine accepts at.
+pub(super) fn leaf_walk_below(
+    dfa: &ByteDfa,
+    (root, s): (usize, u32),
+    trie: &VocabTrie,
+    read: &mut impl FnMut(&[u32]),
+    after_return: &mut [Vec<u32>],
+) {
+    let mut at = vec![NO_STATE; trie.max_depth() + 1];
+    at[trie.node_depth(root)] = s;
+    let end = match root {
+        0 => trie.num_nodes(),
+        _ => trie.subtree_end(root),
+    };
+    let mut node = root + 1;
+    while node < end {
         let depth = trie.node_depth(node);
         let byte = trie.node_byte(node);
         let from = at[depth - 1];
@@ -58,12 +91,8 @@ pub(super) fn leaf_walk(dfa: &ByteDfa, s: u32, trie: &VocabTrie, vocab_size: u32
             continue;
         };
         at[depth] = next;
-        tokens.extend_from_slice(trie.node_tokens(node));
+        read(trie.node_tokens(node));
         node += 1;
-    }
-    LeafWalk {
-        tokens: StateInfo::from_tokens(tokens, vocab_size),
-        after_return,
     }
 }
 

@@ -128,7 +128,8 @@ impl Matcher for LazyMatcher {
     }
 
     /// While the state does not accept and has exactly one token edge, that token; as
-    /// the eager walker, bounded by the number of states.
+    /// the eager walker, bounded by the number of states (read again at each step: over
+    /// a call network, following the chain builds states).
     fn forced_tokens(&self) -> Vec<u32> {
         let mut out = Vec::new();
         if self.trail.finished() {
@@ -136,7 +137,7 @@ impl Matcher for LazyMatcher {
         }
         let a = &self.automaton;
         let mut state = self.trail.state;
-        for _ in 0..a.num_dfa_states() {
+        while out.len() < a.num_dfa_states() {
             if a.is_accepting(state) {
                 break;
             }

@@ -31,8 +31,10 @@ mod calls;
 mod leaf;
 mod live;
 mod matcher;
+mod projection;
 mod shared;
 mod state;
+mod wildcard;
 
 pub use bound::DEFAULT_STATE_WORK_LIMIT;
 pub use matcher::LazyMatcher;
@@ -42,10 +44,11 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use crate::bytes::{ByteAutomaton, CallNetwork};
 use crate::compose::{transition_table, ComposeError, ComposeErrorKind, DenseClasses};
 use crate::matcher::MatchError;
-use crate::vocab::VocabTrie;
+use crate::vocab::{FreeText, VocabTrie};
 use calls::Expansion;
 use live::Liveness;
 use state::{walk, StateInfo, NO_STATE};
+use wildcard::Wildcards;
 
 /// A byte DFA over a vocabulary, composed on demand; see the module docs. Cloning shares
 /// the DFA, the trie and the cache.
@@ -142,6 +145,19 @@ impl LazyAutomaton {
         network: Arc<CallNetwork>,
         trie: Arc<VocabTrie>,
     ) -> Result<LazyAutomaton, ComposeError> {
+        LazyAutomaton::with_calls_and_free_text(network, trie, Vec::new())
+    }
+
+    /// [`with_calls`](Self::with_calls), told the free texts the language holds (a
+    /// structural tag's, by their excluded strings): a state found to read one of them
+    /// (checked on the network's own transitions, see `lazy/wildcard.rs`) takes its tokens
+    /// from that text's precomputed sets, a copy and a walk of about 1% of the vocabulary
+    /// instead of a walk of the whole trie. The language is the network's either way.
+    pub fn with_calls_and_free_text(
+        network: Arc<CallNetwork>,
+        trie: Arc<VocabTrie>,
+        free_texts: Vec<FreeText>,
+    ) -> Result<LazyAutomaton, ComposeError> {
         let vocab_size = u32::try_from(trie.vocab_size()).map_err(|_| {
             ComposeError::new(
                 ComposeErrorKind::InvalidInput,
@@ -162,12 +178,14 @@ impl LazyAutomaton {
                 ),
             ));
         }
+        let mut expansion = Expansion::new(network);
+        expansion.wildcards = Wildcards::new(free_texts);
         Ok(LazyAutomaton {
             inner: Arc::new(Inner {
                 eos_ids: trie.eos_ids().to_vec(),
                 trie,
                 vocab_size,
-                side: Side::Calls(Mutex::new(Expansion::new(network))),
+                side: Side::Calls(Mutex::new(expansion)),
             }),
         })
     }
@@ -214,6 +232,15 @@ impl LazyAutomaton {
         match &self.inner.side {
             Side::Table(t) => t.cache.iter().filter(|c| c.get().is_some()).count(),
             Side::Calls(e) => lock(e).num_cached(),
+        }
+    }
+
+    /// Number of states whose tokens came from a free text's precomputed sets
+    /// ([`with_calls_and_free_text`](Self::with_calls_and_free_text)) so far.
+    pub fn num_free_text_states(&self) -> usize {
+        match &self.inner.side {
+            Side::Table(_) => 0,
+            Side::Calls(e) => lock(e).wildcards.num_used(),
         }
     }
 

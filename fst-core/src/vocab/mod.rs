@@ -6,10 +6,16 @@
 //! vocabulary and shared by every composition with it.
 
 #[cfg(feature = "compile")]
+mod free_text;
+#[cfg(feature = "compile")]
 pub(crate) mod level_trie;
 #[cfg(feature = "compile")]
 pub(crate) mod trie;
 
+#[cfg(feature = "compile")]
+pub(crate) use free_text::FreeTextTokens;
+#[cfg(feature = "compile")]
+pub use free_text::{FreeText, MAX_FREE_TEXT_BYTES};
 #[cfg(feature = "compile")]
 pub use trie::VocabTrie;
 

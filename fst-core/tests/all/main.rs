@@ -15,6 +15,7 @@ mod detokenizing_fst;
 mod format_corruption;
 mod format_dense_masks;
 mod format_roundtrip;
+mod free_text;
 mod glr_push_dags;
 mod hostile_files;
 mod lazy_differential;

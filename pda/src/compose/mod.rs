@@ -13,6 +13,7 @@
 //! OR of the class masks along that chain.
 
 mod classes;
+mod explore;
 mod steps;
 mod walk;
 

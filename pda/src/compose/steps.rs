@@ -43,7 +43,7 @@ struct NondetSteps {
 
 /// One possible run of the byte PDA over the bytes of a token read so far, since the
 /// token's start or its last return below its own pushes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(super) struct Run {
     pub state: u32,
     /// The symbols the token pushed that are still on the stack: a node of [`Stacks`].
@@ -81,12 +81,20 @@ impl Stacks {
         node
     }
 
-    fn top(&self, at: u32) -> Option<u32> {
+    pub fn top(&self, at: u32) -> Option<u32> {
         (at != 0).then(|| self.nodes[at as usize].1)
     }
 
-    fn pop(&self, at: u32) -> u32 {
+    pub fn pop(&self, at: u32) -> u32 {
         self.nodes[at as usize].0
+    }
+
+    /// The stack `top`'s symbols pushed over the stack `base`.
+    pub fn append(&mut self, mut base: u32, top: u32) -> u32 {
+        for s in self.symbols(top) {
+            base = self.push(base, s);
+        }
+        base
     }
 
     /// The symbols of the stack `at`, in push order.
@@ -238,8 +246,8 @@ impl<'p> Steps<'p> {
         }
     }
 
-    /// Follows the byte edge `(target, push)` from `run.state` and pushes the run to `out`,
-    /// unless a forced return finds no return for its top.
+    /// Follows the byte edge `(target, push)` from `run.state` and pushes the run to `out`
+    /// after its forced returns, unless one finds no return for its top.
     fn read_edge(
         &self,
         stacks: &mut Stacks,
@@ -251,19 +259,21 @@ impl<'p> Steps<'p> {
             run.own = stacks.push(run.own, s);
         }
         run.state = target;
-        // Returns from a finished rule into the token's own pushes are forced: doing them
-        // now makes edges push less and fewer states boundaries.
+        out.extend(self.forced_returns(stacks, run));
+    }
+
+    /// `run` after the returns from finished rules into the token's own pushes, which are
+    /// forced (doing them at once makes edges push less and fewer states boundaries);
+    /// `None` where a finished rule has no return for the top symbol.
+    pub fn forced_returns(&self, stacks: &Stacks, mut run: Run) -> Option<Run> {
         while self.complete[run.state as usize] {
             let Some(top) = stacks.top(run.own) else {
                 break;
             };
-            let Some(next) = self.ret(run.state, top) else {
-                return;
-            };
+            run.state = self.ret(run.state, top)?;
             run.own = stacks.pop(run.own);
-            run.state = next;
         }
-        out.push(run);
+        Some(run)
     }
 
     /// The returns `(symbol, target)` of `state`, by symbol.

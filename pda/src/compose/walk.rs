@@ -23,7 +23,8 @@ use std::collections::VecDeque;
 use fstc_core::fast_hash::FastMap;
 use fstc_core::vocab::VocabTrie;
 
-use super::steps::{Run, Stacks, Steps};
+use super::explore::Explorer;
+use super::steps::Steps;
 use crate::budget::Budget;
 use crate::config::Config;
 use crate::error::{PdaError, PdaErrorKind};
@@ -70,12 +71,9 @@ struct Point {
 /// The walk's state: points, the subset construction over them and the push sequences.
 struct Walk<'w, 'p> {
     steps: &'w Steps<'p>,
-    trie: &'w VocabTrie,
     config: &'w Config,
     budget: &'w Budget,
-    /// Per depth, the runs of the current exploration.
-    levels: Vec<Vec<Run>>,
-    stacks: Stacks,
+    explorer: Explorer<'w, 'p>,
     /// Per node of `stacks`: its push sequence, once an edge pushes it.
     push_of_stack: Vec<u32>,
     point_index: FastMap<(u32, u32), u32>,
@@ -92,8 +90,6 @@ struct Walk<'w, 'p> {
     queue: VecDeque<u32>,
     push_seqs: Vec<Vec<u32>>,
     num_edges: usize,
-    /// Scratch: the `(node, push sequence)` each run of a trie node ends in (`record`).
-    targets: Vec<(u32, u32)>,
     /// Points in the nodes' member lists and symbols in the push sequences, in total.
     member_words: usize,
 }
@@ -108,11 +104,9 @@ pub(super) fn walk(
 ) -> Result<Graph, PdaError> {
     let mut w = Walk {
         steps,
-        trie,
         config,
         budget,
-        levels: vec![Vec::new(); trie.max_depth() + 1],
-        stacks: Stacks::new(),
+        explorer: Explorer::new(steps, trie, budget),
         push_of_stack: Vec::new(),
         point_index: FastMap::default(),
         point_keys: Vec::new(),
@@ -125,7 +119,6 @@ pub(super) fn walk(
         queue: VecDeque::new(),
         push_seqs: vec![Vec::new()],
         num_edges: 0,
-        targets: Vec::new(),
         member_words: 0,
     };
     w.boundary(start)?;
@@ -143,13 +136,14 @@ impl Walk<'_, '_> {
     fn bytes(&self) -> usize {
         let points = self.point_keys.len() * (8 + 16 + std::mem::size_of::<Option<Point>>());
         let nodes = self.accepting.len() * (1 + 3 * std::mem::size_of::<Vec<u32>>() + 8);
-        points + nodes + self.num_edges * 12 + self.member_words * 8 + self.stacks.len() * 24
+        points + nodes + self.num_edges * 12 + self.member_words * 8
     }
 
     /// Polls the budgets after `steps` steps of composing from byte state `state`.
     fn poll(&self, steps: usize, state: u32) -> Result<(), PdaError> {
         let place = || format!("composing {} with the vocabulary", self.steps.place(state));
-        self.budget.poll(steps, || self.bytes(), place)
+        let bytes = || self.bytes() + self.explorer.held();
+        self.budget.poll(steps, bytes, place)
     }
 
     /// The point of `key`, numbered when new.
@@ -208,11 +202,12 @@ impl Walk<'_, '_> {
         if own == 0 {
             return 0;
         }
-        if self.push_of_stack.len() < self.stacks.len() {
-            self.push_of_stack.resize(self.stacks.len(), NONE);
+        let stacks = &self.explorer.stacks;
+        if self.push_of_stack.len() < stacks.len() {
+            self.push_of_stack.resize(stacks.len(), NONE);
         }
         if self.push_of_stack[own as usize] == NONE {
-            self.push_seqs.push(self.stacks.symbols(own));
+            self.push_seqs.push(stacks.symbols(own));
             self.member_words += self.push_seqs.last().map_or(0, Vec::len);
             self.push_of_stack[own as usize] = self.push_seqs.len() as u32 - 1;
         }
@@ -256,86 +251,26 @@ impl Walk<'_, '_> {
                 accepting: steps.ends(state),
             });
         }
-        let (steps, trie) = (self.steps, self.trie);
-        let at = at as usize;
-        let (first, end) = match at {
-            0 => (1, trie.num_nodes()),
-            _ => (at, trie.subtree_end(at)),
-        };
-        let mut levels = std::mem::take(&mut self.levels);
-        let base = trie.node_depth(at).saturating_sub(1);
-        levels[base].clear();
-        levels[base].push(Run { state, own: 0 });
-        let mut point = Point::default();
-        let mut below = Vec::new();
-        let mut node = first;
-        while node < end {
-            let d = trie.node_depth(node);
-            // One step per run advanced.
-            if let Err(e) = self.poll(levels[d - 1].len().max(1), state) {
-                self.levels = levels;
-                return Err(e);
-            }
-            let (before, after) = levels.split_at_mut(d);
-            let out = &mut after[0];
-            out.clear();
-            for &run in &before[d - 1] {
-                below.clear();
-                let byte = trie.node_byte(node);
-                steps.advance(&mut self.stacks, run, byte, (&mut *out, &mut below));
-                for &(s, next) in &below {
-                    point.pops.push((s, self.point((node as u32, next))));
-                }
-            }
-            if out.is_empty() {
-                node = trie.subtree_end(node);
-                continue;
-            }
-            if steps.is_nondeterministic() {
-                // Ways that met again are one run.
-                out.sort_unstable();
-                out.dedup();
-            }
-            if let Err(e) = self.record(node, out, &mut point.edges) {
-                self.levels = levels;
-                return Err(e);
-            }
-            node += 1;
-        }
-        self.levels = levels;
-        point.pops.sort_unstable();
-        point.pops.dedup();
-        Ok(point)
-    }
-
-    /// Records that each token of trie node `node` ends each of `runs`.
-    fn record(
-        &mut self,
-        node: usize,
-        runs: &[Run],
-        edges: &mut Vec<(u32, (u32, u32))>,
-    ) -> Result<(), PdaError> {
-        let (trie, eos) = (self.trie, self.trie.eos_ids());
-        let mut tokens = (trie.node_tokens(node).iter()).filter(|t| eos.binary_search(t).is_err());
-        let Some(&first) = tokens.next() else {
-            return Ok(());
-        };
-        // Each run's target and pushes once, for all the node's tokens.
-        let mut targets = std::mem::take(&mut self.targets);
-        targets.clear();
-        for run in runs {
-            self.num_edges += 1;
-            self.check_edge_limit(run.state)?;
+        self.explorer.outside = self.bytes();
+        let found = self.explorer.explore(at, state)?;
+        let mut targets = Vec::with_capacity(found.results.len());
+        for run in &found.results {
             targets.push((self.boundary(run.state)?, self.push_seq(run.own)));
         }
-        edges.extend(targets.iter().map(|&t| (first, t)));
-        for &token in tokens {
-            self.num_edges += runs.len();
-            self.check_edge_limit(runs[0].state)?;
-            edges.extend(targets.iter().map(|&t| (token, t)));
-        }
-        self.targets = targets;
-        Ok(())
+        self.num_edges += found.edges.len();
+        self.check_edge_limit(state)?;
+        let mut pops: Vec<(u32, u32)> = (found.below.iter())
+            .map(|&(s, node, next)| (s, self.point((node, next))))
+            .collect();
+        pops.sort_unstable();
+        pops.dedup();
+        Ok(Point {
+            edges: (found.edges.iter())
+                .map(|&(t, r)| (t, targets[r as usize]))
+                .collect(),
+            pops,
+            accepting: false,
+        })
     }
 
     /// Refuses more than `token_edge_limit` token edges (reached while composing `state`).

@@ -39,11 +39,42 @@ fn error(at: Pos, what: String) -> PdaError {
     PdaError::new(PdaErrorKind::Syntax, format!("grammar {at}: {what}"))
 }
 
-/// The rules with every assertion enforced (see the module documentation).
+/// The rules with every assertion enforced (see the module documentation). Where no text
+/// meets them, the error names the assertions that no text meets even alone (or all, if
+/// only together), each with where it is, and says when one is recursive.
 pub(crate) fn expand(rules: Rules, assertions: &[Assertion], budget: &Budget) -> Res<Rules> {
     if assertions.is_empty() {
         return Ok(rules);
     }
+    let all: Vec<&Assertion> = assertions.iter().collect();
+    if let Some(out) = intersect(&rules, &all, budget)? {
+        return Ok(out);
+    }
+    let mut never = Vec::new();
+    for a in assertions {
+        if intersect(&rules, &[a], budget)?.is_none() {
+            never.push(a);
+        }
+    }
+    let (culprits, together) = match never.is_empty() {
+        true => (all, " together"),
+        false => (never, ""),
+    };
+    let first = culprits[0];
+    if names_itself(&rules.rules, first) {
+        let what = format!("the lookahead assertion of `{0}` is recursive and can never hold: it names `{0}`, so every occurrence of `{0}` must be followed by another, and at the end of the output nothing follows", first.rule);
+        return Err(error(first.at, what));
+    }
+    let others: String = (culprits[1..].iter())
+        .map(|a| format!(" and of `{}` ({})", a.rule, a.at))
+        .collect();
+    let what = format!("the lookahead assertion of `{}`{others} can never hold{together}: no text of the grammar has every occurrence of the rule followed by a text of its assertion (at the end of the output nothing follows)", first.rule);
+    Err(error(first.at, what))
+}
+
+/// The grammar intersected with the monitor of `assertions`; `None` where no text meets
+/// them.
+fn intersect(rules: &Rules, assertions: &[&Assertion], budget: &Budget) -> Res<Option<Rules>> {
     let index: HashMap<String, usize> = (rules.rules.iter().enumerate())
         .map(|(i, r)| (r.name.clone(), i))
         .collect();
@@ -69,7 +100,7 @@ pub(crate) fn expand(rules: Rules, assertions: &[Assertion], budget: &Budget) ->
     }
     let touches = touching(&rules.rules, &index, &asserted);
     let mut x = Intersect {
-        defs: rules.rules,
+        defs: rules.rules.clone(),
         index,
         asserted,
         touches,
@@ -83,6 +114,37 @@ pub(crate) fn expand(rules: Rules, assertions: &[Assertion], budget: &Budget) ->
         budget,
     };
     x.run(&rules.start)
+}
+
+/// Whether `a`'s assertion names its own rule, directly or through the rules it names.
+fn names_itself(defs: &[RuleDef], a: &Assertion) -> bool {
+    let mut seen = vec![a.expr.clone()];
+    let mut named: BTreeSet<&str> = BTreeSet::new();
+    while let Some(e) = seen.pop() {
+        let mut names = Vec::new();
+        refs(&e, &mut names);
+        for n in names {
+            if n == a.rule {
+                return true;
+            }
+            if let Some(d) = defs.iter().find(|d| d.name == n) {
+                if named.insert(d.name.as_str()) {
+                    seen.push(d.body.clone());
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The rule names `e` refers to.
+fn refs(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Ref(n, _) => out.push(n.clone()),
+        Expr::Seq(items) | Expr::Alt(items) => items.iter().for_each(|i| refs(i, out)),
+        Expr::Repeat { expr, .. } => refs(expr, out),
+        Expr::Bytes(_) | Expr::Class { .. } | Expr::Dfa(_) => {}
+    }
 }
 
 /// Which rules have an assertion or call one that does (a fixpoint).
@@ -181,7 +243,7 @@ impl Regular<'_> {
 }
 
 /// The DFA of exactly `bytes`.
-fn literal_dfa(bytes: &[u8]) -> ByteDfa {
+pub(super) fn literal_dfa(bytes: &[u8]) -> ByteDfa {
     let n = bytes.len() as u32;
     let edges: Vec<(u32, u8, u8, u32)> = (bytes.iter().enumerate())
         .map(|(i, &b)| (i as u32, b, b, i as u32 + 1))
@@ -321,12 +383,12 @@ struct Intersect<'b> {
 }
 
 impl Intersect<'_> {
-    fn run(&mut self, start: &str) -> Res<Rules> {
+    fn run(&mut self, start: &str) -> Res<Option<Rules>> {
         let Some(&s) = self.index.get(start) else {
-            return Ok(Rules {
+            return Ok(Some(Rules {
                 start: start.to_string(),
                 rules: self.defs.clone(),
-            });
+            }));
         };
         self.demand(s, 0)?;
         loop {
@@ -358,18 +420,14 @@ impl Intersect<'_> {
                 });
             }
         }
-        // Nothing may be pending at the end; without such a path the start has no text.
+        // Nothing may be pending at the end; without such a path no text meets them.
         if !self.exits[&(s, 0)].contains(&0) {
-            rules.push(RuleDef {
-                name: copy_name(start, 0, 0),
-                at: self.defs[s].at,
-                body: Expr::Alt(Vec::new()),
-            });
+            return Ok(None);
         }
-        Ok(Rules {
+        Ok(Some(Rules {
             start: copy_name(start, 0, 0),
             rules,
-        })
+        }))
     }
 
     /// Rule `k`'s body from `m`, by the state after its exit (its assertion added).

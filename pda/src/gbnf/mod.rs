@@ -29,6 +29,7 @@
 //! Errors name the line and column (from 1) in the text.
 
 mod ast;
+mod dispatch;
 mod lookahead;
 mod parse;
 
@@ -73,9 +74,10 @@ pub(crate) fn check_lines(text: &str, budget: &Budget) -> Result<(), PdaError> {
 /// pattern matches in full (read as ECMAScript, refused where a Lark regex terminal is);
 /// `Substring("c1", ...)` is every run of consecutive chunks; a lookahead assertion
 /// `name ::= body (= la)` is enforced exactly (the `lookahead` module); `name[capture]`
-/// attributes are accepted and change nothing. XGrammar's token and tag macros
-/// (`TagDispatch(...)`, `Token(...)`, ...) and the attributes `max_tokens`, `max_chars`,
-/// `lazy` and `temperature` are refused by name.
+/// attributes are accepted and change nothing; `TagDispatch(...)` is free text whose
+/// triggers hand the text to rules (the `dispatch` module). XGrammar's token macros
+/// (`Token(...)`, ...) and the attributes `max_tokens`, `max_chars`, `lazy` and
+/// `temperature` are refused by name.
 pub fn parse_ebnf(text: &str) -> Result<Rules, PdaError> {
     parse_ebnf_within(text, &Budget::unlimited()).map(|(rules, _)| rules)
 }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::ast::{
     deeper, fmt_rule_at, item_bytes, Expr, Lines, Pos, Reading, RuleDef, Rules, MAX_NESTING,
 };
+use super::dispatch::TagDispatch;
 use super::lookahead::{self, Assertion};
 use fstc_core::bytes::{Algebra, ByteDfa};
 
@@ -16,8 +17,8 @@ use crate::terminal_regex::{self as regex, PatternError};
 /// Largest bound allowed in `{m,n}`: llama.cpp's own limit.
 pub const MAX_REPEAT: u32 = 2000;
 
-/// XGrammar's macros that act on tokens or tags (`TagDispatch(...)`), refused by name.
-const EBNF_MACROS: [&str; 4] = ["TagDispatch", "Token", "ExcludeToken", "TokenTagDispatch"];
+/// XGrammar's macros that act on token ids, refused by name.
+const EBNF_MACROS: [&str; 3] = ["Token", "ExcludeToken", "TokenTagDispatch"];
 
 /// Whether a rule attribute is XGrammar's capture bookkeeping of printed grammars
 /// (`capture_hidden_stop_bytes=3`, `stop_capture="end"`): which bytes a capture reports,
@@ -139,6 +140,14 @@ impl<'a> Parser<'a> {
         PdaError::new(
             PdaErrorKind::Syntax,
             format!("grammar {}: {}", self.at(offset), what.as_ref()),
+        )
+    }
+
+    /// The error "expected `what`, found ..." at `offset`.
+    fn expected(&self, offset: usize, what: &str) -> PdaError {
+        self.err(
+            offset,
+            format!("expected {what}, found {}", self.found(offset)),
         )
     }
 
@@ -445,16 +454,18 @@ impl<'a> Parser<'a> {
                     return self.substring_macro(at);
                 }
                 if self.dialect == Dialect::Ebnf
+                    && name == "TagDispatch"
+                    && self.text[at + len..].starts_with('(')
+                {
+                    return self.dispatch_macro(at);
+                }
+                if self.dialect == Dialect::Ebnf
                     && EBNF_MACROS.contains(&name)
                     && self.text[at + len..].starts_with('(')
                 {
-                    let why = match name {
-                        "TagDispatch" => "a dispatch loop over free text; write it as a structural tag of type `triggered_tags` (docs/structural-tags.md), whose `grammar` pieces take this EBNF",
-                        _ => "it acts on token ids of one vocabulary, not on the text",
-                    };
                     return Err(self.err(
                         at,
-                        format!("XGrammar's macro `{name}(...)` is not supported: {why}"),
+                        format!("XGrammar's macro `{name}(...)` is not supported: it acts on token ids of one vocabulary, not on the text"),
                     ));
                 }
                 self.pos += len;
@@ -582,6 +593,100 @@ impl<'a> Parser<'a> {
         let dfa = Expr::Dfa(std::sync::Arc::new(dfa));
         self.count(bytes)?;
         Ok(dfa)
+    }
+
+    /// XGrammar's `TagDispatch(("trigger", rule), ..., loop_after_dispatch=B,
+    /// excludes=("s", ...))` (see `dispatch`): pairs and named arguments in any order,
+    /// separated by `,`, a trailing `,` allowed inside a pair or `excludes`.
+    fn dispatch_macro(&mut self, at: usize) -> Res<Expr> {
+        self.pos = at + "TagDispatch(".len();
+        let mut d = TagDispatch::new();
+        while self.peek() != Some(b')') {
+            let here = self.pos;
+            if self.peek() == Some(b'(') {
+                self.pos += 1;
+                let trigger = self.macro_string("a (\"trigger\", rule) pair")?;
+                self.expect(b',', "after the trigger")?;
+                self.peek();
+                let (name, len) = (self.pos, self.name_len(self.pos));
+                if len == 0 {
+                    return Err(self.expected(name, "the rule of the trigger"));
+                }
+                self.pos += len;
+                if self.peek() == Some(b',') {
+                    self.pos += 1;
+                }
+                self.expect(b')', "closing the pair")?;
+                d.pairs.push((
+                    trigger,
+                    self.text[name..name + len].to_string(),
+                    self.at(name),
+                ));
+            } else {
+                let len = self.name_len(here);
+                let arg = &self.text[here..here + len];
+                self.pos += len;
+                self.expect(b'=', "after a named argument")?;
+                match arg {
+                    "loop_after_dispatch" => d.looping = self.macro_bool()?,
+                    "excludes" => d.excludes = self.macro_strings()?,
+                    _ => return Err(self.err(here, format!("unknown argument {} of `TagDispatch(...)` (XGrammar's are (\"trigger\", rule) pairs, `loop_after_dispatch` and `excludes`)", match arg { "" => self.found(here), _ => format!("`{arg}`") }))),
+                }
+            }
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b')') => break,
+                _ => return Err(self.expected(self.pos, "`,` or `)` in `TagDispatch(`")),
+            }
+        }
+        self.pos += 1;
+        let (expr, bytes) = d.expr().map_err(|m| self.err(at, m))?;
+        self.count(bytes)?;
+        Ok(expr)
+    }
+
+    /// The `"..."` literal of a macro argument, `what` saying where for the message.
+    fn macro_string(&mut self, what: &str) -> Res<Vec<u8>> {
+        if self.peek() != Some(b'"') {
+            return Err(self.expected(self.pos, &format!("a \"string\" in {what}")));
+        }
+        self.literal_bytes()
+    }
+
+    /// `("s", ...)`, a trailing `,` allowed.
+    fn macro_strings(&mut self) -> Res<Vec<Vec<u8>>> {
+        self.expect(b'(', "opening the list of strings")?;
+        let mut out = Vec::new();
+        while self.peek() != Some(b')') {
+            out.push(self.macro_string("the list")?);
+            if self.peek() != Some(b',') {
+                break;
+            }
+            self.pos += 1;
+        }
+        self.expect(b')', "closing the list of strings")?;
+        Ok(out)
+    }
+
+    /// `true` or `false`.
+    fn macro_bool(&mut self) -> Res<bool> {
+        self.peek();
+        for (word, value) in [("true", true), ("false", false)] {
+            if self.text[self.pos..].starts_with(word) && self.name_len(self.pos) == word.len() {
+                self.pos += word.len();
+                return Ok(value);
+            }
+        }
+        Err(self.expected(self.pos, "`true` or `false`"))
+    }
+
+    /// Consumes `b` (after space), or the error saying it was expected `what`.
+    fn expect(&mut self, b: u8, what: &str) -> Res<()> {
+        if self.peek() != Some(b) {
+            return Err(self.expected(self.pos, &format!("`{}` {what}", b as char)));
+        }
+        self.pos += 1;
+        Ok(())
     }
 
     /// XGrammar's `Substring("c1", "c2", ...)`: every concatenation of consecutive chunks,

@@ -81,6 +81,13 @@ fn assertions_agree_with_the_recognizer_on_the_language_worked_out_by_hand() {
             "root ::= [0-9] \"!\"",
             b"12!",
         ),
+        (
+            // An assertion naming its own rule that may hold: each digit is followed by
+            // another or by the end mark.
+            "root ::= a+ \";\"\na ::= [0-9] (= a | \";\")",
+            "root ::= [0-9]+ \";\"",
+            b"1;",
+        ),
     ];
     for (ebnf, gbnf, alphabet) in cases {
         agree(Syntax::Ebnf, ebnf, gbnf, alphabet, 6);
@@ -88,7 +95,7 @@ fn assertions_agree_with_the_recognizer_on_the_language_worked_out_by_hand() {
 }
 
 #[test]
-fn assertions_that_cannot_be_enforced_exactly_are_refused_by_name() {
+fn assertions_that_cannot_be_enforced_or_never_hold_are_refused_by_name() {
     let cases = [
         (
             "root ::= a \"(\" \")\"\na ::= \"a\" (= p)\np ::= \"(\" p \")\" | \"\"",
@@ -97,6 +104,24 @@ fn assertions_that_cannot_be_enforced_exactly_are_refused_by_name() {
         (
             "root ::= (\"a\" (= \"b\")) \"b\"",
             "grammar line 1, column 15: a lookahead assertion `(= ...)` may only follow",
+        ),
+        (
+            "root ::= a \"c\"\na ::= \"a\" (= \"b\")",
+            "grammar line 2, column 11: the lookahead assertion of `a` can never hold: no text",
+        ),
+        (
+            "root ::= a+\na ::= \"x\" (= a)",
+            "grammar line 2, column 11: the lookahead assertion of `a` is recursive and can never hold: it names `a`",
+        ),
+        (
+            // Each holds alone, not both.
+            "root ::= a b [0-9]\na ::= \"a\" (= \"b1\")\nb ::= \"b\" (= \"2\")",
+            "grammar line 2, column 11: the lookahead assertion of `a` and of `b` (line 3, column 11) can never hold together",
+        ),
+        (
+            // Only `b`'s fails alone: it is the one named.
+            "root ::= a b \"1\"\na ::= \"a\" (= \"b1\")\nb ::= \"b\" (= \"2\")",
+            "grammar line 3, column 11: the lookahead assertion of `b` can never hold: no text",
         ),
         (
             "root ::= a \"b\"\na ::= \"a\" (= \"b\"",

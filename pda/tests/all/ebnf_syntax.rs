@@ -65,6 +65,23 @@ fn ebnf_constructs_agree_with_the_recognizer_on_hand_written_gbnf() {
             "root ::= \"x\" | (\"\" | \"ab\" | \"aba\" | \"a\") \"y\"",
             b"abxy",
         ),
+        // TagDispatch as a `triggered_tags`: free text without a trigger (here: no `ab`),
+        // a trigger hands the text to its rule, then free text again.
+        (
+            "root ::= TagDispatch((\"ab\", r))\nr ::= \"c\" \"x\"?",
+            "root ::= f (\"ab\" r f)*\nf ::= ([^a] | \"a\"+ [^ab])* \"a\"*\nr ::= \"c\" \"x\"?",
+            b"abcx",
+        ),
+        (
+            "root ::= TagDispatch((\"ab\", r), loop_after_dispatch=false, excludes=(\"c\",))\nr ::= \"c\" \"x\"?",
+            "root ::= f (\"ab\" r)?\nf ::= ([^ac] | \"a\"+ [^abc])* \"a\"*\nr ::= \"c\" \"x\"?",
+            b"abcx",
+        ),
+        (
+            "root ::= TagDispatch( (\"ab\", r,), (\"x\", s), )\nr ::= \"c\"\ns ::= \"b\"+",
+            "root ::= f (\"ab\" r f | \"x\" s f)*\nf ::= ([^ax] | \"a\"+ [^abx])* \"a\"*\nr ::= \"c\"\ns ::= \"b\"+",
+            b"abcx",
+        ),
     ];
     for (ebnf, gbnf, alphabet) in cases {
         agree(Syntax::Ebnf, ebnf, gbnf, alphabet, 5);
@@ -82,7 +99,13 @@ fn ebnf_refusals_name_line_and_column() {
         "root[lazy] ::= \"a\"",
         "root[temperature=0.5] ::= \"a\"",
         "root[max_chars=3] ::= \"a\"",
-        "root ::= TagDispatch((\"<t>\", a))\na ::= \"x\"",
+        "root ::= TagDispatch((\"<t>\", a), excludes=(\"<\"))\na ::= \"x\"",
+        "root ::= TagDispatch((\"\", a))\na ::= \"x\"",
+        "root ::= TagDispatch((\"<t>\" a))\na ::= \"x\"",
+        "root ::= TagDispatch((\"<t>\", b))\na ::= \"x\"",
+        "root ::= TagDispatch(stop_eos=true)",
+        "root ::= TagDispatch(loop_after_dispatch=1)",
+        "root ::= TagDispatch((\"<t>\", a)\na ::= \"x\"",
         "root ::= Regex(\"[a-z]+\", json_string=true)",
         "root ::= Regex(\"a\\\\bc\")",
         "root ::= Regex(\"a(\")",

@@ -133,3 +133,36 @@ fn tools_share_the_machines_of_equal_sub_schemas() {
         "{one} machines for one tool, {two} for two"
     );
 }
+
+/// Schema networks and root machines are kept for the process by content: a second
+/// request with the same tools walks the same language, and one with other JSON options
+/// does not get the first one's machines.
+#[test]
+fn requests_reuse_machines_only_under_the_same_options() {
+    use fstc_json::{Config, Whitespace};
+    let vocab = Vocabulary::from_file(testdata("gpt2/encoder.json")).unwrap();
+    let trie = Arc::new(VocabTrie::new(&vocab));
+    let spec = r#"{"type": "structural_tag", "format": {"type": "triggered_tags",
+        "triggers": ["<f"], "tags": [{"begin": "<f>", "end": "</f>", "content":
+        {"type": "json_schema", "json_schema": {"type": "object",
+         "properties": {"a": {"type": "integer"}}, "required": ["a"]}}}]}}"#;
+    let tag = StructuralTag::from_json(spec).unwrap();
+    let with = |ws| {
+        fstc_tags::StructuralTagCompiler::new()
+            .configure(Config::new().whitespace(ws))
+            .compile_lazy(&tag, trie.clone())
+            .unwrap()
+            .automaton
+    };
+    let (first, second) = (with(Whitespace::Compact), with(Whitespace::Compact));
+    let fresh_first = || Box::new(first.start_matcher()) as Box<dyn Matcher>;
+    let fresh_second = || Box::new(second.start_matcher()) as Box<dyn Matcher>;
+    lockstep::random_walks(&fresh_first, &fresh_second, trie.eos_ids(), 4, 40, 3);
+    let flexible = with(Whitespace::Flexible { max_whitespace: 2 });
+    let spaced = vocab.tokenize("x <f>{\"a\": 1}</f>").unwrap();
+    let accepts = |a: &LazyAutomaton| {
+        let mut m = a.start_matcher();
+        spaced.iter().all(|&t| m.consume(t).is_ok()) && m.is_accepting()
+    };
+    assert!(accepts(&flexible) && !accepts(&second));
+}

@@ -13,3 +13,4 @@ mod pieces;
 mod special;
 mod text;
 mod tokens;
+mod wildcard;
