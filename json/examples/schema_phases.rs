@@ -21,8 +21,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let vocab_path = PathBuf::from(args.next().ok_or("usage: VOCAB SCHEMA...")?);
     let vocab = fstc_detok::Vocabulary::from_file(&vocab_path)?;
     let trie = Arc::new(VocabTrie::new(&vocab));
-    let compiler =
-        JsonSchemaCompiler::new().configure(Config::new().whitespace(Whitespace::Compact));
+    // `SCHEMA_PHASES_BUDGET=SECONDS` raises the time budget: to see what a slow refusal
+    // would end in, or how long a compile past the default budget takes.
+    let mut config = Config::new().whitespace(Whitespace::Compact);
+    if let Ok(seconds) = std::env::var("SCHEMA_PHASES_BUDGET") {
+        config = config.time_budget(std::time::Duration::from_secs_f64(seconds.parse()?));
+    }
+    let compiler = JsonSchemaCompiler::new().configure(config);
     for path in args {
         let text = std::fs::read_to_string(&path)?;
         let (started, cpu) = (Instant::now(), thread_cpu_ns());
@@ -41,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             Err(e) => {
                 let ms = started.elapsed().as_secs_f64() * 1e3;
-                let msg: String = e.to_string().chars().take(100).collect();
+                let msg: String = e.to_string().chars().take(300).collect();
                 println!("{path}\t{ms:.2} ms\t{} ms cpu\tERROR {msg}", cpu_ms());
             }
         }

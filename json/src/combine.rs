@@ -51,10 +51,8 @@ impl Translator<'_> {
         pointer: &str,
         level: usize,
     ) -> Result<Lang, JsonSchemaError> {
-        if map.contains_key("oneOf") {
-            if let Some(lang) = self.presence_one_of(map, pointer, level)? {
-                return Ok(lang);
-            }
+        if let Some(lang) = self.presence_union(map, pointer, level)? {
+            return Ok(lang);
         }
         let saved = (self.deepest, self.any_reach);
         self.deepest = 0;
@@ -275,6 +273,9 @@ impl Translator<'_> {
                 return true;
             }
         }
+        if self.lacks_required(a, b) || self.lacks_required(b, a) {
+            return true;
+        }
         let required = |m: &Map<String, Value>, name: &str| matches!(m.get("required"), Some(Value::Array(r)) if r.iter().any(|n| n == name));
         let Some(Value::Object(props)) = a.get("properties") else {
             return false;
@@ -288,6 +289,29 @@ impl Translator<'_> {
             );
             both && matches!(values, (Some(x), Some(y)) if x != y)
         })
+    }
+
+    /// Whether `a` requires a property that `b` cannot have (`properties: {x: false}`, or
+    /// names closed by `additionalProperties: false` without patterns), one of them
+    /// admitting only objects: GitHub's job is a `runs-on` job or a `uses` job, each closed.
+    fn lacks_required(&self, a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+        let objects_only = |m| self.admitted_types(m, 0).is_some_and(|t| t == ["object"]);
+        let Some(Value::Array(required)) = a.get("required") else {
+            return false;
+        };
+        if !objects_only(a) && !objects_only(b) {
+            return false;
+        }
+        let closed = match b.get("additionalProperties") {
+            Some(v) => *v == Value::Bool(false),
+            None => !self.config.get_additional_properties(),
+        } && !b.contains_key("patternProperties");
+        let properties = b.get("properties").and_then(Value::as_object);
+        let lacks = |name: &str| match properties.and_then(|p| p.get(name)) {
+            Some(schema) => *schema == Value::Bool(false),
+            None => closed,
+        };
+        required.iter().filter_map(Value::as_str).any(lacks)
     }
 
     /// The instance types `map` admits: its `type`, else the types its `anyOf` or

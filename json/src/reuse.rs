@@ -68,6 +68,7 @@ impl Translator<'_> {
     #[inline(never)]
     #[allow(clippy::boxed_local)] // boxed for the caller: `reference` recurses, its frame stays small
     pub(crate) fn remember(&mut self, mark: Box<Mark>, lang: &Lang) {
+        self.drop_repeated_records(mark.incomplete, mark.cuts);
         let text = lang.as_ref().map_or(0, String::len);
         self.automata.budget.hold(text + mark.key.target.len());
         let replay = self.replay_since(&mark, lang);
@@ -106,6 +107,27 @@ impl Translator<'_> {
             deepest,
             any_reach,
         })
+    }
+
+    /// Drops the repeats among the reasons and recursion cuts recorded since the marks
+    /// (the first of each kept, in order): every reader asks for the first one or whether
+    /// one is there, and a union of objects translated again below itself, replayed at
+    /// each use, would otherwise copy the same records exponentially often.
+    pub(crate) fn drop_repeated_records(&mut self, incomplete: usize, cuts: usize) {
+        let mut seen = std::collections::HashSet::new();
+        let kept: Vec<_> = self
+            .incomplete
+            .drain(incomplete..)
+            .filter(|r| seen.insert(r.clone()))
+            .collect();
+        self.incomplete.extend(kept);
+        let mut seen = std::collections::HashSet::new();
+        let kept: Vec<_> = self
+            .cuts
+            .drain(cuts..)
+            .filter(|c| seen.insert(c.clone()))
+            .collect();
+        self.cuts.extend(kept);
     }
 
     /// Restores what the translation begun at `mark` replaced, when it failed.

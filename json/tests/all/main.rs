@@ -13,6 +13,7 @@ mod exactness;
 mod formats;
 mod hostile;
 mod lazy;
+mod presence;
 mod refs;
 mod sizes;
 mod support;
