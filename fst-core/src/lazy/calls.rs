@@ -22,9 +22,10 @@ use crate::vocab::VocabTrie;
 
 use super::bound::Work;
 use super::leaf::{leaf_walk, leaf_walk_beside, LeafWalk, Meets};
+use super::projection::MachinePlans;
+use super::shared;
 use super::state::{walk, walk_below, StateInfo, NO_STATE};
 use super::wildcard::Wildcards;
-use super::{projection, shared};
 
 /// No parent frame: the bottom of a stack.
 const BOTTOM: u32 = u32::MAX;
@@ -61,8 +62,8 @@ pub(super) struct Expansion {
     leaf_walks: FastMap<(u32, u32), Arc<LeafWalk>>,
     /// Each machine's hash for the process-wide walks ([`super::shared`]), once asked for.
     machine_hashes: Vec<Option<u64>>,
-    /// Each machine's splitting states ([`projection::splitting_states`]), once asked for.
-    machine_splits: Vec<Option<Arc<[bool]>>>,
+    /// Each machine's plans for projected walks, once asked for.
+    machine_plans: Vec<Option<Arc<MachinePlans>>>,
     /// Per machine: a state with its walk, beside which other states' walks are made
     /// ([`leaf_walk_beside`]).
     references: FastMap<u32, Reference>,
@@ -148,7 +149,7 @@ impl Expansion {
             generation: 0,
             leaf_walks: FastMap::default(),
             machine_hashes: Vec::new(),
-            machine_splits: Vec::new(),
+            machine_plans: Vec::new(),
             references: FastMap::default(),
             work: Work::new(),
             wildcards: Wildcards::default(),
@@ -468,9 +469,9 @@ impl Expansion {
         trie: &VocabTrie,
         vocab_size: u32,
     ) -> Arc<LeafWalk> {
-        let splits = self.machine_splits(m);
+        let plans = self.machine_plans(m);
         let dfa = self.network.machine(m);
-        if let Some(walk) = projection::projected_walk(trie, dfa, &splits, s) {
+        if let Some(walk) = plans.walk(trie, dfa, s) {
             let walk = Arc::new(walk);
             if walk.tokens().count() >= trie.num_text_tokens() / 4 {
                 shared::keep_reference(trie, self.network.machine_arc(m), s, &walk);
@@ -478,7 +479,7 @@ impl Expansion {
             return walk;
         }
         if let std::collections::hash_map::Entry::Vacant(slot) = self.references.entry(m) {
-            if let Some((r, walk)) = projected_reference(dfa, &splits, s, trie) {
+            if let Some((r, walk)) = projected_reference(dfa, &plans, s, trie) {
                 slot.insert(Reference::new(dfa, r, Arc::new(walk), 0).projected());
             }
         }
@@ -519,17 +520,15 @@ impl Expansion {
         walk
     }
 
-    fn machine_splits(&mut self, m: u32) -> Arc<[bool]> {
+    fn machine_plans(&mut self, m: u32) -> Arc<MachinePlans> {
         let m = m as usize;
-        if self.machine_splits.len() <= m {
-            self.machine_splits
-                .resize(self.network.num_machines(), None);
+        if self.machine_plans.len() <= m {
+            self.machine_plans.resize(self.network.num_machines(), None);
         }
         let network = &self.network;
         Arc::clone(
-            self.machine_splits[m].get_or_insert_with(|| {
-                projection::splitting_states(network.machine(m as u32)).into()
-            }),
+            self.machine_plans[m]
+                .get_or_insert_with(|| Arc::new(MachinePlans::new(network.machine(m as u32)))),
         )
     }
 
@@ -551,7 +550,7 @@ impl Expansion {
 /// free state, past every property name: the two differ only along the names.
 fn projected_reference(
     dfa: &ByteDfa,
-    splits: &[bool],
+    plans: &MachinePlans,
     s: u32,
     trie: &VocabTrie,
 ) -> Option<(u32, LeafWalk)> {
@@ -563,8 +562,7 @@ fn projected_reference(
     }
     let mut targets: Vec<(usize, u32)> = bytes_to.into_iter().map(|(t, n)| (n, t)).collect();
     targets.sort_unstable_by(|a, b| b.cmp(a));
-    (targets.into_iter().take(2))
-        .find_map(|(_, r)| Some((r, projection::projected_walk(trie, dfa, splits, r)?)))
+    (targets.into_iter().take(2)).find_map(|(_, r)| Some((r, plans.walk(trie, dfa, r)?)))
 }
 
 /// The walk of `dfa` from `s` made beside one of the process's recent wide walks of other

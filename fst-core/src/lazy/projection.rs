@@ -268,7 +268,14 @@ impl Projection {
 
     /// `dfa`'s walk from its state `s` as `plan` says: the same tokens and return nodes
     /// as `leaf::leaf_walk` over the byte trie.
-    pub(super) fn walk(&self, dfa: &ByteDfa, s: u32, plan: &Plan, trie: &VocabTrie) -> LeafWalk {
+    fn walk(
+        &self,
+        dfa: &ByteDfa,
+        s: u32,
+        plan: &Plan,
+        splits: &[bool],
+        trie: &VocabTrie,
+    ) -> LeafWalk {
         let (table, k) = (dfa.transitions(), dfa.num_classes());
         let entries = self.parent.len();
         let mut state = vec![DEAD; entries];
@@ -287,7 +294,7 @@ impl Projection {
             let to = table[from as usize * k + plan.dfa_class[self.class[e] as usize] as usize];
             match to {
                 DEAD => {}
-                _ if plan.splits[to as usize] => barriers.push((e, from)),
+                _ if splits[to as usize] => barriers.push((e, from)),
                 _ => state[e] = to,
             }
         }
@@ -356,19 +363,57 @@ impl Projection {
     }
 }
 
-/// `dfa`'s walk from `s` over the projection of `trie` onto the byte partition its
-/// states read by, if `s` reads by a partition coarser than [`COARSE`] and that
-/// projection pays (see [`of`]); `splits` is `dfa`'s [`splitting_states`] (made once per
-/// machine by the caller).
-pub(super) fn projected_walk(
-    trie: &VocabTrie,
-    dfa: &ByteDfa,
-    splits: &[bool],
-    s: u32,
-) -> Option<LeafWalk> {
-    let plan = Plan::new(dfa, splits, s)?;
-    let projection = of(trie, &plan.partition)?;
-    Some(projection.walk(dfa, s, &plan, trie))
+/// What the projected walks of one machine share, made once per machine: its splitting
+/// states and, for a large machine, one plan for all its states.
+#[derive(Debug)]
+pub(super) struct MachinePlans {
+    /// Per state: whether it tells apart two bytes of one class of [`COARSE`].
+    splits: Vec<bool>,
+    /// For a machine of more than [`WHOLE_PLAN_STATES`] states: the plan over all its
+    /// states that do not split.
+    whole: Option<Plan>,
+}
+
+/// Machines with more states than this get one plan for every state: a plan's cost grows
+/// with the states a walk reaches (a string counted to thousands of characters reaches
+/// thousands from each state, 1–2 ms a plan), while a plan over all states is as exact
+/// for each, only finer when the states disagree on classes.
+const WHOLE_PLAN_STATES: usize = 64;
+
+impl MachinePlans {
+    pub(super) fn new(dfa: &ByteDfa) -> MachinePlans {
+        MachinePlans::with_whole_plan_above(dfa, WHOLE_PLAN_STATES)
+    }
+
+    /// The plans of `dfa`, with a whole plan if it has more than `states` states.
+    fn with_whole_plan_above(dfa: &ByteDfa, states: usize) -> MachinePlans {
+        let splits = splitting_states(dfa);
+        let whole = (dfa.num_states() > states).then(|| {
+            let reached: Vec<u32> = (0..dfa.num_states() as u32)
+                .filter(|&q| !splits[q as usize])
+                .collect();
+            Plan::over(dfa, &splits, &reached)
+        });
+        MachinePlans { splits, whole }
+    }
+
+    /// `dfa`'s walk from `s` over the projection of `trie` onto the byte partition its
+    /// states read by, if `s` reads by a partition coarser than [`COARSE`] and that
+    /// projection pays (see [`of`]): the machine's whole plan's when it has one and that
+    /// projection pays, else the plan of the states `s` reaches.
+    pub(super) fn walk(&self, trie: &VocabTrie, dfa: &ByteDfa, s: u32) -> Option<LeafWalk> {
+        if self.splits[s as usize] {
+            return None;
+        }
+        if let Some(plan) = &self.whole {
+            if let Some(projection) = of(trie, &plan.partition) {
+                return Some(projection.walk(dfa, s, plan, &self.splits, trie));
+            }
+        }
+        let plan = Plan::from_state(dfa, &self.splits, s);
+        let projection = of(trie, &plan.partition)?;
+        Some(projection.walk(dfa, s, &plan, &self.splits, trie))
+    }
 }
 
 /// How a machine's walk from a state goes over a projection.
@@ -379,23 +424,19 @@ pub(super) fn projected_walk(
 /// (a string's body, not its escapes): their partition is coarser than [`COARSE`] and
 /// the walk goes over its projection; a byte into a splitting state (the backslash) is a
 /// *barrier*, below which the walk goes on over the byte trie, node by node.
-pub(super) struct Plan<'a> {
+#[derive(Debug)]
+pub(super) struct Plan {
     /// Classes merged where the states reached agree (a barrier's targets count as one).
     partition: [u8; 256],
     /// A machine class for each class of `partition`.
     dfa_class: Vec<u8>,
-    /// Per machine state: whether it splits.
-    splits: &'a [bool],
 }
 
-impl Plan<'_> {
-    /// The plan of `dfa`'s walk from `s`, `splits` being its splitting states; `None`
-    /// when `s` splits.
-    fn new<'a>(dfa: &ByteDfa, splits: &'a [bool], s: u32) -> Option<Plan<'a>> {
+impl Plan {
+    /// The plan of `dfa`'s walk from `s`, which does not split (`splits` being the
+    /// machine's splitting states): over the states it reaches without a splitting one.
+    fn from_state(dfa: &ByteDfa, splits: &[bool], s: u32) -> Plan {
         let (table, k) = (dfa.transitions(), dfa.num_classes());
-        if splits[s as usize] {
-            return None;
-        }
         let mut seen = vec![false; dfa.num_states()];
         let (mut reached, mut stack) = (Vec::new(), vec![s]);
         seen[s as usize] = true;
@@ -410,7 +451,13 @@ impl Plan<'_> {
                 }
             }
         }
-        // Classes with equal columns over the states reached are one.
+        Plan::over(dfa, splits, &reached)
+    }
+
+    /// The plan for walks that stay in `reached` (states that do not split) but for
+    /// barriers: classes with equal columns over those states are one.
+    fn over(dfa: &ByteDfa, splits: &[bool], reached: &[u32]) -> Plan {
+        let (table, k) = (dfa.transitions(), dfa.num_classes());
         let mut group_of_column: FastMap<Vec<u32>, u8> = FastMap::default();
         let group: Vec<u8> = (0..k)
             .map(|c| {
@@ -434,16 +481,15 @@ impl Plan<'_> {
             }
             partition[b] = partition_of_group[g];
         }
-        Some(Plan {
+        Plan {
             partition,
             dfa_class,
-            splits,
-        })
+        }
     }
 }
 
 /// Per state of `dfa`: whether it tells apart two bytes of one class of [`COARSE`].
-pub(super) fn splitting_states(dfa: &ByteDfa) -> Vec<bool> {
+fn splitting_states(dfa: &ByteDfa) -> Vec<bool> {
     let (table, k) = (dfa.transitions(), dfa.num_classes());
     // The machine's classes that share a coarse class with another: (first, other).
     let mut first_of_coarse = [u8::MAX; 256];
@@ -558,21 +604,25 @@ mod tests {
         r
     }
 
-    /// Every state's projected walk (where it has one) equals its walk of the byte trie;
-    /// returns how many states had one.
+    /// Every state's projected walk (where it has one) equals its walk of the byte trie,
+    /// with plans by state and with one plan for the whole machine; returns how many
+    /// states had one by state.
     fn check_every_state(dfa: &ByteDfa, words: &[&str]) -> Result<usize, TestCaseError> {
         let trie = VocabTrie::new(&ByteVocabulary::from_strs(words));
         let n = trie.vocab_size() as u32;
         let mut projected = 0;
-        let splits = splitting_states(dfa);
+        let by_state = MachinePlans::with_whole_plan_above(dfa, usize::MAX);
+        let whole = MachinePlans::with_whole_plan_above(dfa, 0);
         for s in 0..dfa.num_states() as u32 {
-            let Some(walk) = projected_walk(&trie, dfa, &splits, s) else {
-                continue;
-            };
-            projected += 1;
             let own = leaf_walk(dfa, s, &trie, n);
-            prop_assert_eq!(tokens(&walk, n), tokens(&own, n), "state {}", s);
-            prop_assert_eq!(returns(&walk), returns(&own), "state {}", s);
+            for (plans, name) in [(&by_state, "by state"), (&whole, "whole")] {
+                let Some(walk) = plans.walk(&trie, dfa, s) else {
+                    continue;
+                };
+                projected += usize::from(name == "by state");
+                prop_assert_eq!(tokens(&walk, n), tokens(&own, n), "state {} {}", s, name);
+                prop_assert_eq!(returns(&walk), returns(&own), "state {} {}", s, name);
+            }
         }
         Ok(projected)
     }
@@ -635,8 +685,8 @@ mod tests {
         let projected = check_every_state(&dfa, &words).unwrap();
         assert!(projected >= 1, "the body state must project");
         let trie = VocabTrie::new(&ByteVocabulary::from_strs(&words));
-        let splits = splitting_states(&dfa);
-        assert!(projected_walk(&trie, &dfa, &splits, dfa.start()).is_some());
+        let plans = MachinePlans::new(&dfa);
+        assert!(plans.walk(&trie, &dfa, dfa.start()).is_some());
     }
 
     proptest! {
